@@ -1,0 +1,119 @@
+import type { Database } from '../db/database.js';
+import { withTransaction } from '../db/database.js';
+import { hashSecret, newApiKey, newTerminalIdentifier, prefixedId } from '../ids.js';
+import * as sql from './sql.js';
+
+export const CAPABILITIES = ['PaymentLinks', 'TokenizeLinks', 'HostedCheckout', 'Webhooks'] as const;
+export type Capability = (typeof CAPABILITIES)[number];
+
+export function isCapability(v: string): v is Capability {
+  return (CAPABILITIES as readonly string[]).includes(v);
+}
+
+/** Who is calling: a merchant, or a partner acting for its linked merchants (D1, D13). */
+export type Principal =
+  | { kind: 'merchant'; keyId: string; merchantId: string; capabilities: ReadonlySet<Capability> }
+  | { kind: 'partner'; keyId: string; partnerId: string; capabilities: ReadonlySet<Capability> };
+
+export interface CreatedMerchant {
+  merchantId: string;
+  terminalIdentifier: string;
+  apiKey: string;
+}
+
+export async function createMerchant(db: Database, name: string): Promise<CreatedMerchant> {
+  return withTransaction(db, async (tx) => {
+    const merchantId = prefixedId('mch');
+    const terminalIdentifier = newTerminalIdentifier();
+    const apiKey = newApiKey();
+    await sql.insertMerchant(tx, merchantId, name);
+    await sql.insertTerminal(tx, terminalIdentifier, merchantId);
+    await sql.insertApiKey(tx, {
+      id: prefixedId('key'),
+      keyHash: hashSecret(apiKey),
+      merchantId,
+      partnerId: null,
+      capabilities: CAPABILITIES,
+    });
+    return { merchantId, terminalIdentifier, apiKey };
+  });
+}
+
+export class AccountError extends Error {}
+
+export async function addTerminal(db: Database, merchantId: string): Promise<{ merchantId: string; terminalIdentifier: string }> {
+  if (!(await sql.merchantExists(db.pool, merchantId))) throw new AccountError(`merchant ${merchantId} not found`);
+  const terminalIdentifier = newTerminalIdentifier();
+  await sql.insertTerminal(db.pool, terminalIdentifier, merchantId);
+  return { merchantId, terminalIdentifier };
+}
+
+export async function createKey(
+  db: Database,
+  owner: { merchantId: string } | { partnerId: string },
+  capabilities: readonly Capability[],
+): Promise<{ keyId: string; apiKey: string; capabilities: Capability[] }> {
+  if ('merchantId' in owner && !(await sql.merchantExists(db.pool, owner.merchantId))) {
+    throw new AccountError(`merchant ${owner.merchantId} not found`);
+  }
+  if ('partnerId' in owner && !(await sql.partnerExists(db.pool, owner.partnerId))) {
+    throw new AccountError(`partner ${owner.partnerId} not found`);
+  }
+  const apiKey = newApiKey();
+  const keyId = prefixedId('key');
+  const caps = [...new Set(capabilities)];
+  await sql.insertApiKey(db.pool, {
+    id: keyId,
+    keyHash: hashSecret(apiKey),
+    merchantId: 'merchantId' in owner ? owner.merchantId : null,
+    partnerId: 'partnerId' in owner ? owner.partnerId : null,
+    capabilities: caps,
+  });
+  return { keyId, apiKey, capabilities: caps };
+}
+
+export async function revokeKey(db: Database, keyId: string): Promise<boolean> {
+  return sql.revokeApiKey(db.pool, keyId);
+}
+
+export async function createPartner(db: Database, name: string): Promise<{ partnerId: string; apiKey: string }> {
+  return withTransaction(db, async (tx) => {
+    const partnerId = prefixedId('ptn');
+    const apiKey = newApiKey();
+    await sql.insertPartner(tx, partnerId, name);
+    // A partner acts on webhooks only (D13); its merchants' links stay theirs.
+    await sql.insertApiKey(tx, { id: prefixedId('key'), keyHash: hashSecret(apiKey), merchantId: null, partnerId, capabilities: ['Webhooks'] });
+    return { partnerId, apiKey };
+  });
+}
+
+export async function linkPartner(db: Database, partnerId: string, merchantId: string): Promise<{ linked: boolean }> {
+  if (!(await sql.partnerExists(db.pool, partnerId))) throw new AccountError(`partner ${partnerId} not found`);
+  if (!(await sql.merchantExists(db.pool, merchantId))) throw new AccountError(`merchant ${merchantId} not found`);
+  return { linked: await sql.insertPartnerLink(db.pool, partnerId, merchantId) };
+}
+
+export async function setOrigins(db: Database, merchantId: string, origins: readonly string[]): Promise<void> {
+  if (!(await sql.merchantExists(db.pool, merchantId))) throw new AccountError(`merchant ${merchantId} not found`);
+  await sql.setAllowedOrigins(db.pool, merchantId, origins);
+}
+
+/**
+ * Resolves an API key to its principal. The lookup is by SHA-256 of the presented key through a
+ * unique index: what is compared is a hash of a 256-bit random secret, so a timing difference in the
+ * comparison tells an attacker nothing about any stored key (D1).
+ */
+export async function authenticate(db: Database, presentedKey: string): Promise<Principal | undefined> {
+  if (presentedKey.length < 16 || presentedKey.length > 256) return undefined;
+  const hash = hashSecret(presentedKey);
+  const row = await sql.findKeyByHash(db.pool, hash);
+  if (!row) return undefined;
+  const caps = new Set(row.capabilities.filter(isCapability));
+  if (row.merchant_id !== null) return { kind: 'merchant', keyId: row.id, merchantId: row.merchant_id, capabilities: caps };
+  if (row.partner_id !== null) return { kind: 'partner', keyId: row.id, partnerId: row.partner_id, capabilities: caps };
+  return undefined;
+}
+
+export async function isEmpty(db: Database): Promise<boolean> {
+  return (await sql.countMerchants(db.pool)) === 0;
+}

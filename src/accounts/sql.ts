@@ -1,0 +1,103 @@
+import type { Queryable } from '../db/database.js';
+
+export interface KeyRow {
+  id: string;
+  merchant_id: string | null;
+  partner_id: string | null;
+  capabilities: string[];
+}
+
+export async function insertMerchant(db: Queryable, id: string, name: string): Promise<void> {
+  await db.query('INSERT INTO merchants (id, name) VALUES ($1, $2)', [id, name]);
+}
+
+export async function insertTerminal(db: Queryable, terminalIdentifier: string, merchantId: string): Promise<void> {
+  await db.query('INSERT INTO terminals (terminal_identifier, merchant_id) VALUES ($1, $2)', [terminalIdentifier, merchantId]);
+}
+
+export async function insertPartner(db: Queryable, id: string, name: string): Promise<void> {
+  await db.query('INSERT INTO partners (id, name) VALUES ($1, $2)', [id, name]);
+}
+
+export async function insertPartnerLink(db: Queryable, partnerId: string, merchantId: string): Promise<boolean> {
+  const r = await db.query(
+    'INSERT INTO partner_merchants (partner_id, merchant_id) VALUES ($1, $2) ON CONFLICT DO NOTHING',
+    [partnerId, merchantId],
+  );
+  return (r.rowCount ?? 0) > 0;
+}
+
+export async function insertApiKey(
+  db: Queryable,
+  args: { id: string; keyHash: Buffer; merchantId: string | null; partnerId: string | null; capabilities: readonly string[] },
+): Promise<void> {
+  await db.query(
+    'INSERT INTO api_keys (id, key_hash, merchant_id, partner_id, capabilities) VALUES ($1, $2, $3, $4, $5)',
+    [args.id, args.keyHash, args.merchantId, args.partnerId, args.capabilities],
+  );
+}
+
+export async function findKeyByHash(db: Queryable, keyHash: Buffer): Promise<KeyRow | undefined> {
+  const { rows } = await db.query<KeyRow>(
+    'SELECT id, merchant_id, partner_id, capabilities FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL',
+    [keyHash],
+  );
+  return rows[0];
+}
+
+export async function revokeApiKey(db: Queryable, id: string): Promise<boolean> {
+  const r = await db.query('UPDATE api_keys SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL', [id]);
+  return (r.rowCount ?? 0) > 0;
+}
+
+export async function merchantExists(db: Queryable, id: string): Promise<boolean> {
+  const { rows } = await db.query('SELECT 1 FROM merchants WHERE id = $1', [id]);
+  return rows.length > 0;
+}
+
+export async function partnerExists(db: Queryable, id: string): Promise<boolean> {
+  const { rows } = await db.query('SELECT 1 FROM partners WHERE id = $1', [id]);
+  return rows.length > 0;
+}
+
+export async function countMerchants(db: Queryable): Promise<number> {
+  const { rows } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM merchants');
+  return rows[0]?.n ?? 0;
+}
+
+export async function findTerminal(
+  db: Queryable,
+  terminalIdentifier: string,
+): Promise<{ merchant_id: string } | undefined> {
+  const { rows } = await db.query<{ merchant_id: string }>(
+    'SELECT merchant_id FROM terminals WHERE terminal_identifier = $1',
+    [terminalIdentifier],
+  );
+  return rows[0];
+}
+
+export async function merchantAllowedOrigins(db: Queryable, merchantId: string): Promise<string[]> {
+  const { rows } = await db.query<{ allowed_origins: string[] }>(
+    'SELECT allowed_origins FROM merchants WHERE id = $1',
+    [merchantId],
+  );
+  return rows[0]?.allowed_origins ?? [];
+}
+
+export async function setAllowedOrigins(db: Queryable, merchantId: string, origins: readonly string[]): Promise<void> {
+  await db.query('UPDATE merchants SET allowed_origins = $2 WHERE id = $1', [merchantId, origins]);
+}
+
+export async function merchantName(db: Queryable, merchantId: string): Promise<string | undefined> {
+  const { rows } = await db.query<{ name: string }>('SELECT name FROM merchants WHERE id = $1', [merchantId]);
+  return rows[0]?.name;
+}
+
+/** The partners whose contracts include this merchant (interface.md 6.2). */
+export async function partnersOfMerchant(db: Queryable, merchantId: string): Promise<string[]> {
+  const { rows } = await db.query<{ partner_id: string }>(
+    'SELECT partner_id FROM partner_merchants WHERE merchant_id = $1',
+    [merchantId],
+  );
+  return rows.map((r) => r.partner_id);
+}

@@ -1,0 +1,113 @@
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type RawServerDefault } from 'fastify';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import swagger from '@fastify/swagger';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Config } from './config.js';
+import type { Clock } from './clock.js';
+import type { Database } from './db/database.js';
+import { ping } from './db/sql.js';
+import { newUuid } from './ids.js';
+import { installAuth } from './http/auth.js';
+import { envelope } from './http/envelope.js';
+import { installErrorHandling } from './http/errorHandler.js';
+import { normalizeToSchema, validatorCompiler, type JsonSchema } from './http/validation.js';
+import { renderDocsPage, type OpenApiDoc } from './http/docs.js';
+import { loggerOptions } from './logging.js';
+import { paymentLinkRoutes } from './paymentLinks/routes.js';
+
+export type App = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>;
+
+export interface AppDeps {
+  config: Config;
+  db: Database;
+  clock: Clock;
+  /** A pino logger instance (tests capture its output); default: pino at config.logLevel to stdout. */
+  logger?: FastifyBaseLogger;
+}
+
+/** Builds the HTTP application; it never listens itself (main.ts does). */
+export async function buildApp(deps: AppDeps): Promise<App> {
+  const { config, db, clock } = deps;
+  const app = Fastify({
+    ...(deps.logger ? { loggerInstance: deps.logger } : { logger: loggerOptions(config.logLevel) }),
+    genReqId: () => newUuid(),
+    logController: new LogController({ requestIdLogLabel: 'reqId', disableRequestLogging: true }),
+    bodyLimit: 1024 * 1024,
+    return503OnClosing: true,
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    ajv: { customOptions: { strict: false } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+
+  // One line per request at info (D17), carrying the request id like every other line.
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.info(
+      { method: request.method, url: request.url.split('?')[0], status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 },
+      'request',
+    );
+  });
+
+  // Every JSON object response gets the envelope (interface.md 2.1); problem bodies carry their own.
+  app.addHook('preSerialization', async (request, reply, payload: unknown) => {
+    if (payload === null || typeof payload !== 'object' || Array.isArray(payload) || Buffer.isBuffer(payload)) return payload;
+    if ('responseIdentifier' in payload) return payload;
+    return { ...payload, ...envelope(request.id, clock) };
+  });
+
+  // D18: property names in any case, digit-string integers, null-as-absent in creates.
+  app.addHook('preValidation', async (request) => {
+    const schema = request.routeOptions.schema as { body?: JsonSchema; querystring?: JsonSchema } | undefined;
+    const mode = request.routeOptions.config.normalize;
+    if (mode && schema?.body && request.body !== undefined) {
+      request.body = normalizeToSchema(schema.body, request.body, { nullMeansAbsent: mode === 'create' });
+    }
+    if (schema?.querystring && request.query && typeof request.query === 'object') {
+      request.query = normalizeToSchema(schema.querystring, request.query, { nullMeansAbsent: false });
+    }
+  });
+
+  installErrorHandling(app, clock);
+  installAuth(app, db);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: {
+        title: 'paylinks',
+        version: '1.0.0',
+        description: 'Payment links, hosted checkout and webhook delivery. Every /api/v1 call carries X-API-Key (D1); every error is D2 problem+json.',
+      },
+      servers: [{ url: config.publicBaseUrl }],
+      components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } } },
+      security: [{ apiKey: [] }],
+    },
+  });
+
+  app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
+  app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
+    try {
+      await ping(db.pool);
+      return { status: 'ready' };
+    } catch {
+      reply.code(503).header('Retry-After', '2');
+      return { status: 'not ready', reason: 'database unreachable' };
+    }
+  });
+
+  await app.register(
+    async (api) => {
+      await paymentLinkRoutes(api as App, deps);
+    },
+    { prefix: '/api/v1' },
+  );
+
+  app.get('/api/v1/openapi.json', { schema: { hide: true } }, async (_request, reply) => {
+    return reply.type('application/json; charset=utf-8').send(JSON.stringify(app.swagger()));
+  });
+  app.get('/docs', { schema: { hide: true } }, async (_request, reply) => {
+    return reply.type('text/html; charset=utf-8').send(renderDocsPage(app.swagger() as OpenApiDoc));
+  });
+
+  return app;
+}

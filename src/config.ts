@@ -1,0 +1,123 @@
+// The one place that reads process.env (STYLE habit 7). Parsed once, typed, frozen (D17).
+
+export type Environment = 'development' | 'production';
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+export interface Config {
+  /** PostgreSQL connection string; null means the embedded PGlite database in dataDir. */
+  readonly databaseUrl: string | null;
+  readonly dataDir: string;
+  readonly port: number;
+  readonly host: string;
+  readonly publicBaseUrl: string;
+  readonly env: Environment;
+  readonly sandbox: boolean;
+  readonly logLevel: LogLevel;
+  /** Per-endpoint limit on webhook attempts in flight (issue 3). */
+  readonly webhookMaxInFlightPerEndpoint: number;
+  /** How long a claimed delivery stays leased to one worker before another may take it over. */
+  readonly deliveryLeaseMs: number;
+  /** Size of the PostgreSQL pool (PGlite always has one connection). */
+  readonly databasePoolSize: number;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: readonly string[]) {
+    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** Parses the environment; throws ConfigError naming every bad variable at once. */
+export function parseConfig(env: Env): Config {
+  const problems: string[] = [];
+  const value = (name: string): string | undefined => {
+    const v = env[name];
+    return v === undefined || v.trim() === '' ? undefined : v.trim();
+  };
+
+  const integer = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = value(name);
+    if (raw === undefined) return fallback;
+    if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+      problems.push(`${name}=${JSON.stringify(raw)}: must be a whole number from ${min} to ${max}`);
+      return fallback;
+    }
+    return Number(raw);
+  };
+
+  const oneOf = <T extends string>(name: string, allowed: readonly T[], fallback: T): T => {
+    const raw = value(name);
+    if (raw === undefined) return fallback;
+    if (!(allowed as readonly string[]).includes(raw)) {
+      problems.push(`${name}=${JSON.stringify(raw)}: must be one of ${allowed.join(', ')}`);
+      return fallback;
+    }
+    return raw as T;
+  };
+
+  const boolean = (name: string, fallback: boolean): boolean => {
+    const raw = value(name);
+    if (raw === undefined) return fallback;
+    const v = raw.toLowerCase();
+    if (['1', 'true', 'on', 'yes'].includes(v)) return true;
+    if (['0', 'false', 'off', 'no'].includes(v)) return false;
+    problems.push(`${name}=${JSON.stringify(raw)}: must be on/off, true/false, yes/no or 1/0`);
+    return fallback;
+  };
+
+  let databaseUrl: string | null = value('DATABASE_URL') ?? null;
+  if (databaseUrl !== null) {
+    // The URL itself may carry a password: never echo it.
+    try {
+      const u = new URL(databaseUrl);
+      if (u.protocol !== 'postgres:' && u.protocol !== 'postgresql:') {
+        problems.push('DATABASE_URL: must be a postgres:// or postgresql:// URL');
+        databaseUrl = null;
+      }
+    } catch {
+      problems.push('DATABASE_URL: is not a valid URL');
+      databaseUrl = null;
+    }
+  }
+
+  const dataDir = value('PAYLINKS_DATA_DIR') ?? './.paylinks';
+  const port = integer('PORT', 8080, 0, 65535);
+  const host = value('HOST') ?? '127.0.0.1';
+  const envName = oneOf<Environment>('PAYLINKS_ENV', ['development', 'production'], 'development');
+  const sandbox = boolean('PAYLINKS_SANDBOX', envName === 'development');
+  const logLevel = oneOf<LogLevel>('LOG_LEVEL', LOG_LEVELS, 'info');
+  const webhookMaxInFlightPerEndpoint = integer('PAYLINKS_WEBHOOK_MAX_IN_FLIGHT', 10, 1, 1000);
+  const deliveryLeaseMs = integer('PAYLINKS_DELIVERY_LEASE_MS', 60_000, 16_000, 3_600_000);
+  const databasePoolSize = integer('PAYLINKS_DB_POOL_SIZE', 10, 1, 200);
+
+  const hostForUrl = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+  let publicBaseUrl = value('PUBLIC_BASE_URL') ?? `http://${hostForUrl}:${port}`;
+  try {
+    const u = new URL(publicBaseUrl);
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('scheme');
+    if (u.search !== '' || u.hash !== '') throw new Error('query');
+    publicBaseUrl = publicBaseUrl.replace(/\/+$/, '');
+  } catch {
+    problems.push(`PUBLIC_BASE_URL=${JSON.stringify(publicBaseUrl)}: must be an absolute http(s) URL without query or fragment`);
+  }
+
+  if (problems.length > 0) throw new ConfigError(problems);
+  return Object.freeze({
+    databaseUrl,
+    dataDir,
+    port,
+    host,
+    publicBaseUrl,
+    env: envName,
+    sandbox,
+    logLevel,
+    webhookMaxInFlightPerEndpoint,
+    deliveryLeaseMs,
+    databasePoolSize,
+  });
+}

@@ -1,0 +1,127 @@
+import { mkdirSync } from 'node:fs';
+import pg from 'pg';
+import type { PGlite } from '@electric-sql/pglite';
+
+// One `pg` code path for both databases: PostgreSQL from DATABASE_URL, else PGlite through its
+// node-postgres adapter. PGlite has exactly one connection, so its pool has size 1 and every
+// transaction is serialised; PostgreSQL gets a real pool.
+
+/** Anything that runs a parameterised query: the pool or a client inside a transaction. */
+export interface Queryable {
+  query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: readonly unknown[]): Promise<pg.QueryResult<R>>;
+}
+
+export type DatabaseKind = 'postgres' | 'pglite';
+
+export interface Database {
+  readonly kind: DatabaseKind;
+  readonly pool: pg.Pool;
+  /** PostgreSQL only: a URL for extra connections (LISTEN). Null for PGlite. */
+  readonly url: string | null;
+  close(): Promise<void>;
+}
+
+// Amounts are bigint columns; JavaScript numbers hold them exactly up to 2^53, far above the limit of D4.
+pg.types.setTypeParser(pg.types.builtins.INT8, (v: string) => Number(v));
+
+export interface OpenOptions {
+  databaseUrl: string | null;
+  dataDir: string;
+  poolSize?: number;
+}
+
+export async function openDatabase(opts: OpenOptions): Promise<Database> {
+  if (opts.databaseUrl !== null) {
+    const pool = new pg.Pool({
+      connectionString: opts.databaseUrl,
+      max: opts.poolSize ?? 10,
+      idleTimeoutMillis: 30_000,
+      connectionTimeoutMillis: 5_000,
+    });
+    // An idle client losing its connection (database restart) must not crash the process.
+    pool.on('error', () => undefined);
+    return {
+      kind: 'postgres',
+      pool,
+      url: opts.databaseUrl,
+      close: () => pool.end(),
+    };
+  }
+  const { PGlite: PGliteClass } = await import('@electric-sql/pglite');
+  const { createPgConfig } = await import('@electric-sql/pglite/node-postgres');
+  const dataDir = opts.dataDir;
+  if (!dataDir.startsWith('memory://')) mkdirSync(dataDir, { recursive: true });
+  const pglite: PGlite = await PGliteClass.create(dataDir);
+  return wrapPglite(pglite, createPgConfig);
+}
+
+/** Wraps an open PGlite instance (tests load one from a migrated template). */
+export function wrapPglite(
+  pglite: PGlite,
+  createPgConfig: (p: PGlite) => pg.PoolConfig,
+): Database {
+  const pool = new pg.Pool({ ...createPgConfig(pglite), max: 1 });
+  pool.on('error', () => undefined);
+  let closed = false;
+  return {
+    kind: 'pglite',
+    pool,
+    url: null,
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      await pool.end();
+      await pglite.close();
+    },
+  };
+}
+
+const RETRYABLE = new Set(['40001', '40P01']); // serialization_failure, deadlock_detected
+
+export interface TransactionOptions {
+  isolation?: 'read committed' | 'repeatable read' | 'serializable';
+  /** Retries on serialization failures and deadlocks; the callback must be safe to run again. */
+  retries?: number;
+}
+
+/** Runs fn inside one transaction on one client: commit on return, rollback on throw. */
+export async function withTransaction<T>(
+  db: Database,
+  fn: (tx: pg.PoolClient) => Promise<T>,
+  opts: TransactionOptions = {},
+): Promise<T> {
+  const retries = opts.retries ?? 3;
+  for (let attempt = 0; ; attempt++) {
+    const client = await db.pool.connect();
+    let broken = false;
+    try {
+      await client.query(opts.isolation ? `BEGIN ISOLATION LEVEL ${opts.isolation.toUpperCase()}` : 'BEGIN');
+      const result = await fn(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (err) {
+      try {
+        await client.query('ROLLBACK');
+      } catch {
+        broken = true; // the connection itself failed: do not return it to the pool
+      }
+      const code = (err as { code?: unknown }).code;
+      if (attempt < retries && typeof code === 'string' && RETRYABLE.has(code)) continue;
+      throw err;
+    } finally {
+      client.release(broken ? true : undefined);
+    }
+  }
+}
+
+/** True for errors that mean the database cannot be reached (D3: 503 with Retry-After). */
+export function isConnectionError(err: unknown): boolean {
+  if (typeof err !== 'object' || err === null) return false;
+  const e = err as { code?: unknown; message?: unknown };
+  const code = typeof e.code === 'string' ? e.code : '';
+  if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH'].includes(code)) return true;
+  // 57P01 admin_shutdown, 57P02 crash_shutdown, 57P03 cannot_connect_now, 08xxx connection exceptions
+  if (code === '57P01' || code === '57P02' || code === '57P03' || code.startsWith('08')) return true;
+  const msg = typeof e.message === 'string' ? e.message : '';
+  return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(msg);
+}

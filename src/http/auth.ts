@@ -1,0 +1,59 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Capability, Principal } from '../accounts/service.js';
+import { authenticate } from '../accounts/service.js';
+import type { Database } from '../db/database.js';
+import { ApiError } from '../errors.js';
+
+// X-API-Key authentication (D1), run at onRequest so that an unauthenticated caller learns nothing
+// about the body it sent (not even that it was too large or malformed).
+
+export interface AuthRequirement {
+  /** The key needs at least one of these capabilities (D1); empty means any key. */
+  anyOf: readonly Capability[];
+  /** Whether a partner's key may call the route (D13: partners manage webhooks only). */
+  partners?: boolean;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    auth?: AuthRequirement;
+    /** D18 body normalisation: 'create' treats null as absent, 'update' keeps null (D7 clears). */
+    normalize?: 'create' | 'update';
+  }
+  interface FastifyRequest {
+    principal: Principal | null;
+  }
+}
+
+export function installAuth(app: FastifyInstance, db: Database): void {
+  app.decorateRequest('principal', null);
+  app.addHook('onRequest', async (request) => {
+    const auth = request.routeOptions.config.auth;
+    if (!auth) return;
+    const header = request.headers['x-api-key'];
+    const key = Array.isArray(header) ? header[0] : header;
+    if (key === undefined || key === '') throw new ApiError('UNAUTHENTICATED', 'the X-API-Key header is missing');
+    const principal = await authenticate(db, key);
+    if (!principal) throw new ApiError('UNAUTHENTICATED', 'the API key is not valid');
+    if (principal.kind === 'partner' && !auth.partners) {
+      throw new ApiError('FORBIDDEN', 'a partner key may not use this operation');
+    }
+    if (auth.anyOf.length > 0 && !auth.anyOf.some((c) => principal.capabilities.has(c))) {
+      throw new ApiError('FORBIDDEN', `the API key lacks the ${auth.anyOf.join(' or ')} capability`);
+    }
+    request.principal = principal;
+  });
+}
+
+/** The authenticated merchant of a route that admits merchants only. */
+export function merchantOf(request: FastifyRequest): string {
+  const p = request.principal;
+  if (!p || p.kind !== 'merchant') throw new ApiError('FORBIDDEN', 'this operation needs a merchant key');
+  return p.merchantId;
+}
+
+export function requireCapability(request: FastifyRequest, capability: Capability): void {
+  if (!request.principal?.capabilities.has(capability)) {
+    throw new ApiError('FORBIDDEN', `the API key lacks the ${capability} capability`);
+  }
+}

@@ -1,0 +1,108 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ErrorObject } from 'ajv';
+import { ApiError, validationError } from '../errors.js';
+import type { FieldError } from '../errors.js';
+import { isConnectionError } from '../db/database.js';
+import type { Clock } from '../clock.js';
+import { envelope } from './envelope.js';
+import { toFieldErrors, type JsonSchema } from './validation.js';
+
+// The one place that writes an error response (STYLE habit 1): D2's problem+json with the envelope.
+
+export interface ProblemBody {
+  type: string;
+  title: string;
+  status: number;
+  code: string;
+  detail: string;
+  message: string;
+  errors?: FieldError[];
+  responseDateTime: string;
+  responseIdentifier: string;
+}
+
+export function problemBody(err: ApiError, requestId: string, clock: Clock): ProblemBody {
+  const detail = err.detail ?? err.title;
+  return {
+    type: 'about:blank',
+    title: err.title,
+    status: err.status,
+    code: err.code,
+    detail,
+    message: detail,
+    ...(err.errors && err.errors.length > 0 ? { errors: [...err.errors] } : {}),
+    ...envelope(requestId, clock),
+  };
+}
+
+export function sendProblem(reply: FastifyReply, err: ApiError, clock: Clock): FastifyReply {
+  for (const [k, v] of Object.entries(err.headers ?? {})) reply.header(k, v);
+  return reply
+    .code(err.status)
+    .type('application/problem+json')
+    .serializer((b: unknown) => JSON.stringify(b))
+    .send(problemBody(err, reply.request.id, clock));
+}
+
+/** Maps anything thrown during a request to an ApiError; unknown errors become INTERNAL (logged, never shown). */
+export function toApiError(error: FastifyError | Error, request: FastifyRequest): ApiError {
+  if (error instanceof ApiError) return error;
+  const fe = error as FastifyError & { validation?: ErrorObject[]; validationContext?: string };
+  if (fe.validation) {
+    const part = fe.validationContext ?? 'body';
+    const schema = (request.routeOptions.schema as Record<string, unknown> | undefined)?.[part] as JsonSchema | undefined;
+    let errors = toFieldErrors(fe.validation, schema);
+    if (part !== 'body') errors = errors.map((e) => ({ ...e, field: e.field === '(body)' ? `(${part})` : e.field }));
+    return validationError(errors);
+  }
+  switch (fe.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new ApiError('PAYLOAD_TOO_LARGE', 'the request body is larger than 1 MiB');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new ApiError('UNSUPPORTED_MEDIA_TYPE', 'the request body must be application/json');
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new ApiError('MALFORMED_JSON', 'the request body is empty; a JSON object is expected');
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new ApiError('MALFORMED_JSON', 'the request body is not valid JSON');
+    case 'FST_ERR_CTP_INVALID_CONTENT_ENCODING':
+      return new ApiError('UNSUPPORTED_MEDIA_TYPE', 'the request body encoding is not supported');
+    default:
+      break;
+  }
+  if (error instanceof SyntaxError || (fe.statusCode === 400 && /JSON|prototype|constructor/i.test(fe.message))) {
+    return new ApiError('MALFORMED_JSON', 'the request body is not valid JSON');
+  }
+  if (isConnectionError(error)) return new ApiError('UNAVAILABLE', 'the database is unreachable; try again shortly', undefined, { 'Retry-After': '2' });
+  if (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
+    // Fastify's own client errors (bad headers, bad URL encoding): keep them client errors.
+    return new ApiError('VALIDATION_FAILED', fe.statusCode === 414 ? 'the URL is too long' : 'the request is malformed');
+  }
+  return new ApiError('INTERNAL', 'an internal error occurred; quote the responseIdentifier when you report it');
+}
+
+export function installErrorHandling(app: FastifyInstance, clock: Clock): void {
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const apiError = toApiError(error, request);
+    if (apiError.code === 'INTERNAL') request.log.error({ err: error }, 'unhandled error');
+    else if (apiError.code === 'UNAVAILABLE') request.log.warn({ errCode: (error as { code?: unknown }).code }, 'database unavailable');
+    return sendProblem(reply, apiError, clock);
+  });
+
+  // 404 for unknown paths; 405 when the path exists for another method (D3).
+  const routes: { method: string; pattern: RegExp }[] = [];
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    const pattern = new RegExp(`^${route.url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z0-9_]+/g, '[^/]+')}/?$`);
+    for (const m of methods) routes.push({ method: m, pattern });
+  });
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '';
+    const allowed = [...new Set(routes.filter((r) => r.pattern.test(path)).map((r) => r.method))];
+    if (allowed.length > 0) {
+      return sendProblem(reply, new ApiError('METHOD_NOT_ALLOWED', `${request.method} is not allowed here; use ${allowed.join(', ')}`, undefined, { Allow: allowed.join(', ') }), clock);
+    }
+    return sendProblem(reply, new ApiError('NOT_FOUND', `no route for ${request.method} ${path}`), clock);
+  });
+}
+

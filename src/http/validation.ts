@@ -1,0 +1,183 @@
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormatsImport from 'ajv-formats';
+import type { FastifySchemaCompiler } from 'fastify';
+import type { FieldError } from '../errors.js';
+
+// Request validation: the route's TypeBox schema is the source of truth (STYLE habit 2). Bodies are
+// validated strictly (no coercion, no silent removal of unknown fields, every error reported);
+// query strings and path parameters arrive as text, so they are coerced.
+
+const addFormats = addFormatsImport as unknown as (ajv: Ajv) => Ajv;
+
+const bodyAjv = addFormats(new Ajv({ allErrors: true, strict: false, coerceTypes: false, removeAdditional: false, useDefaults: false, verbose: true }));
+const textAjv = addFormats(new Ajv({ allErrors: true, strict: false, coerceTypes: true, removeAdditional: false, useDefaults: true, verbose: true }));
+
+export const validatorCompiler: FastifySchemaCompiler<object> = ({ schema, httpPart }) => {
+  const ajv = httpPart === 'body' ? bodyAjv : textAjv;
+  return ajv.compile(schema) as ValidateFunction;
+};
+
+export type JsonSchema = {
+  type?: string | string[];
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  items?: JsonSchema;
+  anyOf?: JsonSchema[];
+  minLength?: number;
+  maxLength?: number;
+  minimum?: number;
+  maximum?: number;
+  enum?: unknown[];
+  const?: unknown;
+  [k: string]: unknown;
+};
+
+/** `/items/3/amount` → `items[3].amount` (D2). */
+export function jsonPathOf(instancePath: string, child?: string): string {
+  const parts = instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  if (child !== undefined) parts.push(child);
+  let out = '';
+  for (const p of parts) {
+    if (/^\d+$/.test(p)) out += `[${p}]`;
+    else out += out === '' ? p : `.${p}`;
+  }
+  return out === '' ? '(body)' : out;
+}
+
+function typeWord(t: unknown): string {
+  const name = Array.isArray(t) ? t.join(' or ') : String(t);
+  return /^[aeiou]/.test(name) ? `an ${name}` : `a ${name}`;
+}
+
+function describe(e: ErrorObject, knownProps: readonly string[]): FieldError {
+  const parent = (e.parentSchema ?? {}) as JsonSchema;
+  const p = e.params as Record<string, unknown>;
+  switch (e.keyword) {
+    case 'required':
+      return { field: jsonPathOf(e.instancePath, String(p.missingProperty)), code: 'REQUIRED', message: 'is required' };
+    case 'additionalProperties': {
+      const name = String(p.additionalProperty);
+      const dup = knownProps.some((k) => k.toLowerCase() === name.toLowerCase());
+      return dup
+        ? { field: jsonPathOf(e.instancePath, name), code: 'DUPLICATE_FIELD', message: 'is given twice (property names are matched without regard to case)' }
+        : { field: jsonPathOf(e.instancePath, name), code: 'UNKNOWN_FIELD', message: 'is not a known field' };
+    }
+    case 'minLength':
+    case 'maxLength': {
+      const { minLength: min, maxLength: max } = parent;
+      const message =
+        min !== undefined && min === max ? `must be exactly ${min} characters`
+        : min !== undefined && max !== undefined ? `must be ${min} to ${max} characters`
+        : min !== undefined ? `must be at least ${min} characters`
+        : `must be at most ${max} characters`;
+      return { field: jsonPathOf(e.instancePath), code: 'LENGTH', message };
+    }
+    case 'type':
+      return { field: jsonPathOf(e.instancePath), code: 'TYPE', message: `must be ${typeWord(p.type)}` };
+    case 'enum':
+      return { field: jsonPathOf(e.instancePath), code: 'ENUM', message: `must be one of ${(parent.enum ?? []).map(String).join(', ')}` };
+    case 'const':
+      return { field: jsonPathOf(e.instancePath), code: 'ENUM', message: `must be ${String(parent.const)}` };
+    case 'minimum':
+    case 'maximum':
+    case 'exclusiveMinimum':
+    case 'exclusiveMaximum': {
+      const { minimum: min, maximum: max } = parent;
+      const message = min !== undefined && max !== undefined ? `must be from ${min} to ${max}` : e.message ?? 'is out of range';
+      return { field: jsonPathOf(e.instancePath), code: 'RANGE', message };
+    }
+    case 'minItems':
+    case 'maxItems':
+      return { field: jsonPathOf(e.instancePath), code: 'COUNT', message: e.message ?? 'has the wrong number of entries' };
+    case 'pattern':
+    case 'format':
+      return { field: jsonPathOf(e.instancePath), code: 'FORMAT', message: e.message ?? 'has the wrong format' };
+    default:
+      return { field: jsonPathOf(e.instancePath), code: e.keyword.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase(), message: e.message ?? 'is invalid' };
+  }
+}
+
+/**
+ * Turns Ajv's errors into D2's field errors: one per failing field. A union (anyOf) that fails
+ * reports once, as a type error, instead of once per branch.
+ */
+export function toFieldErrors(errors: readonly ErrorObject[], rootSchema: JsonSchema | undefined): FieldError[] {
+  const unionPaths = errors.filter((e) => e.keyword === 'anyOf').map((e) => e.schemaPath.replace(/\/anyOf$/, '/anyOf/'));
+  const out: FieldError[] = [];
+  const seen = new Set<string>();
+  for (const e of errors) {
+    if (e.keyword !== 'anyOf' && unionPaths.some((u) => e.schemaPath.startsWith(u))) continue;
+    let fe: FieldError;
+    if (e.keyword === 'anyOf') {
+      const branches = ((e.parentSchema as JsonSchema | undefined)?.anyOf ?? []).map((b) => b.type ?? 'object').flat();
+      fe = { field: jsonPathOf(e.instancePath), code: 'TYPE', message: `must be ${branches.map((b) => typeWord(b)).join(' or ')}` };
+    } else {
+      const known = Object.keys(schemaAt(rootSchema, e.schemaPath)?.properties ?? {});
+      fe = describe(e, known);
+    }
+    const key = `${fe.field}|${fe.code}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push(fe);
+  }
+  return out;
+}
+
+/** The sub-schema that owns an error's keyword, found from its schemaPath (`#/properties/items/items/additionalProperties`). */
+function schemaAt(root: JsonSchema | undefined, schemaPath: string): JsonSchema | undefined {
+  const parts = schemaPath.replace(/^#\/?/, '').split('/').slice(0, -1);
+  let cur: unknown = root;
+  for (const part of parts) {
+    if (cur === null || typeof cur !== 'object') return undefined;
+    cur = (cur as Record<string, unknown>)[part];
+  }
+  return cur as JsonSchema | undefined;
+}
+
+export interface NormalizeOptions {
+  /** D18: in a create request a null optional field means absent; in an update (D7) it clears. */
+  nullMeansAbsent: boolean;
+}
+
+function hasType(schema: JsonSchema, t: string): boolean {
+  return schema.type === t || (Array.isArray(schema.type) && schema.type.includes(t));
+}
+
+/**
+ * D18: clients in the field send property names in any case and integers as digit strings.
+ * This maps each property name to the schema's spelling (a name given twice in two spellings is
+ * left as it is, so validation reports it) and digit strings to integers where the schema wants an
+ * integer, before validation runs. Nothing else is changed: the validator still sees every mistake.
+ */
+export function normalizeToSchema(schema: JsonSchema | undefined, value: unknown, opts: NormalizeOptions): unknown {
+  if (schema === undefined) return value;
+  if (schema.anyOf) {
+    if (value === null) return null;
+    const branches = schema.anyOf.filter((b) => !hasType(b, 'null'));
+    const pick =
+      branches.find((b) => (typeof value === 'object' && value !== null && !Array.isArray(value) ? hasType(b, 'object') : Array.isArray(value) ? hasType(b, 'array') : !hasType(b, 'object') && !hasType(b, 'array'))) ??
+      branches[0];
+    return normalizeToSchema(pick, value, opts);
+  }
+  if (hasType(schema, 'integer') && typeof value === 'string' && /^-?\d{1,15}$/.test(value)) return Number(value);
+  if (hasType(schema, 'array') && Array.isArray(value)) return value.map((v) => normalizeToSchema(schema.items, v, opts));
+  if (hasType(schema, 'object') && schema.properties && typeof value === 'object' && value !== null && !Array.isArray(value)) {
+    const props = schema.properties;
+    const required = new Set(schema.required ?? []);
+    const lower = new Map(Object.keys(props).map((k) => [k.toLowerCase(), k]));
+    const out: Record<string, unknown> = {};
+    // Exact spellings first, so that {"amount": .., "Amount": ..} keeps the exact one and flags the other.
+    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => Number(!(a in props)) - Number(!(b in props)));
+    for (const [key, v] of entries) {
+      const canonical = key in props ? key : lower.get(key.toLowerCase());
+      if (canonical === undefined || canonical in out) {
+        out[key] = v;
+        continue;
+      }
+      if (v === null && opts.nullMeansAbsent && !required.has(canonical)) continue;
+      out[canonical] = normalizeToSchema(props[canonical], v, opts);
+    }
+    return out;
+  }
+  return value;
+}

@@ -1,0 +1,40 @@
+import type { Queryable } from '../db/database.js';
+
+export interface StoredResponse {
+  operation: string;
+  request_hash: string;
+  response_status: number;
+  response_body: Record<string, unknown>;
+  created_at: Date;
+}
+
+/** Returns true when this (owner, key) was free and is now taken by the caller's transaction. */
+export async function insertIdempotencyKey(
+  db: Queryable,
+  args: { ownerId: string; key: string; operation: string; requestHash: string; status: number; body: unknown; createdAt: Date },
+): Promise<boolean> {
+  const r = await db.query(
+    `INSERT INTO idempotency_keys (owner_id, idempotency_key, operation, request_hash, response_status, response_body, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING`,
+    [args.ownerId, args.key, args.operation, args.requestHash, args.status, JSON.stringify(args.body), args.createdAt],
+  );
+  return (r.rowCount ?? 0) > 0;
+}
+
+export async function findIdempotencyKey(db: Queryable, ownerId: string, key: string): Promise<StoredResponse | undefined> {
+  const { rows } = await db.query<StoredResponse>(
+    `SELECT operation, request_hash, response_status, response_body, created_at
+       FROM idempotency_keys WHERE owner_id = $1 AND idempotency_key = $2`,
+    [ownerId, key],
+  );
+  return rows[0];
+}
+
+export async function deleteExpiredIdempotencyKey(db: Queryable, ownerId: string, key: string, before: Date): Promise<void> {
+  await db.query('DELETE FROM idempotency_keys WHERE owner_id = $1 AND idempotency_key = $2 AND created_at < $3', [ownerId, key, before]);
+}
+
+export async function purgeIdempotencyKeys(db: Queryable, before: Date): Promise<number> {
+  const r = await db.query('DELETE FROM idempotency_keys WHERE created_at < $1', [before]);
+  return r.rowCount ?? 0;
+}

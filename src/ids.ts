@@ -1,0 +1,46 @@
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+
+// Identifiers the service invents (STYLE naming): a short prefix and enough randomness to be unguessable.
+
+/** URL-safe, 128 random bits (D5 asks for at least 96). */
+export function randomToken(bytes = 16): string {
+  return randomBytes(bytes).toString('base64url');
+}
+
+export function prefixedId(prefix: string): string {
+  return `${prefix}_${randomToken(12)}`;
+}
+
+/** paymentLinkReference / checkoutReference (D5): opaque, URL-safe, >= 96 random bits, <= 100 chars. */
+export function newReference(prefix: 'pl' | 'cs'): string {
+  return `${prefix}_${randomToken(16)}`;
+}
+
+/** payfacReference: digits, as the provider's are (interface.md 5.2 example: 21135253156). */
+export function newPayfacReference(): string {
+  const n = randomBytes(8).readBigUInt64BE() % 10n ** 16n;
+  return (10n ** 15n + (n % (9n * 10n ** 15n))).toString();
+}
+
+export function newUuid(): string {
+  return randomUUID();
+}
+
+/** API keys are random secrets of 32 bytes (D1), shown once and stored only as this hash. */
+export function newApiKey(): string {
+  return `pk_${randomBytes(32).toString('base64url')}`;
+}
+
+export function hashSecret(secret: string): Buffer {
+  return createHash('sha256').update(secret, 'utf8').digest();
+}
+
+const TERMINAL_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
+
+/** terminalIdentifier: 12 characters of [A-Za-z0-9] (D1). */
+export function newTerminalIdentifier(): string {
+  const bytes = randomBytes(12);
+  let out = '';
+  for (const b of bytes) out += TERMINAL_ALPHABET[b % TERMINAL_ALPHABET.length];
+  return out;
+}

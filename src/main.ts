@@ -1,0 +1,91 @@
+import pino from 'pino';
+import type { Config } from './config.js';
+import { systemClock, type Clock } from './clock.js';
+import { openDatabase, type Database } from './db/database.js';
+import { migrate } from './db/migrate.js';
+import { buildApp, type App } from './app.js';
+import { createMerchant, isEmpty } from './accounts/service.js';
+import { loggerOptions } from './logging.js';
+
+// config → database → buildApp → listen (+ delivery worker). Also the shutdown sequence of D17.
+
+export const SHUTDOWN_GRACE_MS = 20_000;
+
+export async function openAndMigrate(config: Config): Promise<Database> {
+  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.databasePoolSize });
+  try {
+    await migrate(db);
+  } catch (err) {
+    await db.close();
+    throw err;
+  }
+  return db;
+}
+
+export interface Running {
+  app: App;
+  db: Database;
+  address: string;
+  stop(): Promise<void>;
+}
+
+/** `paylinks serve`: migrations, the HTTP server and (unless disabled) the delivery worker. */
+export async function serve(config: Config, opts: { worker: boolean; clock?: Clock; out?: (line: string) => void }): Promise<Running> {
+  const out = opts.out ?? ((line: string) => process.stdout.write(`${line}\n`));
+  const clock = opts.clock ?? systemClock;
+  const logger = pino(loggerOptions(config.logLevel));
+  const db = await openAndMigrate(config);
+
+  // First start on an empty embedded database: a sandbox merchant to try the API with (D17).
+  if (db.kind === 'pglite' && (await isEmpty(db))) {
+    const m = await createMerchant(db, 'Sandbox merchant');
+    out('');
+    out('  A sandbox merchant was created on this new embedded database:');
+    out(`    merchantId          ${m.merchantId}`);
+    out(`    terminalIdentifier  ${m.terminalIdentifier}`);
+    out(`    apiKey              ${m.apiKey}`);
+    out('  The API key is shown only now. Send it as the X-API-Key header.');
+    out('');
+  }
+
+  const app = await buildApp({ config, db, clock, logger });
+  const address = await app.listen({ port: config.port, host: config.host });
+  out(`paylinks listening on ${address} (public base URL ${config.publicBaseUrl}, ${db.kind} database)`);
+  out(`  API reference: ${address}/docs`);
+
+  let stopping: Promise<void> | undefined;
+  const stop = (): Promise<void> => {
+    stopping ??= (async () => {
+      // Stop accepting, let in-flight requests finish (bounded), then close the database.
+      const timer = setTimeout(() => {
+        logger.warn('shutdown grace period over; closing remaining connections');
+        app.server.closeAllConnections();
+      }, SHUTDOWN_GRACE_MS);
+      timer.unref();
+      try {
+        await app.close();
+      } finally {
+        clearTimeout(timer);
+        await db.close();
+      }
+    })();
+    return stopping;
+  };
+  return { app, db, address, stop };
+}
+
+/** Exits 0 after a graceful stop on SIGTERM or SIGINT (D17). */
+export function stopOnSignals(stop: () => Promise<void>, log: (line: string) => void): void {
+  const handler = (signal: NodeJS.Signals): void => {
+    log(`${signal} received: draining`);
+    stop().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        log(`shutdown failed: ${String(err)}`);
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', handler);
+  process.once('SIGINT', handler);
+}

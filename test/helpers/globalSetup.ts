@@ -1,0 +1,75 @@
+import { writeFile, rm, mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { PGlite } from '@electric-sql/pglite';
+import { createPgConfig } from '@electric-sql/pglite/node-postgres';
+import type { TestProject } from 'vitest/node';
+import { openDatabase, wrapPglite } from '../../src/db/database.js';
+import { migrate } from '../../src/db/migrate.js';
+
+// Migrate a template database once per run; each test file then gets its own copy (STYLE habit 10):
+// PostgreSQL clones the template database, PGlite loads a dump of a migrated instance.
+
+export const ADMIN_URL = process.env.TEST_DATABASE_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    pgTemplate: string | null;
+    pgliteDump: string;
+  }
+}
+
+function withDatabase(url: string, name: string): string {
+  const u = new URL(url);
+  u.pathname = `/${name}`;
+  return u.toString();
+}
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const cleanups: (() => Promise<void>)[] = [];
+
+  // PostgreSQL template (skipped only when no test project needs it)
+  let pgTemplate: string | null = null;
+  const wantsPostgres = project.vitest.projects.some((p) => p.name === 'postgres');
+  if (wantsPostgres) {
+    const admin = new pg.Client({ connectionString: ADMIN_URL });
+    try {
+      await admin.connect();
+    } catch (err) {
+      throw new Error(`PostgreSQL is not reachable at ${ADMIN_URL} (${String(err)}); start it, or run only the pglite project: npx vitest run --project pglite --project unit`);
+    }
+    pgTemplate = `paylinks_tpl_${process.pid}`;
+    await admin.query(`DROP DATABASE IF EXISTS ${pgTemplate}`);
+    await admin.query(`CREATE DATABASE ${pgTemplate}`);
+    const db = await openDatabase({ databaseUrl: withDatabase(ADMIN_URL, pgTemplate), dataDir: '' });
+    await migrate(db);
+    await db.close();
+    const name = pgTemplate;
+    cleanups.push(async () => {
+      // Drop the template and any per-file clones left by an interrupted run of this process.
+      const { rows } = await admin.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE $1`, [`paylinks_t${process.pid}_%`]);
+      for (const r of rows) await admin.query(`DROP DATABASE IF EXISTS ${r.datname} WITH (FORCE)`);
+      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await admin.end();
+    });
+  }
+
+  // PGlite template
+  const dir = await mkdtemp(join(tmpdir(), 'paylinks-pglite-'));
+  const pglite = await PGlite.create('memory://');
+  const db = wrapPglite(pglite, createPgConfig);
+  await migrate(db);
+  await db.pool.end();
+  const dump = await pglite.dumpDataDir('none');
+  await pglite.close();
+  const dumpPath = join(dir, 'template.tar');
+  await writeFile(dumpPath, Buffer.from(await dump.arrayBuffer()));
+  cleanups.push(() => rm(dir, { recursive: true, force: true }));
+
+  project.provide('pgTemplate', pgTemplate);
+  project.provide('pgliteDump', dumpPath);
+  return async () => {
+    for (const c of cleanups.reverse()) await c();
+  };
+}

@@ -1,0 +1,21 @@
+import { defineConfig } from 'vitest/config';
+
+// Every database test runs twice: once on PostgreSQL and once on PGlite (the same SQL path, D17).
+// Unit tests (no database) run once.
+const dbTests = ['test/**/*.test.ts'];
+const unitTests = ['test/unit/**/*.test.ts'];
+
+export default defineConfig({
+  test: {
+    globalSetup: ['test/helpers/globalSetup.ts'],
+    pool: 'forks',
+    maxWorkers: 2,
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    projects: [
+      { extends: true, test: { name: 'unit', include: unitTests } },
+      { extends: true, test: { name: 'postgres', include: dbTests, exclude: unitTests, env: { TEST_DB: 'postgres' } } },
+      { extends: true, test: { name: 'pglite', include: dbTests, exclude: unitTests, env: { TEST_DB: 'pglite' } } },
+    ],
+  },
+});
