@@ -1,0 +1,93 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, TEST_DB, type TestDatabase } from '../helpers/db.js';
+import { authenticate } from '../../src/accounts/service.js';
+import { openDatabase, type Database } from '../../src/db/database.js';
+
+// The account commands of D17/D13, run through the built bin against this project's database kind.
+
+const run = promisify(execFile);
+const BIN = join(import.meta.dirname, '../../bin/paylinks.js');
+
+describe('paylinks account commands (D1, D13, D17)', () => {
+  let dir: string;
+  let tdb: TestDatabase | undefined;
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'paylinks-cli-'));
+    if (TEST_DB === 'postgres') {
+      tdb = await createTestDatabase();
+      env = { DATABASE_URL: tdb.url as string };
+    } else {
+      env = { PAYLINKS_DATA_DIR: join(dir, 'data') };
+    }
+  });
+  afterAll(async () => {
+    await tdb?.drop();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  async function paylinks(...args: string[]): Promise<Record<string, unknown>> {
+    const { stdout } = await run(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH ?? '', ...env } });
+    const last = stdout.trim().split('\n').at(-1) ?? '';
+    return JSON.parse(last) as Record<string, unknown>;
+  }
+
+  async function open(): Promise<Database> {
+    return openDatabase({ databaseUrl: env.DATABASE_URL ?? null, dataDir: env.PAYLINKS_DATA_DIR ?? '' });
+  }
+
+  it('creates merchants, terminals, keys and partners, printing one JSON object last', async () => {
+    const m = await paylinks('merchant', 'create', '--name', 'Kaffi ehf', '--json');
+    expect(m.merchantId).toMatch(/^mch_/);
+    expect(m.terminalIdentifier).toMatch(/^[A-Za-z0-9]{12}$/);
+    expect(m.apiKey).toMatch(/^pk_/);
+
+    const t = await paylinks('terminal', 'add', '--merchant', m.merchantId as string, '--json');
+    expect(t.terminalIdentifier).toMatch(/^[A-Za-z0-9]{12}$/);
+    expect(t.terminalIdentifier).not.toBe(m.terminalIdentifier);
+
+    const k = await paylinks('key', 'create', '--merchant', m.merchantId as string, '--capabilities', 'PaymentLinks,Webhooks', '--json');
+    expect(k.capabilities).toEqual(['PaymentLinks', 'Webhooks']);
+
+    const p = await paylinks('partner', 'create', '--name', 'Plugin house', '--json');
+    expect(p.partnerId).toMatch(/^ptn_/);
+    const l = await paylinks('partner', 'link', '--partner', p.partnerId as string, '--merchant', m.merchantId as string, '--json');
+    expect(l.linked).toBe(true);
+
+    const db = await open();
+    try {
+      // Keys are stored only hashed (D1), and each resolves to its owner with its capabilities.
+      const { rows } = await db.pool.query<{ key_hash: Buffer }>('SELECT key_hash FROM api_keys');
+      for (const r of rows) expect(r.key_hash.toString('utf8')).not.toContain('pk_');
+      const merchantKey = await authenticate(db, m.apiKey as string);
+      expect(merchantKey).toMatchObject({ kind: 'merchant', merchantId: m.merchantId });
+      expect([...(merchantKey?.capabilities ?? [])].sort()).toEqual(['HostedCheckout', 'PaymentLinks', 'TokenizeLinks', 'Webhooks']);
+      expect([...((await authenticate(db, k.apiKey as string))?.capabilities ?? [])]).toEqual(['PaymentLinks', 'Webhooks']);
+      expect(await authenticate(db, p.apiKey as string)).toMatchObject({ kind: 'partner', partnerId: p.partnerId });
+    } finally {
+      await db.close();
+    }
+  }, 60_000);
+
+  it('refuses an unknown capability and an unknown merchant with a message and a non-zero exit', async () => {
+    await expect(paylinks('key', 'create', '--merchant', 'mch_x', '--capabilities', 'Everything', '--json')).rejects.toMatchObject({
+      stderr: expect.stringContaining('unknown capability Everything'),
+    });
+    await expect(paylinks('terminal', 'add', '--merchant', 'mch_nobody', '--json')).rejects.toMatchObject({
+      stderr: expect.stringContaining('merchant mch_nobody not found'),
+    });
+  }, 60_000);
+
+  it('stops with every bad variable named', async () => {
+    await expect(run(process.execPath, [BIN, 'migrate'], { env: { PATH: process.env.PATH ?? '', PORT: 'x', PAYLINKS_ENV: 'qa' } })).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/PORT[\s\S]*PAYLINKS_ENV/),
+    });
+  });
+});

@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, parseConfig } from '../../src/config.js';
+
+describe('configuration (D17)', () => {
+  it('has the documented defaults', () => {
+    const c = parseConfig({});
+    expect(c).toMatchObject({
+      databaseUrl: null,
+      dataDir: './.paylinks',
+      port: 8080,
+      host: '127.0.0.1',
+      publicBaseUrl: 'http://127.0.0.1:8080',
+      env: 'development',
+      sandbox: true,
+      logLevel: 'info',
+      webhookMaxInFlightPerEndpoint: 10,
+    });
+    expect(Object.isFrozen(c)).toBe(true);
+  });
+
+  it('derives PUBLIC_BASE_URL from HOST and PORT, and drops a trailing slash', () => {
+    expect(parseConfig({ HOST: '0.0.0.0', PORT: '9000' }).publicBaseUrl).toBe('http://0.0.0.0:9000');
+    expect(parseConfig({ PUBLIC_BASE_URL: 'https://pay.example.is/' }).publicBaseUrl).toBe('https://pay.example.is');
+  });
+
+  it('turns the sandbox off by default in production, and lets it be set', () => {
+    expect(parseConfig({ PAYLINKS_ENV: 'production' }).sandbox).toBe(false);
+    expect(parseConfig({ PAYLINKS_ENV: 'production', PAYLINKS_SANDBOX: 'on' }).sandbox).toBe(true);
+    expect(parseConfig({ PAYLINKS_SANDBOX: 'off' }).sandbox).toBe(false);
+  });
+
+  it('names every bad variable at once', () => {
+    let err: unknown;
+    try {
+      parseConfig({ PORT: 'eighty', PAYLINKS_ENV: 'staging', LOG_LEVEL: 'loud', DATABASE_URL: 'mysql://x', PUBLIC_BASE_URL: 'ftp://x', PAYLINKS_SANDBOX: 'maybe' });
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(ConfigError);
+    const problems = (err as ConfigError).problems.join('\n');
+    for (const name of ['PORT', 'PAYLINKS_ENV', 'LOG_LEVEL', 'DATABASE_URL', 'PUBLIC_BASE_URL', 'PAYLINKS_SANDBOX']) {
+      expect(problems).toContain(name);
+    }
+    expect((err as ConfigError).problems).toHaveLength(6);
+  });
+
+  it('never echoes a database password in its message', () => {
+    expect(() => parseConfig({ DATABASE_URL: 'mysql://u:s3cret@h/db' })).toThrow(ConfigError);
+    try {
+      parseConfig({ DATABASE_URL: 'mysql://u:s3cret@h/db' });
+    } catch (e) {
+      expect((e as Error).message).not.toContain('s3cret');
+    }
+  });
+});
