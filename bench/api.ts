@@ -1,0 +1,161 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { createBenchDatabase, fmt, startServer, type Row } from './lib.js';
+
+// HTTP benchmarks of issue 8 against the real `paylinks serve` on PostgreSQL, each beside the raw
+// limit measured in the same run.
+
+const DURATION = Number(process.env.BENCH_DURATION ?? 10);
+const CONNECTIONS = 50;
+const POOL_SIZE = 10;
+
+interface Load {
+  rps: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+}
+
+async function load(url: string, opts: { method?: 'GET' | 'POST'; headers?: Record<string, string>; body?: string; connections?: number }): Promise<Load> {
+  const r = await autocannon({
+    url,
+    method: opts.method ?? 'GET',
+    headers: opts.headers ?? {},
+    ...(opts.body !== undefined ? { body: opts.body } : {}),
+    connections: opts.connections ?? CONNECTIONS,
+    duration: DURATION,
+  });
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors };
+}
+
+/** Raw single-row INSERT transactions/s through pg with the same pool size and concurrency. */
+async function rawInsertBaseline(url: string): Promise<{ tps: number; p99: number }> {
+  const pool = new pg.Pool({ connectionString: url, max: POOL_SIZE });
+  await pool.query('CREATE TABLE IF NOT EXISTS bench_raw (id bigserial PRIMARY KEY, merchant_id text NOT NULL, description text NOT NULL, amount bigint NOT NULL, items jsonb NOT NULL, created_at timestamptz NOT NULL)');
+  const items = JSON.stringify([{ name: 'Coffee', quantity: 1, unitPrice: 48900, amountWithoutDiscount: 48900, amount: 48900 }]);
+  const deadline = performance.now() + DURATION * 1000;
+  const latencies: number[] = [];
+  let n = 0;
+  await Promise.all(
+    Array.from({ length: CONNECTIONS }, async () => {
+      while (performance.now() < deadline) {
+        const t0 = performance.now();
+        const c = await pool.connect();
+        try {
+          await c.query('BEGIN');
+          await c.query('INSERT INTO bench_raw (merchant_id, description, amount, items, created_at) VALUES ($1, $2, $3, $4, now())', ['mch_bench', 'bench', 48900, items]);
+          await c.query('COMMIT');
+        } finally {
+          c.release();
+        }
+        latencies.push(performance.now() - t0);
+        n++;
+      }
+    }),
+  );
+  await pool.end();
+  latencies.sort((a, b) => a - b);
+  return { tps: n / DURATION, p99: latencies[Math.floor(latencies.length * 0.99)] ?? NaN };
+}
+
+async function merchantFor(url: string): Promise<{ apiKey: string; terminal: string }> {
+  const { stdout } = await promisify(execFile)(process.execPath, [join(import.meta.dirname, '../bin/paylinks.js'), 'merchant', 'create', '--name', 'Bench', '--json'], {
+    env: { PATH: process.env.PATH ?? '', DATABASE_URL: url },
+  });
+  const m = JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as { apiKey: string; terminalIdentifier: string };
+  return { apiKey: m.apiKey, terminal: m.terminalIdentifier };
+}
+
+export async function apiBenchmarks(): Promise<{ rows: Row[]; peakRssMb: number }> {
+  const rows: Row[] = [];
+  const bdb = await createBenchDatabase('api');
+  const server = await startServer({ DATABASE_URL: bdb.url, PAYLINKS_DB_POOL_SIZE: String(POOL_SIZE) }, ['serve', '--no-worker']);
+  try {
+    const { apiKey, terminal } = await merchantFor(bdb.url);
+    const headers = { 'x-api-key': apiKey, 'content-type': 'application/json' };
+    const body = JSON.stringify({
+      type: 'PayByLink',
+      terminalIdentifier: terminal,
+      amount: 48900,
+      currency: 'ISK',
+      description: 'Benchmark link',
+      items: [{ name: 'Coffee', quantity: 1, unitPrice: 48900, amountWithoutDiscount: 48900, amount: 48900 }],
+    });
+
+    const raw = await rawInsertBaseline(bdb.url);
+    const create = await load(`${server.baseUrl}/api/v1/paymentlinks/create`, { method: 'POST', headers, body });
+    rows.push({
+      operation: `create payment link (${CONNECTIONS} conns)`,
+      figure: `${fmt(create.rps)} req/s, p99 ${create.p99} ms${create.non2xx ? `, ${create.non2xx} non-2xx` : ''}`,
+      baseline: `${fmt(raw.tps)} INSERT tx/s (pg, pool ${POOL_SIZE})`,
+      ratio: (create.rps / raw.tps).toFixed(2),
+      target: '≥ 0.50, p99 ≤ 20 ms',
+      met: create.rps / raw.tps >= 0.5 && create.p99 <= 20 && create.non2xx === 0,
+    });
+
+    const created = (await (await fetch(`${server.baseUrl}/api/v1/paymentlinks/create`, { method: 'POST', headers, body })).json()) as { paymentLinkReference: string };
+    const ref = created.paymentLinkReference;
+    const get = await load(`${server.baseUrl}/api/v1/paymentlinks/${ref}`, { headers: { 'x-api-key': apiKey } });
+    const health = await load(`${server.baseUrl}/healthz`, {});
+    rows.push({
+      operation: 'get payment link',
+      figure: `${fmt(get.rps)} req/s, p99 ${get.p99} ms${get.non2xx ? `, ${get.non2xx} non-2xx` : ''}`,
+      baseline: `${fmt(health.rps)} req/s GET /healthz`,
+      ratio: (get.rps / health.rps).toFixed(2),
+      target: '≥ 10,000 req/s',
+      met: get.rps >= 10_000 && get.non2xx === 0,
+    });
+
+    const list = await load(`${server.baseUrl}/api/v1/paymentlinks?PageSize=100`, { headers: { 'x-api-key': apiKey } });
+    rows.push({
+      operation: 'list payment links (PageSize 100)',
+      figure: `${fmt(list.rps)} req/s, p99 ${list.p99} ms`,
+      baseline: `${fmt(health.rps)} req/s GET /healthz`,
+      ratio: (list.rps / health.rps).toFixed(2),
+      target: 'reported',
+    });
+
+    const page = await load(`${server.baseUrl}/pay/${ref}`, {});
+    rows.push({
+      operation: 'shopper page /pay/{ref}',
+      figure: `${fmt(page.rps)} req/s, p99 ${page.p99} ms${page.non2xx ? `, ${page.non2xx} non-2xx` : ''}`,
+      baseline: `${fmt(health.rps)} req/s GET /healthz`,
+      ratio: (page.rps / health.rps).toFixed(2),
+      target: 'reported',
+    });
+    return { rows, peakRssMb: server.peakRssMb() };
+  } finally {
+    await server.stop();
+    await bdb.drop();
+  }
+}
+
+export async function pgliteStartup(): Promise<Row[]> {
+  const dir = await mkdtemp(join(tmpdir(), 'paylinks-bench-pglite-'));
+  try {
+    const env = { PAYLINKS_DATA_DIR: join(dir, 'data') };
+    let t0 = performance.now();
+    const first = await startServer(env);
+    const firstMs = performance.now() - t0;
+    const firstRss = first.peakRssMb();
+    await first.stop();
+    t0 = performance.now();
+    const second = await startServer(env);
+    const secondMs = performance.now() - t0;
+    const idleRss = second.rssMb();
+    const peak = second.peakRssMb();
+    await second.stop();
+    return [
+      { operation: 'PGlite first start (creates the database)', figure: `${fmt(firstMs)} ms, peak RSS ${fmt(firstRss)} MB`, baseline: '', ratio: '', target: 'reported' },
+      { operation: 'PGlite start (existing database)', figure: `${fmt(secondMs)} ms, RSS ${fmt(idleRss)} MB (peak ${fmt(peak)} MB)`, baseline: '', ratio: '', target: 'reported' },
+    ];
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}

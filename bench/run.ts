@@ -1,0 +1,20 @@
+import { apiBenchmarks, pgliteStartup } from './api.js';
+import { fmt, printTable, type Row } from './lib.js';
+
+// `npm run bench`: every benchmark, one table (issue 8). Figures are reported against a baseline
+// measured in the same run on this machine; nothing here fails on a timing.
+
+const rows: Row[] = [];
+const api = await apiBenchmarks();
+rows.push(...api.rows);
+rows.push(...(await pgliteStartup()));
+rows.push({
+  operation: 'peak RSS of serve on PostgreSQL (during the HTTP runs)',
+  figure: `${fmt(api.peakRssMb)} MB`,
+  baseline: '',
+  ratio: '',
+  target: '≤ 200 MB',
+  met: api.peakRssMb <= 200,
+});
+console.log('');
+printTable(rows);
