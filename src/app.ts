@@ -13,7 +13,7 @@ import { installErrorHandling } from './http/errorHandler.js';
 import { normalizeToSchema, validatorCompiler, type JsonSchema } from './http/validation.js';
 import { renderDocsPage, type OpenApiDoc } from './http/docs.js';
 import { loggerOptions } from './logging.js';
-import { paymentLinkRoutes } from './paymentLinks/routes.js';
+import { paymentLinkPageRoutes, paymentLinkRoutes } from './paymentLinks/routes.js';
 
 export type App = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>;
 
@@ -101,6 +101,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     },
     { prefix: '/api/v1' },
   );
+  await paymentLinkPageRoutes(app, deps);
 
   app.get('/api/v1/openapi.json', { schema: { hide: true } }, async (_request, reply) => {
     return reply.type('application/json; charset=utf-8').send(JSON.stringify(app.swagger()));

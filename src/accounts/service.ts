@@ -117,3 +117,14 @@ export async function authenticate(db: Database, presentedKey: string): Promise<
 export async function isEmpty(db: Database): Promise<boolean> {
   return (await sql.countMerchants(db.pool)) === 0;
 }
+
+/** Whether the terminal is one of this merchant's (D1: any other is TERMINAL_NOT_FOUND to the caller). */
+export async function merchantHasTerminal(db: Database, merchantId: string, terminalIdentifier: string): Promise<boolean> {
+  const terminal = await sql.findTerminal(db.pool, terminalIdentifier);
+  return terminal?.merchant_id === merchantId;
+}
+
+/** The browser origins a merchant allows to call create (D1); empty means any. */
+export async function allowedOrigins(db: Database, merchantId: string): Promise<string[]> {
+  return sql.merchantAllowedOrigins(db.pool, merchantId);
+}

@@ -1,4 +1,159 @@
+import type { FastifyRequest } from 'fastify';
 import type { App, AppDeps } from '../app.js';
+import type { Capability } from '../accounts/service.js';
+import type { FieldError } from '../errors.js';
+import { merchantOf, requireCapability } from '../http/auth.js';
+import { EnvelopeOnly, ProblemSchema, envelope } from '../http/envelope.js';
+import { toFieldErrors, type JsonSchema } from '../http/validation.js';
+import { readIdempotencyKey } from '../idempotency/service.js';
+import { linkTypeOf } from './rules.js';
+import { CreateBody, CreateResponse, DetailsParams, DetailsResponse, DisableBody, ListQuery, ListResponse, UpdateBody, type LinkType } from './schemas.js';
+import {
+  checkOrigin,
+  createPaymentLink,
+  disablePaymentLink,
+  getPaymentLink,
+  listPaymentLinks,
+  updatePaymentLink,
+  validateCreate,
+} from './service.js';
+import { paymentLinkPage } from './page.js';
 
-// Payment Links API (interface.md 4.1–4.5, D4–D9): filled in by the payment links work.
-export async function paymentLinkRoutes(_app: App, _deps: AppDeps): Promise<void> {}
+// Payment Links API (interface.md 4.1–4.5; D4–D9, D16, D18), under /api/v1.
+
+const tags = ['Payment links'];
+const errors = { 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema, 409: ProblemSchema };
+const anyLinkKey = { anyOf: ['PaymentLinks', 'TokenizeLinks'] as Capability[] };
+
+/** The capability that creating or changing a link of this type needs (D1). */
+export function capabilityFor(type: LinkType): Capability {
+  return type === 'PayByLink' ? 'PaymentLinks' : 'TokenizeLinks';
+}
+
+/**
+ * Create and update validate with `attachValidation`: the schema's errors are collected here instead
+ * of answering at once, so that the cross-field rules can run too and one D2 answer names every
+ * failing field.
+ */
+function schemaErrorsOf(request: FastifyRequest): FieldError[] {
+  const v = request.validationError as { validation?: unknown } | undefined;
+  if (!v || !Array.isArray(v.validation)) return [];
+  return toFieldErrors(v.validation, request.routeOptions.schema?.body as JsonSchema | undefined);
+}
+
+export async function paymentLinkRoutes(app: App, deps: AppDeps): Promise<void> {
+  // The app's preSerialization hook would add the envelope too; adding it here lets the response
+  // schema's type (which lists the envelope) check the handler.
+  const ok = <T extends object>(request: FastifyRequest, body: T) => ({ ...body, ...envelope(request.id, deps.clock) });
+
+  app.get(
+    '/paymentlinks',
+    {
+      config: { auth: anyLinkKey },
+      schema: {
+        summary: 'Get Payment Links',
+        description: 'The merchant’s links of both types, newest first (D9). Parameter names are matched without regard to case.',
+        tags,
+        querystring: ListQuery,
+        response: { 200: ListResponse, ...errors },
+      },
+    },
+    async (request) => ok(request, await listPaymentLinks(deps, merchantOf(request), request.query.Page, request.query.PageSize)),
+  );
+
+  app.get(
+    '/paymentlinks/:reference',
+    {
+      config: { auth: anyLinkKey },
+      schema: {
+        summary: 'Get Payment Link Details',
+        description: 'The link with its items, shopper infos and submissions; status as of now (D6).',
+        tags,
+        params: DetailsParams,
+        response: { 200: DetailsResponse, ...errors },
+      },
+    },
+    async (request) => ok(request, { paymentLink: await getPaymentLink(deps, merchantOf(request), request.params.reference) }),
+  );
+
+  app.post(
+    '/paymentlinks/create',
+    {
+      config: { auth: anyLinkKey, normalize: 'create' },
+      attachValidation: true,
+      schema: {
+        summary: 'Create Payment Link',
+        description:
+          'PayByLink needs the PaymentLinks capability, TokenizeByLink the TokenizeLinks one (D1). Every failing field is reported at once (D2). ' +
+          'An Idempotency-Key header makes a retry return the first response (D16).',
+        tags,
+        headers: { type: 'object', properties: { 'idempotency-key': { type: 'string', description: 'D16: 1–255 visible ASCII characters' } } },
+        body: CreateBody,
+        response: { 200: CreateResponse, ...errors },
+      },
+    },
+    async (request) => {
+      const merchantId = merchantOf(request);
+      await checkOrigin(deps.db, merchantId, request.headers.origin);
+      const body: unknown = request.body;
+      const type = linkTypeOf(body);
+      if (type) requireCapability(request, capabilityFor(type));
+      const key = readIdempotencyKey(request.headers['idempotency-key']);
+      const valid = await validateCreate(deps.db, merchantId, body, schemaErrorsOf(request), deps.clock.now());
+      return ok(request, await createPaymentLink(deps, merchantId, valid, key));
+    },
+  );
+
+  app.post(
+    '/paymentlinks/update',
+    {
+      config: { auth: anyLinkKey, normalize: 'update' },
+      attachValidation: true,
+      schema: {
+        summary: 'Update Payment Link',
+        description:
+          'The link representation, identified by paymentLinkReference (D7). A field left out keeps its value; null clears a nullable one. ' +
+          'amount, currency and items change only while salesCount is 0; immutable fields may be sent unchanged. A Disabled link answers 409.',
+        tags,
+        body: UpdateBody,
+        response: { 200: EnvelopeOnly, ...errors },
+      },
+    },
+    async (request) => {
+      const merchantId = merchantOf(request);
+      await updatePaymentLink(deps, merchantId, request.body as unknown, schemaErrorsOf(request), (type) => requireCapability(request, capabilityFor(type)));
+      return ok(request, {});
+    },
+  );
+
+  app.post(
+    '/paymentlinks/disable',
+    {
+      config: { auth: anyLinkKey, normalize: 'update' },
+      schema: {
+        summary: 'Disable Payment Link',
+        description: 'Immediate and final; disabling a Disabled link succeeds again (D8).',
+        tags,
+        body: DisableBody,
+        response: { 200: EnvelopeOnly, ...errors },
+      },
+    },
+    async (request) => {
+      const merchantId = merchantOf(request);
+      await disablePaymentLink(deps, merchantId, request.body.paymentLinkReference, (type) => requireCapability(request, capabilityFor(type)));
+      return ok(request, {});
+    },
+  );
+}
+
+/** The shopper's page at {publicBaseUrl}/pay/{reference} (D5), outside /api/v1 and without a key. */
+export async function paymentLinkPageRoutes(app: App, deps: AppDeps): Promise<void> {
+  app.get(
+    '/pay/:reference',
+    { schema: { hide: true, params: DetailsParams } },
+    async (request, reply) => {
+      const page = await paymentLinkPage(deps, request.params.reference);
+      return reply.code(page.status).type('text/html; charset=utf-8').header('Cache-Control', 'no-store').send(page.html);
+    },
+  );
+}

@@ -1,0 +1,205 @@
+import type { FieldError } from '../errors.js';
+import { ApiError, validationError } from '../errors.js';
+import { LINK_TYPES, MAX_AMOUNT, type LinkType } from './schemas.js';
+
+// The rules of D4/D7 that a JSON schema cannot say: across fields, by link type, against the clock.
+// They run on the body even when the schema has already failed, so that one answer names every
+// failing field (D2); each rule therefore looks only at values of the right type and leaves wrong
+// types to the schema's own error.
+
+export interface Item {
+  name: string;
+  quantity: number;
+  unitPrice: number;
+  amountWithoutDiscount: number;
+  amount: number;
+}
+
+export interface ShopperInfo {
+  field: string;
+  requirementType: string;
+  prefilledValue: string | null;
+}
+
+export const MAX_RETURN_URL_LENGTH = 2048;
+
+type Json = Record<string, unknown>;
+
+export function isRecord(v: unknown): v is Json {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+const isInt = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v);
+
+export function linkTypeOf(body: unknown): LinkType | undefined {
+  if (!isRecord(body)) return undefined;
+  const t = body.type;
+  return (LINK_TYPES as readonly unknown[]).includes(t) ? (t as LinkType) : undefined;
+}
+
+/** amount, currency and items together (D4): the rules create applies and update re-applies (D7). */
+export function moneyErrors(v: { type: LinkType; amount: unknown; currency: unknown; items: unknown }): FieldError[] {
+  const errors: FieldError[] = [];
+  const { type, amount, currency, items } = v;
+  if (isInt(amount)) {
+    if (type === 'PayByLink' && amount < 1) {
+      errors.push({ field: 'amount', code: 'RANGE', message: `must be from 1 to ${MAX_AMOUNT} for PayByLink` });
+    }
+    if (type === 'TokenizeByLink' && amount !== 0) {
+      errors.push({ field: 'amount', code: 'RANGE', message: 'must be 0 for TokenizeByLink' });
+    }
+    if (currency === 'ISK' && amount % 100 !== 0) {
+      errors.push({ field: 'amount', code: 'NOT_MULTIPLE_OF_100', message: 'must end in 00 for ISK' });
+    }
+  }
+  if (items === undefined) {
+    if (type === 'PayByLink') errors.push({ field: 'items', code: 'REQUIRED', message: 'is required for PayByLink' });
+    return errors;
+  }
+  if (!Array.isArray(items)) return errors;
+  if (type === 'PayByLink' && items.length === 0) {
+    errors.push({ field: 'items', code: 'COUNT', message: 'must have at least one item for PayByLink' });
+  }
+  if (type === 'TokenizeByLink' && items.length > 0) {
+    errors.push({ field: 'items', code: 'COUNT', message: 'must be empty for TokenizeByLink' });
+  }
+  let sum = 0;
+  let summable = true;
+  items.forEach((item: unknown, i) => {
+    if (!isRecord(item)) {
+      summable = false;
+      return;
+    }
+    const { quantity, unitPrice, amountWithoutDiscount: awd, amount: itemAmount } = item;
+    if (isInt(quantity) && isInt(unitPrice) && isInt(awd) && awd !== unitPrice * quantity) {
+      errors.push({
+        field: `items[${i}].amountWithoutDiscount`,
+        code: 'NOT_UNIT_PRICE_TIMES_QUANTITY',
+        message: `must be unitPrice × quantity (${unitPrice * quantity})`,
+      });
+    }
+    if (isInt(itemAmount) && isInt(awd) && itemAmount > awd) {
+      errors.push({ field: `items[${i}].amount`, code: 'ABOVE_AMOUNT_WITHOUT_DISCOUNT', message: 'cannot be higher than amountWithoutDiscount' });
+    }
+    if (isInt(itemAmount)) sum += itemAmount;
+    else summable = false;
+  });
+  if (type === 'PayByLink' && items.length > 0 && summable && isInt(amount) && sum !== amount) {
+    errors.push({ field: 'items', code: 'SUM_MISMATCH', message: `the item amounts add up to ${sum}, not to the link amount ${amount}` });
+  }
+  return errors;
+}
+
+/** D4 shopperInfo: prefilledValue with Prefilled only, each field at most once. */
+export function shopperInfoErrors(list: unknown, path: string): FieldError[] {
+  if (!Array.isArray(list)) return [];
+  const errors: FieldError[] = [];
+  const seen = new Set<unknown>();
+  list.forEach((entry: unknown, i) => {
+    if (!isRecord(entry)) return;
+    const prefilled = entry.prefilledValue;
+    if (entry.requirementType === 'Prefilled' && (prefilled === undefined || prefilled === null)) {
+      errors.push({ field: `${path}[${i}].prefilledValue`, code: 'REQUIRED', message: 'is required when requirementType is Prefilled' });
+    }
+    if (typeof entry.requirementType === 'string' && entry.requirementType !== 'Prefilled' && prefilled !== undefined && prefilled !== null) {
+      errors.push({ field: `${path}[${i}].prefilledValue`, code: 'NOT_ALLOWED', message: 'is allowed only when requirementType is Prefilled' });
+    }
+    if (typeof entry.field === 'string') {
+      if (seen.has(entry.field)) errors.push({ field: `${path}[${i}].field`, code: 'DUPLICATE', message: `${entry.field} is requested more than once` });
+      seen.add(entry.field);
+    }
+  });
+  return errors;
+}
+
+/** D4 returnUrl: absolute http(s), at most 2048 characters. */
+export function returnUrlError(v: unknown, field = 'returnUrl'): FieldError | undefined {
+  if (typeof v !== 'string') return undefined;
+  const bad = { field, code: 'INVALID_RETURN_URL', message: `must be an absolute http or https URL of at most ${MAX_RETURN_URL_LENGTH} characters` };
+  if (v.length > MAX_RETURN_URL_LENGTH || !/^https?:\/\/[^\s]+$/i.test(v)) return bad;
+  try {
+    const u = new URL(v);
+    if ((u.protocol !== 'http:' && u.protocol !== 'https:') || u.hostname === '') return bad;
+  } catch {
+    return bad;
+  }
+  return undefined;
+}
+
+/**
+ * An ISO 8601 UTC timestamp (D4, D15). The schema checks the date-time format; this adds UTC and,
+ * when asked, "strictly in the future". Returns the instant when the value is usable.
+ */
+export function timestampRule(v: unknown, field: string, opts: { now: Date; future: boolean }): { errors: FieldError[]; at?: Date } {
+  if (typeof v !== 'string') return { errors: [] };
+  const ms = Date.parse(v);
+  if (Number.isNaN(ms)) return { errors: [] }; // the schema's FORMAT error says it
+  if (!/(Z|[+-]00:?00)$/i.test(v)) {
+    return { errors: [{ field, code: 'FORMAT', message: 'must be a UTC timestamp (ending in Z)' }] };
+  }
+  if (opts.future && ms <= opts.now.getTime()) {
+    return { errors: [{ field, code: 'RANGE', message: 'must be in the future' }] };
+  }
+  return { errors: [], at: new Date(ms) };
+}
+
+/** The create rules of D4 beyond the schema (the terminal's owner is checked by the service). */
+export function createRuleErrors(body: unknown, now: Date): FieldError[] {
+  if (!isRecord(body)) return [];
+  const errors: FieldError[] = [];
+  const type = linkTypeOf(body);
+  if (type) {
+    errors.push(...moneyErrors({ type, amount: body.amount, currency: body.currency, items: body.items }));
+    if (type === 'TokenizeByLink' && body.recurringProcessingModel === undefined) {
+      errors.push({ field: 'recurringProcessingModel', code: 'REQUIRED', message: 'is required for TokenizeByLink' });
+    }
+    if (type === 'PayByLink' && body.recurringProcessingModel !== undefined) {
+      errors.push({ field: 'recurringProcessingModel', code: 'NOT_ALLOWED', message: 'is allowed only for TokenizeByLink' });
+    }
+  }
+  errors.push(...timestampRule(body.expiresAt, 'expiresAt', { now, future: true }).errors);
+  const url = returnUrlError(body.returnUrl);
+  if (url) errors.push(url);
+  if (body.shopperInfo !== undefined && body.shopperInfos !== undefined) {
+    errors.push({ field: 'shopperInfos', code: 'DUPLICATE_FIELD', message: 'shopperInfo and shopperInfos are the same field; send one of them' });
+  }
+  errors.push(...shopperInfoErrors(body.shopperInfo, 'shopperInfo'), ...shopperInfoErrors(body.shopperInfos, 'shopperInfos'));
+  return errors;
+}
+
+/** Schema errors and rule errors as one list, without saying the same thing twice. */
+export function mergeErrors(...lists: readonly (readonly FieldError[])[]): FieldError[] {
+  const seen = new Set<string>();
+  const out: FieldError[] = [];
+  for (const e of lists.flat()) {
+    const key = `${e.field}|${e.code}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push(e);
+  }
+  return out;
+}
+
+// Field codes that have an operation-level code of their own in D2: when they are the only problem,
+// the answer carries that code (a client switching on TERMINAL_NOT_FOUND sees it); mixed with other
+// failures, the answer is VALIDATION_FAILED and the field entry keeps the specific code.
+const OWN_CODES = ['TERMINAL_NOT_FOUND', 'INVALID_RETURN_URL'] as const;
+
+/** The one D2 error for a list of failing fields. */
+export function fieldErrors(errors: readonly FieldError[]): ApiError {
+  for (const code of OWN_CODES) {
+    if (errors.length > 0 && errors.every((e) => e.code === code)) {
+      const detail = errors.length === 1 ? `${errors[0]?.field}: ${errors[0]?.message}` : `${errors.length} fields are invalid`;
+      return new ApiError(code, detail, errors);
+    }
+  }
+  return validationError(errors);
+}
+
+export function normalizeItems(items: readonly Item[]): Item[] {
+  return items.map((i) => ({ name: i.name, quantity: i.quantity, unitPrice: i.unitPrice, amountWithoutDiscount: i.amountWithoutDiscount, amount: i.amount }));
+}
+
+export function normalizeShopperInfos(list: readonly { field: string; requirementType: string; prefilledValue?: string | null }[]): ShopperInfo[] {
+  return list.map((s) => ({ field: s.field, requirementType: s.requirementType, prefilledValue: s.prefilledValue ?? null }));
+}

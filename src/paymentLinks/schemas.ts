@@ -1,0 +1,180 @@
+import { Type, type Static, type TSchema, type TUnsafe } from 'typebox';
+import { WithEnvelope } from '../http/envelope.js';
+
+// The Payment Links API schemas (interface.md 2.2–2.7, 4.1–4.5; D4, D7, D8, D9). They validate the
+// request (Ajv, all errors), shape the response and feed the OpenAPI document. Rules that need more
+// than one field or the stored link live in rules.ts and are reported together with these.
+
+export const LINK_TYPES = ['PayByLink', 'TokenizeByLink'] as const;
+export type LinkType = (typeof LINK_TYPES)[number];
+
+export const RECURRING_MODELS = ['CardOnFile', 'Subscription', 'UnscheduledCardOnFile'] as const;
+export const CULTURES = ['is', 'en'] as const;
+export const SHOPPER_FIELDS = ['Ssn', 'FullName', 'Address', 'PostCode', 'City', 'Country', 'Telephone', 'EmailAddress', 'Comments'] as const;
+export const REQUIREMENT_TYPES = ['Hidden', 'Optional', 'Required', 'Prefilled'] as const;
+
+/** Upper-case ISO 4217 codes the service takes (D4: ISK, EUR, USD, GBP, DKK, SEK, NOK, PLN at least). */
+export const CURRENCIES = ['ISK', 'EUR', 'USD', 'GBP', 'DKK', 'SEK', 'NOK', 'PLN', 'CHF', 'CZK', 'CAD', 'AUD'] as const;
+
+export const LINK_STATUSES = ['Active', 'Expired', 'Used', 'Disabled', 'Completed'] as const;
+export type LinkStatus = (typeof LINK_STATUSES)[number];
+
+/** D4: amount of a PayByLink, minor units. */
+export const MAX_AMOUNT = 100_000_000_000;
+export const MAX_ITEMS = 200;
+/** Not in the documents: a bound that keeps unitPrice × quantity exact in a JavaScript number. */
+export const MAX_QUANTITY = 1_000_000;
+export const MAX_SALES_COUNT = 1_000_000_000;
+
+const oneOf = (values: readonly string[], description?: string) =>
+  Type.String({ enum: [...values], ...(description ? { description } : {}) });
+
+/** A field the update may set to null (D7: null clears); OpenAPI 3.0's `nullable`, which Ajv knows. */
+function nullable<T extends TSchema>(schema: T): TUnsafe<Static<T> | null> {
+  return Type.Unsafe<Static<T> | null>({ ...schema, nullable: true });
+}
+
+const Amount = Type.Integer({ minimum: 0, maximum: MAX_AMOUNT, description: 'minor units' });
+
+export const ItemSchema = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 500, description: 'name or description of the product' }),
+    quantity: Type.Integer({ minimum: 1, maximum: MAX_QUANTITY, description: 'number of units' }),
+    unitPrice: Type.Integer({ minimum: 0, maximum: MAX_AMOUNT, description: 'price per unit, minor units' }),
+    amountWithoutDiscount: Type.Integer({ minimum: 0, maximum: MAX_AMOUNT, description: 'unitPrice × quantity, minor units' }),
+    amount: Type.Integer({ minimum: 0, maximum: MAX_AMOUNT, description: 'payable after discount: 0 ≤ amount ≤ amountWithoutDiscount' }),
+  },
+  { additionalProperties: false },
+);
+
+export const ShopperInfoSchema = Type.Object(
+  {
+    field: oneOf(SHOPPER_FIELDS, 'shopper data field requested; each at most once'),
+    requirementType: oneOf(REQUIREMENT_TYPES),
+    prefilledValue: nullable(Type.String({ minLength: 1, maxLength: 500, description: 'required with Prefilled, forbidden otherwise' })),
+  },
+  { additionalProperties: false },
+);
+
+const Items = Type.Array(ItemSchema, { maxItems: MAX_ITEMS, description: 'at least one for PayByLink; empty for TokenizeByLink; amounts add up to the link amount' });
+const ShopperInfos = Type.Array(ShopperInfoSchema, { maxItems: SHOPPER_FIELDS.length });
+const Description = Type.String({ maxLength: 500, description: 'default ""' });
+const ThemeKey = Type.String({ minLength: 1, maxLength: 64 });
+const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC' });
+const Reference = Type.String({ minLength: 1, maxLength: 100 });
+
+// ---------------------------------------------------------------- create (4.3, D4)
+
+export const CreateBody = Type.Object(
+  {
+    type: oneOf(LINK_TYPES),
+    terminalIdentifier: Type.String({ minLength: 12, maxLength: 12, pattern: '^[A-Za-z0-9]*$', description: "12 characters [A-Za-z0-9]; a terminal of the key's merchant" }),
+    amount: { ...Amount, description: 'minor units; 1–100,000,000,000 for PayByLink, 0 for TokenizeByLink; ISK amounts end in 00' },
+    currency: oneOf(CURRENCIES, 'upper-case ISO 4217 code'),
+    items: Type.Optional(Items),
+    recurringProcessingModel: Type.Optional(oneOf(RECURRING_MODELS, 'required for TokenizeByLink, forbidden for PayByLink')),
+    culture: Type.Optional(oneOf(CULTURES, 'default "is"')),
+    themeKey: Type.Optional(ThemeKey),
+    expiresAt: Type.Optional({ ...Timestamp, description: 'ISO 8601 UTC, strictly in the future; becomes validUntil' }),
+    description: Type.Optional(Description),
+    returnUrl: Type.Optional(Type.String({ description: 'absolute http(s) URL, at most 2048 characters (else INVALID_RETURN_URL)' })),
+    exactSalesCount: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_SALES_COUNT, description: 'becomes maxSalesCount; default unlimited' })),
+    shopperInfo: Type.Optional(ShopperInfos),
+    shopperInfos: Type.Optional({ ...ShopperInfos, description: 'synonym of shopperInfo (send one of them)' }),
+  },
+  { additionalProperties: false },
+);
+
+export const CreateResponse = WithEnvelope({
+  paymentLinkReference: Type.String(),
+  url: Type.String({ description: 'shareable link: {publicBaseUrl}/pay/{paymentLinkReference}' }),
+});
+
+// ---------------------------------------------------------------- update (4.4, D7)
+
+export const UpdateBody = Type.Object(
+  {
+    paymentLinkReference: Reference,
+    terminalIdentifier: Type.Optional(Type.String({ description: 'immutable' })),
+    type: Type.Optional(Type.String({ description: 'immutable' })),
+    url: Type.Optional(Type.String({ description: 'immutable' })),
+    createdAt: Type.Optional(Type.String({ description: 'immutable' })),
+    visitCount: Type.Optional(Type.Integer({ description: 'immutable' })),
+    salesCount: Type.Optional(Type.Integer({ description: 'immutable' })),
+    recurringProcessingModel: Type.Optional(nullable(Type.String({ description: 'immutable' }))),
+    status: Type.Optional(Type.String({ description: 'changes only through D6; may be sent unchanged' })),
+    description: Type.Optional(Description),
+    themeKey: Type.Optional(nullable(ThemeKey)),
+    returnUrl: Type.Optional(nullable(Type.String({ description: 'absolute http(s) URL, at most 2048 characters' }))),
+    culture: Type.Optional(oneOf(CULTURES)),
+    validUntil: Type.Optional(nullable({ ...Timestamp, description: 'ISO 8601 UTC; a new value must be in the future; null: no expiry' })),
+    maxSalesCount: Type.Optional(nullable(Type.Integer({ minimum: 1, maximum: MAX_SALES_COUNT, description: 'never below salesCount; null: unlimited' }))),
+    shopperInfos: Type.Optional(ShopperInfos),
+    amount: Type.Optional({ ...Amount, description: 'only while salesCount is 0' }),
+    currency: Type.Optional(oneOf(CURRENCIES, 'only while salesCount is 0')),
+    items: Type.Optional({ ...Items, description: 'only while salesCount is 0' }),
+  },
+  { additionalProperties: false },
+);
+
+// ---------------------------------------------------------------- disable (D8)
+
+export const DisableBody = Type.Object({ paymentLinkReference: Reference }, { additionalProperties: false });
+
+// ---------------------------------------------------------------- details (4.2)
+
+const SubmissionSchema = Type.Object({
+  answers: Type.Array(Type.Object({ field: Type.String(), value: Type.String() })),
+  completed: Type.Boolean(),
+  amount: Type.Integer(),
+  currency: Type.String(),
+  token: nullable(Type.String()),
+  payfacReference: nullable(Type.String()),
+});
+
+export const PaymentLinkSchema = Type.Object({
+  terminalIdentifier: Type.String(),
+  themeKey: nullable(Type.String()),
+  paymentLinkReference: Type.String(),
+  description: Type.String(),
+  amount: Type.Integer(),
+  currency: Type.String(),
+  returnUrl: nullable(Type.String()),
+  status: oneOf(LINK_STATUSES, 'Active, Expired, Used, Disabled; Completed for a tokenize-by-link after its tokenisation'),
+  culture: Type.String(),
+  type: oneOf(LINK_TYPES),
+  url: Type.String(),
+  createdAt: Type.String({ format: 'date-time' }),
+  validUntil: nullable(Type.String({ format: 'date-time' })),
+  recurringProcessingModel: nullable(Type.String()),
+  visitCount: Type.Integer(),
+  salesCount: Type.Integer(),
+  maxSalesCount: nullable(Type.Integer()),
+  items: Type.Array(Type.Object({ name: Type.String(), quantity: Type.Integer(), amountWithoutDiscount: Type.Integer(), amount: Type.Integer(), unitPrice: Type.Integer() })),
+  shopperInfos: Type.Array(Type.Object({ field: Type.String(), requirementType: Type.String(), prefilledValue: nullable(Type.String()) })),
+  submissions: Type.Array(SubmissionSchema),
+});
+
+export const DetailsParams = Type.Object({ reference: Type.String({ minLength: 1, description: 'paymentLinkReference' }) });
+export const DetailsResponse = WithEnvelope({ paymentLink: PaymentLinkSchema });
+
+// ---------------------------------------------------------------- list (4.1, D9)
+
+export const ListQuery = Type.Object({
+  Page: Type.Integer({ minimum: 0, maximum: 1_000_000_000, default: 0, description: 'page number, from 0' }),
+  PageSize: Type.Integer({ minimum: 1, maximum: 100, default: 20, description: '1 to 100' }),
+});
+
+export const ListEntrySchema = Type.Object({
+  paymentLinkReference: Type.String(),
+  description: Type.String(),
+  amount: Type.Integer(),
+  currency: Type.String(),
+  type: oneOf(LINK_TYPES),
+  createdAt: Type.String({ format: 'date-time' }),
+});
+
+export const ListResponse = WithEnvelope({
+  data: Type.Array(ListEntrySchema),
+  totalCount: Type.Integer({ description: 'all links of the merchant' }),
+});

@@ -1,0 +1,308 @@
+import type { Static } from 'typebox';
+import type { Clock } from '../clock.js';
+import { formatTimestamp } from '../clock.js';
+import type { Config } from '../config.js';
+import type { Database } from '../db/database.js';
+import { withTransaction } from '../db/database.js';
+import { ApiError, notFound, type FieldError } from '../errors.js';
+import { newReference } from '../ids.js';
+import { allowedOrigins, merchantHasTerminal } from '../accounts/service.js';
+import { idempotentCreate } from '../idempotency/service.js';
+import {
+  createRuleErrors,
+  fieldErrors,
+  isRecord,
+  mergeErrors,
+  moneyErrors,
+  normalizeItems,
+  normalizeShopperInfos,
+  returnUrlError,
+  shopperInfoErrors,
+  timestampRule,
+  type Item,
+  type ShopperInfo,
+} from './rules.js';
+import type { CreateBody, LinkStatus, LinkType, PaymentLinkSchema, ListEntrySchema } from './schemas.js';
+import * as sql from './sql.js';
+import type { PaymentLinkRow } from './sql.js';
+
+export interface Deps {
+  config: Config;
+  db: Database;
+  clock: Clock;
+}
+
+export type PaymentLinkView = Static<typeof PaymentLinkSchema>;
+export type ListEntryView = Static<typeof ListEntrySchema>;
+
+/** Where a link opens (D5). */
+export function linkUrl(config: Config, reference: string): string {
+  return `${config.publicBaseUrl}/pay/${reference}`;
+}
+
+/**
+ * Status is computed at read time from the stored facts and the clock (D6), in this precedence:
+ * Disabled is final; a TokenizeByLink that tokenised is Completed; a link with all its sales made is
+ * Used; one past validUntil is Expired (from the very instant validUntil is reached).
+ */
+export function linkStatus(link: Pick<PaymentLinkRow, 'disabledAt' | 'completedAt' | 'type' | 'salesCount' | 'maxSalesCount' | 'validUntil'>, now: Date): LinkStatus {
+  if (link.disabledAt !== null) return 'Disabled';
+  if (link.type === 'TokenizeByLink' && link.completedAt !== null) return 'Completed';
+  if (link.maxSalesCount !== null && link.salesCount >= link.maxSalesCount) return 'Used';
+  if (link.validUntil !== null && link.validUntil.getTime() <= now.getTime()) return 'Expired';
+  return 'Active';
+}
+
+// ---------------------------------------------------------------- create
+
+/** D1: a create from a browser origin the merchant has not listed is refused (an empty list allows any). */
+export async function checkOrigin(db: Database, merchantId: string, origin: string | undefined): Promise<void> {
+  if (origin === undefined) return;
+  const allowed = await allowedOrigins(db, merchantId);
+  if (allowed.length === 0) return;
+  const canonical = (o: string) => o.trim().replace(/\/+$/, '').toLowerCase();
+  if (!allowed.some((a) => canonical(a) === canonical(origin))) {
+    throw new ApiError('ORIGIN_NOT_ALLOWED', 'this Origin is not among the origins allowed for the merchant');
+  }
+}
+
+/**
+ * Every create rule at once (D2: all failing fields in one answer): the schema's errors, the rules
+ * of D4, and the terminal's owner (D1). Returns the body, now known to be valid.
+ */
+export async function validateCreate(db: Database, merchantId: string, body: unknown, schemaErrors: readonly FieldError[], now: Date): Promise<Static<typeof CreateBody>> {
+  const errors = mergeErrors(schemaErrors, createRuleErrors(body, now));
+  if (isRecord(body) && typeof body.terminalIdentifier === 'string' && /^[A-Za-z0-9]{12}$/.test(body.terminalIdentifier)) {
+    if (!(await merchantHasTerminal(db, merchantId, body.terminalIdentifier))) {
+      errors.push({ field: 'terminalIdentifier', code: 'TERMINAL_NOT_FOUND', message: "is not a terminal of the API key's merchant" });
+    }
+  }
+  if (errors.length > 0) throw fieldErrors(errors);
+  return body as Static<typeof CreateBody>;
+}
+
+export async function createPaymentLink(
+  deps: Deps,
+  merchantId: string,
+  body: Static<typeof CreateBody>,
+  idempotencyKey: string | undefined,
+): Promise<{ paymentLinkReference: string; url: string }> {
+  const { config, db, clock } = deps;
+  const { body: result } = await idempotentCreate(db, clock, { ownerId: merchantId, key: idempotencyKey, operation: 'paymentlinks.create', body }, async (tx) => {
+    const reference = newReference('pl');
+    await sql.insertLink(tx, {
+      reference,
+      merchantId,
+      terminalIdentifier: body.terminalIdentifier,
+      type: body.type as LinkType,
+      description: body.description ?? '',
+      themeKey: body.themeKey ?? null,
+      amount: body.amount,
+      currency: body.currency,
+      returnUrl: body.returnUrl ?? null,
+      culture: body.culture ?? 'is',
+      validUntil: body.expiresAt !== undefined ? new Date(body.expiresAt) : null,
+      recurringProcessingModel: body.recurringProcessingModel ?? null,
+      maxSalesCount: body.exactSalesCount ?? null,
+      items: normalizeItems(body.items ?? []),
+      shopperInfos: normalizeShopperInfos(body.shopperInfos ?? body.shopperInfo ?? []),
+      createdAt: clock.now(),
+    });
+    return { paymentLinkReference: reference, url: linkUrl(config, reference) };
+  });
+  return result;
+}
+
+// ---------------------------------------------------------------- read
+
+export function presentLink(config: Config, link: PaymentLinkRow, submissions: readonly sql.SubmissionRow[], now: Date): PaymentLinkView {
+  return {
+    terminalIdentifier: link.terminalIdentifier,
+    themeKey: link.themeKey,
+    paymentLinkReference: link.reference,
+    description: link.description,
+    amount: link.amount,
+    currency: link.currency,
+    returnUrl: link.returnUrl,
+    status: linkStatus(link, now),
+    culture: link.culture,
+    type: link.type,
+    url: linkUrl(config, link.reference),
+    createdAt: formatTimestamp(link.createdAt),
+    validUntil: link.validUntil ? formatTimestamp(link.validUntil) : null,
+    recurringProcessingModel: link.recurringProcessingModel,
+    visitCount: link.visitCount,
+    salesCount: link.salesCount,
+    maxSalesCount: link.maxSalesCount,
+    items: normalizeItems(link.items),
+    shopperInfos: normalizeShopperInfos(link.shopperInfos),
+    submissions: submissions.map((s) => ({
+      answers: s.answers.map((a) => ({ field: a.field, value: a.value })),
+      completed: s.completed,
+      amount: s.amount,
+      currency: s.currency,
+      token: s.token,
+      payfacReference: s.payfacReference,
+    })),
+  };
+}
+
+export async function getPaymentLink(deps: Deps, merchantId: string, reference: string): Promise<PaymentLinkView> {
+  const link = await sql.findLink(deps.db.pool, merchantId, reference);
+  if (!link) throw notFound('payment link');
+  const submissions = await sql.listSubmissions(deps.db.pool, reference);
+  return presentLink(deps.config, link, submissions, deps.clock.now());
+}
+
+export async function listPaymentLinks(deps: Deps, merchantId: string, page: number, pageSize: number): Promise<{ data: ListEntryView[]; totalCount: number }> {
+  const [rows, totalCount] = await Promise.all([
+    sql.listLinks(deps.db.pool, merchantId, pageSize, page * pageSize),
+    sql.countLinks(deps.db.pool, merchantId),
+  ]);
+  return {
+    data: rows.map((r) => ({
+      paymentLinkReference: r.paymentLinkReference,
+      description: r.description,
+      amount: r.amount,
+      currency: r.currency,
+      type: r.type,
+      createdAt: formatTimestamp(r.createdAt),
+    })),
+    totalCount,
+  };
+}
+
+// ---------------------------------------------------------------- update (D7) and disable (D8)
+
+/** Throws when the caller may not change a link of this type (the route knows the key's capabilities). */
+export type TypeGuard = (type: LinkType) => void;
+
+const isInt = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v);
+const sameItems = (a: readonly Item[], b: readonly Item[]) => JSON.stringify(normalizeItems(a)) === JSON.stringify(normalizeItems(b));
+
+/**
+ * Applies an update (D7) under a row lock, so that a sale or another update committing meanwhile is
+ * decided on, not overwritten: the checks read the locked row, and the write happens before the lock
+ * is released. Every failing field is reported at once, and a rejected update writes nothing.
+ */
+export async function updatePaymentLink(deps: Deps, merchantId: string, body: unknown, schemaErrors: readonly FieldError[], guard: TypeGuard): Promise<void> {
+  if (!isRecord(body) || typeof body.paymentLinkReference !== 'string' || schemaErrors.some((e) => e.field === 'paymentLinkReference')) {
+    throw fieldErrors(schemaErrors.length > 0 ? schemaErrors : [{ field: 'paymentLinkReference', code: 'REQUIRED', message: 'is required' }]);
+  }
+  const reference = body.paymentLinkReference;
+  const { config, db, clock } = deps;
+  await withTransaction(db, async (tx) => {
+    const link = await sql.lockLink(tx, merchantId, reference);
+    if (!link) throw notFound('payment link');
+    guard(link.type);
+    const now = clock.now();
+    const before = linkStatus(link, now);
+    if (before === 'Disabled' || before === 'Completed') {
+      throw new ApiError('INVALID_STATE', `a ${before} payment link cannot be updated`);
+    }
+    const errors: FieldError[] = [...schemaErrors];
+    const immutable = (field: string, why = 'cannot be changed') => errors.push({ field, code: 'IMMUTABLE', message: why });
+
+    // Never mutable: may be sent back as read, but not changed.
+    if (typeof body.terminalIdentifier === 'string' && body.terminalIdentifier !== link.terminalIdentifier) immutable('terminalIdentifier');
+    if (typeof body.type === 'string' && body.type !== link.type) immutable('type');
+    if (typeof body.url === 'string' && body.url !== linkUrl(config, link.reference)) immutable('url');
+    if (typeof body.createdAt === 'string') {
+      const ms = Date.parse(body.createdAt);
+      if (Number.isNaN(ms)) errors.push({ field: 'createdAt', code: 'FORMAT', message: 'must be an ISO 8601 timestamp' });
+      else if (ms !== link.createdAt.getTime()) immutable('createdAt');
+    }
+    if (isInt(body.visitCount) && body.visitCount !== link.visitCount) immutable('visitCount');
+    if (isInt(body.salesCount) && body.salesCount !== link.salesCount) immutable('salesCount');
+    if ((typeof body.recurringProcessingModel === 'string' || body.recurringProcessingModel === null) && body.recurringProcessingModel !== link.recurringProcessingModel) {
+      immutable('recurringProcessingModel');
+    }
+
+    // Mutable while Active, Expired or Used; left out keeps, null clears.
+    const next: sql.LinkChanges = {
+      description: typeof body.description === 'string' ? body.description : link.description,
+      themeKey: typeof body.themeKey === 'string' || body.themeKey === null ? body.themeKey : link.themeKey,
+      returnUrl: link.returnUrl,
+      culture: typeof body.culture === 'string' ? body.culture : link.culture,
+      validUntil: link.validUntil,
+      maxSalesCount: link.maxSalesCount,
+      shopperInfos: link.shopperInfos,
+      amount: link.amount,
+      currency: link.currency,
+      items: link.items,
+    };
+    if (body.returnUrl === null) next.returnUrl = null;
+    else if (typeof body.returnUrl === 'string' && body.returnUrl !== link.returnUrl) {
+      const bad = returnUrlError(body.returnUrl);
+      if (bad) errors.push(bad);
+      next.returnUrl = body.returnUrl;
+    }
+    if (body.validUntil === null) next.validUntil = null;
+    else if (typeof body.validUntil === 'string' && Date.parse(body.validUntil) !== link.validUntil?.getTime()) {
+      // A new expiry must lie ahead (as expiresAt does on create); sending the stored one back is no change.
+      const t = timestampRule(body.validUntil, 'validUntil', { now, future: true });
+      errors.push(...t.errors);
+      if (t.at) next.validUntil = t.at;
+    }
+    if (body.maxSalesCount === null) next.maxSalesCount = null;
+    else if (isInt(body.maxSalesCount) && body.maxSalesCount !== link.maxSalesCount) {
+      if (body.maxSalesCount < link.salesCount) {
+        errors.push({ field: 'maxSalesCount', code: 'RANGE', message: `cannot be below salesCount (${link.salesCount})` });
+      }
+      next.maxSalesCount = body.maxSalesCount;
+    }
+    if (Array.isArray(body.shopperInfos)) {
+      errors.push(...shopperInfoErrors(body.shopperInfos, 'shopperInfos'));
+      // Entries of the wrong shape have a schema error already, so this value is never written.
+      next.shopperInfos = normalizeShopperInfos(body.shopperInfos as unknown as ShopperInfo[]);
+    }
+
+    // Mutable only before the first sale; then checked again as a whole, as on create.
+    const changed: string[] = [];
+    if (isInt(body.amount) && body.amount !== link.amount) {
+      changed.push('amount');
+      next.amount = body.amount;
+    }
+    if (typeof body.currency === 'string' && body.currency !== link.currency) {
+      changed.push('currency');
+      next.currency = body.currency;
+    }
+    if (Array.isArray(body.items) && !(body.items.every(isRecord) && sameItems(body.items as unknown as Item[], link.items))) {
+      changed.push('items');
+      next.items = body.items as unknown as Item[];
+    }
+    if (changed.length > 0 && link.salesCount > 0) {
+      for (const f of changed) immutable(f, `can change only while salesCount is 0 (it is ${link.salesCount})`);
+    } else if (changed.length > 0 && !schemaErrors.some((e) => /^(amount|currency|items)\b/.test(e.field))) {
+      errors.push(...moneyErrors({ type: link.type, amount: next.amount, currency: next.currency, items: next.items }));
+    }
+
+    // Status changes only through D6; sending the status the link has (before or after) is fine.
+    if (typeof body.status === 'string') {
+      const after = linkStatus({ ...link, validUntil: next.validUntil, maxSalesCount: next.maxSalesCount }, now);
+      if (body.status !== before && body.status !== after) immutable('status', 'changes only by Disable or as validUntil, maxSalesCount and sales decide (D6)');
+    }
+
+    const all = mergeErrors(errors);
+    if (all.length > 0) throw fieldErrors(all);
+    await sql.updateLink(tx, reference, { ...next, items: normalizeItems(next.items) }, now);
+  });
+}
+
+export async function disablePaymentLink(deps: Deps, merchantId: string, reference: string, guard: TypeGuard): Promise<void> {
+  await withTransaction(deps.db, async (tx) => {
+    const link = await sql.lockLink(tx, merchantId, reference);
+    if (!link) throw notFound('payment link');
+    guard(link.type);
+    await sql.disableLink(tx, reference, deps.clock.now());
+  });
+}
+
+// ---------------------------------------------------------------- the shopper's page
+
+/** The link as a shopper opening it sees it; counts the visit (D6). Unknown references: undefined. */
+export async function openPaymentLink(deps: Deps, reference: string): Promise<{ description: string; status: LinkStatus } | undefined> {
+  const link = await sql.countVisit(deps.db.pool, reference);
+  if (!link) return undefined;
+  return { description: link.description, status: linkStatus(link, deps.clock.now()) };
+}

@@ -1,0 +1,182 @@
+import type { Queryable } from '../db/database.js';
+import type { Item, ShopperInfo } from './rules.js';
+import type { LinkType } from './schemas.js';
+
+// Every query of the payment links module (STYLE habit 3): values go in as $n parameters only.
+
+export interface PaymentLinkRow {
+  reference: string;
+  merchantId: string;
+  terminalIdentifier: string;
+  type: LinkType;
+  description: string;
+  themeKey: string | null;
+  amount: number;
+  currency: string;
+  returnUrl: string | null;
+  culture: string;
+  validUntil: Date | null;
+  recurringProcessingModel: string | null;
+  visitCount: number;
+  salesCount: number;
+  maxSalesCount: number | null;
+  items: Item[];
+  shopperInfos: ShopperInfo[];
+  disabledAt: Date | null;
+  completedAt: Date | null;
+  createdAt: Date;
+}
+
+export interface SubmissionRow {
+  answers: { field: string; value: string }[];
+  completed: boolean;
+  amount: number;
+  currency: string;
+  token: string | null;
+  payfacReference: string | null;
+}
+
+const LINK_COLUMNS = `reference, merchant_id AS "merchantId", terminal_identifier AS "terminalIdentifier", type, description,
+  theme_key AS "themeKey", amount, currency, return_url AS "returnUrl", culture, valid_until AS "validUntil",
+  recurring_processing_model AS "recurringProcessingModel", visit_count AS "visitCount", sales_count AS "salesCount",
+  max_sales_count AS "maxSalesCount", items, shopper_infos AS "shopperInfos", disabled_at AS "disabledAt",
+  completed_at AS "completedAt", created_at AS "createdAt"`;
+
+export interface NewLink {
+  reference: string;
+  merchantId: string;
+  terminalIdentifier: string;
+  type: LinkType;
+  description: string;
+  themeKey: string | null;
+  amount: number;
+  currency: string;
+  returnUrl: string | null;
+  culture: string;
+  validUntil: Date | null;
+  recurringProcessingModel: string | null;
+  maxSalesCount: number | null;
+  items: Item[];
+  shopperInfos: ShopperInfo[];
+  createdAt: Date;
+}
+
+export async function insertLink(db: Queryable, l: NewLink): Promise<void> {
+  await db.query(
+    `INSERT INTO payment_links (reference, merchant_id, terminal_identifier, type, description, theme_key, amount, currency,
+       return_url, culture, valid_until, recurring_processing_model, max_sales_count, items, shopper_infos, created_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $16)`,
+    [
+      l.reference, l.merchantId, l.terminalIdentifier, l.type, l.description, l.themeKey, l.amount, l.currency,
+      l.returnUrl, l.culture, l.validUntil, l.recurringProcessingModel, l.maxSalesCount,
+      JSON.stringify(l.items), JSON.stringify(l.shopperInfos), l.createdAt,
+    ],
+  );
+}
+
+/** A merchant's link; another merchant's is simply not found (D1). */
+export async function findLink(db: Queryable, merchantId: string, reference: string): Promise<PaymentLinkRow | undefined> {
+  const { rows } = await db.query<PaymentLinkRow>(
+    `SELECT ${LINK_COLUMNS} FROM payment_links WHERE reference = $1 AND merchant_id = $2`,
+    [reference, merchantId],
+  );
+  return rows[0];
+}
+
+/** The same, row-locked until the caller's transaction ends: updates decide on what they lock (D7). */
+export async function lockLink(db: Queryable, merchantId: string, reference: string): Promise<PaymentLinkRow | undefined> {
+  const { rows } = await db.query<PaymentLinkRow>(
+    `SELECT ${LINK_COLUMNS} FROM payment_links WHERE reference = $1 AND merchant_id = $2 FOR UPDATE`,
+    [reference, merchantId],
+  );
+  return rows[0];
+}
+
+export interface LinkChanges {
+  description: string;
+  themeKey: string | null;
+  returnUrl: string | null;
+  culture: string;
+  validUntil: Date | null;
+  maxSalesCount: number | null;
+  shopperInfos: ShopperInfo[];
+  amount: number;
+  currency: string;
+  items: Item[];
+}
+
+export async function updateLink(db: Queryable, reference: string, c: LinkChanges, now: Date): Promise<void> {
+  await db.query(
+    `UPDATE payment_links SET description = $2, theme_key = $3, return_url = $4, culture = $5, valid_until = $6,
+       max_sales_count = $7, shopper_infos = $8, amount = $9, currency = $10, items = $11, updated_at = $12
+     WHERE reference = $1`,
+    [
+      reference, c.description, c.themeKey, c.returnUrl, c.culture, c.validUntil, c.maxSalesCount,
+      JSON.stringify(c.shopperInfos), c.amount, c.currency, JSON.stringify(c.items), now,
+    ],
+  );
+}
+
+/** Disable is idempotent (D8): the first disabling time is kept. */
+export async function disableLink(db: Queryable, reference: string, now: Date): Promise<void> {
+  await db.query(
+    'UPDATE payment_links SET disabled_at = COALESCE(disabled_at, $2), updated_at = $2 WHERE reference = $1',
+    [reference, now],
+  );
+}
+
+export interface ListEntryRow {
+  paymentLinkReference: string;
+  description: string;
+  amount: number;
+  currency: string;
+  type: LinkType;
+  createdAt: Date;
+}
+
+/** Newest first, then by reference so that links created in the same instant keep one order (D9). */
+export async function listLinks(db: Queryable, merchantId: string, limit: number, offset: number): Promise<ListEntryRow[]> {
+  const { rows } = await db.query<ListEntryRow>(
+    `SELECT reference AS "paymentLinkReference", description, amount, currency, type, created_at AS "createdAt"
+       FROM payment_links WHERE merchant_id = $1
+      ORDER BY created_at DESC, reference DESC
+      LIMIT $2 OFFSET $3`,
+    [merchantId, limit, offset],
+  );
+  return rows;
+}
+
+export async function countLinks(db: Queryable, merchantId: string): Promise<number> {
+  const { rows } = await db.query<{ n: number }>('SELECT count(*)::bigint AS n FROM payment_links WHERE merchant_id = $1', [merchantId]);
+  return rows[0]?.n ?? 0;
+}
+
+export async function listSubmissions(db: Queryable, reference: string): Promise<SubmissionRow[]> {
+  const { rows } = await db.query<SubmissionRow>(
+    `SELECT answers, completed, amount, currency, token, payfac_reference AS "payfacReference"
+       FROM payment_link_submissions WHERE payment_link_reference = $1
+      ORDER BY created_at, id`,
+    [reference],
+  );
+  return rows;
+}
+
+export async function insertSubmission(
+  db: Queryable,
+  s: SubmissionRow & { id: string; paymentLinkReference: string; createdAt: Date },
+): Promise<void> {
+  await db.query(
+    `INSERT INTO payment_link_submissions (id, payment_link_reference, answers, completed, amount, currency, token, payfac_reference, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+    [s.id, s.paymentLinkReference, JSON.stringify(s.answers), s.completed, s.amount, s.currency, s.token, s.payfacReference, s.createdAt],
+  );
+}
+
+/** The shopper's page (D6): every view counts; the link is found by its reference alone. */
+export async function countVisit(db: Queryable, reference: string): Promise<PaymentLinkRow | undefined> {
+  const { rows } = await db.query<PaymentLinkRow>(
+    `UPDATE payment_links SET visit_count = visit_count + 1 WHERE reference = $1 RETURNING ${LINK_COLUMNS}`,
+    [reference],
+  );
+  return rows[0];
+}
