@@ -14,6 +14,9 @@ import { normalizeToSchema, validatorCompiler, type JsonSchema } from './http/va
 import { renderDocsPage, type OpenApiDoc } from './http/docs.js';
 import { loggerOptions } from './logging.js';
 import { paymentLinkPageRoutes, paymentLinkRoutes } from './paymentLinks/routes.js';
+import { webhookRoutes } from './webhooks/routes.js';
+import { hostedCheckoutRoutes } from './checkout/routes.js';
+import type { Resolver } from './webhooks/addressRules.js';
 
 export type App = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>;
 
@@ -23,6 +26,8 @@ export interface AppDeps {
   clock: Clock;
   /** A pino logger instance (tests capture its output); default: pino at config.logLevel to stdout. */
   logger?: FastifyBaseLogger;
+  /** DNS for the webhook address rule of D13 (tests inject one); default: the system resolver. */
+  webhookResolver?: Resolver;
 }
 
 /** Builds the HTTP application; it never listens itself (main.ts does). */
@@ -98,6 +103,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await app.register(
     async (api) => {
       await paymentLinkRoutes(api as App, deps);
+      await webhookRoutes(api as App, deps);
+      await hostedCheckoutRoutes(api as App, deps);
     },
     { prefix: '/api/v1' },
   );

@@ -1,0 +1,147 @@
+import { Agent, request, type Dispatcher } from 'undici';
+import type { ConnectionOptions } from 'node:tls';
+import { literalAddressAllowed, publicOnlyLookup, AddressNotAllowedError } from '../addressRules.js';
+
+// One HTTP attempt of a delivery (interface.md 3, 6, 8): success is status exactly 200 with the whole
+// response received within the time limit; anything else is a failed attempt of one kind (D14).
+
+/** interface.md 8: 15 seconds, counted over the entire response. Tests inject a shorter one. */
+export const ATTEMPT_TIMEOUT_MS = 15_000;
+/** D14: the first 64 KiB of the response body are recorded. */
+export const RESPONSE_BODY_LIMIT = 64 * 1024;
+
+export type ErrorKind = 'timeout' | 'connection' | 'tls' | 'status';
+
+export interface AttemptResult {
+  success: boolean;
+  responseStatus: number | null;
+  responseBody: string | null;
+  durationMs: number;
+  errorKind: ErrorKind | null;
+  /** A short description of a failure for logs (never headers or secrets). */
+  errorDetail: string | null;
+}
+
+export interface DeliveryAgentOptions {
+  /** D13: refuse loopback, private, link-local and internal addresses at every connection. */
+  publicOnly: boolean;
+  /** Extra TLS options (tests trust their own CA here). */
+  tls?: Pick<ConnectionOptions, 'ca'>;
+  /** Connections kept per origin; the per-endpoint in-flight limit is enforced by the claim. */
+  connectionsPerOrigin?: number;
+}
+
+/** The keep-alive undici Agent the worker sends with (one pool per origin). */
+export function createDeliveryAgent(opts: DeliveryAgentOptions): Agent {
+  return new Agent({
+    keepAliveTimeout: 30_000,
+    keepAliveMaxTimeout: 120_000,
+    connections: opts.connectionsPerOrigin ?? null,
+    // Our own timer bounds the whole attempt; undici's must not fire first.
+    headersTimeout: 0,
+    bodyTimeout: 0,
+    connect: {
+      timeout: 10_000,
+      ...(opts.tls ?? {}),
+      ...(opts.publicOnly ? { lookup: publicOnlyLookup } : {}),
+    },
+  });
+}
+
+export interface AttemptRequest {
+  url: string;
+  body: Buffer;
+  apiKey: string;
+  correlationId: string;
+}
+
+const TLS_CODES = new Set([
+  'EPROTO',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'CERT_REVOKED',
+  'CERT_UNTRUSTED',
+  'CERT_REJECTED',
+  'CERT_SIGNATURE_FAILURE',
+  'HOSTNAME_MISMATCH',
+]);
+
+function errorCodes(err: unknown): string[] {
+  const codes: string[] = [];
+  let cur: unknown = err;
+  for (let i = 0; i < 5 && typeof cur === 'object' && cur !== null; i++) {
+    const code = (cur as { code?: unknown }).code;
+    if (typeof code === 'string') codes.push(code);
+    cur = (cur as { cause?: unknown }).cause;
+  }
+  return codes;
+}
+
+/** Connection error or TLS failure, from the error's code (or its cause's). */
+export function classifyError(err: unknown): 'tls' | 'connection' {
+  const codes = errorCodes(err);
+  const tls = codes.some((c) => TLS_CODES.has(c) || c.startsWith('ERR_TLS_') || c.startsWith('ERR_SSL_') || c.startsWith('CERT_'));
+  return tls ? 'tls' : 'connection';
+}
+
+/** Sends one attempt and reads the whole response, all within `timeoutMs`. Never throws. */
+export async function sendAttempt(
+  dispatcher: Dispatcher,
+  req: AttemptRequest,
+  opts: { timeoutMs?: number; publicOnly: boolean },
+): Promise<AttemptResult> {
+  const timeoutMs = opts.timeoutMs ?? ATTEMPT_TIMEOUT_MS;
+  const started = performance.now();
+  const elapsed = (): number => Math.round(performance.now() - started);
+  const controller = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort();
+  }, timeoutMs);
+  let status: number | null = null;
+  const kept: Buffer[] = [];
+  let keptBytes = 0;
+  try {
+    const url = new URL(req.url);
+    // An IP literal is dialled without a lookup, so publicOnlyLookup never sees it: check it here.
+    if (opts.publicOnly && !literalAddressAllowed(url)) {
+      throw new AddressNotAllowedError(url.hostname);
+    }
+    const res = await request(url, {
+      method: 'POST',
+      dispatcher,
+      signal: controller.signal,
+      headers: {
+        'content-type': 'application/json; charset=utf-8',
+        authorization: req.apiKey,
+        'x-webhook-correlationid': req.correlationId,
+      },
+      body: req.body,
+    });
+    status = res.statusCode;
+    for await (const chunk of res.body as AsyncIterable<Buffer>) {
+      if (keptBytes < RESPONSE_BODY_LIMIT) {
+        const part = chunk.subarray(0, RESPONSE_BODY_LIMIT - keptBytes);
+        kept.push(part);
+        keptBytes += part.length;
+      }
+    }
+    const body = Buffer.concat(kept).toString('utf8').replace(/\0/g, '\uFFFD');
+    const ok = status === 200;
+    return { success: ok, responseStatus: status, responseBody: body, durationMs: elapsed(), errorKind: ok ? null : 'status', errorDetail: ok ? null : `HTTP ${status}` };
+  } catch (err) {
+    const partial = kept.length > 0 ? Buffer.concat(kept).toString('utf8').replace(/\0/g, '\uFFFD') : null;
+    if (timedOut) return { success: false, responseStatus: status, responseBody: partial, durationMs: elapsed(), errorKind: 'timeout', errorDetail: `no complete response within ${timeoutMs} ms` };
+    const kind = classifyError(err);
+    const codes = errorCodes(err);
+    return { success: false, responseStatus: status, responseBody: partial, durationMs: elapsed(), errorKind: kind, errorDetail: codes[0] ?? (err instanceof Error ? err.message : 'error') };
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,134 @@
+import type { Queryable } from '../../db/database.js';
+import type { DeliveryState } from './schedule.js';
+
+// The delivery worker's SQL: claim, record, and the wake-up notification.
+
+/** An arbitrary constant naming the claim lock (see claimDueDeliveries). */
+const CLAIM_LOCK_ID = 7_341_209_552;
+
+export interface ClaimedRow {
+  id: string;
+  webhook_id: string;
+  body: string;
+  attempt_count: number;
+  url: string;
+  api_key_sealed: string;
+}
+
+export async function notifyDeliveries(db: Queryable, channel: string): Promise<void> {
+  await db.query('SELECT pg_notify($1, $2)', [channel, '']);
+}
+
+export async function lockClaims(db: Queryable): Promise<void> {
+  await db.query('SELECT pg_advisory_xact_lock($1)', [CLAIM_LOCK_ID]);
+}
+
+/**
+ * Claims up to `limit` due deliveries for `claimToken` until `leaseUntil`, at most `perEndpoint`
+ * attempts in flight per webhook counting those already claimed (by any worker) and not expired.
+ *
+ * The scan reads the partial index of pending deliveries in due order, skipping webhooks already at
+ * their limit, so a black-hole endpoint with a long backlog never fills the scan window; `scan`
+ * bounds the rows looked at per claim. Rows are then locked with SKIP LOCKED and rechecked, so a
+ * concurrent claim, redelivery or sandbox advance never yields a double claim.
+ */
+export async function claimDueDeliveries(
+  db: Queryable,
+  args: { now: Date; leaseUntil: Date; claimToken: string; limit: number; perEndpoint: number; scan: number },
+): Promise<ClaimedRow[]> {
+  const { rows } = await db.query<ClaimedRow>(
+    `WITH busy AS (
+       SELECT webhook_id, count(*)::int AS n FROM webhook_deliveries
+        WHERE state = 'Pending' AND claim_token IS NOT NULL AND next_attempt_at > $1
+        GROUP BY webhook_id
+     ), candidates AS (
+       SELECT d.id, d.webhook_id,
+              row_number() OVER (PARTITION BY d.webhook_id ORDER BY d.next_attempt_at, d.id) AS rn
+         FROM (SELECT id, webhook_id, next_attempt_at FROM webhook_deliveries
+                WHERE state = 'Pending' AND next_attempt_at <= $1
+                  AND webhook_id NOT IN (SELECT webhook_id FROM busy WHERE n >= $5)
+                ORDER BY next_attempt_at LIMIT $6) d
+     ), picked AS (
+       SELECT c.id FROM candidates c LEFT JOIN busy b ON b.webhook_id = c.webhook_id
+        WHERE c.rn <= $5 - COALESCE(b.n, 0)
+        ORDER BY c.rn
+        LIMIT $4
+     ), locked AS (
+       SELECT d.id FROM webhook_deliveries d
+        WHERE d.id IN (SELECT id FROM picked) AND d.state = 'Pending' AND d.next_attempt_at <= $1
+        FOR UPDATE OF d SKIP LOCKED
+     )
+     UPDATE webhook_deliveries d
+        SET next_attempt_at = $2, claim_token = $3
+       FROM locked, webhooks w
+      WHERE d.id = locked.id AND w.id = d.webhook_id
+     RETURNING d.id, d.webhook_id, d.body, d.attempt_count, w.url, w.api_key_sealed`,
+    [args.now, args.leaseUntil, args.claimToken, args.limit, args.perEndpoint, args.scan],
+  );
+  return rows;
+}
+
+export interface AttemptRecord {
+  deliveryId: string;
+  claimToken: string;
+  attemptNumber: number;
+  correlationId: string;
+  sentAt: Date;
+  responseStatus: number | null;
+  responseBody: string | null;
+  durationMs: number;
+  errorKind: 'timeout' | 'connection' | 'tls' | 'status' | null;
+  state: DeliveryState;
+  nextAttemptAt: Date | null;
+}
+
+/**
+ * Records finished attempts in one statement: each delivery moves to its next state only if this
+ * worker's claim still holds (a claim taken over after the lease ran out is not overwritten), and
+ * the attempt row is written for exactly those. Returns the delivery ids recorded.
+ */
+export async function recordAttempts(db: Queryable, now: Date, records: readonly AttemptRecord[]): Promise<string[]> {
+  if (records.length === 0) return [];
+  const col = <T>(f: (r: AttemptRecord) => T): T[] => records.map(f);
+  const { rows } = await db.query<{ id: string }>(
+    `WITH r AS (
+       SELECT * FROM unnest($1::text[], $2::uuid[], $3::int[], $4::uuid[], $5::timestamptz[], $6::int[], $7::text[], $8::int[], $9::text[], $10::text[], $11::timestamptz[])
+         AS r(delivery_id, claim_token, attempt_number, correlation_id, sent_at, response_status, response_body, duration_ms, error_kind, state, next_attempt_at)
+     ), u AS (
+       UPDATE webhook_deliveries d
+          SET state = r.state, attempt_count = r.attempt_number, next_attempt_at = r.next_attempt_at,
+              claim_token = NULL, updated_at = $12
+         FROM r
+        WHERE d.id = r.delivery_id AND d.claim_token = r.claim_token
+       RETURNING d.id
+     ), a AS (
+       INSERT INTO webhook_attempts (delivery_id, attempt_number, correlation_id, sent_at, response_status, response_body, duration_ms, error_kind)
+       SELECT r.delivery_id, r.attempt_number, r.correlation_id, r.sent_at, r.response_status, r.response_body, r.duration_ms, r.error_kind
+         FROM r JOIN u ON u.id = r.delivery_id
+     )
+     SELECT id FROM u`,
+    [
+      col((r) => r.deliveryId),
+      col((r) => r.claimToken),
+      col((r) => r.attemptNumber),
+      col((r) => r.correlationId),
+      col((r) => r.sentAt),
+      col((r) => r.responseStatus),
+      col((r) => r.responseBody),
+      col((r) => r.durationMs),
+      col((r) => r.errorKind),
+      col((r) => r.state),
+      col((r) => r.nextAttemptAt),
+      now,
+    ],
+  );
+  return rows.map((r) => r.id);
+}
+
+/** The earliest time a pending, unclaimed-or-leased delivery becomes due (for the fallback timer). */
+export async function nextDueAt(db: Queryable): Promise<Date | null> {
+  const { rows } = await db.query<{ at: Date | null }>(
+    `SELECT min(next_attempt_at) AS at FROM webhook_deliveries WHERE state = 'Pending'`,
+  );
+  return rows[0]?.at ?? null;
+}

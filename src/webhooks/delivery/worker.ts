@@ -1,0 +1,291 @@
+import type { FastifyBaseLogger } from 'fastify';
+import pg from 'pg';
+import type { Dispatcher } from 'undici';
+import type { Config } from '../../config.js';
+import type { Clock } from '../../clock.js';
+import type { Database } from '../../db/database.js';
+import { newUuid } from '../../ids.js';
+import { openSecret } from '../secrets.js';
+import { claimBatch } from './claim.js';
+import { afterAttempt } from './schedule.js';
+import { ATTEMPT_TIMEOUT_MS, createDeliveryAgent, sendAttempt } from './send.js';
+import { recordAttempts, type AttemptRecord } from './sql.js';
+import type { ClaimedRow } from './sql.js';
+import { NOTIFY_CHANNEL, onDeliveriesEnqueued } from './wake.js';
+
+// The delivery worker (issue 3). It claims due deliveries in batches under a lease, sends each
+// attempt on a keep-alive undici Agent, and records finished attempts in batches (group commit: while
+// one batch is being written the next accumulates, so the database sees one statement per batch,
+// not per attempt, and a lone attempt is still recorded on the next turn of the event loop).
+//
+// Wake-ups: NOTIFY on a LISTEN connection (PostgreSQL, any process), an in-process signal (PGlite),
+// each recorded batch (slots freed), and a slow fallback poll for retries that come due and for
+// leases of dead workers that run out.
+
+type Logger = Pick<FastifyBaseLogger, 'info' | 'warn' | 'error' | 'debug'>;
+
+export interface DeliveryWorkerOptions {
+  db: Database;
+  clock: Clock;
+  config: Pick<Config, 'env' | 'webhookMaxInFlightPerEndpoint' | 'deliveryLeaseMs'>;
+  logger?: Logger;
+  /** The HTTP dispatcher (tests pass an Agent that trusts their CA); default: a keep-alive Agent. */
+  dispatcher?: Dispatcher;
+  /** interface.md 8: 15 s. Tests shorten it. */
+  attemptTimeoutMs?: number;
+  /** Attempts in flight in this process, all endpoints together. */
+  maxInFlight?: number;
+  /** Most deliveries taken by one claim. */
+  batchSize?: number;
+  /** Fallback poll (real time). */
+  pollIntervalMs?: number;
+  /** Listen for NOTIFY (PostgreSQL only); default on for PostgreSQL. */
+  listen?: boolean;
+}
+
+const silent: Logger = { info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined };
+
+export class DeliveryWorker {
+  private readonly db: Database;
+  private readonly clock: Clock;
+  private readonly log: Logger;
+  private readonly dispatcher: Dispatcher;
+  private readonly ownsDispatcher: boolean;
+  private readonly timeoutMs: number;
+  private readonly publicOnly: boolean;
+  private readonly perEndpoint: number;
+  private readonly leaseMs: number;
+  private readonly maxInFlight: number;
+  private readonly batchSize: number;
+  private readonly pollIntervalMs: number;
+  private readonly listen: boolean;
+
+  private running = false;
+  private stopping = false;
+  /** Claimed and not yet recorded (sending, or waiting in the record buffer). */
+  private inFlight = 0;
+  private claiming = false;
+  private claimAgain = false;
+  private buffer: AttemptRecord[] = [];
+  private flushing = false;
+  private flushScheduled = false;
+  private pollTimer: NodeJS.Timeout | undefined;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private unsubscribe: (() => void) | undefined;
+  private listener: pg.Client | undefined;
+  private idleWaiters: (() => void)[] = [];
+  /** Counters for logs and the benchmark. */
+  readonly stats = { attempts: 0, delivered: 0, failedAttempts: 0, claims: 0, flushes: 0 };
+
+  constructor(opts: DeliveryWorkerOptions) {
+    this.db = opts.db;
+    this.clock = opts.clock;
+    this.log = opts.logger ?? silent;
+    this.publicOnly = opts.config.env === 'production';
+    this.ownsDispatcher = opts.dispatcher === undefined;
+    this.dispatcher = opts.dispatcher ?? createDeliveryAgent({ publicOnly: this.publicOnly });
+    this.timeoutMs = opts.attemptTimeoutMs ?? ATTEMPT_TIMEOUT_MS;
+    this.perEndpoint = opts.config.webhookMaxInFlightPerEndpoint;
+    this.leaseMs = opts.config.deliveryLeaseMs;
+    this.maxInFlight = opts.maxInFlight ?? 256;
+    this.batchSize = opts.batchSize ?? 100;
+    this.pollIntervalMs = opts.pollIntervalMs ?? 2_000;
+    this.listen = opts.listen ?? opts.db.kind === 'postgres';
+    // A lease must outlive an attempt, or a live worker's claim could be taken over mid-send.
+    if (this.leaseMs <= this.timeoutMs) throw new Error('deliveryLeaseMs must be longer than the attempt timeout');
+  }
+
+  /** Starts listening and claiming; resolves once the LISTEN connection (if any) is up. */
+  async start(): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    this.unsubscribe = onDeliveriesEnqueued(() => this.wake());
+    if (this.listen) await this.connectListener();
+    this.pollTimer = setInterval(() => this.wake(), this.pollIntervalMs);
+    this.pollTimer.unref();
+    this.wake();
+  }
+
+  /** Claim now (a new delivery, a freed slot, a test that moved the clock). */
+  wake(): void {
+    if (this.stopping) return;
+    if (this.claiming) {
+      this.claimAgain = true;
+      return;
+    }
+    this.claiming = true;
+    void this.claimLoop();
+  }
+
+  /**
+   * Resolves when a claim found nothing more to do and no attempt is in flight or unrecorded
+   * (tests: move the clock, wake, wait for this).
+   */
+  async settled(): Promise<void> {
+    this.wake();
+    if (this.isIdle()) return;
+    await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  /** D17 drain: stop claiming, let attempts in flight finish and be recorded (at most graceMs). */
+  async stop(graceMs = 20_000): Promise<void> {
+    if (this.stopping) return;
+    this.stopping = true;
+    clearInterval(this.pollTimer);
+    clearTimeout(this.retryTimer);
+    this.unsubscribe?.();
+    const listener = this.listener;
+    this.listener = undefined;
+    if (listener) await listener.end().catch(() => undefined);
+    const drained = new Promise<boolean>((resolve) => {
+      if (this.inFlight === 0 && !this.claiming) return resolve(true);
+      this.idleWaiters.push(() => resolve(true));
+    });
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), graceMs);
+    });
+    const clean = await Promise.race([drained, timeout]);
+    clearTimeout(timer);
+    if (!clean) this.log.warn({ inFlight: this.inFlight }, 'delivery worker stopped with attempts in flight; their leases will run out and another worker retries them');
+    if (this.ownsDispatcher) {
+      if (clean) await this.dispatcher.close();
+      else await this.dispatcher.destroy();
+    }
+    this.running = false;
+  }
+
+  private isIdle(): boolean {
+    return !this.claiming && !this.claimAgain && this.inFlight === 0 && this.buffer.length === 0 && !this.flushing;
+  }
+
+  private checkIdle(): void {
+    if (!this.isIdle()) return;
+    const waiters = this.idleWaiters;
+    this.idleWaiters = [];
+    for (const w of waiters) w();
+  }
+
+  private async connectListener(): Promise<void> {
+    if (this.db.url === null || this.stopping) return;
+    const client = new pg.Client({ connectionString: this.db.url });
+    client.on('notification', () => this.wake());
+    client.on('error', (err) => {
+      this.log.warn({ err: err.message }, 'delivery LISTEN connection lost; reconnecting');
+      if (this.listener === client) this.listener = undefined;
+      client.end().catch(() => undefined);
+      const t = setTimeout(() => void this.connectListener().catch(() => undefined), 1_000);
+      t.unref();
+    });
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${NOTIFY_CHANNEL}`);
+      this.listener = client;
+      // Anything committed while we were not listening is picked up now.
+      this.wake();
+    } catch (err) {
+      this.log.warn({ err: (err as Error).message }, 'delivery LISTEN connection failed; relying on polling until it is back');
+      await client.end().catch(() => undefined);
+      const t = setTimeout(() => void this.connectListener().catch(() => undefined), 1_000);
+      t.unref();
+    }
+  }
+
+  private async claimLoop(): Promise<void> {
+    try {
+      do {
+        this.claimAgain = false;
+        while (!this.stopping) {
+          const free = this.maxInFlight - this.inFlight;
+          if (free <= 0) break;
+          const limit = Math.min(free, this.batchSize);
+          const claim = await claimBatch(this.db, this.clock, { limit, perEndpoint: this.perEndpoint, leaseMs: this.leaseMs });
+          this.stats.claims++;
+          for (const row of claim.rows) this.startAttempt(row, claim.token);
+          if (claim.rows.length < limit) break;
+        }
+      } while (this.claimAgain && !this.stopping);
+    } catch (err) {
+      if (!this.stopping) this.log.error({ err: (err as Error).message }, 'claiming deliveries failed; retrying on the next poll');
+    } finally {
+      this.claiming = false;
+      this.claimAgain = false;
+      this.checkIdle();
+    }
+  }
+
+  private startAttempt(row: ClaimedRow, claimToken: string): void {
+    this.inFlight++;
+    const attemptNumber = row.attempt_count + 1;
+    const correlationId = newUuid();
+    const sentAt = this.clock.now();
+    void sendAttempt(
+      this.dispatcher,
+      { url: row.url, body: Buffer.from(row.body, 'utf8'), apiKey: openSecret(row.api_key_sealed), correlationId },
+      { timeoutMs: this.timeoutMs, publicOnly: this.publicOnly },
+    ).then((result) => {
+      const outcome = afterAttempt(attemptNumber, sentAt, result.success);
+      this.stats.attempts++;
+      if (result.success) this.stats.delivered++;
+      else {
+        this.stats.failedAttempts++;
+        this.log.info(
+          { deliveryId: row.id, webhookId: row.webhook_id, attempt: attemptNumber, correlationId, status: result.responseStatus, errorKind: result.errorKind, error: result.errorDetail, next: outcome.state },
+          'webhook attempt failed',
+        );
+      }
+      this.buffer.push({
+        deliveryId: row.id,
+        claimToken,
+        attemptNumber,
+        correlationId,
+        sentAt,
+        responseStatus: result.responseStatus,
+        responseBody: result.responseBody,
+        durationMs: result.durationMs,
+        errorKind: result.errorKind,
+        state: outcome.state,
+        nextAttemptAt: outcome.nextAttemptAt,
+      });
+      this.scheduleFlush();
+    });
+  }
+
+  private scheduleFlush(): void {
+    if (this.flushing || this.flushScheduled) return;
+    this.flushScheduled = true;
+    setImmediate(() => {
+      this.flushScheduled = false;
+      void this.flush();
+    });
+  }
+
+  private async flush(): Promise<void> {
+    if (this.flushing || this.buffer.length === 0) return;
+    this.flushing = true;
+    const batch = this.buffer;
+    this.buffer = [];
+    let recorded = false;
+    try {
+      const ids = await recordAttempts(this.db.pool, this.clock.now(), batch);
+      this.stats.flushes++;
+      if (ids.length < batch.length) this.log.warn({ lost: batch.length - ids.length }, 'attempts finished after their lease was taken over; not recorded');
+      recorded = true;
+    } catch (err) {
+      this.log.error({ err: (err as Error).message, attempts: batch.length }, 'recording attempts failed; retrying');
+      // Keep them: they are retried shortly (until the lease runs out another worker may resend).
+      this.buffer = batch.concat(this.buffer);
+    } finally {
+      this.flushing = false;
+    }
+    if (recorded) {
+      this.inFlight -= batch.length;
+      if (this.buffer.length > 0) this.scheduleFlush();
+      if (!this.stopping) this.wake();
+      this.checkIdle();
+    } else {
+      this.retryTimer = setTimeout(() => void this.flush(), this.stopping ? 200 : 1_000);
+      this.retryTimer.unref();
+    }
+  }
+}

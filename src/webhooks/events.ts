@@ -1,0 +1,82 @@
+import type { Queryable } from '../db/database.js';
+import type { Clock } from '../clock.js';
+import { prefixedId } from '../ids.js';
+import { hmacSignature, type SignedFields } from './delivery/sign.js';
+import { NOTIFY_CHANNEL, signalDeliveriesEnqueued } from './delivery/wake.js';
+import { notifyDeliveries } from './delivery/sql.js';
+import { openSecret } from './secrets.js';
+import * as sql from './sql.js';
+
+// The outbox (D12, STYLE habit 4): an event and its deliveries are written with the caller's client,
+// inside the caller's transaction, so they commit or vanish with the state change that caused them.
+
+export type EventType = 'Authorization' | 'Capture' | 'Tokenization' | 'Refund' | 'TokenDisabled' | 'Adjustment';
+
+export const EVENT_TYPES: readonly EventType[] = ['Authorization', 'Capture', 'Tokenization', 'Refund', 'TokenDisabled', 'Adjustment'];
+
+export interface PaymentEvent {
+  merchantId: string;
+  eventType: EventType;
+  checkoutReference: string | null;
+  payfacReference: string;
+  merchantReference: string | null;
+  amount: number /* minor units */;
+  currency: string;
+  reason: string | null;
+  success: boolean;
+  additionalData?: Record<string, string>;
+}
+
+/** The message of interface.md 2.8 before signing: the seven signed strings and additionalData. */
+export interface WebhookMessage extends SignedFields {
+  additionalData: Record<string, string>;
+}
+
+export function toMessage(event: PaymentEvent): WebhookMessage {
+  if (!Number.isSafeInteger(event.amount)) throw new Error('event amount must be an integer number of minor units');
+  return {
+    checkoutReference: event.checkoutReference,
+    payfacReference: event.payfacReference,
+    merchantReference: event.merchantReference,
+    amount: String(event.amount),
+    currency: event.currency,
+    reason: event.reason,
+    success: event.success ? 'true' : 'false',
+    // The receiver needs the event type; additionalData carries it (interface.md 2.8).
+    additionalData: { ...event.additionalData, eventType: event.eventType },
+  };
+}
+
+/** The exact body of a delivery, signed with the webhook's HMAC key (interface.md 2.8, 5.2). */
+export function buildBody(message: WebhookMessage, hmacKey: string): string {
+  return JSON.stringify({
+    checkoutReference: message.checkoutReference,
+    payfacReference: message.payfacReference,
+    merchantReference: message.merchantReference,
+    amount: message.amount,
+    currency: message.currency,
+    reason: message.reason,
+    success: message.success,
+    hmacSignature: hmacSignature(hmacKey, message),
+    additionalData: message.additionalData,
+  });
+}
+
+/**
+ * Records the event and one delivery per matching webhook (the merchant's and its linked partners',
+ * enabled, subscribed to the type), inside the caller's transaction, and wakes the workers at commit.
+ */
+export async function enqueueEvent(tx: Queryable, clock: Clock, event: PaymentEvent): Promise<{ eventId: string; deliveryIds: string[] }> {
+  const message = toMessage(event);
+  const now = clock.now();
+  const eventId = prefixedId('evt');
+  await sql.insertEvent(tx, { id: eventId, merchantId: event.merchantId, eventType: event.eventType, payfacReference: event.payfacReference, message, createdAt: now });
+  const targets = await sql.webhooksForEvent(tx, event.merchantId, event.eventType);
+  const deliveries = targets.map((w) => ({ id: prefixedId('dlv'), webhookId: w.id, body: buildBody(message, openSecret(w.hmac_key_sealed)) }));
+  await sql.insertDeliveries(tx, { eventId, eventType: event.eventType, payfacReference: event.payfacReference, now, deliveries });
+  if (deliveries.length > 0) {
+    await notifyDeliveries(tx, NOTIFY_CHANNEL);
+    signalDeliveriesEnqueued();
+  }
+  return { eventId, deliveryIds: deliveries.map((d) => d.id) };
+}

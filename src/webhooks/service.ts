@@ -1,0 +1,311 @@
+import type { Config } from '../config.js';
+import type { Clock } from '../clock.js';
+import { formatTimestamp } from '../clock.js';
+import type { Database } from '../db/database.js';
+import { withTransaction } from '../db/database.js';
+import type { Principal } from '../accounts/service.js';
+import { ApiError, notFound, validationError } from '../errors.js';
+import { newPayfacReference, prefixedId } from '../ids.js';
+import { idempotentCreate } from '../idempotency/service.js';
+import { checkProductionAddress, checkUrlShape, type Resolver } from './addressRules.js';
+import { buildBody, enqueueEvent, type EventType, type WebhookMessage } from './events.js';
+import { NOTIFY_CHANNEL, signalDeliveriesEnqueued } from './delivery/wake.js';
+import { notifyDeliveries } from './delivery/sql.js';
+import { newHmacKey, newWebhookApiKey, openSecret, sealSecret } from './secrets.js';
+import * as sql from './sql.js';
+
+// Webhook registration (D13), trace and replay (D14), the sandbox (D14). Only routes.ts knows HTTP.
+
+export interface WebhookServiceDeps {
+  config: Config;
+  db: Database;
+  clock: Clock;
+  /** DNS for the production address rule (tests inject one). */
+  resolver?: Resolver;
+}
+
+export function ownerOf(p: Principal): sql.Owner {
+  return p.kind === 'merchant' ? { merchantId: p.merchantId, partnerId: null } : { merchantId: null, partnerId: p.partnerId };
+}
+
+function ownerId(o: sql.Owner): string {
+  return (o.merchantId ?? o.partnerId) as string;
+}
+
+export interface WebhookView {
+  webhookId: string;
+  url: string;
+  eventTypes: string[];
+  description: string;
+  enabled: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+function view(w: sql.WebhookRow): WebhookView {
+  return {
+    webhookId: w.id,
+    url: w.url,
+    eventTypes: w.event_types,
+    description: w.description,
+    enabled: w.enabled,
+    createdAt: formatTimestamp(w.created_at),
+    updatedAt: formatTimestamp(w.updated_at),
+  };
+}
+
+/** interface.md 6.5 always; in production also the address rule of D13. Throws D2 field errors. */
+async function checkUrl(deps: WebhookServiceDeps, url: string): Promise<void> {
+  const shape = checkUrlShape(url);
+  if (shape) throw validationError([{ field: 'url', ...shape }]);
+  if (deps.config.env === 'production') {
+    const problem = await checkProductionAddress(url, deps.resolver);
+    if (problem) throw validationError([{ field: 'url', ...problem }]);
+  }
+}
+
+function uniqueEventTypes(types: readonly EventType[] | undefined): EventType[] {
+  return [...new Set(types ?? [])];
+}
+
+export interface RegisterInput {
+  url: string;
+  eventTypes?: EventType[];
+  description?: string;
+}
+
+export type RegisteredWebhook = WebhookView & { apiKey: string; hmacKey: string };
+
+export async function registerWebhook(
+  deps: WebhookServiceDeps,
+  principal: Principal,
+  input: RegisterInput,
+  idempotencyKey: string | undefined,
+): Promise<RegisteredWebhook> {
+  await checkUrl(deps, input.url);
+  const owner = ownerOf(principal);
+  const { body } = await idempotentCreate(deps.db, deps.clock, { ownerId: ownerId(owner), key: idempotencyKey, operation: 'webhooks.register', body: input }, async (tx) => {
+    const apiKey = newWebhookApiKey();
+    const hmacKey = newHmacKey();
+    const row = await sql.insertWebhook(tx, {
+      id: prefixedId('wh'),
+      owner,
+      url: input.url,
+      eventTypes: uniqueEventTypes(input.eventTypes),
+      description: input.description ?? '',
+      apiKeySealed: sealSecret(apiKey),
+      hmacKeySealed: sealSecret(hmacKey),
+      now: deps.clock.now(),
+    });
+    return { ...view(row), apiKey, hmacKey };
+  });
+  return body;
+}
+
+export async function listWebhooks(deps: WebhookServiceDeps, principal: Principal, page: number, pageSize: number): Promise<{ data: WebhookView[]; totalCount: number }> {
+  const r = await sql.listWebhooks(deps.db.pool, ownerOf(principal), page, pageSize);
+  return { data: r.rows.map(view), totalCount: r.total };
+}
+
+export async function getWebhook(deps: WebhookServiceDeps, principal: Principal, webhookId: string): Promise<WebhookView> {
+  const w = await sql.findWebhook(deps.db.pool, ownerOf(principal), webhookId);
+  if (!w) throw notFound('webhook');
+  return view(w);
+}
+
+export interface UpdateInput {
+  url?: string;
+  eventTypes?: EventType[];
+  description?: string;
+  enabled?: boolean;
+}
+
+export async function updateWebhook(deps: WebhookServiceDeps, principal: Principal, webhookId: string, input: UpdateInput): Promise<WebhookView> {
+  if (input.url !== undefined) await checkUrl(deps, input.url);
+  return withTransaction(deps.db, async (tx) => {
+    const w = await sql.findWebhook(tx, ownerOf(principal), webhookId, { forUpdate: true });
+    if (!w) throw notFound('webhook');
+    const now = deps.clock.now();
+    const updated = await sql.updateWebhook(tx, {
+      id: w.id,
+      url: input.url ?? w.url,
+      eventTypes: input.eventTypes !== undefined ? uniqueEventTypes(input.eventTypes) : w.event_types,
+      description: input.description ?? w.description,
+      enabled: input.enabled ?? w.enabled,
+      now,
+    });
+    if (w.enabled && !updated.enabled) await sql.failPendingDeliveries(tx, w.id, now);
+    return view(updated);
+  });
+}
+
+export async function deleteWebhook(deps: WebhookServiceDeps, principal: Principal, webhookId: string): Promise<void> {
+  await withTransaction(deps.db, async (tx) => {
+    const w = await sql.findWebhook(tx, ownerOf(principal), webhookId, { forUpdate: true });
+    if (!w) throw notFound('webhook');
+    const now = deps.clock.now();
+    await sql.softDeleteWebhook(tx, w.id, now);
+    await sql.failPendingDeliveries(tx, w.id, now);
+  });
+}
+
+/**
+ * New secrets, shown once. Attempts from now on carry the new apiKey; bodies of deliveries already
+ * created keep the signature they were built with (D14: a delivery's bytes never change).
+ */
+export async function rotateSecrets(deps: WebhookServiceDeps, principal: Principal, webhookId: string): Promise<{ webhookId: string; apiKey: string; hmacKey: string }> {
+  return withTransaction(deps.db, async (tx) => {
+    const w = await sql.findWebhook(tx, ownerOf(principal), webhookId, { forUpdate: true });
+    if (!w) throw notFound('webhook');
+    const apiKey = newWebhookApiKey();
+    const hmacKey = newHmacKey();
+    await sql.setWebhookSecrets(tx, { id: w.id, apiKeySealed: sealSecret(apiKey), hmacKeySealed: sealSecret(hmacKey), now: deps.clock.now() });
+    return { webhookId: w.id, apiKey, hmacKey };
+  });
+}
+
+// Trace and replay (D14)
+
+export interface DeliveryView {
+  deliveryId: string;
+  webhookId: string;
+  eventId: string;
+  eventType: string;
+  payfacReference: string;
+  state: 'Pending' | 'Delivered' | 'Failed';
+  attemptCount: number;
+  nextAttemptAt: string | null;
+  createdAt: string;
+}
+
+export interface AttemptView {
+  attemptNumber: number;
+  correlationId: string;
+  sentAt: string;
+  responseStatus: number | null;
+  responseBody: string | null;
+  durationMs: number;
+  errorKind: 'timeout' | 'connection' | 'tls' | 'status' | null;
+}
+
+function deliveryView(d: sql.DeliveryRow): DeliveryView {
+  return {
+    deliveryId: d.id,
+    webhookId: d.webhook_id,
+    eventId: d.event_id,
+    eventType: d.event_type,
+    payfacReference: d.payfac_reference,
+    state: d.state,
+    attemptCount: d.attempt_count,
+    // While an attempt is in flight the row holds the lease's end; that is when it would be retried
+    // if the worker sending it died.
+    nextAttemptAt: d.state === 'Pending' && d.next_attempt_at ? formatTimestamp(d.next_attempt_at) : null,
+    createdAt: formatTimestamp(d.created_at),
+  };
+}
+
+export async function listDeliveries(
+  deps: WebhookServiceDeps,
+  principal: Principal,
+  filter: sql.DeliveryFilter,
+  page: number,
+  pageSize: number,
+): Promise<{ data: DeliveryView[]; totalCount: number }> {
+  // A correlation id that is not a UUID matches nothing (and must not reach a uuid cast).
+  if (filter.correlationId !== undefined && !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(filter.correlationId)) {
+    return { data: [], totalCount: 0 };
+  }
+  const r = await sql.listDeliveries(deps.db.pool, ownerOf(principal), filter, page, pageSize);
+  return { data: r.rows.map(deliveryView), totalCount: r.total };
+}
+
+export async function getDelivery(
+  deps: WebhookServiceDeps,
+  principal: Principal,
+  deliveryId: string,
+): Promise<DeliveryView & { body: string; attempts: AttemptView[] }> {
+  const d = await sql.findDelivery(deps.db.pool, ownerOf(principal), deliveryId);
+  if (!d) throw notFound('delivery');
+  const attempts = await sql.attemptsOf(deps.db.pool, d.id);
+  return {
+    ...deliveryView(d),
+    body: d.body,
+    attempts: attempts.map((a) => ({
+      attemptNumber: a.attempt_number,
+      correlationId: a.correlation_id,
+      sentAt: formatTimestamp(a.sent_at),
+      responseStatus: a.response_status,
+      responseBody: a.response_body,
+      durationMs: a.duration_ms,
+      errorKind: a.error_kind,
+    })),
+  };
+}
+
+/**
+ * D14 redeliver: a new delivery of the same event to the same webhook, with its own five attempts.
+ * Its body is built now, signed with the webhook's current key (a receiver that rotated its keys can
+ * verify it); the original delivery keeps its bytes.
+ */
+export async function redeliver(deps: WebhookServiceDeps, principal: Principal, deliveryId: string): Promise<{ deliveryId: string }> {
+  return withTransaction(deps.db, async (tx) => {
+    const d = await sql.findDelivery(tx, ownerOf(principal), deliveryId);
+    if (!d) throw notFound('delivery');
+    const w = await sql.webhookSecrets(tx, d.webhook_id);
+    if (!w || w.deleted || !w.enabled) throw new ApiError('INVALID_STATE', 'the webhook of this delivery is disabled or deleted');
+    const event = await sql.findEvent(tx, d.event_id);
+    if (!event) throw notFound('delivery');
+    const id = prefixedId('dlv');
+    const body = buildBody(event.message as WebhookMessage, openSecret(w.hmac_key_sealed));
+    await sql.insertDeliveries(tx, { eventId: event.id, eventType: event.event_type, payfacReference: event.payfac_reference, now: deps.clock.now(), deliveries: [{ id, webhookId: d.webhook_id, body }] });
+    await notifyDeliveries(tx, NOTIFY_CHANNEL);
+    signalDeliveriesEnqueued();
+    return { deliveryId: id };
+  });
+}
+
+// Sandbox (D14)
+
+export interface SandboxEventInput {
+  eventType: EventType;
+  amount: number;
+  currency: string;
+  success?: boolean;
+  reason?: string;
+  merchantReference?: string;
+  checkoutReference?: string;
+  additionalData?: Record<string, string>;
+}
+
+export async function recordSandboxEvent(deps: WebhookServiceDeps, merchantId: string, input: SandboxEventInput): Promise<{ eventId: string; payfacReference: string }> {
+  const payfacReference = newPayfacReference();
+  const { eventId } = await withTransaction(deps.db, (tx) =>
+    enqueueEvent(tx, deps.clock, {
+      merchantId,
+      eventType: input.eventType,
+      checkoutReference: input.checkoutReference ?? null,
+      payfacReference,
+      merchantReference: input.merchantReference ?? null,
+      amount: input.amount,
+      currency: input.currency,
+      reason: input.reason ?? null,
+      success: input.success ?? true,
+      ...(input.additionalData ? { additionalData: input.additionalData } : {}),
+    }),
+  );
+  return { eventId, payfacReference };
+}
+
+export async function advanceDelivery(deps: WebhookServiceDeps, principal: Principal, deliveryId: string): Promise<void> {
+  await withTransaction(deps.db, async (tx) => {
+    const d = await sql.findDelivery(tx, ownerOf(principal), deliveryId, { forUpdate: true });
+    if (!d) throw notFound('delivery');
+    if (d.state !== 'Pending') throw new ApiError('INVALID_STATE', `the delivery is ${d.state}; only a Pending delivery can be advanced`);
+    // An attempt in flight already is the next attempt; leave its claim alone.
+    if (!d.claimed) {
+      await sql.makeDueNow(tx, d.id, deps.clock.now());
+      await notifyDeliveries(tx, NOTIFY_CHANNEL);
+      signalDeliveriesEnqueued();
+    }
+  });
+}

@@ -1,0 +1,247 @@
+import type { Queryable } from '../db/database.js';
+
+// Webhooks, events and deliveries (D12–D14). The owner of a webhook is a merchant or a partner:
+// functions take both ids with exactly one set, so `merchant_id = $x OR partner_id = $y` matches
+// only the caller's own rows.
+
+export interface Owner {
+  merchantId: string | null;
+  partnerId: string | null;
+}
+
+export interface WebhookRow {
+  id: string;
+  merchant_id: string | null;
+  partner_id: string | null;
+  url: string;
+  event_types: string[];
+  description: string;
+  enabled: boolean;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const WEBHOOK_COLUMNS = 'id, merchant_id, partner_id, url, event_types, description, enabled, created_at, updated_at';
+
+export async function insertWebhook(
+  db: Queryable,
+  args: { id: string; owner: Owner; url: string; eventTypes: readonly string[]; description: string; apiKeySealed: string; hmacKeySealed: string; now: Date },
+): Promise<WebhookRow> {
+  const { rows } = await db.query<WebhookRow>(
+    `INSERT INTO webhooks (id, merchant_id, partner_id, url, event_types, description, enabled, api_key_sealed, hmac_key_sealed, created_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5, $6, true, $7, $8, $9, $9)
+     RETURNING ${WEBHOOK_COLUMNS}`,
+    [args.id, args.owner.merchantId, args.owner.partnerId, args.url, args.eventTypes, args.description, args.apiKeySealed, args.hmacKeySealed, args.now],
+  );
+  return rows[0] as WebhookRow;
+}
+
+export async function findWebhook(db: Queryable, owner: Owner, id: string, opts: { forUpdate?: boolean } = {}): Promise<WebhookRow | undefined> {
+  const { rows } = await db.query<WebhookRow>(
+    `SELECT ${WEBHOOK_COLUMNS} FROM webhooks
+      WHERE id = $1 AND deleted_at IS NULL AND (merchant_id = $2 OR partner_id = $3)
+      ${opts.forUpdate ? 'FOR UPDATE' : ''}`,
+    [id, owner.merchantId, owner.partnerId],
+  );
+  return rows[0];
+}
+
+export async function listWebhooks(db: Queryable, owner: Owner, page: number, pageSize: number): Promise<{ rows: WebhookRow[]; total: number }> {
+  const { rows } = await db.query<WebhookRow>(
+    `SELECT ${WEBHOOK_COLUMNS} FROM webhooks
+      WHERE deleted_at IS NULL AND (merchant_id = $1 OR partner_id = $2)
+      ORDER BY created_at DESC, id DESC
+      LIMIT $3 OFFSET $4`,
+    [owner.merchantId, owner.partnerId, pageSize, page * pageSize],
+  );
+  const count = await db.query<{ n: number }>(
+    'SELECT count(*)::int AS n FROM webhooks WHERE deleted_at IS NULL AND (merchant_id = $1 OR partner_id = $2)',
+    [owner.merchantId, owner.partnerId],
+  );
+  return { rows, total: count.rows[0]?.n ?? 0 };
+}
+
+export async function updateWebhook(
+  db: Queryable,
+  args: { id: string; url: string; eventTypes: readonly string[]; description: string; enabled: boolean; now: Date },
+): Promise<WebhookRow> {
+  const { rows } = await db.query<WebhookRow>(
+    `UPDATE webhooks SET url = $2, event_types = $3, description = $4, enabled = $5, updated_at = $6
+      WHERE id = $1 RETURNING ${WEBHOOK_COLUMNS}`,
+    [args.id, args.url, args.eventTypes, args.description, args.enabled, args.now],
+  );
+  return rows[0] as WebhookRow;
+}
+
+export async function softDeleteWebhook(db: Queryable, id: string, now: Date): Promise<void> {
+  await db.query('UPDATE webhooks SET deleted_at = $2, enabled = false, updated_at = $2 WHERE id = $1', [id, now]);
+}
+
+export async function setWebhookSecrets(db: Queryable, args: { id: string; apiKeySealed: string; hmacKeySealed: string; now: Date }): Promise<void> {
+  await db.query('UPDATE webhooks SET api_key_sealed = $2, hmac_key_sealed = $3, updated_at = $4 WHERE id = $1', [args.id, args.apiKeySealed, args.hmacKeySealed, args.now]);
+}
+
+export async function webhookSecrets(db: Queryable, id: string): Promise<{ hmac_key_sealed: string; enabled: boolean; deleted: boolean } | undefined> {
+  const { rows } = await db.query<{ hmac_key_sealed: string; enabled: boolean; deleted: boolean }>(
+    'SELECT hmac_key_sealed, enabled, deleted_at IS NOT NULL AS deleted FROM webhooks WHERE id = $1',
+    [id],
+  );
+  return rows[0];
+}
+
+/**
+ * A webhook that stops receiving (disabled or deleted) ends its pending deliveries as Failed, except
+ * those a worker is sending right now (their attempt is recorded as usual).
+ */
+export async function failPendingDeliveries(db: Queryable, webhookId: string, now: Date): Promise<number> {
+  const r = await db.query(
+    `UPDATE webhook_deliveries SET state = 'Failed', next_attempt_at = NULL, updated_at = $2
+      WHERE webhook_id = $1 AND state = 'Pending' AND claim_token IS NULL`,
+    [webhookId, now],
+  );
+  return r.rowCount ?? 0;
+}
+
+// Events and deliveries
+
+export async function insertEvent(
+  db: Queryable,
+  args: { id: string; merchantId: string; eventType: string; payfacReference: string; message: unknown; createdAt: Date },
+): Promise<void> {
+  await db.query(
+    'INSERT INTO webhook_events (id, merchant_id, event_type, payfac_reference, message, created_at) VALUES ($1, $2, $3, $4, $5, $6)',
+    [args.id, args.merchantId, args.eventType, args.payfacReference, JSON.stringify(args.message), args.createdAt],
+  );
+}
+
+/** The enabled webhooks an event of this merchant reaches: its own and its linked partners' (6.2). */
+export async function webhooksForEvent(db: Queryable, merchantId: string, eventType: string): Promise<{ id: string; hmac_key_sealed: string }[]> {
+  const { rows } = await db.query<{ id: string; hmac_key_sealed: string }>(
+    `SELECT w.id, w.hmac_key_sealed FROM webhooks w
+      WHERE w.deleted_at IS NULL AND w.enabled
+        AND (cardinality(w.event_types) = 0 OR $2 = ANY (w.event_types))
+        AND (w.merchant_id = $1 OR w.partner_id IN (SELECT partner_id FROM partner_merchants WHERE merchant_id = $1))
+      ORDER BY w.id`,
+    [merchantId, eventType],
+  );
+  return rows;
+}
+
+export async function insertDeliveries(
+  db: Queryable,
+  args: { eventId: string; eventType: string; payfacReference: string; now: Date; deliveries: readonly { id: string; webhookId: string; body: string }[] },
+): Promise<void> {
+  if (args.deliveries.length === 0) return;
+  await db.query(
+    `INSERT INTO webhook_deliveries (id, event_id, webhook_id, event_type, payfac_reference, body, state, attempt_count, next_attempt_at, created_at, updated_at)
+     SELECT d.id, $4, d.webhook_id, $5, $6, d.body, 'Pending', 0, $7, $7, $7
+       FROM unnest($1::text[], $2::text[], $3::text[]) AS d(id, webhook_id, body)`,
+    [args.deliveries.map((d) => d.id), args.deliveries.map((d) => d.webhookId), args.deliveries.map((d) => d.body), args.eventId, args.eventType, args.payfacReference, args.now],
+  );
+}
+
+export interface EventRow {
+  id: string;
+  merchant_id: string;
+  event_type: string;
+  payfac_reference: string;
+  message: unknown;
+}
+
+export async function findEvent(db: Queryable, id: string): Promise<EventRow | undefined> {
+  const { rows } = await db.query<EventRow>('SELECT id, merchant_id, event_type, payfac_reference, message FROM webhook_events WHERE id = $1', [id]);
+  return rows[0];
+}
+
+export interface DeliveryRow {
+  id: string;
+  webhook_id: string;
+  event_id: string;
+  event_type: string;
+  payfac_reference: string;
+  state: 'Pending' | 'Delivered' | 'Failed';
+  attempt_count: number;
+  next_attempt_at: Date | null;
+  claimed: boolean;
+  created_at: Date;
+}
+
+const DELIVERY_COLUMNS = `d.id, d.webhook_id, d.event_id, d.event_type, d.payfac_reference, d.state, d.attempt_count,
+  d.next_attempt_at, d.claim_token IS NOT NULL AS claimed, d.created_at`;
+
+export interface DeliveryFilter {
+  payfacReference?: string;
+  correlationId?: string;
+  webhookId?: string;
+  state?: string;
+}
+
+export async function listDeliveries(
+  db: Queryable,
+  owner: Owner,
+  filter: DeliveryFilter,
+  page: number,
+  pageSize: number,
+): Promise<{ rows: DeliveryRow[]; total: number }> {
+  const where = `(w.merchant_id = $1 OR w.partner_id = $2)
+      AND ($3::text IS NULL OR d.payfac_reference = $3)
+      AND ($4::uuid IS NULL OR d.id IN (SELECT a.delivery_id FROM webhook_attempts a WHERE a.correlation_id = $4))
+      AND ($5::text IS NULL OR d.webhook_id = $5)
+      AND ($6::text IS NULL OR d.state = $6)`;
+  const params = [owner.merchantId, owner.partnerId, filter.payfacReference ?? null, filter.correlationId ?? null, filter.webhookId ?? null, filter.state ?? null];
+  const { rows } = await db.query<DeliveryRow>(
+    `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+      WHERE ${where}
+      ORDER BY d.created_at DESC, d.id DESC
+      LIMIT $7 OFFSET $8`,
+    [...params, pageSize, page * pageSize],
+  );
+  const count = await db.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id WHERE ${where}`,
+    params,
+  );
+  return { rows, total: count.rows[0]?.n ?? 0 };
+}
+
+export async function findDelivery(
+  db: Queryable,
+  owner: Owner,
+  id: string,
+  opts: { forUpdate?: boolean } = {},
+): Promise<(DeliveryRow & { body: string }) | undefined> {
+  const { rows } = await db.query<DeliveryRow & { body: string }>(
+    `SELECT ${DELIVERY_COLUMNS}, d.body FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+      WHERE d.id = $1 AND (w.merchant_id = $2 OR w.partner_id = $3)
+      ${opts.forUpdate ? 'FOR UPDATE OF d' : ''}`,
+    [id, owner.merchantId, owner.partnerId],
+  );
+  return rows[0];
+}
+
+export interface AttemptRow {
+  attempt_number: number;
+  correlation_id: string;
+  sent_at: Date;
+  response_status: number | null;
+  response_body: string | null;
+  duration_ms: number;
+  error_kind: 'timeout' | 'connection' | 'tls' | 'status' | null;
+}
+
+export async function attemptsOf(db: Queryable, deliveryId: string): Promise<AttemptRow[]> {
+  const { rows } = await db.query<AttemptRow>(
+    `SELECT attempt_number, correlation_id, sent_at, response_status, response_body, duration_ms, error_kind
+       FROM webhook_attempts WHERE delivery_id = $1 ORDER BY attempt_number`,
+    [deliveryId],
+  );
+  return rows;
+}
+
+/** D14 sandbox advance: the next attempt of an unclaimed pending delivery is due now. */
+export async function makeDueNow(db: Queryable, id: string, now: Date): Promise<void> {
+  await db.query(
+    `UPDATE webhook_deliveries SET next_attempt_at = $2, updated_at = $2
+      WHERE id = $1 AND state = 'Pending' AND claim_token IS NULL`,
+    [id, now],
+  );
+}
