@@ -25,6 +25,15 @@ export const MAX_RETURN_URL_LENGTH = 2048;
 
 type Json = Record<string, unknown>;
 
+/** Whether the schema has already reported the field at this path (D2 path, `items[3].amount`). */
+export type Failed = (path: string) => boolean;
+const NONE_FAILED: Failed = () => false;
+
+export function failedFields(errors: readonly FieldError[]): Failed {
+  const paths = new Set(errors.map((e) => e.field));
+  return (path) => paths.has(path);
+}
+
 export function isRecord(v: unknown): v is Json {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
@@ -38,9 +47,11 @@ export function linkTypeOf(body: unknown): LinkType | undefined {
 }
 
 /** amount, currency and items together (D4): the rules create applies and update re-applies (D7). */
-export function moneyErrors(v: { type: LinkType; amount: unknown; currency: unknown; items: unknown }): FieldError[] {
+export function moneyErrors(v: { type: LinkType; amount: unknown; currency: unknown; items: unknown }, failed: Failed = NONE_FAILED): FieldError[] {
   const errors: FieldError[] = [];
-  const { type, amount, currency, items } = v;
+  const { type, currency, items } = v;
+  // A value the schema already refused takes no part in the sums: one mistake, one error.
+  const amount = failed('amount') ? undefined : v.amount;
   if (isInt(amount)) {
     if (type === 'PayByLink' && amount < 1) {
       errors.push({ field: 'amount', code: 'RANGE', message: `must be from 1 to ${MAX_AMOUNT} for PayByLink` });
@@ -70,7 +81,8 @@ export function moneyErrors(v: { type: LinkType; amount: unknown; currency: unkn
       summable = false;
       return;
     }
-    const { quantity, unitPrice, amountWithoutDiscount: awd, amount: itemAmount } = item;
+    const usable = (k: string) => (failed(`items[${i}].${k}`) ? undefined : item[k]);
+    const [quantity, unitPrice, awd, itemAmount] = [usable('quantity'), usable('unitPrice'), usable('amountWithoutDiscount'), usable('amount')];
     if (isInt(quantity) && isInt(unitPrice) && isInt(awd) && awd !== unitPrice * quantity) {
       errors.push({
         field: `items[${i}].amountWithoutDiscount`,
@@ -144,12 +156,12 @@ export function timestampRule(v: unknown, field: string, opts: { now: Date; futu
 }
 
 /** The create rules of D4 beyond the schema (the terminal's owner is checked by the service). */
-export function createRuleErrors(body: unknown, now: Date): FieldError[] {
+export function createRuleErrors(body: unknown, now: Date, failed: Failed = NONE_FAILED): FieldError[] {
   if (!isRecord(body)) return [];
   const errors: FieldError[] = [];
   const type = linkTypeOf(body);
   if (type) {
-    errors.push(...moneyErrors({ type, amount: body.amount, currency: body.currency, items: body.items }));
+    errors.push(...moneyErrors({ type, amount: body.amount, currency: body.currency, items: body.items }, failed));
     if (type === 'TokenizeByLink' && body.recurringProcessingModel === undefined) {
       errors.push({ field: 'recurringProcessingModel', code: 'REQUIRED', message: 'is required for TokenizeByLink' });
     }

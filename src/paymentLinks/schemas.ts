@@ -51,7 +51,7 @@ export const ShopperInfoSchema = Type.Object(
   {
     field: oneOf(SHOPPER_FIELDS, 'shopper data field requested; each at most once'),
     requirementType: oneOf(REQUIREMENT_TYPES),
-    prefilledValue: nullable(Type.String({ minLength: 1, maxLength: 500, description: 'required with Prefilled, forbidden otherwise' })),
+    prefilledValue: Type.Optional(nullable(Type.String({ minLength: 1, maxLength: 500, description: 'required with Prefilled, forbidden otherwise' }))),
   },
   { additionalProperties: false },
 );

@@ -10,6 +10,7 @@ import { allowedOrigins, merchantHasTerminal } from '../accounts/service.js';
 import { idempotentCreate } from '../idempotency/service.js';
 import {
   createRuleErrors,
+  failedFields,
   fieldErrors,
   isRecord,
   mergeErrors,
@@ -71,7 +72,7 @@ export async function checkOrigin(db: Database, merchantId: string, origin: stri
  * of D4, and the terminal's owner (D1). Returns the body, now known to be valid.
  */
 export async function validateCreate(db: Database, merchantId: string, body: unknown, schemaErrors: readonly FieldError[], now: Date): Promise<Static<typeof CreateBody>> {
-  const errors = mergeErrors(schemaErrors, createRuleErrors(body, now));
+  const errors = mergeErrors(schemaErrors, createRuleErrors(body, now, failedFields(schemaErrors)));
   if (isRecord(body) && typeof body.terminalIdentifier === 'string' && /^[A-Za-z0-9]{12}$/.test(body.terminalIdentifier)) {
     if (!(await merchantHasTerminal(db, merchantId, body.terminalIdentifier))) {
       errors.push({ field: 'terminalIdentifier', code: 'TERMINAL_NOT_FOUND', message: "is not a terminal of the API key's merchant" });
@@ -273,8 +274,8 @@ export async function updatePaymentLink(deps: Deps, merchantId: string, body: un
     }
     if (changed.length > 0 && link.salesCount > 0) {
       for (const f of changed) immutable(f, `can change only while salesCount is 0 (it is ${link.salesCount})`);
-    } else if (changed.length > 0 && !schemaErrors.some((e) => /^(amount|currency|items)\b/.test(e.field))) {
-      errors.push(...moneyErrors({ type: link.type, amount: next.amount, currency: next.currency, items: next.items }));
+    } else if (changed.length > 0) {
+      errors.push(...moneyErrors({ type: link.type, amount: next.amount, currency: next.currency, items: next.items }, failedFields(schemaErrors)));
     }
 
     // Status changes only through D6; sending the status the link has (before or after) is fine.
