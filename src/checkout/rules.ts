@@ -1,0 +1,30 @@
+import type { FieldError } from '../errors.js';
+import { isRecord, returnUrlError, timestampRule } from '../paymentLinks/rules.js';
+import { MAX_EXPIRY_MS } from './schemas.js';
+
+// The create rules of D10 that a JSON schema cannot say. Like the link rules, they look only at
+// values of the right type, so one answer names every failing field (D2).
+
+export function createCheckoutRuleErrors(body: unknown, now: Date): FieldError[] {
+  if (!isRecord(body)) return [];
+  const errors: FieldError[] = [];
+  const { amount, currency } = body;
+  if (typeof amount === 'number' && Number.isSafeInteger(amount)) {
+    if (amount === 0 && body.recurringProcessingModel === undefined) {
+      errors.push({ field: 'amount', code: 'RANGE', message: 'may be 0 only with recurringProcessingModel (a session that only saves a card)' });
+    }
+    if (currency === 'ISK' && amount % 100 !== 0) {
+      errors.push({ field: 'amount', code: 'NOT_MULTIPLE_OF_100', message: 'must end in 00 for ISK' });
+    }
+  }
+  const ret = returnUrlError(body.returnUrl);
+  if (ret) errors.push(ret);
+  const abandon = returnUrlError(body.abandonUrl, 'abandonUrl');
+  if (abandon) errors.push({ ...abandon, code: 'FORMAT' });
+  const expiry = timestampRule(body.expiresAt, 'expiresAt', { now, future: true });
+  errors.push(...expiry.errors);
+  if (expiry.at && expiry.at.getTime() > now.getTime() + MAX_EXPIRY_MS) {
+    errors.push({ field: 'expiresAt', code: 'RANGE', message: 'must be at most 24 hours ahead' });
+  }
+  return errors;
+}

@@ -1,0 +1,95 @@
+import type { Static } from 'typebox';
+import type { Clock } from '../clock.js';
+import type { Database } from '../db/database.js';
+import { notFound } from '../errors.js';
+import { findTerminal } from '../accounts/sql.js';
+import { newReference } from '../ids.js';
+import { idempotentCreate } from '../idempotency/service.js';
+import { fieldErrors, isRecord, mergeErrors } from '../paymentLinks/rules.js';
+import type { FieldError } from '../errors.js';
+import { createCheckoutRuleErrors } from './rules.js';
+import { MAX_EXPIRY_MS, type CreateCheckoutBody, type SessionStatus } from './schemas.js';
+import * as sql from './sql.js';
+
+// Hosted checkout sessions (D10): create, read status. Paying a session is src/payments/service.ts.
+
+export type CreateCheckoutRequest = Static<typeof CreateCheckoutBody>;
+
+export function sessionStatusOf(row: { completed_at: Date | null; expires_at: Date }, now: Date): SessionStatus {
+  if (row.completed_at !== null) return 'Completed';
+  return row.expires_at.getTime() <= now.getTime() ? 'Expired' : 'New';
+}
+
+function quantityOf(q: number | string | undefined): number | null {
+  if (q === undefined) return null;
+  return typeof q === 'number' ? q : Number(q);
+}
+
+/**
+ * Every create rule at once (D2: all failing fields in one answer): the schema's errors, the rules of
+ * D10, and the terminal's owner (D1). Returns the body, now known to be valid.
+ */
+export async function validateCreateSession(db: Database, merchantId: string, body: unknown, schemaErrors: readonly FieldError[], now: Date): Promise<CreateCheckoutRequest> {
+  const errors = mergeErrors(schemaErrors, createCheckoutRuleErrors(body, now));
+  if (isRecord(body) && typeof body.terminalIdentifier === 'string' && /^[A-Za-z0-9]{12}$/.test(body.terminalIdentifier)) {
+    const terminal = await findTerminal(db.pool, body.terminalIdentifier);
+    if (!terminal || terminal.merchant_id !== merchantId) {
+      errors.push({ field: 'terminalIdentifier', code: 'TERMINAL_NOT_FOUND', message: "is not a terminal of the API key's merchant" });
+    }
+  }
+  if (errors.length > 0) throw fieldErrors(errors);
+  return body as CreateCheckoutRequest;
+}
+
+export async function createSession(
+  deps: { db: Database; clock: Clock; publicBaseUrl: string },
+  merchantId: string,
+  body: CreateCheckoutRequest,
+  idempotencyKey: string | undefined,
+): Promise<{ checkoutReference: string; url: string }> {
+  const { db, clock } = deps;
+  const now = clock.now();
+
+  const expiresAt = body.expiresAt !== undefined ? new Date(body.expiresAt) : new Date(now.getTime() + MAX_EXPIRY_MS);
+  const manual = body.isManualCapture ?? false;
+  const shopperEmail = body.shopperContact === undefined ? null : typeof body.shopperContact === 'string' ? body.shopperContact : body.shopperContact.email;
+
+  const { body: created } = await idempotentCreate(db, clock, { ownerId: merchantId, key: idempotencyKey, operation: 'hostedcheckout.create', body }, async (tx) => {
+    const reference = newReference('cs');
+    await sql.insertSession(tx, {
+      reference,
+      merchantId,
+      terminalIdentifier: body.terminalIdentifier,
+      amount: body.amount,
+      currency: body.currency,
+      returnUrl: body.returnUrl,
+      merchantReference: body.reference,
+      culture: body.culture ?? 'is',
+      isManualCapture: manual,
+      // D10: manual capture wins and the delay is ignored.
+      captureHoursDelay: manual ? null : body.captureHoursDelay ?? null,
+      isPreAuth: body.isPreAuth ?? false,
+      expiresAt,
+      merchantShopperReference: body.merchantShopperReference ?? null,
+      items: (body.items ?? []).map((i) => ({ name: i.name, amount: i.amount, quantity: quantityOf(i.quantity), unitPrice: i.unitPrice ?? null })),
+      themeKey: body.themeKey ?? null,
+      shopperEmail,
+      recurringProcessingModel: body.recurringProcessingModel ?? null,
+      abandonUrl: body.abandonUrl ?? null,
+      createdAt: now,
+    });
+    return { checkoutReference: reference, url: `${deps.publicBaseUrl}/checkout/${reference}` };
+  });
+  return created;
+}
+
+export async function sessionStatus(
+  deps: { db: Database; clock: Clock },
+  merchantId: string,
+  reference: string,
+): Promise<{ status: SessionStatus; payfacReference: string | null }> {
+  const row = await sql.sessionStatusRow(deps.db.pool, merchantId, reference);
+  // D1: another merchant's session is reported as not found.
+  if (!row) throw notFound('checkout session');
+  return { status: sessionStatusOf(row, deps.clock.now()), payfacReference: row.payfac_reference };
+}

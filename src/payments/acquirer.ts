@@ -1,0 +1,31 @@
+import type { CardInput, CardSummary } from './card.js';
+
+// The one small interface between the service and whoever moves the money (D11). The shipped
+// implementation is the simulator; a real acquirer adapter implements the same three calls. The card
+// data goes in, and only the summary comes back out.
+
+export interface AuthoriseRequest {
+  card: CardInput;
+  /** Minor units; 0 for a card check that only saves the card. */
+  amount: number;
+  currency: string;
+  /** Save the card for later payments and return a token. */
+  tokenize: boolean;
+  /** A pre-authorisation, whose amount may still be adjusted before capture. */
+  preAuth: boolean;
+}
+
+export type AuthoriseResult =
+  | { outcome: 'Authorised'; card: CardSummary; authCode: string; threeDAuthenticated: boolean; token: string | null }
+  | { outcome: 'Refused'; card: CardSummary; reason: string; threeDAuthenticated: boolean }
+  /**
+   * The issuer wants the shopper to confirm (3-D Secure). `state` is what the acquirer needs to finish
+   * it: JSON, stored between the two requests, never containing the card number or CVC.
+   */
+  | { outcome: 'ChallengeShopper'; card: CardSummary; state: Record<string, string> };
+
+export interface Acquirer {
+  authorise(request: AuthoriseRequest): Promise<AuthoriseResult>;
+  /** Finishes a 3-D Secure step: the shopper confirmed it, or cancelled it. */
+  completeChallenge(state: Record<string, string>, confirmed: boolean): Promise<Exclude<AuthoriseResult, { outcome: 'ChallengeShopper' }>>;
+}
