@@ -1,6 +1,6 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { parseConfig, ConfigError, type Config } from './config.js';
-import { openAndMigrate, serve, stopOnSignals } from './main.js';
+import { openAndMigrate, runWorker, serve, stopOnSignals } from './main.js';
 import { openDatabase } from './db/database.js';
 import { migrate } from './db/migrate.js';
 import {
@@ -72,6 +72,14 @@ export function buildCli(): Command {
     .option('--no-worker', 'serve HTTP only, without the delivery worker')
     .action(async (opts: { worker: boolean }) => {
       const running = await serve(loadConfig(), { worker: opts.worker });
+      stopOnSignals(running.stop, print);
+    });
+
+  program
+    .command('worker')
+    .description('run the webhook delivery worker only')
+    .action(async () => {
+      const running = await runWorker(loadConfig());
       stopOnSignals(running.stop, print);
     });
 

@@ -6,6 +6,7 @@ import { migrate } from './db/migrate.js';
 import { buildApp, type App } from './app.js';
 import { createMerchant, isEmpty } from './accounts/service.js';
 import { loggerOptions } from './logging.js';
+import { DeliveryWorker } from './webhooks/delivery/worker.js';
 
 // config → database → buildApp → listen (+ delivery worker). Also the shutdown sequence of D17.
 
@@ -53,6 +54,9 @@ export async function serve(config: Config, opts: { worker: boolean; clock?: Clo
   out(`paylinks listening on ${address} (public base URL ${config.publicBaseUrl}, ${db.kind} database)`);
   out(`  API reference: ${address}/docs`);
 
+  const worker = opts.worker ? new DeliveryWorker({ db, clock, config, logger }) : undefined;
+  await worker?.start();
+
   let stopping: Promise<void> | undefined;
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
@@ -63,7 +67,8 @@ export async function serve(config: Config, opts: { worker: boolean; clock?: Clo
       }, SHUTDOWN_GRACE_MS);
       timer.unref();
       try {
-        await app.close();
+        // The worker stops claiming and lets attempts in flight finish (at most 15 s each) and be recorded.
+        await Promise.all([app.close(), worker?.stop(SHUTDOWN_GRACE_MS)]);
       } finally {
         clearTimeout(timer);
         await db.close();
@@ -88,4 +93,27 @@ export function stopOnSignals(stop: () => Promise<void>, log: (line: string) => 
   };
   process.once('SIGTERM', handler);
   process.once('SIGINT', handler);
+}
+
+/** `paylinks worker`: the delivery worker only (any number may share one PostgreSQL database). */
+export async function runWorker(config: Config, opts: { clock?: Clock; out?: (line: string) => void } = {}): Promise<{ stop(): Promise<void> }> {
+  const out = opts.out ?? ((line: string) => process.stdout.write(`${line}\n`));
+  // The embedded database belongs to one process: there, `serve` runs the worker.
+  if (config.databaseUrl === null) throw new Error('the worker command needs DATABASE_URL (PostgreSQL); with the embedded database, `paylinks serve` runs the worker');
+  const logger = pino(loggerOptions(config.logLevel));
+  const db = await openAndMigrate(config);
+  const worker = new DeliveryWorker({ db, clock: opts.clock ?? systemClock, config, logger });
+  await worker.start();
+  out(`paylinks delivery worker running (${db.kind} database)`);
+  let stopping: Promise<void> | undefined;
+  return {
+    stop: () =>
+      (stopping ??= (async () => {
+        try {
+          await worker.stop(SHUTDOWN_GRACE_MS);
+        } finally {
+          await db.close();
+        }
+      })()),
+  };
 }

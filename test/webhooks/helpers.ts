@@ -5,7 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Agent } from 'undici';
+import type { Agent } from 'undici';
 import { createDeliveryAgent } from '../../src/webhooks/delivery/send.js';
 import { DeliveryWorker, type DeliveryWorkerOptions } from '../../src/webhooks/delivery/worker.js';
 import { call, type TestContext } from '../helpers/app.js';
