@@ -103,12 +103,12 @@ export function moneyErrors(v: { type: LinkType; amount: unknown; currency: unkn
 }
 
 /** D4 shopperInfo: prefilledValue with Prefilled only, each field at most once. */
-export function shopperInfoErrors(list: unknown, path: string): FieldError[] {
+export function shopperInfoErrors(list: unknown, path: string, failed: Failed = NONE_FAILED): FieldError[] {
   if (!Array.isArray(list)) return [];
   const errors: FieldError[] = [];
   const seen = new Set<unknown>();
   list.forEach((entry: unknown, i) => {
-    if (!isRecord(entry)) return;
+    if (!isRecord(entry) || failed(`${path}[${i}].requirementType`)) return;
     const prefilled = entry.prefilledValue;
     if (entry.requirementType === 'Prefilled' && (prefilled === undefined || prefilled === null)) {
       errors.push({ field: `${path}[${i}].prefilledValue`, code: 'REQUIRED', message: 'is required when requirementType is Prefilled' });
@@ -175,7 +175,7 @@ export function createRuleErrors(body: unknown, now: Date, failed: Failed = NONE
   if (body.shopperInfo !== undefined && body.shopperInfos !== undefined) {
     errors.push({ field: 'shopperInfos', code: 'DUPLICATE_FIELD', message: 'shopperInfo and shopperInfos are the same field; send one of them' });
   }
-  errors.push(...shopperInfoErrors(body.shopperInfo, 'shopperInfo'), ...shopperInfoErrors(body.shopperInfos, 'shopperInfos'));
+  errors.push(...shopperInfoErrors(body.shopperInfo, 'shopperInfo', failed), ...shopperInfoErrors(body.shopperInfos, 'shopperInfos', failed));
   return errors;
 }
 

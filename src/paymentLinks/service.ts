@@ -253,7 +253,7 @@ export async function updatePaymentLink(deps: Deps, merchantId: string, body: un
       next.maxSalesCount = body.maxSalesCount;
     }
     if (Array.isArray(body.shopperInfos)) {
-      errors.push(...shopperInfoErrors(body.shopperInfos, 'shopperInfos'));
+      errors.push(...shopperInfoErrors(body.shopperInfos, 'shopperInfos', failedFields(schemaErrors)));
       // Entries of the wrong shape have a schema error already, so this value is never written.
       next.shopperInfos = normalizeShopperInfos(body.shopperInfos as unknown as ShopperInfo[]);
     }
