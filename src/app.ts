@@ -13,9 +13,10 @@ import { installErrorHandling } from './http/errorHandler.js';
 import { normalizeToSchema, validatorCompiler, type JsonSchema } from './http/validation.js';
 import { renderDocsPage, type OpenApiDoc } from './http/docs.js';
 import { loggerOptions } from './logging.js';
-import { paymentLinkPageRoutes, paymentLinkRoutes } from './paymentLinks/routes.js';
+import { paymentLinkRoutes } from './paymentLinks/routes.js';
 import { webhookRoutes } from './webhooks/routes.js';
 import { hostedCheckoutRoutes } from './checkout/routes.js';
+import { shopperPageRoutes } from './checkout/pages/routes.js';
 import type { Resolver } from './webhooks/addressRules.js';
 
 export type App = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>;
@@ -108,7 +109,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     },
     { prefix: '/api/v1' },
   );
-  await paymentLinkPageRoutes(app, deps);
+  await shopperPageRoutes(app, deps);
 
   app.get('/api/v1/openapi.json', { schema: { hide: true } }, async (_request, reply) => {
     return reply.type('application/json; charset=utf-8').send(JSON.stringify(app.swagger()));

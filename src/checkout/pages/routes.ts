@@ -1,0 +1,210 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { App, AppDeps } from '../../app.js';
+import type { Acquirer } from '../../payments/acquirer.js';
+import { parseCard } from '../../payments/card.js';
+import { simulatorAcquirer } from '../../payments/simulator.js';
+import {
+  completeChallenge,
+  openCheckoutable,
+  pay,
+  receiptOf,
+  type Checkoutable,
+  type PayOutcome,
+  type Target,
+} from '../../payments/service.js';
+import { readAnswers } from './answers.js';
+import { PageForm } from './form.js';
+import { cultureOf, translator, type MessageKey } from './i18n.js';
+import { EMPTY_FORM, renderMessage, renderPayPage, renderReceipt, renderStatusPage, renderThreeDSPage, type FormState, type PageContext } from './render.js';
+import { CHECKOUT_CSS, CHECKOUT_CSS_ETAG } from './styles.js';
+import { CSRF_COOKIE, PageSigner, newNonce, readCookie } from './tokens.js';
+
+// The shopper's pages (D5, D6, D10, D11): /pay/{paymentLinkReference} and /checkout/{checkoutReference}.
+// They live in their own Fastify context, so the form-post parser and the HTML error pages apply here
+// only; the /api/v1 routes keep answering 415 for anything but JSON.
+
+const CSP = "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+const FORM_BODY_LIMIT = 16 * 1024;
+
+type Kind = Target['kind'];
+const PREFIX: Record<Kind, string> = { link: '/pay', session: '/checkout' };
+
+interface RefParams {
+  reference: string;
+}
+
+export async function shopperPageRoutes(app: App, deps: AppDeps, acquirer: Acquirer = simulatorAcquirer): Promise<void> {
+  const { db, clock, config } = deps;
+  const signer = new PageSigner(db);
+  const secureCookie = config.publicBaseUrl.startsWith('https:');
+  const payDeps = { db, clock, acquirer };
+
+  await app.register(async (pages) => {
+    pages.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT }, (_req, body, done) => {
+      done(null, new PageForm(typeof body === 'string' ? body : body.toString('utf8')));
+    });
+
+    pages.addHook('onRequest', async (_request, reply) => {
+      reply
+        .header('Content-Security-Policy', CSP)
+        .header('X-Content-Type-Options', 'nosniff')
+        .header('Referrer-Policy', 'no-referrer')
+        .header('X-Frame-Options', 'DENY')
+        .header('Cache-Control', 'no-store');
+    });
+
+    pages.setErrorHandler((error: FastifyError, request, reply) => {
+      const ctx = pageContext(request, undefined, '/');
+      if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return html(reply, 415, renderMessage(ctx, null, 'errorTitle', 'error'));
+      if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return html(reply, 413, renderMessage(ctx, null, 'errorTitle', 'error'));
+      request.log.error({ err: { message: error.message, code: error.code, stack: error.stack } }, 'page error');
+      return html(reply, 500, renderMessage(ctx, null, 'errorTitle', 'error'));
+    });
+
+    pages.get('/assets/checkout.css', { schema: { hide: true } }, async (request, reply) => {
+      reply.header('Cache-Control', 'public, max-age=3600').header('ETag', CHECKOUT_CSS_ETAG);
+      if (request.headers['if-none-match'] === CHECKOUT_CSS_ETAG) return reply.code(304).send();
+      return reply.type('text/css; charset=utf-8').send(CHECKOUT_CSS);
+    });
+
+    for (const kind of ['link', 'session'] as const) {
+      const base = `${PREFIX[kind]}/:reference`;
+
+      pages.get<{ Params: RefParams; Querystring: { lang?: string } }>(base, { schema: { hide: true } }, async (request, reply) => {
+        const target = { kind, reference: request.params.reference };
+        // D6: every page view counts (a HEAD is not a view).
+        const c = await openCheckoutable({ db, clock }, target, { countVisit: kind === 'link' && request.method === 'GET' });
+        const ctx = pageContext(request, c, basePath(target), request.query.lang);
+        if (!c) return html(reply, 404, renderMessage(ctx, null, 'notFoundTitle', 'notFound'));
+        if (!c.payable) return html(reply, 200, renderStatusPage(ctx, c));
+        const csrf = await csrfFor(request, reply, target);
+        return html(reply, 200, renderPayPage(ctx, c, csrf, EMPTY_FORM));
+      });
+
+      pages.post<{ Params: RefParams }>(base, { schema: { hide: true }, bodyLimit: FORM_BODY_LIMIT }, async (request, reply) => {
+        const target = { kind, reference: request.params.reference };
+        const form = request.body instanceof PageForm ? request.body : null;
+        // The card leaves the form at once; from here on it exists only as this local.
+        const rawCard = form?.takeCard() ?? { cardNumber: '', expiryDate: '', cvc: '' };
+        const c = await openCheckoutable({ db, clock }, target, { countVisit: false });
+        const ctx = pageContext(request, c, basePath(target), form?.get('lang'));
+        if (!c) return html(reply, 404, renderMessage(ctx, null, 'notFoundTitle', 'notFound'));
+        if (!form) return html(reply, 415, renderMessage(ctx, c, 'errorTitle', 'error'));
+        if (!(await csrfValid(request, form, target))) return csrfFailed(reply, ctx, c);
+        if (!c.payable) return html(reply, 409, renderStatusPage(ctx, c));
+
+        const shopper = c.kind === 'link' ? readAnswers(c.shopperInfos, form) : { answers: [], values: {}, errors: {} };
+        const parsed = parseCard(rawCard, clock.now());
+        const errors: Partial<Record<string, MessageKey>> = { ...shopper.errors };
+        for (const field of parsed.errors) errors[field] = CARD_ERROR[field];
+        const csrf = await csrfFor(request, reply, target);
+        if (parsed.card === null || Object.keys(errors).length > 0) {
+          return html(reply, 400, renderPayPage(ctx, c, csrf, { values: shopper.values, errors, alert: ctx.t('errFormSummary') }));
+        }
+        const outcome = await pay(payDeps, target, { card: parsed.card, answers: shopper.answers });
+        return answer(request, reply, ctx, c, target, outcome, shopper.values, csrf);
+      });
+
+      pages.post<{ Params: RefParams }>(`${base}/3ds`, { schema: { hide: true }, bodyLimit: FORM_BODY_LIMIT }, async (request, reply) => {
+        const target = { kind, reference: request.params.reference };
+        const form = request.body instanceof PageForm ? request.body : null;
+        const c = await openCheckoutable({ db, clock }, target, { countVisit: false });
+        const ctx = pageContext(request, c, basePath(target), form?.get('lang'));
+        if (!c) return html(reply, 404, renderMessage(ctx, null, 'notFoundTitle', 'notFound'));
+        if (!form) return html(reply, 415, renderMessage(ctx, c, 'errorTitle', 'error'));
+        if (!(await csrfValid(request, form, target))) return csrfFailed(reply, ctx, c);
+        const challengeId = form.get('challenge') ?? '';
+        const outcome = await completeChallenge(payDeps, target, challengeId, form.get('action') === 'confirm');
+        if (outcome.kind === 'ChallengeGone') {
+          return html(reply, 410, renderMessage(ctx, c, 'threeDTitle', 'threeDGone', { href: ctx.basePath, label: 'startAgain' }));
+        }
+        const csrf = await csrfFor(request, reply, target);
+        return answer(request, reply, ctx, c, target, outcome, {}, csrf);
+      });
+
+      pages.get<{ Params: RefParams; Querystring: { p?: string; s?: string; lang?: string } }>(`${base}/receipt`, { schema: { hide: true } }, async (request, reply) => {
+        const target = { kind, reference: request.params.reference };
+        const { p, s } = request.query;
+        const c = await openCheckoutable({ db, clock }, target, { countVisit: false });
+        const ctx = pageContext(request, c, basePath(target), request.query.lang);
+        const valid = c !== undefined && p !== undefined && (await signer.verify(s, 'receipt', kind, target.reference, p));
+        const payment = valid && p !== undefined ? await receiptOf({ db }, p) : undefined;
+        if (!c || !payment || !payment.success) return html(reply, 404, renderMessage(ctx, null, 'notFoundTitle', 'notFound'));
+        return html(reply, 200, renderReceipt(ctx, c, { payfacReference: p as string, amount: payment.amount, currency: payment.currency, cardSummary: payment.card_summary, paymentMethod: payment.payment_method, token: payment.token }));
+      });
+    }
+  });
+
+  function basePath(target: Target): string {
+    return `${PREFIX[target.kind]}/${encodeURIComponent(target.reference)}`;
+  }
+
+  function pageContext(_request: FastifyRequest, c: Checkoutable | undefined, path: string, lang?: string): PageContext {
+    const culture = cultureOf(lang, c?.culture ?? 'is');
+    return { culture, t: translator(culture), basePath: path };
+  }
+
+  /** The form's CSRF token: the HMAC of the browser's nonce cookie, bound to this page. */
+  async function csrfFor(request: FastifyRequest, reply: FastifyReply, target: Target): Promise<string> {
+    let nonce = readCookie(request.headers.cookie, CSRF_COOKIE);
+    if (nonce === undefined) {
+      nonce = newNonce();
+      reply.header('Set-Cookie', `${CSRF_COOKIE}=${nonce}; Path=/; HttpOnly; SameSite=Lax${secureCookie ? '; Secure' : ''}`);
+    }
+    return signer.sign('csrf', nonce, target.kind, target.reference);
+  }
+
+  async function csrfValid(request: FastifyRequest, form: PageForm, target: Target): Promise<boolean> {
+    const nonce = readCookie(request.headers.cookie, CSRF_COOKIE);
+    if (nonce === undefined) return false;
+    return signer.verify(form.get('csrf'), 'csrf', nonce, target.kind, target.reference);
+  }
+
+  function csrfFailed(reply: FastifyReply, ctx: PageContext, c: Checkoutable): FastifyReply {
+    return html(reply, 403, renderMessage(ctx, c, 'csrfTitle', 'csrf', { href: ctx.basePath, label: 'startAgain' }));
+  }
+
+  async function answer(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    ctx: PageContext,
+    c: Checkoutable,
+    target: Target,
+    outcome: PayOutcome,
+    values: Record<string, string>,
+    csrf: string,
+  ): Promise<FastifyReply> {
+    switch (outcome.kind) {
+      case 'Authorised': {
+        // Post/redirect/get: reloading the receipt never pays twice.
+        const sig = await signer.sign('receipt', target.kind, target.reference, outcome.payfacReference);
+        const q = new URLSearchParams({ p: outcome.payfacReference, s: sig, lang: ctx.culture });
+        return reply.code(303).header('Location', `${ctx.basePath}/receipt?${q.toString()}`).send();
+      }
+      case 'Refused': {
+        const state: FormState = { values, errors: {}, alert: ctx.t(c.tokenize && c.amount === 0 ? 'refusedToken' : 'refused', { reason: outcome.reason }) };
+        return html(reply, 200, renderPayPage(ctx, c, csrf, state));
+      }
+      case 'Challenge':
+        return html(reply, 200, renderThreeDSPage(ctx, c, outcome.card, outcome.challengeId, csrf));
+      case 'NotPayable': {
+        const fresh = (await openCheckoutable({ db, clock }, target, { countVisit: false })) ?? c;
+        return html(reply, 409, renderStatusPage(ctx, fresh));
+      }
+      case 'NotFound':
+        request.log.warn('payment target vanished');
+        return html(reply, 404, renderMessage(ctx, null, 'notFoundTitle', 'notFound'));
+    }
+  }
+}
+
+const CARD_ERROR: Record<'cardNumber' | 'expiryDate' | 'cvc', MessageKey> = {
+  cardNumber: 'errCardNumber',
+  expiryDate: 'errExpiryDate',
+  cvc: 'errCvc',
+};
+
+function html(reply: FastifyReply, status: number, body: string): FastifyReply {
+  return reply.code(status).type('text/html; charset=utf-8').send(body);
+}
+
