@@ -45,6 +45,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
+  // JSON is the only body the API takes (D3: anything else is 415); Fastify would otherwise accept text/plain.
+  app.removeContentTypeParser('text/plain');
 
   // One line per request at info (D17), carrying the request id like every other line.
   app.addHook('onResponse', async (request, reply) => {
