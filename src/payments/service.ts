@@ -48,7 +48,10 @@ export interface Checkoutable {
   shopperInfos: ShopperInfo[];
   /** Where the shopper goes after a successful payment (a session's carries checkoutReference). */
   returnUrl: string | null;
-  /** Where "Cancel" goes: a session's abandonUrl, a link's returnUrl. */
+  /**
+   * Where "Cancel" goes: a link's returnUrl; a session's abandonUrl, else its returnUrl (with
+   * checkoutReference, whose status then reads New: the shop sees the order is unpaid).
+   */
   cancelUrl: string | null;
   /** Saves the card (TokenizeByLink, or a session with recurringProcessingModel). */
   tokenize: boolean;
@@ -120,7 +123,7 @@ export function fromSession(s: SessionRow, now: Date): Checkoutable {
     items: s.items.map((i) => ({ name: i.name, quantity: i.quantity, unitPrice: i.unitPrice, amountWithoutDiscount: null, amount: i.amount })),
     shopperInfos: [],
     returnUrl: withCheckoutReference(s.return_url, s.reference),
-    cancelUrl: s.abandon_url,
+    cancelUrl: s.abandon_url ?? withCheckoutReference(s.return_url, s.reference),
     tokenize: s.recurring_processing_model !== null,
     recurringProcessingModel: s.recurring_processing_model,
     shopperEmail: s.shopper_email,

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKey, createMerchant } from '../../src/accounts/service.js';
+import { createKey, createMerchant, setOrigins } from '../../src/accounts/service.js';
 import { call, createTestContext, TEST_PUBLIC_BASE_URL, type TestContext } from '../helpers/app.js';
 
 const CREATE = '/api/v1/hostedcheckout';
@@ -201,6 +201,19 @@ describe('Hosted checkout API (interface.md 4.6, D10)', () => {
     expect(r.status).toBe(403);
     expect((await call(ctx, 'GET', status('cs_x'), undefined, { apiKey: key.apiKey })).status).toBe(403);
     expect((await call(ctx, 'POST', CREATE, session(ctx), { apiKey: null })).status).toBe(401);
+  });
+
+  it('refuses a browser Origin the merchant has not listed (D1)', async () => {
+    await setOrigins(ctx.tdb.db, ctx.merchant.merchantId, ['https://shop.example']);
+    try {
+      const bad = await call(ctx, 'POST', CREATE, session(ctx), { headers: { origin: 'https://evil.example' } });
+      expect(bad.status).toBe(403);
+      expect(bad.body.code).toBe('ORIGIN_NOT_ALLOWED');
+      const ok = await call(ctx, 'POST', CREATE, session(ctx), { headers: { origin: 'https://shop.example' } });
+      expect(ok.status).toBe(200);
+    } finally {
+      await setOrigins(ctx.tdb.db, ctx.merchant.merchantId, []);
+    }
   });
 
   it('answers 415 for a non-JSON body', async () => {

@@ -358,6 +358,12 @@ describe('checkout session page (D10)', () => {
     expect(late.statusCode).toBe(409);
   });
 
+  it('without abandonUrl, cancel goes back to returnUrl with checkoutReference (status New tells the shop it is unpaid)', async () => {
+    const ref = await createSession(ctx);
+    const page = await ctx.app.inject({ method: 'GET', url: `/checkout/${ref}` });
+    expect(page.body).toContain(`class="cancel" href="https://shop.example/return?order=17&amp;checkoutReference=${ref}"`);
+  });
+
   it('a refused session stays New and can be paid again', async () => {
     const ref = await createSession(ctx);
     const s = new Shopper(ctx);
