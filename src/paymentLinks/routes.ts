@@ -17,7 +17,6 @@ import {
   updatePaymentLink,
   validateCreate,
 } from './service.js';
-import { paymentLinkPage } from './page.js';
 
 // Payment Links API (interface.md 4.1–4.5; D4–D9, D16, D18), under /api/v1.
 
@@ -142,18 +141,6 @@ export async function paymentLinkRoutes(app: App, deps: AppDeps): Promise<void> 
       const merchantId = merchantOf(request);
       await disablePaymentLink(deps, merchantId, request.body.paymentLinkReference, (type) => requireCapability(request, capabilityFor(type)));
       return ok(request, {});
-    },
-  );
-}
-
-/** The shopper's page at {publicBaseUrl}/pay/{reference} (D5), outside /api/v1 and without a key. */
-export async function paymentLinkPageRoutes(app: App, deps: AppDeps): Promise<void> {
-  app.get(
-    '/pay/:reference',
-    { schema: { hide: true, params: DetailsParams } },
-    async (request, reply) => {
-      const page = await paymentLinkPage(deps, request.params.reference);
-      return reply.code(page.status).type('text/html; charset=utf-8').header('Cache-Control', 'no-store').send(page.html);
     },
   );
 }

@@ -298,12 +298,3 @@ export async function disablePaymentLink(deps: Deps, merchantId: string, referen
     await sql.disableLink(tx, reference, deps.clock.now());
   });
 }
-
-// ---------------------------------------------------------------- the shopper's page
-
-/** The link as a shopper opening it sees it; counts the visit (D6). Unknown references: undefined. */
-export async function openPaymentLink(deps: Deps, reference: string): Promise<{ description: string; status: LinkStatus } | undefined> {
-  const link = await sql.countVisit(deps.db.pool, reference);
-  if (!link) return undefined;
-  return { description: link.description, status: linkStatus(link, deps.clock.now()) };
-}

@@ -171,12 +171,3 @@ export async function insertSubmission(
     [s.id, s.paymentLinkReference, JSON.stringify(s.answers), s.completed, s.amount, s.currency, s.token, s.payfacReference, s.createdAt],
   );
 }
-
-/** The shopper's page (D6): every view counts; the link is found by its reference alone. */
-export async function countVisit(db: Queryable, reference: string): Promise<PaymentLinkRow | undefined> {
-  const { rows } = await db.query<PaymentLinkRow>(
-    `UPDATE payment_links SET visit_count = visit_count + 1 WHERE reference = $1 RETURNING ${LINK_COLUMNS}`,
-    [reference],
-  );
-  return rows[0];
-}
