@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Capability, Principal } from '../accounts/service.js';
-import { authenticate } from '../accounts/service.js';
+import { PrincipalCache } from '../accounts/service.js';
 import type { Database } from '../db/database.js';
 import { ApiError } from '../errors.js';
 
@@ -25,7 +25,7 @@ declare module 'fastify' {
   }
 }
 
-export function installAuth(app: FastifyInstance, db: Database): void {
+export function installAuth(app: FastifyInstance, db: Database, cache = new PrincipalCache()): void {
   app.decorateRequest('principal', null);
   app.addHook('onRequest', async (request) => {
     const auth = request.routeOptions.config.auth;
@@ -33,7 +33,7 @@ export function installAuth(app: FastifyInstance, db: Database): void {
     const header = request.headers['x-api-key'];
     const key = Array.isArray(header) ? header[0] : header;
     if (key === undefined || key === '') throw new ApiError('UNAUTHENTICATED', 'the X-API-Key header is missing');
-    const principal = await authenticate(db, key);
+    const principal = await cache.resolve(db, key);
     if (!principal) throw new ApiError('UNAUTHENTICATED', 'the API key is not valid');
     if (principal.kind === 'partner' && !auth.partners) {
       throw new ApiError('FORBIDDEN', 'a partner key may not use this operation');

@@ -149,10 +149,9 @@ export function presentLink(config: Config, link: PaymentLinkRow, submissions: r
 }
 
 export async function getPaymentLink(deps: Deps, merchantId: string, reference: string): Promise<PaymentLinkView> {
-  const link = await sql.findLink(deps.db.pool, merchantId, reference);
+  const link = await sql.findLinkWithSubmissions(deps.db.pool, merchantId, reference);
   if (!link) throw notFound('payment link');
-  const submissions = await sql.listSubmissions(deps.db.pool, reference);
-  return presentLink(deps.config, link, submissions, deps.clock.now());
+  return presentLink(deps.config, link, link.submissions, deps.clock.now());
 }
 
 export async function listPaymentLinks(deps: Deps, merchantId: string, page: number, pageSize: number): Promise<{ data: ListEntryView[]; totalCount: number }> {

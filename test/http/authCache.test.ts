@@ -1,0 +1,42 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PrincipalCache, createKey, revokeKey } from '../../src/accounts/service.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+
+describe('principal cache (D1 keys, looked up once every few seconds)', () => {
+  let tdb: TestDatabase;
+  let merchantId: string;
+  beforeAll(async () => {
+    tdb = await createTestDatabase();
+    merchantId = 'mch_cache';
+    await tdb.db.pool.query("INSERT INTO merchants (id, name) VALUES ($1, 'Cache')", [merchantId]);
+  });
+  afterAll(async () => {
+    await tdb.drop();
+  });
+
+  it('serves a resolved key from memory until its time is up, then sees a revocation', async () => {
+    let t = 0;
+    const cache = new PrincipalCache(5_000, 100, () => t);
+    const k = await createKey(tdb.db, { merchantId }, ['PaymentLinks']);
+    expect(await cache.resolve(tdb.db, k.apiKey)).toMatchObject({ kind: 'merchant', merchantId });
+    await revokeKey(tdb.db, k.keyId);
+    t = 4_999;
+    expect(await cache.resolve(tdb.db, k.apiKey)).toMatchObject({ merchantId });
+    t = 5_000;
+    expect(await cache.resolve(tdb.db, k.apiKey)).toBeUndefined();
+  });
+
+  it('does not remember unknown keys, and stays within its bound', async () => {
+    let t = 0;
+    const cache = new PrincipalCache(5_000, 2, () => t);
+    expect(await cache.resolve(tdb.db, 'pk_unknownunknownunknownunknown')).toBeUndefined();
+    const keys = await Promise.all([1, 2, 3].map(() => createKey(tdb.db, { merchantId }, ['Webhooks'])));
+    for (const k of keys) expect(await cache.resolve(tdb.db, k.apiKey)).toBeDefined();
+    // The first key was evicted: revoking it is seen at once, while the newest is still cached.
+    await revokeKey(tdb.db, keys[0]!.keyId);
+    await revokeKey(tdb.db, keys[2]!.keyId);
+    t = 1;
+    expect(await cache.resolve(tdb.db, keys[0]!.apiKey)).toBeUndefined();
+    expect(await cache.resolve(tdb.db, keys[2]!.apiKey)).toBeDefined();
+  });
+});
