@@ -1,0 +1,425 @@
+import { randomUUID } from 'node:crypto';
+import { apiErrorFor, PaylinksApiError, PaylinksNetworkError, type FieldError } from './errors.js';
+import type * as t from './types.js';
+
+// The HTTP client (STYLE habit 9, after stripe-node's RequestSender): X-API-Key on every call (D1),
+// an Idempotency-Key on every create (D16), typed errors by status family (D2/D3), and retries with
+// jittered exponential backoff, bounded in count, only where a retry cannot do something twice.
+
+export const SDK_VERSION = '0.1.0';
+
+export interface PaylinksOptions {
+  /** The merchant's API key (sent as X-API-Key, D1). */
+  apiKey: string;
+  /** The service's base address, e.g. `https://pay.example.com`; `/api/v1` is added unless present. */
+  baseUrl: string;
+  /** Retries after the first attempt; default 2. 0 turns retries off. */
+  maxRetries?: number;
+  /** Per attempt, in milliseconds; default 30 000. */
+  timeoutMs?: number;
+  /** First backoff step; default 500 ms, doubling per retry up to retryMaxDelayMs (default 8 000 ms). */
+  retryBaseDelayMs?: number;
+  retryMaxDelayMs?: number;
+  /** A Retry-After longer than this is not waited out: the error is thrown. Default 60 000 ms. */
+  maxRetryAfterMs?: number;
+  /** Replaces the global fetch (a proxy agent, a test double). */
+  fetch?: typeof globalThis.fetch;
+  /** Extra headers on every request. */
+  headers?: Record<string, string>;
+  /** Randomness of the jitter, in [0, 1); default Math.random. */
+  random?: () => number;
+  /** How to wait between attempts; default setTimeout. */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+export interface RequestOptions {
+  /** For creates: your own key (D16); default a new UUID per call, reused by that call's retries. */
+  idempotencyKey?: string;
+  /** Overrides the client's maxRetries for this call. */
+  maxRetries?: number;
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+/**
+ * How a call may be retried.
+ * - `safe`: reads, creates under an Idempotency-Key, and operations whose repetition changes nothing
+ *   further (update, disable, delete, rotate): any network error, 409 in progress, 429 and 5xx.
+ * - `once`: operations the service does not deduplicate (modifications, token charges, redeliver,
+ *   sandbox events): only when the service certainly did not act, i.e. 429, 503, or a connection
+ *   that was never made. A timeout or a 500 may hide a request that was carried out.
+ */
+type RetryKind = 'safe' | 'once';
+
+interface Call {
+  method: 'GET' | 'POST';
+  path: string;
+  query?: Record<string, string | number | undefined>;
+  body?: unknown;
+  retry: RetryKind;
+  /** A create: gets an Idempotency-Key (D16). */
+  create?: boolean;
+}
+
+const NOT_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+
+function causeCode(err: unknown): string | undefined {
+  for (let e: unknown = err, depth = 0; e !== null && typeof e === 'object' && depth < 5; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/** Retry-After: delay-seconds or an HTTP date (RFC 9110 10.2.3). */
+export function parseRetryAfter(value: string | null, now = Date.now()): number | null {
+  if (value === null || value.trim() === '') return null;
+  const v = value.trim();
+  if (/^\d+$/.test(v)) return Number(v) * 1000;
+  const at = Date.parse(v);
+  return Number.isNaN(at) ? null : Math.max(0, at - now);
+}
+
+const enc = encodeURIComponent;
+
+class Transport {
+  readonly #apiKey: string;
+  readonly #base: string;
+  readonly #fetch: typeof globalThis.fetch;
+  readonly #maxRetries: number;
+  readonly #timeoutMs: number;
+  readonly #baseDelay: number;
+  readonly #maxDelay: number;
+  readonly #maxRetryAfter: number;
+  readonly #headers: Record<string, string>;
+  readonly #random: () => number;
+  readonly #sleep: (ms: number) => Promise<void>;
+
+  constructor(o: PaylinksOptions) {
+    if (typeof o.apiKey !== 'string' || o.apiKey === '') throw new TypeError('Paylinks: apiKey is required');
+    if (typeof o.baseUrl !== 'string' || !/^https?:\/\//i.test(o.baseUrl)) throw new TypeError('Paylinks: baseUrl must be an http(s) URL');
+    this.#apiKey = o.apiKey;
+    const base = o.baseUrl.replace(/\/+$/, '');
+    this.#base = /\/api\/v1$/.test(base) ? base : `${base}/api/v1`;
+    this.#fetch = o.fetch ?? globalThis.fetch;
+    this.#maxRetries = o.maxRetries ?? 2;
+    this.#timeoutMs = o.timeoutMs ?? 30_000;
+    this.#baseDelay = o.retryBaseDelayMs ?? 500;
+    this.#maxDelay = o.retryMaxDelayMs ?? 8_000;
+    this.#maxRetryAfter = o.maxRetryAfterMs ?? 60_000;
+    this.#headers = { ...o.headers };
+    this.#random = o.random ?? Math.random;
+    this.#sleep = o.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+  }
+
+  /** Exponential backoff with "equal jitter": half the step fixed, half random, so retries spread out. */
+  #backoff(retry: number): number {
+    const step = Math.min(this.#maxDelay, this.#baseDelay * 2 ** retry);
+    return step / 2 + this.#random() * (step / 2);
+  }
+
+  async request<T>(call: Call, options: RequestOptions = {}): Promise<T> {
+    const url = new URL(this.#base + call.path);
+    for (const [k, v] of Object.entries(call.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      'user-agent': `paylinks-sdk/${SDK_VERSION} node/${process.version}`,
+      ...this.#headers,
+      'x-api-key': this.#apiKey,
+    };
+    if (call.body !== undefined) headers['content-type'] = 'application/json';
+    // One key for the call and all its retries: a retry after a lost response gets the first answer.
+    if (call.create) headers['idempotency-key'] = options.idempotencyKey ?? randomUUID();
+    const body = call.body === undefined ? undefined : JSON.stringify(call.body);
+    const maxRetries = options.maxRetries ?? this.#maxRetries;
+
+    for (let retry = 0; ; retry++) {
+      const attempt = await this.#attempt(call.method, url, headers, body, options);
+      if (attempt.ok) return attempt.value as T;
+      const err = attempt.error;
+      const wait = retry < maxRetries ? this.#retryDelay(err, call.retry, retry) : null;
+      if (wait === null) throw err;
+      await this.#sleep(wait);
+    }
+  }
+
+  /** Milliseconds to wait before retrying after `err`, or null when it must not be retried. */
+  #retryDelay(err: PaylinksApiError | PaylinksNetworkError, kind: RetryKind, retry: number): number | null {
+    if (err instanceof PaylinksNetworkError) {
+      const retriable = kind === 'safe' || (!err.timedOut && NOT_CONNECTED.has(causeCode(err.cause) ?? ''));
+      return retriable ? this.#backoff(retry) : null;
+    }
+    const s = err.status;
+    let retriable: boolean;
+    if (s === 429 || s === 503) retriable = true;
+    else if (kind === 'once') retriable = false;
+    // This service records idempotency keys in the create's own transaction, so a concurrent duplicate
+    // waits and gets the first response: there is no "in progress" 409 today. Retry one only if the
+    // code says so; never IDEMPOTENCY_KEY_REUSED or INVALID_STATE, which a retry cannot change.
+    else if (s === 409) retriable = /IN_PROGRESS/.test(err.code);
+    else retriable = s >= 500;
+    if (!retriable) return null;
+    if (err.retryAfterMs !== null) return err.retryAfterMs <= this.#maxRetryAfter ? err.retryAfterMs : null;
+    return this.#backoff(retry);
+  }
+
+  async #attempt(
+    method: string,
+    url: URL,
+    headers: Record<string, string>,
+    body: string | undefined,
+    options: RequestOptions,
+  ): Promise<{ ok: true; value: unknown } | { ok: false; error: PaylinksApiError | PaylinksNetworkError }> {
+    const timeout = AbortSignal.timeout(options.timeoutMs ?? this.#timeoutMs);
+    const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
+    let res: Response;
+    let text: string;
+    try {
+      res = await this.#fetch(url, { method, headers, ...(body !== undefined ? { body } : {}), signal });
+      text = await res.text();
+    } catch (cause) {
+      // The caller's own abort is not a network failure: no retry, their reason as is.
+      if (options.signal?.aborted) throw options.signal.reason;
+      const timedOut = timeout.aborted;
+      const what = timedOut ? `timed out after ${options.timeoutMs ?? this.#timeoutMs} ms` : (causeCode(cause) ?? (cause instanceof Error ? cause.message : String(cause)));
+      return { ok: false, error: new PaylinksNetworkError(`${method} ${url.pathname}: ${what}`, timedOut, { cause }) };
+    }
+    let parsed: unknown = undefined;
+    try {
+      parsed = text === '' ? undefined : JSON.parse(text);
+    } catch {
+      parsed = undefined;
+    }
+    const retryAfterMs = parseRetryAfter(res.headers.get('retry-after'));
+    if (res.ok) {
+      if (parsed !== null && typeof parsed === 'object') return { ok: true, value: parsed };
+      return { ok: false, error: new PaylinksApiError(this.#errorInit(res.status, text, undefined, retryAfterMs, 'INVALID_RESPONSE', 'the response is not a JSON object')) };
+    }
+    return { ok: false, error: apiErrorFor(this.#errorInit(res.status, text, parsed, retryAfterMs)) };
+  }
+
+  #errorInit(status: number, text: string, parsed: unknown, retryAfterMs: number | null, code?: string, detail?: string) {
+    const p = parsed !== null && typeof parsed === 'object' ? (parsed as Record<string, unknown>) : {};
+    const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+    const errors: FieldError[] = Array.isArray(p.errors)
+      ? (p.errors as unknown[]).filter((e): e is FieldError => e !== null && typeof e === 'object' && typeof (e as FieldError).field === 'string')
+      : [];
+    return {
+      status,
+      code: code ?? str(p.code) ?? `HTTP_${status}`,
+      title: str(p.title) ?? `HTTP ${status}`,
+      detail: detail ?? str(p.detail) ?? str(p.message) ?? (text.slice(0, 200) || `HTTP ${status}`),
+      errors,
+      responseIdentifier: str(p.responseIdentifier),
+      responseDateTime: str(p.responseDateTime),
+      retryAfterMs,
+      body: parsed ?? text,
+    };
+  }
+}
+
+function pageQuery(p: t.PageParams = {}): Record<string, number | undefined> {
+  return { Page: p.page, PageSize: p.pageSize };
+}
+
+/** interface.md 4.1–4.5 (D4, D7, D8, D9). */
+export class PaymentLinks {
+  readonly #http: Transport;
+  constructor(http: Transport) {
+    this.#http = http;
+  }
+
+  list(params: t.PageParams = {}, options?: RequestOptions): Promise<t.PaymentLinkList> {
+    return this.#http.request({ method: 'GET', path: '/paymentlinks', query: pageQuery(params), retry: 'safe' }, options);
+  }
+
+  /** Every page in turn, from page 0 until the last (a short or empty page). */
+  async *listPages(params: { pageSize?: number } = {}, options?: RequestOptions): AsyncGenerator<t.PaymentLinkList, void, undefined> {
+    const pageSize = params.pageSize ?? 100;
+    for (let page = 0; ; page++) {
+      const r = await this.list({ page, pageSize }, options);
+      yield r;
+      if (r.data.length < pageSize || (page + 1) * pageSize >= r.totalCount) return;
+    }
+  }
+
+  /**
+   * Every link, newest first (D9), fetched page by page as the loop asks for more. A link created
+   * meanwhile shifts the pages by one; a link already yielded is not yielded again.
+   */
+  async *listAll(params: { pageSize?: number } = {}, options?: RequestOptions): AsyncGenerator<t.PaymentLinkListEntry, void, undefined> {
+    const seen = new Set<string>();
+    for await (const page of this.listPages(params, options)) {
+      for (const entry of page.data) {
+        if (seen.has(entry.paymentLinkReference)) continue;
+        seen.add(entry.paymentLinkReference);
+        yield entry;
+      }
+    }
+  }
+
+  get(paymentLinkReference: string, options?: RequestOptions): Promise<t.PaymentLinkResponse> {
+    return this.#http.request({ method: 'GET', path: `/paymentlinks/${enc(paymentLinkReference)}`, retry: 'safe' }, options);
+  }
+
+  create(params: t.CreatePaymentLinkParams, options?: RequestOptions): Promise<t.CreatePaymentLinkResponse> {
+    return this.#http.request({ method: 'POST', path: '/paymentlinks/create', body: params, retry: 'safe', create: true }, options);
+  }
+
+  update(params: t.UpdatePaymentLinkParams, options?: RequestOptions): Promise<t.Envelope> {
+    return this.#http.request({ method: 'POST', path: '/paymentlinks/update', body: params, retry: 'safe' }, options);
+  }
+
+  /** Idempotent (D8): disabling a Disabled link succeeds again. */
+  disable(paymentLinkReference: string, options?: RequestOptions): Promise<t.Envelope> {
+    return this.#http.request({ method: 'POST', path: '/paymentlinks/disable', body: { paymentLinkReference }, retry: 'safe' }, options);
+  }
+}
+
+/** interface.md 4.6, D10. */
+export class HostedCheckout {
+  readonly #http: Transport;
+  constructor(http: Transport) {
+    this.#http = http;
+  }
+
+  create(params: t.CreateCheckoutParams, options?: RequestOptions): Promise<t.CreateCheckoutResponse> {
+    return this.#http.request({ method: 'POST', path: '/hostedcheckout', body: params, retry: 'safe', create: true }, options);
+  }
+
+  status(checkoutReference: string, options?: RequestOptions): Promise<t.CheckoutStatusResponse> {
+    return this.#http.request({ method: 'GET', path: `/hostedcheckout/status/${enc(checkoutReference)}`, retry: 'safe' }, options);
+  }
+}
+
+/** D13. */
+export class Webhooks {
+  readonly #http: Transport;
+  constructor(http: Transport) {
+    this.#http = http;
+  }
+
+  /** The response carries apiKey and hmacKey, shown only here: store them for verifyWebhook. */
+  register(params: t.RegisterWebhookParams, options?: RequestOptions): Promise<t.RegisterWebhookResponse> {
+    return this.#http.request({ method: 'POST', path: '/webhooks', body: params, retry: 'safe', create: true }, options);
+  }
+
+  list(params: t.PageParams = {}, options?: RequestOptions): Promise<t.WebhookList> {
+    return this.#http.request({ method: 'GET', path: '/webhooks', query: pageQuery(params), retry: 'safe' }, options);
+  }
+
+  get(webhookId: string, options?: RequestOptions): Promise<t.WebhookResponse> {
+    return this.#http.request({ method: 'GET', path: `/webhooks/${enc(webhookId)}`, retry: 'safe' }, options);
+  }
+
+  update(webhookId: string, params: t.UpdateWebhookParams, options?: RequestOptions): Promise<t.WebhookResponse> {
+    return this.#http.request({ method: 'POST', path: `/webhooks/${enc(webhookId)}/update`, body: params, retry: 'safe' }, options);
+  }
+
+  delete(webhookId: string, options?: RequestOptions): Promise<t.Envelope> {
+    return this.#http.request({ method: 'POST', path: `/webhooks/${enc(webhookId)}/delete`, retry: 'safe' }, options);
+  }
+
+  /** New apiKey and hmacKey, shown only now; the old ones stop working. */
+  rotateSecrets(webhookId: string, options?: RequestOptions): Promise<t.RotateSecretsResponse> {
+    return this.#http.request({ method: 'POST', path: `/webhooks/${enc(webhookId)}/rotate-secrets`, retry: 'safe' }, options);
+  }
+}
+
+/** D14: trace and replay. */
+export class Deliveries {
+  readonly #http: Transport;
+  constructor(http: Transport) {
+    this.#http = http;
+  }
+
+  list(params: t.ListDeliveriesParams = {}, options?: RequestOptions): Promise<t.DeliveryList> {
+    const { payfacReference, correlationId, webhookId, state } = params;
+    return this.#http.request({ method: 'GET', path: '/webhooks/deliveries', query: { ...pageQuery(params), payfacReference, correlationId, webhookId, state }, retry: 'safe' }, options);
+  }
+
+  get(deliveryId: string, options?: RequestOptions): Promise<t.DeliveryResponse> {
+    return this.#http.request({ method: 'GET', path: `/webhooks/deliveries/${enc(deliveryId)}`, retry: 'safe' }, options);
+  }
+
+  /** A new delivery of the same event to the same webhook, with its own five attempts. */
+  redeliver(deliveryId: string, options?: RequestOptions): Promise<t.RedeliverResponse> {
+    return this.#http.request({ method: 'POST', path: `/webhooks/deliveries/${enc(deliveryId)}/redeliver`, retry: 'once' }, options);
+  }
+}
+
+/** D19: the outcome of each arrives as a webhook. */
+export class Modifications {
+  readonly #http: Transport;
+  constructor(http: Transport) {
+    this.#http = http;
+  }
+
+  capture(params: t.CaptureParams, options?: RequestOptions): Promise<t.ModificationResponse> {
+    return this.#http.request({ method: 'POST', path: '/modification/capture', body: params, retry: 'once' }, options);
+  }
+
+  refund(params: t.RefundParams, options?: RequestOptions): Promise<t.ModificationResponse> {
+    return this.#http.request({ method: 'POST', path: '/modification/refund', body: params, retry: 'once' }, options);
+  }
+
+  reverse(params: t.ReverseParams, options?: RequestOptions): Promise<t.ModificationResponse> {
+    return this.#http.request({ method: 'POST', path: '/modification/reverse', body: params, retry: 'once' }, options);
+  }
+}
+
+/** D19: payments with a saved token. */
+export class Payments {
+  readonly #http: Transport;
+  constructor(http: Transport) {
+    this.#http = http;
+  }
+
+  chargeToken(params: t.ChargeTokenParams, options?: RequestOptions): Promise<t.ChargeTokenResponse> {
+    return this.#http.request({ method: 'POST', path: '/payment', body: params, retry: 'once' }, options);
+  }
+
+  disableToken(tokenValue: string, options?: RequestOptions): Promise<t.DisableTokenResponse> {
+    return this.#http.request({ method: 'POST', path: '/payment/disable-token', body: { tokenValue }, retry: 'safe' }, options);
+  }
+}
+
+/** D14 sandbox (only while the service runs with PAYLINKS_SANDBOX on; otherwise 404). */
+export class Sandbox {
+  readonly #http: Transport;
+  constructor(http: Transport) {
+    this.#http = http;
+  }
+
+  /** Records a payment event as if the acquirer had produced it, and fans it out to the webhooks. */
+  trigger(params: t.TriggerEventParams, options?: RequestOptions): Promise<t.TriggerEventResponse> {
+    return this.#http.request({ method: 'POST', path: '/sandbox/events', body: params, retry: 'once' }, options);
+  }
+
+  /** The pending delivery's next attempt is due now. */
+  advanceDelivery(deliveryId: string, options?: RequestOptions): Promise<t.Envelope> {
+    return this.#http.request({ method: 'POST', path: `/sandbox/deliveries/${enc(deliveryId)}/advance`, retry: 'safe' }, options);
+  }
+}
+
+export class Paylinks {
+  readonly paymentLinks: PaymentLinks;
+  readonly hostedCheckout: HostedCheckout;
+  readonly webhooks: Webhooks;
+  readonly deliveries: Deliveries;
+  readonly modifications: Modifications;
+  readonly payments: Payments;
+  readonly sandbox: Sandbox;
+
+  constructor(options: PaylinksOptions) {
+    const http = new Transport(options);
+    this.paymentLinks = new PaymentLinks(http);
+    this.hostedCheckout = new HostedCheckout(http);
+    this.webhooks = new Webhooks(http);
+    this.deliveries = new Deliveries(http);
+    this.modifications = new Modifications(http);
+    this.payments = new Payments(http);
+    this.sandbox = new Sandbox(http);
+  }
+}

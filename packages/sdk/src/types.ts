@@ -1,0 +1,390 @@
+// Request and response types of the paylinks API (interface.md 2, 4; decisions D4, D7–D10, D13,
+// D14, D19). Written by hand so the SDK carries no server code; test/sdk/types.test.ts checks them
+// against the server's own schemas at compile time.
+
+/** interface.md 2.1 / D15: on every response, errors included. */
+export interface Envelope {
+  /** ISO 8601 UTC with microseconds, e.g. 2026-11-21T13:57:00.123456Z */
+  responseDateTime: string;
+  /** UUID v4; quote it to an operator to find the request's log lines. */
+  responseIdentifier: string;
+}
+
+export type LinkType = 'PayByLink' | 'TokenizeByLink';
+export type RecurringProcessingModel = 'CardOnFile' | 'Subscription' | 'UnscheduledCardOnFile';
+export type Culture = 'is' | 'en';
+/** interface.md 3: `Completed` appears for a tokenize-by-link after its tokenisation (D6). */
+export type PaymentLinkStatus = 'Active' | 'Expired' | 'Used' | 'Disabled' | 'Completed';
+export type ShopperField = 'Ssn' | 'FullName' | 'Address' | 'PostCode' | 'City' | 'Country' | 'Telephone' | 'EmailAddress' | 'Comments';
+export type RequirementType = 'Hidden' | 'Optional' | 'Required' | 'Prefilled';
+export type EventType = 'Authorization' | 'Capture' | 'Tokenization' | 'Refund' | 'TokenDisabled' | 'Adjustment';
+export type DeliveryState = 'Pending' | 'Delivered' | 'Failed';
+export type SessionStatus = 'New' | 'Completed' | 'Expired';
+
+export interface PageParams {
+  /** From 0 (D9). */
+  page?: number;
+  /** 1 to 100, default 20 (D9). */
+  pageSize?: number;
+}
+
+// ------------------------------------------------------------------ payment links
+
+/** interface.md 2.3 and the create rules of D4: amountWithoutDiscount = unitPrice × quantity. */
+export interface Item {
+  name: string;
+  quantity: number;
+  unitPrice: number;
+  amountWithoutDiscount: number;
+  amount: number;
+}
+
+export interface ShopperInfo {
+  field: ShopperField;
+  requirementType: RequirementType;
+  /** Required with `Prefilled`, forbidden otherwise. */
+  prefilledValue?: string | null;
+}
+
+/** interface.md 4.3 and D4. */
+export interface CreatePaymentLinkParams {
+  type: LinkType;
+  terminalIdentifier: string;
+  /** Minor units; 0 for a TokenizeByLink; ISK amounts end in 00. */
+  amount: number;
+  currency: string;
+  /** At least one for a PayByLink (adding up to `amount`); empty or absent for a TokenizeByLink. */
+  items?: Item[];
+  /** Required for a TokenizeByLink, forbidden for a PayByLink. */
+  recurringProcessingModel?: RecurringProcessingModel;
+  culture?: Culture;
+  themeKey?: string;
+  /** ISO 8601 UTC, in the future; becomes `validUntil`. */
+  expiresAt?: string;
+  description?: string;
+  returnUrl?: string;
+  /** Becomes `maxSalesCount`. */
+  exactSalesCount?: number;
+  shopperInfo?: ShopperInfo[];
+}
+
+export interface CreatePaymentLinkResponse extends Envelope {
+  paymentLinkReference: string;
+  url: string;
+}
+
+export interface Submission {
+  answers: { field: string; value: string }[];
+  completed: boolean;
+  amount: number;
+  currency: string;
+  token: string | null;
+  payfacReference: string | null;
+}
+
+/** interface.md 2.2. */
+export interface PaymentLink {
+  terminalIdentifier: string;
+  themeKey: string | null;
+  paymentLinkReference: string;
+  description: string;
+  amount: number;
+  currency: string;
+  returnUrl: string | null;
+  status: PaymentLinkStatus;
+  culture: Culture;
+  type: LinkType;
+  url: string;
+  createdAt: string;
+  validUntil: string | null;
+  recurringProcessingModel: string | null;
+  visitCount: number;
+  salesCount: number;
+  maxSalesCount: number | null;
+  items: Item[];
+  shopperInfos: { field: ShopperField; requirementType: RequirementType; prefilledValue: string | null }[];
+  submissions: Submission[];
+}
+
+export interface PaymentLinkResponse extends Envelope {
+  paymentLink: PaymentLink;
+}
+
+/** interface.md 2.7. */
+export interface PaymentLinkListEntry {
+  paymentLinkReference: string;
+  description: string;
+  amount: number;
+  currency: string;
+  type: LinkType;
+  createdAt: string;
+}
+
+export interface PaymentLinkList extends Envelope {
+  data: PaymentLinkListEntry[];
+  totalCount: number;
+}
+
+/**
+ * interface.md 4.4 and D7. Left-out fields keep their value; `null` clears a nullable field. Fields
+ * that never change may be sent unchanged (a read-modify-write of `get()`'s `paymentLink` works).
+ */
+export interface UpdatePaymentLinkParams {
+  paymentLinkReference: string;
+  description?: string;
+  themeKey?: string | null;
+  returnUrl?: string | null;
+  culture?: Culture;
+  validUntil?: string | null;
+  maxSalesCount?: number | null;
+  shopperInfos?: ShopperInfo[];
+  /** Only while salesCount is 0. */
+  amount?: number;
+  /** Only while salesCount is 0. */
+  currency?: string;
+  /** Only while salesCount is 0. */
+  items?: Item[];
+  terminalIdentifier?: string;
+  type?: string;
+  url?: string;
+  createdAt?: string;
+  visitCount?: number;
+  salesCount?: number;
+  recurringProcessingModel?: string | null;
+  status?: string;
+}
+
+// ------------------------------------------------------------------ hosted checkout (D10)
+
+export interface CheckoutItem {
+  name: string;
+  /** Minor units; negative for a discount line. */
+  amount: number;
+  /** May be fractional. */
+  quantity?: number | string;
+  unitPrice?: number;
+}
+
+export interface CreateCheckoutParams {
+  amount: number;
+  currency: string;
+  returnUrl: string;
+  /** Your own reference, echoed byte for byte as `merchantReference` in webhooks. */
+  reference: string;
+  terminalIdentifier: string;
+  culture?: Culture;
+  isManualCapture?: boolean;
+  captureHoursDelay?: number;
+  isPreAuth?: boolean;
+  expiresAt?: string;
+  merchantShopperReference?: string;
+  items?: CheckoutItem[];
+  themeKey?: string;
+  shopperContact?: string | { email: string };
+  recurringProcessingModel?: RecurringProcessingModel;
+  abandonUrl?: string;
+}
+
+export interface CreateCheckoutResponse extends Envelope {
+  checkoutReference: string;
+  url: string;
+}
+
+export interface CheckoutStatusResponse extends Envelope {
+  status: SessionStatus;
+  /** null until Completed. */
+  payfacReference: string | null;
+}
+
+// ------------------------------------------------------------------ webhooks (D13)
+
+export interface RegisterWebhookParams {
+  /** Absolute https URL. */
+  url: string;
+  /** Empty or absent: every event type. */
+  eventTypes?: EventType[];
+  description?: string;
+}
+
+export interface UpdateWebhookParams {
+  url?: string;
+  eventTypes?: EventType[];
+  description?: string;
+  enabled?: boolean;
+}
+
+export interface Webhook {
+  webhookId: string;
+  url: string;
+  eventTypes: string[];
+  description: string;
+  enabled: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** The two secrets are shown only here and by rotateSecrets: store them. */
+export interface RegisterWebhookResponse extends Webhook, Envelope {
+  /** Arrives as the raw Authorization header of every delivery. */
+  apiKey: string;
+  /** Hex; signs `hmacSignature` (interface.md 5.2). */
+  hmacKey: string;
+}
+
+export interface WebhookResponse extends Envelope {
+  webhook: Webhook;
+}
+
+export interface WebhookList extends Envelope {
+  data: Webhook[];
+  totalCount: number;
+}
+
+export interface RotateSecretsResponse extends Envelope {
+  webhookId: string;
+  apiKey: string;
+  hmacKey: string;
+}
+
+// ------------------------------------------------------------------ deliveries (D14)
+
+export interface ListDeliveriesParams extends PageParams {
+  payfacReference?: string;
+  correlationId?: string;
+  webhookId?: string;
+  state?: DeliveryState;
+}
+
+export interface Delivery {
+  deliveryId: string;
+  webhookId: string;
+  eventId: string;
+  eventType: string;
+  payfacReference: string;
+  state: DeliveryState;
+  attemptCount: number;
+  nextAttemptAt: string | null;
+  createdAt: string;
+}
+
+export interface DeliveryAttempt {
+  attemptNumber: number;
+  correlationId: string;
+  sentAt: string;
+  responseStatus: number | null;
+  responseBody: string | null;
+  durationMs: number;
+  errorKind: 'timeout' | 'connection' | 'tls' | 'status' | null;
+}
+
+export interface DeliveryList extends Envelope {
+  data: Delivery[];
+  totalCount: number;
+}
+
+export interface DeliveryResponse extends Envelope {
+  delivery: Delivery & { body: string; attempts: DeliveryAttempt[] };
+}
+
+export interface RedeliverResponse extends Envelope {
+  deliveryId: string;
+}
+
+// ------------------------------------------------------------------ sandbox (D14)
+
+export interface TriggerEventParams {
+  eventType: EventType;
+  amount: number;
+  currency: string;
+  success?: boolean;
+  reason?: string;
+  merchantReference?: string;
+  checkoutReference?: string;
+  additionalData?: Record<string, string>;
+}
+
+export interface TriggerEventResponse extends Envelope {
+  eventId: string;
+  payfacReference: string;
+}
+
+// ------------------------------------------------------------------ modifications and token payments (D19)
+
+export interface CaptureParams {
+  reference: string;
+  payfacReference: string;
+  amount: number;
+  currency: string;
+}
+
+export type RefundReason = 'OTHER' | 'RETURN' | 'DUPLICATE' | 'FRAUD' | 'CUSTOMER REQUEST';
+
+export interface RefundParams extends CaptureParams {
+  refundReason?: RefundReason;
+}
+
+export interface ReverseParams {
+  reference: string;
+  payfacReference: string;
+}
+
+/** The outcome arrives later as a webhook (Capture or Refund, with originalPayfacReference). */
+export interface ModificationResponse extends Envelope {
+  status: 'Received';
+  payfacReference: string;
+}
+
+export interface ChargeTokenParams {
+  terminalIdentifier: string;
+  amount: number;
+  currency: string;
+  reference: string;
+  returnUrl: string;
+  channel: string;
+  shopperIp?: string;
+  origin?: string;
+  tokenDetails: { tokenValue: string; recurringProcessingModel: RecurringProcessingModel };
+}
+
+export interface ChargeTokenResponse extends Envelope {
+  resultCode: 'Authorised' | 'Refused' | 'RedirectShopper';
+  payfacReference: string;
+  redirect?: { url: string };
+}
+
+export interface DisableTokenResponse extends Envelope {
+  success: true;
+}
+
+// ------------------------------------------------------------------ the webhook message (interface.md 2.8)
+
+export interface WebhookAdditionalData {
+  eventType?: string;
+  cardNumber?: string;
+  cardUsage?: string;
+  threeDAuthenticated?: string;
+  originalPayfacReference?: string;
+  paymentMethod?: string;
+  cardSummary?: string;
+  authCode?: string;
+  token?: string;
+  [name: string]: string | undefined;
+}
+
+/** The seven values the signature covers, in the order of interface.md 5.2. */
+export interface SignedFields {
+  checkoutReference: string | null;
+  payfacReference: string;
+  merchantReference: string | null;
+  /** Minor units, as a string. */
+  amount: string;
+  currency: string;
+  reason: string | null;
+  /** "true" or "false". */
+  success: string;
+}
+
+export interface WebhookMessage extends SignedFields {
+  hmacSignature: string;
+  additionalData?: WebhookAdditionalData;
+}

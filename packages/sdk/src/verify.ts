@@ -1,0 +1,129 @@
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { PaylinksError } from './errors.js';
+import type { SignedFields, WebhookAdditionalData, WebhookMessage } from './types.js';
+
+// The receiver's two checks of interface.md 5.2: the Authorization header (the webhook's API key,
+// raw, no Bearer) proves the caller; hmacSignature over the seven values proves the body. Both
+// comparisons are constant-time (STYLE habit 8).
+
+export type WebhookVerificationFailure =
+  /** No Authorization header. */
+  | 'missing_authorization'
+  /** An Authorization header that is not the webhook's API key. */
+  | 'invalid_authorization'
+  /** Not JSON, not an object, or a field of interface.md 2.8 missing or of the wrong type. */
+  | 'malformed_body'
+  /** hmacSignature does not match the seven values under the HMAC key. */
+  | 'invalid_signature';
+
+export class WebhookVerificationError extends PaylinksError {
+  override name = 'WebhookVerificationError';
+  constructor(
+    readonly reason: WebhookVerificationFailure,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Node's IncomingHttpHeaders (Fastify, Express, node:http) or a fetch `Headers`. */
+export type HeadersLike = Record<string, string | string[] | undefined> | { get(name: string): string | null };
+
+export interface VerifyWebhookInput {
+  /** The request body exactly as received (string or bytes), before any JSON parsing. */
+  rawBody: string | Uint8Array;
+  headers: HeadersLike;
+  /** The webhook's apiKey from register/rotateSecrets. */
+  apiKey: string;
+  /** The webhook's hmacKey from register/rotateSecrets (hex). */
+  hmacKey: string;
+}
+
+/** The string that is signed: the seven values in order, null as "", joined by ":" (5.2). */
+export function signaturePayload(m: SignedFields): string {
+  return [m.checkoutReference, m.payfacReference, m.merchantReference, m.amount, m.currency, m.reason, m.success]
+    .map((v) => v ?? '')
+    .join(':');
+}
+
+/** Key bytes: hex, two characters per byte; an odd length gets one "0" appended first (5.2). */
+function keyBytes(hmacKey: string): Buffer {
+  const even = hmacKey.length % 2 === 1 ? `${hmacKey}0` : hmacKey;
+  if (!/^[0-9a-fA-F]*$/.test(even)) throw new TypeError('the HMAC key must be a hexadecimal string');
+  return Buffer.from(even, 'hex');
+}
+
+/**
+ * base64(HMAC-SHA256(hex-decoded key, UTF-8 payload)) of interface.md 5.2. For a merchant's own
+ * tests: sign a message the way the service does.
+ */
+export function computeSignature(hmacKey: string, message: SignedFields): string {
+  return createHmac('sha256', keyBytes(hmacKey)).update(signaturePayload(message), 'utf8').digest('base64');
+}
+
+/** Constant-time string equality: equal-length digests, so neither length nor content leaks. */
+function safeEqual(a: string, b: string): boolean {
+  const da = createHash('sha256').update(a, 'utf8').digest();
+  const db = createHash('sha256').update(b, 'utf8').digest();
+  return timingSafeEqual(da, db);
+}
+
+function header(headers: HeadersLike, name: string): string | undefined {
+  if (typeof headers.get === 'function') return (headers as { get(name: string): string | null }).get(name) ?? undefined;
+  const h = headers as Record<string, string | string[] | undefined>;
+  const key = Object.keys(h).find((k) => k.toLowerCase() === name);
+  const v = key === undefined ? undefined : h[key];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/** The body as the typed message of interface.md 2.8, or the first reason it is not one. */
+function parseMessage(rawBody: string | Uint8Array): WebhookMessage | string {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(typeof rawBody === 'string' ? rawBody : Buffer.from(rawBody.buffer, rawBody.byteOffset, rawBody.byteLength).toString('utf8'));
+  } catch {
+    return 'the body is not JSON';
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return 'the body is not a JSON object';
+  const o = parsed as Record<string, unknown>;
+  for (const f of ['payfacReference', 'amount', 'currency', 'success', 'hmacSignature'] as const) {
+    if (typeof o[f] !== 'string') return `${f} must be a string`;
+  }
+  for (const f of ['checkoutReference', 'merchantReference', 'reason'] as const) {
+    if (o[f] !== undefined && o[f] !== null && typeof o[f] !== 'string') return `${f} must be a string or null`;
+  }
+  const ad = o.additionalData;
+  if (ad !== undefined && ad !== null) {
+    if (typeof ad !== 'object' || Array.isArray(ad)) return 'additionalData must be an object';
+    for (const [k, v] of Object.entries(ad)) if (typeof v !== 'string') return `additionalData.${k} must be a string`;
+  }
+  return {
+    ...o,
+    checkoutReference: (o.checkoutReference as string | null | undefined) ?? null,
+    payfacReference: o.payfacReference as string,
+    merchantReference: (o.merchantReference as string | null | undefined) ?? null,
+    amount: o.amount as string,
+    currency: o.currency as string,
+    reason: (o.reason as string | null | undefined) ?? null,
+    success: o.success as string,
+    hmacSignature: o.hmacSignature as string,
+    ...(ad !== undefined && ad !== null ? { additionalData: ad as WebhookAdditionalData } : {}),
+  };
+}
+
+/**
+ * Performs both checks of interface.md 5.2 and returns the typed message, or throws
+ * WebhookVerificationError whose `reason` names the check that failed. Answer 200 only after this
+ * returns; answer 401 (or any non-200) when it throws.
+ */
+export function verifyWebhook(input: VerifyWebhookInput): WebhookMessage {
+  const auth = header(input.headers, 'authorization');
+  if (auth === undefined || auth === '') throw new WebhookVerificationError('missing_authorization', 'the request has no Authorization header');
+  if (!safeEqual(auth, input.apiKey)) throw new WebhookVerificationError('invalid_authorization', "the Authorization header is not the webhook's API key");
+  const message = parseMessage(input.rawBody);
+  if (typeof message === 'string') throw new WebhookVerificationError('malformed_body', message);
+  if (!safeEqual(computeSignature(input.hmacKey, message), message.hmacSignature)) {
+    throw new WebhookVerificationError('invalid_signature', 'hmacSignature does not match the message under the HMAC key');
+  }
+  return message;
+}
