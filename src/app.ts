@@ -17,6 +17,7 @@ import { paymentLinkRoutes } from './paymentLinks/routes.js';
 import { webhookRoutes } from './webhooks/routes.js';
 import { hostedCheckoutRoutes } from './checkout/routes.js';
 import { shopperPageRoutes } from './checkout/pages/routes.js';
+import { paymentRoutes } from './payments/routes.js';
 import type { Resolver } from './webhooks/addressRules.js';
 
 export type App = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>;
@@ -108,6 +109,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       await paymentLinkRoutes(api as App, deps);
       await webhookRoutes(api as App, deps);
       await hostedCheckoutRoutes(api as App, deps);
+      await paymentRoutes(api as App, deps);
     },
     { prefix: '/api/v1' },
   );

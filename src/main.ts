@@ -7,6 +7,7 @@ import { buildApp, type App } from './app.js';
 import { createMerchant, isEmpty } from './accounts/service.js';
 import { loggerOptions } from './logging.js';
 import { DeliveryWorker } from './webhooks/delivery/worker.js';
+import { ModificationProcessor } from './payments/modifications/processor.js';
 
 // config → database → buildApp → listen (+ delivery worker). Also the shutdown sequence of D17.
 
@@ -56,6 +57,9 @@ export async function serve(config: Config, opts: { worker: boolean; clock?: Clo
 
   const worker = opts.worker ? new DeliveryWorker({ db, clock, config, logger }) : undefined;
   await worker?.start();
+  // Captures, refunds and reversals (D19) are completed where deliveries are sent.
+  const processor = opts.worker ? new ModificationProcessor({ db, clock, logger }) : undefined;
+  await processor?.start();
 
   let stopping: Promise<void> | undefined;
   const stop = (): Promise<void> => {
@@ -68,7 +72,7 @@ export async function serve(config: Config, opts: { worker: boolean; clock?: Clo
       timer.unref();
       try {
         // The worker stops claiming and lets attempts in flight finish (at most 15 s each) and be recorded.
-        await Promise.all([app.close(), worker?.stop(SHUTDOWN_GRACE_MS)]);
+        await Promise.all([app.close(), worker?.stop(SHUTDOWN_GRACE_MS), processor?.stop(SHUTDOWN_GRACE_MS)]);
       } finally {
         clearTimeout(timer);
         await db.close();
@@ -102,15 +106,18 @@ export async function runWorker(config: Config, opts: { clock?: Clock; out?: (li
   if (config.databaseUrl === null) throw new Error('the worker command needs DATABASE_URL (PostgreSQL); with the embedded database, `paylinks serve` runs the worker');
   const logger = pino(loggerOptions(config.logLevel));
   const db = await openAndMigrate(config);
-  const worker = new DeliveryWorker({ db, clock: opts.clock ?? systemClock, config, logger });
+  const clock = opts.clock ?? systemClock;
+  const worker = new DeliveryWorker({ db, clock, config, logger });
   await worker.start();
-  out(`paylinks delivery worker running (${db.kind} database)`);
+  const processor = new ModificationProcessor({ db, clock, logger });
+  await processor.start();
+  out(`paylinks delivery worker and modification processor running (${db.kind} database)`);
   let stopping: Promise<void> | undefined;
   return {
     stop: () =>
       (stopping ??= (async () => {
         try {
-          await worker.stop(SHUTDOWN_GRACE_MS);
+          await Promise.all([worker.stop(SHUTDOWN_GRACE_MS), processor.stop(SHUTDOWN_GRACE_MS)]);
         } finally {
           await db.close();
         }

@@ -1,7 +1,7 @@
 import type { CardInput, CardSummary } from './card.js';
 
 // The one small interface between the service and whoever moves the money (D11). The shipped
-// implementation is the simulator; a real acquirer adapter implements the same three calls. The card
+// implementation is the simulator; a real acquirer adapter implements the same calls. The card
 // data goes in, and only the summary comes back out.
 
 export interface AuthoriseRequest {
@@ -24,8 +24,43 @@ export type AuthoriseResult =
    */
   | { outcome: 'ChallengeShopper'; card: CardSummary; state: Record<string, string> };
 
+export type FinalAuthoriseResult = Exclude<AuthoriseResult, { outcome: 'ChallengeShopper' }>;
+
+/**
+ * A charge of a saved card (D19). `shopperInteraction` follows the token's recurringProcessingModel:
+ * CardOnFile is shopper-present (Ecommerce), Subscription and UnscheduledCardOnFile are
+ * merchant-initiated (ContAuth).
+ */
+export interface TokenAuthoriseRequest {
+  token: string;
+  card: CardSummary;
+  amount: number;
+  currency: string;
+  shopperInteraction: 'Ecommerce' | 'ContAuth';
+  /** The service's (injected) clock: the card's expiry is judged against it. */
+  at: Date;
+}
+
+/**
+ * A capture, refund or cancellation (release of an uncaptured authorisation) of an earlier payment
+ * (D19). `reference` is the modification's own payfacReference: an adapter sends it as the
+ * acquirer's idempotency key, so a modification retried after a crash is not applied twice.
+ */
+export interface ModificationRequest {
+  kind: 'Capture' | 'Refund' | 'Cancel';
+  reference: string;
+  originalReference: string;
+  card: CardSummary;
+  amount: number;
+  currency: string;
+}
+
+export type ModificationResult = { outcome: 'Succeeded' } | { outcome: 'Refused'; reason: string };
+
 export interface Acquirer {
   authorise(request: AuthoriseRequest): Promise<AuthoriseResult>;
   /** Finishes a 3-D Secure step: the shopper confirmed it, or cancelled it. */
-  completeChallenge(state: Record<string, string>, confirmed: boolean): Promise<Exclude<AuthoriseResult, { outcome: 'ChallengeShopper' }>>;
+  completeChallenge(state: Record<string, string>, confirmed: boolean): Promise<FinalAuthoriseResult>;
+  authoriseToken(request: TokenAuthoriseRequest): Promise<FinalAuthoriseResult>;
+  modify(request: ModificationRequest): Promise<ModificationResult>;
 }

@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
 import { prefixedId } from '../ids.js';
-import type { Acquirer, AuthoriseRequest, AuthoriseResult } from './acquirer.js';
-import { summarize, type CardSummary } from './card.js';
+import type { Acquirer, AuthoriseRequest, AuthoriseResult, FinalAuthoriseResult, ModificationRequest, ModificationResult, TokenAuthoriseRequest } from './acquirer.js';
+import { maskCardNumber, summarize, type CardSummary } from './card.js';
 
 // The simulated acquirer (D11): the card number decides the outcome. The page has already checked
 // Luhn, expiry and CVC, so every card that reaches here is well-formed.
@@ -12,7 +12,21 @@ export const TEST_CARDS = {
   refused: '4000000000000002',
   expired: '4000000000000069',
   threeDFails: '4000000000003063',
+  /**
+   * Beyond D11's table (D19): authorised like 4242, but the acquirer refuses everything done with it
+   * later (captures, refunds, reversals, token charges), so every failure webhook can be tried.
+   */
+  laterRefused: '4000000000005126',
 } as const;
+
+const LATER_REFUSED_MASKED = maskCardNumber(TEST_CARDS.laterRefused);
+
+/** A card is valid through the last day of its expiry month (as the payment page judges it). */
+function expiredAt(expiry: string, at: Date): boolean {
+  const m = /^(\d{2})\/(\d{4})$/.exec(expiry);
+  if (!m) return true;
+  return Date.UTC(Number(m[2]), Number(m[1]), 1) <= at.getTime();
+}
 
 function authCode(): string {
   return String(randomInt(0, 1_000_000)).padStart(6, '0');
@@ -27,6 +41,7 @@ export const simulatorAcquirer: Acquirer = {
     const card = summarize(request.card);
     switch (request.card.number) {
       case TEST_CARDS.authorised:
+      case TEST_CARDS.laterRefused:
         return authorised(card, false, request.tokenize);
       case TEST_CARDS.threeDSecure:
         return { outcome: 'ChallengeShopper', card, state: { kind: 'sim-3ds', tokenize: String(request.tokenize), ...cardState(card) } };
@@ -43,7 +58,21 @@ export const simulatorAcquirer: Acquirer = {
   async completeChallenge(state, confirmed) {
     const card = cardFromState(state);
     if (!confirmed) return { outcome: 'Refused', card, reason: '3D Not Authenticated', threeDAuthenticated: false };
-    return authorised(card, true, state.tokenize === 'true') as Exclude<AuthoriseResult, { outcome: 'ChallengeShopper' }>;
+    return authorised(card, true, state.tokenize === 'true') as FinalAuthoriseResult;
+  },
+
+  // A saved card was authenticated when it was saved; its later charges are frictionless here, both
+  // shopper-present and merchant-initiated. The card can still have expired since.
+  async authoriseToken(request: TokenAuthoriseRequest): Promise<FinalAuthoriseResult> {
+    const { card } = request;
+    if (card.masked === LATER_REFUSED_MASKED) return { outcome: 'Refused', card, reason: 'Refused', threeDAuthenticated: false };
+    if (expiredAt(card.expiry, request.at)) return { outcome: 'Refused', card, reason: 'Expired Card', threeDAuthenticated: false };
+    return authorised(card, false, false) as FinalAuthoriseResult;
+  },
+
+  async modify(request: ModificationRequest): Promise<ModificationResult> {
+    if (request.card.masked === LATER_REFUSED_MASKED) return { outcome: 'Refused', reason: 'Refused' };
+    return { outcome: 'Succeeded' };
   },
 };
 

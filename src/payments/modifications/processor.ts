@@ -1,0 +1,267 @@
+import type { FastifyBaseLogger } from 'fastify';
+import pg from 'pg';
+import type { PoolClient } from 'pg';
+import type { Clock } from '../../clock.js';
+import type { Database } from '../../db/database.js';
+import { withTransaction } from '../../db/database.js';
+import { newPayfacReference } from '../../ids.js';
+import { enqueueEvent } from '../../webhooks/events.js';
+import type { Acquirer, ModificationRequest } from '../acquirer.js';
+import { simulatorAcquirer } from '../simulator.js';
+import * as sql from './sql.js';
+import { MODIFICATIONS_CHANNEL, onModificationsReceived } from './wake.js';
+
+// The modification processor (D19). Each Received modification is completed in ONE transaction: it
+// is claimed (FOR UPDATE SKIP LOCKED, first in line for its payment), the payment row is locked, the
+// acquirer is asked, and the outcome, the ledger and the Capture/Refund event are written together.
+// A crash before COMMIT leaves the row Received for the next pass; the acquirer sees the
+// modification's own payfacReference, its idempotency key, so a second ask does not move money twice.
+// Delayed captures (D10 captureHoursDelay) that the injected clock says are due are turned into
+// capture modifications first, so they take the same path.
+//
+// Wake-ups, as the delivery worker's: the in-process signal after an accepting commit, NOTIFY on a
+// LISTEN connection (PostgreSQL, other processes), and a fallback poll that also finds delayed
+// captures coming due.
+
+type Logger = Pick<FastifyBaseLogger, 'info' | 'warn' | 'error'>;
+
+export interface ModificationProcessorOptions {
+  db: Database;
+  clock: Clock;
+  acquirer?: Acquirer;
+  logger?: Logger;
+  /** Fallback poll (real time): delayed captures coming due, modifications accepted by other processes. */
+  pollIntervalMs?: number;
+  /** Listen for NOTIFY (PostgreSQL only); default on for PostgreSQL. */
+  listen?: boolean;
+}
+
+const silent: Logger = { info: () => undefined, warn: () => undefined, error: () => undefined };
+const DUE_BATCH = 50;
+
+export class ModificationProcessor {
+  private readonly db: Database;
+  private readonly clock: Clock;
+  private readonly acquirer: Acquirer;
+  private readonly log: Logger;
+  private readonly pollIntervalMs: number;
+  private readonly listen: boolean;
+
+  private running = false;
+  private stopping = false;
+  private again = false;
+  private pass: Promise<void> | undefined;
+  private pollTimer: NodeJS.Timeout | undefined;
+  private unsubscribe: (() => void) | undefined;
+  private listener: pg.Client | undefined;
+  private idleWaiters: (() => void)[] = [];
+  readonly stats = { completed: 0, scheduledCaptures: 0 };
+
+  constructor(opts: ModificationProcessorOptions) {
+    this.db = opts.db;
+    this.clock = opts.clock;
+    this.acquirer = opts.acquirer ?? simulatorAcquirer;
+    this.log = opts.logger ?? silent;
+    this.pollIntervalMs = opts.pollIntervalMs ?? 2_000;
+    this.listen = opts.listen ?? opts.db.kind === 'postgres';
+  }
+
+  async start(): Promise<void> {
+    if (this.unsubscribe) return;
+    this.unsubscribe = onModificationsReceived(() => this.wake());
+    if (this.listen) await this.connectListener();
+    this.pollTimer = setInterval(() => this.wake(), this.pollIntervalMs);
+    this.pollTimer.unref();
+    this.wake();
+  }
+
+  /** Run a pass now (a new modification, a test that moved the clock). */
+  wake(): void {
+    if (this.stopping) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = true;
+    this.pass = this.run();
+  }
+
+  /** Resolves when a pass found nothing more to do (tests: accept, move the clock, wait for this). */
+  async settled(): Promise<void> {
+    this.wake();
+    if (!this.running) return;
+    await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  /** D17 drain: no new pass; the modification being completed finishes (at most graceMs). */
+  async stop(graceMs = 20_000): Promise<void> {
+    if (this.stopping) return;
+    this.stopping = true;
+    clearInterval(this.pollTimer);
+    this.unsubscribe?.();
+    const listener = this.listener;
+    this.listener = undefined;
+    if (listener) await listener.end().catch(() => undefined);
+    if (this.pass) {
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, graceMs);
+      });
+      await Promise.race([this.pass, timeout]);
+      clearTimeout(timer);
+    }
+  }
+
+  private async connectListener(): Promise<void> {
+    if (this.db.url === null || this.stopping) return;
+    const client = new pg.Client({ connectionString: this.db.url });
+    const retry = (): void => {
+      const t = setTimeout(() => void this.connectListener().catch(() => undefined), 1_000);
+      t.unref();
+    };
+    client.on('notification', () => this.wake());
+    client.on('error', (err) => {
+      this.log.warn({ err: err.message }, 'modification LISTEN connection lost; reconnecting');
+      if (this.listener === client) this.listener = undefined;
+      client.end().catch(() => undefined);
+      retry();
+    });
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${MODIFICATIONS_CHANNEL}`);
+      if (this.stopping) {
+        await client.end().catch(() => undefined);
+        return;
+      }
+      this.listener = client;
+      this.wake();
+    } catch (err) {
+      this.log.warn({ err: (err as Error).message }, 'modification LISTEN connection failed; relying on polling until it is back');
+      await client.end().catch(() => undefined);
+      retry();
+    }
+  }
+
+  private async run(): Promise<void> {
+    try {
+      do {
+        this.again = false;
+        await this.scheduleDueCaptures();
+        while (!this.stopping && (await this.completeOne())) this.stats.completed++;
+      } while (this.again && !this.stopping);
+    } catch (err) {
+      // The row stays Received (its transaction rolled back); the next poll tries again.
+      if (!this.stopping) this.log.error({ err: (err as Error).message }, 'completing a modification failed; retrying on the next poll');
+    } finally {
+      this.running = false;
+      this.again = false;
+      const waiters = this.idleWaiters;
+      this.idleWaiters = [];
+      for (const w of waiters) w();
+    }
+  }
+
+  /** Delayed captures due by the injected clock become capture modifications of what is still uncaptured. */
+  private async scheduleDueCaptures(): Promise<void> {
+    for (;;) {
+      const created = await withTransaction(this.db, async (tx) => {
+        const due = await sql.lockDueCaptures(tx, this.clock.now(), DUE_BATCH);
+        for (const p of due) {
+          const progress = await sql.inProgress(tx, p.payfac_reference);
+          const remaining = p.amount - p.captured_amount - progress.pending_capture;
+          if (remaining > 0) {
+            await sql.insertModification(tx, {
+              payfacReference: newPayfacReference(),
+              merchantId: p.merchant_id,
+              originalPayfacReference: p.payfac_reference,
+              kind: 'Capture',
+              source: 'Scheduled',
+              reference: null,
+              amount: remaining,
+              currency: p.currency,
+              refundReason: null,
+              createdAt: this.clock.now(),
+            });
+            this.stats.scheduledCaptures++;
+          }
+          await sql.unschedule(tx, p.payfac_reference);
+        }
+        if (due.length > 0) await sql.notifyModifications(tx, MODIFICATIONS_CHANNEL);
+        return due.length;
+      });
+      if (created < DUE_BATCH) return;
+    }
+  }
+
+  /** Completes the next modification in line; false when there is none. */
+  private async completeOne(): Promise<boolean> {
+    // Not retried inside: a retry would ask the acquirer again within the same pass.
+    return withTransaction(this.db, (tx) => this.complete(tx), { retries: 0 });
+  }
+
+  private async complete(tx: PoolClient): Promise<boolean> {
+    const m = await sql.claimNext(tx);
+    if (!m) return false;
+    const payment = await sql.lockPayment(tx, m.original_payfac_reference, null);
+    if (!payment) throw new Error(`payment ${m.original_payfac_reference} of modification ${m.payfac_reference} is missing`);
+    const now = this.clock.now();
+
+    // What the acquirer is asked to do, settled on the ledger as it stands now: every modification
+    // accepted before this one has completed (claimNext takes them in order).
+    let request: ModificationRequest['kind'];
+    let amount: number;
+    let invalid: string | null = null;
+    if (m.kind === 'Capture') {
+      request = 'Capture';
+      amount = m.amount ?? 0;
+      if (payment.capture_state === 'Cancelled' || amount > payment.amount - payment.captured_amount) invalid = 'Amount exceeds the uncaptured authorisation';
+    } else if (m.kind === 'Refund') {
+      request = 'Refund';
+      amount = m.amount ?? 0;
+      if (amount > payment.captured_amount - payment.refunded_amount) invalid = 'Amount exceeds the refundable amount';
+    } else if (payment.captured_amount === 0) {
+      request = 'Cancel';
+      amount = payment.amount;
+    } else {
+      request = 'Refund';
+      amount = payment.captured_amount - payment.refunded_amount;
+      if (amount <= 0) invalid = 'Nothing left to reverse';
+    }
+
+    let reason: string | null = invalid;
+    if (invalid === null) {
+      const card = { masked: payment.card_masked, last4: payment.card_summary, expiry: payment.card_expiry, paymentMethod: payment.payment_method };
+      const result = await this.acquirer.modify({ kind: request, reference: m.payfac_reference, originalReference: payment.payfac_reference, card, amount, currency: payment.currency });
+      if (result.outcome === 'Refused') reason = result.reason;
+    }
+    const success = reason === null;
+
+    if (success) {
+      if (request === 'Capture') await sql.recordCapture(tx, payment.payfac_reference, amount);
+      else if (request === 'Refund') await sql.recordRefund(tx, payment.payfac_reference, amount);
+      if (m.kind === 'Reversal') await sql.recordReversal(tx, payment.payfac_reference);
+    }
+    const outcome = !success ? null : request === 'Capture' ? 'Captured' : request === 'Cancel' ? 'Cancelled' : 'Refunded';
+    await sql.completeModification(tx, { payfacReference: m.payfac_reference, state: success ? 'Succeeded' : 'Failed', amount: amount > 0 ? amount : null, outcome, reason, completedAt: now });
+
+    await enqueueEvent(tx, this.clock, {
+      merchantId: payment.merchant_id,
+      // D12/D19: a capture raises Capture; a refund and a reversal (cancel or refund) raise Refund.
+      eventType: m.kind === 'Capture' ? 'Capture' : 'Refund',
+      checkoutReference: payment.checkout_reference,
+      payfacReference: m.payfac_reference,
+      merchantReference: payment.merchant_reference,
+      amount,
+      currency: payment.currency,
+      reason,
+      success,
+      additionalData: {
+        originalPayfacReference: payment.payfac_reference,
+        cardNumber: payment.card_masked,
+        cardSummary: payment.card_summary,
+        paymentMethod: payment.payment_method,
+      },
+    });
+    return true;
+  }
+}

@@ -1,0 +1,82 @@
+import type { Clock } from '../../clock.js';
+import type { Database } from '../../db/database.js';
+import { withTransaction } from '../../db/database.js';
+import { ApiError, notFound, validationError, type FieldError } from '../../errors.js';
+import { newPayfacReference } from '../../ids.js';
+import * as sql from './sql.js';
+import { MODIFICATIONS_CHANNEL, signalModificationsReceived } from './wake.js';
+
+// Accepting a capture, refund or reversal (D19). The payment row is locked, the request is checked
+// against its ledger and against the modifications still in progress, and the modification is written
+// as Received in the same transaction; the processor completes it afterwards.
+//
+// Limits: capturable = authorised − captured − captures in progress; refundable = captured − refunded
+// − refunds in progress (a capture still in progress is not refundable yet). Going over either is a
+// 400 with a field code on `amount` (EXCEEDS_CAPTURABLE, EXCEEDS_REFUNDABLE), not a 409: the request
+// names an amount the payment cannot take, and clients (our SDK among them) retry 409s, which would
+// never help here. 409 INVALID_STATE is for a payment that takes no modification at all (refused,
+// reversed or being reversed, nothing left to reverse).
+
+export type ModificationInput =
+  | { kind: 'Capture'; reference: string; payfacReference: string; amount: number; currency: string }
+  | { kind: 'Refund'; reference: string; payfacReference: string; amount: number; currency: string; refundReason?: string }
+  | { kind: 'Reversal'; reference: string; payfacReference: string };
+
+export async function requestModification(deps: { db: Database; clock: Clock }, merchantId: string, input: ModificationInput): Promise<{ status: 'Received'; payfacReference: string }> {
+  const payfacReference = newPayfacReference();
+  await withTransaction(deps.db, async (tx) => {
+    const payment = await sql.lockPayment(tx, input.payfacReference, merchantId);
+    if (!payment) throw notFound('payment');
+    if (!payment.success) throw new ApiError('INVALID_STATE', 'a refused payment cannot be modified');
+    const progress = await sql.inProgress(tx, payment.payfac_reference);
+    if (progress.reversed) throw new ApiError('INVALID_STATE', 'the payment has been reversed');
+
+    const errors: FieldError[] = [];
+    if (input.kind !== 'Reversal') {
+      if (input.currency !== payment.currency) {
+        errors.push({ field: 'currency', code: 'CURRENCY_MISMATCH', message: `must be the payment's currency, ${payment.currency}` });
+      }
+      if (input.kind === 'Capture') {
+        const capturable = payment.amount - payment.captured_amount - progress.pending_capture;
+        if (input.amount > capturable) {
+          errors.push({
+            field: 'amount',
+            code: 'EXCEEDS_CAPTURABLE',
+            message: `must be at most ${capturable} (authorised ${payment.amount}, captured ${payment.captured_amount}, captures in progress ${progress.pending_capture})`,
+          });
+        }
+      } else {
+        const refundable = payment.captured_amount - payment.refunded_amount - progress.pending_refund;
+        if (input.amount > refundable) {
+          errors.push({
+            field: 'amount',
+            code: 'EXCEEDS_REFUNDABLE',
+            message: `must be at most ${refundable} (captured ${payment.captured_amount}, refunded ${payment.refunded_amount}, refunds in progress ${progress.pending_refund})`,
+          });
+        }
+      }
+      if (errors.length > 0) throw validationError(errors);
+    } else {
+      // A reversal releases an authorisation nothing was captured from, or refunds what is left.
+      const willBeCaptured = payment.captured_amount + progress.pending_capture;
+      const left = willBeCaptured === 0 ? payment.amount : willBeCaptured - payment.refunded_amount - progress.pending_refund;
+      if (left <= 0) throw new ApiError('INVALID_STATE', 'nothing is left to reverse on this payment');
+    }
+
+    await sql.insertModification(tx, {
+      payfacReference,
+      merchantId,
+      originalPayfacReference: payment.payfac_reference,
+      kind: input.kind,
+      source: 'Api',
+      reference: input.reference,
+      amount: input.kind === 'Reversal' ? null : input.amount,
+      currency: payment.currency,
+      refundReason: input.kind === 'Refund' ? input.refundReason ?? null : null,
+      createdAt: deps.clock.now(),
+    });
+    await sql.notifyModifications(tx, MODIFICATIONS_CHANNEL);
+  });
+  signalModificationsReceived();
+  return { status: 'Received', payfacReference };
+}

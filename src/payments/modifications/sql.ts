@@ -1,0 +1,189 @@
+import type { Queryable } from '../../db/database.js';
+
+// Modifications (D19) and the payment ledger they move. $n parameters only.
+
+export type ModificationKind = 'Capture' | 'Refund' | 'Reversal';
+export type CaptureState = 'Captured' | 'Scheduled' | 'Manual' | 'None' | 'Cancelled';
+
+/** A payment row as the ledger sees it, read under FOR UPDATE. */
+export interface LedgerRow {
+  payfac_reference: string;
+  merchant_id: string;
+  checkout_reference: string | null;
+  merchant_reference: string | null;
+  /** Authorised amount (minor units). */
+  amount: number;
+  currency: string;
+  success: boolean;
+  capture_state: CaptureState;
+  captured_amount: number;
+  refunded_amount: number;
+  card_masked: string;
+  card_summary: string;
+  card_expiry: string;
+  payment_method: string;
+}
+
+const LEDGER_COLUMNS = `payfac_reference, merchant_id, checkout_reference, merchant_reference, amount, currency, success, capture_state,
+  captured_amount, refunded_amount, card_masked, card_summary, card_expiry, payment_method`;
+
+/**
+ * The payment locked for a modification: requests for one payment queue here, so each decides on the
+ * ledger and the in-progress modifications its predecessor committed (no overdraft under concurrency).
+ * Another merchant's payment is not found (D1).
+ */
+export async function lockPayment(db: Queryable, payfacReference: string, merchantId: string | null): Promise<LedgerRow | undefined> {
+  const { rows } = await db.query<LedgerRow>(
+    `SELECT ${LEDGER_COLUMNS} FROM payments WHERE payfac_reference = $1 AND ($2::text IS NULL OR merchant_id = $2) FOR UPDATE`,
+    [payfacReference, merchantId],
+  );
+  return rows[0];
+}
+
+/** What Received modifications of a payment will still move, and whether it is (being) reversed. */
+export interface InProgress {
+  pending_capture: number;
+  pending_refund: number;
+  reversed: boolean;
+}
+
+export async function inProgress(db: Queryable, payfacReference: string): Promise<InProgress> {
+  const { rows } = await db.query<InProgress>(
+    `SELECT COALESCE(sum(amount) FILTER (WHERE kind = 'Capture' AND state = 'Received'), 0)::bigint AS pending_capture,
+            COALESCE(sum(amount) FILTER (WHERE kind = 'Refund' AND state = 'Received'), 0)::bigint AS pending_refund,
+            COALESCE(bool_or(kind = 'Reversal' AND state <> 'Failed'), false) AS reversed
+       FROM modifications WHERE original_payfac_reference = $1`,
+    [payfacReference],
+  );
+  return rows[0] ?? { pending_capture: 0, pending_refund: 0, reversed: false };
+}
+
+export interface NewModification {
+  payfacReference: string;
+  merchantId: string;
+  originalPayfacReference: string;
+  kind: ModificationKind;
+  source: 'Api' | 'Scheduled';
+  reference: string | null;
+  amount: number | null;
+  currency: string;
+  refundReason: string | null;
+  createdAt: Date;
+}
+
+export async function insertModification(db: Queryable, m: NewModification): Promise<void> {
+  await db.query(
+    `INSERT INTO modifications (payfac_reference, merchant_id, original_payfac_reference, kind, source, reference, amount, currency,
+       refund_reason, state, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'Received', $10)`,
+    [m.payfacReference, m.merchantId, m.originalPayfacReference, m.kind, m.source, m.reference, m.amount, m.currency, m.refundReason, m.createdAt],
+  );
+}
+
+export async function notifyModifications(db: Queryable, channel: string): Promise<void> {
+  await db.query('SELECT pg_notify($1, $2)', [channel, '']);
+}
+
+export interface ModificationRow {
+  payfac_reference: string;
+  seq: number;
+  merchant_id: string;
+  original_payfac_reference: string;
+  kind: ModificationKind;
+  source: 'Api' | 'Scheduled';
+  reference: string | null;
+  amount: number | null;
+  currency: string;
+  refund_reason: string | null;
+}
+
+/**
+ * Claims the oldest Received modification that is first in line for its payment: the modifications
+ * of one payment complete in the order they were accepted, so a reversal settles on the captures and
+ * refunds accepted before it. A row another processor holds is skipped, and so are those behind it.
+ */
+export async function claimNext(db: Queryable): Promise<ModificationRow | undefined> {
+  const { rows } = await db.query<ModificationRow>(
+    `SELECT m.payfac_reference, m.seq, m.merchant_id, m.original_payfac_reference, m.kind, m.source, m.reference, m.amount, m.currency, m.refund_reason
+       FROM modifications m
+      WHERE m.state = 'Received'
+        AND NOT EXISTS (SELECT 1 FROM modifications e
+                         WHERE e.original_payfac_reference = m.original_payfac_reference AND e.state = 'Received' AND e.seq < m.seq)
+      ORDER BY m.seq
+      LIMIT 1
+      FOR UPDATE SKIP LOCKED`,
+  );
+  return rows[0];
+}
+
+export async function completeModification(
+  db: Queryable,
+  m: { payfacReference: string; state: 'Succeeded' | 'Failed'; amount: number | null; outcome: 'Captured' | 'Refunded' | 'Cancelled' | null; reason: string | null; completedAt: Date },
+): Promise<void> {
+  await db.query(
+    `UPDATE modifications SET state = $2, amount = COALESCE($3, amount), outcome = $4, reason = $5, completed_at = $6
+      WHERE payfac_reference = $1`,
+    [m.payfacReference, m.state, m.amount, m.outcome, m.reason, m.completedAt],
+  );
+}
+
+/** A capture succeeded: the ledger grows, and a payment captured in full is Captured. */
+export async function recordCapture(db: Queryable, payfacReference: string, amount: number): Promise<void> {
+  await db.query(
+    `UPDATE payments SET captured_amount = captured_amount + $2,
+            capture_state = CASE WHEN captured_amount + $2 >= amount THEN 'Captured' ELSE capture_state END,
+            capture_due_at = CASE WHEN captured_amount + $2 >= amount THEN NULL ELSE capture_due_at END
+      WHERE payfac_reference = $1`,
+    [payfacReference, amount],
+  );
+}
+
+export async function recordRefund(db: Queryable, payfacReference: string, amount: number): Promise<void> {
+  await db.query('UPDATE payments SET refunded_amount = refunded_amount + $2 WHERE payfac_reference = $1', [payfacReference, amount]);
+}
+
+/**
+ * A reversal succeeded: nothing more will be captured. An uncaptured payment is Cancelled; a delayed
+ * capture still scheduled is called off.
+ */
+export async function recordReversal(db: Queryable, payfacReference: string): Promise<void> {
+  await db.query(
+    `UPDATE payments SET capture_state = CASE WHEN captured_amount = 0 THEN 'Cancelled' WHEN capture_state = 'Scheduled' THEN 'Manual' ELSE capture_state END,
+            capture_due_at = NULL
+      WHERE payfac_reference = $1`,
+    [payfacReference],
+  );
+}
+
+/**
+ * Delayed captures (D10 captureHoursDelay) that are due by the injected clock, locked; a payment being
+ * reversed is left alone. A handful of rows at a time: the partial index holds only Scheduled payments.
+ */
+export async function lockDueCaptures(db: Queryable, now: Date, limit: number): Promise<LedgerRow[]> {
+  const { rows } = await db.query<LedgerRow>(
+    `SELECT ${LEDGER_COLUMNS} FROM payments p
+      WHERE p.capture_state = 'Scheduled' AND p.capture_due_at <= $1
+        AND NOT EXISTS (SELECT 1 FROM modifications m
+                         WHERE m.original_payfac_reference = p.payfac_reference AND m.kind = 'Reversal' AND m.state <> 'Failed')
+      ORDER BY p.capture_due_at
+      LIMIT $2
+      FOR UPDATE SKIP LOCKED`,
+    [now, limit],
+  );
+  return rows;
+}
+
+/** The schedule has been turned into a capture modification: from now on it is a manual-capture payment. */
+export async function unschedule(db: Queryable, payfacReference: string): Promise<void> {
+  await db.query(`UPDATE payments SET capture_state = 'Manual', capture_due_at = NULL WHERE payfac_reference = $1 AND capture_state = 'Scheduled'`, [payfacReference]);
+}
+
+/** For tests and operators: one modification as stored. */
+export async function findModification(db: Queryable, payfacReference: string): Promise<(ModificationRow & { state: string; outcome: string | null; reason: string | null }) | undefined> {
+  const { rows } = await db.query<ModificationRow & { state: string; outcome: string | null; reason: string | null }>(
+    `SELECT payfac_reference, seq, merchant_id, original_payfac_reference, kind, source, reference, amount, currency, refund_reason, state, outcome, reason
+       FROM modifications WHERE payfac_reference = $1`,
+    [payfacReference],
+  );
+  return rows[0];
+}

@@ -1,0 +1,137 @@
+import type { FastifyRequest } from 'fastify';
+import type { App, AppDeps } from '../app.js';
+import type { FieldError } from '../errors.js';
+import { merchantOf } from '../http/auth.js';
+import { ProblemSchema, envelope } from '../http/envelope.js';
+import { toFieldErrors, type JsonSchema } from '../http/validation.js';
+import { readIdempotencyKey } from '../idempotency/service.js';
+import type { Acquirer } from './acquirer.js';
+import { requestModification } from './modifications/service.js';
+import {
+  CaptureBody,
+  DisableTokenBody,
+  DisableTokenResponse,
+  ModificationResponse,
+  RefundBody,
+  ReverseBody,
+  TokenPaymentBody,
+  TokenPaymentResponse,
+} from './schemas.js';
+import { simulatorAcquirer } from './simulator.js';
+import { chargeToken, disableToken, validateTokenPayment } from './tokens/service.js';
+
+// Modifications and token payments (D19), under /api/v1, with the HostedCheckout capability. Bodies
+// are matched as the plugins in the field send them (D18: any case, digit-string amounts, null as absent).
+
+const errors = { 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema, 409: ProblemSchema };
+const auth = { anyOf: ['HostedCheckout' as const] };
+
+const LEDGER =
+  'Accepted at once as Received; the acquirer completes it afterwards and its outcome arrives as a webhook whose payfacReference is the one ' +
+  'answered here and whose additionalData.originalPayfacReference is the payment\'s. Over the limit: 400 with a field code on amount ' +
+  '(EXCEEDS_CAPTURABLE, EXCEEDS_REFUNDABLE); another currency: 400 CURRENCY_MISMATCH; a refused or reversed payment: 409 INVALID_STATE; ' +
+  "another merchant's payment: 404.";
+
+function schemaErrorsOf(request: FastifyRequest): FieldError[] {
+  const v = request.validationError as { validation?: unknown } | undefined;
+  if (!v || !Array.isArray(v.validation)) return [];
+  return toFieldErrors(v.validation, request.routeOptions.schema?.body as JsonSchema | undefined);
+}
+
+export async function paymentRoutes(app: App, deps: AppDeps, acquirer: Acquirer = simulatorAcquirer): Promise<void> {
+  const { db, clock } = deps;
+  const tags = ['Modifications'];
+  const ok = <T extends object>(request: FastifyRequest, body: T) => ({ ...body, ...envelope(request.id, clock) });
+
+  app.post(
+    '/modification/capture',
+    {
+      config: { auth, normalize: 'create' },
+      schema: {
+        tags,
+        summary: 'Capture an authorised payment, in full or in part (D19)',
+        description:
+          'For payments with manual capture or a pre-authorisation (D10). Partial captures add up to at most the authorised amount, ' +
+          'counting captures still in progress. Outcome: a Capture webhook. ' + LEDGER,
+        body: CaptureBody,
+        response: { 200: ModificationResponse, ...errors },
+      },
+    },
+    async (request) => ok(request, await requestModification({ db, clock }, merchantOf(request), { kind: 'Capture', ...request.body })),
+  );
+
+  app.post(
+    '/modification/refund',
+    {
+      config: { auth, normalize: 'create' },
+      schema: {
+        tags,
+        summary: 'Refund a captured payment, in full or in part (D19)',
+        description: 'Partial refunds add up to at most the captured amount, counting refunds still in progress. Outcome: a Refund webhook. ' + LEDGER,
+        body: RefundBody,
+        response: { 200: ModificationResponse, ...errors },
+      },
+    },
+    async (request) => ok(request, await requestModification({ db, clock }, merchantOf(request), { kind: 'Refund', ...request.body })),
+  );
+
+  app.post(
+    '/modification/reverse',
+    {
+      config: { auth, normalize: 'create' },
+      schema: {
+        tags,
+        summary: 'Reverse a payment: cancel it if nothing was captured, else refund what is left (D19)',
+        description:
+          'Settled after every modification accepted before it. A payment with nothing captured is cancelled (its authorisation released, ' +
+          'nothing more can be captured); a captured one is refunded what was not refunded yet. Afterwards the payment takes no more ' +
+          'modifications. Outcome: a Refund webhook (amount: what was released or refunded). ' + LEDGER,
+        body: ReverseBody,
+        response: { 200: ModificationResponse, ...errors },
+      },
+    },
+    async (request) => ok(request, await requestModification({ db, clock }, merchantOf(request), { kind: 'Reversal', ...request.body })),
+  );
+
+  app.post(
+    '/payment',
+    {
+      config: { auth, normalize: 'create' },
+      attachValidation: true,
+      schema: {
+        tags: ['Token payments'],
+        summary: 'Charge a saved card (D19)',
+        description:
+          'Charges a token saved by a TokenizeByLink or a checkout session with recurringProcessingModel. tokenDetails.recurringProcessingModel ' +
+          'decides who is present: CardOnFile (shopper present) may charge any saved card; Subscription and UnscheduledCardOnFile ' +
+          '(merchant-initiated) only a card saved for that same model, else 400 MODEL_MISMATCH. channel is recorded as given. ' +
+          'Authorised payments are captured at once. Webhooks: Authorization (success "true" or "false"), then Capture. A disabled token: ' +
+          "409 INVALID_STATE; another merchant's token: 404. An Idempotency-Key header makes a retry return the first answer (D16).",
+        headers: { type: 'object', properties: { 'idempotency-key': { type: 'string', description: 'D16: 1–255 visible ASCII characters' } } },
+        body: TokenPaymentBody,
+        response: { 200: TokenPaymentResponse, ...errors },
+      },
+    },
+    async (request) => {
+      const merchantId = merchantOf(request);
+      const key = readIdempotencyKey(request.headers['idempotency-key']);
+      const body = await validateTokenPayment(db, merchantId, request.body, schemaErrorsOf(request));
+      return ok(request, await chargeToken({ db, clock, acquirer }, merchantId, body, key));
+    },
+  );
+
+  app.post(
+    '/payment/disable-token',
+    {
+      config: { auth, normalize: 'create' },
+      schema: {
+        tags: ['Token payments'],
+        summary: 'Disable a saved card (D19)',
+        description: 'The token can no longer be charged. Raises a TokenDisabled webhook (additionalData.token). Disabling it again succeeds again, without a second webhook.',
+        body: DisableTokenBody,
+        response: { 200: DisableTokenResponse, ...errors },
+      },
+    },
+    async (request) => ok(request, await disableToken({ db, clock }, merchantOf(request), request.body.tokenValue)),
+  );
+}
