@@ -1,0 +1,28 @@
+import { describe, expect, it } from 'vitest';
+import { summarize } from '../../src/payments/card.js';
+import { TEST_CARDS, simulatorAcquirer } from '../../src/payments/simulator.js';
+
+// The simulator's answers for D19: modifications and token charges (the card decides, as in D11).
+
+const card = (number: string) => summarize({ number, expiryMonth: 12, expiryYear: 2039, cvc: '123' });
+const at = new Date('2030-06-01T00:00:00Z');
+
+describe('simulated acquirer, D19 operations', () => {
+  it('performs captures, refunds and cancels, except on the later-refused card', async () => {
+    for (const kind of ['Capture', 'Refund', 'Cancel'] as const) {
+      const base = { kind, reference: '1', originalReference: '2', amount: 100, currency: 'EUR' };
+      expect(await simulatorAcquirer.modify({ ...base, card: card(TEST_CARDS.authorised) })).toEqual({ outcome: 'Succeeded' });
+      expect(await simulatorAcquirer.modify({ ...base, card: card(TEST_CARDS.laterRefused) })).toEqual({ outcome: 'Refused', reason: 'Refused' });
+    }
+  });
+
+  it('authorises a saved card (authorised at first, refused later for 5126), and refuses an expired one', async () => {
+    const req = { token: 'tok_x', amount: 100, currency: 'EUR', shopperInteraction: 'ContAuth' as const, at };
+    const ok = await simulatorAcquirer.authoriseToken({ ...req, card: card(TEST_CARDS.authorised) });
+    expect(ok).toMatchObject({ outcome: 'Authorised', threeDAuthenticated: false, token: null });
+    expect(await simulatorAcquirer.authorise({ card: { number: TEST_CARDS.laterRefused, expiryMonth: 12, expiryYear: 2039, cvc: '123' }, amount: 100, currency: 'EUR', tokenize: false, preAuth: false })).toMatchObject({ outcome: 'Authorised' });
+    expect(await simulatorAcquirer.authoriseToken({ ...req, card: card(TEST_CARDS.laterRefused) })).toMatchObject({ outcome: 'Refused', reason: 'Refused' });
+    expect(await simulatorAcquirer.authoriseToken({ ...req, card: card(TEST_CARDS.authorised), at: new Date('2039-12-31T23:59:59Z') })).toMatchObject({ outcome: 'Authorised' });
+    expect(await simulatorAcquirer.authoriseToken({ ...req, card: card(TEST_CARDS.authorised), at: new Date('2040-01-01T00:00:00Z') })).toMatchObject({ outcome: 'Refused', reason: 'Expired Card' });
+  });
+});
