@@ -14,6 +14,7 @@ import {
   setOrigins,
   type Capability,
 } from './accounts/service.js';
+import { registerOperations } from './cli/operations.js';
 
 // The `paylinks` command (D17). Every command that creates something prints, with --json, one JSON
 // object as its last output line.
@@ -165,6 +166,7 @@ export function buildCli(): Command {
       ]);
     });
 
+  registerOperations(program);
   return program;
 }
 
