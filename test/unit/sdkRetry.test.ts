@@ -71,12 +71,16 @@ describe('requests', () => {
   });
 
   it('puts a fresh Idempotency-Key on every create, or the caller’s own', async () => {
-    const { client, seen } = scripted([OK, OK, OK, OK]);
+    const { client, seen } = scripted([OK, OK, OK, OK, OK, OK]);
     await client.paymentLinks.create(linkParams);
     await client.paymentLinks.create(linkParams);
     await client.hostedCheckout.create({ amount: 1, currency: 'EUR', returnUrl: 'https://s/r', reference: 'o', terminalIdentifier: 'T00000000001' }, { idempotencyKey: 'mine' });
     await client.webhooks.register({ url: 'https://s/h' });
+    await client.payments.chargeToken({ terminalIdentifier: 'T00000000001', amount: 1, currency: 'EUR', reference: 'o', returnUrl: 'https://s/r', channel: 'Web', tokenDetails: { tokenValue: 't', recurringProcessingModel: 'Subscription' } });
+    await client.modifications.refund({ reference: 'o', payfacReference: 'pf', amount: 1, currency: 'EUR' });
     const keys = seen.map((s) => s.headers['idempotency-key']);
+    expect(keys[4]).toMatch(/^[0-9a-f-]{36}$/);
+    expect(keys[5]).toBeUndefined(); // the service takes none on modifications
     expect(keys[0]).toMatch(/^[0-9a-f-]{36}$/);
     expect(keys[1]).toMatch(/^[0-9a-f-]{36}$/);
     expect(keys[0]).not.toBe(keys[1]);

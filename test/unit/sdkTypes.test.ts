@@ -4,6 +4,7 @@ import type * as sdk from '@paylinks/sdk';
 import type * as links from '../../src/paymentLinks/schemas.js';
 import type * as checkout from '../../src/checkout/schemas.js';
 import type * as webhooks from '../../src/webhooks/schemas.js';
+import type * as payments from '../../src/payments/schemas.js';
 
 // The SDK's hand-written types against the server's route schemas (STYLE habit 2: the schemas are the
 // source of truth). Compile-time: `npm run typecheck` fails when a field is added, dropped or renamed
@@ -52,5 +53,19 @@ describe('SDK types match the server schemas', () => {
     expectTypeOf<S<typeof webhooks.RedeliverResponse>>().toExtend<sdk.RedeliverResponse>();
     expectTypeOf<Keys<sdk.TriggerEventParams>>().toEqualTypeOf<Keys<S<typeof webhooks.SandboxEventBody>>>();
     expectTypeOf<S<typeof webhooks.SandboxEventResponse>>().toExtend<sdk.TriggerEventResponse>();
+  });
+
+  it('modifications and token payments (D19)', () => {
+    expectTypeOf<sdk.CaptureParams>().toExtend<S<typeof payments.CaptureBody>>();
+    expectTypeOf<Keys<sdk.CaptureParams>>().toEqualTypeOf<Keys<S<typeof payments.CaptureBody>>>();
+    expectTypeOf<sdk.RefundParams>().toExtend<S<typeof payments.RefundBody>>();
+    expectTypeOf<Keys<sdk.RefundParams>>().toEqualTypeOf<Keys<S<typeof payments.RefundBody>>>();
+    expectTypeOf<sdk.ReverseParams>().toEqualTypeOf<S<typeof payments.ReverseBody>>();
+    expectTypeOf<sdk.ModificationResponse>().toEqualTypeOf<S<typeof payments.ModificationResponse>>();
+    expectTypeOf<sdk.ChargeTokenParams>().toExtend<S<typeof payments.TokenPaymentBody>>();
+    expectTypeOf<Keys<sdk.ChargeTokenParams>>().toEqualTypeOf<Keys<S<typeof payments.TokenPaymentBody>>>();
+    expectTypeOf<Keys<sdk.ChargeTokenResponse>>().toEqualTypeOf<Keys<S<typeof payments.TokenPaymentResponse>>>();
+    expectTypeOf<sdk.ChargeTokenResponse>().toExtend<S<typeof payments.TokenPaymentResponse>>();
+    expectTypeOf<sdk.DisableTokenResponse>().toEqualTypeOf<S<typeof payments.DisableTokenResponse>>();
   });
 });

@@ -45,8 +45,7 @@ export interface RequestOptions {
  * How a call may be retried.
  * - `safe`: reads, creates under an Idempotency-Key, and operations whose repetition changes nothing
  *   further (update, disable, delete, rotate): any network error, 409 in progress, 429 and 5xx.
- * - `once`: operations the service does not deduplicate (modifications, token charges, redeliver,
- *   sandbox events): only when the service certainly did not act, i.e. 429, 503, or a connection
+ * - `once`: operations the service does not deduplicate (modifications, redeliver, sandbox events): only when the service certainly did not act, i.e. 429, 503, or a connection
  *   that was never made. A timeout or a 500 may hide a request that was carried out.
  */
 type RetryKind = 'safe' | 'once';
@@ -349,7 +348,12 @@ export class Deliveries {
   }
 }
 
-/** D19: the outcome of each arrives as a webhook. */
+/**
+ * D19: each answers Received at once; the outcome arrives as a webhook (Capture, or Refund for a
+ * refund and a reversal) whose payfacReference is the one answered here and whose
+ * additionalData.originalPayfacReference is the payment's. The service takes no Idempotency-Key here,
+ * so these are retried only when the service certainly did not act.
+ */
 export class Modifications {
   readonly #http: Transport;
   constructor(http: Transport) {
@@ -376,8 +380,9 @@ export class Payments {
     this.#http = http;
   }
 
+  /** A create under an Idempotency-Key (D16): a retry gets the first answer, never a second charge. */
   chargeToken(params: t.ChargeTokenParams, options?: RequestOptions): Promise<t.ChargeTokenResponse> {
-    return this.#http.request({ method: 'POST', path: '/payment', body: params, retry: 'once' }, options);
+    return this.#http.request({ method: 'POST', path: '/payment', body: params, retry: 'safe', create: true }, options);
   }
 
   disableToken(tokenValue: string, options?: RequestOptions): Promise<t.DisableTokenResponse> {

@@ -336,20 +336,31 @@ export interface ModificationResponse extends Envelope {
 
 export interface ChargeTokenParams {
   terminalIdentifier: string;
+  /** Minor units. */
   amount: number;
   currency: string;
   reference: string;
   returnUrl: string;
+  /** Where the payment is made: Web, iOS, Android. */
   channel: string;
   shopperIp?: string;
   origin?: string;
+  /**
+   * tokenValue: additionalData.token of the Tokenization webhook. CardOnFile: the shopper is present
+   * (any saved card); Subscription and UnscheduledCardOnFile: merchant-initiated, only for a card
+   * saved for that model.
+   */
   tokenDetails: { tokenValue: string; recurringProcessingModel: RecurringProcessingModel };
 }
 
 export interface ChargeTokenResponse extends Envelope {
   resultCode: 'Authorised' | 'Refused' | 'RedirectShopper';
+  /** The payment; its Authorization webhook carries the same. */
   payfacReference: string;
+  /** Only with RedirectShopper. */
   redirect?: { url: string };
+  /** Only with Refused: the reason of the Authorization webhook. */
+  refusalReason?: string;
 }
 
 export interface DisableTokenResponse extends Envelope {
