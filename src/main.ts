@@ -51,15 +51,12 @@ export async function serve(config: Config, opts: { worker: boolean; clock?: Clo
   }
 
   const app = await buildApp({ config, db, clock, logger });
-  const address = await app.listen({ port: config.port, host: config.host });
-  out(`paylinks listening on ${address} (public base URL ${config.publicBaseUrl}, ${db.kind} database)`);
-  out(`  API reference: ${address}/docs`);
-
   const worker = opts.worker ? new DeliveryWorker({ db, clock, config, logger }) : undefined;
   await worker?.start();
   // Captures, refunds and reversals (D19) are completed where deliveries are sent.
   const processor = opts.worker ? new ModificationProcessor({ db, clock, logger }) : undefined;
   await processor?.start();
+  const address = await app.listen({ port: config.port, host: config.host });
 
   let stopping: Promise<void> | undefined;
   const stop = (): Promise<void> => {
@@ -80,6 +77,10 @@ export async function serve(config: Config, opts: { worker: boolean; clock?: Clo
     })();
     return stopping;
   };
+  // Printed last, with nothing awaited after it: whoever waits for this line (a test, a supervisor)
+  // may send SIGTERM at once, and the caller installs its signal handlers before that can arrive.
+  out(`paylinks listening on ${address} (public base URL ${config.publicBaseUrl}, ${db.kind} database)`);
+  out(`  API reference: ${address}/docs`);
   return { app, db, address, stop };
 }
 
