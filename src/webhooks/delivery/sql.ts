@@ -19,8 +19,15 @@ export async function notifyDeliveries(db: Queryable, channel: string): Promise<
   await db.query('SELECT pg_notify($1, $2)', [channel, '']);
 }
 
+/**
+ * Takes the claim lock for the rest of the transaction, and steers its planner to read the due index
+ * in order. Right after a burst of inserts the table's statistics still say "few pending rows", and
+ * the planner then fetches every due row with a bitmap scan and sorts them all: 20 ms per claim at a
+ * 20,000-row backlog, growing with it. An ordered index scan stops after `scan` rows whatever the
+ * backlog (about 2 ms).
+ */
 export async function lockClaims(db: Queryable): Promise<void> {
-  await db.query('SELECT pg_advisory_xact_lock($1)', [CLAIM_LOCK_ID]);
+  await db.query("SELECT set_config('enable_bitmapscan', 'off', true), pg_advisory_xact_lock($1)", [CLAIM_LOCK_ID]);
 }
 
 /**

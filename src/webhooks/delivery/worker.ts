@@ -75,7 +75,7 @@ export class DeliveryWorker {
   private listener: pg.Client | undefined;
   private idleWaiters: (() => void)[] = [];
   /** Counters for logs and the benchmark. */
-  readonly stats = { attempts: 0, delivered: 0, failedAttempts: 0, claims: 0, flushes: 0 };
+  readonly stats = { attempts: 0, delivered: 0, failedAttempts: 0, claims: 0, claimMs: 0, flushes: 0, flushMs: 0 };
 
   constructor(opts: DeliveryWorkerOptions) {
     this.db = opts.db;
@@ -99,8 +99,10 @@ export class DeliveryWorker {
   async start(): Promise<void> {
     if (this.running) return;
     this.running = true;
-    this.unsubscribe = onDeliveriesEnqueued(() => this.wake());
+    // With LISTEN the in-process signal would only trigger a claim before the caller's COMMIT (one
+    // wasted claim that delays the real one); NOTIFY arrives after it.
     if (this.listen) await this.connectListener();
+    else this.unsubscribe = onDeliveriesEnqueued(() => this.wake());
     this.pollTimer = setInterval(() => this.wake(), this.pollIntervalMs);
     this.pollTimer.unref();
     this.wake();
@@ -199,8 +201,10 @@ export class DeliveryWorker {
           const free = this.maxInFlight - this.inFlight;
           if (free <= 0) break;
           const limit = Math.min(free, this.batchSize);
+          const started = performance.now();
           const claim = await claimBatch(this.db, this.clock, { limit, perEndpoint: this.perEndpoint, leaseMs: this.leaseMs });
           this.stats.claims++;
+          this.stats.claimMs += performance.now() - started;
           for (const row of claim.rows) this.startAttempt(row, claim.token);
           if (claim.rows.length < limit) break;
         }
@@ -266,9 +270,11 @@ export class DeliveryWorker {
     const batch = this.buffer;
     this.buffer = [];
     let recorded = false;
+    const started = performance.now();
     try {
       const ids = await recordAttempts(this.db.pool, this.clock.now(), batch);
       this.stats.flushes++;
+      this.stats.flushMs += performance.now() - started;
       if (ids.length < batch.length) this.log.warn({ lost: batch.length - ids.length }, 'attempts finished after their lease was taken over; not recorded');
       recorded = true;
     } catch (err) {

@@ -1,0 +1,117 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestContext, type TestContext } from '../helpers/app.js';
+import { TEST_DB } from '../helpers/db.js';
+import { openDatabase, withTransaction } from '../../src/db/database.js';
+import { enqueueEvent, type EventType } from '../../src/webhooks/events.js';
+import { claimBatch } from '../../src/webhooks/delivery/claim.js';
+import { recordAttempts } from '../../src/webhooks/delivery/sql.js';
+import { blackHole, eventually, register, startReceiver, testWorker, type Receiver } from './helpers.js';
+
+// Many workers, dead workers, and an endpoint that never answers (issue 3, D14).
+
+async function enqueueMany(ctx: TestContext, n: number, eventType: EventType, prefix: string): Promise<void> {
+  await withTransaction(ctx.tdb.db, async (tx) => {
+    for (let i = 0; i < n; i++) {
+      await enqueueEvent(tx, ctx.clock, { merchantId: ctx.merchant.merchantId, eventType, checkoutReference: null, payfacReference: `${prefix}${i}`, merchantReference: null, amount: i, currency: 'EUR', reason: null, success: true });
+    }
+  });
+}
+
+async function states(ctx: TestContext, webhookId: string): Promise<Record<string, number>> {
+  const { rows } = await ctx.tdb.db.pool.query<{ state: string; n: number }>('SELECT state, count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1 GROUP BY state', [webhookId]);
+  return Object.fromEntries(rows.map((r) => [r.state, r.n]));
+}
+
+function payfacRefs(receiver: Receiver, path: string): string[] {
+  return receiver.received.filter((r) => r.path === path).map((r) => (JSON.parse(r.body) as { payfacReference: string }).payfacReference);
+}
+
+describe('delivery under concurrency', () => {
+  let ctx: TestContext;
+  let receiver: Receiver;
+  beforeAll(async () => {
+    ctx = await createTestContext();
+    receiver = await startReceiver();
+  });
+  afterAll(async () => {
+    await receiver.close();
+    await ctx.close();
+  });
+
+  it.skipIf(TEST_DB === 'pglite')('two workers on one PostgreSQL database never send a delivery twice (needs real PostgreSQL: PGlite has one connection)', async () => {
+    const wh = await register(ctx, `${receiver.url}/two`, { eventTypes: ['Capture'] });
+    const secondDb = await openDatabase({ databaseUrl: ctx.tdb.url, dataDir: '' });
+    const a = testWorker(ctx, { batchSize: 7 });
+    const b = testWorker(ctx, { db: secondDb, batchSize: 7 });
+    try {
+      await Promise.all([a.start(), b.start()]);
+      const n = 400;
+      await enqueueMany(ctx, n, 'Capture', '77');
+      await eventually(async () => (await states(ctx, wh.webhookId)).Delivered === n, 'every delivery delivered', 60_000);
+      const refs = payfacRefs(receiver, '/two');
+      expect(refs).toHaveLength(n);
+      expect(new Set(refs).size).toBe(n);
+      expect(a.stats.attempts + b.stats.attempts).toBe(n);
+    } finally {
+      await a.stop(5_000);
+      await b.stop(5_000);
+      await secondDb.close();
+    }
+  });
+
+  it("takes over a dead worker's claim when its lease runs out, and ignores the dead worker's late record", async () => {
+    const wh = await register(ctx, `${receiver.url}/lease`, { eventTypes: ['Refund'] });
+    await enqueueMany(ctx, 1, 'Refund', '88');
+    // A worker claims and dies before sending.
+    const dead = await claimBatch(ctx.tdb.db, ctx.clock, { limit: 10, perEndpoint: 10, leaseMs: ctx.config.deliveryLeaseMs });
+    expect(dead.rows).toHaveLength(1);
+    const worker = testWorker(ctx);
+    try {
+      await worker.settled();
+      expect(payfacRefs(receiver, '/lease')).toHaveLength(0);
+      ctx.clock.advance(ctx.config.deliveryLeaseMs - 1);
+      await worker.settled();
+      expect(payfacRefs(receiver, '/lease')).toHaveLength(0);
+      ctx.clock.advance(1);
+      await worker.settled();
+      expect(payfacRefs(receiver, '/lease')).toEqual(['880']);
+      expect(await states(ctx, wh.webhookId)).toEqual({ Delivered: 1 });
+      // The dead worker comes back and tries to record its attempt: its claim is gone.
+      const row = dead.rows[0];
+      const late = await recordAttempts(ctx.tdb.db.pool, ctx.clock.now(), [
+        { deliveryId: row?.id ?? '', claimToken: dead.token, attemptNumber: 1, correlationId: '00000000-0000-4000-8000-000000000000', sentAt: ctx.clock.now(), responseStatus: 500, responseBody: '', durationMs: 1, errorKind: 'status', state: 'Pending', nextAttemptAt: ctx.clock.now() },
+      ]);
+      expect(late).toEqual([]);
+      expect(await states(ctx, wh.webhookId)).toEqual({ Delivered: 1 });
+    } finally {
+      await worker.stop(5_000);
+    }
+  });
+
+  it('a black-hole endpoint with hundreds of pending deliveries holds at most its limit while a healthy endpoint is served', async () => {
+    const hole = await startReceiver();
+    hole.on('/void', blackHole);
+    const holeHook = await register(ctx, `${hole.url}/void`, { eventTypes: ['TokenDisabled'] });
+    const healthy = await register(ctx, `${receiver.url}/healthy`, { eventTypes: ['Adjustment'] });
+    // The black hole's backlog is older, so it sits at the head of the due queue.
+    await enqueueMany(ctx, 300, 'TokenDisabled', '55');
+    ctx.clock.advance(1);
+    await enqueueMany(ctx, 100, 'Adjustment', '66');
+    // Attempts to the black hole outlast the whole test.
+    const worker = testWorker(ctx, { attemptTimeoutMs: 15_000 });
+    try {
+      await worker.start();
+      await eventually(async () => (await states(ctx, healthy.webhookId)).Delivered === 100, 'the healthy endpoint served', 60_000);
+      const limit = ctx.config.webhookMaxInFlightPerEndpoint;
+      expect(hole.received.length).toBeLessThanOrEqual(limit);
+      expect(hole.received.length).toBeGreaterThan(0);
+      expect((await states(ctx, holeHook.webhookId)).Pending).toBe(300);
+      const claimed = await ctx.tdb.db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1 AND claim_token IS NOT NULL', [holeHook.webhookId]);
+      expect(claimed.rows[0]?.n).toBeLessThanOrEqual(limit);
+    } finally {
+      // Closing the black hole ends its attempts (connection errors), so the worker drains at once.
+      await hole.close();
+      await worker.stop(10_000);
+    }
+  });
+});

@@ -1,0 +1,234 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, createTestContext, type TestContext } from '../helpers/app.js';
+import { createKey, createMerchant, createPartner, linkPartner, type CreatedMerchant } from '../../src/accounts/service.js';
+import { withTransaction } from '../../src/db/database.js';
+import { enqueueEvent } from '../../src/webhooks/events.js';
+import { register } from './helpers.js';
+
+// Registration (D13): the operations, the URL rules, secrets shown once, partners, tenant isolation.
+
+async function count(ctx: TestContext, table: 'webhooks' | 'webhook_deliveries' | 'webhook_events'): Promise<number> {
+  const { rows } = await ctx.tdb.db.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table}`);
+  return rows[0]?.n ?? 0;
+}
+
+describe('webhook registration (D13)', () => {
+  let ctx: TestContext;
+  let other: CreatedMerchant;
+  let partner: { partnerId: string; apiKey: string };
+  let otherPartner: { partnerId: string; apiKey: string };
+
+  beforeAll(async () => {
+    ctx = await createTestContext();
+    other = await createMerchant(ctx.tdb.db, 'Other merchant');
+    partner = await createPartner(ctx.tdb.db, 'Partner');
+    otherPartner = await createPartner(ctx.tdb.db, 'Unlinked partner');
+    await linkPartner(ctx.tdb.db, partner.partnerId, ctx.merchant.merchantId);
+  });
+  afterAll(async () => {
+    await ctx.close();
+  });
+
+  it('registers a webhook and shows its two secrets once', async () => {
+    const r = await call(ctx, 'POST', '/api/v1/webhooks', { url: 'https://hooks.example.com/paylinks', eventTypes: ['Authorization', 'Refund'], description: 'shop' });
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ url: 'https://hooks.example.com/paylinks', eventTypes: ['Authorization', 'Refund'], description: 'shop', enabled: true });
+    expect(r.body.webhookId).toMatch(/^wh_/);
+    expect(r.body.hmacKey).toMatch(/^[0-9a-f]{64}$/);
+    expect(typeof r.body.apiKey).toBe('string');
+    expect(r.body.responseIdentifier).toBeDefined();
+
+    const read = await call(ctx, 'GET', `/api/v1/webhooks/${String(r.body.webhookId)}`);
+    expect(read.status).toBe(200);
+    expect(read.body.webhook).toMatchObject({ webhookId: r.body.webhookId, url: 'https://hooks.example.com/paylinks', eventTypes: ['Authorization', 'Refund'] });
+    const list = await call(ctx, 'GET', '/api/v1/webhooks');
+    for (const text of [read.res.body, list.res.body]) {
+      expect(text).not.toContain(String(r.body.apiKey));
+      expect(text).not.toContain(String(r.body.hmacKey));
+      expect(text).not.toMatch(/apiKey|hmacKey/);
+    }
+    const logs = ctx.logs.join('\n');
+    expect(logs).not.toContain(String(r.body.apiKey));
+    expect(logs).not.toContain(String(r.body.hmacKey));
+  });
+
+  it('accepts only an absolute https URL, and writes nothing when it refuses', async () => {
+    const before = await count(ctx, 'webhooks');
+    for (const url of ['http://hooks.example.com/x', '/relative', 'not a url', 'https://user:pw@hooks.example.com/']) {
+      const r = await call(ctx, 'POST', '/api/v1/webhooks', { url });
+      expect(r.status, url).toBe(400);
+      expect(r.body.code).toBe('VALIDATION_FAILED');
+      expect((r.body.errors as { field: string }[])[0]?.field).toBe('url');
+    }
+    const bad = await call(ctx, 'POST', '/api/v1/webhooks', { url: 'https://a.example.com', eventTypes: ['Nope'], colour: 'red' });
+    expect(bad.status).toBe(400);
+    expect((bad.body.errors as { field: string; code: string }[]).map((e) => `${e.field}:${e.code}`).sort()).toEqual(['colour:UNKNOWN_FIELD', 'eventTypes[0]:ENUM']);
+    expect(await count(ctx, 'webhooks')).toBe(before);
+  });
+
+  it('matches property names in any case (D18)', async () => {
+    const r = await call(ctx, 'POST', '/api/v1/webhooks', { URL: 'https://case.example.com/h', EventTypes: ['Capture'] });
+    expect(r.status).toBe(200);
+    expect(r.body.eventTypes).toEqual(['Capture']);
+  });
+
+  it('needs the Webhooks capability, and writes nothing without it', async () => {
+    const key = await createKey(ctx.tdb.db, { merchantId: ctx.merchant.merchantId }, ['PaymentLinks']);
+    const before = await count(ctx, 'webhooks');
+    const r = await call(ctx, 'POST', '/api/v1/webhooks', { url: 'https://x.example.com' }, { apiKey: key.apiKey });
+    expect(r.status).toBe(403);
+    expect(r.body.code).toBe('FORBIDDEN');
+    expect((await call(ctx, 'GET', '/api/v1/webhooks', undefined, { apiKey: key.apiKey })).status).toBe(403);
+    expect((await call(ctx, 'GET', '/api/v1/webhooks/deliveries', undefined, { apiKey: key.apiKey })).status).toBe(403);
+    expect((await call(ctx, 'GET', '/api/v1/webhooks', undefined, { apiKey: null })).status).toBe(401);
+    expect(await count(ctx, 'webhooks')).toBe(before);
+  });
+
+  it('updates, rotates and deletes', async () => {
+    const wh = await register(ctx, 'https://one.example.com/h');
+    const u = await call(ctx, 'POST', `/api/v1/webhooks/${wh.webhookId}/update`, { url: 'https://two.example.com/h', eventTypes: ['Refund'], description: 'd', enabled: false });
+    expect(u.status).toBe(200);
+    expect(u.body.webhook).toMatchObject({ url: 'https://two.example.com/h', eventTypes: ['Refund'], description: 'd', enabled: false });
+    const badUrl = await call(ctx, 'POST', `/api/v1/webhooks/${wh.webhookId}/update`, { url: 'http://two.example.com/h' });
+    expect(badUrl.status).toBe(400);
+    expect((await call(ctx, 'GET', `/api/v1/webhooks/${wh.webhookId}`)).body.webhook).toMatchObject({ url: 'https://two.example.com/h' });
+
+    const rot = await call(ctx, 'POST', `/api/v1/webhooks/${wh.webhookId}/rotate-secrets`);
+    expect(rot.status).toBe(200);
+    expect(rot.body.webhookId).toBe(wh.webhookId);
+    expect(rot.body.hmacKey).toMatch(/^[0-9a-f]{64}$/);
+    expect(rot.body.apiKey).not.toBe(wh.apiKey);
+    expect(rot.body.hmacKey).not.toBe(wh.hmacKey);
+
+    const del = await call(ctx, 'POST', `/api/v1/webhooks/${wh.webhookId}/delete`);
+    expect(del.status).toBe(200);
+    expect((await call(ctx, 'GET', `/api/v1/webhooks/${wh.webhookId}`)).status).toBe(404);
+    const list = await call(ctx, 'GET', '/api/v1/webhooks', undefined, { query: { PageSize: '100' } });
+    expect((list.body.data as { webhookId: string }[]).map((w) => w.webhookId)).not.toContain(wh.webhookId);
+  });
+
+  it('pages the list like D9: newest first, totalCount, case-insensitive parameters, PageSize at most 100', async () => {
+    const fresh = await createMerchant(ctx.tdb.db, 'Pager');
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      ctx.clock.advance(1000);
+      ids.push((await register(ctx, `https://p${i}.example.com/h`, { apiKey: fresh.apiKey })).webhookId);
+    }
+    const p0 = await call(ctx, 'GET', '/api/v1/webhooks', undefined, { apiKey: fresh.apiKey, query: { page: '0', pagesize: '2' } });
+    expect(p0.body.totalCount).toBe(3);
+    expect((p0.body.data as { webhookId: string }[]).map((w) => w.webhookId)).toEqual([ids[2], ids[1]]);
+    const p1 = await call(ctx, 'GET', '/api/v1/webhooks', undefined, { apiKey: fresh.apiKey, query: { Page: '1', PageSize: '2' } });
+    expect((p1.body.data as { webhookId: string }[]).map((w) => w.webhookId)).toEqual([ids[0]]);
+    const past = await call(ctx, 'GET', '/api/v1/webhooks', undefined, { apiKey: fresh.apiKey, query: { Page: '9' } });
+    expect(past.body).toMatchObject({ data: [], totalCount: 3 });
+    expect((await call(ctx, 'GET', '/api/v1/webhooks', undefined, { apiKey: fresh.apiKey, query: { PageSize: '101' } })).status).toBe(400);
+    expect((await call(ctx, 'GET', '/api/v1/webhooks', undefined, { apiKey: fresh.apiKey, query: { Page: '-1' } })).status).toBe(400);
+  });
+
+  it('returns the first response again for the same Idempotency-Key (D16)', async () => {
+    const headers = { 'idempotency-key': 'wh-idem-1' };
+    const a = await call(ctx, 'POST', '/api/v1/webhooks', { url: 'https://idem.example.com/h' }, { headers });
+    const b = await call(ctx, 'POST', '/api/v1/webhooks', { url: 'https://idem.example.com/h' }, { headers });
+    expect(b.status).toBe(200);
+    expect(b.body.webhookId).toBe(a.body.webhookId);
+    const c = await call(ctx, 'POST', '/api/v1/webhooks', { url: 'https://idem2.example.com/h' }, { headers });
+    expect(c.status).toBe(409);
+    expect(c.body.code).toBe('IDEMPOTENCY_KEY_REUSED');
+  });
+
+  it("keeps every merchant's webhooks to itself: another's is 404 and untouched", async () => {
+    const mine = await register(ctx, 'https://mine.example.com/h');
+    const as = { apiKey: other.apiKey };
+    expect((await call(ctx, 'GET', `/api/v1/webhooks/${mine.webhookId}`, undefined, as)).status).toBe(404);
+    expect((await call(ctx, 'POST', `/api/v1/webhooks/${mine.webhookId}/update`, { description: 'hijack', enabled: false }, as)).status).toBe(404);
+    expect((await call(ctx, 'POST', `/api/v1/webhooks/${mine.webhookId}/rotate-secrets`, undefined, as)).status).toBe(404);
+    expect((await call(ctx, 'POST', `/api/v1/webhooks/${mine.webhookId}/delete`, undefined, as)).status).toBe(404);
+    const list = await call(ctx, 'GET', '/api/v1/webhooks', undefined, as);
+    expect((list.body.data as { webhookId: string }[]).map((w) => w.webhookId)).not.toContain(mine.webhookId);
+    // The same for a partner key (a partner is not the merchant).
+    expect((await call(ctx, 'GET', `/api/v1/webhooks/${mine.webhookId}`, undefined, { apiKey: partner.apiKey })).status).toBe(404);
+    const still = await call(ctx, 'GET', `/api/v1/webhooks/${mine.webhookId}`);
+    expect(still.body.webhook).toMatchObject({ description: '', enabled: true });
+  });
+
+  it("fans a merchant's event out to its own webhooks and its linked partners' (interface.md 6.2)", async () => {
+    const m = await createMerchant(ctx.tdb.db, 'Fan-out merchant');
+    await linkPartner(ctx.tdb.db, partner.partnerId, m.merchantId);
+    const own = await register(ctx, 'https://own.example.com/h', { apiKey: m.apiKey });
+    const ofPartner = await register(ctx, 'https://partner.example.com/h', { apiKey: partner.apiKey });
+    const partnerRefunds = await register(ctx, 'https://partner-refunds.example.com/h', { apiKey: partner.apiKey, eventTypes: ['Refund'] });
+    const unlinked = await register(ctx, 'https://unlinked.example.com/h', { apiKey: otherPartner.apiKey });
+    await register(ctx, 'https://other-merchant.example.com/h', { apiKey: other.apiKey });
+
+    const { deliveryIds } = await withTransaction(ctx.tdb.db, (tx) =>
+      enqueueEvent(tx, ctx.clock, { merchantId: m.merchantId, eventType: 'Authorization', checkoutReference: null, payfacReference: '9000000000000001', merchantReference: 'o-1', amount: 100, currency: 'EUR', reason: null, success: true }),
+    );
+    const { rows } = await ctx.tdb.db.pool.query<{ webhook_id: string }>('SELECT webhook_id FROM webhook_deliveries WHERE id = ANY($1)', [deliveryIds]);
+    expect(rows.map((r) => r.webhook_id).sort()).toEqual([own.webhookId, ofPartner.webhookId].sort());
+    expect(rows.map((r) => r.webhook_id)).not.toContain(partnerRefunds.webhookId);
+    expect(rows.map((r) => r.webhook_id)).not.toContain(unlinked.webhookId);
+
+    // Each sees only the delivery to its own webhook.
+    const q = { query: { payfacReference: '9000000000000001' } };
+    const seenBy = async (apiKey: string) => ((await call(ctx, 'GET', '/api/v1/webhooks/deliveries', undefined, { ...q, apiKey })).body.data as { webhookId: string }[]).map((d) => d.webhookId);
+    expect(await seenBy(m.apiKey)).toEqual([own.webhookId]);
+    expect(await seenBy(partner.apiKey)).toEqual([ofPartner.webhookId]);
+    expect(await seenBy(otherPartner.apiKey)).toEqual([]);
+    expect(await seenBy(other.apiKey)).toEqual([]);
+  });
+
+  it('lets a partner key manage its webhooks but not record sandbox events', async () => {
+    const wh = await register(ctx, 'https://partner2.example.com/h', { apiKey: partner.apiKey });
+    expect((await call(ctx, 'GET', `/api/v1/webhooks/${wh.webhookId}`, undefined, { apiKey: partner.apiKey })).status).toBe(200);
+    const before = await count(ctx, 'webhook_events');
+    const r = await call(ctx, 'POST', '/api/v1/sandbox/events', { eventType: 'Capture', amount: 1, currency: 'EUR' }, { apiKey: partner.apiKey });
+    expect(r.status).toBe(403);
+    expect(await count(ctx, 'webhook_events')).toBe(before);
+  });
+
+  it('does not write an event or deliveries when the caller rolls back (D12)', async () => {
+    await register(ctx, 'https://rollback.example.com/h');
+    const events = await count(ctx, 'webhook_events');
+    const deliveries = await count(ctx, 'webhook_deliveries');
+    await expect(
+      withTransaction(ctx.tdb.db, async (tx) => {
+        await enqueueEvent(tx, ctx.clock, { merchantId: ctx.merchant.merchantId, eventType: 'Capture', checkoutReference: null, payfacReference: '1', merchantReference: null, amount: 1, currency: 'EUR', reason: null, success: true });
+        throw new Error('the state change failed');
+      }),
+    ).rejects.toThrow('the state change failed');
+    expect(await count(ctx, 'webhook_events')).toBe(events);
+    expect(await count(ctx, 'webhook_deliveries')).toBe(deliveries);
+  });
+});
+
+describe('webhook registration in production mode (D13 address rules)', () => {
+  let ctx: TestContext;
+  beforeAll(async () => {
+    ctx = await createTestContext({ PAYLINKS_ENV: 'production' });
+  });
+  afterAll(async () => {
+    await ctx.close();
+  });
+
+  it('refuses loopback, private, link-local and internal addresses, and writes nothing', async () => {
+    const before = await count(ctx, 'webhooks');
+    for (const url of ['https://127.0.0.1/h', 'https://localhost/h', 'https://10.0.0.5/h', 'https://192.168.1.10:8443/h', 'https://169.254.169.254/latest', 'https://[::1]/h', 'https://[fd00::1]/h', 'https://metadata.google.internal/h', 'https://[::ffff:127.0.0.1]/h']) {
+      const r = await call(ctx, 'POST', '/api/v1/webhooks', { url });
+      expect(r.status, url).toBe(400);
+      expect((r.body.errors as { field: string; code: string }[])[0]).toMatchObject({ field: 'url', code: 'ADDRESS_NOT_ALLOWED' });
+    }
+    expect(await count(ctx, 'webhooks')).toBe(before);
+  });
+
+  it('accepts a public address', async () => {
+    const r = await call(ctx, 'POST', '/api/v1/webhooks', { url: 'https://93.184.216.34/h' });
+    expect(r.status).toBe(200);
+    const u = await call(ctx, 'POST', `/api/v1/webhooks/${String(r.body.webhookId)}/update`, { url: 'https://10.1.1.1/h' });
+    expect(u.status).toBe(400);
+  });
+
+  it('has no sandbox in production by default: 404', async () => {
+    expect((await call(ctx, 'POST', '/api/v1/sandbox/events', { eventType: 'Capture', amount: 1, currency: 'EUR' })).status).toBe(404);
+    expect((await call(ctx, 'POST', '/api/v1/sandbox/deliveries/dlv_x/advance')).status).toBe(404);
+  });
+});
