@@ -1,0 +1,155 @@
+import { createServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { request } from 'undici';
+import { parseConfig } from '../src/config.js';
+import { systemClock } from '../src/clock.js';
+import { openDatabase, withTransaction } from '../src/db/database.js';
+import { migrate } from '../src/db/migrate.js';
+import { createMerchant } from '../src/accounts/service.js';
+import { registerWebhook } from '../src/webhooks/service.js';
+import { enqueueEvent, type PaymentEvent } from '../src/webhooks/events.js';
+import { createDeliveryAgent } from '../src/webhooks/delivery/send.js';
+import { DeliveryWorker } from '../src/webhooks/delivery/worker.js';
+import { testCerts } from '../test/webhooks/certs.js';
+import { createBenchDatabase, fmt, printTable, type Row } from './lib.js';
+
+// npm run bench:delivery (issue 3): on PostgreSQL, drain a backlog of due deliveries to a local HTTPS
+// receiver answering 200, and in the same run a raw undici loop (same Agent options, same body, same
+// concurrency) to the same receiver; then event→first-attempt latency for single events, each
+// committed on its own while the worker idles. Reports; never fails on a timing.
+//
+// BENCH_DELIVERIES (default 20000), BENCH_CONCURRENCY (in flight to the one endpoint; default 64),
+// BENCH_LATENCY_EVENTS (default 300).
+
+const N = Number(process.env.BENCH_DELIVERIES ?? 20_000);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 64);
+const LATENCY_EVENTS = Number(process.env.BENCH_LATENCY_EVENTS ?? 300);
+
+function percentile(sorted: readonly number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+}
+
+async function main(): Promise<void> {
+  const certs = testCerts();
+  const bench = await createBenchDatabase('delivery');
+  const config = parseConfig({ DATABASE_URL: bench.url, LOG_LEVEL: 'silent', PAYLINKS_WEBHOOK_MAX_IN_FLIGHT: String(CONCURRENCY), PAYLINKS_DB_POOL_SIZE: '10' });
+  const db = await openDatabase({ databaseUrl: bench.url, dataDir: '', poolSize: config.databasePoolSize });
+
+  // The receiver: answers 200 "ok" once the whole request body has arrived; notes arrival times.
+  const arrivals = new Map<string, number>();
+  let received = 0;
+  const server = createServer({ key: certs.key, cert: certs.cert }, (req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      received++;
+      if (req.url === '/latency') {
+        const ref = (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { payfacReference: string }).payfacReference;
+        arrivals.set(ref, performance.now());
+      }
+      res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const base = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  const rows: Row[] = [];
+  try {
+    await migrate(db);
+    const merchant = await createMerchant(db, 'Bench merchant');
+    const principal = { kind: 'merchant' as const, keyId: 'bench', merchantId: merchant.merchantId, capabilities: new Set(['Webhooks'] as const) };
+    const deps = { config, db, clock: systemClock };
+    const backlogHook = await registerWebhook(deps, principal, { url: `${base}/backlog`, eventTypes: ['Capture'] }, undefined);
+    await registerWebhook(deps, principal, { url: `${base}/latency`, eventTypes: ['Authorization'] }, undefined);
+
+    const event = (i: number, eventType: PaymentEvent['eventType']): PaymentEvent => ({
+      merchantId: merchant.merchantId,
+      eventType,
+      checkoutReference: null,
+      payfacReference: String(1_000_000_000_000 + i),
+      merchantReference: `order-${i}`,
+      amount: 48900,
+      currency: 'ISK',
+      reason: null,
+      success: true,
+    });
+
+    // 1. Raw undici loop: the ceiling for this receiver, machine and concurrency.
+    const rawAgent = createDeliveryAgent({ publicOnly: false, tls: { ca: certs.ca } });
+    const sampleBody = Buffer.from(JSON.stringify({ ...event(0, 'Capture'), amount: '48900', success: 'true', hmacSignature: 'x'.repeat(44), additionalData: { eventType: 'Capture' } }));
+    let next = 0;
+    const rawStart = performance.now();
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        while (next < N) {
+          next++;
+          const res = await request(`${base}/raw`, {
+            method: 'POST',
+            dispatcher: rawAgent,
+            headers: { 'content-type': 'application/json; charset=utf-8', authorization: backlogHook.apiKey, 'x-webhook-correlationid': crypto.randomUUID() },
+            body: sampleBody,
+          });
+          await res.body.text();
+        }
+      }),
+    );
+    const rawRate = N / ((performance.now() - rawStart) / 1000);
+    await rawAgent.close();
+
+    // 2. The backlog: N due deliveries written before the worker starts.
+    const enqueueStart = performance.now();
+    for (let i = 0; i < N; i += 500) {
+      await withTransaction(db, async (tx) => {
+        for (let j = i; j < Math.min(N, i + 500); j++) await enqueueEvent(tx, systemClock, event(j, 'Capture'));
+      });
+    }
+    const enqueueRate = N / ((performance.now() - enqueueStart) / 1000);
+
+    const worker = new DeliveryWorker({ db, clock: systemClock, config, dispatcher: createDeliveryAgent({ publicOnly: false, tls: { ca: certs.ca } }), maxInFlight: Math.max(CONCURRENCY, 64), batchSize: 100 });
+    const before = received;
+    const drainStart = performance.now();
+    await worker.start();
+    await worker.settled();
+    const drainMs = performance.now() - drainStart;
+    const { rows: delivered } = await db.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM webhook_deliveries WHERE state = 'Delivered' AND webhook_id = $1", [backlogHook.webhookId]);
+    const drainRate = N / (drainMs / 1000);
+    const sent = received - before;
+
+    // 3. Latency of single events: commit → the receiver has the first attempt.
+    const latencies: number[] = [];
+    for (let i = 0; i < LATENCY_EVENTS; i++) {
+      const ev = event(10_000_000 + i, 'Authorization');
+      await withTransaction(db, (tx) => enqueueEvent(tx, systemClock, ev));
+      const committed = performance.now();
+      const deadline = committed + 5_000;
+      while (!arrivals.has(ev.payfacReference) && performance.now() < deadline) await new Promise((r) => setImmediate(r));
+      const at = arrivals.get(ev.payfacReference);
+      latencies.push(at === undefined ? Infinity : at - committed);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    await worker.stop(20_000);
+    latencies.sort((a, b) => a - b);
+    const p50 = percentile(latencies, 50);
+    const p99 = percentile(latencies, 99);
+
+    const ratio = drainRate / rawRate;
+    rows.push(
+      { operation: `raw undici POST loop, ${CONCURRENCY} in flight`, figure: `${fmt(rawRate)} req/s`, baseline: '-', ratio: '-', target: '-' },
+      { operation: `drain ${fmt(N)} due deliveries (${delivered[0]?.n ?? 0} Delivered, ${sent} received)`, figure: `${fmt(drainRate)} deliveries/s`, baseline: `${fmt(rawRate)} req/s raw`, ratio: fmt(ratio, 2), target: '≥ 0.5', met: ratio >= 0.5 },
+      { operation: `event → first attempt, p50 (${LATENCY_EVENTS} single events)`, figure: `${fmt(p50, 1)} ms`, baseline: '-', ratio: '-', target: '-' },
+      { operation: 'event → first attempt, p99', figure: `${fmt(p99, 1)} ms`, baseline: '-', ratio: '-', target: '≤ 50 ms', met: p99 <= 50 },
+      { operation: 'enqueue (500 events per transaction, 1 webhook)', figure: `${fmt(enqueueRate)} events/s`, baseline: '-', ratio: '-', target: '-' },
+    );
+    const st = worker.stats;
+    console.log(`worker: ${st.attempts} attempts; ${st.claims} claims (${fmt(st.claimMs)} ms in all); ${st.flushes} record batches (${fmt(st.flushMs)} ms in all); drain ${fmt(drainMs)} ms`);
+    printTable(rows);
+  } finally {
+    server.closeAllConnections();
+    server.close();
+    await db.close();
+    await bench.drop();
+  }
+}
+
+await main();
