@@ -5,11 +5,11 @@ import type { Paylinks, WebhookMessage } from '@paylinks/sdk';
 import { buildFastifyReceiver } from '../../examples/fastify-receiver.js';
 import { buildExpressReceiver, createReceiverServer } from '../../examples/express-receiver.js';
 import type { DeliveryWorker } from '../../src/webhooks/delivery/worker.js';
+import { testCerts } from '../webhooks/certs.js';
 import { eventually, testWorker } from '../webhooks/helpers.js';
 import { startLiveService, type LiveService } from './helpers.js';
-import { receiverCert, trustingReceiverAgent } from './tls.js';
 
-// The two example receivers of examples/, each run over HTTPS (a certificate the worker trusts) against the
+// The two example receivers of examples/, each run over HTTPS (the test CA's certificate, as in test/webhooks) against the
 // service: its delivery worker POSTs real signed deliveries to them; the SDK registers the webhook,
 // triggers the sandbox event and reads the delivery trace (interface.md 5.2, 6; D13, D14).
 
@@ -29,7 +29,7 @@ async function listening(server: Server): Promise<string> {
 const receivers: Record<string, (keys: Keys) => Promise<RunningReceiver>> = {
   Fastify: async (keys) => {
     const events: WebhookMessage[] = [];
-    const { key, cert } = receiverCert();
+    const { key, cert } = testCerts();
     const app = buildFastifyReceiver({ ...keys, tls: { key, cert }, onEvent: (m) => void events.push(m) });
     await app.ready();
     const url = await listening(app.server);
@@ -37,7 +37,7 @@ const receivers: Record<string, (keys: Keys) => Promise<RunningReceiver>> = {
   },
   Express: async (keys) => {
     const events: WebhookMessage[] = [];
-    const { key, cert } = receiverCert();
+    const { key, cert } = testCerts();
     const server = createReceiverServer(buildExpressReceiver({ ...keys, onEvent: (m) => void events.push(m) }), { key, cert });
     const url = await listening(server);
     return {
@@ -61,7 +61,7 @@ describe.each(Object.keys(receivers))('the %s example receiver', (name) => {
   beforeAll(async () => {
     live = await startLiveService();
     sdk = live.client();
-    worker = testWorker(live.ctx, { dispatcher: trustingReceiverAgent() });
+    worker = testWorker(live.ctx);
     // The receiver needs the keys the registration returns, and the registration needs the receiver's
     // URL: register on a placeholder, start the receiver with the keys, then point the webhook at it.
     const wh = await sdk.webhooks.register({ url: 'https://127.0.0.1:9/placeholder', description: `${name} example` });
