@@ -9,7 +9,8 @@ import { ping } from './db/sql.js';
 import { newUuid } from './ids.js';
 import { installAuth } from './http/auth.js';
 import { envelope } from './http/envelope.js';
-import { installErrorHandling } from './http/errorHandler.js';
+import { frameworkErrorHandler, installErrorHandling } from './http/errorHandler.js';
+import { installRouteTable } from './http/routeTable.js';
 import { normalizeToSchema, validatorCompiler, type JsonSchema } from './http/validation.js';
 import { renderDocsPage, type OpenApiDoc } from './http/docs.js';
 import { loggerOptions } from './logging.js';
@@ -41,6 +42,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     logController: new LogController({ requestIdLogLabel: 'reqId', disableRequestLogging: true }),
     bodyLimit: 1024 * 1024,
     return503OnClosing: true,
+    frameworkErrors: frameworkErrorHandler(clock),
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     ajv: { customOptions: { strict: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
@@ -76,6 +78,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     }
   });
 
+  installRouteTable(app);
   installErrorHandling(app, clock);
   installAuth(app, db);
 

@@ -74,6 +74,7 @@ export function toApiError(error: FastifyError | Error, request: FastifyRequest)
     return new ApiError('MALFORMED_JSON', 'the request body is not valid JSON');
   }
   if (isConnectionError(error)) return new ApiError('UNAVAILABLE', 'the database is unreachable; try again shortly', undefined, { 'Retry-After': '2' });
+  if (isDataException(error)) return new ApiError('VALIDATION_FAILED', 'a value in the request cannot be stored or compared');
   if (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
     // Fastify's own client errors (bad headers, bad URL encoding): keep them client errors.
     return new ApiError('VALIDATION_FAILED', fe.statusCode === 414 ? 'the URL is too long' : 'the request is malformed');
@@ -81,11 +82,39 @@ export function toApiError(error: FastifyError | Error, request: FastifyRequest)
   return new ApiError('INTERNAL', 'an internal error occurred; quote the responseIdentifier when you report it');
 }
 
+/**
+ * A PostgreSQL data exception (SQLSTATE class 22: invalid text, out-of-range number, bad encoding).
+ * Every value reaches SQL as a $n parameter, so such an error was caused by a value the caller sent
+ * that validation let through: a client error (400), never a 500. The transaction it happened in
+ * rolled back, so nothing was written. It is logged at warn with its code, so a gap in validation
+ * still shows.
+ */
+export function isDataException(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^22[0-9A-Z]{3}$/.test(code);
+}
+
+/**
+ * Errors Fastify raises before a route is found (a URL that is not valid percent-encoding, a path
+ * parameter over maxParamLength): D2 too, through the one error writer. A parameter too long to be
+ * any id names nothing: 404.
+ */
+export function frameworkErrorHandler(clock: Clock) {
+  return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply => {
+    const apiError =
+      error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? new ApiError('NOT_FOUND', 'no resource has an identifier that long')
+      : error.code === 'FST_ERR_BAD_URL' ? new ApiError('VALIDATION_FAILED', 'the URL is not valid percent-encoded UTF-8')
+      : toApiError(error, request);
+    return sendProblem(reply, apiError, clock);
+  };
+}
+
 export function installErrorHandling(app: FastifyInstance, clock: Clock): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const apiError = toApiError(error, request);
     if (apiError.code === 'INTERNAL') request.log.error({ err: error }, 'unhandled error');
     else if (apiError.code === 'UNAVAILABLE') request.log.warn({ errCode: (error as { code?: unknown }).code }, 'database unavailable');
+    else if (isDataException(error)) request.log.warn({ errCode: error.code }, 'database rejected a request value');
     return sendProblem(reply, apiError, clock);
   });
 

@@ -1,6 +1,8 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { App, AppDeps } from '../../app.js';
 import type { Acquirer } from '../../payments/acquirer.js';
+import { isConnectionError } from '../../db/database.js';
+import { isDataException } from '../../http/errorHandler.js';
 import { parseCard } from '../../payments/card.js';
 import { simulatorAcquirer } from '../../payments/simulator.js';
 import {
@@ -57,6 +59,13 @@ export async function shopperPageRoutes(app: App, deps: AppDeps, acquirer: Acqui
       const ctx = pageContext(request, undefined, '/');
       if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return html(reply, 415, renderMessage(ctx, null, 'errorTitle', 'error'));
       if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return html(reply, 413, renderMessage(ctx, null, 'errorTitle', 'error'));
+      // D3: the database is away; the shopper may simply try again.
+      if (isConnectionError(error)) return html(reply.header('Retry-After', '2'), 503, renderMessage(ctx, null, 'errorTitle', 'error'));
+      // Any other client error (an empty or malformed body) or a value the database refuses (a NUL
+      // in a reference or an answer): the request's fault, 400, never a 500 (issue 7).
+      if ((typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) || isDataException(error)) {
+        return html(reply, 400, renderMessage(ctx, null, 'errorTitle', 'error'));
+      }
       request.log.error({ err: { message: error.message, code: error.code, stack: error.stack } }, 'page error');
       return html(reply, 500, renderMessage(ctx, null, 'errorTitle', 'error'));
     });

@@ -1,0 +1,35 @@
+import type { FastifyInstance } from 'fastify';
+import type { AuthRequirement } from './auth.js';
+
+// Every route the app serves, as Fastify registered it (issue 7): the tenant-isolation table and the
+// fuzzers enumerate this, so a route added later is covered without anyone remembering to list it.
+
+export interface RouteEntry {
+  method: string;
+  /** Fastify's pattern, with `:param` segments (`/api/v1/paymentlinks/:reference`). */
+  url: string;
+  /** The D1 requirement of an API route; undefined for public routes (pages, health, docs). */
+  auth: AuthRequirement | undefined;
+  /** The route's JSON schemas by request part, as given to Fastify. */
+  schema: { body?: unknown; querystring?: unknown; params?: unknown };
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    readonly routeTable: readonly RouteEntry[];
+  }
+}
+
+/** Installs the collector; call it before any route is registered. */
+export function installRouteTable(app: FastifyInstance): void {
+  const table: RouteEntry[] = [];
+  app.decorate('routeTable', table);
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    const schema = (route.schema ?? {}) as RouteEntry['schema'];
+    const auth = (route.config as { auth?: AuthRequirement } | undefined)?.auth;
+    for (const method of methods) {
+      table.push({ method, url: route.url, auth, schema: { body: schema.body, querystring: schema.querystring, params: schema.params } });
+    }
+  });
+}

@@ -1,0 +1,49 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, createTestContext, type TestContext } from '../helpers/app.js';
+
+// What the route fuzzer found (issue 7), kept as plain examples: each answered 500 or a non-D2 body.
+
+describe('inputs the fuzzer found', () => {
+  let ctx: TestContext;
+  beforeAll(async () => {
+    ctx = await createTestContext({ LOG_LEVEL: 'warn' });
+  });
+  afterAll(async () => {
+    await ctx.close();
+  });
+
+  it('a NUL in a path parameter is a D2 field error, not a database error', async () => {
+    const r = await call(ctx, 'GET', '/api/v1/paymentlinks/pl_%00x');
+    expect(r.status).toBe(400);
+    expect(r.body).toMatchObject({ code: 'VALIDATION_FAILED', errors: [{ field: 'reference', code: 'FORMAT' }] });
+  });
+
+  it('a NUL in a body string and in a property name is reported with the other field errors', async () => {
+    const r = await call(ctx, 'POST', '/api/v1/paymentlinks/create', { type: 'PayByLink', terminalIdentifier: ctx.merchant.terminalIdentifier, amount: 'x', currency: 'EUR', description: 'a\u0000b', items: [] });
+    expect(r.status).toBe(400);
+    const fields = (r.body.errors as { field: string; code: string }[]).map((e) => `${e.field}:${e.code}`);
+    expect(fields).toContain('description:FORMAT');
+    expect(fields).toContain('amount:TYPE');
+    const s = await call(ctx, 'POST', '/api/v1/sandbox/events', { eventType: 'Adjustment', amount: 1, currency: 'EUR', additionalData: { 'k\u0000': 'v' } });
+    expect(s.status).toBe(400);
+    expect(s.body).toMatchObject({ code: 'VALIDATION_FAILED' });
+  });
+
+  it('a path parameter over the length limit and a URL that is not valid percent-encoding answer in D2 form', async () => {
+    const long = await call(ctx, 'GET', `/api/v1/webhooks/${'a'.repeat(300)}`);
+    expect(long.status).toBe(404);
+    expect(long.res.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(long.body).toMatchObject({ code: 'NOT_FOUND', responseIdentifier: expect.any(String) });
+    const bad = await call(ctx, 'GET', '/api/v1/webhooks/%E0%A4%A');
+    expect(bad.status).toBe(400);
+    expect(bad.body).toMatchObject({ code: 'VALIDATION_FAILED' });
+  });
+
+  it('a shopper page posted an empty JSON body or a NUL reference answers 4xx, not 500', async () => {
+    const empty = await ctx.app.inject({ method: 'POST', url: '/pay/pl_x', headers: { 'content-type': 'application/json' }, payload: '' });
+    expect(empty.statusCode).toBe(400);
+    const nul = await ctx.app.inject({ method: 'GET', url: '/checkout/cs_%00' });
+    expect(nul.statusCode).toBe(400);
+    expect(nul.headers['content-type']).toMatch(/^text\/html/);
+  });
+});
