@@ -142,7 +142,7 @@ async function main(): Promise<void> {
       { operation: 'enqueue (500 events per transaction, 1 webhook)', figure: `${fmt(enqueueRate)} events/s`, baseline: '-', ratio: '-', target: '-' },
     );
     const st = worker.stats;
-    console.log(`worker: ${st.attempts} attempts; ${st.claims} claims (${fmt(st.claimMs)} ms in all); ${st.flushes} record batches (${fmt(st.flushMs)} ms in all); drain ${fmt(drainMs)} ms`);
+    console.log(`worker: ${st.attempts} attempts in ${st.cycles} record+claim transactions (${fmt(st.cycleMs)} ms in all); drain ${fmt(drainMs)} ms`);
     printTable(rows);
   } finally {
     server.closeAllConnections();

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createTestContext, type TestContext } from '../helpers/app.js';
 import { hmacSignature } from '../../src/webhooks/delivery/sign.js';
 import type { DeliveryWorker } from '../../src/webhooks/delivery/worker.js';
-import { blackHole, refusedPort, register, reply, slow, startReceiver, testWorker, trickle, TEST_ATTEMPT_TIMEOUT_MS, type Receiver } from './helpers.js';
+import { blackHole, refusedPort, register, reply, slow, startReceiver, testWorker, trickle, trustingAgent, TEST_ATTEMPT_TIMEOUT_MS, type Receiver } from './helpers.js';
 
 // End to end against real HTTPS receivers (interface.md 3, 5.2, 6, 8; D14), on the injected clock.
 
@@ -202,6 +202,27 @@ describe('webhook delivery end to end', () => {
     expect(got).not.toContain(auth.payfacReference);
     expect(receiver.received.filter((r) => r.path === '/off')).toHaveLength(0);
     await call(ctx, 'POST', `/api/v1/webhooks/${refunds.webhookId}/delete`);
+  });
+
+  it('in production refuses at send time a URL that now reaches a loopback address (D13, DNS rebinding)', async () => {
+    // Registered while the name was fine (here: development mode); the address is checked again
+    // at the connection, by name (localhost resolves to 127.0.0.1) and for an IP literal.
+    receiver.on('/prod', reply(200));
+    const byName = await register(ctx, `https://localhost:${receiver.port}/prod`, { eventTypes: ['Capture'] });
+    const byIp = await register(ctx, `${receiver.url}/prod`, { eventTypes: ['Capture'] });
+    const production = testWorker(ctx, { config: { ...ctx.config, env: 'production' }, dispatcher: trustingAgent({ publicOnly: true }) });
+    try {
+      const e = await event({ eventType: 'Capture' });
+      await production.settled();
+      expect(receiver.received.filter((r) => r.path === '/prod')).toHaveLength(0);
+      for (const wh of [byName, byIp]) {
+        const d = await deliveryOf(e.payfacReference, wh.webhookId);
+        expect(d.attempts[0]).toMatchObject({ responseStatus: null, errorKind: 'connection' });
+        await call(ctx, 'POST', `/api/v1/webhooks/${wh.webhookId}/delete`);
+      }
+    } finally {
+      await production.stop(5_000);
+    }
   });
 
   it('never writes the webhook secrets to the logs', async () => {

@@ -2,7 +2,7 @@ import type { Clock } from '../../clock.js';
 import type { Database } from '../../db/database.js';
 import { withTransaction } from '../../db/database.js';
 import { newUuid } from '../../ids.js';
-import { claimDueDeliveries, lockClaims, type ClaimedRow } from './sql.js';
+import { claimDueDeliveries, lockClaims, recordAttempts, type AttemptRecord, type ClaimedRow } from './sql.js';
 
 // Claiming (STYLE habit 5): due deliveries in batches, FOR UPDATE SKIP LOCKED, under a lease.
 //
@@ -39,4 +39,34 @@ export async function claimBatch(db: Database, clock: Clock, opts: ClaimOptions)
     });
   });
   return { token, rows };
+}
+
+/**
+ * One worker cycle in one transaction: record finished attempts, then claim up to `limit` more. The
+ * attempts recorded here free their endpoint's slots for the claim that follows.
+ */
+export async function claimAndRecord(
+  db: Database,
+  clock: Clock,
+  opts: ClaimOptions & { records: readonly AttemptRecord[]; finished?: () => ReadonlyMap<string, number> },
+): Promise<{ recorded: number; claim: Claim }> {
+  const token = newUuid();
+  const now = clock.now();
+  return withTransaction(db, async (tx) => {
+    await lockClaims(tx);
+    const recorded = opts.records.length > 0 ? (await recordAttempts(tx, now, opts.records)).length : 0;
+    const rows =
+      opts.limit > 0
+        ? await claimDueDeliveries(tx, {
+            now,
+            leaseUntil: new Date(now.getTime() + opts.leaseMs),
+            claimToken: token,
+            limit: opts.limit,
+            perEndpoint: opts.perEndpoint,
+            scan: Math.max(opts.limit * 4, 400),
+            ...(opts.finished ? { finished: opts.finished() } : {}),
+          })
+        : [];
+    return { recorded, claim: { token, rows } };
+  });
 }

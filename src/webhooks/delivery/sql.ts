@@ -32,7 +32,8 @@ export async function lockClaims(db: Queryable): Promise<void> {
 
 /**
  * Claims up to `limit` due deliveries for `claimToken` until `leaseUntil`, at most `perEndpoint`
- * attempts in flight per webhook counting those already claimed (by any worker) and not expired.
+ * attempts in flight per webhook: those claimed by any worker and not expired, less the caller's
+ * own that have finished and wait to be recorded.
  *
  * The scan reads the partial index of pending deliveries in due order, skipping webhooks already at
  * their limit, so a black-hole endpoint with a long backlog never fills the scan window; `scan`
@@ -41,13 +42,27 @@ export async function lockClaims(db: Queryable): Promise<void> {
  */
 export async function claimDueDeliveries(
   db: Queryable,
-  args: { now: Date; leaseUntil: Date; claimToken: string; limit: number; perEndpoint: number; scan: number },
+  args: {
+    now: Date;
+    leaseUntil: Date;
+    claimToken: string;
+    limit: number;
+    perEndpoint: number;
+    scan: number;
+    /** The caller's attempts that have finished but are not recorded yet, by webhook: not in flight. */
+    finished?: ReadonlyMap<string, number>;
+  },
 ): Promise<ClaimedRow[]> {
+  const finished = [...(args.finished ?? new Map<string, number>())];
   const { rows } = await db.query<ClaimedRow>(
-    `WITH busy AS (
-       SELECT webhook_id, count(*)::int AS n FROM webhook_deliveries
-        WHERE state = 'Pending' AND claim_token IS NOT NULL AND next_attempt_at > $1
-        GROUP BY webhook_id
+    `WITH finished AS (
+       SELECT * FROM unnest($7::text[], $8::int[]) AS f(webhook_id, n)
+     ), busy AS (
+       SELECT c.webhook_id, c.n - COALESCE(f.n, 0) AS n
+         FROM (SELECT webhook_id, count(*)::int AS n FROM webhook_deliveries
+                WHERE state = 'Pending' AND claim_token IS NOT NULL AND next_attempt_at > $1
+                GROUP BY webhook_id) c
+         LEFT JOIN finished f ON f.webhook_id = c.webhook_id
      ), candidates AS (
        SELECT d.id, d.webhook_id,
               row_number() OVER (PARTITION BY d.webhook_id ORDER BY d.next_attempt_at, d.id) AS rn
@@ -70,13 +85,14 @@ export async function claimDueDeliveries(
        FROM locked, webhooks w
       WHERE d.id = locked.id AND w.id = d.webhook_id
      RETURNING d.id, d.webhook_id, d.body, d.attempt_count, w.url, w.api_key_sealed`,
-    [args.now, args.leaseUntil, args.claimToken, args.limit, args.perEndpoint, args.scan],
+    [args.now, args.leaseUntil, args.claimToken, args.limit, args.perEndpoint, args.scan, finished.map(([w]) => w), finished.map(([, n]) => n)],
   );
   return rows;
 }
 
 export interface AttemptRecord {
   deliveryId: string;
+  webhookId: string;
   claimToken: string;
   attemptNumber: number;
   correlationId: string;

@@ -6,17 +6,19 @@ import type { Clock } from '../../clock.js';
 import type { Database } from '../../db/database.js';
 import { newUuid } from '../../ids.js';
 import { openSecret } from '../secrets.js';
-import { claimBatch } from './claim.js';
+import { claimAndRecord } from './claim.js';
 import { afterAttempt } from './schedule.js';
 import { ATTEMPT_TIMEOUT_MS, createDeliveryAgent, sendAttempt } from './send.js';
-import { recordAttempts, type AttemptRecord } from './sql.js';
-import type { ClaimedRow } from './sql.js';
+import type { AttemptRecord, ClaimedRow } from './sql.js';
 import { NOTIFY_CHANNEL, onDeliveriesEnqueued } from './wake.js';
 
-// The delivery worker (issue 3). It claims due deliveries in batches under a lease, sends each
-// attempt on a keep-alive undici Agent, and records finished attempts in batches (group commit: while
-// one batch is being written the next accumulates, so the database sees one statement per batch,
-// not per attempt, and a lone attempt is still recorded on the next turn of the event loop).
+// The delivery worker (issue 3). It claims due deliveries in batches under a lease and sends each
+// attempt on a keep-alive undici Agent. One database transaction per cycle records every attempt
+// that finished since the last cycle and claims as many due deliveries as there are free slots
+// (group commit: while one cycle runs the next batch accumulates, so the database sees one
+// transaction per batch, not per attempt, and a lone attempt is still recorded on the next turn of
+// the event loop). Recording and claiming together also keeps the per-endpoint count exact: the
+// attempts just recorded no longer count as in flight when the claim counts.
 //
 // Wake-ups: NOTIFY on a LISTEN connection (PostgreSQL, any process), an in-process signal (PGlite),
 // each recorded batch (slots freed), and a slow fallback poll for retries that come due and for
@@ -62,20 +64,21 @@ export class DeliveryWorker {
 
   private running = false;
   private stopping = false;
-  /** Claimed and not yet recorded (sending, or waiting in the record buffer). */
-  private inFlight = 0;
-  private claiming = false;
-  private claimAgain = false;
+  /** Attempts on the wire (claimed, sent, no result yet). */
+  private onWire = 0;
+  /** A cycle (one transaction) is running; `again` asks for one more after it. */
+  private cycling = false;
+  private again = false;
+  private cycleScheduled = false;
+  /** Finished attempts waiting to be recorded by the next cycle. */
   private buffer: AttemptRecord[] = [];
-  private flushing = false;
-  private flushScheduled = false;
   private pollTimer: NodeJS.Timeout | undefined;
   private retryTimer: NodeJS.Timeout | undefined;
   private unsubscribe: (() => void) | undefined;
   private listener: pg.Client | undefined;
   private idleWaiters: (() => void)[] = [];
   /** Counters for logs and the benchmark. */
-  readonly stats = { attempts: 0, delivered: 0, failedAttempts: 0, claims: 0, claimMs: 0, flushes: 0, flushMs: 0 };
+  readonly stats = { attempts: 0, delivered: 0, failedAttempts: 0, cycles: 0, cycleMs: 0 };
 
   constructor(opts: DeliveryWorkerOptions) {
     this.db = opts.db;
@@ -110,13 +113,13 @@ export class DeliveryWorker {
 
   /** Claim now (a new delivery, a freed slot, a test that moved the clock). */
   wake(): void {
-    if (this.stopping) return;
-    if (this.claiming) {
-      this.claimAgain = true;
+    if (this.stopping && this.buffer.length === 0) return;
+    if (this.cycling) {
+      this.again = true;
       return;
     }
-    this.claiming = true;
-    void this.claimLoop();
+    this.cycling = true;
+    void this.cycleLoop();
   }
 
   /**
@@ -140,7 +143,7 @@ export class DeliveryWorker {
     this.listener = undefined;
     if (listener) await listener.end().catch(() => undefined);
     const drained = new Promise<boolean>((resolve) => {
-      if (this.inFlight === 0 && !this.claiming) return resolve(true);
+      if (this.isIdle()) return resolve(true);
       this.idleWaiters.push(() => resolve(true));
     });
     let timer: NodeJS.Timeout | undefined;
@@ -149,7 +152,8 @@ export class DeliveryWorker {
     });
     const clean = await Promise.race([drained, timeout]);
     clearTimeout(timer);
-    if (!clean) this.log.warn({ inFlight: this.inFlight }, 'delivery worker stopped with attempts in flight; their leases will run out and another worker retries them');
+    clearTimeout(this.retryTimer);
+    if (!clean) this.log.warn({ onWire: this.onWire, unrecorded: this.buffer.length }, 'delivery worker stopped with attempts in flight; their leases will run out and another worker retries them');
     if (this.ownsDispatcher) {
       if (clean) await this.dispatcher.close();
       else await this.dispatcher.destroy();
@@ -158,7 +162,7 @@ export class DeliveryWorker {
   }
 
   private isIdle(): boolean {
-    return !this.claiming && !this.claimAgain && this.inFlight === 0 && this.buffer.length === 0 && !this.flushing;
+    return !this.cycling && !this.again && !this.cycleScheduled && this.onWire === 0 && this.buffer.length === 0;
   }
 
   private checkIdle(): void {
@@ -193,33 +197,53 @@ export class DeliveryWorker {
     }
   }
 
-  private async claimLoop(): Promise<void> {
+  private async cycleLoop(): Promise<void> {
     try {
       do {
-        this.claimAgain = false;
-        while (!this.stopping) {
-          const free = this.maxInFlight - this.inFlight;
-          if (free <= 0) break;
-          const limit = Math.min(free, this.batchSize);
+        this.again = false;
+        for (;;) {
+          const records = this.buffer;
+          this.buffer = [];
+          const limit = this.stopping ? 0 : Math.min(this.maxInFlight - this.onWire, this.batchSize);
+          if (records.length === 0 && limit <= 0) break;
           const started = performance.now();
-          const claim = await claimBatch(this.db, this.clock, { limit, perEndpoint: this.perEndpoint, leaseMs: this.leaseMs });
-          this.stats.claims++;
-          this.stats.claimMs += performance.now() - started;
-          for (const row of claim.rows) this.startAttempt(row, claim.token);
-          if (claim.rows.length < limit) break;
+          let result: Awaited<ReturnType<typeof claimAndRecord>>;
+          try {
+            result = await claimAndRecord(this.db, this.clock, {
+              records,
+              limit: Math.max(limit, 0),
+              perEndpoint: this.perEndpoint,
+              leaseMs: this.leaseMs,
+              // Attempts that finished while this cycle ran are off the wire: their slots are free.
+              finished: () => this.unrecordedByWebhook(),
+            });
+          } catch (err) {
+            // Nothing was recorded or claimed (one transaction). Keep the results and try again
+            // shortly; until their leases run out no other worker sends those deliveries.
+            this.buffer = records.concat(this.buffer);
+            this.log.error({ err: (err as Error).message, unrecorded: this.buffer.length }, 'delivery cycle failed; retrying');
+            this.retryTimer = setTimeout(() => this.wake(), this.stopping ? 200 : 1_000);
+            this.retryTimer.unref();
+            return;
+          }
+          this.stats.cycles++;
+          this.stats.cycleMs += performance.now() - started;
+          if (result.recorded < records.length) this.log.warn({ lost: records.length - result.recorded }, 'attempts finished after their lease was taken over; not recorded');
+          for (const row of result.claim.rows) this.startAttempt(row, result.claim.token);
+          // Stop when the claim found less than it could take and nothing new needs recording.
+          if (result.claim.rows.length < limit && this.buffer.length === 0) break;
+          if (limit <= 0 && this.buffer.length === 0) break;
         }
-      } while (this.claimAgain && !this.stopping);
-    } catch (err) {
-      if (!this.stopping) this.log.error({ err: (err as Error).message }, 'claiming deliveries failed; retrying on the next poll');
+      } while (this.again);
     } finally {
-      this.claiming = false;
-      this.claimAgain = false;
+      this.cycling = false;
+      this.again = false;
       this.checkIdle();
     }
   }
 
   private startAttempt(row: ClaimedRow, claimToken: string): void {
-    this.inFlight++;
+    this.onWire++;
     const attemptNumber = row.attempt_count + 1;
     const correlationId = newUuid();
     const sentAt = this.clock.now();
@@ -228,6 +252,7 @@ export class DeliveryWorker {
       { url: row.url, body: Buffer.from(row.body, 'utf8'), apiKey: openSecret(row.api_key_sealed), correlationId },
       { timeoutMs: this.timeoutMs, publicOnly: this.publicOnly },
     ).then((result) => {
+      this.onWire--;
       const outcome = afterAttempt(attemptNumber, sentAt, result.success);
       this.stats.attempts++;
       if (result.success) this.stats.delivered++;
@@ -240,6 +265,7 @@ export class DeliveryWorker {
       }
       this.buffer.push({
         deliveryId: row.id,
+        webhookId: row.webhook_id,
         claimToken,
         attemptNumber,
         correlationId,
@@ -251,47 +277,23 @@ export class DeliveryWorker {
         state: outcome.state,
         nextAttemptAt: outcome.nextAttemptAt,
       });
-      this.scheduleFlush();
+      this.scheduleCycle();
     });
   }
 
-  private scheduleFlush(): void {
-    if (this.flushing || this.flushScheduled) return;
-    this.flushScheduled = true;
+  private unrecordedByWebhook(): Map<string, number> {
+    const m = new Map<string, number>();
+    for (const r of this.buffer) m.set(r.webhookId, (m.get(r.webhookId) ?? 0) + 1);
+    return m;
+  }
+
+  /** Coalesces the results of one turn of the event loop into one cycle. */
+  private scheduleCycle(): void {
+    if (this.cycleScheduled) return;
+    this.cycleScheduled = true;
     setImmediate(() => {
-      this.flushScheduled = false;
-      void this.flush();
+      this.cycleScheduled = false;
+      this.wake();
     });
-  }
-
-  private async flush(): Promise<void> {
-    if (this.flushing || this.buffer.length === 0) return;
-    this.flushing = true;
-    const batch = this.buffer;
-    this.buffer = [];
-    let recorded = false;
-    const started = performance.now();
-    try {
-      const ids = await recordAttempts(this.db.pool, this.clock.now(), batch);
-      this.stats.flushes++;
-      this.stats.flushMs += performance.now() - started;
-      if (ids.length < batch.length) this.log.warn({ lost: batch.length - ids.length }, 'attempts finished after their lease was taken over; not recorded');
-      recorded = true;
-    } catch (err) {
-      this.log.error({ err: (err as Error).message, attempts: batch.length }, 'recording attempts failed; retrying');
-      // Keep them: they are retried shortly (until the lease runs out another worker may resend).
-      this.buffer = batch.concat(this.buffer);
-    } finally {
-      this.flushing = false;
-    }
-    if (recorded) {
-      this.inFlight -= batch.length;
-      if (this.buffer.length > 0) this.scheduleFlush();
-      if (!this.stopping) this.wake();
-      this.checkIdle();
-    } else {
-      this.retryTimer = setTimeout(() => void this.flush(), this.stopping ? 200 : 1_000);
-      this.retryTimer.unref();
-    }
   }
 }
