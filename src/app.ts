@@ -8,12 +8,14 @@ import type { Database } from './db/database.js';
 import { ping } from './db/sql.js';
 import { newUuid } from './ids.js';
 import { installAuth } from './http/auth.js';
+import { RateLimiter } from './http/rateLimit.js';
 import { envelope } from './http/envelope.js';
 import { frameworkErrorHandler, installErrorHandling } from './http/errorHandler.js';
 import { installRouteTable } from './http/routeTable.js';
 import { normalizeToSchema, validatorCompiler, type JsonSchema } from './http/validation.js';
 import { renderDocsPage, type OpenApiDoc } from './http/docs.js';
 import { loggerOptions } from './logging.js';
+import { configureSealing } from './sealing.js';
 import { paymentLinkRoutes } from './paymentLinks/routes.js';
 import { webhookRoutes } from './webhooks/routes.js';
 import { hostedCheckoutRoutes } from './checkout/routes.js';
@@ -36,6 +38,7 @@ export interface AppDeps {
 /** Builds the HTTP application; it never listens itself (main.ts does). */
 export async function buildApp(deps: AppDeps): Promise<App> {
   const { config, db, clock } = deps;
+  configureSealing(config.secretKey);
   const app = Fastify({
     ...(deps.logger ? { loggerInstance: deps.logger } : { logger: loggerOptions(config.logLevel) }),
     genReqId: () => newUuid(),
@@ -80,7 +83,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   installRouteTable(app);
   installErrorHandling(app, clock);
-  installAuth(app, db);
+  installAuth(app, db, new RateLimiter({ perSecond: config.rateLimitPerSecond, burst: config.rateLimitBurst, now: () => clock.now().getTime() }));
 
   await app.register(swagger, {
     openapi: {

@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+
 // The one place that reads process.env (STYLE habit 7). Parsed once, typed, frozen (D17).
 
 export type Environment = 'development' | 'production';
@@ -19,6 +21,17 @@ export interface Config {
   readonly deliveryLeaseMs: number;
   /** Size of the PostgreSQL pool (PGlite always has one connection). */
   readonly databasePoolSize: number;
+  /** Requests per second allowed to one API key (token bucket in each process); 0: no limit. */
+  readonly rateLimitPerSecond: number;
+  /** How many requests one key may send at once before the rate applies (the bucket's size). */
+  readonly rateLimitBurst: number;
+  /**
+   * The 32-byte key (AES-256-GCM) that encrypts webhook secrets and stored idempotent responses at
+   * rest. Required in production; in development a fixed, publicly known fallback is used.
+   */
+  readonly secretKey: Buffer;
+  /** True when secretKey is the development fallback (nothing it protects is secret). */
+  readonly secretKeyIsFallback: boolean;
 }
 
 export class ConfigError extends Error {
@@ -26,6 +39,23 @@ export class ConfigError extends Error {
     super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
     this.name = 'ConfigError';
   }
+}
+
+/**
+ * The development fallback of PAYLINKS_SECRET_KEY: derived from a published sentence, so it protects
+ * nothing. It exists so that `npm start` works with no configuration; production refuses to start
+ * without a real key.
+ */
+export const DEVELOPMENT_SECRET_KEY = createHash('sha256').update('paylinks development secret key - NOT SECRET - set PAYLINKS_SECRET_KEY in production').digest();
+
+/** 32 bytes given as 64 hex characters or as base64 (44 characters with padding, 43 without). */
+function parseSecretKey(raw: string): Buffer | undefined {
+  if (/^[0-9a-fA-F]{64}$/.test(raw)) return Buffer.from(raw, 'hex');
+  if (/^[A-Za-z0-9+/_-]{43}=?$/.test(raw)) {
+    const b = Buffer.from(raw.replace(/-/g, '+').replace(/_/g, '/'), 'base64');
+    return b.length === 32 ? b : undefined;
+  }
+  return undefined;
 }
 
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -94,6 +124,27 @@ export function parseConfig(env: Env): Config {
   const webhookMaxInFlightPerEndpoint = integer('PAYLINKS_WEBHOOK_MAX_IN_FLIGHT', 10, 1, 1000);
   const deliveryLeaseMs = integer('PAYLINKS_DELIVERY_LEASE_MS', 60_000, 16_000, 3_600_000);
   const databasePoolSize = integer('PAYLINKS_DB_POOL_SIZE', 10, 1, 200);
+  // The default is a ceiling against a runaway integration, far above one key's honest load: the
+  // benchmark's single key reaches about 10,000 req/s on a 2-core machine and must not be throttled.
+  // Internet-facing deployments set it lower.
+  const rateLimitPerSecond = integer('PAYLINKS_RATE_LIMIT_PER_SECOND', 25_000, 0, 1_000_000);
+  const rateLimitBurst = integer('PAYLINKS_RATE_LIMIT_BURST', Math.max(1, rateLimitPerSecond * 2), 1, 10_000_000);
+
+  let secretKey: Buffer = DEVELOPMENT_SECRET_KEY;
+  let secretKeyIsFallback = true;
+  const rawSecret = value('PAYLINKS_SECRET_KEY');
+  if (rawSecret !== undefined) {
+    // Never echo the value: it is the key to every webhook secret.
+    const parsed = parseSecretKey(rawSecret);
+    if (parsed === undefined) problems.push('PAYLINKS_SECRET_KEY: must be 32 bytes, as 64 hex characters or as base64');
+    else if (parsed.equals(DEVELOPMENT_SECRET_KEY)) problems.push('PAYLINKS_SECRET_KEY: is the published development key; generate one (openssl rand -hex 32)');
+    else {
+      secretKey = parsed;
+      secretKeyIsFallback = false;
+    }
+  } else if (envName === 'production') {
+    problems.push('PAYLINKS_SECRET_KEY: is required when PAYLINKS_ENV=production (32 bytes as 64 hex characters or base64; openssl rand -hex 32)');
+  }
 
   const hostForUrl = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
   let publicBaseUrl = value('PUBLIC_BASE_URL') ?? `http://${hostForUrl}:${port}`;
@@ -119,5 +170,9 @@ export function parseConfig(env: Env): Config {
     webhookMaxInFlightPerEndpoint,
     deliveryLeaseMs,
     databasePoolSize,
+    rateLimitPerSecond,
+    rateLimitBurst,
+    secretKey,
+    secretKeyIsFallback,
   });
 }

@@ -3,6 +3,7 @@ import type { Config } from './config.js';
 import { systemClock, type Clock } from './clock.js';
 import { openDatabase, type Database } from './db/database.js';
 import { migrate } from './db/migrate.js';
+import { configureSealing } from './sealing.js';
 import { buildApp, type App } from './app.js';
 import { createMerchant, isEmpty } from './accounts/service.js';
 import { loggerOptions } from './logging.js';
@@ -14,6 +15,7 @@ import { ModificationProcessor } from './payments/modifications/processor.js';
 export const SHUTDOWN_GRACE_MS = 20_000;
 
 export async function openAndMigrate(config: Config): Promise<Database> {
+  configureSealing(config.secretKey);
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.databasePoolSize });
   try {
     await migrate(db);
@@ -50,6 +52,9 @@ export async function serve(config: Config, opts: { worker: boolean; clock?: Clo
     out('');
   }
 
+  if (config.secretKeyIsFallback) {
+    logger.warn('PAYLINKS_SECRET_KEY is not set: webhook secrets are sealed with the published development key (fine for development, refused in production)');
+  }
   const app = await buildApp({ config, db, clock, logger });
   const worker = opts.worker ? new DeliveryWorker({ db, clock, config, logger }) : undefined;
   await worker?.start();

@@ -3,6 +3,7 @@ import type { Capability, Principal } from '../accounts/service.js';
 import { PrincipalCache } from '../accounts/service.js';
 import type { Database } from '../db/database.js';
 import { ApiError } from '../errors.js';
+import type { RateLimiter } from './rateLimit.js';
 
 // X-API-Key authentication (D1), run at onRequest so that an unauthenticated caller learns nothing
 // about the body it sent (not even that it was too large or malformed).
@@ -25,7 +26,7 @@ declare module 'fastify' {
   }
 }
 
-export function installAuth(app: FastifyInstance, db: Database, cache = new PrincipalCache()): void {
+export function installAuth(app: FastifyInstance, db: Database, limiter?: RateLimiter, cache = new PrincipalCache()): void {
   app.decorateRequest('principal', null);
   app.addHook('onRequest', async (request) => {
     const auth = request.routeOptions.config.auth;
@@ -35,6 +36,11 @@ export function installAuth(app: FastifyInstance, db: Database, cache = new Prin
     if (key === undefined || key === '') throw new ApiError('UNAUTHENTICATED', 'the X-API-Key header is missing');
     const principal = await cache.resolve(db, key);
     if (!principal) throw new ApiError('UNAUTHENTICATED', 'the API key is not valid');
+    // Counted per key before the capability check: a key hammering a route it may not use is limited too.
+    const rate = limiter?.take(principal.keyId);
+    if (rate && !rate.allowed) {
+      throw new ApiError('RATE_LIMITED', `this API key sent too many requests; retry after ${rate.retryAfterSeconds} s`, undefined, { 'Retry-After': String(rate.retryAfterSeconds) });
+    }
     if (principal.kind === 'partner' && !auth.partners) {
       throw new ApiError('FORBIDDEN', 'a partner key may not use this operation');
     }

@@ -4,6 +4,7 @@ import type { Clock } from '../clock.js';
 import type { Database } from '../db/database.js';
 import { withTransaction } from '../db/database.js';
 import { ApiError } from '../errors.js';
+import { isSealed, open, seal } from '../sealing.js';
 import * as sql from './sql.js';
 
 // Idempotent create (D16). The key is recorded in the same transaction as the thing it creates: a
@@ -44,6 +45,21 @@ export function readIdempotencyKey(header: string | string[] | undefined): strin
   return v;
 }
 
+/**
+ * A stored response may carry secrets (a webhook registration's apiKey and hmacKey, shown again on a
+ * replay), so it is kept sealed like them (issue 7): `{"sealed": "v1:..."}`. Rows stored before
+ * (a plain object) are replayed as they are.
+ */
+function sealResponse(body: Record<string, unknown>): Record<string, unknown> {
+  return { sealed: seal(JSON.stringify(body)) };
+}
+
+function openStoredResponse(stored: Record<string, unknown>): Record<string, unknown> {
+  const sealed = stored.sealed;
+  if (Object.keys(stored).length === 1 && isSealed(sealed)) return JSON.parse(open(sealed)) as Record<string, unknown>;
+  return stored;
+}
+
 class Replay extends Error {
   constructor(readonly body: Record<string, unknown>) {
     super('idempotent replay');
@@ -68,7 +84,7 @@ export async function idempotentCreate<T extends Record<string, unknown>>(
     if (stored.request_hash !== requestHash || stored.operation !== ctx.operation) {
       throw new ApiError('IDEMPOTENCY_KEY_REUSED', 'this Idempotency-Key was used with another request in the last 24 hours');
     }
-    return new Replay(stored.response_body);
+    return new Replay(openStoredResponse(stored.response_body));
   };
   try {
     const body = await withTransaction(db, async (tx) => {
@@ -76,7 +92,7 @@ export async function idempotentCreate<T extends Record<string, unknown>>(
       const earlier = await sql.findIdempotencyKey(tx, ctx.ownerId, key);
       if (earlier) throw check(earlier);
       const result = await create(tx);
-      const taken = await sql.insertIdempotencyKey(tx, { ownerId: ctx.ownerId, key, operation: ctx.operation, requestHash, status: 200, body: result, createdAt: now });
+      const taken = await sql.insertIdempotencyKey(tx, { ownerId: ctx.ownerId, key, operation: ctx.operation, requestHash, status: 200, body: sealResponse(result), createdAt: now });
       if (!taken) {
         // A concurrent request with the same key committed first: undo ours, answer with theirs.
         const first = await sql.findIdempotencyKey(tx, ctx.ownerId, key);

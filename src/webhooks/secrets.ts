@@ -1,19 +1,16 @@
 import { randomBytes } from 'node:crypto';
+import { open, seal } from '../sealing.js';
 
 // Webhook secrets (D13). Unlike API keys they cannot be stored as hashes: the worker must send the
-// apiKey and sign with the hmacKey. seal/open is the one seam where encryption at rest will go (a
-// later issue); today a sealed value is the plain value behind a version prefix, so encrypted values
-// ("v1:...") can be introduced later and old rows still read.
-
-const PLAIN = 'v0:';
+// apiKey and sign with the hmacKey. seal/open is the seam of encryption at rest: AES-256-GCM under
+// PAYLINKS_SECRET_KEY (src/sealing.ts, issue 7); rows written before it ("v0:", plain) still open.
 
 export function sealSecret(plain: string): string {
-  return `${PLAIN}${plain}`;
+  return seal(plain);
 }
 
 export function openSecret(sealed: string): string {
-  if (sealed.startsWith(PLAIN)) return sealed.slice(PLAIN.length);
-  throw new Error('unknown sealed secret format');
+  return open(sealed);
 }
 
 /** The webhook's Authorization value: a random secret of 32 bytes. */

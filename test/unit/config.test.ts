@@ -24,8 +24,9 @@ describe('configuration (D17)', () => {
   });
 
   it('turns the sandbox off by default in production, and lets it be set', () => {
-    expect(parseConfig({ PAYLINKS_ENV: 'production' }).sandbox).toBe(false);
-    expect(parseConfig({ PAYLINKS_ENV: 'production', PAYLINKS_SANDBOX: 'on' }).sandbox).toBe(true);
+    const key = 'ab'.repeat(32); // production needs PAYLINKS_SECRET_KEY (issue 7)
+    expect(parseConfig({ PAYLINKS_ENV: 'production', PAYLINKS_SECRET_KEY: key }).sandbox).toBe(false);
+    expect(parseConfig({ PAYLINKS_ENV: 'production', PAYLINKS_SECRET_KEY: key, PAYLINKS_SANDBOX: 'on' }).sandbox).toBe(true);
     expect(parseConfig({ PAYLINKS_SANDBOX: 'off' }).sandbox).toBe(false);
   });
 

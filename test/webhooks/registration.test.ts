@@ -204,7 +204,7 @@ describe('webhook registration (D13)', () => {
 describe('webhook registration in production mode (D13 address rules)', () => {
   let ctx: TestContext;
   beforeAll(async () => {
-    ctx = await createTestContext({ PAYLINKS_ENV: 'production' });
+    ctx = await createTestContext({ PAYLINKS_ENV: 'production', PAYLINKS_SECRET_KEY: 'ab'.repeat(32) });
   });
   afterAll(async () => {
     await ctx.close();
