@@ -1,13 +1,11 @@
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { loadHmacVectors } from '../helpers/vectors.js';
 import { computeSignature, signaturePayload, verifyWebhook, WebhookVerificationError, type SignedFields, type WebhookMessage } from '@paylinks/sdk';
 
 // The receiver's checks of interface.md 5.2 in @paylinks/sdk, against every vector of the shared
-// fixture (CI has ../shared beside the repo) and against tampering.
+// fixture (copied into test/fixtures; test/unit/vectorsCopy.test.ts keeps the copy equal to it) and against tampering.
 
-const VECTORS_PATH = fileURLToPath(new URL('../../../shared/fixtures/hmac-vectors.json', import.meta.url));
-const vectors = (JSON.parse(readFileSync(VECTORS_PATH, 'utf8')) as { vectors: { name: string; key: string; message: SignedFields; payload: string; hmacSignature: string }[] }).vectors;
+const vectors = loadHmacVectors();
 
 const PROVIDER_KEY = '4eab969bd65a39c17c906dfcef1fe69d481716b0845a6c0892284cf9c06e4314';
 const API_KEY = 'whk_live_3b1f0e';

@@ -1,12 +1,10 @@
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { loadHmacVectors } from '../helpers/vectors.js';
 import { hmacKeyBytes, hmacSignature, signaturePayload, type SignedFields } from '../../src/webhooks/delivery/sign.js';
 import { buildBody, toMessage } from '../../src/webhooks/events.js';
 
-// interface.md 5.2, checked against every vector of the shared fixture (CI has ../shared beside the repo).
-const VECTORS_PATH = fileURLToPath(new URL('../../../shared/fixtures/hmac-vectors.json', import.meta.url));
-const vectors = (JSON.parse(readFileSync(VECTORS_PATH, 'utf8')) as { vectors: { name: string; key: string; message: SignedFields; payload: string; hmacSignature: string }[] }).vectors;
+// interface.md 5.2, checked against every vector of the shared fixture (copied into test/fixtures; test/unit/vectorsCopy.test.ts keeps the copy equal to it).
+const vectors = loadHmacVectors();
 
 describe('hmacSignature (interface.md 5.2)', () => {
   it('has the provider vector among the fixtures', () => {
