@@ -38,8 +38,13 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
       idleTimeoutMillis: 30_000,
       connectionTimeoutMillis: 5_000,
     });
-    // An idle client losing its connection (database restart) must not crash the process.
+    // A client losing its connection (database restart) must not crash the process: an idle one is
+    // reported on the pool, one checked out between two queries on itself (issue 7 found this: serve
+    // died on a restart). Its next query then fails as a connection error: 503 (D3).
     pool.on('error', () => undefined);
+    pool.on('connect', (client) => {
+      client.on('error', () => undefined);
+    });
     return {
       kind: 'postgres',
       pool,

@@ -34,6 +34,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const wantsPostgres = project.vitest.projects.some((p) => p.name === 'postgres');
   if (wantsPostgres) {
     const admin = new pg.Client({ connectionString: ADMIN_URL });
+    // The fault tests restart the server (npm run test:faults): no connection is held across the run.
+    admin.on('error', () => undefined);
     try {
       await admin.connect();
     } catch (err) {
@@ -42,11 +44,14 @@ export default async function setup(project: TestProject): Promise<() => Promise
     pgTemplate = `paylinks_tpl_${process.pid}`;
     await admin.query(`DROP DATABASE IF EXISTS ${pgTemplate}`);
     await admin.query(`CREATE DATABASE ${pgTemplate}`);
+    await admin.end();
     const db = await openDatabase({ databaseUrl: withDatabase(ADMIN_URL, pgTemplate), dataDir: '' });
     await migrate(db);
     await db.close();
     const name = pgTemplate;
     cleanups.push(async () => {
+      const admin = new pg.Client({ connectionString: ADMIN_URL });
+      await admin.connect();
       // Drop the template and any per-file clones left by an interrupted run of this process.
       const { rows } = await admin.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE $1`, [`paylinks_t${process.pid}_%`]);
       for (const r of rows) await admin.query(`DROP DATABASE IF EXISTS ${r.datname} WITH (FORCE)`);
