@@ -7,6 +7,8 @@ import type { Clock } from './clock.js';
 import type { Database } from './db/database.js';
 import { ping } from './db/sql.js';
 import { newUuid } from './ids.js';
+import { ApiError } from './errors.js';
+import { PrincipalCache } from './accounts/service.js';
 import { installAuth } from './http/auth.js';
 import { RateLimiter } from './http/rateLimit.js';
 import { envelope } from './http/envelope.js';
@@ -44,7 +46,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     genReqId: () => newUuid(),
     logController: new LogController({ requestIdLogLabel: 'reqId', disableRequestLogging: true }),
     bodyLimit: 1024 * 1024,
-    return503OnClosing: true,
+    // Requests arriving while the server drains get D2's 503 from the hook below, not Fastify's own body.
+    return503OnClosing: false,
     frameworkErrors: frameworkErrorHandler(clock),
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     ajv: { customOptions: { strict: false } },
@@ -83,7 +86,18 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   installRouteTable(app);
   installErrorHandling(app, clock);
-  installAuth(app, db, new RateLimiter({ perSecond: config.rateLimitPerSecond, burst: config.rateLimitBurst, now: () => clock.now().getTime() }));
+  // D17 drain: a request that arrives on a kept-alive connection after SIGTERM is answered 503 in D2
+  // form with Retry-After (D3), and the connection is closed so the client reconnects elsewhere.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onRequest', async (_request, reply) => {
+    if (!closing) return;
+    reply.header('Connection', 'close');
+    throw new ApiError('UNAVAILABLE', 'the service is shutting down; try again shortly', undefined, { 'Retry-After': '2' });
+  });
+  installAuth(app, db, new RateLimiter({ perSecond: config.rateLimitPerSecond, burst: config.rateLimitBurst, now: () => clock.now().getTime() }), new PrincipalCache(config.keyCacheMs));
 
   await app.register(swagger, {
     openapi: {

@@ -21,6 +21,12 @@ export interface Config {
   readonly deliveryLeaseMs: number;
   /** Size of the PostgreSQL pool (PGlite always has one connection). */
   readonly databasePoolSize: number;
+  /**
+   * How long a process may remember a resolved API key (ms). 0, the default, looks every key up on
+   * every request, so a revoked key is refused at once (D1); a few seconds saves a database round
+   * trip per request at the price of that much delay on revocation.
+   */
+  readonly keyCacheMs: number;
   /** Requests per second allowed to one API key (token bucket in each process); 0: no limit. */
   readonly rateLimitPerSecond: number;
   /** How many requests one key may send at once before the rate applies (the bucket's size). */
@@ -124,6 +130,7 @@ export function parseConfig(env: Env): Config {
   const webhookMaxInFlightPerEndpoint = integer('PAYLINKS_WEBHOOK_MAX_IN_FLIGHT', 10, 1, 1000);
   const deliveryLeaseMs = integer('PAYLINKS_DELIVERY_LEASE_MS', 60_000, 16_000, 3_600_000);
   const databasePoolSize = integer('PAYLINKS_DB_POOL_SIZE', 10, 1, 200);
+  const keyCacheMs = integer('PAYLINKS_KEY_CACHE_MS', 0, 0, 60_000);
   // The default is a ceiling against a runaway integration, far above one key's honest load: the
   // benchmark's single key reaches about 10,000 req/s on a 2-core machine and must not be throttled.
   // Internet-facing deployments set it lower.
@@ -170,6 +177,7 @@ export function parseConfig(env: Env): Config {
     webhookMaxInFlightPerEndpoint,
     deliveryLeaseMs,
     databasePoolSize,
+    keyCacheMs,
     rateLimitPerSecond,
     rateLimitBurst,
     secretKey,

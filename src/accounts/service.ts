@@ -115,16 +115,17 @@ export async function authenticate(db: Database, presentedKey: string): Promise<
 }
 
 /**
- * Remembers resolved keys for a few seconds so that a busy integration costs one key lookup per key
- * every few seconds instead of one per request (GET of a link went from three database round trips
- * to two). The price: a revoked key keeps working in a running process for at most `ttlMs`.
- * Only keys that resolved are kept, and the map is bounded, so random keys cannot grow it.
+ * Optionally remembers resolved keys for a few seconds (PAYLINKS_KEY_CACHE_MS), so that a busy
+ * integration costs one key lookup per key every few seconds instead of one per request. The price
+ * is that a revoked key keeps working in a running process for at most `ttlMs`, which is why the
+ * default is 0 (D1: a revoked key is refused). Only keys that resolved are kept, and the map is
+ * bounded, so random keys cannot grow it.
  */
 export class PrincipalCache {
   private readonly entries = new Map<string, { principal: Principal; expiresAt: number }>();
 
   constructor(
-    private readonly ttlMs = 5_000,
+    private readonly ttlMs = 0,
     private readonly maxEntries = 10_000,
     private readonly now: () => number = () => performance.now(),
   ) {}

@@ -8,13 +8,12 @@ import { MAX_EXPIRY_MS } from './schemas.js';
 export function createCheckoutRuleErrors(body: unknown, now: Date): FieldError[] {
   if (!isRecord(body)) return [];
   const errors: FieldError[] = [];
-  const { amount, currency } = body;
+  // interface.md 8's "ISK amounts end in 00" is a rule of Create Payment Link only; D10 gives sessions
+  // no such rule, and the plugins' requests must work unchanged (D18).
+  const { amount } = body;
   if (typeof amount === 'number' && Number.isSafeInteger(amount)) {
     if (amount === 0 && body.recurringProcessingModel === undefined) {
       errors.push({ field: 'amount', code: 'RANGE', message: 'may be 0 only with recurringProcessingModel (a session that only saves a card)' });
-    }
-    if (currency === 'ISK' && amount % 100 !== 0) {
-      errors.push({ field: 'amount', code: 'NOT_MULTIPLE_OF_100', message: 'must end in 00 for ISK' });
     }
   }
   const ret = returnUrlError(body.returnUrl);

@@ -26,7 +26,7 @@ declare module 'fastify' {
   }
 }
 
-export function installAuth(app: FastifyInstance, db: Database, limiter?: RateLimiter, cache = new PrincipalCache()): void {
+export function installAuth(app: FastifyInstance, db: Database, limiter?: RateLimiter, cache = new PrincipalCache(0)): void {
   app.decorateRequest('principal', null);
   app.addHook('onRequest', async (request) => {
     const auth = request.routeOptions.config.auth;

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { App, AppDeps } from '../app.js';
 import type { Capability } from '../accounts/service.js';
-import type { FieldError } from '../errors.js';
+import { ApiError, type FieldError } from '../errors.js';
 import { merchantOf, requireCapability } from '../http/auth.js';
 import { EnvelopeOnly, ProblemSchema, envelope } from '../http/envelope.js';
 import { toFieldErrors, type JsonSchema } from '../http/validation.js';
@@ -21,6 +21,7 @@ import {
 // Payment Links API (interface.md 4.1–4.5; D4–D9, D16, D18), under /api/v1.
 
 const tags = ['Payment links'];
+const POST_ONLY = new Set(['create', 'update', 'disable']);
 const errors = { 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema, 409: ProblemSchema };
 const anyLinkKey = { anyOf: ['PaymentLinks', 'TokenizeLinks'] as Capability[] };
 
@@ -72,7 +73,13 @@ export async function paymentLinkRoutes(app: App, deps: AppDeps): Promise<void> 
         response: { 200: DetailsResponse, ...errors },
       },
     },
-    async (request) => ok(request, { paymentLink: await getPaymentLink(deps, merchantOf(request), request.params.reference) }),
+    async (request) => {
+      // D3: GET on the fixed POST paths is a wrong method, not a link called "create".
+      if (POST_ONLY.has(request.params.reference)) {
+        throw new ApiError('METHOD_NOT_ALLOWED', `GET is not allowed here; use POST`, undefined, { Allow: 'POST' });
+      }
+      return ok(request, { paymentLink: await getPaymentLink(deps, merchantOf(request), request.params.reference) });
+    },
   );
 
   app.post(

@@ -65,7 +65,11 @@ describe('standard error form and status codes (D2, D3)', () => {
   });
 
   it('answers a wrong method on a known path with 405 and Allow', async () => {
-    // (GET /paymentlinks/create is a details request for a link called "create": a 404, not a 405.)
+    for (const path of ['create', 'update', 'disable']) {
+      const g = await call(ctx, 'GET', `/api/v1/paymentlinks/${path}`);
+      expect(g.status).toBe(405);
+      expect(g.res.headers.allow).toBe('POST');
+    }
     const d = await call(ctx, 'DELETE', '/api/v1/paymentlinks');
     expect(d.status).toBe(405);
     expect(d.body.code).toBe('METHOD_NOT_ALLOWED');
