@@ -72,11 +72,17 @@ export async function serve(config: Config, opts: { worker: boolean; clock?: Clo
         app.server.closeAllConnections();
       }, SHUTDOWN_GRACE_MS);
       timer.unref();
+      // server.close() closes the keep-alive connections idle at that moment only; one that finishes
+      // its last request afterwards would stay open until its keep-alive timeout (72 s) and hold the
+      // drain for the whole grace period (issue 7's SIGTERM test found this). Sweep them as they idle.
+      const sweep = setInterval(() => app.server.closeIdleConnections(), 100);
+      sweep.unref();
       try {
         // The worker stops claiming and lets attempts in flight finish (at most 15 s each) and be recorded.
         await Promise.all([app.close(), worker?.stop(SHUTDOWN_GRACE_MS), processor?.stop(SHUTDOWN_GRACE_MS)]);
       } finally {
         clearTimeout(timer);
+        clearInterval(sweep);
         await db.close();
       }
     })();
