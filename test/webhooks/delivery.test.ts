@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createTestContext, type TestContext } from '../helpers/app.js';
 import { hmacSignature } from '../../src/webhooks/delivery/sign.js';
 import type { DeliveryWorker } from '../../src/webhooks/delivery/worker.js';
-import { blackHole, refusedPort, register, reply, slow, startReceiver, testWorker, trickle, trustingAgent, TEST_ATTEMPT_TIMEOUT_MS, type Receiver } from './helpers.js';
+import { blackHole, eventually, refusedPort, register, reply, slow, startReceiver, testWorker, trickle, trustingAgent, TEST_ATTEMPT_TIMEOUT_MS, type Receiver } from './helpers.js';
 
 // End to end against real HTTPS receivers (interface.md 3, 5.2, 6, 8; D14), on the injected clock.
 
@@ -109,6 +109,23 @@ describe('webhook delivery end to end', () => {
       await call(ctx, 'POST', `/api/v1/webhooks/${wh.webhookId}/delete`);
     });
   }
+
+  it('ends a delivery as Failed, not retried, when its webhook is deleted while the attempt is on the wire (D13)', async () => {
+    receiver.on('/gone', blackHole);
+    const wh = await register(ctx, `${receiver.url}/gone`);
+    const e = await event();
+    worker.wake();
+    await eventually(() => receiver.received.some((r) => r.path === '/gone'), 'the attempt to reach the receiver');
+    const deleted = await call(ctx, 'POST', `/api/v1/webhooks/${wh.webhookId}/delete`);
+    expect(deleted.status).toBe(200);
+    await worker.settled();
+    const d = await deliveryOf(e.payfacReference, wh.webhookId);
+    expect(d).toMatchObject({ state: 'Failed', attemptCount: 1, nextAttemptAt: null });
+    expect(d.attempts[0]).toMatchObject({ errorKind: 'timeout' });
+    ctx.clock.advance(2 * 60_000);
+    await worker.settled();
+    expect(receiver.received.filter((r) => r.path === '/gone')).toHaveLength(1);
+  });
 
   it('records a certificate the worker does not trust as a tls failure', async () => {
     const wh = await register(ctx, `${badReceiver.url}/x`);

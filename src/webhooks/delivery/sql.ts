@@ -83,7 +83,7 @@ export async function claimDueDeliveries(
      UPDATE webhook_deliveries d
         SET next_attempt_at = $2, claim_token = $3
        FROM locked, webhooks w
-      WHERE d.id = locked.id AND w.id = d.webhook_id
+      WHERE d.id = locked.id AND w.id = d.webhook_id AND w.enabled AND w.deleted_at IS NULL
      RETURNING d.id, d.webhook_id, d.body, d.attempt_count, w.url, w.api_key_sealed`,
     [args.now, args.leaseUntil, args.claimToken, args.limit, args.perEndpoint, args.scan, finished.map(([w]) => w), finished.map(([, n]) => n)],
   );
@@ -108,7 +108,9 @@ export interface AttemptRecord {
 /**
  * Records finished attempts in one statement: each delivery moves to its next state only if this
  * worker's claim still holds (a claim taken over after the lease ran out is not overwritten), and
- * the attempt row is written for exactly those. Returns the delivery ids recorded.
+ * the attempt row is written for exactly those. A failed attempt of a webhook that was disabled or
+ * deleted while it was on the wire ends the delivery as Failed instead of scheduling a retry (D13).
+ * Returns the delivery ids recorded.
  */
 export async function recordAttempts(db: Queryable, now: Date, records: readonly AttemptRecord[]): Promise<string[]> {
   if (records.length === 0) return [];
@@ -119,10 +121,12 @@ export async function recordAttempts(db: Queryable, now: Date, records: readonly
          AS r(delivery_id, claim_token, attempt_number, correlation_id, sent_at, response_status, response_body, duration_ms, error_kind, state, next_attempt_at)
      ), u AS (
        UPDATE webhook_deliveries d
-          SET state = r.state, attempt_count = r.attempt_number, next_attempt_at = r.next_attempt_at,
+          SET state = CASE WHEN r.state = 'Pending' AND NOT (w.enabled AND w.deleted_at IS NULL) THEN 'Failed' ELSE r.state END,
+              attempt_count = r.attempt_number,
+              next_attempt_at = CASE WHEN r.state = 'Pending' AND NOT (w.enabled AND w.deleted_at IS NULL) THEN NULL ELSE r.next_attempt_at END,
               claim_token = NULL, updated_at = $12
-         FROM r
-        WHERE d.id = r.delivery_id AND d.claim_token = r.claim_token
+         FROM r, webhooks w
+        WHERE d.id = r.delivery_id AND d.claim_token = r.claim_token AND w.id = d.webhook_id
        RETURNING d.id
      ), a AS (
        INSERT INTO webhook_attempts (delivery_id, attempt_number, correlation_id, sent_at, response_status, response_body, duration_ms, error_kind)

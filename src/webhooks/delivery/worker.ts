@@ -119,7 +119,9 @@ export class DeliveryWorker {
       return;
     }
     this.cycling = true;
-    void this.cycleLoop();
+    this.cycleLoop().catch((err: unknown) => {
+      this.log.error({ err: (err as Error).message }, 'delivery cycle crashed; the next wake-up starts a new one');
+    });
   }
 
   /**
@@ -243,13 +245,23 @@ export class DeliveryWorker {
   }
 
   private startAttempt(row: ClaimedRow, claimToken: string): void {
+    let apiKey: string;
+    try {
+      apiKey = openSecret(row.api_key_sealed);
+    } catch (err) {
+      // An operator's mistake (PAYLINKS_SECRET_KEY changed), not the receiver's: send nothing and
+      // spend no attempt. The claim lapses with its lease and the delivery waits until the key is
+      // right again, instead of one bad row stopping the whole process.
+      this.log.error({ deliveryId: row.id, webhookId: row.webhook_id, err: (err as Error).message }, 'webhook secret cannot be opened; delivery not sent');
+      return;
+    }
     this.onWire++;
     const attemptNumber = row.attempt_count + 1;
     const correlationId = newUuid();
     const sentAt = this.clock.now();
     void sendAttempt(
       this.dispatcher,
-      { url: row.url, body: Buffer.from(row.body, 'utf8'), apiKey: openSecret(row.api_key_sealed), correlationId },
+      { url: row.url, body: Buffer.from(row.body, 'utf8'), apiKey, correlationId },
       { timeoutMs: this.timeoutMs, publicOnly: this.publicOnly },
     ).then((result) => {
       this.onWire--;
