@@ -12,7 +12,7 @@ import { PrincipalCache } from './accounts/service.js';
 import { installAuth } from './http/auth.js';
 import { RateLimiter } from './http/rateLimit.js';
 import { envelope } from './http/envelope.js';
-import { frameworkErrorHandler, installErrorHandling } from './http/errorHandler.js';
+import { clientErrorHandler, frameworkErrorHandler, installErrorHandling } from './http/errorHandler.js';
 import { installRouteTable } from './http/routeTable.js';
 import { normalizeToSchema, validatorCompiler, type JsonSchema } from './http/validation.js';
 import { renderDocsPage, type OpenApiDoc } from './http/docs.js';
@@ -49,6 +49,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     // Requests arriving while the server drains get D2's 503 from the hook below, not Fastify's own body.
     return503OnClosing: false,
     frameworkErrors: frameworkErrorHandler(clock),
+    clientErrorHandler: clientErrorHandler(clock),
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     ajv: { customOptions: { strict: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
@@ -139,6 +140,12 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     return reply.type('application/json; charset=utf-8').send(JSON.stringify(app.swagger()));
   });
   app.get('/docs', { schema: { hide: true } }, async (_request, reply) => {
+    // A page like the shopper's (issue 7): no script, its one inline stylesheet, never framed.
+    reply
+      .header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'")
+      .header('X-Content-Type-Options', 'nosniff')
+      .header('X-Frame-Options', 'DENY')
+      .header('Referrer-Policy', 'no-referrer');
     return reply.type('text/html; charset=utf-8').send(renderDocsPage(app.swagger() as OpenApiDoc));
   });
 

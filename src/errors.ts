@@ -13,6 +13,7 @@ export const errorCatalogue = {
   INVALID_STATE: { status: 409, title: 'Operation not allowed in the current status' },
   IDEMPOTENCY_KEY_REUSED: { status: 409, title: 'Idempotency key reused with another request' },
   PAYLOAD_TOO_LARGE: { status: 413, title: 'Request body too large' },
+  HEADERS_TOO_LARGE: { status: 431, title: 'Request header fields too large' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Unsupported media type' },
   RATE_LIMITED: { status: 429, title: 'Too many requests' },
   INTERNAL: { status: 500, title: 'Internal server error' },

@@ -1,4 +1,7 @@
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { newUuid } from '../ids.js';
 import type { ErrorObject } from 'ajv';
 import { ApiError, validationError } from '../errors.js';
 import type { FieldError } from '../errors.js';
@@ -106,6 +109,27 @@ export function frameworkErrorHandler(clock: Clock) {
       : error.code === 'FST_ERR_BAD_URL' ? new ApiError('VALIDATION_FAILED', 'the URL is not valid percent-encoded UTF-8')
       : toApiError(error, request);
     return sendProblem(reply, apiError, clock);
+  };
+}
+
+/**
+ * Errors of the HTTP parser, before Fastify has a request (headers over Node's 16 KiB limit, a
+ * malformed request line, a request that never arrived completely): D2 on the raw socket.
+ */
+export function clientErrorHandler(clock: Clock) {
+  return (err: NodeJS.ErrnoException, socket: Duplex): void => {
+    if (err.code === 'ECONNRESET' || socket.destroyed) return;
+    const apiError =
+      err.code === 'HPE_HEADER_OVERFLOW' ? new ApiError('HEADERS_TOO_LARGE', 'the request headers exceed 16 KiB')
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? new ApiError('VALIDATION_FAILED', 'the request did not arrive completely in time')
+      : new ApiError('VALIDATION_FAILED', 'the request is not valid HTTP');
+    const body = JSON.stringify(problemBody(apiError, newUuid(), clock));
+    if (socket.writable) {
+      socket.write(
+        `HTTP/1.1 ${apiError.status} ${STATUS_CODES[apiError.status] ?? ''}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      );
+    }
+    socket.destroy();
   };
 }
 
