@@ -1,13 +1,14 @@
 import type { FastifyRequest } from 'fastify';
+import type { Static } from 'typebox';
 import type { App, AppDeps } from '../app.js';
 import type { FieldError } from '../errors.js';
 import { merchantOf } from '../http/auth.js';
 import { ProblemSchema, envelope } from '../http/envelope.js';
 import { toFieldErrors, type JsonSchema } from '../http/validation.js';
-import { readIdempotencyKey } from '../idempotency/service.js';
+import { earlierResponse, readIdempotencyKey } from '../idempotency/service.js';
 import { checkOrigin } from '../paymentLinks/service.js';
 import { CreateCheckoutBody, CreateCheckoutResponse, StatusParams, StatusResponse } from './schemas.js';
-import { createSession, sessionStatus, validateCreateSession } from './service.js';
+import { CREATE_SESSION_OPERATION, createSession, sessionStatus, validateCreateSession } from './service.js';
 
 // Hosted checkout API (interface.md 4.6, D10, D16, D18), under /api/v1.
 
@@ -45,6 +46,8 @@ export async function hostedCheckoutRoutes(app: App, deps: AppDeps): Promise<voi
       const merchantId = merchantOf(request);
       await checkOrigin(db, merchantId, request.headers.origin);
       const key = readIdempotencyKey(request.headers['idempotency-key']);
+      const replay = await earlierResponse(db, clock, { ownerId: merchantId, key, operation: CREATE_SESSION_OPERATION, body: request.body });
+      if (replay) return ok(request, replay as Static<typeof CreateCheckoutResponse>);
       const valid = await validateCreateSession(db, merchantId, request.body, schemaErrorsOf(request), clock.now());
       return ok(request, await createSession({ db, clock, publicBaseUrl: config.publicBaseUrl }, merchantId, valid, key));
     },

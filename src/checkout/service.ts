@@ -41,6 +41,9 @@ export async function validateCreateSession(db: Database, merchantId: string, bo
   return body as CreateCheckoutRequest;
 }
 
+/** The operation name under which session creates' Idempotency-Keys are kept (D16). */
+export const CREATE_SESSION_OPERATION = 'hostedcheckout.create';
+
 export async function createSession(
   deps: { db: Database; clock: Clock; publicBaseUrl: string },
   merchantId: string,
@@ -54,7 +57,7 @@ export async function createSession(
   const manual = body.isManualCapture ?? false;
   const shopperEmail = body.shopperContact === undefined ? null : typeof body.shopperContact === 'string' ? body.shopperContact : body.shopperContact.email;
 
-  const { body: created } = await idempotentCreate(db, clock, { ownerId: merchantId, key: idempotencyKey, operation: 'hostedcheckout.create', body }, async (tx) => {
+  const { body: created } = await idempotentCreate(db, clock, { ownerId: merchantId, key: idempotencyKey, operation: CREATE_SESSION_OPERATION, body }, async (tx) => {
     const reference = newReference('cs');
     await sql.insertSession(tx, {
       reference,

@@ -67,6 +67,23 @@ class Replay extends Error {
 }
 
 /**
+ * The first response for this key and body, when there is one (D16), looked up before the request is
+ * validated: a retry must get the first answer even when the same body would no longer validate
+ * (its expiresAt has passed, the terminal was moved, the webhook's host no longer resolves). Another
+ * body under the same key: 409 IDEMPOTENCY_KEY_REUSED. No key, or a key not seen: undefined, and
+ * the create goes on (idempotentCreate checks again inside its transaction, for concurrent twins).
+ */
+export async function earlierResponse(db: Database, clock: Clock, ctx: IdempotencyContext): Promise<Record<string, unknown> | undefined> {
+  if (ctx.key === undefined) return undefined;
+  const stored = await sql.findIdempotencyKey(db.pool, ctx.ownerId, ctx.key);
+  if (!stored || stored.created_at.getTime() < clock.now().getTime() - WINDOW_MS) return undefined;
+  if (stored.request_hash !== hashRequest(ctx.operation, ctx.body) || stored.operation !== ctx.operation) {
+    throw new ApiError('IDEMPOTENCY_KEY_REUSED', 'this Idempotency-Key was used with another request in the last 24 hours');
+  }
+  return openStoredResponse(stored.response_body);
+}
+
+/**
  * Runs `create` in a transaction; with a key, records its response there too, or returns the first
  * response for the same key and body (409 IDEMPOTENCY_KEY_REUSED for another body).
  */

@@ -1,11 +1,12 @@
 import type { FastifyRequest } from 'fastify';
+import type { Static } from 'typebox';
 import type { App, AppDeps } from '../app.js';
 import type { Capability } from '../accounts/service.js';
 import { ApiError, type FieldError } from '../errors.js';
 import { merchantOf, requireCapability } from '../http/auth.js';
 import { EnvelopeOnly, ProblemSchema, envelope } from '../http/envelope.js';
 import { toFieldErrors, type JsonSchema } from '../http/validation.js';
-import { readIdempotencyKey } from '../idempotency/service.js';
+import { earlierResponse, readIdempotencyKey } from '../idempotency/service.js';
 import { linkTypeOf } from './rules.js';
 import { CreateBody, CreateResponse, DetailsParams, DetailsResponse, DisableBody, ListQuery, ListResponse, UpdateBody, type LinkType } from './schemas.js';
 import {
@@ -16,6 +17,7 @@ import {
   listPaymentLinks,
   updatePaymentLink,
   validateCreate,
+  CREATE_OPERATION,
 } from './service.js';
 
 // Payment Links API (interface.md 4.1–4.5; D4–D9, D16, D18), under /api/v1.
@@ -105,6 +107,8 @@ export async function paymentLinkRoutes(app: App, deps: AppDeps): Promise<void> 
       const type = linkTypeOf(body);
       if (type) requireCapability(request, capabilityFor(type));
       const key = readIdempotencyKey(request.headers['idempotency-key']);
+      const replay = await earlierResponse(deps.db, deps.clock, { ownerId: merchantId, key, operation: CREATE_OPERATION, body });
+      if (replay) return ok(request, replay as Static<typeof CreateResponse>);
       const valid = await validateCreate(deps.db, merchantId, body, schemaErrorsOf(request), deps.clock.now());
       return ok(request, await createPaymentLink(deps, merchantId, valid, key));
     },

@@ -82,6 +82,9 @@ export async function validateCreate(db: Database, merchantId: string, body: unk
   return body as Static<typeof CreateBody>;
 }
 
+/** The operation name under which create's Idempotency-Keys are kept (D16). */
+export const CREATE_OPERATION = 'paymentlinks.create';
+
 export async function createPaymentLink(
   deps: Deps,
   merchantId: string,
@@ -89,7 +92,7 @@ export async function createPaymentLink(
   idempotencyKey: string | undefined,
 ): Promise<{ paymentLinkReference: string; url: string }> {
   const { config, db, clock } = deps;
-  const { body: result } = await idempotentCreate(db, clock, { ownerId: merchantId, key: idempotencyKey, operation: 'paymentlinks.create', body }, async (tx) => {
+  const { body: result } = await idempotentCreate(db, clock, { ownerId: merchantId, key: idempotencyKey, operation: CREATE_OPERATION, body }, async (tx) => {
     const reference = newReference('pl');
     await sql.insertLink(tx, {
       reference,

@@ -4,7 +4,8 @@ import type { FieldError } from '../errors.js';
 import { merchantOf } from '../http/auth.js';
 import { ProblemSchema, envelope } from '../http/envelope.js';
 import { toFieldErrors, type JsonSchema } from '../http/validation.js';
-import { readIdempotencyKey } from '../idempotency/service.js';
+import { earlierResponse, readIdempotencyKey } from '../idempotency/service.js';
+import type { Static } from 'typebox';
 import type { Acquirer } from './acquirer.js';
 import { requestModification } from './modifications/service.js';
 import {
@@ -18,7 +19,7 @@ import {
   TokenPaymentResponse,
 } from './schemas.js';
 import { simulatorAcquirer } from './simulator.js';
-import { chargeToken, disableToken, validateTokenPayment } from './tokens/service.js';
+import { TOKEN_PAYMENT_OPERATION, chargeToken, disableToken, validateTokenPayment } from './tokens/service.js';
 
 // Modifications and token payments (D19), under /api/v1, with the HostedCheckout capability. Bodies
 // are matched as the plugins in the field send them (D18: any case, digit-string amounts, null as absent).
@@ -115,6 +116,8 @@ export async function paymentRoutes(app: App, deps: AppDeps, acquirer: Acquirer 
     async (request) => {
       const merchantId = merchantOf(request);
       const key = readIdempotencyKey(request.headers['idempotency-key']);
+      const replay = await earlierResponse(db, clock, { ownerId: merchantId, key, operation: TOKEN_PAYMENT_OPERATION, body: request.body });
+      if (replay) return ok(request, replay as Static<typeof TokenPaymentResponse>);
       const body = await validateTokenPayment(db, merchantId, request.body, schemaErrorsOf(request));
       return ok(request, await chargeToken({ db, clock, acquirer }, merchantId, body, key));
     },

@@ -6,7 +6,7 @@ import { withTransaction } from '../db/database.js';
 import type { Principal } from '../accounts/service.js';
 import { ApiError, notFound, validationError } from '../errors.js';
 import { newPayfacReference, prefixedId } from '../ids.js';
-import { idempotentCreate } from '../idempotency/service.js';
+import { earlierResponse, idempotentCreate } from '../idempotency/service.js';
 import { checkProductionAddress, checkUrlShape, type Resolver } from './addressRules.js';
 import { buildBody, enqueueEvent, type EventType, type WebhookMessage } from './events.js';
 import { NOTIFY_CHANNEL, signalDeliveriesEnqueued } from './delivery/wake.js';
@@ -82,9 +82,13 @@ export async function registerWebhook(
   input: RegisterInput,
   idempotencyKey: string | undefined,
 ): Promise<RegisteredWebhook> {
-  await checkUrl(deps, input.url);
   const owner = ownerOf(principal);
-  const { body } = await idempotentCreate(deps.db, deps.clock, { ownerId: ownerId(owner), key: idempotencyKey, operation: 'webhooks.register', body: input }, async (tx) => {
+  const idempotency = { ownerId: ownerId(owner), key: idempotencyKey, operation: 'webhooks.register', body: input };
+  // D16: a retry gets the first answer even if the URL's host no longer passes the address rules.
+  const replay = await earlierResponse(deps.db, deps.clock, idempotency);
+  if (replay) return replay as unknown as RegisteredWebhook;
+  await checkUrl(deps, input.url);
+  const { body } = await idempotentCreate(deps.db, deps.clock, idempotency, async (tx) => {
     const apiKey = newWebhookApiKey();
     const hmacKey = newHmacKey();
     const row = await sql.insertWebhook(tx, {

@@ -268,6 +268,18 @@ describe('Create Payment Link (interface.md 4.3, D4)', () => {
     expect(await countRows(ctx, 'payment_links')).toBe(before + 1);
   });
 
+  it('D16: a retry gets the first response even when its body would no longer validate (expiresAt now past)', async () => {
+    const headers = { 'idempotency-key': 'order-1003' };
+    const body = payByLink(ctx, { expiresAt: new Date(ctx.clock.now().getTime() + 60_000).toISOString() });
+    const a = await call(ctx, 'POST', CREATE, body, { headers });
+    expect(a.status).toBe(200);
+    ctx.clock.advance(5 * 60_000);
+    const b = await call(ctx, 'POST', CREATE, body, { headers });
+    expect([b.status, b.body.paymentLinkReference]).toEqual([200, a.body.paymentLinkReference]);
+    const fresh = await call(ctx, 'POST', CREATE, body);
+    expect(fresh.status).toBe(400);
+  });
+
   it('D16: a rejected create does not take the Idempotency-Key', async () => {
     const headers = { 'idempotency-key': 'order-1002' };
     const keys = await countRows(ctx, 'idempotency_keys');

@@ -59,8 +59,11 @@ function modelAllows(saved: string, asked: string): boolean {
 
 // The acquirer is asked inside the transaction that holds the token row, as a link payment is
 // (src/payments/service.ts): not retried, since a second run would authorise twice.
+/** The operation name under which token payments' Idempotency-Keys are kept (D16). */
+export const TOKEN_PAYMENT_OPERATION = 'payment';
+
 export async function chargeToken(deps: TokenDeps, merchantId: string, body: TokenPaymentRequest, idempotencyKey: string | undefined): Promise<TokenPaymentOutcome> {
-  const { body: outcome } = await idempotentCreate(deps.db, deps.clock, { ownerId: merchantId, key: idempotencyKey, operation: 'payment', body }, async (tx) => {
+  const { body: outcome } = await idempotentCreate(deps.db, deps.clock, { ownerId: merchantId, key: idempotencyKey, operation: TOKEN_PAYMENT_OPERATION, body }, async (tx) => {
     const now = deps.clock.now();
     const token = await sql.lockToken(tx, body.tokenDetails.tokenValue, merchantId);
     if (!token) throw notFound('token');
