@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestContext, type TestContext } from '../helpers/app.js';
+import { call, createTestContext, type TestContext } from '../helpers/app.js';
 import { simulatorAcquirer } from '../../src/payments/simulator.js';
 import { pay } from '../../src/payments/service.js';
 import { createLink, createSession, linkDetails, payByLink, Shopper } from './fixtures.js';
@@ -40,6 +40,47 @@ describe('many shoppers on one link at once (D6)', () => {
       { event_type: 'Authorization', n: 50 },
       { event_type: 'Capture', n: 50 },
     ]);
+  });
+
+  it('payments, 20 updates and a disable racing on one capped link: no oversell, no lost update, an outcome of some serial order (D6, D7, D8; issue 7)', async () => {
+    const ref = await createLink(ctx, payByLink(ctx, { exactSalesCount: 5, description: 'initial', themeKey: 'initial' }));
+    const shopper = new Shopper(ctx);
+    await shopper.get(`/pay/${ref}`);
+    const form = { cardNumber: '4242424242424242', expiryDate: '12/39', cvc: '123' };
+    const payments = Array.from({ length: 40 }, () => shopper.post(`/pay/${ref}`, form));
+    // Each update changes one field and leaves the others (D7): a lost update would bring back an
+    // old value of another field, or of salesCount, which payments change at the same time.
+    const updates = Array.from({ length: 20 }, (_, i) =>
+      call(ctx, 'POST', '/api/v1/paymentlinks/update', { paymentLinkReference: ref, ...(i % 2 === 0 ? { description: `d${i}` } : { themeKey: `t${i}` }) }).then((r) => ({ i, r })),
+    );
+    const disable = call(ctx, 'POST', '/api/v1/paymentlinks/disable', { paymentLinkReference: ref });
+    const [paid, updated, disabled] = await Promise.all([Promise.all(payments), Promise.all(updates), disable]);
+    expect(disabled.status).toBe(200);
+
+    const sold = paid.filter((r) => r.statusCode === 303).length;
+    const refused = paid.filter((r) => r.statusCode === 409);
+    expect(sold + refused.length).toBe(40);
+    expect(sold).toBeLessThanOrEqual(5); // no oversell
+    // Serial order: a shopper told "Used" means the fifth sale came first; fewer sales means the
+    // disable came before the fifth, and then nobody can have been told "Used".
+    const seen = new Set(refused.map((r) => /data-status="(\w+)"/.exec(r.body)?.[1]));
+    if (sold < 5) expect([...seen]).toEqual(['Disabled']);
+    for (const status of seen) expect(['Used', 'Disabled']).toContain(status);
+
+    // Updates: each either applied (200) or came after the disable (409 INVALID_STATE, D7).
+    for (const { r } of updated) expect([200, 409]).toContain(r.status);
+    const applied = updated.filter((u) => u.r.status === 200).map((u) => u.i);
+    const link = await linkDetails(ctx, ref);
+    expect(link.status).toBe('Disabled');
+    expect(link.salesCount).toBe(sold); // no lost increment
+    const { rows } = await ctx.tdb.db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM payments WHERE payment_link_reference = $1 AND success', [ref]);
+    expect(rows[0]?.n).toBe(sold);
+    const lastOf = (even: boolean) => applied.filter((i) => (i % 2 === 0) === even);
+    // The final value of each field is one that an applied update wrote (or the initial one if none did).
+    const descriptions = lastOf(true).map((i) => `d${i}`);
+    const themes = lastOf(false).map((i) => `t${i}`);
+    expect(descriptions.length > 0 ? descriptions : ['initial']).toContain(link.description);
+    expect(themes.length > 0 ? themes : ['initial']).toContain(link.themeKey);
   });
 
   it('a checkout session paid by 20 shoppers at once is paid exactly once (D10)', async () => {
