@@ -1,9 +1,10 @@
 import { createServer } from 'node:https';
+import { pathToFileURL } from 'node:url';
 import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 import { parseConfig } from '../src/config.js';
 import { systemClock } from '../src/clock.js';
-import { openDatabase, withTransaction } from '../src/db/database.js';
+import { openDatabase, withTransaction, type Database } from '../src/db/database.js';
 import { migrate } from '../src/db/migrate.js';
 import { createMerchant } from '../src/accounts/service.js';
 import { registerWebhook } from '../src/webhooks/service.js';
@@ -29,7 +30,12 @@ function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 }
 
-async function main(): Promise<void> {
+/**
+ * One run: raw loop, backlog drain and single-event latency. With `history`, that many delivered and
+ * failed deliveries are in the table first (issue 8: the claim's cost must not grow with history).
+ */
+export async function deliveryBenchmarks(opts: { history?: number } = {}): Promise<{ rows: Row[]; log: string }> {
+  const history = opts.history ?? 0;
   const certs = testCerts();
   const bench = await createBenchDatabase('delivery');
   const config = parseConfig({ DATABASE_URL: bench.url, LOG_LEVEL: 'silent', PAYLINKS_WEBHOOK_MAX_IN_FLIGHT: String(CONCURRENCY), PAYLINKS_DB_POOL_SIZE: '10' });
@@ -62,6 +68,7 @@ async function main(): Promise<void> {
     const deps = { config, db, clock: systemClock };
     const backlogHook = await registerWebhook(deps, principal, { url: `${base}/backlog`, eventTypes: ['Capture'] }, undefined);
     await registerWebhook(deps, principal, { url: `${base}/latency`, eventTypes: ['Authorization'] }, undefined);
+    if (history > 0) await writeHistory(db, merchant.merchantId, backlogHook.webhookId, history);
 
     const event = (i: number, eventType: PaymentEvent['eventType']): PaymentEvent => ({
       merchantId: merchant.merchantId,
@@ -112,7 +119,7 @@ async function main(): Promise<void> {
     await worker.start();
     await worker.settled();
     const drainMs = performance.now() - drainStart;
-    const { rows: delivered } = await db.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM webhook_deliveries WHERE state = 'Delivered' AND webhook_id = $1", [backlogHook.webhookId]);
+    const { rows: delivered } = await db.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM webhook_deliveries WHERE state = 'Delivered' AND webhook_id = $1 AND event_id <> 'evt_history'", [backlogHook.webhookId]);
     const drainRate = N / (drainMs / 1000);
     const sent = received - before;
 
@@ -142,8 +149,9 @@ async function main(): Promise<void> {
       { operation: 'enqueue (500 events per transaction, 1 webhook)', figure: `${fmt(enqueueRate)} events/s`, baseline: '-', ratio: '-', target: '-' },
     );
     const st = worker.stats;
-    console.log(`worker: ${st.attempts} attempts in ${st.cycles} record+claim transactions (${fmt(st.cycleMs)} ms in all); drain ${fmt(drainMs)} ms`);
-    printTable(rows);
+    const label = history > 0 ? ` (with ${fmt(history)} delivered/failed deliveries in the table)` : '';
+    for (const r of rows) r.operation += label;
+    return { rows, log: `worker${label}: ${st.attempts} attempts in ${st.cycles} record+claim transactions (${fmt(st.cycleMs)} ms in all); drain ${fmt(drainMs)} ms` };
   } finally {
     server.closeAllConnections();
     server.close();
@@ -152,4 +160,27 @@ async function main(): Promise<void> {
   }
 }
 
-await main();
+/** History rows written straight into the table (one event, `n` finished deliveries), then analysed. */
+async function writeHistory(db: Database, merchantId: string, webhookId: string, n: number): Promise<void> {
+  await db.pool.query(
+    `INSERT INTO webhook_events (id, merchant_id, event_type, payfac_reference, message, created_at) VALUES ('evt_history', $1, 'Capture', 'history', '{}', now())`,
+    [merchantId],
+  );
+  for (let from = 1; from <= n; from += 250_000) {
+    await db.pool.query(
+      `INSERT INTO webhook_deliveries (id, event_id, webhook_id, event_type, payfac_reference, body, state, attempt_count, next_attempt_at, created_at, updated_at)
+       SELECT 'dlv_h' || g, 'evt_history', $1, 'Capture', 'h' || g, '{}', CASE WHEN g % 10 = 0 THEN 'Failed' ELSE 'Delivered' END,
+              CASE WHEN g % 10 = 0 THEN 5 ELSE 1 END, NULL, now() - interval '1 day', now() - interval '1 day'
+         FROM generate_series($2::int, $3::int) g`,
+      [webhookId, from, Math.min(n, from + 249_999)],
+    );
+  }
+  await db.pool.query('VACUUM ANALYZE webhook_deliveries');
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const history = Number(process.env.BENCH_HISTORY ?? 0);
+  const { rows, log } = await deliveryBenchmarks({ history });
+  console.log(log);
+  printTable(rows);
+}

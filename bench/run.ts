@@ -1,4 +1,5 @@
 import { apiBenchmarks, pgliteStartup } from './api.js';
+import { deliveryBenchmarks } from './delivery.js';
 import { fmt, printTable, type Row } from './lib.js';
 
 // `npm run bench`: every benchmark, one table (issue 8). Figures are reported against a baseline
@@ -8,6 +9,15 @@ const rows: Row[] = [];
 const api = await apiBenchmarks();
 rows.push(...api.rows);
 rows.push(...(await pgliteStartup()));
+const fresh = await deliveryBenchmarks();
+console.log(fresh.log);
+rows.push(...fresh.rows);
+const HISTORY = Number(process.env.BENCH_HISTORY ?? 1_000_000);
+if (HISTORY > 0) {
+  const aged = await deliveryBenchmarks({ history: HISTORY });
+  console.log(aged.log);
+  rows.push(...aged.rows.filter((r) => !r.operation.startsWith('raw') && !r.operation.startsWith('enqueue')));
+}
 rows.push({
   operation: 'peak RSS of serve on PostgreSQL (during the HTTP runs)',
   figure: `${fmt(api.peakRssMb)} MB`,

@@ -1,8 +1,9 @@
+import type { PoolClient } from 'pg';
 import type { Clock } from '../../clock.js';
 import type { Database } from '../../db/database.js';
 import { withTransaction } from '../../db/database.js';
 import { newUuid } from '../../ids.js';
-import { claimDueDeliveries, lockClaims, recordAttempts, type AttemptRecord, type ClaimedRow } from './sql.js';
+import { claimDueDeliveries, LOCK_CLAIMS_SQL, lockClaims, recordAttempts, type AttemptRecord, type ClaimedRow } from './sql.js';
 
 // Claiming (STYLE habit 5): due deliveries in batches, FOR UPDATE SKIP LOCKED, under a lease.
 //
@@ -52,8 +53,7 @@ export async function claimAndRecord(
 ): Promise<{ recorded: number; claim: Claim }> {
   const token = newUuid();
   const now = clock.now();
-  return withTransaction(db, async (tx) => {
-    await lockClaims(tx);
+  const cycle = async (tx: PoolClient): Promise<{ recorded: number; claim: Claim }> => {
     const recorded = opts.records.length > 0 ? (await recordAttempts(tx, now, opts.records)).length : 0;
     const rows =
       opts.limit > 0
@@ -68,5 +68,7 @@ export async function claimAndRecord(
           })
         : [];
     return { recorded, claim: { token, rows } };
-  });
+  };
+  // The claim lock is taken in BEGIN's own round trip: a cycle is BEGIN+lock, record, claim, COMMIT.
+  return withTransaction(db, cycle, { withBegin: LOCK_CLAIMS_SQL });
 }

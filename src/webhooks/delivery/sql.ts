@@ -27,8 +27,14 @@ export async function notifyDeliveries(db: Queryable, channel: string): Promise<
  * backlog (about 2 ms).
  */
 export async function lockClaims(db: Queryable): Promise<void> {
-  await db.query("SELECT set_config('enable_bitmapscan', 'off', true), pg_advisory_xact_lock($1)", [CLAIM_LOCK_ID]);
+  await db.query(LOCK_CLAIMS_SQL);
 }
+
+/**
+ * The same as constant text, for `withTransaction`'s `withBegin`: the worker's record+claim cycle is
+ * bound by round trips to the database, and sending this with BEGIN saves one of its five.
+ */
+export const LOCK_CLAIMS_SQL = `SELECT set_config('enable_bitmapscan', 'off', true), pg_advisory_xact_lock(${CLAIM_LOCK_ID})`;
 
 /**
  * Claims up to `limit` due deliveries for `claimToken` until `leaseUntil`, at most `perEndpoint`
