@@ -132,6 +132,27 @@ export function publicOnlyLookup(hostname: string, options: LookupOptions, callb
   });
 }
 
+/**
+ * The same refusal with another resolver (tests inject one whose answers change between registration
+ * and sending, issue 7): the socket dials the address this resolver answered, after the check.
+ */
+export function publicOnlyLookupWith(resolver: Resolver) {
+  return (hostname: string, options: LookupOptions, callback: LookupCallback): void => {
+    resolver(hostname).then(
+      (answers) => {
+        const list: LookupAddress[] = answers.filter((a) => isIP(a) !== 0).map((address) => ({ address, family: isIP(address) }));
+        if (list.length === 0 || !list.every((a) => isPublicAddress(a.address))) {
+          return callback(Object.assign(new AddressNotAllowedError(hostname), { errno: undefined }), []);
+        }
+        if (options.all) return callback(null, list);
+        const first = list[0] as LookupAddress;
+        return callback(null, first.address, first.family);
+      },
+      (err: unknown) => callback(err as NodeJS.ErrnoException, []),
+    );
+  };
+}
+
 /** For an IP literal, no lookup happens at connect time: check it before dialling. */
 export function literalAddressAllowed(url: URL): boolean {
   const host = hostOf(url);

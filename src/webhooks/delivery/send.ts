@@ -1,6 +1,6 @@
 import { Agent, request, type Dispatcher } from 'undici';
 import type { ConnectionOptions } from 'node:tls';
-import { literalAddressAllowed, publicOnlyLookup, AddressNotAllowedError } from '../addressRules.js';
+import { literalAddressAllowed, publicOnlyLookup, publicOnlyLookupWith, AddressNotAllowedError, type Resolver } from '../addressRules.js';
 
 // One HTTP attempt of a delivery (interface.md 3, 6, 8): success is status exactly 200 with the whole
 // response received within the time limit; anything else is a failed attempt of one kind (D14).
@@ -29,6 +29,8 @@ export interface DeliveryAgentOptions {
   tls?: Pick<ConnectionOptions, 'ca'>;
   /** Connections kept per origin; the per-endpoint in-flight limit is enforced by the claim. */
   connectionsPerOrigin?: number;
+  /** DNS for the publicOnly check at each connection (tests inject one); default: the system's. */
+  resolver?: Resolver;
 }
 
 /** The keep-alive undici Agent the worker sends with (one pool per origin). */
@@ -43,7 +45,7 @@ export function createDeliveryAgent(opts: DeliveryAgentOptions): Agent {
     connect: {
       timeout: 10_000,
       ...(opts.tls ?? {}),
-      ...(opts.publicOnly ? { lookup: publicOnlyLookup } : {}),
+      ...(opts.publicOnly ? { lookup: opts.resolver ? publicOnlyLookupWith(opts.resolver) : publicOnlyLookup } : {}),
     },
   });
 }
