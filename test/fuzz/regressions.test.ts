@@ -39,6 +39,18 @@ describe('inputs the fuzzer found', () => {
     expect(bad.body).toMatchObject({ code: 'VALIDATION_FAILED' });
   });
 
+  it('a create without a body under an Idempotency-Key that was used before is a D2 error, not a 500 (D16)', async () => {
+    const key = { headers: { 'idempotency-key': 'used-once' } };
+    expect((await call(ctx, 'POST', '/api/v1/webhooks', { url: 'https://hooks.example.com/x' }, key)).status).toBe(200);
+    for (const url of ['/api/v1/webhooks', '/api/v1/paymentlinks/create', '/api/v1/hostedcheckout', '/api/v1/payment']) {
+      const r = await ctx.app.inject({ method: 'POST', url, headers: { 'x-api-key': ctx.merchant.apiKey, 'idempotency-key': 'used-once' } });
+      expect(r.statusCode, url).toBeGreaterThanOrEqual(400);
+      expect(r.statusCode, url).toBeLessThan(500);
+      const deep = await ctx.app.inject({ method: 'POST', url, headers: { 'x-api-key': ctx.merchant.apiKey, 'idempotency-key': 'used-once', 'content-type': 'application/json' }, payload: `${'['.repeat(20_000)}${']'.repeat(20_000)}` });
+      expect([400, 409], `${url} deep`).toContain(deep.statusCode);
+    }
+  });
+
   it('a shopper page posted an empty JSON body or a NUL reference answers 4xx, not 500', async () => {
     const empty = await ctx.app.inject({ method: 'POST', url: '/pay/pl_x', headers: { 'content-type': 'application/json' }, payload: '' });
     expect(empty.statusCode).toBe(400);

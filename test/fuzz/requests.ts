@@ -160,6 +160,12 @@ export async function runCase(ctx: TestContext, route: RouteEntry, req: FuzzRequ
   const before = await writeCount(ctx.tdb.db);
   const countsBefore = await tableCounts(ctx.tdb.db).catch(() => ({}));
   const res = await ctx.app.inject({ method: req.method as 'GET', url: req.url, headers: req.headers, ...(req.payload !== undefined ? { payload: req.payload } : {}) });
+  if (res.statusCode >= 500) {
+    // Name the cause: the error the app logged for this request.
+    const id = /"responseIdentifier":"([^"]+)"/.exec(res.body)?.[1] ?? String(res.headers['x-request-id'] ?? '');
+    const logged = ctx.logs.filter((l) => (id !== '' && l.includes(id)) || /"level":(50|60)/.test(l)).slice(-2).join('\n');
+    expect.soft(logged, `${describeRequest(req)} → ${res.statusCode}`).toBe('');
+  }
   const rejected = checkResponse(route, req, res);
   if (rejected) {
     const after = await writeCount(ctx.tdb.db);
