@@ -21,7 +21,8 @@ function pgctl(action: 'stop' | 'start'): string {
   const override = action === 'stop' ? process.env.FAULTS_PG_STOP : process.env.FAULTS_PG_START;
   if (override) return override;
   const version = readdirSync('/etc/postgresql').sort((a, b) => Number(a) - Number(b)).pop() ?? '';
-  return `pg_ctlcluster --skip-systemctl-redirect ${version} main ${action}${action === 'stop' ? ' -m fast' : ''}`;
+  // pg_ctlcluster stops in fast mode by default: sessions are terminated, as in a crash or failover.
+  return `pg_ctlcluster --skip-systemctl-redirect ${version} main ${action}`;
 }
 
 describe.skipIf(TEST_DB !== 'postgres')('the database goes away under load and comes back (D3; PostgreSQL server restart)', () => {
