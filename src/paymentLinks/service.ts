@@ -7,7 +7,7 @@ import { withTransaction } from '../db/database.js';
 import { ApiError, notFound, type FieldError } from '../errors.js';
 import { newReference } from '../ids.js';
 import { allowedOrigins, merchantHasTerminal } from '../accounts/service.js';
-import { idempotentCreate } from '../idempotency/service.js';
+import { idempotentInsert } from '../idempotency/service.js';
 import {
   createRuleErrors,
   failedFields,
@@ -92,9 +92,9 @@ export async function createPaymentLink(
   idempotencyKey: string | undefined,
 ): Promise<{ paymentLinkReference: string; url: string }> {
   const { config, db, clock } = deps;
-  const { body: result } = await idempotentCreate(db, clock, { ownerId: merchantId, key: idempotencyKey, operation: CREATE_OPERATION, body }, async (tx) => {
+  const { body: result } = await idempotentInsert(db, clock, { ownerId: merchantId, key: idempotencyKey, operation: CREATE_OPERATION, body }, async (q) => {
     const reference = newReference('pl');
-    await sql.insertLink(tx, {
+    await sql.insertLink(q, {
       reference,
       merchantId,
       terminalIdentifier: body.terminalIdentifier,
