@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import type { SignedFields } from '../../src/webhooks/delivery/sign.js';
 
 // The HMAC vectors of ../shared/fixtures/hmac-vectors.json (the first is the provider's own). A copy
 // lives in test/fixtures so the suite runs wherever the repository is cloned; when the shared folder
@@ -8,15 +9,7 @@ import { fileURLToPath } from 'node:url';
 export interface HmacVector {
   name: string;
   key: string;
-  message: {
-    checkoutReference: string | null;
-    payfacReference: string;
-    merchantReference: string | null;
-    amount: string;
-    currency: string;
-    reason: string | null;
-    success: string;
-  };
+  message: SignedFields;
   payload: string;
   hmacSignature: string;
 }
