@@ -82,8 +82,12 @@ export async function claimDueDeliveries(
         ORDER BY c.rn
         LIMIT $4
      ), locked AS (
+       -- By primary key from the picked ids. The recheck is written "state || '' = 'Pending'" so that
+       -- it does not match the partial due index: with statistics taken before a backlog arrived, the
+       -- planner otherwise walked every due row through that index and filtered them by id (330 ms
+       -- per claim at 20,000 due rows, instead of 0.5 ms).
        SELECT d.id FROM webhook_deliveries d
-        WHERE d.id IN (SELECT id FROM picked) AND d.state = 'Pending' AND d.next_attempt_at <= $1
+        WHERE d.id = ANY (ARRAY(SELECT id FROM picked)) AND d.state || '' = 'Pending' AND d.next_attempt_at <= $1
         FOR UPDATE OF d SKIP LOCKED
      )
      UPDATE webhook_deliveries d
@@ -123,16 +127,20 @@ export async function recordAttempts(db: Queryable, now: Date, records: readonly
   const col = <T>(f: (r: AttemptRecord) => T): T[] => records.map(f);
   const { rows } = await db.query<{ id: string }>(
     `WITH r AS (
-       SELECT * FROM unnest($1::text[], $2::uuid[], $3::int[], $4::uuid[], $5::timestamptz[], $6::int[], $7::text[], $8::int[], $9::text[], $10::text[], $11::timestamptz[])
-         AS r(delivery_id, claim_token, attempt_number, correlation_id, sent_at, response_status, response_body, duration_ms, error_kind, state, next_attempt_at)
+       SELECT * FROM unnest($1::text[], $2::uuid[], $3::int[], $4::uuid[], $5::timestamptz[], $6::int[], $7::text[], $8::int[], $9::text[], $10::text[], $11::timestamptz[], $13::text[])
+         AS r(delivery_id, claim_token, attempt_number, correlation_id, sent_at, response_status, response_body, duration_ms, error_kind, state, next_attempt_at, webhook_id)
+     ), gone AS (
+       -- Webhooks disabled or deleted while their attempts were on the wire, found by primary key
+       -- (a join of the deliveries to webhooks let the planner scan a webhook's whole history).
+       SELECT w.id FROM webhooks w WHERE w.id IN (SELECT webhook_id FROM r) AND NOT (w.enabled AND w.deleted_at IS NULL)
      ), u AS (
        UPDATE webhook_deliveries d
-          SET state = CASE WHEN r.state = 'Pending' AND NOT (w.enabled AND w.deleted_at IS NULL) THEN 'Failed' ELSE r.state END,
+          SET state = CASE WHEN r.state = 'Pending' AND gone.id IS NOT NULL THEN 'Failed' ELSE r.state END,
               attempt_count = r.attempt_number,
-              next_attempt_at = CASE WHEN r.state = 'Pending' AND NOT (w.enabled AND w.deleted_at IS NULL) THEN NULL ELSE r.next_attempt_at END,
+              next_attempt_at = CASE WHEN r.state = 'Pending' AND gone.id IS NOT NULL THEN NULL ELSE r.next_attempt_at END,
               claim_token = NULL, updated_at = $12
-         FROM r, webhooks w
-        WHERE d.id = r.delivery_id AND d.claim_token = r.claim_token AND w.id = d.webhook_id
+         FROM r LEFT JOIN gone ON gone.id = r.webhook_id
+        WHERE d.id = r.delivery_id AND d.claim_token = r.claim_token
        RETURNING d.id
      ), a AS (
        INSERT INTO webhook_attempts (delivery_id, attempt_number, correlation_id, sent_at, response_status, response_body, duration_ms, error_kind)
@@ -153,6 +161,7 @@ export async function recordAttempts(db: Queryable, now: Date, records: readonly
       col((r) => r.state),
       col((r) => r.nextAttemptAt),
       now,
+      col((r) => r.webhookId),
     ],
   );
   return rows.map((r) => r.id);
