@@ -62,7 +62,8 @@ export function createSealer(key: Buffer): Sealer {
 
 // Until a process configures its key, the development fallback (the same default config.ts gives in
 // development), so that scripts which open the database directly (the benchmarks) keep working.
-// Every production entry point (serve, worker, the CLI) goes through openAndMigrate, which sets it.
+// `serve` and `worker` set it in openAndMigrate, and buildApp sets it for the HTTP routes; the CLI's
+// account commands seal nothing (API keys are hashed, not sealed).
 let current: Sealer = createSealer(DEVELOPMENT_SECRET_KEY);
 
 /** Sets the process's key (from config.secretKey). Setting the same key again is a no-op. */
