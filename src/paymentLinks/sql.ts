@@ -42,24 +42,8 @@ const LINK_COLUMNS = `reference, merchant_id AS "merchantId", terminal_identifie
   max_sales_count AS "maxSalesCount", items, shopper_infos AS "shopperInfos", disabled_at AS "disabledAt",
   completed_at AS "completedAt", created_at AS "createdAt"`;
 
-export interface NewLink {
-  reference: string;
-  merchantId: string;
-  terminalIdentifier: string;
-  type: LinkType;
-  description: string;
-  themeKey: string | null;
-  amount: number;
-  currency: string;
-  returnUrl: string | null;
-  culture: string;
-  validUntil: Date | null;
-  recurringProcessingModel: string | null;
-  maxSalesCount: number | null;
-  items: Item[];
-  shopperInfos: ShopperInfo[];
-  createdAt: Date;
-}
+/** A new link: the stored facts less the counters and moments that only later events set. */
+export type NewLink = Omit<PaymentLinkRow, 'visitCount' | 'salesCount' | 'disabledAt' | 'completedAt'>;
 
 export async function insertLink(db: Queryable, l: NewLink): Promise<void> {
   await db.query(
