@@ -1,4 +1,4 @@
-import { apiBenchmarks, pgliteStartup } from './api.js';
+import { apiBenchmarks, pgliteStartup, selected } from './api.js';
 import { deliveryBenchmarks } from './delivery.js';
 import { fmt, printTable, type Row } from './lib.js';
 
@@ -8,12 +8,14 @@ import { fmt, printTable, type Row } from './lib.js';
 const rows: Row[] = [];
 const api = await apiBenchmarks();
 rows.push(...api.rows);
-rows.push(...(await pgliteStartup()));
-const fresh = await deliveryBenchmarks();
-console.log(fresh.log);
-rows.push(...fresh.rows);
+if (selected('pglite')) rows.push(...(await pgliteStartup()));
+if (selected('delivery')) {
+  const fresh = await deliveryBenchmarks();
+  console.log(fresh.log);
+  rows.push(...fresh.rows);
+}
 const HISTORY = Number(process.env.BENCH_HISTORY ?? 1_000_000);
-if (HISTORY > 0) {
+if (HISTORY > 0 && selected('history')) {
   const aged = await deliveryBenchmarks({ history: HISTORY });
   console.log(aged.log);
   rows.push(...aged.rows.filter((r) => !r.operation.startsWith('raw') && !r.operation.startsWith('enqueue')));

@@ -2,9 +2,26 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 
 // Identifiers the service invents (STYLE naming): a short prefix and enough randomness to be unguessable.
 
+// Random bytes are drawn from the system generator 4 KiB at a time and each byte is handed out once:
+// one call to the generator per call cost about as much as the rest of a create's own work (issue 8).
+const POOL_SIZE = 4096;
+let pool = randomBytes(POOL_SIZE);
+let poolOffset = 0;
+
+function pooledRandom(bytes: number): Buffer {
+  if (bytes > POOL_SIZE) return randomBytes(bytes);
+  if (poolOffset + bytes > POOL_SIZE) {
+    pool = randomBytes(POOL_SIZE);
+    poolOffset = 0;
+  }
+  const out = pool.subarray(poolOffset, poolOffset + bytes);
+  poolOffset += bytes;
+  return out;
+}
+
 /** URL-safe, 128 random bits (D5 asks for at least 96). */
 export function randomToken(bytes = 16): string {
-  return randomBytes(bytes).toString('base64url');
+  return pooledRandom(bytes).toString('base64url');
 }
 
 export function prefixedId(prefix: string): string {

@@ -1,3 +1,4 @@
+import { BatchLoader } from '../db/batch.js';
 import type { Database } from '../db/database.js';
 import { withTransaction } from '../db/database.js';
 import { hashSecret, newApiKey, newTerminalIdentifier, prefixedId } from '../ids.js';
@@ -98,16 +99,10 @@ export async function setOrigins(db: Database, merchantId: string, origins: read
   await sql.setAllowedOrigins(db.pool, merchantId, origins);
 }
 
-/**
- * Resolves an API key to its principal. The lookup is by SHA-256 of the presented key through a
- * unique index: what is compared is a hash of a 256-bit random secret, so a timing difference in the
- * comparison tells an attacker nothing about any stored key (D1).
- */
-export async function authenticate(db: Database, presentedKey: string): Promise<Principal | undefined> {
-  if (presentedKey.length < 16 || presentedKey.length > 256) return undefined;
-  const hash = hashSecret(presentedKey);
-  const row = await sql.findKeyByHash(db.pool, hash);
-  if (!row) return undefined;
+/** A key's presented length is checked before hashing: anything else cannot be a key of ours. */
+const plausibleKey = (k: string): boolean => k.length >= 16 && k.length <= 256;
+
+function principalOf(row: sql.KeyRow): Principal | undefined {
   const caps = new Set(row.capabilities.filter(isCapability));
   if (row.merchant_id !== null) return { kind: 'merchant', keyId: row.id, merchantId: row.merchant_id, capabilities: caps };
   if (row.partner_id !== null) return { kind: 'partner', keyId: row.id, partnerId: row.partner_id, capabilities: caps };
@@ -115,14 +110,42 @@ export async function authenticate(db: Database, presentedKey: string): Promise<
 }
 
 /**
- * Optionally remembers resolved keys for a few seconds (PAYLINKS_KEY_CACHE_MS), so that a busy
- * integration costs one key lookup per key every few seconds instead of one per request. The price
- * is that a revoked key keeps working in a running process for at most `ttlMs`, which is why the
- * default is 0 (D1: a revoked key is refused). Only keys that resolved are kept, and the map is
- * bounded, so random keys cannot grow it.
+ * Resolves an API key to its principal. The lookup is by SHA-256 of the presented key through a
+ * unique index: what is compared is a hash of a 256-bit random secret, so a timing difference in the
+ * comparison tells an attacker nothing about any stored key (D1).
+ */
+export async function authenticate(db: Database, presentedKey: string): Promise<Principal | undefined> {
+  if (!plausibleKey(presentedKey)) return undefined;
+  const row = await sql.findKeyByHash(db.pool, hashSecret(presentedKey));
+  return row ? principalOf(row) : undefined;
+}
+
+/** Authentication of concurrent requests in one query per event-loop turn (see BatchLoader). */
+function keyLoader(db: Database): BatchLoader<string, Principal> {
+  return new BatchLoader(async (hexHashes) => {
+    const rows = await sql.findKeysByHashes(db.pool, hexHashes.map((h) => Buffer.from(h, 'hex')));
+    const found = new Map<string, Principal>();
+    for (const row of rows) {
+      const p = principalOf(row);
+      if (p) found.set(row.key_hash.toString('hex'), p);
+    }
+    return found;
+  });
+}
+
+/**
+ * Resolves the keys of API requests. Lookups of requests that arrive together share one query
+ * (issue 8), each still read after its request arrived, so a revoked key is refused at once (D1).
+ *
+ * Optionally it also remembers resolved keys for a few seconds (PAYLINKS_KEY_CACHE_MS), so that a
+ * busy integration costs one key lookup per key every few seconds instead of one per request. The
+ * price is that a revoked key keeps working in a running process for at most `ttlMs`, which is why
+ * the default is 0. Only keys that resolved are kept, and the map is bounded, so random keys cannot
+ * grow it.
  */
 export class PrincipalCache {
   private readonly entries = new Map<string, { principal: Principal; expiresAt: number }>();
+  private readonly loaders = new WeakMap<Database, BatchLoader<string, Principal>>();
 
   constructor(
     private readonly ttlMs = 0,
@@ -131,17 +154,21 @@ export class PrincipalCache {
   ) {}
 
   async resolve(db: Database, presentedKey: string): Promise<Principal | undefined> {
-    const hit = this.entries.get(presentedKey);
-    const t = this.now();
-    if (hit && hit.expiresAt > t) return hit.principal;
-    if (hit) this.entries.delete(presentedKey);
-    const principal = await authenticate(db, presentedKey);
+    if (!plausibleKey(presentedKey)) return undefined;
+    if (this.ttlMs > 0) {
+      const hit = this.entries.get(presentedKey);
+      if (hit && hit.expiresAt > this.now()) return hit.principal;
+      if (hit) this.entries.delete(presentedKey);
+    }
+    let loader = this.loaders.get(db);
+    if (!loader) this.loaders.set(db, (loader = keyLoader(db)));
+    const principal = await loader.get(hashSecret(presentedKey).toString('hex'));
     if (principal && this.ttlMs > 0) {
       if (this.entries.size >= this.maxEntries) {
         const oldest = this.entries.keys().next();
         if (!oldest.done) this.entries.delete(oldest.value);
       }
-      this.entries.set(presentedKey, { principal, expiresAt: t + this.ttlMs });
+      this.entries.set(presentedKey, { principal, expiresAt: this.now() + this.ttlMs });
     }
     return principal;
   }
@@ -153,9 +180,16 @@ export async function isEmpty(db: Database): Promise<boolean> {
 
 /** Whether the terminal is one of this merchant's (D1: any other is TERMINAL_NOT_FOUND to the caller). */
 export async function merchantHasTerminal(db: Database, merchantId: string, terminalIdentifier: string): Promise<boolean> {
-  const terminal = await sql.findTerminal(db.pool, terminalIdentifier);
-  return terminal?.merchant_id === merchantId;
+  let loader = terminalOwners.get(db);
+  if (!loader) {
+    loader = new BatchLoader(async (ids) => new Map((await sql.findTerminals(db.pool, ids)).map((t) => [t.terminal_identifier, t.merchant_id])));
+    terminalOwners.set(db, loader);
+  }
+  return (await loader.get(terminalIdentifier)) === merchantId;
 }
+
+/** Terminal owners looked up by the creates of one turn together (issue 8; see BatchLoader). */
+const terminalOwners = new WeakMap<Database, BatchLoader<string, string>>();
 
 /** The browser origins a merchant allows to call create (D1); empty means any. */
 export async function allowedOrigins(db: Database, merchantId: string): Promise<string[]> {

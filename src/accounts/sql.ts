@@ -38,11 +38,22 @@ export async function insertApiKey(
 }
 
 export async function findKeyByHash(db: Queryable, keyHash: Buffer): Promise<KeyRow | undefined> {
-  const { rows } = await db.query<KeyRow>(
-    'SELECT id, merchant_id, partner_id, capabilities FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL',
-    [keyHash],
-  );
+  const { rows } = await db.query<KeyRow>({
+    name: 'accounts.findKeyByHash',
+    text: 'SELECT id, merchant_id, partner_id, capabilities FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL',
+    values: [keyHash],
+  });
   return rows[0];
+}
+
+/** Live keys among these hashes, in one round trip (batched authentication, issue 8). */
+export async function findKeysByHashes(db: Queryable, keyHashes: readonly Buffer[]): Promise<(KeyRow & { key_hash: Buffer })[]> {
+  const { rows } = await db.query<KeyRow & { key_hash: Buffer }>({
+    name: 'accounts.findKeysByHashes',
+    text: 'SELECT key_hash, id, merchant_id, partner_id, capabilities FROM api_keys WHERE key_hash = ANY($1::bytea[]) AND revoked_at IS NULL',
+    values: [keyHashes],
+  });
+  return rows;
 }
 
 export async function revokeApiKey(db: Queryable, id: string): Promise<boolean> {
@@ -63,6 +74,16 @@ export async function partnerExists(db: Queryable, id: string): Promise<boolean>
 export async function countMerchants(db: Queryable): Promise<number> {
   const { rows } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM merchants');
   return rows[0]?.n ?? 0;
+}
+
+/** The owners of these terminals, in one round trip (batched create checks, issue 8). */
+export async function findTerminals(db: Queryable, terminalIdentifiers: readonly string[]): Promise<{ terminal_identifier: string; merchant_id: string }[]> {
+  const { rows } = await db.query<{ terminal_identifier: string; merchant_id: string }>({
+    name: 'accounts.findTerminals',
+    text: 'SELECT terminal_identifier, merchant_id FROM terminals WHERE terminal_identifier = ANY($1::text[])',
+    values: [terminalIdentifiers],
+  });
+  return rows;
 }
 
 export async function findTerminal(

@@ -6,9 +6,21 @@ import type { PGlite } from '@electric-sql/pglite';
 // node-postgres adapter. PGlite has exactly one connection, so its pool has size 1 and every
 // transaction is serialised; PostgreSQL gets a real pool.
 
+/**
+ * A named statement: each connection parses and plans it once and reuses the plan afterwards
+ * (issue 8: re-planning a hot query cost more PostgreSQL CPU than running it). Only for constant
+ * text; values always go in as parameters.
+ */
+export interface PreparedQuery {
+  name: string;
+  text: string;
+  values: readonly unknown[];
+}
+
 /** Anything that runs a parameterised query: the pool or a client inside a transaction. */
 export interface Queryable {
   query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: readonly unknown[]): Promise<pg.QueryResult<R>>;
+  query<R extends pg.QueryResultRow = pg.QueryResultRow>(statement: PreparedQuery): Promise<pg.QueryResult<R>>;
 }
 
 export type DatabaseKind = 'postgres' | 'pglite';

@@ -30,8 +30,29 @@ export const validatorCompiler: FastifySchemaCompiler<object> = ({ schema, httpP
 
 const NUL_MESSAGE = 'must not contain the NUL character (U+0000)';
 
+/** Whether any string value or property name holds U+0000; iterative, so any depth is safe. */
+function hasNul(data: unknown): boolean {
+  const stack: unknown[] = [data];
+  while (stack.length > 0) {
+    const value = stack.pop();
+    if (typeof value === 'string') {
+      if (value.includes('\u0000')) return true;
+    } else if (Array.isArray(value)) {
+      for (const v of value) stack.push(v);
+    } else if (value !== null && typeof value === 'object') {
+      for (const k of Object.keys(value)) {
+        if (k.includes('\u0000')) return true;
+        stack.push((value as Record<string, unknown>)[k]);
+      }
+    }
+  }
+  return false;
+}
+
 /** Every string value or property name holding U+0000, as Ajv-style errors; iterative, so any depth is safe. */
 export function nulErrors(data: unknown): ErrorObject[] {
+  // The common case, no NUL anywhere, is found without building a path for every value (issue 8).
+  if (!hasNul(data)) return [];
   const out: ErrorObject[] = [];
   const stack: { value: unknown; path: string }[] = [{ value: data, path: '' }];
   const error = (instancePath: string): ErrorObject => ({ keyword: 'format', instancePath, schemaPath: '#/format', params: { format: 'no-nul' }, message: NUL_MESSAGE });
@@ -174,6 +195,18 @@ export interface NormalizeOptions {
   nullMeansAbsent: boolean;
 }
 
+/** Each object schema's required names and lower-case spellings, worked out once (issue 8). */
+const schemaNames = new WeakMap<JsonSchema, { required: ReadonlySet<string>; lower: ReadonlyMap<string, string> }>();
+
+function namesOf(schema: JsonSchema, props: Record<string, JsonSchema>): { required: ReadonlySet<string>; lower: ReadonlyMap<string, string> } {
+  let names = schemaNames.get(schema);
+  if (!names) {
+    names = { required: new Set(schema.required ?? []), lower: new Map(Object.keys(props).map((k) => [k.toLowerCase(), k])) };
+    schemaNames.set(schema, names);
+  }
+  return names;
+}
+
 function hasType(schema: JsonSchema, t: string): boolean {
   return schema.type === t || (Array.isArray(schema.type) && schema.type.includes(t));
 }
@@ -198,8 +231,7 @@ export function normalizeToSchema(schema: JsonSchema | undefined, value: unknown
   if (hasType(schema, 'array') && Array.isArray(value)) return value.map((v) => normalizeToSchema(schema.items, v, opts));
   if (hasType(schema, 'object') && schema.properties && typeof value === 'object' && value !== null && !Array.isArray(value)) {
     const props = schema.properties;
-    const required = new Set(schema.required ?? []);
-    const lower = new Map(Object.keys(props).map((k) => [k.toLowerCase(), k]));
+    const { required, lower } = namesOf(schema, props);
     const out: Record<string, unknown> = {};
     // Exact spellings first, so that {"amount": .., "Amount": ..} keeps the exact one and flags the other.
     const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => Number(!(a in props)) - Number(!(b in props)));

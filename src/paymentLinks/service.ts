@@ -3,7 +3,8 @@ import type { Clock } from '../clock.js';
 import { formatTimestamp } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Database } from '../db/database.js';
-import { withTransaction } from '../db/database.js';
+import { isConnectionError, withTransaction } from '../db/database.js';
+import { BatchLoader, BatchWriter } from '../db/batch.js';
 import { ApiError, notFound, type FieldError } from '../errors.js';
 import { newReference } from '../ids.js';
 import { allowedOrigins, merchantHasTerminal } from '../accounts/service.js';
@@ -92,29 +93,51 @@ export async function createPaymentLink(
   idempotencyKey: string | undefined,
 ): Promise<{ paymentLinkReference: string; url: string }> {
   const { config, db, clock } = deps;
+  const newLink = (): sql.NewLink => ({
+    reference: newReference('pl'),
+    merchantId,
+    terminalIdentifier: body.terminalIdentifier,
+    type: body.type as LinkType,
+    description: body.description ?? '',
+    themeKey: body.themeKey ?? null,
+    amount: body.amount,
+    currency: body.currency,
+    returnUrl: body.returnUrl ?? null,
+    culture: body.culture ?? 'is',
+    validUntil: body.expiresAt !== undefined ? new Date(body.expiresAt) : null,
+    recurringProcessingModel: body.recurringProcessingModel ?? null,
+    maxSalesCount: body.exactSalesCount ?? null,
+    items: normalizeItems(body.items ?? []),
+    shopperInfos: normalizeShopperInfos(body.shopperInfos ?? body.shopperInfo ?? []),
+    createdAt: clock.now(),
+  });
+  if (idempotencyKey === undefined) {
+    // Without a key the create is one INSERT; creates that arrive together share it (issue 8).
+    const link = newLink();
+    await linkWriter(db).write(link);
+    return { paymentLinkReference: link.reference, url: linkUrl(config, link.reference) };
+  }
   const { body: result } = await idempotentInsert(db, clock, { ownerId: merchantId, key: idempotencyKey, operation: CREATE_OPERATION, body }, async (q) => {
-    const reference = newReference('pl');
-    await sql.insertLink(q, {
-      reference,
-      merchantId,
-      terminalIdentifier: body.terminalIdentifier,
-      type: body.type as LinkType,
-      description: body.description ?? '',
-      themeKey: body.themeKey ?? null,
-      amount: body.amount,
-      currency: body.currency,
-      returnUrl: body.returnUrl ?? null,
-      culture: body.culture ?? 'is',
-      validUntil: body.expiresAt !== undefined ? new Date(body.expiresAt) : null,
-      recurringProcessingModel: body.recurringProcessingModel ?? null,
-      maxSalesCount: body.exactSalesCount ?? null,
-      items: normalizeItems(body.items ?? []),
-      shopperInfos: normalizeShopperInfos(body.shopperInfos ?? body.shopperInfo ?? []),
-      createdAt: clock.now(),
-    });
-    return { paymentLinkReference: reference, url: linkUrl(config, reference) };
+    const link = newLink();
+    await sql.insertLink(q, link);
+    return { paymentLinkReference: link.reference, url: linkUrl(config, link.reference) };
   });
   return result;
+}
+
+const linkWriters = new WeakMap<Database, BatchWriter<sql.NewLink>>();
+
+function linkWriter(db: Database): BatchWriter<sql.NewLink> {
+  let writer = linkWriters.get(db);
+  if (!writer) {
+    writer = new BatchWriter<sql.NewLink>(
+      (links) => sql.insertLinks(db.pool, links),
+      (link) => sql.insertLink(db.pool, link),
+      { isFinal: isConnectionError },
+    );
+    linkWriters.set(db, writer);
+  }
+  return writer;
 }
 
 // ---------------------------------------------------------------- read
@@ -151,9 +174,22 @@ export function presentLink(config: Config, link: PaymentLinkRow, submissions: r
   };
 }
 
+const detailLoaders = new WeakMap<Database, BatchLoader<string, sql.LinkWithSubmissions>>();
+
+/** Details of links asked for together are read in one query (issue 8; see BatchLoader). */
+function detailLoader(db: Database): BatchLoader<string, sql.LinkWithSubmissions> {
+  let loader = detailLoaders.get(db);
+  if (!loader) {
+    loader = new BatchLoader(async (references) => new Map((await sql.findLinksWithSubmissions(db.pool, references)).map((l) => [l.reference, l])));
+    detailLoaders.set(db, loader);
+  }
+  return loader;
+}
+
 export async function getPaymentLink(deps: Deps, merchantId: string, reference: string): Promise<PaymentLinkView> {
-  const link = await sql.findLinkWithSubmissions(deps.db.pool, merchantId, reference);
-  if (!link) throw notFound('payment link');
+  const link = await detailLoader(deps.db).get(reference);
+  // Another merchant's link is not found (D1).
+  if (!link || link.merchantId !== merchantId) throw notFound('payment link');
   return presentLink(deps.config, link, link.submissions, deps.clock.now());
 }
 

@@ -26,6 +26,15 @@ describe('principal cache (D1 keys, looked up once every few seconds)', () => {
     expect(await cache.resolve(tdb.db, k.apiKey)).toBeUndefined();
   });
 
+  it('without a cache (the default), refuses a key at once after its revocation (D1), also for lookups made together', async () => {
+    const cache = new PrincipalCache(0);
+    const k = await createKey(tdb.db, { merchantId }, ['PaymentLinks']);
+    const together = await Promise.all([cache.resolve(tdb.db, k.apiKey), cache.resolve(tdb.db, k.apiKey), cache.resolve(tdb.db, `pk_${'u'.repeat(43)}`)]);
+    expect(together.map((p) => p?.kind)).toEqual(['merchant', 'merchant', undefined]);
+    await revokeKey(tdb.db, k.keyId);
+    expect(await cache.resolve(tdb.db, k.apiKey)).toBeUndefined();
+  });
+
   it('does not remember unknown keys, and stays within its bound', async () => {
     let t = 0;
     const cache = new PrincipalCache(5_000, 2, () => t);

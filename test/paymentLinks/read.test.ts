@@ -233,6 +233,21 @@ describe('Tenant isolation (D1)', () => {
     expect(r.body).toMatchObject({ data: [], totalCount: 0 });
   });
 
+  it('issue 8: GETs read together in one query still answer each merchant with its own links only (D1)', async () => {
+    const mine = await Promise.all([1, 2, 3].map(() => createLink(ctx, payByLink(ctx))));
+    // All in one turn: the details of these requests are read by one query.
+    const answers = await Promise.all([
+      ...mine.map((ref) => call(ctx, 'GET', `/api/v1/paymentlinks/${ref}`)),
+      ...mine.map((ref) => call(ctx, 'GET', `/api/v1/paymentlinks/${ref}`, undefined, { apiKey: other.apiKey })),
+      call(ctx, 'GET', `/api/v1/paymentlinks/${theirs}`),
+      call(ctx, 'GET', `/api/v1/paymentlinks/${theirs}`, undefined, { apiKey: other.apiKey }),
+    ]);
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 404, 404, 404, 404, 200]);
+    expect(answers.slice(0, 3).map((a) => (a.body.paymentLink as { paymentLinkReference: string }).paymentLinkReference)).toEqual(mine);
+    expect(JSON.stringify(answers.slice(3, 7).map((a) => a.body))).not.toMatch(new RegExp(`${mine.join('|')}|theirs`));
+    expect((answers[7]?.body.paymentLink as { description: string }).description).toBe('theirs');
+  });
+
   it('refuses partner keys with 403 (D13: partners manage webhooks only)', async () => {
     const partner = await createPartner(ctx.tdb.db, 'Partner');
     const r = await call(ctx, 'GET', LIST, undefined, { apiKey: partner.apiKey });

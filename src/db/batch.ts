@@ -1,0 +1,136 @@
+// Coalescing of concurrent lookups (issue 8). Requests that arrive together each want one row by
+// key: the API key's hash, a link's reference. Instead of one round trip each, the lookups asked for
+// in one turn of the event loop go to the database as one query with an array parameter.
+//
+// A lookup never joins a query that was already sent: it waits for the next one. So the row it gets
+// was read after the lookup was asked for, as with a query of its own; a key revoked before a
+// request arrived is never served from an earlier read (D1), and a link changed before the GET
+// arrived is read as changed.
+
+export interface BatchLoaderOptions {
+  /** Most keys in one query; more wait for the next (default 256). */
+  maxBatch?: number;
+}
+
+interface Waiter<V> {
+  resolve(value: V | undefined): void;
+  reject(err: unknown): void;
+}
+
+export class BatchLoader<K extends string, V> {
+  private pending = new Map<K, Waiter<V>[]>();
+  private scheduled = false;
+  private readonly maxBatch: number;
+
+  /**
+   * @param load reads the rows for these distinct keys; a key absent from the returned map is not found.
+   */
+  constructor(
+    private readonly load: (keys: K[]) => Promise<ReadonlyMap<K, V>>,
+    opts: BatchLoaderOptions = {},
+  ) {
+    this.maxBatch = opts.maxBatch ?? 256;
+  }
+
+  /** The value for `key`, read by a query sent after this call. */
+  get(key: K): Promise<V | undefined> {
+    return new Promise<V | undefined>((resolve, reject) => {
+      const waiters = this.pending.get(key);
+      if (waiters) waiters.push({ resolve, reject });
+      else this.pending.set(key, [{ resolve, reject }]);
+      if (!this.scheduled) {
+        this.scheduled = true;
+        // setImmediate runs after the poll phase: every request read in this turn has asked by then.
+        setImmediate(() => this.flush());
+      }
+    });
+  }
+
+  private flush(): void {
+    this.scheduled = false;
+    while (this.pending.size > 0) {
+      const batch = new Map<K, Waiter<V>[]>();
+      for (const [key, waiters] of this.pending) {
+        if (batch.size >= this.maxBatch) break;
+        batch.set(key, waiters);
+      }
+      for (const key of batch.keys()) this.pending.delete(key);
+      void this.run(batch);
+    }
+  }
+
+  private async run(batch: Map<K, Waiter<V>[]>): Promise<void> {
+    try {
+      const found = await this.load([...batch.keys()]);
+      for (const [key, waiters] of batch) {
+        const value = found.get(key);
+        for (const w of waiters) w.resolve(value);
+      }
+    } catch (err) {
+      for (const waiters of batch.values()) for (const w of waiters) w.reject(err);
+    }
+  }
+}
+
+export interface BatchWriterOptions {
+  /** Most items in one statement; more go into the next (default 100). */
+  maxBatch?: number;
+  /** Errors after which the items must not be written again one by one (the connection failed). */
+  isFinal?: (err: unknown) => boolean;
+}
+
+/**
+ * Writes submitted in one turn of the event loop go to the database as one statement, so one
+ * transaction and one WAL flush serve them all (issue 8). Each write's promise settles only after the
+ * statement that holds it committed. When a batch fails for a reason of its own rows (a constraint),
+ * its items are written again one by one, so that each caller gets the outcome of its own row and one
+ * bad row never fails another's write.
+ */
+export class BatchWriter<T> {
+  private pending: { item: T; resolve(): void; reject(err: unknown): void }[] = [];
+  private scheduled = false;
+  private readonly maxBatch: number;
+  private readonly isFinal: (err: unknown) => boolean;
+
+  constructor(
+    private readonly writeMany: (items: readonly T[]) => Promise<void>,
+    private readonly writeOne: (item: T) => Promise<void>,
+    opts: BatchWriterOptions = {},
+  ) {
+    this.maxBatch = opts.maxBatch ?? 100;
+    this.isFinal = opts.isFinal ?? (() => false);
+  }
+
+  write(item: T): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.pending.push({ item, resolve, reject });
+      if (!this.scheduled) {
+        this.scheduled = true;
+        setImmediate(() => this.flush());
+      }
+    });
+  }
+
+  private flush(): void {
+    this.scheduled = false;
+    while (this.pending.length > 0) void this.run(this.pending.splice(0, this.maxBatch));
+  }
+
+  private async run(batch: { item: T; resolve(): void; reject(err: unknown): void }[]): Promise<void> {
+    if (batch.length === 1) {
+      const only = batch[0] as (typeof batch)[number];
+      await this.writeOne(only.item).then(only.resolve, only.reject);
+      return;
+    }
+    try {
+      await this.writeMany(batch.map((b) => b.item));
+      for (const b of batch) b.resolve();
+    } catch (err) {
+      if (this.isFinal(err)) {
+        for (const b of batch) b.reject(err);
+        return;
+      }
+      await Promise.all(batch.map((b) => this.writeOne(b.item).then(b.resolve, b.reject)));
+    }
+  }
+}

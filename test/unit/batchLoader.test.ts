@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import { BatchLoader } from '../../src/db/batch.js';
+
+// Issue 8: lookups asked for in one event-loop turn share one query; none joins a query already sent
+// (D1: a key revoked before a request arrived must not be served from an earlier read).
+
+function recordingLoader(table: Map<string, number>, opts: { maxBatch?: number } = {}) {
+  const calls: string[][] = [];
+  let release: (() => void) | undefined;
+  let gate: Promise<void> | undefined;
+  const loader = new BatchLoader<string, number>(async (keys) => {
+    calls.push([...keys]);
+    // Read when the query is sent; the answer may arrive later (the gate).
+    const read = new Map(keys.flatMap((k) => (table.has(k) ? [[k, table.get(k) as number] as const] : [])));
+    if (gate) await gate;
+    return read;
+  }, opts);
+  return {
+    loader,
+    calls,
+    hold() {
+      gate = new Promise((r) => (release = r));
+    },
+    open() {
+      gate = undefined;
+      release?.();
+    },
+  };
+}
+
+describe('BatchLoader (issue 8)', () => {
+  it('answers the lookups of one turn with one load of the distinct keys, unknown keys as undefined', async () => {
+    const { loader, calls } = recordingLoader(new Map([['a', 1], ['b', 2]]));
+    const got = await Promise.all([loader.get('a'), loader.get('b'), loader.get('a'), loader.get('zz')]);
+    expect(got).toEqual([1, 2, 1, undefined]);
+    expect(calls).toEqual([['a', 'b', 'zz']]);
+  });
+
+  it('never lets a lookup join a load that was already sent: it sees a change made before it asked', async () => {
+    const table = new Map([['k', 1]]);
+    const r = recordingLoader(table);
+    r.hold();
+    const first = r.loader.get('k');
+    await new Promise((res) => setImmediate(res));
+    expect(r.calls).toHaveLength(1); // the first load is in flight
+    table.set('k', 2); // e.g. a revocation committed now
+    const second = r.loader.get('k');
+    r.open();
+    expect(await first).toBe(1);
+    expect(await second).toBe(2);
+    expect(r.calls).toEqual([['k'], ['k']]);
+  });
+
+  it('splits more than maxBatch keys into several loads', async () => {
+    const table = new Map(Array.from({ length: 10 }, (_, i) => [`k${i}`, i] as const));
+    const { loader, calls } = recordingLoader(table, { maxBatch: 4 });
+    const got = await Promise.all([...table.keys()].map((k) => loader.get(k)));
+    expect(got).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(calls.map((c) => c.length)).toEqual([4, 4, 2]);
+  });
+
+  it('rejects every lookup of a failed load, and the next turn loads afresh', async () => {
+    let fail = true;
+    const loader = new BatchLoader<string, string>(async (keys) => {
+      if (fail) throw new Error('connection lost');
+      return new Map(keys.map((k) => [k, k.toUpperCase()]));
+    });
+    const results = await Promise.allSettled([loader.get('a'), loader.get('b')]);
+    expect(results.map((x) => x.status)).toEqual(['rejected', 'rejected']);
+    fail = false;
+    expect(await loader.get('a')).toBe('A');
+  });
+});
