@@ -27,6 +27,25 @@ describe('Create Payment Link (interface.md 4.3, D4)', () => {
     expect(r.body.responseIdentifier).toEqual(expect.any(String));
   });
 
+  it('issue 8: creates that arrive together are stored by one statement, each exactly as it was sent', async () => {
+    const before = await countRows(ctx, 'payment_links');
+    const bodies = Array.from({ length: 12 }, (_, i) =>
+      i % 3 === 0
+        ? tokenizeByLink(ctx, { description: `together ${i}` })
+        : payByLink(ctx, { description: `together ${i}`, exactSalesCount: i + 1, expiresAt: '2099-01-02T03:04:05.678Z' }),
+    );
+    const answers = await Promise.all(bodies.map((b) => call(ctx, 'POST', CREATE, b)));
+    expect(answers.map((a) => a.status)).toEqual(bodies.map(() => 200));
+    const refs = answers.map((a) => a.body.paymentLinkReference as string);
+    expect(new Set(refs).size).toBe(12);
+    expect(await countRows(ctx, 'payment_links')).toBe(before + 12);
+    for (const [i, ref] of refs.entries()) {
+      const link = await details(ctx, ref);
+      expect(link).toMatchObject({ description: `together ${i}`, type: i % 3 === 0 ? 'TokenizeByLink' : 'PayByLink' });
+      if (i % 3 !== 0) expect(link).toMatchObject({ maxSalesCount: i + 1, validUntil: '2099-01-02T03:04:05.678Z', amount: 3000, currency: 'EUR' });
+    }
+  });
+
   it('applies the D4 defaults: culture is, description "", no expiry, unlimited sales', async () => {
     const ref = await createLink(ctx, payByLink(ctx));
     const link = await details(ctx, ref);

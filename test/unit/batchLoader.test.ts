@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BatchLoader } from '../../src/db/batch.js';
+import { BatchLoader, BatchWriter } from '../../src/db/batch.js';
 
 // Issue 8: lookups asked for in one event-loop turn share one query; none joins a query already sent
 // (D1: a key revoked before a request arrived must not be served from an earlier read).
@@ -69,5 +69,59 @@ describe('BatchLoader (issue 8)', () => {
     expect(results.map((x) => x.status)).toEqual(['rejected', 'rejected']);
     fail = false;
     expect(await loader.get('a')).toBe('A');
+  });
+});
+
+describe('BatchWriter (issue 8)', () => {
+  function recordingWriter(opts: { isFinal?: (err: unknown) => boolean; maxBatch?: number } = {}) {
+    const many: string[][] = [];
+    const one: string[] = [];
+    const stored: string[] = [];
+    const writer = new BatchWriter<string>(
+      async (items) => {
+        many.push([...items]);
+        if (items.includes('bad')) throw new Error('check constraint');
+        if (items.includes('down')) throw new Error('connection lost');
+        stored.push(...items);
+      },
+      async (item) => {
+        one.push(item);
+        if (item === 'bad' || item === 'down') throw new Error(`refused ${item}`);
+        stored.push(item);
+      },
+      opts,
+    );
+    return { writer, many, one, stored };
+  }
+
+  it('writes the items of one turn with one statement; a lone item goes alone', async () => {
+    const r = recordingWriter();
+    await Promise.all(['a', 'b', 'c'].map((x) => r.writer.write(x)));
+    await r.writer.write('d');
+    expect(r.many).toEqual([['a', 'b', 'c']]);
+    expect(r.one).toEqual(['d']);
+    expect(r.stored).toEqual(['a', 'b', 'c', 'd']);
+  });
+
+  it("writes a failed batch again item by item: the bad item fails alone, the others are stored", async () => {
+    const r = recordingWriter();
+    const results = await Promise.allSettled(['a', 'bad', 'c'].map((x) => r.writer.write(x)));
+    expect(results.map((x) => x.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(r.stored.sort()).toEqual(['a', 'c']);
+  });
+
+  it('after a final error (the connection failed) rejects the whole batch without writing again', async () => {
+    const r = recordingWriter({ isFinal: (err) => (err as Error).message === 'connection lost' });
+    const results = await Promise.allSettled(['a', 'down', 'c'].map((x) => r.writer.write(x)));
+    expect(results.map((x) => x.status)).toEqual(['rejected', 'rejected', 'rejected']);
+    expect(r.one).toEqual([]);
+    expect(r.stored).toEqual([]);
+  });
+
+  it('splits more than maxBatch items into several statements', async () => {
+    const r = recordingWriter({ maxBatch: 2 });
+    await Promise.all(['a', 'b', 'c', 'd', 'e'].map((x) => r.writer.write(x)));
+    expect(r.many).toEqual([['a', 'b'], ['c', 'd']]);
+    expect(r.one).toEqual(['e']);
   });
 });
