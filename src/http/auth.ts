@@ -28,9 +28,17 @@ declare module 'fastify' {
 
 export function installAuth(app: FastifyInstance, db: Database, limiter?: RateLimiter, cache = new PrincipalCache(0)): void {
   app.decorateRequest('principal', null);
-  app.addHook('onRequest', async (request) => {
+  // A callback hook, so that routes without auth (health, pages) pay for no promise (issue 8).
+  app.addHook('onRequest', (request, _reply, done) => {
     const auth = request.routeOptions.config.auth;
-    if (!auth) return;
+    if (!auth) {
+      done();
+      return;
+    }
+    authorize(request, auth).then(() => done(), done);
+  });
+
+  async function authorize(request: FastifyRequest, auth: AuthRequirement): Promise<void> {
     const header = request.headers['x-api-key'];
     const key = Array.isArray(header) ? header[0] : header;
     if (key === undefined || key === '') throw new ApiError('UNAUTHENTICATED', 'the X-API-Key header is missing');
@@ -48,7 +56,7 @@ export function installAuth(app: FastifyInstance, db: Database, limiter?: RateLi
       throw new ApiError('FORBIDDEN', `the API key lacks the ${auth.anyOf.join(' or ')} capability`);
     }
     request.principal = principal;
-  });
+  }
 }
 
 /** The authenticated merchant of a route that admits merchants only. */
