@@ -1,4 +1,4 @@
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { hash, randomBytes, randomUUID } from 'node:crypto';
 
 // Identifiers the service invents (STYLE naming): a short prefix and enough randomness to be unguessable.
 
@@ -48,8 +48,9 @@ export function newApiKey(): string {
   return `pk_${randomBytes(32).toString('base64url')}`;
 }
 
+/** One-shot hashing: a Hash object per call cost about 10 µs of every authenticated request (issue 8). */
 export function hashSecret(secret: string): Buffer {
-  return createHash('sha256').update(secret, 'utf8').digest();
+  return hash('sha256', secret, 'buffer');
 }
 
 const TERMINAL_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';

@@ -233,8 +233,10 @@ export function normalizeToSchema(schema: JsonSchema | undefined, value: unknown
     const props = schema.properties;
     const { required, lower } = namesOf(schema, props);
     const out: Record<string, unknown> = {};
-    // Exact spellings first, so that {"amount": .., "Amount": ..} keeps the exact one and flags the other.
-    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => Number(!(a in props)) - Number(!(b in props)));
+    // Exact spellings first, so that {"amount": .., "Amount": ..} keeps the exact one and flags the other
+    // (sorted only when some name is not spelt exactly, which is rare).
+    let entries = Object.entries(value as Record<string, unknown>);
+    if (entries.some(([k]) => !(k in props))) entries = entries.sort(([a], [b]) => Number(!(a in props)) - Number(!(b in props)));
     for (const [key, v] of entries) {
       const canonical = key in props ? key : lower.get(key.toLowerCase());
       if (canonical === undefined || canonical in out) {

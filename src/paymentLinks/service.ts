@@ -194,10 +194,7 @@ export async function getPaymentLink(deps: Deps, merchantId: string, reference: 
 }
 
 export async function listPaymentLinks(deps: Deps, merchantId: string, page: number, pageSize: number): Promise<{ data: ListEntryView[]; totalCount: number }> {
-  const [rows, totalCount] = await Promise.all([
-    sql.listLinks(deps.db.pool, merchantId, pageSize, page * pageSize),
-    sql.countLinks(deps.db.pool, merchantId),
-  ]);
+  const { rows, totalCount } = await sql.listLinks(deps.db.pool, merchantId, pageSize, page * pageSize);
   return {
     data: rows.map((r) => ({
       paymentLinkReference: r.paymentLinkReference,
@@ -205,7 +202,7 @@ export async function listPaymentLinks(deps: Deps, merchantId: string, page: num
       amount: r.amount,
       currency: r.currency,
       type: r.type,
-      createdAt: formatTimestamp(r.createdAt),
+      createdAt: r.createdAt,
     })),
     totalCount,
   };

@@ -203,6 +203,23 @@ describe('Get Payment Links (interface.md 4.1, D9)', () => {
     expect(types).toEqual(new Set(['PayByLink', 'TokenizeByLink']));
     expect(refsOf(r.body).sort()).toEqual([...refs].sort());
   });
+
+  it('keeps totalCount exact through creates stored together, keyed creates and their replays (issue 8: a kept count, not a count per call)', async () => {
+    const counter = await createMerchant(ctx.tdb.db, 'Counter');
+    const body = () => payByLink(ctx, { terminalIdentifier: counter.terminalIdentifier });
+    const keyed = (k: string) => call(ctx, 'POST', '/api/v1/paymentlinks/create', body(), { apiKey: counter.apiKey, headers: { 'idempotency-key': k } });
+    const answers = await Promise.all([
+      ...Array.from({ length: 15 }, () => call(ctx, 'POST', '/api/v1/paymentlinks/create', body(), { apiKey: counter.apiKey })),
+      keyed('count-1'),
+      keyed('count-2'),
+    ]);
+    expect(answers.every((a) => a.status === 200)).toBe(true);
+    expect((await keyed('count-1')).status).toBe(200); // a replay adds nothing
+    const { rows } = await ctx.tdb.db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM payment_links WHERE merchant_id = $1', [counter.merchantId]);
+    expect(rows[0]?.n).toBe(17);
+    const r = await call(ctx, 'GET', LIST, undefined, { apiKey: counter.apiKey, query: { PageSize: '5', Page: '9' } });
+    expect(r.body).toMatchObject({ data: [], totalCount: 17 });
+  });
 });
 
 describe('Tenant isolation (D1)', () => {
