@@ -23,10 +23,11 @@ export class BatchLoader<K extends string, V> {
   private readonly maxBatch: number;
 
   /**
-   * @param load reads the rows for these distinct keys; a key absent from the returned map is not found.
+   * @param load reads the rows for these distinct keys; a key absent from the returned map is not
+   * found. `asked[i]` is how many lookups asked for `keys[i]` (a counting statement needs it).
    */
   constructor(
-    private readonly load: (keys: K[]) => Promise<ReadonlyMap<K, V>>,
+    private readonly load: (keys: K[], asked: number[]) => Promise<ReadonlyMap<K, V>>,
     opts: BatchLoaderOptions = {},
   ) {
     this.maxBatch = opts.maxBatch ?? 256;
@@ -61,7 +62,7 @@ export class BatchLoader<K extends string, V> {
 
   private async run(batch: Map<K, Waiter<V>[]>): Promise<void> {
     try {
-      const found = await this.load([...batch.keys()]);
+      const found = await this.load([...batch.keys()], [...batch.values()].map((w) => w.length));
       for (const [key, waiters] of batch) {
         const value = found.get(key);
         for (const w of waiters) w.resolve(value);

@@ -2,6 +2,7 @@ import type { PoolClient } from 'pg';
 import type { Clock } from '../clock.js';
 import type { Database } from '../db/database.js';
 import { withTransaction } from '../db/database.js';
+import { BatchLoader } from '../db/batch.js';
 import { newPayfacReference, prefixedId } from '../ids.js';
 import { linkStatus } from '../paymentLinks/service.js';
 import type { ShopperInfo } from '../paymentLinks/rules.js';
@@ -144,11 +145,23 @@ export interface PaymentDeps {
   acquirer: Acquirer;
 }
 
+const visitCounters = new WeakMap<Database, BatchLoader<string, sql.LinkForPage>>();
+
+/** Counts each page view (D6); the views of one turn are counted by one statement (issue 8). */
+function visitCounter(db: Database): BatchLoader<string, sql.LinkForPage> {
+  let counter = visitCounters.get(db);
+  if (!counter) {
+    counter = new BatchLoader(async (references, views) => new Map((await sql.countLinkVisits(db.pool, references, views)).map((l) => [l.reference, l])));
+    visitCounters.set(db, counter);
+  }
+  return counter;
+}
+
 /** The page's view of a link or session; a link's page view is counted (D6). */
 export async function openCheckoutable(deps: { db: Database; clock: Clock }, target: Target, opts: { countVisit: boolean }): Promise<Checkoutable | undefined> {
   const now = deps.clock.now();
   if (target.kind === 'link') {
-    const link = opts.countVisit ? await sql.countLinkVisit(deps.db.pool, target.reference) : await sql.findLinkForPage(deps.db.pool, target.reference);
+    const link = opts.countVisit ? await visitCounter(deps.db).get(target.reference) : await sql.findLinkForPage(deps.db.pool, target.reference);
     return link ? fromLink(link, now) : undefined;
   }
   const session = await findSession(deps.db.pool, target.reference);

@@ -14,14 +14,19 @@ const LINK_COLUMNS = `l.reference, l.merchant_id AS "merchantId", l.terminal_ide
   l.max_sales_count AS "maxSalesCount", l.items, l.shopper_infos AS "shopperInfos", l.disabled_at AS "disabledAt",
   l.completed_at AS "completedAt", l.created_at AS "createdAt", m.name AS "merchantName"`;
 
-/** A page view (D6: every view counts) and the link as the page shows it. */
-export async function countLinkVisit(db: Queryable, reference: string): Promise<LinkForPage | undefined> {
-  const { rows } = await db.query<LinkForPage>(
-    `WITH l AS (UPDATE payment_links SET visit_count = visit_count + 1 WHERE reference = $1 RETURNING *)
-     SELECT ${LINK_COLUMNS} FROM l JOIN merchants m ON m.id = l.merchant_id`,
-    [reference],
-  );
-  return rows[0];
+/**
+ * Page views of several links, `views[i]` of `references[i]`, counted by one statement (issue 8:
+ * views that arrive together share a round trip and a commit), and the links as the pages show them.
+ */
+export async function countLinkVisits(db: Queryable, references: readonly string[], views: readonly number[]): Promise<LinkForPage[]> {
+  const { rows } = await db.query<LinkForPage>({
+    name: 'payments.countLinkVisits',
+    text: `WITH v AS (SELECT * FROM unnest($1::text[], $2::bigint[]) AS v(reference, n)),
+                l AS (UPDATE payment_links p SET visit_count = p.visit_count + v.n FROM v WHERE p.reference = v.reference RETURNING p.*)
+           SELECT ${LINK_COLUMNS} FROM l JOIN merchants m ON m.id = l.merchant_id`,
+    values: [references, views],
+  });
+  return rows;
 }
 
 /** The link without counting a view (a form post re-rendering the page). */

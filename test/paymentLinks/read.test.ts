@@ -299,6 +299,15 @@ describe('The shopper page placeholder at /pay/{reference} (D5, D6)', () => {
     expect((await ctx.app.inject({ method: 'GET', url: `/pay/${ref}` })).body).toContain('Disabled');
   });
 
+  it('counts every one of many views that arrive together, each link its own (D6; issue 8: one statement counts them)', async () => {
+    const [a, b] = [await createLink(ctx, payByLink(ctx)), await createLink(ctx, payByLink(ctx))];
+    const views = [...Array.from({ length: 7 }, () => a), ...Array.from({ length: 3 }, () => b), 'pl_doesnotexist0000000000'];
+    const pages = await Promise.all(views.map((ref) => ctx.app.inject({ method: 'GET', url: `/pay/${ref}` })));
+    expect(pages.map((p) => p.statusCode)).toEqual([...Array.from({ length: 10 }, () => 200), 404]);
+    expect((await details(ctx, a)).visitCount).toBe(7);
+    expect((await details(ctx, b)).visitCount).toBe(3);
+  });
+
   it('answers an unknown reference with a 404 page', async () => {
     const page = await ctx.app.inject({ method: 'GET', url: '/pay/pl_unknown' });
     expect(page.statusCode).toBe(404);

@@ -46,13 +46,14 @@ export async function shopperPageRoutes(app: App, deps: AppDeps, acquirer: Acqui
       done(null, new PageForm(typeof body === 'string' ? body : body.toString('utf8')));
     });
 
-    pages.addHook('onRequest', async (_request, reply) => {
+    pages.addHook('onRequest', (_request, reply, done) => {
       reply
         .header('Content-Security-Policy', CSP)
         .header('X-Content-Type-Options', 'nosniff')
         .header('Referrer-Policy', 'no-referrer')
         .header('X-Frame-Options', 'DENY')
         .header('Cache-Control', 'no-store');
+      done();
     });
 
     pages.setErrorHandler((error: FastifyError, request, reply) => {
