@@ -79,6 +79,24 @@ export function wrapPglite(
 ): Database {
   const pool = new pg.Pool({ ...createPgConfig(pglite), max: 1 });
   pool.on('error', () => undefined);
+  // PGlite's adapter hands its one connection to every client of the pool. pg-pool's own query()
+  // ends its client after any SQL error (a constraint, a division by zero), and the next client then
+  // receives the ended one's 'end': every query after the first error failed until a restart. So
+  // pool queries run on a checked-out client that goes back as healthy unless the connection itself
+  // failed.
+  const poolQuery = async (textOrConfig: string | pg.QueryConfig, values?: unknown[]): Promise<pg.QueryResult> => {
+    const client = await pool.connect();
+    let broken = false;
+    try {
+      return await client.query(textOrConfig, values);
+    } catch (err) {
+      broken = isConnectionError(err);
+      throw err;
+    } finally {
+      client.release(broken ? true : undefined);
+    }
+  };
+  (pool as unknown as { query: typeof poolQuery }).query = poolQuery;
   let closed = false;
   return {
     kind: 'pglite',
