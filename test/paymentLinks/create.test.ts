@@ -46,6 +46,25 @@ describe('Create Payment Link (interface.md 4.3, D4)', () => {
     }
   });
 
+  it("issue 8, D1: another merchant's terminal among creates stored together fails alone, also with an Idempotency-Key; nothing of it is stored", async () => {
+    const before = await countRows(ctx, 'payment_links');
+    const keysBefore = await countRows(ctx, 'idempotency_keys');
+    const answers = await Promise.all([
+      call(ctx, 'POST', CREATE, payByLink(ctx)),
+      call(ctx, 'POST', CREATE, payByLink(ctx, { terminalIdentifier: otherTerminal })),
+      call(ctx, 'POST', CREATE, payByLink(ctx)),
+      call(ctx, 'POST', CREATE, payByLink(ctx, { terminalIdentifier: otherTerminal }), { headers: { 'idempotency-key': 'foreign-terminal' } }),
+      call(ctx, 'POST', CREATE, payByLink(ctx, { terminalIdentifier: 'NOSUCHTERM00' })),
+    ]);
+    expect(answers.map((a) => a.status)).toEqual([200, 400, 200, 400, 400]);
+    for (const a of [answers[1], answers[3], answers[4]]) {
+      expect(a?.body.code).toBe('TERMINAL_NOT_FOUND');
+      expect(fieldsOf(a?.body ?? {})).toEqual([{ field: 'terminalIdentifier', code: 'TERMINAL_NOT_FOUND' }]);
+    }
+    expect(await countRows(ctx, 'payment_links')).toBe(before + 2);
+    expect(await countRows(ctx, 'idempotency_keys')).toBe(keysBefore);
+  });
+
   it('applies the D4 defaults: culture is, description "", no expiry, unlimited sales', async () => {
     const ref = await createLink(ctx, payByLink(ctx));
     const link = await details(ctx, ref);
