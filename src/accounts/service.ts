@@ -146,12 +146,6 @@ function keyLoader(db: Database): BatchLoader<string, Principal> {
 export class PrincipalCache {
   private readonly entries = new Map<string, { principal: Principal; expiresAt: number }>();
   private readonly loaders = new WeakMap<Database, BatchLoader<string, Principal>>();
-  /**
-   * SHA-256 of keys that resolved, by key: hashing the presented key was the largest single cost of
-   * an authenticated GET (issue 8). Only the hash is kept, so every request still looks its key up
-   * and a revocation is seen at once. Bounded like `entries`.
-   */
-  private readonly hashes = new Map<string, string>();
 
   constructor(
     private readonly ttlMs = 0,
@@ -168,12 +162,7 @@ export class PrincipalCache {
     }
     let loader = this.loaders.get(db);
     if (!loader) this.loaders.set(db, (loader = keyLoader(db)));
-    const hash = this.hashes.get(presentedKey) ?? hashSecret(presentedKey).toString('hex');
-    const principal = await loader.get(hash);
-    if (principal && !this.hashes.has(presentedKey)) {
-      if (this.hashes.size >= this.maxEntries) this.hashes.clear();
-      this.hashes.set(presentedKey, hash);
-    }
+    const principal = await loader.get(hashSecret(presentedKey).toString('hex'));
     if (principal && this.ttlMs > 0) {
       if (this.entries.size >= this.maxEntries) {
         const oldest = this.entries.keys().next();
