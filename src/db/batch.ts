@@ -1,3 +1,5 @@
+import { isConnectionError } from './database.js';
+
 // Coalescing of concurrent lookups (issue 8). Requests that arrive together each want one row by
 // key: the API key's hash, a link's reference. Instead of one round trip each, the lookups asked for
 // in one turn of the event loop go to the database as one query with an array parameter.
@@ -10,6 +12,8 @@
 export interface BatchLoaderOptions {
   /** Most keys in one query; more wait for the next (default 256). */
   maxBatch?: number;
+  /** Errors after which the keys are not asked for again one by one (default: the connection failed). */
+  isFinal?: (err: unknown) => boolean;
 }
 
 interface Waiter<V> {
@@ -21,6 +25,7 @@ export class BatchLoader<K extends string, V> {
   private pending = new Map<K, Waiter<V>[]>();
   private scheduled = false;
   private readonly maxBatch: number;
+  private readonly isFinal: (err: unknown) => boolean;
 
   /**
    * @param load reads the rows for these distinct keys; a key absent from the returned map is not
@@ -31,6 +36,7 @@ export class BatchLoader<K extends string, V> {
     opts: BatchLoaderOptions = {},
   ) {
     this.maxBatch = opts.maxBatch ?? 256;
+    this.isFinal = opts.isFinal ?? isConnectionError;
   }
 
   /** The value for `key`, read by a query sent after this call. */
@@ -68,6 +74,13 @@ export class BatchLoader<K extends string, V> {
         for (const w of waiters) w.resolve(value);
       }
     } catch (err) {
+      // A key the database refuses (a NUL in it, say) must fail its own lookups only, never those
+      // that happened to share its query: each key is asked for again alone. The failed statement
+      // changed nothing, so a counting load counts nothing twice.
+      if (batch.size > 1 && !this.isFinal(err)) {
+        await Promise.all([...batch].map(([key, waiters]) => this.run(new Map([[key, waiters]]))));
+        return;
+      }
       for (const waiters of batch.values()) for (const w of waiters) w.reject(err);
     }
   }

@@ -158,7 +158,12 @@ function visitCounter(db: Database): BatchLoader<string, sql.LinkForPage> {
 }
 
 /** The page's view of a link or session; a link's page view is counted (D6). */
+/** What a reference of ours can look like (D5: URL-safe, at most 100 characters). */
+const PLAUSIBLE_REFERENCE = /^[A-Za-z0-9_-]{1,100}$/;
+
 export async function openCheckoutable(deps: { db: Database; clock: Clock }, target: Target, opts: { countVisit: boolean }): Promise<Checkoutable | undefined> {
+  // Anything else is not found without asking the database: the public pages take any path.
+  if (!PLAUSIBLE_REFERENCE.test(target.reference)) return undefined;
   const now = deps.clock.now();
   if (target.kind === 'link') {
     const link = opts.countVisit ? await visitCounter(deps.db).get(target.reference) : await sql.findLinkForPage(deps.db.pool, target.reference);

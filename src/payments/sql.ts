@@ -21,8 +21,12 @@ const LINK_COLUMNS = `l.reference, l.merchant_id AS "merchantId", l.terminal_ide
 export async function countLinkVisits(db: Queryable, references: readonly string[], views: readonly number[]): Promise<LinkForPage[]> {
   const { rows } = await db.query<LinkForPage>({
     name: 'payments.countLinkVisits',
+    // The rows are locked in reference order before the UPDATE: two batches holding the same links
+    // in different orders would otherwise deadlock.
     text: `WITH v AS (SELECT * FROM unnest($1::text[], $2::bigint[]) AS v(reference, n)),
-                l AS (UPDATE payment_links p SET visit_count = p.visit_count + v.n FROM v WHERE p.reference = v.reference RETURNING p.*)
+                k AS (SELECT p.reference FROM payment_links p JOIN v ON v.reference = p.reference ORDER BY p.reference FOR NO KEY UPDATE OF p),
+                l AS (UPDATE payment_links p SET visit_count = p.visit_count + v.n FROM v, k
+                       WHERE p.reference = v.reference AND k.reference = v.reference RETURNING p.*)
            SELECT ${LINK_COLUMNS} FROM l JOIN merchants m ON m.id = l.merchant_id`,
     values: [references, views],
   });

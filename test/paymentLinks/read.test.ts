@@ -308,6 +308,14 @@ describe('The shopper page placeholder at /pay/{reference} (D5, D6)', () => {
     expect((await details(ctx, b)).visitCount).toBe(3);
   });
 
+  it('answers junk references 404 and never lets them spoil the views that arrive with them (D6)', async () => {
+    const ref = await createLink(ctx, payByLink(ctx));
+    const urls = [`/pay/${ref}`, '/pay/%00', `/pay/${'x'.repeat(300)}`, '/pay/a%20b', `/pay/${ref}`];
+    const pages = await Promise.all(urls.map((url) => ctx.app.inject({ method: 'GET', url })));
+    expect(pages.map((p) => p.statusCode)).toEqual([200, 404, 404, 404, 200]);
+    expect((await details(ctx, ref)).visitCount).toBe(2);
+  });
+
   it('answers an unknown reference with a 404 page', async () => {
     const page = await ctx.app.inject({ method: 'GET', url: '/pay/pl_unknown' });
     expect(page.statusCode).toBe(404);

@@ -59,10 +59,23 @@ describe('BatchLoader (issue 8)', () => {
     expect(calls.map((c) => c.length)).toEqual([4, 4, 2]);
   });
 
-  it('rejects every lookup of a failed load, and the next turn loads afresh', async () => {
+  it('asks again key by key when a load fails for a key of its own: only that key fails', async () => {
+    const calls: string[][] = [];
+    const loader = new BatchLoader<string, string>(async (keys) => {
+      calls.push([...keys]);
+      if (keys.includes('bad\u0000')) throw Object.assign(new Error('invalid byte sequence'), { code: '22021' });
+      return new Map(keys.map((k) => [k, k.toUpperCase()]));
+    });
+    const results = await Promise.allSettled([loader.get('a'), loader.get('bad\u0000'), loader.get('b'), loader.get('a')]);
+    expect(results.map((r) => (r.status === 'fulfilled' ? r.value : 'rejected'))).toEqual(['A', 'rejected', 'B', 'A']);
+    expect(calls[0]).toEqual(['a', 'bad\u0000', 'b']);
+    expect(calls.slice(1).sort()).toEqual([['a'], ['b'], ['bad\u0000']]);
+  });
+
+  it('rejects every lookup of a load that failed with a final error (the connection), and the next turn loads afresh', async () => {
     let fail = true;
     const loader = new BatchLoader<string, string>(async (keys) => {
-      if (fail) throw new Error('connection lost');
+      if (fail) throw Object.assign(new Error('Connection terminated unexpectedly'), { code: 'ECONNRESET' });
       return new Map(keys.map((k) => [k, k.toUpperCase()]));
     });
     const results = await Promise.allSettled([loader.get('a'), loader.get('b')]);
