@@ -3,6 +3,11 @@
 -- by statement triggers in the transaction that adds or removes links, so it is exact and is read
 -- from the same snapshot as the page it goes with.
 
+-- No link may be added between the backfill below and the triggers' creation, or it would never be
+-- counted (another instance may still be serving during a rolling deploy): inserts wait until this
+-- migration commits.
+LOCK TABLE payment_links IN SHARE ROW EXCLUSIVE MODE;
+
 CREATE TABLE merchant_link_counts (
   merchant_id text PRIMARY KEY REFERENCES merchants (id),
   links       bigint NOT NULL CHECK (links >= 0)

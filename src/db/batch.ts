@@ -106,8 +106,12 @@ export class BatchWriter<T> {
   private readonly maxBatch: number;
   private readonly isFinal: (err: unknown) => boolean;
 
+  /**
+   * @param writeMany writes the items in one statement; it may refuse some of them without failing
+   * the others, by returning an error (or undefined for success) per item.
+   */
   constructor(
-    private readonly writeMany: (items: readonly T[]) => Promise<void>,
+    private readonly writeMany: (items: readonly T[]) => Promise<readonly unknown[] | void>,
     private readonly writeOne: (item: T) => Promise<void>,
     opts: BatchWriterOptions = {},
   ) {
@@ -137,8 +141,12 @@ export class BatchWriter<T> {
       return;
     }
     try {
-      await this.writeMany(batch.map((b) => b.item));
-      for (const b of batch) b.resolve();
+      const refused = await this.writeMany(batch.map((b) => b.item));
+      batch.forEach((b, i) => {
+        const err = refused?.[i];
+        if (err === undefined) b.resolve();
+        else b.reject(err);
+      });
     } catch (err) {
       if (this.isFinal(err)) {
         for (const b of batch) b.reject(err);

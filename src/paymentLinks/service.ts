@@ -73,9 +73,9 @@ const TERMINAL_NOT_FOUND: FieldError = { field: 'terminalIdentifier', code: 'TER
 /**
  * Every create rule at once (D2: all failing fields in one answer): the schema's errors, the rules
  * of D4, and the terminal's owner (D1). Returns the body, now known to be valid but for the
- * terminal's owner when nothing else failed: that is left to the INSERT, whose key on (terminal,
- * merchant) refuses another merchant's terminal (migration 0007), saving a round trip per valid
- * create (issue 8). When something else failed, the owner is looked up so that the one answer names
+ * terminal's owner when nothing else failed: that is left to the INSERT, which inserts a link only
+ * with a terminal of its merchant's (and a key on (terminal, merchant), migration 0007, holds that
+ * in the database too), saving a round trip per valid create (issue 8). When something else failed, the owner is looked up so that the one answer names
  * every failing field.
  */
 export async function validateCreate(db: Database, merchantId: string, body: unknown, schemaErrors: readonly FieldError[], now: Date): Promise<Static<typeof CreateBody>> {
@@ -145,9 +145,16 @@ const linkWriters = new WeakMap<Database, BatchWriter<sql.NewLink>>();
 function linkWriter(db: Database): BatchWriter<sql.NewLink> {
   let writer = linkWriters.get(db);
   if (!writer) {
+    // A link naming another merchant's terminal is refused by the statement itself, alone (D1).
+    const foreign = (): ApiError => fieldErrors([TERMINAL_NOT_FOUND]);
     writer = new BatchWriter<sql.NewLink>(
-      (links) => sql.insertLinks(db.pool, links),
-      (link) => sql.insertLink(db.pool, link),
+      async (links) => {
+        const refused = new Set((await sql.insertLinks(db.pool, links)).foreignTerminal);
+        return links.map((l) => (refused.has(l.reference) ? foreign() : undefined));
+      },
+      async (link) => {
+        if ((await sql.insertLinks(db.pool, [link])).foreignTerminal.length > 0) throw foreign();
+      },
       { isFinal: isConnectionError },
     );
     linkWriters.set(db, writer);

@@ -60,20 +60,29 @@ export async function insertLink(db: Queryable, l: NewLink): Promise<void> {
 
 /**
  * Several new links in one statement, so one commit (issue 8: creates that arrive together share a
- * round trip and a WAL flush). The statement is atomic: all rows or none.
+ * round trip and a WAL flush). Only links whose terminal is their merchant's are inserted (D1); the
+ * references of the others are returned, so that one create naming another merchant's terminal fails
+ * alone instead of failing the statement for every create batched with it.
  */
-export async function insertLinks(db: Queryable, links: readonly NewLink[]): Promise<void> {
-  await db.query({
+export async function insertLinks(db: Queryable, links: readonly NewLink[]): Promise<{ foreignTerminal: string[] }> {
+  const { rows } = await db.query<{ reference: string }>({
     name: 'paymentLinks.insertLinks',
-    text: `INSERT INTO payment_links (reference, merchant_id, terminal_identifier, type, description, theme_key, amount, currency,
-             return_url, culture, valid_until, recurring_processing_model, max_sales_count, items, shopper_infos, created_at, updated_at)
-           SELECT reference, "merchantId", "terminalIdentifier", type, description, "themeKey", amount, currency,
-                  "returnUrl", culture, "validUntil", "recurringProcessingModel", "maxSalesCount", items, "shopperInfos", "createdAt", "createdAt"
-             FROM json_to_recordset($1::json) AS x(reference text, "merchantId" text, "terminalIdentifier" text, type text, description text,
+    text: `WITH x AS (
+             SELECT * FROM json_to_recordset($1::json) AS x(reference text, "merchantId" text, "terminalIdentifier" text, type text, description text,
                   "themeKey" text, amount bigint, currency text, "returnUrl" text, culture text, "validUntil" timestamptz,
-                  "recurringProcessingModel" text, "maxSalesCount" bigint, items jsonb, "shopperInfos" jsonb, "createdAt" timestamptz)`,
+                  "recurringProcessingModel" text, "maxSalesCount" bigint, items jsonb, "shopperInfos" jsonb, "createdAt" timestamptz)
+           ), ins AS (
+             INSERT INTO payment_links (reference, merchant_id, terminal_identifier, type, description, theme_key, amount, currency,
+               return_url, culture, valid_until, recurring_processing_model, max_sales_count, items, shopper_infos, created_at, updated_at)
+             SELECT x.reference, x."merchantId", x."terminalIdentifier", x.type, x.description, x."themeKey", x.amount, x.currency,
+                    x."returnUrl", x.culture, x."validUntil", x."recurringProcessingModel", x."maxSalesCount", x.items, x."shopperInfos", x."createdAt", x."createdAt"
+               FROM x JOIN terminals t ON t.terminal_identifier = x."terminalIdentifier" AND t.merchant_id = x."merchantId"
+             RETURNING reference
+           )
+           SELECT x.reference FROM x WHERE x.reference NOT IN (SELECT reference FROM ins)`,
     values: [JSON.stringify(links)],
   });
+  return { foreignTerminal: rows.map((r) => r.reference) };
 }
 
 /** A merchant's link, row-locked until the caller's transaction ends (D7); another merchant's is not found (D1). */

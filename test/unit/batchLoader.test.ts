@@ -131,6 +131,19 @@ describe('BatchWriter (issue 8)', () => {
     expect(r.stored).toEqual([]);
   });
 
+  it('settles each item by the refusals the statement returns, without writing any item again', async () => {
+    const one: string[] = [];
+    const writer = new BatchWriter<string>(
+      async (items) => items.map((x) => (x.startsWith('foreign') ? new Error(`refused ${x}`) : undefined)),
+      async (item) => {
+        one.push(item);
+      },
+    );
+    const results = await Promise.allSettled(['a', 'foreign-1', 'b', 'foreign-2'].map((x) => writer.write(x)));
+    expect(results.map((x) => x.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'rejected']);
+    expect(one).toEqual([]);
+  });
+
   it('splits more than maxBatch items into several statements', async () => {
     const r = recordingWriter({ maxBatch: 2 });
     await Promise.all(['a', 'b', 'c', 'd', 'e'].map((x) => r.writer.write(x)));
