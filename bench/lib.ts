@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import pg from 'pg';
 
 // Shared pieces of the benchmarks: a throw-away PostgreSQL database, the real `paylinks serve`
@@ -69,8 +69,9 @@ function statusField(pid: number, field: string): number {
 /** Starts the built `paylinks serve` (npm run build first) and waits until it listens. */
 export async function startServer(env: Record<string, string>, args: string[] = ['serve']): Promise<ServerProcess> {
   const started = performance.now();
-  const proc = spawn(process.execPath, [join(ROOT, 'bin/paylinks.js'), ...args], {
-    env: { PATH: process.env.PATH ?? '', PORT: '0', LOG_LEVEL: 'warn', ...env },
+  // The bin itself, as `npm start` and an installed `paylinks` run it (its #! line sets Node's options).
+  const proc = spawn(join(ROOT, 'bin/paylinks.js'), args, {
+    env: { PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}`, PORT: '0', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
