@@ -1,7 +1,7 @@
--- A link's terminal must be one of its merchant's (D1: another's is TERMINAL_NOT_FOUND). The database
--- holds this itself, so that a valid create needs no separate look-up of the terminal's owner before
--- its INSERT (issue 8): the INSERT fails on this key instead, and the service answers
--- TERMINAL_NOT_FOUND. The key replaces the one on the terminal alone, which it implies.
+-- A link's terminal must be one of its merchant's (D1: another's is TERMINAL_NOT_FOUND). A valid create
+-- no longer looks up the terminal's owner before its INSERT (issue 8): the batched INSERT joins the
+-- terminals on (terminal, merchant), a keyed create's INSERT fails on this key, and either way the
+-- service answers TERMINAL_NOT_FOUND. The key replaces the one on the terminal alone, which it implies.
 
 ALTER TABLE terminals ADD CONSTRAINT terminals_identifier_merchant_key UNIQUE (terminal_identifier, merchant_id);
 ALTER TABLE payment_links DROP CONSTRAINT payment_links_terminal_identifier_fkey;

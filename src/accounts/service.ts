@@ -1,4 +1,4 @@
-import { BatchLoader } from '../db/batch.js';
+import { BatchLoader, perDatabase } from '../db/batch.js';
 import type { Database } from '../db/database.js';
 import { withTransaction } from '../db/database.js';
 import { hashSecret, newApiKey, newTerminalIdentifier, prefixedId } from '../ids.js';
@@ -110,19 +110,13 @@ function principalOf(row: sql.KeyRow): Principal | undefined {
 }
 
 /**
- * Resolves an API key to its principal. The lookup is by SHA-256 of the presented key through a
- * unique index: what is compared is a hash of a 256-bit random secret, so a timing difference in the
- * comparison tells an attacker nothing about any stored key (D1).
+ * Authentication of concurrent requests in one query per event-loop turn (see BatchLoader). The
+ * lookup is by SHA-256 of the presented key through a unique index: what is compared is a hash of a
+ * 256-bit random secret, so a timing difference in the comparison tells an attacker nothing about
+ * any stored key (D1).
  */
-export async function authenticate(db: Database, presentedKey: string): Promise<Principal | undefined> {
-  if (!plausibleKey(presentedKey)) return undefined;
-  const row = await sql.findKeyByHash(db.pool, hashSecret(presentedKey));
-  return row ? principalOf(row) : undefined;
-}
-
-/** Authentication of concurrent requests in one query per event-loop turn (see BatchLoader). */
-function keyLoader(db: Database): BatchLoader<string, Principal> {
-  return new BatchLoader(async (hexHashes) => {
+const keyLoader = perDatabase((db: Database) =>
+  new BatchLoader<string, Principal>(async (hexHashes) => {
     const rows = await sql.findKeysByHashes(db.pool, hexHashes.map((h) => Buffer.from(h, 'hex')));
     const found = new Map<string, Principal>();
     for (const row of rows) {
@@ -130,7 +124,12 @@ function keyLoader(db: Database): BatchLoader<string, Principal> {
       if (p) found.set(row.key_hash.toString('hex'), p);
     }
     return found;
-  });
+  }),
+);
+
+/** Resolves one API key to its principal, as a request's would be (CLI and tests). */
+export async function authenticate(db: Database, presentedKey: string): Promise<Principal | undefined> {
+  return new PrincipalCache().resolve(db, presentedKey);
 }
 
 /**
@@ -145,7 +144,6 @@ function keyLoader(db: Database): BatchLoader<string, Principal> {
  */
 export class PrincipalCache {
   private readonly entries = new Map<string, { principal: Principal; expiresAt: number }>();
-  private readonly loaders = new WeakMap<Database, BatchLoader<string, Principal>>();
 
   constructor(
     private readonly ttlMs = 0,
@@ -160,9 +158,7 @@ export class PrincipalCache {
       if (hit && hit.expiresAt > this.now()) return hit.principal;
       if (hit) this.entries.delete(presentedKey);
     }
-    let loader = this.loaders.get(db);
-    if (!loader) this.loaders.set(db, (loader = keyLoader(db)));
-    const principal = await loader.get(hashSecret(presentedKey).toString('hex'));
+    const principal = await keyLoader(db).get(hashSecret(presentedKey).toString('hex'));
     if (principal && this.ttlMs > 0) {
       if (this.entries.size >= this.maxEntries) {
         const oldest = this.entries.keys().next();
@@ -180,16 +176,13 @@ export async function isEmpty(db: Database): Promise<boolean> {
 
 /** Whether the terminal is one of this merchant's (D1: any other is TERMINAL_NOT_FOUND to the caller). */
 export async function merchantHasTerminal(db: Database, merchantId: string, terminalIdentifier: string): Promise<boolean> {
-  let loader = terminalOwners.get(db);
-  if (!loader) {
-    loader = new BatchLoader(async (ids) => new Map((await sql.findTerminals(db.pool, ids)).map((t) => [t.terminal_identifier, t.merchant_id])));
-    terminalOwners.set(db, loader);
-  }
-  return (await loader.get(terminalIdentifier)) === merchantId;
+  return (await terminalOwners(db).get(terminalIdentifier)) === merchantId;
 }
 
 /** Terminal owners looked up by the creates of one turn together (issue 8; see BatchLoader). */
-const terminalOwners = new WeakMap<Database, BatchLoader<string, string>>();
+const terminalOwners = perDatabase(
+  (db: Database) => new BatchLoader<string, string>(async (ids) => new Map((await sql.findTerminals(db.pool, ids)).map((t) => [t.terminal_identifier, t.merchant_id]))),
+);
 
 /** The browser origins a merchant allows to call create (D1); empty means any. */
 export async function allowedOrigins(db: Database, merchantId: string): Promise<string[]> {

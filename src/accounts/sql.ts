@@ -37,15 +37,6 @@ export async function insertApiKey(
   );
 }
 
-export async function findKeyByHash(db: Queryable, keyHash: Buffer): Promise<KeyRow | undefined> {
-  const { rows } = await db.query<KeyRow>({
-    name: 'accounts.findKeyByHash',
-    text: 'SELECT id, merchant_id, partner_id, capabilities FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL',
-    values: [keyHash],
-  });
-  return rows[0];
-}
-
 /** Live keys among these hashes, in one round trip (batched authentication, issue 8). */
 export async function findKeysByHashes(db: Queryable, keyHashes: readonly Buffer[]): Promise<(KeyRow & { key_hash: Buffer })[]> {
   const { rows } = await db.query<KeyRow & { key_hash: Buffer }>({

@@ -9,6 +9,19 @@ import { isConnectionError } from './database.js';
 // request arrived is never served from an earlier read (D1), and a link changed before the GET
 // arrived is read as changed.
 
+/**
+ * One instance per database, made on first use: the batchers of a service live as long as its
+ * database, and a test's second database gets its own.
+ */
+export function perDatabase<D extends object, T>(make: (db: D) => T): (db: D) => T {
+  const made = new WeakMap<D, T>();
+  return (db) => {
+    let t = made.get(db);
+    if (t === undefined) made.set(db, (t = make(db)));
+    return t;
+  };
+}
+
 export interface BatchLoaderOptions {
   /** Most keys in one query; more wait for the next (default 256). */
   maxBatch?: number;
@@ -89,7 +102,7 @@ export class BatchLoader<K extends string, V> {
 export interface BatchWriterOptions {
   /** Most items in one statement; more go into the next (default 100). */
   maxBatch?: number;
-  /** Errors after which the items must not be written again one by one (the connection failed). */
+  /** Errors after which the items are not written again one by one (default: the connection failed). */
   isFinal?: (err: unknown) => boolean;
 }
 
@@ -116,7 +129,7 @@ export class BatchWriter<T> {
     opts: BatchWriterOptions = {},
   ) {
     this.maxBatch = opts.maxBatch ?? 100;
-    this.isFinal = opts.isFinal ?? (() => false);
+    this.isFinal = opts.isFinal ?? isConnectionError;
   }
 
   write(item: T): Promise<void> {

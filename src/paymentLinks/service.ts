@@ -3,8 +3,8 @@ import type { Clock } from '../clock.js';
 import { formatTimestamp } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Database } from '../db/database.js';
-import { isConnectionError, withTransaction } from '../db/database.js';
-import { BatchLoader, BatchWriter } from '../db/batch.js';
+import { withTransaction } from '../db/database.js';
+import { BatchLoader, BatchWriter, perDatabase } from '../db/batch.js';
 import { ApiError, notFound, type FieldError } from '../errors.js';
 import { newReference } from '../ids.js';
 import { allowedOrigins, merchantHasTerminal } from '../accounts/service.js';
@@ -75,8 +75,8 @@ const TERMINAL_NOT_FOUND: FieldError = { field: 'terminalIdentifier', code: 'TER
  * of D4, and the terminal's owner (D1). Returns the body, now known to be valid but for the
  * terminal's owner when nothing else failed: that is left to the INSERT, which inserts a link only
  * with a terminal of its merchant's (and a key on (terminal, merchant), migration 0007, holds that
- * in the database too), saving a round trip per valid create (issue 8). When something else failed, the owner is looked up so that the one answer names
- * every failing field.
+ * in the database too), saving a round trip per valid create (issue 8). When something else failed,
+ * the owner is looked up so that the one answer names every failing field.
  */
 export async function validateCreate(db: Database, merchantId: string, body: unknown, schemaErrors: readonly FieldError[], now: Date): Promise<Static<typeof CreateBody>> {
   const errors = mergeErrors(schemaErrors, createRuleErrors(body, now, failedFields(schemaErrors)));
@@ -140,27 +140,19 @@ export async function createPaymentLink(
   }
 }
 
-const linkWriters = new WeakMap<Database, BatchWriter<sql.NewLink>>();
-
-function linkWriter(db: Database): BatchWriter<sql.NewLink> {
-  let writer = linkWriters.get(db);
-  if (!writer) {
-    // A link naming another merchant's terminal is refused by the statement itself, alone (D1).
-    const foreign = (): ApiError => fieldErrors([TERMINAL_NOT_FOUND]);
-    writer = new BatchWriter<sql.NewLink>(
-      async (links) => {
-        const refused = new Set((await sql.insertLinks(db.pool, links)).foreignTerminal);
-        return links.map((l) => (refused.has(l.reference) ? foreign() : undefined));
-      },
-      async (link) => {
-        if ((await sql.insertLinks(db.pool, [link])).foreignTerminal.length > 0) throw foreign();
-      },
-      { isFinal: isConnectionError },
-    );
-    linkWriters.set(db, writer);
-  }
-  return writer;
-}
+/** Creates without an Idempotency-Key; a link naming another merchant's terminal is refused by the statement itself, alone (D1). */
+const linkWriter = perDatabase((db: Database) => {
+  const foreign = (): ApiError => fieldErrors([TERMINAL_NOT_FOUND]);
+  return new BatchWriter<sql.NewLink>(
+    async (links) => {
+      const refused = new Set((await sql.insertLinks(db.pool, links)).foreignTerminal);
+      return links.map((l) => (refused.has(l.reference) ? foreign() : undefined));
+    },
+    async (link) => {
+      if ((await sql.insertLinks(db.pool, [link])).foreignTerminal.length > 0) throw foreign();
+    },
+  );
+});
 
 // ---------------------------------------------------------------- read
 
@@ -196,17 +188,11 @@ export function presentLink(config: Config, link: PaymentLinkRow, submissions: r
   };
 }
 
-const detailLoaders = new WeakMap<Database, BatchLoader<string, sql.LinkWithSubmissions>>();
-
 /** Details of links asked for together are read in one query (issue 8; see BatchLoader). */
-function detailLoader(db: Database): BatchLoader<string, sql.LinkWithSubmissions> {
-  let loader = detailLoaders.get(db);
-  if (!loader) {
-    loader = new BatchLoader(async (references) => new Map((await sql.findLinksWithSubmissions(db.pool, references)).map((l) => [l.reference, l])));
-    detailLoaders.set(db, loader);
-  }
-  return loader;
-}
+const detailLoader = perDatabase(
+  (db: Database) =>
+    new BatchLoader<string, sql.LinkWithSubmissions>(async (references) => new Map((await sql.findLinksWithSubmissions(db.pool, references)).map((l) => [l.reference, l]))),
+);
 
 export async function getPaymentLink(deps: Deps, merchantId: string, reference: string): Promise<PaymentLinkView> {
   const link = await detailLoader(deps.db).get(reference);

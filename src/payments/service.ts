@@ -2,7 +2,7 @@ import type { PoolClient } from 'pg';
 import type { Clock } from '../clock.js';
 import type { Database } from '../db/database.js';
 import { withTransaction } from '../db/database.js';
-import { BatchLoader } from '../db/batch.js';
+import { BatchLoader, perDatabase } from '../db/batch.js';
 import { newPayfacReference, prefixedId } from '../ids.js';
 import { linkStatus } from '../paymentLinks/service.js';
 import type { ShopperInfo } from '../paymentLinks/rules.js';
@@ -145,22 +145,16 @@ export interface PaymentDeps {
   acquirer: Acquirer;
 }
 
-const visitCounters = new WeakMap<Database, BatchLoader<string, sql.LinkForPage>>();
-
 /** Counts each page view (D6); the views of one turn are counted by one statement (issue 8). */
-function visitCounter(db: Database): BatchLoader<string, sql.LinkForPage> {
-  let counter = visitCounters.get(db);
-  if (!counter) {
-    counter = new BatchLoader(async (references, views) => new Map((await sql.countLinkVisits(db.pool, references, views)).map((l) => [l.reference, l])));
-    visitCounters.set(db, counter);
-  }
-  return counter;
-}
+const visitCounter = perDatabase(
+  (db: Database) =>
+    new BatchLoader<string, sql.LinkForPage>(async (references, views) => new Map((await sql.countLinkVisits(db.pool, references, views)).map((l) => [l.reference, l]))),
+);
 
-/** The page's view of a link or session; a link's page view is counted (D6). */
 /** What a reference of ours can look like (D5: URL-safe, at most 100 characters). */
 const PLAUSIBLE_REFERENCE = /^[A-Za-z0-9_-]{1,100}$/;
 
+/** The page's view of a link or session; a link's page view is counted (D6). */
 export async function openCheckoutable(deps: { db: Database; clock: Clock }, target: Target, opts: { countVisit: boolean }): Promise<Checkoutable | undefined> {
   // Anything else is not found without asking the database: the public pages take any path.
   if (!PLAUSIBLE_REFERENCE.test(target.reference)) return undefined;
