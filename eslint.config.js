@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'packages/*/dist/', 'test/sdk/consumer/dist/', 'coverage/', '.paylinks/'] },
+  { ignores: ['dist/', 'node_modules/', 'packages/*/dist/', 'coverage/', '.paylinks/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -8,24 +8,37 @@ import type { Database } from './db/database.js';
 import { ping } from './db/sql.js';
 import { newUuid } from './ids.js';
 import { ApiError } from './errors.js';
-import { PrincipalCache } from './accounts/service.js';
+import { KeyUsageRecorder, PrincipalCache } from './accounts/service.js';
 import { installAuth } from './http/auth.js';
 import { RateLimiter } from './http/rateLimit.js';
-import { envelope } from './http/envelope.js';
+import { documentErrorAnswers, envelope } from './http/envelope.js';
 import { clientErrorHandler, frameworkErrorHandler, installErrorHandling } from './http/errorHandler.js';
 import { installRouteTable } from './http/routeTable.js';
 import { normalizeToSchema, validatorCompiler, type JsonSchema } from './http/validation.js';
-import { renderDocsPage, type OpenApiDoc } from './http/docs.js';
+import swaggerUi from '@fastify/swagger-ui';
+import { FAVICON_SVG } from './checkout/pages/assets.js';
 import { loggerOptions } from './logging.js';
 import { configureSealing } from './sealing.js';
 import { paymentLinkRoutes } from './paymentLinks/routes.js';
 import { webhookRoutes } from './webhooks/routes.js';
+import { ListenerHub } from './webhooks/listen/hub.js';
+import { deliveryBacklog } from './webhooks/service.js';
+import { Metrics } from './metrics.js';
+import { timingSafeEqual } from 'node:crypto';
 import { hostedCheckoutRoutes } from './checkout/routes.js';
 import { shopperPageRoutes } from './checkout/pages/routes.js';
 import { paymentRoutes } from './payments/routes.js';
 import type { Resolver } from './webhooks/addressRules.js';
 
 export type App = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>;
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The streams of `paylinks listen` open on this process (tests wake them after moving the clock). */
+    readonly listeners: ListenerHub;
+    readonly metrics: Metrics;
+  }
+}
 
 export interface AppDeps {
   config: Config;
@@ -35,6 +48,8 @@ export interface AppDeps {
   logger?: FastifyBaseLogger;
   /** DNS for the webhook address rule of D13 (tests inject one); default: the system resolver. */
   webhookResolver?: Resolver;
+  /** The process's metrics (shared with its delivery worker); default: a registry of the app's own. */
+  metrics?: Metrics;
 }
 
 /** Levels at which the one line per request is written (D17). */
@@ -64,7 +79,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   // One line per request at info (D17), carrying the request id like every other line.
   // The hooks that run on every request take callbacks rather than returning promises: no promise
   // and no extra microtask per hook and request (issue 8).
+  const metrics = deps.metrics ?? new Metrics({ db, backlog: () => deliveryBacklog(db, clock.now()), now: () => clock.now() });
+  app.decorate('metrics', metrics);
   app.addHook('onResponse', (request, reply, done) => {
+    metrics.observeHttp(request.method, request.routeOptions.url ?? '(unmatched)', reply.statusCode, reply.elapsedTime / 1000);
     if (LOGS_INFO.has(request.log.level)) {
       request.log.info(
         { method: request.method, url: request.url.split('?')[0], status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 },
@@ -97,6 +115,14 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
 
   installRouteTable(app);
+  // The streams of `paylinks listen`: ended first when the server closes, so the drain never waits on
+  // a stream that would stay open for ever.
+  const listeners = new ListenerHub({ db, clock, leaseMs: config.deliveryLeaseMs, logger: app.log });
+  app.decorate('listeners', listeners);
+  app.addHook('preClose', (done) => {
+    listeners.closeAll();
+    done();
+  });
   installErrorHandling(app, clock);
   // D17 drain: a request that arrives on a kept-alive connection after SIGTERM is answered 503 in D2
   // form with Retry-After (D3), and the connection is closed so the client reconnects elsewhere.
@@ -112,15 +138,27 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     reply.header('Connection', 'close');
     done(new ApiError('UNAVAILABLE', 'the service is shutting down; try again shortly', undefined, { 'Retry-After': '2' }));
   });
-  installAuth(app, db, new RateLimiter({ perSecond: config.rateLimitPerSecond, burst: config.rateLimitBurst, now: () => clock.now().getTime() }), new PrincipalCache(config.keyCacheMs));
+  // When each key was last used, written in batches (never on the request path) and once at close.
+  const keyUsage = new KeyUsageRecorder(db, () => clock.now());
+  keyUsage.start();
+  app.addHook('onClose', async () => {
+    await keyUsage.stop();
+  });
+  installAuth(
+    app,
+    db,
+    new RateLimiter({ perSecond: config.rateLimitPerSecond, burst: config.rateLimitBurst, now: () => clock.now().getTime() }),
+    new PrincipalCache(config.keyCacheMs),
+    keyUsage,
+  );
 
   await app.register(swagger, {
     openapi: {
-      openapi: '3.0.3',
+      openapi: '3.1.0',
       info: {
         title: 'paylinks',
         version: '1.0.0',
-        description: 'Payment links, hosted checkout and webhook delivery. Every /api/v1 call carries X-API-Key (D1); every error is D2 problem+json.',
+        description: 'Payment links, hosted checkout and webhook delivery. Every /api/v1 call carries the merchant\'s key in X-API-Key; every error is application/problem+json with a stable code.',
       },
       servers: [{ url: config.publicBaseUrl }],
       components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } } },
@@ -129,6 +167,21 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
 
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
+  // Prometheus metrics. With PAYLINKS_METRICS_TOKEN set they need it as a bearer token; without one
+  // they are open in development and do not exist in production (use PAYLINKS_METRICS_LISTEN there, a
+  // listener of their own on a private address).
+  const token = config.metricsToken === null ? null : Buffer.from(`Bearer ${config.metricsToken}`);
+  app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
+    if (token === null && config.env === 'production') throw new ApiError('NOT_FOUND', 'not found');
+    if (token !== null) {
+      const given = Buffer.from(request.headers.authorization ?? '');
+      if (given.length !== token.length || !timingSafeEqual(given, token)) {
+        throw new ApiError('UNAUTHENTICATED', 'the metrics need the header Authorization: Bearer <PAYLINKS_METRICS_TOKEN>', undefined, { 'WWW-Authenticate': 'Bearer' });
+      }
+    }
+    const { contentType, body } = await metrics.text();
+    return reply.type(contentType).header('Cache-Control', 'no-store').send(body);
+  });
   app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
     try {
       await ping(db.pool);
@@ -141,8 +194,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   await app.register(
     async (api) => {
+      api.addHook('onRoute', documentErrorAnswers);
       await paymentLinkRoutes(api as App, deps);
-      await webhookRoutes(api as App, deps);
+      await webhookRoutes(api as App, deps, listeners);
       await hostedCheckoutRoutes(api as App, deps);
       await paymentRoutes(api as App, deps);
     },
@@ -153,14 +207,28 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   app.get('/api/v1/openapi.json', { schema: { hide: true } }, async (_request, reply) => {
     return reply.type('application/json; charset=utf-8').send(JSON.stringify(app.swagger()));
   });
-  app.get('/docs', { schema: { hide: true } }, async (_request, reply) => {
-    // A page like the shopper's (issue 7): no script, its one inline stylesheet, never framed.
-    reply
-      .header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'")
-      .header('X-Content-Type-Options', 'nosniff')
-      .header('X-Frame-Options', 'DENY')
-      .header('Referrer-Policy', 'no-referrer');
-    return reply.type('text/html; charset=utf-8').send(renderDocsPage(app.swagger() as OpenApiDoc));
+  // /docs: the API reference, rendered from the same OpenAPI document by Swagger UI, served from
+  // node_modules (no CDN: the service may run without internet). Chosen for its try-it-out against
+  // this very service (with an API key in Authorize), its navigation by tag and its schema views; it
+  // needs no inline script, so the page keeps a CSP without 'unsafe-inline' for scripts (its styles
+  // are set inline by the UI library).
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    uiConfig: { deepLinking: true, docExpansion: 'list', defaultModelsExpandDepth: 0, displayRequestDuration: true, tryItOutEnabled: false, persistAuthorization: false },
+    staticCSP:
+      "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; font-src 'self' data:; " +
+      "frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+    theme: {
+      title: 'paylinks API reference',
+      favicon: [{ filename: 'favicon.svg', rel: 'icon', sizes: 'any', type: 'image/svg+xml', content: Buffer.from(FAVICON_SVG) }],
+    },
+    logo: { type: 'image/svg+xml', content: Buffer.from(FAVICON_SVG), href: '/docs', target: '_self' },
+    uiHooks: {
+      onRequest: (_request, reply, next) => {
+        reply.header('X-Content-Type-Options', 'nosniff').header('X-Frame-Options', 'DENY').header('Referrer-Policy', 'no-referrer');
+        next();
+      },
+    },
   });
 
   return app;

@@ -1,22 +1,17 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { parseConfig, ConfigError, type Config } from './config.js';
 import { openDatabase, type Database } from './db/database.js';
+import { DataDirLockedError } from './db/dataDirLock.js';
 import { migrate } from './db/migrate.js';
-import {
-  AccountError,
-  addTerminal,
-  createKey,
-  createMerchant,
-  createPartner,
-  isCapability,
-  linkPartner,
-  setOrigins,
-  type Capability,
-} from './accounts/service.js';
-import { registerOperations } from './cli/operations.js';
+import { AccountError, isCapability, type Capability, type KeySummary, type MerchantSummary } from './accounts/service.js';
+import { adminCommands, type AdminCommand } from './admin/commands.js';
+import { AdminUnreachableError, runThroughHolder } from './admin/client.js';
+import { registerOperations, table } from './cli/operations.js';
+import { registerListen } from './cli/listen.js';
 
-// The `paylinks` command (D17). Every command that creates something prints, with --json, one JSON
-// object as its last output line.
+// The `paylinks` command: running the service (serve, worker, migrate) and the operator's account
+// commands (merchant, terminal, key, partner). Every command that creates something prints, with
+// --json, one JSON object as its last output line.
 
 const print = (line: string): void => {
   process.stdout.write(`${line}\n`);
@@ -44,19 +39,51 @@ function parseCapabilities(value: string): Capability[] {
 }
 
 /** Opens the configured database, migrates it, runs fn, closes it. */
-async function withDb<T>(fn: (db: Database) => Promise<T>): Promise<T> {
-  const config = loadConfig();
-  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+async function withDb<T>(config: Config, command: string, fn: (db: Database) => Promise<T>): Promise<T> {
+  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, lock: { command } });
   try {
     await migrate(db);
-  } catch (err) {
-    await db.close();
-    throw err;
-  }
-  try {
     return await fn(db);
   } finally {
     await db.close();
+  }
+}
+
+/** How long an account command waits for another short command that holds the embedded database. */
+const WAIT_FOR_COMMAND_MS = 10_000;
+
+/**
+ * Runs an account command. On PostgreSQL, or on an embedded database no other process has open, it
+ * runs here. When a server holds the embedded database, it runs in that server, through its admin
+ * socket: the server sees the change at once and nothing is written behind its back.
+ */
+async function runAdmin(command: AdminCommand, label: string, args: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const config = loadConfig();
+  const deadline = Date.now() + WAIT_FOR_COMMAND_MS;
+  const run: (db: Database, a: Record<string, unknown>) => Promise<Record<string, unknown>> = adminCommands[command];
+  for (;;) {
+    try {
+      return await withDb(config, label, (db) => run(db, args));
+    } catch (err) {
+      if (!(err instanceof DataDirLockedError)) throw err;
+      const holder = err.holder;
+      if (holder.adminSocket !== null) {
+        try {
+          return await runThroughHolder(holder, command, args);
+        } catch (e) {
+          if (!(e instanceof AdminUnreachableError)) throw e;
+          throw new AccountError(
+            `${err.message}, and ${e.message}. If that process is stuck, stop it (kill ${holder.pid}) and run this command again.`,
+          );
+        }
+      }
+      // Another account command or a migration: they take a moment. Wait for it, then run here.
+      if (Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 200));
+        continue;
+      }
+      throw new AccountError(`${err.message}. Wait until it has finished, or stop it, and run this command again.`);
+    }
   }
 }
 
@@ -65,17 +92,20 @@ function emit(json: boolean, value: Record<string, unknown>, human: string[]): v
   else for (const l of human) print(l);
 }
 
+const when = (iso: string | null): string => (iso === null ? '-' : iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z'));
+
 export function buildCli(): Command {
   const program = new Command('paylinks')
-    .description('Payment links, hosted checkout and webhook delivery')
+    .description('Payment links, hosted checkout and webhook delivery: run the service, manage accounts, and call the API')
     .showHelpAfterError()
     .exitOverride((err) => {
-      process.exit(err.exitCode);
+      // Help and version exit 0; a mistake in the command line (unknown option, missing argument) 2.
+      process.exit(err.exitCode === 0 ? 0 : 2);
     });
 
   program
     .command('serve')
-    .description('apply migrations, serve HTTP and run the delivery worker')
+    .description('apply migrations, serve HTTP (API, shopper pages, docs) and run the delivery worker; SIGTERM or Ctrl-C drains and exits')
     .option('--no-worker', 'serve HTTP only, without the delivery worker')
     .action(async (opts: { worker: boolean }) => {
       // The service's modules load only for the commands that run it: account commands start in a
@@ -87,7 +117,7 @@ export function buildCli(): Command {
 
   program
     .command('worker')
-    .description('run the webhook delivery worker and the modification processor, without HTTP')
+    .description('run the webhook delivery worker and the modification processor without HTTP (PostgreSQL only; any number beside serve)')
     .action(async () => {
       const { runWorker, stopOnSignals } = await import('./main.js');
       const running = await runWorker(loadConfig());
@@ -96,10 +126,19 @@ export function buildCli(): Command {
 
   program
     .command('migrate')
-    .description('apply database migrations and exit')
+    .description('apply database migrations and exit (serve applies them too; safe when several processes start at once)')
     .action(async () => {
       const config = loadConfig();
-      const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+      let db: Database;
+      try {
+        db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, lock: { command: 'migrate' } });
+      } catch (err) {
+        if (err instanceof DataDirLockedError && err.holder.command === 'serve') {
+          process.stderr.write(`paylinks: ${err.message}.\n  That server applied the migrations when it started: there is nothing to do.\n`);
+          process.exit(1);
+        }
+        throw err;
+      }
       try {
         const applied = await migrate(db);
         print(applied.length === 0 ? 'database is up to date' : `applied ${applied.join(', ')}`);
@@ -108,75 +147,112 @@ export function buildCli(): Command {
       }
     });
 
-  const merchant = program.command('merchant').description('merchant accounts');
+  const merchant = program.command('merchant').description('merchant accounts (on the database, or through the running embedded server)');
   merchant
     .command('create')
+    .description('a merchant with one terminal and one API key with every capability; the key is shown only now')
     .requiredOption('--name <name>', 'merchant name')
     .option('--json', 'print one JSON object')
-    .description('a merchant with one terminal and one API key with every capability')
     .action(async (opts: { name: string; json?: boolean }) => {
-      const m = await withDb((db) => createMerchant(db, opts.name));
-      emit(!!opts.json, { ...m }, [`merchantId          ${m.merchantId}`, `terminalIdentifier  ${m.terminalIdentifier}`, `apiKey              ${m.apiKey}  (shown only now)`]);
+      const m = await runAdmin('merchant.create', 'merchant create', { name: opts.name });
+      emit(!!opts.json, m, [`merchantId          ${String(m.merchantId)}`, `terminalIdentifier  ${String(m.terminalIdentifier)}`, `apiKey              ${String(m.apiKey)}  (shown only now)`]);
+    });
+  merchant
+    .command('list')
+    .description('every merchant with its terminals and how many live API keys it has')
+    .option('--json', 'print one JSON object')
+    .action(async (opts: { json?: boolean }) => {
+      const r = await runAdmin('merchant.list', 'merchant list', {});
+      const merchants = r.merchants as MerchantSummary[];
+      emit(!!opts.json, r, table(['MERCHANT', 'NAME', 'CREATED', 'KEYS', 'TERMINALS'], merchants.map((m) => [m.merchantId, m.name, when(m.createdAt), m.liveKeys, m.terminals.join(' ')])));
     });
   merchant
     .command('origins')
+    .description('set the browser origins allowed to call the create operations (none given: any origin)')
     .requiredOption('--merchant <id>', 'merchant id')
-    .argument('[origins...]', 'allowed browser origins for create calls (none: any origin)')
+    .argument('[origins...]', 'allowed origins, e.g. https://shop.example.com')
     .option('--json', 'print one JSON object')
-    .description('set the browser origins allowed to call create (D1)')
     .action(async (origins: string[], opts: { merchant: string; json?: boolean }) => {
-      await withDb((db) => setOrigins(db, opts.merchant, origins));
-      emit(!!opts.json, { merchantId: opts.merchant, allowedOrigins: origins }, [`allowed origins of ${opts.merchant}: ${origins.join(' ') || '(any)'}`]);
+      const r = await runAdmin('merchant.origins', 'merchant origins', { merchantId: opts.merchant, origins });
+      emit(!!opts.json, r, [`allowed origins of ${opts.merchant}: ${origins.join(' ') || '(any)'}`]);
     });
 
   program
     .command('terminal')
-    .description('terminals')
+    .description('terminals of a merchant')
     .command('add')
+    .description('another terminal (a 12-character terminalIdentifier) for a merchant')
     .requiredOption('--merchant <id>', 'merchant id')
     .option('--json', 'print one JSON object')
     .action(async (opts: { merchant: string; json?: boolean }) => {
-      const t = await withDb((db) => addTerminal(db, opts.merchant));
-      emit(!!opts.json, t, [`terminalIdentifier  ${t.terminalIdentifier}`]);
+      const t = await runAdmin('terminal.add', 'terminal add', { merchantId: opts.merchant });
+      emit(!!opts.json, t, [`terminalIdentifier  ${String(t.terminalIdentifier)}`]);
     });
 
-  program
-    .command('key')
-    .description('API keys')
+  const key = program.command('key').description('API keys of a merchant or a partner (shown once, stored only as hashes)');
+  key
     .command('create')
+    .description('an API key with some capabilities; the key is shown only now')
     .option('--merchant <id>', 'merchant id')
     .option('--partner <id>', 'partner id')
     .requiredOption('--capabilities <list>', 'comma-separated: PaymentLinks,TokenizeLinks,HostedCheckout,Webhooks', parseCapabilities)
     .option('--json', 'print one JSON object')
     .action(async (opts: { merchant?: string; partner?: string; capabilities: Capability[]; json?: boolean }) => {
-      if ((opts.merchant === undefined) === (opts.partner === undefined)) throw new AccountError('give exactly one of --merchant and --partner');
-      const owner = opts.merchant !== undefined ? { merchantId: opts.merchant } : { partnerId: opts.partner as string };
-      const k = await withDb((db) => createKey(db, owner, opts.capabilities));
-      emit(!!opts.json, { ...owner, ...k }, [`keyId         ${k.keyId}`, `apiKey        ${k.apiKey}  (shown only now)`, `capabilities  ${k.capabilities.join(',')}`]);
+      const k = await runAdmin('key.create', 'key create', { merchantId: opts.merchant, partnerId: opts.partner, capabilities: opts.capabilities });
+      emit(!!opts.json, k, [`keyId         ${String(k.keyId)}`, `apiKey        ${String(k.apiKey)}  (shown only now)`, `capabilities  ${(k.capabilities as string[]).join(',')}`]);
+    });
+  key
+    .command('list')
+    .description("a merchant's or partner's keys: id, first and last characters, capabilities, created, last used (about a minute's accuracy), revoked; never the secret")
+    .option('--merchant <id>', 'merchant id')
+    .option('--partner <id>', 'partner id')
+    .option('--json', 'print one JSON object')
+    .action(async (opts: { merchant?: string; partner?: string; json?: boolean }) => {
+      const r = await runAdmin('key.list', 'key list', { merchantId: opts.merchant, partnerId: opts.partner });
+      const keys = r.keys as KeySummary[];
+      emit(
+        !!opts.json,
+        r,
+        table(
+          ['KEY', 'SHOWN AS', 'CAPABILITIES', 'CREATED', 'LAST USED', 'REVOKED'],
+          keys.map((k) => [k.keyId, k.display ?? '-', k.capabilities.join(','), when(k.createdAt), when(k.lastUsedAt), when(k.revokedAt)]),
+        ),
+      );
+    });
+  key
+    .command('revoke')
+    .description('revoke a key: every request with it is refused from now on (revoking it again changes nothing)')
+    .argument('<keyId>', 'the key id (key_...) from key list or key create, not the key itself')
+    .option('--json', 'print one JSON object')
+    .action(async (keyId: string, opts: { json?: boolean }) => {
+      const r = await runAdmin('key.revoke', 'key revoke', { keyId });
+      const k = r.key as KeySummary;
+      emit(!!opts.json, r, [r.revokedNow ? `revoked ${k.keyId} (${k.display ?? 'no display form'})` : `${k.keyId} was already revoked at ${when(k.revokedAt)}`]);
     });
 
-  const partner = program.command('partner').description('partners and their linked merchants (D13)');
+  const partner = program.command('partner').description("partners: their webhooks receive the events of the merchants they are linked to");
   partner
     .command('create')
+    .description('a partner account and its API key (Webhooks capability); the key is shown only now')
     .requiredOption('--name <name>', 'partner name')
     .option('--json', 'print one JSON object')
     .action(async (opts: { name: string; json?: boolean }) => {
-      const p = await withDb((db) => createPartner(db, opts.name));
-      emit(!!opts.json, p, [`partnerId  ${p.partnerId}`, `apiKey     ${p.apiKey}  (shown only now)`]);
+      const p = await runAdmin('partner.create', 'partner create', { name: opts.name });
+      emit(!!opts.json, p, [`partnerId  ${String(p.partnerId)}`, `apiKey     ${String(p.apiKey)}  (shown only now)`]);
     });
   partner
     .command('link')
+    .description("link a merchant to a partner: the partner's webhooks then receive the merchant's events too")
     .requiredOption('--partner <id>', 'partner id')
     .requiredOption('--merchant <id>', 'merchant id')
     .option('--json', 'print one JSON object')
     .action(async (opts: { partner: string; merchant: string; json?: boolean }) => {
-      const r = await withDb((db) => linkPartner(db, opts.partner, opts.merchant));
-      emit(!!opts.json, { partnerId: opts.partner, merchantId: opts.merchant, ...r }, [
-        r.linked ? `linked ${opts.partner} to ${opts.merchant}` : `${opts.partner} was already linked to ${opts.merchant}`,
-      ]);
+      const r = await runAdmin('partner.link', 'partner link', { partnerId: opts.partner, merchantId: opts.merchant });
+      emit(!!opts.json, r, [r.linked ? `linked ${opts.partner} to ${opts.merchant}` : `${opts.partner} was already linked to ${opts.merchant}`]);
     });
 
   registerOperations(program);
+  registerListen(program);
   return program;
 }
 
@@ -184,8 +260,12 @@ export async function main(argv: string[]): Promise<void> {
   try {
     await buildCli().parseAsync(argv);
   } catch (err) {
-    if (err instanceof AccountError) {
-      process.stderr.write(`paylinks: ${err.message}\n`);
+    if (err instanceof DataDirLockedError) {
+      process.stderr.write(
+        `paylinks: ${err.message}.\n` +
+          '  Stop that process first, or give this one a folder of its own (PAYLINKS_DATA_DIR).\n' +
+          '  To run several processes on one database, use PostgreSQL (DATABASE_URL).\n',
+      );
       process.exit(1);
     }
     process.stderr.write(`paylinks: ${err instanceof Error ? err.message : String(err)}\n`);

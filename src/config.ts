@@ -38,6 +38,13 @@ export interface Config {
   readonly secretKey: Buffer;
   /** True when secretKey is the development fallback (nothing it protects is secret). */
   readonly secretKeyIsFallback: boolean;
+  /**
+   * Bearer token that GET /metrics on the public listener requires. Without one, /metrics is open in
+   * development and absent (404) in production.
+   */
+  readonly metricsToken: string | null;
+  /** A separate listener for /metrics only (e.g. 127.0.0.1:9464), for serve and worker alike; null: none. */
+  readonly metricsListen: { host: string; port: number } | null;
 }
 
 export class ConfigError extends Error {
@@ -153,6 +160,21 @@ export function parseConfig(env: Env): Config {
     problems.push('PAYLINKS_SECRET_KEY: is required when PAYLINKS_ENV=production (32 bytes as 64 hex characters or base64; openssl rand -hex 32)');
   }
 
+  let metricsToken: string | null = value('PAYLINKS_METRICS_TOKEN') ?? null;
+  if (metricsToken !== null && !/^[\x21-\x7e]{16,256}$/.test(metricsToken)) {
+    // Never echo it: it is a secret.
+    problems.push('PAYLINKS_METRICS_TOKEN: must be 16 to 256 visible ASCII characters (openssl rand -hex 24)');
+    metricsToken = null;
+  }
+  let metricsListen: { host: string; port: number } | null = null;
+  const rawListen = value('PAYLINKS_METRICS_LISTEN');
+  if (rawListen !== undefined) {
+    const m = /^(?:\[([0-9a-fA-F:.]+)\]|([^:\s]+)):(\d{1,5})$/.exec(rawListen);
+    const port = m ? Number(m[3]) : NaN;
+    if (!m || port > 65535) problems.push(`PAYLINKS_METRICS_LISTEN=${JSON.stringify(rawListen)}: must be host:port, e.g. 127.0.0.1:9464`);
+    else metricsListen = { host: (m[1] ?? m[2]) as string, port };
+  }
+
   const hostForUrl = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
   let publicBaseUrl = value('PUBLIC_BASE_URL') ?? `http://${hostForUrl}:${port}`;
   try {
@@ -182,5 +204,7 @@ export function parseConfig(env: Env): Config {
     rateLimitBurst,
     secretKey,
     secretKeyIsFallback,
+    metricsToken,
+    metricsListen,
   });
 }

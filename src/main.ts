@@ -8,15 +8,19 @@ import { buildApp, type App } from './app.js';
 import { createMerchant, isEmpty } from './accounts/service.js';
 import { loggerOptions } from './logging.js';
 import { DeliveryWorker } from './webhooks/delivery/worker.js';
+import { startAdminServer, type AdminServer } from './admin/server.js';
+import { Metrics } from './metrics.js';
+import { deliveryBacklog } from './webhooks/service.js';
+import { createServer, type Server } from 'node:http';
 import { ModificationProcessor } from './payments/modifications/processor.js';
 
 // config → database → buildApp → listen (+ delivery worker). Also the shutdown sequence of D17.
 
 export const SHUTDOWN_GRACE_MS = 20_000;
 
-export async function openAndMigrate(config: Config): Promise<Database> {
+export async function openAndMigrate(config: Config, lock: { command: string; adminSocket?: boolean } = { command: 'paylinks' }): Promise<Database> {
   configureSealing(config.secretKey);
-  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.databasePoolSize });
+  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.databasePoolSize, lock });
   try {
     await migrate(db);
   } catch (err) {
@@ -38,7 +42,9 @@ export async function serve(config: Config, opts: { worker: boolean; clock?: Clo
   const out = opts.out ?? ((line: string) => process.stdout.write(`${line}\n`));
   const clock = opts.clock ?? systemClock;
   const logger = pino(loggerOptions(config.logLevel));
-  const db = await openAndMigrate(config);
+  // The embedded database's folder is locked for as long as this process runs: the account commands
+  // then reach this process through its admin socket instead of opening the folder themselves.
+  const db = await openAndMigrate(config, { command: 'serve', adminSocket: true });
 
   // First start on an empty embedded database: a sandbox merchant to try the API with (D17).
   if (db.kind === 'pglite' && (await isEmpty(db))) {
@@ -55,13 +61,25 @@ export async function serve(config: Config, opts: { worker: boolean; clock?: Clo
   if (config.secretKeyIsFallback) {
     logger.warn('PAYLINKS_SECRET_KEY is not set: webhook secrets are sealed with the published development key (fine for development, refused in production)');
   }
-  const app = await buildApp({ config, db, clock, logger });
-  const worker = opts.worker ? new DeliveryWorker({ db, clock, config, logger }) : undefined;
+  const metrics = new Metrics({ db, backlog: () => deliveryBacklog(db, clock.now()), now: () => clock.now() });
+  const app = await buildApp({ config, db, clock, logger, metrics });
+  const metricsServer = config.metricsListen ? await startMetricsServer(metrics, config.metricsListen) : undefined;
+  const socketPath = db.lock?.holder.adminSocket ?? null;
+  const admin: AdminServer | undefined = socketPath !== null ? await startAdminServer(db, socketPath, logger) : undefined;
+  const worker = opts.worker ? new DeliveryWorker({ db, clock, config, logger, metrics }) : undefined;
   await worker?.start();
   // Captures, refunds and reversals (D19) are completed where deliveries are sent.
   const processor = opts.worker ? new ModificationProcessor({ db, clock, logger }) : undefined;
   await processor?.start();
-  const address = await app.listen({ port: config.port, host: config.host });
+  let address: string;
+  try {
+    address = await app.listen({ port: config.port, host: config.host });
+  } catch (err) {
+    // A port in use, say: leave nothing half-running, and the folder unlocked for the next attempt.
+    await Promise.allSettled([app.close(), admin?.close(), worker?.stop(0), processor?.stop(0), closeServer(metricsServer)]);
+    await db.close();
+    throw err;
+  }
 
   let stopping: Promise<void> | undefined;
   const stop = (): Promise<void> => {
@@ -79,7 +97,7 @@ export async function serve(config: Config, opts: { worker: boolean; clock?: Clo
       sweep.unref();
       try {
         // The worker stops claiming and lets attempts in flight finish (at most 15 s each) and be recorded.
-        await Promise.all([app.close(), worker?.stop(SHUTDOWN_GRACE_MS), processor?.stop(SHUTDOWN_GRACE_MS)]);
+        await Promise.all([app.close(), admin?.close(), worker?.stop(SHUTDOWN_GRACE_MS), processor?.stop(SHUTDOWN_GRACE_MS), closeServer(metricsServer)]);
       } finally {
         clearTimeout(timer);
         clearInterval(sweep);
@@ -92,12 +110,24 @@ export async function serve(config: Config, opts: { worker: boolean; clock?: Clo
   // may send SIGTERM at once, and the caller installs its signal handlers before that can arrive.
   out(`paylinks listening on ${address} (public base URL ${config.publicBaseUrl}, ${db.kind} database)`);
   out(`  API reference: ${address}/docs`);
+  if (metricsServer) out(`  metrics: http://${formatHost(config.metricsListen?.host ?? '')}:${(metricsServer.address() as { port: number }).port}/metrics`);
   return { app, db, address, stop };
 }
 
-/** Exits 0 after a graceful stop on SIGTERM or SIGINT (D17). */
+/**
+ * Exits 0 after a graceful stop on SIGTERM or SIGINT. Later signals do not cut the drain short: Ctrl-C
+ * under `npm start` delivers SIGINT twice (from the terminal to the whole process group, and again
+ * from npm, which forwards it), and a supervisor may repeat SIGTERM. The drain is bounded anyway
+ * (SHUTDOWN_GRACE_MS); a process that must die at once gets SIGKILL.
+ */
 export function stopOnSignals(stop: () => Promise<void>, log: (line: string) => void): void {
+  let draining = false;
   const handler = (signal: NodeJS.Signals): void => {
+    if (draining) {
+      log(`${signal} received: still draining (at most ${SHUTDOWN_GRACE_MS / 1000} s in all)`);
+      return;
+    }
+    draining = true;
     log(`${signal} received: draining`);
     stop().then(
       () => process.exit(0),
@@ -107,8 +137,8 @@ export function stopOnSignals(stop: () => Promise<void>, log: (line: string) => 
       },
     );
   };
-  process.once('SIGTERM', handler);
-  process.once('SIGINT', handler);
+  process.on('SIGTERM', handler);
+  process.on('SIGINT', handler);
 }
 
 /** `paylinks worker`: the delivery worker only (any number may share one PostgreSQL database). */
@@ -117,22 +147,55 @@ export async function runWorker(config: Config, opts: { clock?: Clock; out?: (li
   // The embedded database belongs to one process: there, `serve` runs the worker.
   if (config.databaseUrl === null) throw new Error('the worker command needs DATABASE_URL (PostgreSQL); with the embedded database, `paylinks serve` runs the worker');
   const logger = pino(loggerOptions(config.logLevel));
-  const db = await openAndMigrate(config);
+  const db = await openAndMigrate(config, { command: 'worker' });
   const clock = opts.clock ?? systemClock;
-  const worker = new DeliveryWorker({ db, clock, config, logger });
+  const metrics = new Metrics({ db, backlog: () => deliveryBacklog(db, clock.now()), now: () => clock.now() });
+  const metricsServer = config.metricsListen ? await startMetricsServer(metrics, config.metricsListen) : undefined;
+  const worker = new DeliveryWorker({ db, clock, config, logger, metrics });
   await worker.start();
   const processor = new ModificationProcessor({ db, clock, logger });
   await processor.start();
   out(`paylinks delivery worker and modification processor running (${db.kind} database)`);
+  if (metricsServer) out(`  metrics: http://${formatHost(config.metricsListen?.host ?? '')}:${(metricsServer.address() as { port: number }).port}/metrics`);
   let stopping: Promise<void> | undefined;
   return {
     stop: () =>
       (stopping ??= (async () => {
         try {
-          await Promise.all([worker.stop(SHUTDOWN_GRACE_MS), processor.stop(SHUTDOWN_GRACE_MS)]);
+          await Promise.all([worker.stop(SHUTDOWN_GRACE_MS), processor.stop(SHUTDOWN_GRACE_MS), closeServer(metricsServer)]);
         } finally {
           await db.close();
         }
       })()),
   };
+}
+
+const formatHost = (host: string): string => (host.includes(':') ? `[${host}]` : host);
+
+/**
+ * PAYLINKS_METRICS_LISTEN: GET /metrics on a listener of its own, meant for a private address that
+ * only Prometheus reaches (so it needs no token). Everything else there is 404.
+ */
+async function startMetricsServer(metrics: Metrics, at: { host: string; port: number }): Promise<Server> {
+  const server = createServer((req, res) => {
+    if (req.method !== 'GET' || (req.url ?? '').split('?')[0] !== '/metrics') {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found: GET /metrics\n');
+      return;
+    }
+    metrics.text().then(
+      ({ contentType, body }) => res.writeHead(200, { 'content-type': contentType, 'cache-control': 'no-store' }).end(body),
+      () => res.writeHead(500, { 'content-type': 'text/plain' }).end('metrics unavailable\n'),
+    );
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(at.port, at.host, () => resolve());
+  });
+  return server;
+}
+
+function closeServer(server: Server | undefined): Promise<void> {
+  if (!server) return Promise.resolve();
+  server.closeAllConnections();
+  return new Promise((resolve) => server.close(() => resolve()));
 }

@@ -32,6 +32,7 @@ export async function createMerchant(db: Database, name: string): Promise<Create
     await sql.insertApiKey(tx, {
       id: prefixedId('key'),
       keyHash: hashSecret(apiKey),
+      displayPrefix: displayFormOf(apiKey),
       merchantId,
       partnerId: null,
       capabilities: CAPABILITIES,
@@ -66,6 +67,7 @@ export async function createKey(
   await sql.insertApiKey(db.pool, {
     id: keyId,
     keyHash: hashSecret(apiKey),
+    displayPrefix: displayFormOf(apiKey),
     merchantId: 'merchantId' in owner ? owner.merchantId : null,
     partnerId: 'partnerId' in owner ? owner.partnerId : null,
     capabilities: caps,
@@ -73,8 +75,107 @@ export async function createKey(
   return { keyId, apiKey, capabilities: caps };
 }
 
-export async function revokeKey(db: Database, keyId: string): Promise<boolean> {
-  return sql.revokeApiKey(db.pool, keyId);
+/**
+ * How a key is shown once it has been handed out: its first and last characters (`pk_Ab12…Yz89`).
+ * Eight of its 43 random characters, so 208 random bits stay secret.
+ */
+export function displayFormOf(apiKey: string): string {
+  return `${apiKey.slice(0, 7)}…${apiKey.slice(-4)}`;
+}
+
+export interface KeySummary {
+  keyId: string;
+  /** The key's first and last characters, or null for a key made before they were kept. */
+  display: string | null;
+  capabilities: string[];
+  createdAt: string;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+}
+
+function keySummary(r: sql.KeyListRow): KeySummary {
+  return {
+    keyId: r.id,
+    display: r.display_prefix,
+    capabilities: r.capabilities,
+    createdAt: r.created_at.toISOString(),
+    lastUsedAt: r.last_used_at?.toISOString() ?? null,
+    revokedAt: r.revoked_at?.toISOString() ?? null,
+  };
+}
+
+export async function listKeys(db: Database, owner: { merchantId: string } | { partnerId: string }): Promise<KeySummary[]> {
+  if ('merchantId' in owner && !(await sql.merchantExists(db.pool, owner.merchantId))) throw new AccountError(`merchant ${owner.merchantId} not found`);
+  if ('partnerId' in owner && !(await sql.partnerExists(db.pool, owner.partnerId))) throw new AccountError(`partner ${owner.partnerId} not found`);
+  return (await sql.listApiKeys(db.pool, owner)).map(keySummary);
+}
+
+/** Revokes a key at once (the next request with it is refused); revoking it again changes nothing. */
+export async function revokeKey(db: Database, keyId: string): Promise<{ key: KeySummary; revokedNow: boolean }> {
+  const revokedNow = await sql.revokeApiKey(db.pool, keyId);
+  const row = await sql.findApiKey(db.pool, keyId);
+  if (!row) throw new AccountError(`key ${keyId} not found`);
+  return { key: keySummary(row), revokedNow };
+}
+
+export interface MerchantSummary {
+  merchantId: string;
+  name: string;
+  createdAt: string;
+  terminals: string[];
+  liveKeys: number;
+}
+
+export async function listMerchants(db: Database): Promise<MerchantSummary[]> {
+  return (await sql.listMerchants(db.pool)).map((m) => ({ merchantId: m.id, name: m.name, createdAt: m.created_at.toISOString(), terminals: m.terminals, liveKeys: m.live_keys }));
+}
+
+/**
+ * When each key was last used, without a write per request: the keys used since the last flush are
+ * remembered here and written in one UPDATE at most every `intervalMs`, and once more when the
+ * process stops. "Last used" is therefore accurate to about a minute, which is what an operator
+ * deciding whether a key can be revoked needs.
+ */
+export class KeyUsageRecorder {
+  private used = new Set<string>();
+  private timer: NodeJS.Timeout | undefined;
+  private flushing: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly db: Database,
+    private readonly now: () => Date,
+    private readonly intervalMs = 60_000,
+  ) {}
+
+  start(): void {
+    this.timer ??= setInterval(() => void this.flush(), this.intervalMs);
+    this.timer.unref();
+  }
+
+  note(keyId: string): void {
+    this.used.add(keyId);
+  }
+
+  /** Writes what was noted; a failed write keeps the ids for the next flush. */
+  flush(): Promise<void> {
+    this.flushing = this.flushing.then(async () => {
+      if (this.used.size === 0) return;
+      const ids = [...this.used];
+      this.used = new Set();
+      try {
+        await sql.touchApiKeys(this.db.pool, ids, this.now());
+      } catch {
+        for (const id of ids) this.used.add(id);
+      }
+    });
+    return this.flushing;
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    this.timer = undefined;
+    await this.flush();
+  }
 }
 
 export async function createPartner(db: Database, name: string): Promise<{ partnerId: string; apiKey: string }> {
@@ -83,7 +184,7 @@ export async function createPartner(db: Database, name: string): Promise<{ partn
     const apiKey = newApiKey();
     await sql.insertPartner(tx, partnerId, name);
     // A partner acts on webhooks only (D13); its merchants' links stay theirs.
-    await sql.insertApiKey(tx, { id: prefixedId('key'), keyHash: hashSecret(apiKey), merchantId: null, partnerId, capabilities: ['Webhooks'] });
+    await sql.insertApiKey(tx, { id: prefixedId('key'), keyHash: hashSecret(apiKey), displayPrefix: displayFormOf(apiKey), merchantId: null, partnerId, capabilities: ['Webhooks'] });
     return { partnerId, apiKey };
   });
 }

@@ -29,12 +29,65 @@ export async function insertPartnerLink(db: Queryable, partnerId: string, mercha
 
 export async function insertApiKey(
   db: Queryable,
-  args: { id: string; keyHash: Buffer; merchantId: string | null; partnerId: string | null; capabilities: readonly string[] },
+  args: { id: string; keyHash: Buffer; displayPrefix: string; merchantId: string | null; partnerId: string | null; capabilities: readonly string[] },
 ): Promise<void> {
   await db.query(
-    'INSERT INTO api_keys (id, key_hash, merchant_id, partner_id, capabilities) VALUES ($1, $2, $3, $4, $5)',
-    [args.id, args.keyHash, args.merchantId, args.partnerId, args.capabilities],
+    'INSERT INTO api_keys (id, key_hash, display_prefix, merchant_id, partner_id, capabilities) VALUES ($1, $2, $3, $4, $5, $6)',
+    [args.id, args.keyHash, args.displayPrefix, args.merchantId, args.partnerId, args.capabilities],
   );
+}
+
+export interface KeyListRow {
+  id: string;
+  display_prefix: string | null;
+  capabilities: string[];
+  created_at: Date;
+  last_used_at: Date | null;
+  revoked_at: Date | null;
+}
+
+/** A merchant's or partner's keys, oldest first (never the hash). */
+export async function listApiKeys(db: Queryable, owner: { merchantId: string } | { partnerId: string }): Promise<KeyListRow[]> {
+  const [column, id] = 'merchantId' in owner ? ['merchant_id', owner.merchantId] : ['partner_id', owner.partnerId];
+  const { rows } = await db.query<KeyListRow>(
+    `SELECT id, display_prefix, capabilities, created_at, last_used_at, revoked_at FROM api_keys WHERE ${column} = $1 ORDER BY created_at, id`,
+    [id],
+  );
+  return rows;
+}
+
+export async function findApiKey(db: Queryable, id: string): Promise<(KeyListRow & { merchant_id: string | null; partner_id: string | null }) | undefined> {
+  const { rows } = await db.query<KeyListRow & { merchant_id: string | null; partner_id: string | null }>(
+    'SELECT id, display_prefix, capabilities, created_at, last_used_at, revoked_at, merchant_id, partner_id FROM api_keys WHERE id = $1',
+    [id],
+  );
+  return rows[0];
+}
+
+/** Records that these keys were used at `at` (never moving last_used_at backwards). */
+export async function touchApiKeys(db: Queryable, ids: readonly string[], at: Date): Promise<void> {
+  await db.query(
+    'UPDATE api_keys SET last_used_at = $2 WHERE id = ANY($1::text[]) AND (last_used_at IS NULL OR last_used_at < $2)',
+    [ids, at],
+  );
+}
+
+export interface MerchantListRow {
+  id: string;
+  name: string;
+  created_at: Date;
+  terminals: string[];
+  live_keys: number;
+}
+
+export async function listMerchants(db: Queryable): Promise<MerchantListRow[]> {
+  const { rows } = await db.query<MerchantListRow>(
+    `SELECT m.id, m.name, m.created_at,
+            COALESCE((SELECT array_agg(t.terminal_identifier ORDER BY t.created_at, t.terminal_identifier) FROM terminals t WHERE t.merchant_id = m.id), '{}') AS terminals,
+            (SELECT count(*)::int FROM api_keys k WHERE k.merchant_id = m.id AND k.revoked_at IS NULL) AS live_keys
+       FROM merchants m ORDER BY m.created_at, m.id`,
+  );
+  return rows;
 }
 
 /** Live keys among these hashes, in one round trip (batched authentication, issue 8). */

@@ -35,9 +35,9 @@ export async function hostedCheckoutRoutes(app: App, deps: AppDeps): Promise<voi
         tags,
         summary: 'Create a hosted checkout session (Basic Checkout Request)',
         description:
-          'Required: amount, currency, returnUrl, reference, terminalIdentifier; eleven optional parameters (D10). Every failing field is ' +
-          'reported at once (D2). An Idempotency-Key header makes a retry return the first response (D16).',
-        headers: { type: 'object', properties: { 'idempotency-key': { type: 'string', description: 'D16: 1–255 visible ASCII characters' } } },
+          'Required: amount, currency, returnUrl, reference, terminalIdentifier; eleven optional parameters. Every failing field is ' +
+          'reported at once in `errors`. An Idempotency-Key header makes a retry return the first response.',
+        headers: { type: 'object', properties: { 'idempotency-key': { type: 'string', description: '1–255 visible ASCII characters; a retry with the same key and body answers the first response again' } } },
         body: CreateCheckoutBody,
         response: { 200: CreateCheckoutResponse, ...errors },
       },

@@ -36,7 +36,7 @@ export const CreateCheckoutBody = Type.Object(
     reference: Type.String({ minLength: 1, maxLength: 200, description: "the merchant's own reference, echoed as merchantReference" }),
     terminalIdentifier: Type.String({ minLength: 12, maxLength: 12, pattern: '^[A-Za-z0-9]*$', description: "a terminal of the key's merchant" }),
     culture: Type.Optional(oneOf(CULTURES, 'default "is"')),
-    isManualCapture: Type.Optional(Type.Boolean({ description: 'default false; the merchant captures (D19)' })),
+    isManualCapture: Type.Optional(Type.Boolean({ description: 'default false; true authorises only, and the merchant captures later' })),
     captureHoursDelay: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_CAPTURE_HOURS_DELAY, description: 'capture this many hours after authorisation; ignored with isManualCapture' })),
     isPreAuth: Type.Optional(Type.Boolean({ description: 'default false; a pre-authorisation, not captured automatically' })),
     expiresAt: Type.Optional(Type.String({ format: 'date-time', description: 'ISO 8601 UTC, in the future, at most 24 hours ahead; default 24 hours' })),

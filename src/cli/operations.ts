@@ -9,17 +9,19 @@ import {
   type Item,
   type LinkType,
   type RecurringProcessingModel,
+  type UpdateWebhookParams,
+  type Webhook,
 } from '@paylinks/sdk';
 
-// The merchant's operations at a terminal (issue 6): payment links, webhooks, deliveries and the
-// sandbox trigger, all through @paylinks/sdk against a running service, so the CLI exercises the
-// same client merchants use. Tables for people; --json prints the response body for scripts.
+// The merchant's operations at a terminal: payment links, webhooks, deliveries and the sandbox
+// trigger, all through @paylinks/sdk against a running service, so the CLI exercises the same client
+// merchants use. Tables for people; --json prints the response body as one JSON object for scripts.
 
-const EVENT_TYPES: readonly EventType[] = ['Authorization', 'Capture', 'Tokenization', 'Refund', 'TokenDisabled', 'Adjustment'];
+export const EVENT_TYPES: readonly EventType[] = ['Authorization', 'Capture', 'Tokenization', 'Refund', 'TokenDisabled', 'Adjustment'];
 const DELIVERY_STATES: readonly DeliveryState[] = ['Pending', 'Delivered', 'Failed'];
 const DEFAULT_BASE_URL = 'http://127.0.0.1:8080';
 
-interface ClientFlags {
+export interface ClientFlags {
   baseUrl?: string;
   apiKey?: string;
   json?: boolean;
@@ -29,9 +31,9 @@ const out = (line: string): void => {
   process.stdout.write(`${line}\n`);
 };
 
-class UsageError extends Error {}
+export class UsageError extends Error {}
 
-function client(flags: ClientFlags): Paylinks {
+export function client(flags: ClientFlags): Paylinks {
   // src/config.ts is the one place that reads process.env for the service's own configuration; these
   // two variables configure this command's client of a (possibly remote) service, not the service,
   // so they are read here, where they are used.
@@ -53,8 +55,12 @@ function emit(flags: ClientFlags, body: object, human: () => string[]): void {
   else for (const l of human()) out(l);
 }
 
-/** Runs an action; an API error becomes its D2 lines (every failing field) on stderr and exit 1. */
-function action<A extends unknown[]>(fn: (...args: A) => Promise<void>): (...args: A) => Promise<void> {
+/**
+ * Runs an action. An error the service answered is printed with its code and every failing field, and
+ * exits 1; a network failure exits 1 too; a mistake in the command itself (a missing key, a bad
+ * option) exits 2, like the option errors of the parser.
+ */
+export function action<A extends unknown[]>(fn: (...args: A) => Promise<void>): (...args: A) => Promise<void> {
   return async (...args: A) => {
     try {
       await fn(...args);
@@ -62,7 +68,7 @@ function action<A extends unknown[]>(fn: (...args: A) => Promise<void>): (...arg
       if (!(err instanceof PaylinksError) && !(err instanceof UsageError)) throw err;
       process.stderr.write(`paylinks: ${err.message}\n`);
       if (err instanceof PaylinksApiError) for (const e of err.errors) process.stderr.write(`  ${e.field}: ${e.code} ${e.message}\n`);
-      process.exit(1);
+      process.exit(err instanceof UsageError ? 2 : 1);
     }
   };
 }
@@ -71,6 +77,13 @@ const int = (name: string) => (value: string): number => {
   if (!/^-?\d+$/.test(value)) throw new InvalidArgumentError(`${name} must be an integer`);
   return Number(value);
 };
+
+function parseEventTypes(v: string): EventType[] {
+  const list = v.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const bad = list.filter((s) => !EVENT_TYPES.includes(s as EventType));
+  if (bad.length > 0) throw new InvalidArgumentError(`unknown event type ${bad.join(', ')}; use ${EVENT_TYPES.join(', ')}`);
+  return list as EventType[];
+}
 
 /** --item "name:quantity:unitPrice[:amount]" (minor units; amount defaults to quantity × unitPrice). */
 function parseItem(value: string, previous: Item[] = []): Item[] {
@@ -92,7 +105,7 @@ function parseData(value: string, previous: Record<string, string> = {}): Record
 }
 
 /** The options every operation takes: where the service is, the key, and --json. */
-function withClient(cmd: Command): Command {
+export function withClient(cmd: Command): Command {
   return cmd
     .option('--base-url <url>', `the service's base address (env PAYLINKS_BASE_URL; default ${DEFAULT_BASE_URL})`)
     .option('--api-key <key>', 'the merchant API key (env PAYLINKS_API_KEY)')
@@ -104,9 +117,9 @@ const paging = (cmd: Command): Command =>
 
 export function registerOperations(program: Command): void {
   // ---------------------------------------------------------------- payment links
-  const links = program.command('links').description('payment links of the merchant (interface.md 4.1–4.5)');
+  const links = program.command('links').alias('link').description("the merchant's payment links: create, list, read, disable");
 
-  withClient(links.command('create').description('create a payment link (D4); prints its reference and URL'))
+  withClient(links.command('create').description('create a payment link; prints its reference and the URL to share'))
     .requiredOption('--terminal <id>', 'terminalIdentifier (12 characters)')
     .requiredOption('--amount <minor>', 'amount in minor units (0 for TokenizeByLink)', int('--amount'))
     .requiredOption('--currency <code>', 'ISO 4217 code, e.g. ISK')
@@ -118,7 +131,7 @@ export function registerOperations(program: Command): void {
     .option('--expires-at <iso>', 'ISO 8601 UTC expiry')
     .option('--exact-sales-count <n>', 'maximum successful sales', int('--exact-sales-count'))
     .addOption(new Option('--culture <culture>', 'page language').choices(['is', 'en']))
-    .option('--idempotency-key <key>', 'Idempotency-Key (D16); default a new one')
+    .option('--idempotency-key <key>', 'Idempotency-Key: the same key and body within 24 h returns the first answer; default a new one')
     .action(
       action(async (o: ClientFlags & {
         terminal: string; amount: number; currency: string; type: LinkType; description?: string; item?: Item[];
@@ -143,7 +156,7 @@ export function registerOperations(program: Command): void {
       }),
     );
 
-  withClient(paging(links.command('list').description('list payment links, newest first (D9)')))
+  withClient(paging(links.command('list').description('list payment links, newest first')))
     .option('--all', 'every page (ignores --page)')
     .action(
       action(async (o: ClientFlags & { page?: number; pageSize?: number; all?: boolean }) => {
@@ -164,7 +177,7 @@ export function registerOperations(program: Command): void {
       }),
     );
 
-  withClient(links.command('get').description('a payment link with its status, counts and submissions (4.2)'))
+  withClient(links.command('get').description('a payment link with its status, counts, items and submissions'))
     .argument('<reference>', 'paymentLinkReference')
     .action(
       action(async (reference: string, o: ClientFlags) => {
@@ -191,7 +204,7 @@ export function registerOperations(program: Command): void {
       }),
     );
 
-  withClient(links.command('disable').description('disable a payment link (D8; idempotent)'))
+  withClient(links.command('disable').description('disable a payment link at once (disabling it again succeeds again)'))
     .argument('<reference>', 'paymentLinkReference')
     .action(
       action(async (reference: string, o: ClientFlags) => {
@@ -201,18 +214,13 @@ export function registerOperations(program: Command): void {
     );
 
   // ---------------------------------------------------------------- webhooks
-  const webhooks = program.command('webhooks').description('webhook registrations (D13)');
+  const webhooks = program.command('webhook').alias('webhooks').description('webhook endpoints: register, list, read, update, delete, rotate their secrets');
 
   withClient(webhooks.command('register').description('register a webhook; prints its apiKey and hmacKey (shown only now)'))
     .requiredOption('--url <url>', 'absolute https URL of the receiver')
-    .option('--event-types <list>', `comma-separated, of ${EVENT_TYPES.join(', ')}; default all`, (v: string) => {
-      const list = v.split(',').map((s) => s.trim()).filter((s) => s !== '');
-      const bad = list.filter((s) => !EVENT_TYPES.includes(s as EventType));
-      if (bad.length > 0) throw new InvalidArgumentError(`unknown event type ${bad.join(', ')}`);
-      return list as EventType[];
-    })
+    .option('--event-types <list>', `comma-separated, of ${EVENT_TYPES.join(', ')}; default all`, parseEventTypes)
     .option('--description <text>', 'description')
-    .option('--idempotency-key <key>', 'Idempotency-Key (D16); default a new one')
+    .option('--idempotency-key <key>', 'Idempotency-Key: a retry with the same key and body gets the first answer; default a new one')
     .action(
       action(async (o: ClientFlags & { url: string; eventTypes?: EventType[]; description?: string; idempotencyKey?: string }) => {
         const r = await client(o).webhooks.register(
@@ -229,7 +237,7 @@ export function registerOperations(program: Command): void {
       }),
     );
 
-  withClient(paging(webhooks.command('list').description('list webhooks')))
+  withClient(paging(webhooks.command('list').description('list webhooks, newest first (never their secrets)')))
     .action(
       action(async (o: ClientFlags & { page?: number; pageSize?: number }) => {
         const r = await client(o).webhooks.list({ ...(o.page !== undefined ? { page: o.page } : {}), ...(o.pageSize !== undefined ? { pageSize: o.pageSize } : {}) });
@@ -240,8 +248,69 @@ export function registerOperations(program: Command): void {
       }),
     );
 
+  const webhookLines = (w: Webhook): string[] =>
+    table(['FIELD', 'VALUE'], [
+      ['webhookId', w.webhookId],
+      ['kind', w.kind],
+      ['url', w.url],
+      ['enabled', String(w.enabled)],
+      ['eventTypes', w.eventTypes.length > 0 ? w.eventTypes.join(',') : '(all)'],
+      ['description', w.description],
+      ['createdAt', w.createdAt],
+      ['updatedAt', w.updatedAt],
+    ]);
+
+  withClient(webhooks.command('get').description('a webhook (never its secrets)'))
+    .argument('<webhookId>', 'webhookId')
+    .action(
+      action(async (webhookId: string, o: ClientFlags) => {
+        const r = await client(o).webhooks.get(webhookId);
+        emit(o, r, () => webhookLines(r.webhook));
+      }),
+    );
+
+  withClient(webhooks.command('update').description('change a webhook: what is not given keeps its value; disabling ends its pending deliveries as Failed'))
+    .argument('<webhookId>', 'webhookId')
+    .option('--url <url>', 'new absolute https URL')
+    .option('--event-types <list>', `comma-separated, of ${EVENT_TYPES.join(', ')}; "all" for every type`, (v: string) => (v.trim() === 'all' ? [] : parseEventTypes(v)))
+    .option('--description <text>', 'new description')
+    .option('--enable', 'enable it')
+    .option('--disable', 'disable it')
+    .action(
+      action(async (webhookId: string, o: ClientFlags & { url?: string; eventTypes?: EventType[]; description?: string; enable?: boolean; disable?: boolean }) => {
+        if (o.enable && o.disable) throw new UsageError('give at most one of --enable and --disable');
+        const params: UpdateWebhookParams = {
+          ...(o.url !== undefined ? { url: o.url } : {}),
+          ...(o.eventTypes !== undefined ? { eventTypes: o.eventTypes } : {}),
+          ...(o.description !== undefined ? { description: o.description } : {}),
+          ...(o.enable ? { enabled: true } : o.disable ? { enabled: false } : {}),
+        };
+        if (Object.keys(params).length === 0) throw new UsageError('nothing to change: give --url, --event-types, --description, --enable or --disable');
+        const r = await client(o).webhooks.update(webhookId, params);
+        emit(o, r, () => webhookLines(r.webhook));
+      }),
+    );
+
+  withClient(webhooks.command('delete').description('delete a webhook: nothing more is sent to it; its pending deliveries end as Failed (their history stays)'))
+    .argument('<webhookId>', 'webhookId')
+    .action(
+      action(async (webhookId: string, o: ClientFlags) => {
+        const r = await client(o).webhooks.delete(webhookId);
+        emit(o, { webhookId, ...r }, () => [`deleted ${webhookId}`]);
+      }),
+    );
+
+  withClient(webhooks.command('rotate').description('new apiKey and hmacKey for a webhook, shown only now; attempts from now on use them'))
+    .argument('<webhookId>', 'webhookId')
+    .action(
+      action(async (webhookId: string, o: ClientFlags) => {
+        const r = await client(o).webhooks.rotateSecrets(webhookId);
+        emit(o, r, () => [`webhookId  ${r.webhookId}`, `apiKey     ${r.apiKey}  (shown only now)`, `hmacKey    ${r.hmacKey}  (shown only now)`]);
+      }),
+    );
+
   // ---------------------------------------------------------------- deliveries
-  const deliveries = program.command('deliveries').description('webhook deliveries: trace and replay (D14)');
+  const deliveries = program.command('delivery').alias('deliveries').description('webhook deliveries: trace every attempt, send again, make the next attempt due now (sandbox)');
 
   withClient(paging(deliveries.command('list').description('list deliveries, newest first')))
     .option('--payfac-reference <ref>', 'only this payment')
@@ -265,12 +334,14 @@ export function registerOperations(program: Command): void {
       }),
     );
 
-  withClient(deliveries.command('get').description('a delivery with its body and every attempt'))
+  withClient(deliveries.command('show').alias('get').description('a delivery with every attempt: status, duration, why it failed, correlation id, the answer'))
     .argument('<deliveryId>', 'deliveryId')
+    .option('--body', 'also print the request body every attempt sends')
     .action(
-      action(async (deliveryId: string, o: ClientFlags) => {
+      action(async (deliveryId: string, o: ClientFlags & { body?: boolean }) => {
         const r = await client(o).deliveries.get(deliveryId);
         const d = r.delivery;
+        const firstLine = (text: string | null): string | null => (text === null ? null : (text.split('\n')[0] ?? '').slice(0, 60));
         emit(o, r, () => [
           ...table(['FIELD', 'VALUE'], [
             ['deliveryId', d.deliveryId],
@@ -283,14 +354,16 @@ export function registerOperations(program: Command): void {
             ['createdAt', d.createdAt],
           ]),
           '',
-          ...table(['ATTEMPT', 'SENT', 'STATUS', 'ERROR', 'MS', 'CORRELATION ID'], d.attempts.map((a) => [a.attemptNumber, a.sentAt, a.responseStatus, a.errorKind, a.durationMs, a.correlationId])),
-          '',
-          `body  ${d.body}`,
+          ...table(
+            ['ATTEMPT', 'SENT', 'STATUS', 'MS', 'ERROR', 'CORRELATION ID', 'ANSWER'],
+            d.attempts.map((a) => [a.attemptNumber, a.sentAt, a.responseStatus, a.durationMs, a.errorKind === null ? null : a.errorDetail ? `${a.errorKind}: ${a.errorDetail}` : a.errorKind, a.correlationId, firstLine(a.responseBody)]),
+          ),
+          ...(o.body ? ['', `body  ${d.body}`] : []),
         ]);
       }),
     );
 
-  withClient(deliveries.command('redeliver').description('a new delivery of the same event to the same webhook'))
+  withClient(deliveries.command('redeliver').description('send the event again: a new delivery to the same webhook, with its own five attempts'))
     .argument('<deliveryId>', 'deliveryId')
     .action(
       action(async (deliveryId: string, o: ClientFlags) => {
@@ -299,8 +372,17 @@ export function registerOperations(program: Command): void {
       }),
     );
 
+  withClient(deliveries.command('advance').description("sandbox: a pending delivery's next attempt is due now instead of at its scheduled time"))
+    .argument('<deliveryId>', 'deliveryId')
+    .action(
+      action(async (deliveryId: string, o: ClientFlags) => {
+        const r = await client(o).sandbox.advanceDelivery(deliveryId);
+        emit(o, { deliveryId, ...r }, () => [`the next attempt of ${deliveryId} is due now`]);
+      }),
+    );
+
   // ---------------------------------------------------------------- sandbox
-  withClient(program.command('trigger').description('sandbox: record a payment event and deliver it to the webhooks (D14)'))
+  withClient(program.command('trigger').description('sandbox: record a payment event as if a payment had made it, and deliver it to the webhooks'))
     .argument('<eventType>', EVENT_TYPES.join(' | '))
     .option('--amount <minor>', 'amount in minor units', int('--amount'), 1000)
     .option('--currency <code>', 'ISO 4217 code', 'ISK')

@@ -1,6 +1,6 @@
-import { mkdirSync } from 'node:fs';
 import pg from 'pg';
 import type { PGlite } from '@electric-sql/pglite';
+import { acquireDataDirLock, type DataDirLock } from './dataDirLock.js';
 
 // One `pg` code path for both databases: PostgreSQL from DATABASE_URL, else PGlite through its
 // node-postgres adapter. PGlite has exactly one connection, so its pool has size 1 and every
@@ -30,6 +30,8 @@ export interface Database {
   readonly pool: pg.Pool;
   /** PostgreSQL only: a URL for extra connections (LISTEN). Null for PGlite. */
   readonly url: string | null;
+  /** PGlite only: the lock this process holds on the data folder while the database is open. */
+  readonly lock?: DataDirLock;
   close(): Promise<void>;
 }
 
@@ -40,6 +42,11 @@ export interface OpenOptions {
   databaseUrl: string | null;
   dataDir: string;
   poolSize?: number;
+  /**
+   * The embedded database: what this process is (shown to a second process that finds the folder
+   * locked) and whether it answers admin commands on the folder's socket.
+   */
+  lock?: { command: string; adminSocket?: boolean };
 }
 
 export async function openDatabase(opts: OpenOptions): Promise<Database> {
@@ -67,15 +74,24 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
   const { PGlite: PGliteClass } = await import('@electric-sql/pglite');
   const { createPgConfig } = await import('@electric-sql/pglite/node-postgres');
   const dataDir = opts.dataDir;
-  if (!dataDir.startsWith('memory://')) mkdirSync(dataDir, { recursive: true });
-  const pglite: PGlite = await PGliteClass.create(dataDir);
-  return wrapPglite(pglite, createPgConfig);
+  // One process per folder (see dataDirLock.ts): taken before PGlite reads a byte of it, so a second
+  // process never opens, let alone migrates, a folder another one has open.
+  const lock = dataDir.startsWith('memory://') ? undefined : acquireDataDirLock(dataDir, opts.lock ?? { command: 'paylinks' });
+  let pglite: PGlite;
+  try {
+    pglite = await PGliteClass.create(dataDir);
+  } catch (err) {
+    lock?.release();
+    throw err;
+  }
+  return wrapPglite(pglite, createPgConfig, lock);
 }
 
 /** Wraps an open PGlite instance (tests load one from a migrated template). */
 export function wrapPglite(
   pglite: PGlite,
   createPgConfig: (p: PGlite) => pg.PoolConfig,
+  lock?: DataDirLock,
 ): Database {
   const pool = new pg.Pool({ ...createPgConfig(pglite), max: 1 });
   pool.on('error', () => undefined);
@@ -102,11 +118,16 @@ export function wrapPglite(
     kind: 'pglite',
     pool,
     url: null,
+    ...(lock ? { lock } : {}),
     close: async () => {
       if (closed) return;
       closed = true;
-      await pool.end();
-      await pglite.close();
+      try {
+        await pool.end();
+        await pglite.close();
+      } finally {
+        lock?.release();
+      }
     },
   };
 }

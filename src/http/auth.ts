@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Capability, Principal } from '../accounts/service.js';
+import type { Capability, KeyUsageRecorder, Principal } from '../accounts/service.js';
 import { PrincipalCache } from '../accounts/service.js';
 import type { Database } from '../db/database.js';
 import { ApiError } from '../errors.js';
@@ -26,7 +26,7 @@ declare module 'fastify' {
   }
 }
 
-export function installAuth(app: FastifyInstance, db: Database, limiter?: RateLimiter, cache = new PrincipalCache(0)): void {
+export function installAuth(app: FastifyInstance, db: Database, limiter?: RateLimiter, cache = new PrincipalCache(0), usage?: KeyUsageRecorder): void {
   app.decorateRequest('principal', null);
   // A callback hook, so that routes without auth (health, pages) pay for no promise (issue 8).
   app.addHook('onRequest', (request, _reply, done) => {
@@ -44,6 +44,7 @@ export function installAuth(app: FastifyInstance, db: Database, limiter?: RateLi
     if (key === undefined || key === '') throw new ApiError('UNAUTHENTICATED', 'the X-API-Key header is missing');
     const principal = await cache.resolve(db, key);
     if (!principal) throw new ApiError('UNAUTHENTICATED', 'the API key is not valid');
+    usage?.note(principal.keyId);
     // Counted per key before the capability check: a key hammering a route it may not use is limited too.
     const rate = limiter?.take(principal.keyId);
     if (rate && !rate.allowed) {

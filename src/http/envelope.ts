@@ -26,7 +26,7 @@ export const ProblemSchema = Type.Object(
     type: Type.String(),
     title: Type.String(),
     status: Type.Integer(),
-    code: Type.String({ description: 'stable UPPER_SNAKE code (D2)' }),
+    code: Type.String({ description: 'stable UPPER_SNAKE code; see the error codes in the API guide' }),
     detail: Type.String(),
     message: Type.String(),
     errors: Type.Optional(
@@ -34,5 +34,37 @@ export const ProblemSchema = Type.Object(
     ),
     ...EnvelopeProps,
   },
-  { description: 'D2 problem+json' },
+  { description: 'An error, as application/problem+json' },
 );
+
+function problem(description: string) {
+  return { ...ProblemSchema, description };
+}
+
+/** What each error status means on this API, as the reference shows it. */
+const ERROR_ANSWERS: Record<string, string> = {
+  400: 'The request is malformed or a field is invalid: `errors` lists every failing field',
+  401: 'X-API-Key is missing or not a live key',
+  403: 'The key lacks the capability this operation needs, or the Origin is not allowed',
+  404: 'No such object of this merchant (another merchant’s objects are not found either)',
+  409: 'The object’s state does not allow this (INVALID_STATE), or the Idempotency-Key was used with another body',
+  429: 'Too many requests for this key; wait for Retry-After seconds',
+};
+
+/**
+ * An onRoute hook for the API's scope: documents the error answers every operation can give (400,
+ * 401, 403, 429, and 404 where the path names an object) beside those the route declares itself,
+ * each with what it means here.
+ */
+export function documentErrorAnswers(route: { url: string; schema?: { hide?: boolean; response?: unknown } }): void {
+  const schema = route.schema;
+  if (!schema || schema.hide === true) return;
+  const own = (schema.response ?? {}) as Record<string, unknown>;
+  const statuses = new Set(['400', '401', '403', '429', ...(route.url.includes(':') ? ['404'] : [])]);
+  const response: Record<string, unknown> = {};
+  for (const status of statuses) response[status] = problem(ERROR_ANSWERS[status] ?? 'An error');
+  for (const [status, value] of Object.entries(own)) {
+    response[status] = value === ProblemSchema && ERROR_ANSWERS[status] !== undefined ? problem(ERROR_ANSWERS[status]) : value;
+  }
+  schema.response = response;
+}

@@ -5,6 +5,7 @@ import type { Capability } from '../accounts/service.js';
 import { ApiError, type FieldError } from '../errors.js';
 import { merchantOf, requireCapability } from '../http/auth.js';
 import { EnvelopeOnly, ProblemSchema, envelope } from '../http/envelope.js';
+import { pageOf } from '../http/paging.js';
 import { toFieldErrors, type JsonSchema } from '../http/validation.js';
 import { earlierResponse, readIdempotencyKey } from '../idempotency/service.js';
 import { linkTypeOf } from './rules.js';
@@ -54,13 +55,16 @@ export async function paymentLinkRoutes(app: App, deps: AppDeps): Promise<void> 
       config: { auth: anyLinkKey },
       schema: {
         summary: 'Get Payment Links',
-        description: 'The merchant’s links of both types, newest first (D9). Parameter names are matched without regard to case.',
+        description: 'The merchant’s links of both types, newest first. Page and PageSize are optional (1 and 20 by default). Parameter names are matched without regard to case.',
         tags,
         querystring: ListQuery,
         response: { 200: ListResponse, ...errors },
       },
     },
-    async (request) => ok(request, await listPaymentLinks(deps, merchantOf(request), request.query.Page, request.query.PageSize)),
+    async (request) => {
+      const { page, pageSize } = pageOf(request.query);
+      return ok(request, await listPaymentLinks(deps, merchantOf(request), page, pageSize));
+    },
   );
 
   app.get(
@@ -69,7 +73,7 @@ export async function paymentLinkRoutes(app: App, deps: AppDeps): Promise<void> 
       config: { auth: anyLinkKey },
       schema: {
         summary: 'Get Payment Link Details',
-        description: 'The link with its items, shopper infos and submissions; status as of now (D6).',
+        description: 'The link with its items, shopper infos and submissions; status as of now: a link past validUntil or at maxSalesCount reads Expired or Completed.',
         tags,
         params: DetailsParams,
         response: { 200: DetailsResponse, ...errors },
@@ -92,10 +96,10 @@ export async function paymentLinkRoutes(app: App, deps: AppDeps): Promise<void> 
       schema: {
         summary: 'Create Payment Link',
         description:
-          'PayByLink needs the PaymentLinks capability, TokenizeByLink the TokenizeLinks one (D1). Every failing field is reported at once (D2). ' +
-          'An Idempotency-Key header makes a retry return the first response (D16).',
+          'PayByLink needs the PaymentLinks capability, TokenizeByLink the TokenizeLinks one. Every failing field is reported at once in `errors`. ' +
+          'An Idempotency-Key header makes a retry return the first response.',
         tags,
-        headers: { type: 'object', properties: { 'idempotency-key': { type: 'string', description: 'D16: 1–255 visible ASCII characters' } } },
+        headers: { type: 'object', properties: { 'idempotency-key': { type: 'string', description: '1–255 visible ASCII characters; a retry with the same key and body answers the first response again' } } },
         body: CreateBody,
         response: { 200: CreateResponse, ...errors },
       },
@@ -122,7 +126,7 @@ export async function paymentLinkRoutes(app: App, deps: AppDeps): Promise<void> 
       schema: {
         summary: 'Update Payment Link',
         description:
-          'The link representation, identified by paymentLinkReference (D7). A field left out keeps its value; null clears a nullable one. ' +
+          'The link representation, identified by paymentLinkReference. A field left out keeps its value; null clears a nullable one. ' +
           'amount, currency and items change only while salesCount is 0; immutable fields may be sent unchanged. A Disabled link answers 409.',
         tags,
         body: UpdateBody,
@@ -142,7 +146,7 @@ export async function paymentLinkRoutes(app: App, deps: AppDeps): Promise<void> 
       config: { auth: anyLinkKey, normalize: 'update' },
       schema: {
         summary: 'Disable Payment Link',
-        description: 'Immediate and final; disabling a Disabled link succeeds again (D8).',
+        description: 'Immediate and final; disabling a Disabled link succeeds again.',
         tags,
         body: DisableBody,
         response: { 200: EnvelopeOnly, ...errors },

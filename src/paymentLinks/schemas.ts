@@ -1,3 +1,4 @@
+import { PagingQuery } from '../http/paging.js';
 import { Type, type Static, type TSchema, type TUnsafe } from 'typebox';
 import { WithEnvelope } from '../http/envelope.js';
 
@@ -102,7 +103,7 @@ export const UpdateBody = Type.Object(
     visitCount: Type.Optional(Type.Integer({ description: 'immutable' })),
     salesCount: Type.Optional(Type.Integer({ description: 'immutable' })),
     recurringProcessingModel: Type.Optional(nullable(Type.String({ description: 'immutable' }))),
-    status: Type.Optional(Type.String({ description: 'changes only through D6; may be sent unchanged' })),
+    status: Type.Optional(Type.String({ description: 'read only: changes by Disable, expiry and sales; may be sent unchanged' })),
     description: Type.Optional(Description),
     themeKey: Type.Optional(nullable(ThemeKey)),
     returnUrl: Type.Optional(nullable(Type.String({ description: 'absolute http(s) URL, at most 2048 characters' }))),
@@ -161,8 +162,7 @@ export const DetailsResponse = WithEnvelope({ paymentLink: PaymentLinkSchema });
 // ---------------------------------------------------------------- list (4.1, D9)
 
 export const ListQuery = Type.Object({
-  Page: Type.Integer({ minimum: 0, maximum: 1_000_000_000, default: 0, description: 'page number, from 0' }),
-  PageSize: Type.Integer({ minimum: 1, maximum: 100, default: 20, description: '1 to 100' }),
+  ...PagingQuery,
 });
 
 export const ListEntrySchema = Type.Object({

@@ -324,7 +324,7 @@ export async function updatePaymentLink(deps: Deps, merchantId: string, body: un
     // Status changes only through D6; sending the status the link has (before or after) is fine.
     if (typeof body.status === 'string') {
       const after = linkStatus({ ...link, validUntil: next.validUntil, maxSalesCount: next.maxSalesCount }, now);
-      if (body.status !== before && body.status !== after) immutable('status', 'changes only by Disable or as validUntil, maxSalesCount and sales decide (D6)');
+      if (body.status !== before && body.status !== after) immutable('status', 'changes only by Disable, or as validUntil, maxSalesCount and the sales made decide');
     }
 
     const all = mergeErrors(errors);

@@ -50,9 +50,9 @@ export async function paymentRoutes(app: App, deps: AppDeps, acquirer: Acquirer 
       config: { auth, normalize: 'create' },
       schema: {
         tags,
-        summary: 'Capture an authorised payment, in full or in part (D19)',
+        summary: 'Capture an authorised payment, in full or in part',
         description:
-          'For payments with manual capture or a pre-authorisation (D10). Partial captures add up to at most the authorised amount, ' +
+          'For payments with manual capture or a pre-authorisation (authorisationType PreAuth). Partial captures add up to at most the authorised amount, ' +
           'counting captures still in progress. Outcome: a Capture webhook. ' + LEDGER,
         body: CaptureBody,
         response: { 200: ModificationResponse, ...errors },
@@ -67,7 +67,7 @@ export async function paymentRoutes(app: App, deps: AppDeps, acquirer: Acquirer 
       config: { auth, normalize: 'create' },
       schema: {
         tags,
-        summary: 'Refund a captured payment, in full or in part (D19)',
+        summary: 'Refund a captured payment, in full or in part',
         description: 'Partial refunds add up to at most the captured amount, counting refunds still in progress. Outcome: a Refund webhook. ' + LEDGER,
         body: RefundBody,
         response: { 200: ModificationResponse, ...errors },
@@ -82,7 +82,7 @@ export async function paymentRoutes(app: App, deps: AppDeps, acquirer: Acquirer 
       config: { auth, normalize: 'create' },
       schema: {
         tags,
-        summary: 'Reverse a payment: cancel it if nothing was captured, else refund what is left (D19)',
+        summary: 'Reverse a payment: cancel it if nothing was captured, else refund what is left',
         description:
           'Settled after every modification accepted before it. A payment with nothing captured is cancelled (its authorisation released, ' +
           'nothing more can be captured); a captured one is refunded what was not refunded yet. Afterwards the payment takes no more ' +
@@ -101,14 +101,14 @@ export async function paymentRoutes(app: App, deps: AppDeps, acquirer: Acquirer 
       attachValidation: true,
       schema: {
         tags: ['Token payments'],
-        summary: 'Charge a saved card (D19)',
+        summary: 'Charge a saved card',
         description:
           'Charges a token saved by a TokenizeByLink or a checkout session with recurringProcessingModel. tokenDetails.recurringProcessingModel ' +
           'decides who is present: CardOnFile (shopper present) may charge any saved card; Subscription and UnscheduledCardOnFile ' +
           '(merchant-initiated) only a card saved for that same model, else 400 MODEL_MISMATCH. channel is recorded as given. ' +
           'Authorised payments are captured at once. Webhooks: Authorization (success "true" or "false"), then Capture. A disabled token: ' +
-          "409 INVALID_STATE; another merchant's token: 404. An Idempotency-Key header makes a retry return the first answer (D16).",
-        headers: { type: 'object', properties: { 'idempotency-key': { type: 'string', description: 'D16: 1–255 visible ASCII characters' } } },
+          "409 INVALID_STATE; another merchant's token: 404. An Idempotency-Key header makes a retry return the first answer.",
+        headers: { type: 'object', properties: { 'idempotency-key': { type: 'string', description: '1–255 visible ASCII characters; a retry with the same key and body answers the first response again' } } },
         body: TokenPaymentBody,
         response: { 200: TokenPaymentResponse, ...errors },
       },
@@ -129,7 +129,7 @@ export async function paymentRoutes(app: App, deps: AppDeps, acquirer: Acquirer 
       config: { auth, normalize: 'create' },
       schema: {
         tags: ['Token payments'],
-        summary: 'Disable a saved card (D19)',
+        summary: 'Disable a saved card',
         description: 'The token can no longer be charged. Raises a TokenDisabled webhook (additionalData.token). Disabling it again succeeds again, without a second webhook.',
         body: DisableTokenBody,
         response: { 200: DisableTokenResponse, ...errors },

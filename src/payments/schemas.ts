@@ -13,7 +13,7 @@ const oneOf = (values: readonly string[], description?: string) =>
 
 const Reference = Type.String({ minLength: 1, maxLength: 200, description: "the merchant's own reference (e.g. the order number)" });
 const PayfacReference = Type.String({ minLength: 1, maxLength: 100, description: 'the payfacReference of the payment (its Authorization webhook)' });
-const Amount = Type.Integer({ minimum: 1, maximum: MAX_AMOUNT, description: 'minor units; a string of digits is accepted too (D18)' });
+const Amount = Type.Integer({ minimum: 1, maximum: MAX_AMOUNT, description: 'minor units; a string of digits is accepted too' });
 const Currency = oneOf(CURRENCIES, "upper-case ISO 4217 code; must be the payment's");
 
 export const CaptureBody = Type.Object(

@@ -63,16 +63,33 @@ function isInternalName(host: string): boolean {
 
 export type UrlProblem = { code: 'FORMAT' | 'ADDRESS_NOT_ALLOWED' | 'UNRESOLVABLE'; message: string };
 
-/** interface.md 6.5: a complete absolute https URL. */
-export function checkUrlShape(raw: string): UrlProblem | null {
+/** A host that is this machine: `localhost` or a loopback address (127.0.0.0/8, ::1). */
+export function isLoopbackHost(url: URL): boolean {
+  const host = hostOf(url).toLowerCase();
+  if (host === 'localhost') return true;
+  const family = isIP(host);
+  if (family === 4) return host.startsWith('127.');
+  if (family === 6) return host === '::1' || /^::ffff:127\./i.test(host);
+  return false;
+}
+
+/**
+ * A webhook URL must be a complete absolute https URL. In development a local receiver may also be
+ * plain http on localhost or a loopback address (`allowLocalHttp`); every other host still needs https.
+ */
+export function checkUrlShape(raw: string, opts: { allowLocalHttp?: boolean } = {}): UrlProblem | null {
   let u: URL;
+  const shape: UrlProblem = opts.allowLocalHttp
+    ? { code: 'FORMAT', message: 'must be an absolute https URL (http only on localhost or a loopback address)' }
+    : { code: 'FORMAT', message: 'must be an absolute https URL' };
   try {
     u = new URL(raw);
   } catch {
-    return { code: 'FORMAT', message: 'must be an absolute https URL' };
+    return shape;
   }
-  if (u.protocol !== 'https:') return { code: 'FORMAT', message: 'must be an absolute https URL' };
-  if (u.hostname === '') return { code: 'FORMAT', message: 'must be an absolute https URL' };
+  const localHttp = opts.allowLocalHttp === true && u.protocol === 'http:' && isLoopbackHost(u);
+  if (u.protocol !== 'https:' && !localHttp) return shape;
+  if (u.hostname === '') return shape;
   if (u.username !== '' || u.password !== '') return { code: 'FORMAT', message: 'must not carry credentials' };
   if (u.hash !== '') return { code: 'FORMAT', message: 'must not carry a fragment' };
   return null;
@@ -109,7 +126,7 @@ export async function checkProductionAddress(raw: string, resolver: Resolver = s
 export class AddressNotAllowedError extends Error {
   readonly code = 'EADDRNOTALLOWED';
   constructor(host: string) {
-    super(`${host} resolves to an address webhooks may not reach (D13)`);
+    super(`${host} resolves to an address webhooks may not reach (loopback, private, link-local or internal)`);
   }
 }
 

@@ -72,7 +72,7 @@ export async function enqueueEvent(tx: Queryable, clock: Clock, event: PaymentEv
   const eventId = prefixedId('evt');
   await sql.insertEvent(tx, { id: eventId, merchantId: event.merchantId, eventType: event.eventType, payfacReference: event.payfacReference, message, createdAt: now });
   const targets = await sql.webhooksForEvent(tx, event.merchantId, event.eventType);
-  const deliveries = targets.map((w) => ({ id: prefixedId('dlv'), webhookId: w.id, body: buildBody(message, openSecret(w.hmac_key_sealed)) }));
+  const deliveries = targets.map((w) => ({ id: prefixedId('dlv'), webhookId: w.id, body: buildBody(message, openSecret(w.hmac_key_sealed)), viaListener: w.kind === 'listener' }));
   await sql.insertDeliveries(tx, { eventId, eventType: event.eventType, payfacReference: event.payfacReference, now, deliveries });
   if (deliveries.length > 0) {
     await notifyDeliveries(tx, NOTIFY_CHANNEL);

@@ -4,8 +4,10 @@ import type { Principal } from '../accounts/service.js';
 import { ApiError } from '../errors.js';
 import { merchantOf } from '../http/auth.js';
 import { EnvelopeOnly, envelope } from '../http/envelope.js';
+import { pageOf } from '../http/paging.js';
 import { readIdempotencyKey } from '../idempotency/service.js';
 import type { EventType } from './events.js';
+import type { ListenerHub } from './listen/hub.js';
 import * as s from './schemas.js';
 import * as service from './service.js';
 
@@ -20,7 +22,7 @@ function principalOf(request: FastifyRequest): Principal {
   return p;
 }
 
-export async function webhookRoutes(app: App, deps: AppDeps): Promise<void> {
+export async function webhookRoutes(app: App, deps: AppDeps, listeners: ListenerHub): Promise<void> {
   const svc: service.WebhookServiceDeps = { config: deps.config, db: deps.db, clock: deps.clock, ...(deps.webhookResolver ? { resolver: deps.webhookResolver } : {}) };
   const tags = ['Webhooks'];
   // The app's preSerialization hook would add the envelope too; adding it here lets the response
@@ -31,7 +33,16 @@ export async function webhookRoutes(app: App, deps: AppDeps): Promise<void> {
     '/webhooks',
     {
       config: { ...webhooksAuth, normalize: 'create' },
-      schema: { tags, summary: 'Register a webhook (D13)', body: s.RegisterBody, response: { 200: s.RegisterResponse } },
+      schema: {
+        tags,
+        summary: 'Register a webhook',
+        description:
+          'Deliveries of the chosen event types (all when eventTypes is empty or left out) go to url as a signed POST. The answer carries the ' +
+          'webhook\'s two secrets, shown only now: apiKey (sent as Authorization: Bearer) and hmacKey (signs hmacSignature). A partner key ' +
+          'registers a webhook for all its merchants. An Idempotency-Key header makes a retry return the first answer.',
+        body: s.RegisterBody,
+        response: { 200: s.RegisterResponse },
+      },
     },
     async (request) => {
       const key = readIdempotencyKey(request.headers['idempotency-key']);
@@ -42,13 +53,36 @@ export async function webhookRoutes(app: App, deps: AppDeps): Promise<void> {
 
   app.get(
     '/webhooks',
-    { config: webhooksAuth, schema: { tags, summary: 'List webhooks (paged like D9)', querystring: s.PageQuery, response: { 200: s.WebhookListResponse } } },
-    async (request) => ok(request, await service.listWebhooks(svc, principalOf(request), request.query.Page, request.query.PageSize)),
+    {
+      config: webhooksAuth,
+      schema: {
+        tags,
+        summary: 'List webhooks',
+        description: 'The caller\'s webhooks, newest first, without their secrets. Page and PageSize are optional (1 and 20 by default).',
+        querystring: s.PageQuery,
+        response: { 200: s.WebhookListResponse },
+      },
+    },
+    async (request) => {
+      const { page, pageSize } = pageOf(request.query);
+      return ok(request, await service.listWebhooks(svc, principalOf(request), page, pageSize));
+    },
   );
 
   app.get(
     '/webhooks/deliveries',
-    { config: webhooksAuth, schema: { tags, summary: 'Trace deliveries (D14), newest first', querystring: s.DeliveryQuery, response: { 200: s.DeliveryListResponse } } },
+    {
+      config: webhooksAuth,
+      schema: {
+        tags,
+        summary: 'Trace deliveries, newest first',
+        description:
+          'Each delivery is one event sent to one webhook: its state (Pending, Delivered, Failed), attempts so far and next attempt. Filter by ' +
+          'payfacReference, correlationId, webhookId or state; Page and PageSize are optional.',
+        querystring: s.DeliveryQuery,
+        response: { 200: s.DeliveryListResponse },
+      },
+    },
     async (request) => {
       const q = request.query;
       const filter = {
@@ -57,25 +91,148 @@ export async function webhookRoutes(app: App, deps: AppDeps): Promise<void> {
         ...(q.webhookId !== undefined ? { webhookId: q.webhookId } : {}),
         ...(q.state !== undefined ? { state: q.state } : {}),
       };
-      return ok(request, await service.listDeliveries(svc, principalOf(request), filter, q.Page, q.PageSize));
+      const { page, pageSize } = pageOf(q);
+      return ok(request, await service.listDeliveries(svc, principalOf(request), filter, page, pageSize));
     },
   );
 
   app.get(
     '/webhooks/deliveries/:deliveryId',
-    { config: webhooksAuth, schema: { tags, summary: 'A delivery with its body and attempts (D14)', params: s.DeliveryParams, response: { 200: s.DeliveryResponse } } },
+    {
+      config: webhooksAuth,
+      schema: {
+        tags,
+        summary: 'A delivery with its body and attempts',
+        description:
+          'The exact body that was signed and sent, and every attempt: when, the receiver\'s status and the start of its answer, how long it ' +
+          'took, and for a failure its kind and detail (for example a TLS certificate error).',
+        params: s.DeliveryParams,
+        response: { 200: s.DeliveryResponse },
+      },
+    },
     async (request) => ok(request, { delivery: await service.getDelivery(svc, principalOf(request), request.params.deliveryId) }),
   );
 
   app.post(
     '/webhooks/deliveries/:deliveryId/redeliver',
-    { config: webhooksAuth, schema: { tags, summary: 'A new delivery of the same event to the same webhook (D14)', params: s.DeliveryParams, response: { 200: s.RedeliverResponse } } },
+    {
+      config: webhooksAuth,
+      schema: {
+        tags,
+        summary: 'Deliver an event again',
+        description:
+          'A new delivery of the same event, with the same body and a new correlation id, to the same webhook, attempted at once and then on ' +
+          'the retry schedule. For a delivery that ended Failed after the receiver was fixed.',
+        params: s.DeliveryParams,
+        response: { 200: s.RedeliverResponse },
+      },
+    },
     async (request) => ok(request, await service.redeliver(svc, principalOf(request), request.params.deliveryId)),
+  );
+
+  app.post(
+    '/webhooks/listeners',
+    {
+      config: { ...webhooksAuth, normalize: 'create' },
+      schema: {
+        tags,
+        summary: 'Register a listener webhook for paylinks listen',
+        description:
+          'A webhook without a URL: its deliveries go to the `paylinks listen` command over the stream it opens (GET /webhooks/{webhookId}/listen), ' +
+          'so a developer receives them on their own machine with no inbound port. A listener of the same owner and event types that no stream has ' +
+          'had open for a minute is reused, with its secrets (reused: true). Delete it when done.',
+        body: s.ListenerBody,
+        response: { 200: s.ListenerResponse },
+      },
+    },
+    async (request) => {
+      const b = request.body;
+      return ok(request, await service.registerListener(svc, principalOf(request), { ...(b.eventTypes ? { eventTypes: b.eventTypes as EventType[] } : {}), ...(b.description !== undefined ? { description: b.description } : {}) }));
+    },
+  );
+
+  app.get(
+    '/webhooks/:webhookId/listen',
+    {
+      config: webhooksAuth,
+      schema: {
+        tags,
+        summary: "A listener webhook's deliveries, as a stream of Server-Sent Events",
+        description:
+          'Send `Accept: text/event-stream`. Events: `ready`, then one `attempt` per delivery attempt: {deliveryId, eventType, payfacReference, ' +
+          'attemptNumber, correlationId, attemptToken, headers, body}. Forward body and headers as they are to the local receiver and report its ' +
+          'answer with POST /webhooks/{webhookId}/listen/attempts within 20 seconds, or the attempt is recorded as a timeout and retried on the ' +
+          'schedule. One stream per listener; a second is answered 409.',
+        params: s.WebhookParams,
+        response: { 200: { description: 'text/event-stream', content: { 'text/event-stream': { schema: { type: 'string' } } } } },
+      },
+    },
+    async (request, reply) => {
+      const principal = principalOf(request);
+      const { webhookId } = request.params;
+      await service.requireListener(svc, principal, webhookId);
+      if (!/text\/event-stream/i.test(request.headers.accept ?? '')) {
+        throw new ApiError('VALIDATION_FAILED', 'this stream needs the header Accept: text/event-stream', [{ field: 'Accept', code: 'FORMAT', message: 'must accept text/event-stream' }]);
+      }
+      if (listeners.isOpen(webhookId)) throw new ApiError('INVALID_STATE', 'another paylinks listen already has this listener open');
+      reply.hijack();
+      const res = reply.raw;
+      res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', connection: 'keep-alive', 'x-accel-buffering': 'no' });
+      const opened = listeners.open(webhookId, {
+        send: (event, data) => {
+          if (!res.writableEnded) res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+        },
+        comment: (text) => {
+          if (!res.writableEnded) res.write(`: ${text}\n\n`);
+        },
+        end: () => {
+          if (!res.writableEnded) res.end();
+        },
+      });
+      if (!opened) {
+        res.end(`event: error\ndata: ${JSON.stringify({ code: 'INVALID_STATE', message: 'another paylinks listen already has this listener open' })}\n\n`);
+        return;
+      }
+      res.on('close', () => listeners.detach(webhookId));
+    },
+  );
+
+  app.post(
+    '/webhooks/:webhookId/listen/attempts',
+    {
+      config: { ...webhooksAuth, normalize: 'update' },
+      schema: {
+        tags,
+        summary: "Report the local receiver's answer to a streamed attempt",
+        description:
+          'The attempt is recorded with this answer, exactly like an attempt sent to a URL: only status 200 delivers; anything else is retried on the ' +
+          'schedule. 409 when the attempt is no longer awaited (reported already, timed out, or its stream closed).',
+        params: s.WebhookParams,
+        body: s.AttemptReportBody,
+        response: { 200: s.AttemptReportResponse },
+      },
+    },
+    async (request) => {
+      const { webhookId } = request.params;
+      await service.requireListener(svc, principalOf(request), webhookId);
+      const recorded = await listeners.report(webhookId, request.body);
+      if (!recorded) throw new ApiError('INVALID_STATE', 'this attempt is no longer awaited: it was reported already, timed out, or its stream closed');
+      return ok(request, { recorded: true as const });
+    },
   );
 
   app.get(
     '/webhooks/:webhookId',
-    { config: webhooksAuth, schema: { tags, summary: 'Read a webhook (no secrets)', params: s.WebhookParams, response: { 200: s.WebhookResponse } } },
+    {
+      config: webhooksAuth,
+      schema: {
+        tags,
+        summary: 'Read a webhook',
+        description: 'The webhook\'s URL, event types, description and whether it is enabled. Its secrets are never shown again; rotate them if lost.',
+        params: s.WebhookParams,
+        response: { 200: s.WebhookResponse },
+      },
+    },
     async (request) => ok(request, { webhook: await service.getWebhook(svc, principalOf(request), request.params.webhookId) }),
   );
 
@@ -83,7 +240,16 @@ export async function webhookRoutes(app: App, deps: AppDeps): Promise<void> {
     '/webhooks/:webhookId/update',
     {
       config: { ...webhooksAuth, normalize: 'update' },
-      schema: { tags, summary: 'Update a webhook', params: s.WebhookParams, body: s.UpdateBody, response: { 200: s.WebhookResponse } },
+      schema: {
+        tags,
+        summary: 'Update a webhook',
+        description:
+          'Change url, eventTypes, description or enabled; a field left out keeps its value. A disabled webhook gets no new deliveries. The ' +
+          'secrets do not change (rotate-secrets does that).',
+        params: s.WebhookParams,
+        body: s.UpdateBody,
+        response: { 200: s.WebhookResponse },
+      },
     },
     async (request) => {
       const b = request.body;
@@ -99,7 +265,16 @@ export async function webhookRoutes(app: App, deps: AppDeps): Promise<void> {
 
   app.post(
     '/webhooks/:webhookId/delete',
-    { config: webhooksAuth, schema: { tags, summary: 'Delete a webhook; its pending deliveries end as Failed', params: s.WebhookParams, response: { 200: EnvelopeOnly } } },
+    {
+      config: webhooksAuth,
+      schema: {
+        tags,
+        summary: 'Delete a webhook',
+        description: 'The webhook gets no more deliveries; those still pending end as Failed. Its delivery history stays readable.',
+        params: s.WebhookParams,
+        response: { 200: EnvelopeOnly },
+      },
+    },
     async (request) => {
       await service.deleteWebhook(svc, principalOf(request), request.params.webhookId);
       return ok(request, {});
@@ -108,7 +283,12 @@ export async function webhookRoutes(app: App, deps: AppDeps): Promise<void> {
 
   app.post(
     '/webhooks/:webhookId/rotate-secrets',
-    { config: webhooksAuth, schema: { tags, summary: 'New apiKey and hmacKey, shown only now', params: s.WebhookParams, response: { 200: s.RotateResponse } } },
+    { config: webhooksAuth, schema: { tags, summary: 'Rotate a webhook\'s secrets',
+        description: 'New apiKey and hmacKey, shown only now. Attempts from now on are signed with the new secrets.',
+        params: s.WebhookParams,
+        response: { 200: s.RotateResponse },
+      },
+    },
     async (request) => ok(request, await service.rotateSecrets(svc, principalOf(request), request.params.webhookId)),
   );
 
@@ -119,7 +299,15 @@ export async function webhookRoutes(app: App, deps: AppDeps): Promise<void> {
     '/sandbox/events',
     {
       config: { auth: { anyOf: ['Webhooks'] }, normalize: 'create' },
-      schema: { tags: ['Sandbox'], summary: 'Record a payment event as if the acquirer had produced it (D14)', body: s.SandboxEventBody, response: { 200: s.SandboxEventResponse } },
+      schema: {
+        tags: ['Sandbox'],
+        summary: 'Record a payment event as if the acquirer had produced it',
+        description:
+          'Sandbox only (PAYLINKS_SANDBOX=true; otherwise this path is 404). Makes an event of any type with the given amount and outcome and ' +
+          'delivers it to the merchant\'s webhooks like a real one, to test a receiver.',
+        body: s.SandboxEventBody,
+        response: { 200: s.SandboxEventResponse },
+      },
     },
     async (request) => {
       const b = request.body;
@@ -138,7 +326,16 @@ export async function webhookRoutes(app: App, deps: AppDeps): Promise<void> {
 
   app.post(
     '/sandbox/deliveries/:deliveryId/advance',
-    { config: webhooksAuth, schema: { tags: ['Sandbox'], summary: "A pending delivery's next attempt is due now (D14)", params: s.DeliveryParams, response: { 200: EnvelopeOnly } } },
+    {
+      config: webhooksAuth,
+      schema: {
+        tags: ['Sandbox'],
+        summary: "Make a pending delivery's next attempt due now",
+        description: 'Sandbox only. Skips the wait of the retry schedule (1 minute, 10 minutes, 1 hour, 6 hours) so a test sees the next attempt at once.',
+        params: s.DeliveryParams,
+        response: { 200: EnvelopeOnly },
+      },
+    },
     async (request) => {
       await service.advanceDelivery(svc, principalOf(request), request.params.deliveryId);
       return ok(request, {});

@@ -1,12 +1,13 @@
 import { Type, type Static } from 'typebox';
 import { WithEnvelope } from '../http/envelope.js';
+import { PagingQuery } from '../http/paging.js';
 import { EVENT_TYPES } from './events.js';
 
 // Request and response schemas of the webhook operations (D13, D14): they validate, type the
 // handlers and feed the OpenAPI document.
 
-const EventTypeSchema = Type.Enum([...EVENT_TYPES], { description: 'D12 event type' });
-const Url = Type.String({ minLength: 1, maxLength: 2048, description: 'absolute https URL (interface.md 6.5)' });
+const EventTypeSchema = Type.Enum([...EVENT_TYPES], { description: 'payment event type' });
+const Url = Type.String({ minLength: 1, maxLength: 2048, description: 'absolute https URL (in development also http on localhost or a loopback address)' });
 const EventTypes = Type.Array(EventTypeSchema, { maxItems: 16, description: 'event types to receive; empty or absent: all' });
 const Description = Type.String({ maxLength: 500 });
 
@@ -24,7 +25,8 @@ export type UpdateBody = Static<typeof UpdateBody>;
 
 const WebhookProps = {
   webhookId: Type.String(),
-  url: Type.String(),
+  kind: Type.Enum(['url', 'listener'], { description: 'url: delivered to its URL; listener: delivered to paylinks listen over the stream it opens' }),
+  url: Type.String({ description: 'where deliveries go; listen:{webhookId} for a listener' }),
   eventTypes: Type.Array(Type.String()),
   description: Type.String(),
   enabled: Type.Boolean(),
@@ -37,7 +39,7 @@ export const RegisterResponse = WithEnvelope(
   {
     ...WebhookProps,
     apiKey: Type.String({ description: 'sent as the Authorization header of every delivery; shown only now' }),
-    hmacKey: Type.String({ description: '64 hex characters; signs hmacSignature (interface.md 5.2); shown only now' }),
+    hmacKey: Type.String({ description: '64 hex characters; signs hmacSignature; shown only now' }),
   },
   'The new webhook with its two secrets (shown only here and by rotate-secrets)',
 );
@@ -45,13 +47,37 @@ export const WebhookResponse = WithEnvelope({ webhook: Webhook });
 export const WebhookListResponse = WithEnvelope({ data: Type.Array(Webhook), totalCount: Type.Integer() });
 export const RotateResponse = WithEnvelope({ webhookId: Type.String(), apiKey: Type.String(), hmacKey: Type.String() });
 
+export const ListenerBody = Type.Object(
+  { eventTypes: Type.Optional(EventTypes), description: Type.Optional(Description) },
+  { additionalProperties: false, examples: [{ eventTypes: ['Authorization', 'Refund'] }] },
+);
+export const ListenerResponse = WithEnvelope(
+  {
+    ...WebhookProps,
+    apiKey: Type.String({ description: 'sent as the Authorization header of every delivery' }),
+    hmacKey: Type.String({ description: '64 hex characters; signs hmacSignature' }),
+    reused: Type.Boolean({ description: 'true when a listener left behind by an earlier run (no stream for a minute) was taken again, with its secrets' }),
+  },
+  'The listener webhook with its two secrets',
+);
+export const AttemptReportBody = Type.Object(
+  {
+    deliveryId: Type.String({ minLength: 1, maxLength: 100 }),
+    attemptToken: Type.String({ minLength: 1, maxLength: 1000, description: 'the attemptToken of the streamed attempt, as received' }),
+    responseStatus: Type.Union([Type.Integer({ minimum: 100, maximum: 599 }), Type.Null()], { description: "the local receiver's HTTP status; null when it gave none" }),
+    responseBody: Type.Union([Type.String({ maxLength: 65_536 }), Type.Null()], { description: 'the first 64 KiB of its answer' }),
+    durationMs: Type.Integer({ minimum: 0, maximum: 3_600_000 }),
+    errorKind: Type.Union([Type.Enum(['timeout', 'connection', 'tls', 'status']), Type.Null()]),
+    errorDetail: Type.Union([Type.String({ maxLength: 500 }), Type.Null()]),
+  },
+  { additionalProperties: false },
+);
+export const AttemptReportResponse = WithEnvelope({ recorded: Type.Literal(true) });
+
 export const WebhookParams = Type.Object({ webhookId: Type.String({ minLength: 1, maxLength: 100 }) });
 export const DeliveryParams = Type.Object({ deliveryId: Type.String({ minLength: 1, maxLength: 100 }) });
 
-const Paging = {
-  Page: Type.Integer({ minimum: 0, default: 0 }),
-  PageSize: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
-};
+const Paging = PagingQuery;
 export const PageQuery = Type.Object(Paging);
 export const DeliveryQuery = Type.Object({
   ...Paging,
@@ -79,7 +105,12 @@ const Attempt = Type.Object({
   responseStatus: Type.Union([Type.Integer(), Type.Null()]),
   responseBody: Type.Union([Type.String(), Type.Null()], { description: 'first 64 KiB of the response' }),
   durationMs: Type.Integer(),
-  errorKind: Type.Union([Type.Enum(['timeout', 'connection', 'tls', 'status']), Type.Null()]),
+  errorKind: Type.Union([Type.Enum(['timeout', 'connection', 'tls', 'status']), Type.Null()], {
+    description: 'null on success; status: an answer other than 200; timeout: no complete answer within 15 s; connection; tls',
+  }),
+  errorDetail: Type.Union([Type.String(), Type.Null()], {
+    description: 'why it failed when no status says it: the certificate error code (DEPTH_ZERO_SELF_SIGNED_CERT, CERT_HAS_EXPIRED, ...), the connection error (ECONNREFUSED: ...), or the time limit',
+  }),
 });
 export const DeliveryListResponse = WithEnvelope({ data: Type.Array(Type.Object(DeliveryProps)), totalCount: Type.Integer() });
 export const DeliveryResponse = WithEnvelope({

@@ -10,9 +10,10 @@ import { earlierResponse, idempotentCreate } from '../idempotency/service.js';
 import { checkProductionAddress, checkUrlShape, type Resolver } from './addressRules.js';
 import { buildBody, enqueueEvent, type EventType, type WebhookMessage } from './events.js';
 import { NOTIFY_CHANNEL, signalDeliveriesEnqueued } from './delivery/wake.js';
-import { notifyDeliveries } from './delivery/sql.js';
+import { dueBacklog, notifyDeliveries } from './delivery/sql.js';
 import { newHmacKey, newWebhookApiKey, openSecret, sealSecret } from './secrets.js';
 import * as sql from './sql.js';
+import * as listenSql from './listen/sql.js';
 
 // Webhook registration (D13), trace and replay (D14), the sandbox (D14). Only routes.ts knows HTTP.
 
@@ -34,6 +35,8 @@ function ownerId(o: sql.Owner): string {
 
 export interface WebhookView {
   webhookId: string;
+  /** `url` (delivered to its URL) or `listener` (delivered to `paylinks listen`). */
+  kind: sql.WebhookKind;
   url: string;
   eventTypes: string[];
   description: string;
@@ -45,6 +48,7 @@ export interface WebhookView {
 function view(w: sql.WebhookRow): WebhookView {
   return {
     webhookId: w.id,
+    kind: w.kind,
     url: w.url,
     eventTypes: w.event_types,
     description: w.description,
@@ -56,7 +60,7 @@ function view(w: sql.WebhookRow): WebhookView {
 
 /** interface.md 6.5 always; in production also the address rule of D13. Throws D2 field errors. */
 async function checkUrl(deps: WebhookServiceDeps, url: string): Promise<void> {
-  const shape = checkUrlShape(url);
+  const shape = checkUrlShape(url, { allowLocalHttp: deps.config.env === 'development' });
   if (shape) throw validationError([{ field: 'url', ...shape }]);
   if (deps.config.env === 'production') {
     const problem = await checkProductionAddress(url, deps.resolver);
@@ -129,6 +133,9 @@ export async function updateWebhook(deps: WebhookServiceDeps, principal: Princip
   return withTransaction(deps.db, async (tx) => {
     const w = await sql.findWebhook(tx, ownerOf(principal), webhookId, { forUpdate: true });
     if (!w) throw notFound('webhook');
+    if (w.kind === 'listener' && input.url !== undefined) {
+      throw validationError([{ field: 'url', code: 'NOT_APPLICABLE', message: 'a listener webhook delivers to paylinks listen and has no URL' }]);
+    }
     const now = deps.clock.now();
     const updated = await sql.updateWebhook(tx, {
       id: w.id,
@@ -168,6 +175,65 @@ export async function rotateSecrets(deps: WebhookServiceDeps, principal: Princip
   });
 }
 
+/** Due deliveries not being sent, and the oldest due time (read by the metrics at scrape time). */
+export async function deliveryBacklog(db: Database, now: Date): Promise<{ due: number; oldestDueAt: Date | null }> {
+  return dueBacklog(db.pool, now);
+}
+
+// Listener webhooks: delivered to `paylinks listen` over a stream it opens (see listen/hub.ts)
+
+/** A listener whose stream has not been seen for this long is free to be reused by the next `listen`. */
+export const LISTENER_STALE_MS = 60_000;
+
+export type RegisteredListener = RegisteredWebhook & { reused: boolean };
+
+/**
+ * A listener webhook for `paylinks listen`. A listener of the same owner and event types that no CLI
+ * has had open for a minute (one that died without removing it) is reused, secrets and all;
+ * otherwise a new one is made. Its URL is a name, `listen:{webhookId}`: it is never dialled.
+ */
+export async function registerListener(
+  deps: WebhookServiceDeps,
+  principal: Principal,
+  input: { eventTypes?: EventType[]; description?: string },
+): Promise<RegisteredListener> {
+  const owner = ownerOf(principal);
+  const eventTypes = uniqueEventTypes(input.eventTypes).sort();
+  const now = deps.clock.now();
+  return withTransaction(deps.db, async (tx) => {
+    const stale = await listenSql.takeStaleListener(tx, owner, eventTypes, new Date(now.getTime() - LISTENER_STALE_MS), now);
+    if (stale) {
+      const row = await sql.findWebhook(tx, owner, stale.id);
+      if (!row) throw notFound('webhook');
+      return { ...view(row), apiKey: openSecret(stale.api_key_sealed), hmacKey: openSecret(stale.hmac_key_sealed), reused: true };
+    }
+    const id = prefixedId('wh');
+    const apiKey = newWebhookApiKey();
+    const hmacKey = newHmacKey();
+    const row = await sql.insertWebhook(tx, {
+      id,
+      owner,
+      url: `listen:${id}`,
+      eventTypes,
+      description: input.description ?? 'paylinks listen',
+      apiKeySealed: sealSecret(apiKey),
+      hmacKeySealed: sealSecret(hmacKey),
+      now,
+      kind: 'listener',
+    });
+    return { ...view(row), apiKey, hmacKey, reused: false };
+  });
+}
+
+/** The caller's listener webhook, or 404 (another owner's) / 409 (a URL webhook). */
+export async function requireListener(deps: WebhookServiceDeps, principal: Principal, webhookId: string): Promise<WebhookView> {
+  const w = await sql.findWebhook(deps.db.pool, ownerOf(principal), webhookId);
+  if (!w) throw notFound('webhook');
+  if (w.kind !== 'listener') throw new ApiError('INVALID_STATE', 'this webhook delivers to its URL; only a listener webhook (paylinks listen) has a stream');
+  if (!w.enabled) throw new ApiError('INVALID_STATE', 'this listener webhook is disabled');
+  return view(w);
+}
+
 // Trace and replay (D14)
 
 export interface DeliveryView {
@@ -190,6 +256,7 @@ export interface AttemptView {
   responseBody: string | null;
   durationMs: number;
   errorKind: 'timeout' | 'connection' | 'tls' | 'status' | null;
+  errorDetail: string | null;
 }
 
 function deliveryView(d: sql.DeliveryRow): DeliveryView {
@@ -242,6 +309,7 @@ export async function getDelivery(
       responseBody: a.response_body,
       durationMs: a.duration_ms,
       errorKind: a.error_kind,
+      errorDetail: a.error_detail,
     })),
   };
 }
@@ -261,7 +329,13 @@ export async function redeliver(deps: WebhookServiceDeps, principal: Principal, 
     if (!event) throw notFound('delivery');
     const id = prefixedId('dlv');
     const body = buildBody(event.message as WebhookMessage, openSecret(w.hmac_key_sealed));
-    await sql.insertDeliveries(tx, { eventId: event.id, eventType: event.event_type, payfacReference: event.payfac_reference, now: deps.clock.now(), deliveries: [{ id, webhookId: d.webhook_id, body }] });
+    await sql.insertDeliveries(tx, {
+      eventId: event.id,
+      eventType: event.event_type,
+      payfacReference: event.payfac_reference,
+      now: deps.clock.now(),
+      deliveries: [{ id, webhookId: d.webhook_id, body, viaListener: w.kind === 'listener' }],
+    });
     await notifyDeliveries(tx, NOTIFY_CHANNEL);
     signalDeliveriesEnqueued();
     return { deliveryId: id };

@@ -17,21 +17,26 @@ export interface WebhookRow {
   event_types: string[];
   description: string;
   enabled: boolean;
+  kind: WebhookKind;
   created_at: Date;
   updated_at: Date;
 }
 
-const WEBHOOK_COLUMNS = 'id, merchant_id, partner_id, url, event_types, description, enabled, created_at, updated_at';
+/** `url`: delivered to its URL by the workers; `listener`: delivered to `paylinks listen` over its stream. */
+export type WebhookKind = 'url' | 'listener';
+
+const WEBHOOK_COLUMNS = 'id, merchant_id, partner_id, url, event_types, description, enabled, kind, created_at, updated_at';
 
 export async function insertWebhook(
   db: Queryable,
-  args: { id: string; owner: Owner; url: string; eventTypes: readonly string[]; description: string; apiKeySealed: string; hmacKeySealed: string; now: Date },
+  args: { id: string; owner: Owner; url: string; eventTypes: readonly string[]; description: string; apiKeySealed: string; hmacKeySealed: string; now: Date; kind?: WebhookKind },
 ): Promise<WebhookRow> {
+  const kind = args.kind ?? 'url';
   const { rows } = await db.query<WebhookRow>(
-    `INSERT INTO webhooks (id, merchant_id, partner_id, url, event_types, description, enabled, api_key_sealed, hmac_key_sealed, created_at, updated_at)
-     VALUES ($1, $2, $3, $4, $5, $6, true, $7, $8, $9, $9)
+    `INSERT INTO webhooks (id, merchant_id, partner_id, url, event_types, description, enabled, api_key_sealed, hmac_key_sealed, created_at, updated_at, kind, listener_seen_at)
+     VALUES ($1, $2, $3, $4, $5, $6, true, $7, $8, $9, $9, $10, CASE WHEN $10 = 'listener' THEN $9::timestamptz END)
      RETURNING ${WEBHOOK_COLUMNS}`,
-    [args.id, args.owner.merchantId, args.owner.partnerId, args.url, args.eventTypes, args.description, args.apiKeySealed, args.hmacKeySealed, args.now],
+    [args.id, args.owner.merchantId, args.owner.partnerId, args.url, args.eventTypes, args.description, args.apiKeySealed, args.hmacKeySealed, args.now, kind],
   );
   return rows[0] as WebhookRow;
 }
@@ -81,9 +86,9 @@ export async function setWebhookSecrets(db: Queryable, args: { id: string; apiKe
   await db.query('UPDATE webhooks SET api_key_sealed = $2, hmac_key_sealed = $3, updated_at = $4 WHERE id = $1', [args.id, args.apiKeySealed, args.hmacKeySealed, args.now]);
 }
 
-export async function webhookSecrets(db: Queryable, id: string): Promise<{ hmac_key_sealed: string; enabled: boolean; deleted: boolean } | undefined> {
-  const { rows } = await db.query<{ hmac_key_sealed: string; enabled: boolean; deleted: boolean }>(
-    'SELECT hmac_key_sealed, enabled, deleted_at IS NOT NULL AS deleted FROM webhooks WHERE id = $1',
+export async function webhookSecrets(db: Queryable, id: string): Promise<{ hmac_key_sealed: string; enabled: boolean; deleted: boolean; kind: WebhookKind } | undefined> {
+  const { rows } = await db.query<{ hmac_key_sealed: string; enabled: boolean; deleted: boolean; kind: WebhookKind }>(
+    'SELECT hmac_key_sealed, enabled, deleted_at IS NOT NULL AS deleted, kind FROM webhooks WHERE id = $1',
     [id],
   );
   return rows[0];
@@ -115,9 +120,9 @@ export async function insertEvent(
 }
 
 /** The enabled webhooks an event of this merchant reaches: its own and its linked partners' (6.2). */
-export async function webhooksForEvent(db: Queryable, merchantId: string, eventType: string): Promise<{ id: string; hmac_key_sealed: string }[]> {
-  const { rows } = await db.query<{ id: string; hmac_key_sealed: string }>(
-    `SELECT w.id, w.hmac_key_sealed FROM webhooks w
+export async function webhooksForEvent(db: Queryable, merchantId: string, eventType: string): Promise<{ id: string; hmac_key_sealed: string; kind: WebhookKind }[]> {
+  const { rows } = await db.query<{ id: string; hmac_key_sealed: string; kind: WebhookKind }>(
+    `SELECT w.id, w.hmac_key_sealed, w.kind FROM webhooks w
       WHERE w.deleted_at IS NULL AND w.enabled
         AND (cardinality(w.event_types) = 0 OR $2 = ANY (w.event_types))
         AND (w.merchant_id = $1 OR w.partner_id IN (SELECT partner_id FROM partner_merchants WHERE merchant_id = $1))
@@ -129,14 +134,23 @@ export async function webhooksForEvent(db: Queryable, merchantId: string, eventT
 
 export async function insertDeliveries(
   db: Queryable,
-  args: { eventId: string; eventType: string; payfacReference: string; now: Date; deliveries: readonly { id: string; webhookId: string; body: string }[] },
+  args: { eventId: string; eventType: string; payfacReference: string; now: Date; deliveries: readonly { id: string; webhookId: string; body: string; viaListener: boolean }[] },
 ): Promise<void> {
   if (args.deliveries.length === 0) return;
   await db.query(
-    `INSERT INTO webhook_deliveries (id, event_id, webhook_id, event_type, payfac_reference, body, state, attempt_count, next_attempt_at, created_at, updated_at)
-     SELECT d.id, $4, d.webhook_id, $5, $6, d.body, 'Pending', 0, $7, $7, $7
-       FROM unnest($1::text[], $2::text[], $3::text[]) AS d(id, webhook_id, body)`,
-    [args.deliveries.map((d) => d.id), args.deliveries.map((d) => d.webhookId), args.deliveries.map((d) => d.body), args.eventId, args.eventType, args.payfacReference, args.now],
+    `INSERT INTO webhook_deliveries (id, event_id, webhook_id, event_type, payfac_reference, body, state, attempt_count, next_attempt_at, created_at, updated_at, via_listener)
+     SELECT d.id, $4, d.webhook_id, $5, $6, d.body, 'Pending', 0, $7, $7, $7, d.via_listener
+       FROM unnest($1::text[], $2::text[], $3::text[], $8::boolean[]) AS d(id, webhook_id, body, via_listener)`,
+    [
+      args.deliveries.map((d) => d.id),
+      args.deliveries.map((d) => d.webhookId),
+      args.deliveries.map((d) => d.body),
+      args.eventId,
+      args.eventType,
+      args.payfacReference,
+      args.now,
+      args.deliveries.map((d) => d.viaListener),
+    ],
   );
 }
 
@@ -226,11 +240,12 @@ export interface AttemptRow {
   response_body: string | null;
   duration_ms: number;
   error_kind: 'timeout' | 'connection' | 'tls' | 'status' | null;
+  error_detail: string | null;
 }
 
 export async function attemptsOf(db: Queryable, deliveryId: string): Promise<AttemptRow[]> {
   const { rows } = await db.query<AttemptRow>(
-    `SELECT attempt_number, correlation_id, sent_at, response_status, response_body, duration_ms, error_kind
+    `SELECT attempt_number, correlation_id, sent_at, response_status, response_body, duration_ms, error_kind, error_detail
        FROM webhook_attempts WHERE delivery_id = $1 ORDER BY attempt_number`,
     [deliveryId],
   );

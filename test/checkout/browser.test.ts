@@ -2,6 +2,8 @@ import { createHmac } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMerchant } from '../../src/accounts/service.js';
@@ -17,6 +19,8 @@ import { createLink, createSession, linkDetails, payByLink, sessionStatus } from
 // file, about ten page flows, a few seconds each.
 
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+/** Screenshots the tests take, to look at (not compared): outside the repository. */
+const SHOTS = join(tmpdir(), 'paylinks-screenshots');
 const SIGNED = ['checkoutReference', 'payfacReference', 'merchantReference', 'amount', 'currency', 'reason', 'success'] as const;
 
 /** interface.md 5.2, computed here independently of the service's own signer. */
@@ -264,9 +268,60 @@ describe('shopper pages in Chromium, without JavaScript', () => {
     expect(shop.visits).toContain(`/done?order=17&lang=is&checkoutReference=${checkoutReference}`);
   });
 
+  it('lines up the expiry and security-code boxes at 390 px in both languages (screenshots in the test output folder)', async () => {
+    const ref = await createLink(ctx, payByLink(ctx, { culture: 'is' }));
+    await mkdir(SHOTS, { recursive: true });
+    for (const lang of ['is', 'en'] as const) {
+      const context = await browser.newContext({ javaScriptEnabled: false, viewport: { width: 390, height: 844 }, locale: lang === 'is' ? 'is-IS' : 'en-GB' });
+      const page = await context.newPage();
+      page.on('console', (m) => {
+        if (m.type() === 'error') consoleErrors.push(`${m.location().url}: ${m.text()}`);
+      });
+      await page.goto(`${base}/pay/${ref}?lang=${lang}`);
+      const expiry = await page.locator('#expiryDate').boundingBox();
+      const cvc = await page.locator('#cvc').boundingBox();
+      expect(expiry && cvc, lang).toBeTruthy();
+      expect(Math.abs((expiry?.y ?? 0) - (cvc?.y ?? 1)), `${lang}: tops of the two boxes`).toBeLessThan(1);
+      expect(Math.abs((expiry?.height ?? 0) - (cvc?.height ?? 1)), `${lang}: heights`).toBeLessThan(1);
+      await page.locator('fieldset').last().screenshot({ path: `${SHOTS}/card-fields-390-${lang}.png` });
+      await context.close();
+    }
+  });
+
+  it('with JavaScript, catches a mistyped card number before sending, keeping everything typed', async () => {
+    const ref = await createLink(ctx, payByLink(ctx, { culture: 'en' }));
+    const context = await browser.newContext({ javaScriptEnabled: true, viewport: { width: 390, height: 844 }, locale: 'en-GB' });
+    const page = await context.newPage();
+    const posts: string[] = [];
+    page.on('request', (r) => {
+      if (r.method() === 'POST') posts.push(r.url());
+    });
+    page.on('console', (m) => {
+      if (m.type() === 'error') consoleErrors.push(`${m.location().url}: ${m.text()}`);
+    });
+    await page.goto(`${base}/pay/${ref}`);
+    await page.getByLabel('Card number').fill('4242 4242 4242 4241');
+    await page.getByLabel('Expiry date').fill('12/34');
+    await page.getByLabel('CVC').fill('123');
+    await page.getByRole('button', { name: /^Pay/ }).click();
+    await page.locator('#cardNumber-error').waitFor();
+    expect(await textOf(page, '#cardNumber-error')).toBe('Enter a valid card number.');
+    expect(await page.locator('#cardNumber').getAttribute('aria-invalid')).toBe('true');
+    expect(posts).toEqual([]);
+    expect(await page.getByLabel('Expiry date').inputValue()).toBe('12/34');
+    expect(await page.getByLabel('CVC').inputValue()).toBe('123');
+    await page.screenshot({ path: `${SHOTS}/card-number-caught-390-en.png`, fullPage: true });
+    // Corrected, it goes through.
+    await page.getByLabel('Card number').fill('4242 4242 4242 4242');
+    await submit(page, /^Pay/);
+    expect(await h1(page)).toBe('Payment successful');
+    await context.close();
+  });
+
   it('reports no console errors (CSP violations included) on any page', () => {
-    // HTTP error statuses (the 400 of a refused form, a missing favicon) are logged too; they are answers, not faults.
-    expect(consoleErrors.filter((e) => !e.includes('Failed to load resource'))).toEqual([]);
+    // HTTP error statuses (the 400 of a refused form) are logged too; they are answers, not faults. A
+    // missing resource of the page itself (the icon, a script) would be a fault.
+    expect(consoleErrors.filter((e) => !e.includes('Failed to load resource') || /favicon|\/assets\//.test(e))).toEqual([]);
   });
 
   // UPDATE_SCREENSHOT=1 npx vitest run --project postgres test/checkout/browser.test.ts → docs/payment-page.png

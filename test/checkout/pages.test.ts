@@ -45,7 +45,8 @@ describe('payment link page (D6, D11)', () => {
     expect(text).toMatch(/<button type="submit">Greiða 489 kr\.<\/button>/);
     expect(page.body).toContain('<label for="cardNumber">Kortanúmer</label>');
     expect(LABELLED(page.body)).toEqual([]);
-    expect(page.body).not.toContain('<script');
+    // One script, our own file, deferred: nothing inline.
+    expect(page.body.match(/<script[^>]*>/g)).toEqual(['<script src="/assets/checkout.js" defer>']);
     await s.get(`/pay/${ref}`);
     expect((await linkDetails(ctx, ref)).visitCount).toBe(2);
   });
@@ -55,6 +56,8 @@ describe('payment link page (D6, D11)', () => {
     const page = await ctx.app.inject({ method: 'GET', url: `/pay/${ref}` });
     const csp = page.headers['content-security-policy'] as string;
     expect(csp).toContain("default-src 'none'");
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).not.toContain('unsafe-inline');
     expect(csp).toContain("style-src 'self'");
     expect(csp).toContain("form-action 'self'");
     expect(csp).toContain("frame-ancestors 'none'");
@@ -418,5 +421,47 @@ describe('checkout session page (D10)', () => {
     const page = await ctx.app.inject({ method: 'GET', url: `/checkout/${ref}` });
     expect(page.body).toContain('This checkout has expired.');
     expect(page.body).not.toContain('<form');
+  });
+
+  it('serves an icon, linked from every page, so browsers get no 404 for it', async () => {
+    const ref = await createLink(ctx, payByLink(ctx));
+    const page = await ctx.app.inject({ method: 'GET', url: `/pay/${ref}` });
+    expect(page.body).toContain('<link rel="icon" href="/favicon.svg" type="image/svg+xml">');
+    for (const url of ['/favicon.svg', '/favicon.ico']) {
+      const icon = await ctx.app.inject({ method: 'GET', url });
+      expect(icon.statusCode, url).toBe(200);
+      expect(icon.headers['content-type'], url).toBe('image/svg+xml');
+      expect(icon.body).toMatch(/^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
+      expect(icon.headers['cache-control']).toBe('public, max-age=3600');
+    }
+    const script = await ctx.app.inject({ method: 'GET', url: '/assets/checkout.js' });
+    expect(script.statusCode).toBe(200);
+    expect(script.headers['content-type']).toBe('text/javascript; charset=utf-8');
+  });
+
+  it('titles each page with what is paid and to whom; a session names its order', async () => {
+    const ref = await createLink(ctx, payByLink(ctx, { culture: 'en' }));
+    const link = (await ctx.app.inject({ method: 'GET', url: `/pay/${ref}` })).body.replace(/\u00a0/g, ' ');
+    expect(link).toContain('<title>Pay ISK 489 to Test merchant</title>');
+    const session = await createSession(ctx, { reference: 'order-1042', culture: 'is' });
+    const page = (await ctx.app.inject({ method: 'GET', url: `/checkout/${session}` })).body.replace(/\u00a0/g, ' ');
+    expect(page).toContain('<title>Greiða 123,45 EUR til Test merchant</title>');
+    expect(page).toContain('<h1>Greiðsla til Test merchant, pöntun order-1042</h1>');
+  });
+
+  it('after a refused card number keeps the expiry, never echoes the number or the code, and says to enter them again', async () => {
+    const ref = await createLink(ctx, payByLink(ctx, { culture: 'en' }));
+    const s = new Shopper(ctx);
+    await s.get(`/pay/${ref}`);
+    const res = await s.post(`/pay/${ref}`, { cardNumber: '4242 4242 4242 4241', expiryDate: '11/31', cvc: '987' });
+    expect(res.statusCode).toBe(400);
+    expect(res.body).toMatch(/<input type="text" id="expiryDate" name="expiryDate"[^>]* value="11\/31"/);
+    expect(res.body).not.toContain('4242 4242 4242 4241');
+    expect(res.body).not.toContain('424242424242424');
+    expect(res.body).not.toContain('987');
+    expect(res.body).toMatch(/<input type="text" id="cardNumber" name="cardNumber"(?![^>]*value=)[^>]*aria-invalid="true"/);
+    expect(res.body).toMatch(/<input type="text" id="cvc" name="cvc"(?![^>]*value=)[^>]*>/);
+    expect(res.body).toContain('Please correct the marked fields. For your security, the card number and the security code are not kept: enter them again.');
+    expect(res.body).toContain('<p class="error" id="cardNumber-error">Enter a valid card number.</p>');
   });
 });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PrincipalCache, createKey, revokeKey } from '../../src/accounts/service.js';
+import { PrincipalCache, createKey, listKeys, revokeKey } from '../../src/accounts/service.js';
+import { call, createTestContext } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 
 describe('principal cache (D1 keys, looked up once every few seconds)', () => {
@@ -47,5 +48,31 @@ describe('principal cache (D1 keys, looked up once every few seconds)', () => {
     t = 1;
     expect(await cache.resolve(tdb.db, keys[0]!.apiKey)).toBeUndefined();
     expect(await cache.resolve(tdb.db, keys[2]!.apiKey)).toBeDefined();
+  });
+});
+
+describe('when each API key was last used', () => {
+  it('is recorded in batches, not on the request path, and shown by the key list without the secret', async () => {
+    const ctx = await createTestContext();
+    try {
+      const used = await createKey(ctx.tdb.db, { merchantId: ctx.merchant.merchantId }, ['PaymentLinks']);
+      const unused = await createKey(ctx.tdb.db, { merchantId: ctx.merchant.merchantId }, ['PaymentLinks']);
+      expect((await call(ctx, 'GET', '/api/v1/paymentlinks', undefined, { apiKey: used.apiKey })).status).toBe(200);
+      // Nothing is written while the process runs between flushes ...
+      const before = await listKeys(ctx.tdb.db, { merchantId: ctx.merchant.merchantId });
+      expect(before.find((k) => k.keyId === used.keyId)?.lastUsedAt).toBeNull();
+      // ... and the app writes what it noted when it closes (and every minute meanwhile).
+      await ctx.app.close();
+      const keys = await listKeys(ctx.tdb.db, { merchantId: ctx.merchant.merchantId });
+      expect(keys.find((k) => k.keyId === used.keyId)?.lastUsedAt).toBe(ctx.clock.now().toISOString());
+      expect(keys.find((k) => k.keyId === unused.keyId)?.lastUsedAt).toBeNull();
+      for (const k of keys) {
+        expect(k.display).toMatch(/^pk_.{4}….{4}$/);
+        expect(JSON.stringify(keys)).not.toContain(used.apiKey);
+      }
+      expect(keys.find((k) => k.keyId === used.keyId)?.display).toBe(`${used.apiKey.slice(0, 7)}…${used.apiKey.slice(-4)}`);
+    } finally {
+      await ctx.tdb.drop();
+    }
   });
 });

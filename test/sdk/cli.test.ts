@@ -2,7 +2,11 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Command } from 'commander';
 import { startLiveService, type LiveService } from './helpers.js';
+import { testWorker } from '../webhooks/helpers.js';
 
 // The merchant operations of the built `paylinks` command (issue 6) against the live service: tables
 // for people, --json for scripts, options or PAYLINKS_BASE_URL / PAYLINKS_API_KEY.
@@ -78,11 +82,12 @@ describe('paylinks links, webhooks, deliveries and trigger', { timeout: 120_000 
     const out = await paylinks(['links', 'list', '--json'], { PAYLINKS_BASE_URL: live.baseUrl, PAYLINKS_API_KEY: live.ctx.merchant.apiKey });
     expect(JSON.parse(out)).toHaveProperty('totalCount');
     const missing = await failure(['links', 'list'], { PAYLINKS_BASE_URL: live.baseUrl });
-    expect(missing.code).toBe(1);
+    // A mistake in the command line itself: exit 2 (the service's refusals exit 1).
+    expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('PAYLINKS_API_KEY');
   });
 
-  it('prints every failing field of a D2 error and exits 1', async () => {
+  it('prints every failing field of a refusal and exits 1', async () => {
     const r = await failure(['links', 'create', '--terminal', 'short', '--amount', '100', '--currency', 'XXX', ...flags]);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('400 VALIDATION_FAILED');
@@ -126,5 +131,79 @@ describe('paylinks links, webhooks, deliveries and trigger', { timeout: 120_000 
 
     const refused = await failure(['trigger', 'Payout', ...flags]);
     expect(refused.stderr).toContain('unknown event type Payout');
+  });
+
+  it('reads, updates, rotates and deletes a webhook; shows a delivery with its attempts; advances and redelivers it', async () => {
+    const receiver = createServer((_req, res) => res.writeHead(500).end('not today\nsecond line'));
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+    const worker = testWorker(live.ctx);
+    await worker.start();
+    try {
+      const wh = await json('webhook', 'register', '--url', url, '--event-types', 'Capture');
+      const id = wh.webhookId as string;
+      expect(((await json('webhook', 'get', id)).webhook as { url: string; kind: string })).toMatchObject({ url, kind: 'url' });
+      expect(await paylinks(['webhook', 'get', id, ...flags])).toMatch(/eventTypes\s+Capture/);
+
+      const updated = (await json('webhook', 'update', id, '--description', 'shop hook', '--event-types', 'all')).webhook as { description: string; eventTypes: string[] };
+      expect(updated).toMatchObject({ description: 'shop hook', eventTypes: [] });
+      const nothing = await failure(['webhook', 'update', id, ...flags]);
+      expect(nothing.code).toBe(2);
+      expect(nothing.stderr).toContain('nothing to change');
+      const badUrl = await failure(['webhook', 'update', id, '--url', 'http://example.com/x', ...flags]);
+      expect(badUrl.code).toBe(1);
+      expect(badUrl.stderr).toMatch(/url: FORMAT must be an absolute https URL/);
+
+      const ev = await json('trigger', 'Capture', '--amount', '700', '--currency', 'EUR');
+      await worker.settled();
+      const list = await json('delivery', 'list', '--payfac-reference', ev.payfacReference as string, '--webhook', id);
+      const deliveryId = (list.data as { deliveryId: string }[])[0]?.deliveryId as string;
+      const shown = await paylinks(['delivery', 'show', deliveryId, ...flags]);
+      expect(shown).toMatch(/^ATTEMPT\s+SENT\s+STATUS\s+MS\s+ERROR\s+CORRELATION ID\s+ANSWER$/m);
+      expect(shown, shown).toMatch(/^1\s+\S+\s+500\s+\d+\s+status\s+[0-9a-f-]{36}\s+not today$/m);
+      expect(shown).not.toContain('body  ');
+      expect(await paylinks(['delivery', 'show', deliveryId, '--body', ...flags])).toContain(`body  {"checkoutReference":null,"payfacReference":"${ev.payfacReference as string}"`);
+
+      // Its next attempt is a minute away on the service's clock; advance makes it due now.
+      const advanced = await json('delivery', 'advance', deliveryId);
+      expect(advanced.deliveryId).toBe(deliveryId);
+      await worker.settled();
+      expect(((await json('delivery', 'show', deliveryId)).delivery as { attemptCount: number }).attemptCount).toBe(2);
+
+      const rotated = await json('webhook', 'rotate', id);
+      expect(rotated.hmacKey).toMatch(/^[0-9a-f]{64}$/);
+      expect(rotated.hmacKey).not.toBe(wh.hmacKey);
+      const deleted = await paylinks(['webhook', 'delete', id, ...flags]);
+      expect(deleted).toBe(`deleted ${id}\n`);
+      const gone = await failure(['webhook', 'get', id, ...flags]);
+      expect(gone.code).toBe(1);
+      expect(gone.stderr).toContain('404 NOT_FOUND');
+      const advanceDone = await failure(['delivery', 'advance', deliveryId, ...flags]);
+      expect(advanceDone.stderr).toContain('409 INVALID_STATE');
+    } finally {
+      await worker.stop(5_000);
+      receiver.close();
+    }
+  });
+
+  it('describes every command in --help without internal labels, and offers --json wherever it prints a result', async () => {
+    const { buildCli } = await import('../../src/cli.js');
+    const missing: string[] = [];
+    const labelled: string[] = [];
+    const noJson: string[] = [];
+    const walk = (cmd: Command, path: string[]): void => {
+      for (const sub of cmd.commands) {
+        const name = [...path, sub.name()].join(' ');
+        if (sub.description().trim() === '') missing.push(name);
+        const texts = [sub.description(), ...sub.options.map((o) => o.description)];
+        if (texts.some((t) => /\bD\d{1,2}\b|issue \d|interface\.md/.test(t))) labelled.push(name);
+        if (sub.commands.length === 0 && !['serve', 'worker', 'migrate'].includes(sub.name()) && !sub.options.some((o) => o.long === '--json')) noJson.push(name);
+        walk(sub, [...path, sub.name()]);
+      }
+    };
+    walk(buildCli(), []);
+    expect(missing).toEqual([]);
+    expect(labelled).toEqual([]);
+    expect(noJson).toEqual([]);
   });
 });

@@ -53,4 +53,21 @@ describe('configuration (D17)', () => {
       expect((e as Error).message).not.toContain('s3cret');
     }
   });
+
+  it('reads the metrics token and listener, refusing bad ones without echoing the token', () => {
+    expect(parseConfig({})).toMatchObject({ metricsToken: null, metricsListen: null });
+    const c = parseConfig({ PAYLINKS_METRICS_TOKEN: 'a-long-enough-token-1234', PAYLINKS_METRICS_LISTEN: '127.0.0.1:9464' });
+    expect(c).toMatchObject({ metricsToken: 'a-long-enough-token-1234', metricsListen: { host: '127.0.0.1', port: 9464 } });
+    expect(parseConfig({ PAYLINKS_METRICS_LISTEN: '[::1]:0' }).metricsListen).toEqual({ host: '::1', port: 0 });
+    let err: unknown;
+    try {
+      parseConfig({ PAYLINKS_METRICS_TOKEN: 'short secret', PAYLINKS_METRICS_LISTEN: '9464' });
+    } catch (e) {
+      err = e;
+    }
+    const problems = (err as ConfigError).problems;
+    expect(problems).toHaveLength(2);
+    expect(problems.join('\n')).toMatch(/PAYLINKS_METRICS_TOKEN[\s\S]*PAYLINKS_METRICS_LISTEN/);
+    expect(problems.join('\n')).not.toContain('short secret');
+  });
 });

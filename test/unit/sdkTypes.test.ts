@@ -1,3 +1,4 @@
+import type { StreamedAttempt } from '../../src/webhooks/listen/hub.js';
 import type { Static, TSchema } from 'typebox';
 import { describe, expectTypeOf, it } from 'vitest';
 import type * as sdk from '@paylinks/sdk';
@@ -53,6 +54,11 @@ describe('SDK types match the server schemas', () => {
     expectTypeOf<S<typeof webhooks.RedeliverResponse>>().toExtend<sdk.RedeliverResponse>();
     expectTypeOf<Keys<sdk.TriggerEventParams>>().toEqualTypeOf<Keys<S<typeof webhooks.SandboxEventBody>>>();
     expectTypeOf<S<typeof webhooks.SandboxEventResponse>>().toExtend<sdk.TriggerEventResponse>();
+    expectTypeOf<Keys<sdk.RegisterListenerParams>>().toEqualTypeOf<Keys<S<typeof webhooks.ListenerBody>>>();
+    expectTypeOf<Keys<sdk.RegisterListenerResponse>>().toEqualTypeOf<Keys<S<typeof webhooks.ListenerResponse>>>();
+    expectTypeOf<sdk.ListenerAttemptReport>().toExtend<S<typeof webhooks.AttemptReportBody>>();
+    expectTypeOf<Keys<sdk.ListenerAttemptReport>>().toEqualTypeOf<Keys<S<typeof webhooks.AttemptReportBody>>>();
+    expectTypeOf<Keys<sdk.ListenerAttempt>>().toEqualTypeOf<Keys<StreamedAttempt>>();
   });
 
   it('modifications and token payments (D19)', () => {

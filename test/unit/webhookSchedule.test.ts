@@ -27,6 +27,17 @@ describe('webhook address rules (D13, interface.md 6.5)', () => {
     expect(checkUrlShape('/hook')?.code).toBe('FORMAT');
     expect(checkUrlShape('https://user:pw@example.com/')?.code).toBe('FORMAT');
     expect(checkUrlShape('ftp://example.com')?.code).toBe('FORMAT');
+    expect(checkUrlShape('http://127.0.0.1:3000/hook')?.code).toBe('FORMAT');
+  });
+
+  it('in development also accepts http on localhost and loopback addresses, and nowhere else', () => {
+    const dev = { allowLocalHttp: true };
+    for (const url of ['http://localhost:3000/hook', 'http://LOCALHOST/hook', 'http://127.0.0.1:3000/hook', 'http://127.1.2.3/hook', 'http://[::1]:3000/hook', 'https://example.com/hook']) {
+      expect(checkUrlShape(url, dev), url).toBeNull();
+    }
+    for (const url of ['http://example.com/hook', 'http://10.0.0.1/hook', 'http://localhost.example.com/hook', 'http://128.0.0.1/hook', 'http://[::2]/hook', 'ftp://localhost/x', 'http://user:pw@localhost/x']) {
+      expect(checkUrlShape(url, dev)?.code, url).toBe('FORMAT');
+    }
   });
 
   it('classifies addresses', () => {

@@ -79,7 +79,7 @@ describe('delivery under concurrency', () => {
       // The dead worker comes back and tries to record its attempt: its claim is gone.
       const row = dead.rows[0];
       const late = await recordAttempts(ctx.tdb.db.pool, ctx.clock.now(), [
-        { deliveryId: row?.id ?? '', webhookId: wh.webhookId, claimToken: dead.token, attemptNumber: 1, correlationId: '00000000-0000-4000-8000-000000000000', sentAt: ctx.clock.now(), responseStatus: 500, responseBody: '', durationMs: 1, errorKind: 'status', state: 'Pending', nextAttemptAt: ctx.clock.now() },
+        { deliveryId: row?.id ?? '', webhookId: wh.webhookId, claimToken: dead.token, attemptNumber: 1, correlationId: '00000000-0000-4000-8000-000000000000', sentAt: ctx.clock.now(), responseStatus: 500, responseBody: '', durationMs: 1, errorKind: 'status', errorDetail: null, state: 'Pending', nextAttemptAt: ctx.clock.now() },
       ]);
       expect(late).toEqual([]);
       expect(await states(ctx, wh.webhookId)).toEqual({ Delivered: 1 });

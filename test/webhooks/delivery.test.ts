@@ -16,6 +16,7 @@ interface Attempt {
   responseBody: string | null;
   durationMs: number;
   errorKind: string | null;
+  errorDetail: string | null;
 }
 interface Delivery {
   deliveryId: string;
@@ -83,15 +84,16 @@ describe('webhook delivery end to end', () => {
     expect(d.attempts[0]).toMatchObject({ attemptNumber: 1, correlationId: req?.headers['x-webhook-correlationid'], responseStatus: 200, responseBody: 'ok', errorKind: null });
   });
 
-  const failures: [string, (r: Receiver) => Promise<string>, { status: number | null; kind: string }][] = [
-    ['201', async (r) => (r.on('/201', reply(201)), `${r.url}/201`), { status: 201, kind: 'status' }],
-    ['202', async (r) => (r.on('/202', reply(202)), `${r.url}/202`), { status: 202, kind: 'status' }],
-    ['204', async (r) => (r.on('/204', reply(204)), `${r.url}/204`), { status: 204, kind: 'status' }],
-    ['500', async (r) => (r.on('/500', reply(500, 'boom')), `${r.url}/500`), { status: 500, kind: 'status' }],
-    ['a reply slower than the limit', async (r) => (r.on('/slow', slow(TEST_ATTEMPT_TIMEOUT_MS * 3)), `${r.url}/slow`), { status: null, kind: 'timeout' }],
-    ['a 200 whose body trickles past the limit', async (r) => (r.on('/trickle', trickle(100, TEST_ATTEMPT_TIMEOUT_MS * 3)), `${r.url}/trickle`), { status: 200, kind: 'timeout' }],
-    ['a receiver that never answers', async (r) => (r.on('/void', blackHole), `${r.url}/void`), { status: null, kind: 'timeout' }],
-    ['connection refused', async () => `https://127.0.0.1:${await refusedPort()}/x`, { status: null, kind: 'connection' }],
+  const within = `no complete response within ${TEST_ATTEMPT_TIMEOUT_MS} ms`;
+  const failures: [string, (r: Receiver) => Promise<string>, { status: number | null; kind: string; detail: string | RegExp | null }][] = [
+    ['201', async (r) => (r.on('/201', reply(201)), `${r.url}/201`), { status: 201, kind: 'status', detail: null }],
+    ['202', async (r) => (r.on('/202', reply(202)), `${r.url}/202`), { status: 202, kind: 'status', detail: null }],
+    ['204', async (r) => (r.on('/204', reply(204)), `${r.url}/204`), { status: 204, kind: 'status', detail: null }],
+    ['500', async (r) => (r.on('/500', reply(500, 'boom')), `${r.url}/500`), { status: 500, kind: 'status', detail: null }],
+    ['a reply slower than the limit', async (r) => (r.on('/slow', slow(TEST_ATTEMPT_TIMEOUT_MS * 3)), `${r.url}/slow`), { status: null, kind: 'timeout', detail: within }],
+    ['a 200 whose body trickles past the limit', async (r) => (r.on('/trickle', trickle(100, TEST_ATTEMPT_TIMEOUT_MS * 3)), `${r.url}/trickle`), { status: 200, kind: 'timeout', detail: within }],
+    ['a receiver that never answers', async (r) => (r.on('/void', blackHole), `${r.url}/void`), { status: null, kind: 'timeout', detail: within }],
+    ['connection refused', async () => `https://127.0.0.1:${await refusedPort()}/x`, { status: null, kind: 'connection', detail: /^ECONNREFUSED: connect ECONNREFUSED 127\.0\.0\.1:\d+$/ }],
   ];
 
   for (const [name, setup, expected] of failures) {
@@ -104,6 +106,9 @@ describe('webhook delivery end to end', () => {
       expect(d.state).toBe('Pending');
       expect(d.attemptCount).toBe(1);
       expect(d.attempts[0]).toMatchObject({ attemptNumber: 1, responseStatus: expected.status, errorKind: expected.kind });
+      // Why, without the server's log: the merchant reads it on the attempt.
+      if (expected.detail instanceof RegExp) expect(d.attempts[0]?.errorDetail).toMatch(expected.detail);
+      else expect(d.attempts[0]?.errorDetail).toBe(expected.detail);
       expect(new Date(d.nextAttemptAt ?? 0).getTime()).toBe(new Date(d.attempts[0]?.sentAt ?? 0).getTime() + 60_000);
       // Stop it from being retried by later tests.
       await call(ctx, 'POST', `/api/v1/webhooks/${wh.webhookId}/delete`);
@@ -133,6 +138,8 @@ describe('webhook delivery end to end', () => {
     await worker.settled();
     const d = await deliveryOf(e.payfacReference, wh.webhookId);
     expect(d.attempts[0]).toMatchObject({ responseStatus: null, errorKind: 'tls' });
+    // The certificate error's own code, as OpenSSL names it, so the merchant knows what to fix.
+    expect(d.attempts[0]?.errorDetail).toMatch(/^DEPTH_ZERO_SELF_SIGNED_CERT: self[- ]signed certificate$/);
     expect(badReceiver.received).toHaveLength(0);
     await call(ctx, 'POST', `/api/v1/webhooks/${wh.webhookId}/delete`);
   });

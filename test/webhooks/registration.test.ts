@@ -3,7 +3,10 @@ import { call, createTestContext, type TestContext } from '../helpers/app.js';
 import { createKey, createMerchant, createPartner, linkPartner, type CreatedMerchant } from '../../src/accounts/service.js';
 import { withTransaction } from '../../src/db/database.js';
 import { enqueueEvent } from '../../src/webhooks/events.js';
-import { register } from './helpers.js';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { DeliveryWorker } from '../../src/webhooks/delivery/worker.js';
+import { register, testWorker } from './helpers.js';
 
 // Registration (D13): the operations, the URL rules, secrets shown once, partners, tenant isolation.
 
@@ -201,6 +204,63 @@ describe('webhook registration (D13)', () => {
   });
 });
 
+describe('local receivers in development mode', () => {
+  let ctx: TestContext;
+  let worker: DeliveryWorker;
+  let server: Server;
+  let received: { path: string; body: string; authorization: string | undefined }[];
+  let port: number;
+  beforeAll(async () => {
+    ctx = await createTestContext({ PAYLINKS_ENV: 'development' });
+    worker = testWorker(ctx);
+    received = [];
+    server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (d: Buffer) => (body += d.toString()));
+      req.on('end', () => {
+        received.push({ path: req.url ?? '', body, authorization: req.headers.authorization });
+        res.writeHead(200).end('ok');
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    port = (server.address() as AddressInfo).port;
+  });
+  afterAll(async () => {
+    await worker.stop(5_000);
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await ctx.close();
+  });
+
+  it('accepts plain http on 127.0.0.1 and localhost, and the worker delivers there', async () => {
+    const byAddress = await call(ctx, 'POST', '/api/v1/webhooks', { url: `http://127.0.0.1:${port}/by-address` });
+    const byName = await call(ctx, 'POST', '/api/v1/webhooks', { url: `http://localhost:${port}/by-name` });
+    expect([byAddress.status, byName.status]).toEqual([200, 200]);
+    const e = await call(ctx, 'POST', '/api/v1/sandbox/events', { eventType: 'Authorization', amount: 48900, currency: 'ISK' });
+    expect(e.status).toBe(200);
+    await worker.settled();
+    expect(received.map((r) => r.path).sort()).toEqual(['/by-address', '/by-name']);
+    expect(received.find((r) => r.path === '/by-address')?.authorization).toBe(byAddress.body.apiKey);
+    const list = await call(ctx, 'GET', '/api/v1/webhooks/deliveries', undefined, { query: { payfacReference: String(e.body.payfacReference) } });
+    expect((list.body.data as { state: string }[]).map((d) => d.state)).toEqual(['Delivered', 'Delivered']);
+    // Update to a local http URL works too.
+    const moved = await call(ctx, 'POST', `/api/v1/webhooks/${String(byName.body.webhookId)}/update`, { url: `http://[::1]:${port}/v6` });
+    expect(moved.status).toBe(200);
+  });
+
+  it('still needs https for every other host, with a message that says where http is allowed', async () => {
+    for (const url of ['http://hooks.example.com/x', 'http://192.168.1.10/x', 'http://10.0.0.1/x', 'http://localhost.example.com/x']) {
+      const r = await call(ctx, 'POST', '/api/v1/webhooks', { url });
+      expect(r.status, url).toBe(400);
+      expect((r.body.errors as { field: string; code: string; message: string }[])[0]).toMatchObject({
+        field: 'url',
+        code: 'FORMAT',
+        message: 'must be an absolute https URL (http only on localhost or a loopback address)',
+      });
+    }
+  });
+});
+
 describe('webhook registration in production mode (D13 address rules)', () => {
   let ctx: TestContext;
   beforeAll(async () => {
@@ -225,6 +285,16 @@ describe('webhook registration in production mode (D13 address rules)', () => {
     expect(r.status).toBe(200);
     const u = await call(ctx, 'POST', `/api/v1/webhooks/${String(r.body.webhookId)}/update`, { url: 'https://10.1.1.1/h' });
     expect(u.status).toBe(400);
+  });
+
+  it('refuses plain http, also on localhost and loopback addresses, at registration and update', async () => {
+    const before = await count(ctx, 'webhooks');
+    for (const url of ['http://127.0.0.1:9999/h', 'http://localhost:3000/h', 'http://[::1]:3000/h', 'http://93.184.216.34/h']) {
+      const r = await call(ctx, 'POST', '/api/v1/webhooks', { url });
+      expect(r.status, url).toBe(400);
+      expect((r.body.errors as { field: string; code: string; message: string }[])[0]).toMatchObject({ field: 'url', code: 'FORMAT', message: 'must be an absolute https URL' });
+    }
+    expect(await count(ctx, 'webhooks')).toBe(before);
   });
 
   it('has no sandbox in production by default: 404', async () => {

@@ -143,6 +143,62 @@ class Transport {
     }
   }
 
+  /**
+   * Opens a Server-Sent Events stream and yields its events until it ends or `signal` aborts. A refusal
+   * (4xx, 5xx) throws the same typed errors as any call; a stream is never retried here.
+   */
+  async *stream(path: string, signal?: AbortSignal): AsyncGenerator<{ event: string; data: string }, void, undefined> {
+    const url = new URL(this.#base + path);
+    const headers = { accept: 'text/event-stream', 'user-agent': `paylinks-sdk/${SDK_VERSION} node/${process.version}`, ...this.#headers, 'x-api-key': this.#apiKey };
+    let res: Response;
+    try {
+      res = await this.#fetch(url, { method: 'GET', headers, ...(signal ? { signal } : {}) });
+    } catch (cause) {
+      if (signal?.aborted) return;
+      throw new PaylinksNetworkError(`GET ${url.pathname}: ${causeCode(cause) ?? (cause instanceof Error ? cause.message : String(cause))}`, false, { cause });
+    }
+    if (!res.ok || res.body === null) {
+      const text = await res.text();
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        parsed = undefined;
+      }
+      throw apiErrorFor(this.#errorInit(res.status, text, parsed, parseRetryAfter(res.headers.get('retry-after'))));
+    }
+    const decoder = new TextDecoder();
+    let buffer = '';
+    let event = 'message';
+    let data: string[] = [];
+    try {
+      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+        buffer += decoder.decode(chunk, { stream: true });
+        let nl: number;
+        while ((nl = buffer.indexOf('\n')) !== -1) {
+          const line = buffer.slice(0, nl).replace(/\r$/, '');
+          buffer = buffer.slice(nl + 1);
+          if (line === '') {
+            if (data.length > 0) yield { event, data: data.join('\n') };
+            event = 'message';
+            data = [];
+          } else if (line.startsWith(':')) {
+            // a comment: keeps the connection alive
+          } else {
+            const colon = line.indexOf(':');
+            const field = colon === -1 ? line : line.slice(0, colon);
+            const value = colon === -1 ? '' : line.slice(colon + 1).replace(/^ /, '');
+            if (field === 'event') event = value;
+            else if (field === 'data') data.push(value);
+          }
+        }
+      }
+    } catch (cause) {
+      if (signal?.aborted) return;
+      throw new PaylinksNetworkError(`GET ${url.pathname}: the stream broke (${causeCode(cause) ?? (cause instanceof Error ? cause.message : String(cause))})`, false, { cause });
+    }
+  }
+
   /** Milliseconds to wait before retrying after `err`, or null when it must not be retried. */
   #retryDelay(err: PaylinksApiError | PaylinksNetworkError, kind: RetryKind, retry: number): number | null {
     if (err instanceof PaylinksNetworkError) {
@@ -323,6 +379,31 @@ export class Webhooks {
   /** New apiKey and hmacKey, shown only now; the old ones stop working. */
   rotateSecrets(webhookId: string, options?: RequestOptions): Promise<t.RotateSecretsResponse> {
     return this.#http.request({ method: 'POST', path: `/webhooks/${enc(webhookId)}/rotate-secrets`, retry: 'safe' }, options);
+  }
+
+  /**
+   * A listener webhook: its deliveries come to you over `listen()` instead of to a URL (what
+   * `paylinks listen` uses). A listener of yours for the same event types that nobody has listened to
+   * for a minute is reused, secrets and all (`reused`). Delete it when you are done.
+   */
+  registerListener(params: t.RegisterListenerParams = {}, options?: RequestOptions): Promise<t.RegisterListenerResponse> {
+    return this.#http.request({ method: 'POST', path: '/webhooks/listeners', body: params, retry: 'once' }, options);
+  }
+
+  /**
+   * The listener's attempts as they come due, until `signal` aborts or the service ends the stream.
+   * Answer each with `reportAttempt` within 20 seconds, or it is recorded as a timeout and retried.
+   */
+  async *listen(webhookId: string, options: { signal?: AbortSignal } = {}): AsyncGenerator<t.ListenerEvent, void, undefined> {
+    for await (const e of this.#http.stream(`/webhooks/${enc(webhookId)}/listen`, options.signal)) {
+      if (e.event === 'ready') yield { type: 'ready', webhookId };
+      else if (e.event === 'attempt') yield { type: 'attempt', attempt: JSON.parse(e.data) as t.ListenerAttempt };
+    }
+  }
+
+  /** Records your receiver's answer to a streamed attempt (only 200 delivers it). */
+  reportAttempt(webhookId: string, report: t.ListenerAttemptReport, options?: RequestOptions): Promise<t.ListenerAttemptReportResponse> {
+    return this.#http.request({ method: 'POST', path: `/webhooks/${enc(webhookId)}/listen/attempts`, body: report, retry: 'once' }, options);
   }
 }
 

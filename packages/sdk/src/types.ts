@@ -215,6 +215,9 @@ export interface UpdateWebhookParams {
 
 export interface Webhook {
   webhookId: string;
+  /** `url`: delivered to its URL; `listener`: delivered to `paylinks listen` (or `webhooks.listen`). */
+  kind: 'url' | 'listener';
+  /** Where deliveries go; `listen:{webhookId}` for a listener. */
   url: string;
   eventTypes: string[];
   description: string;
@@ -246,6 +249,50 @@ export interface RotateSecretsResponse extends Envelope {
   hmacKey: string;
 }
 
+export interface RegisterListenerParams {
+  /** Event types to receive; empty or absent: all. */
+  eventTypes?: EventType[];
+  description?: string;
+}
+
+export interface RegisterListenerResponse extends RegisterWebhookResponse {
+  /** True when a listener left behind by an earlier run was taken again, with its secrets. */
+  reused: boolean;
+}
+
+/** One attempt of a listener's delivery, as the stream carries it. */
+export interface ListenerAttempt {
+  deliveryId: string;
+  eventType: EventType;
+  payfacReference: string;
+  attemptNumber: number;
+  correlationId: string;
+  /** Send it back, as it is, in the report. */
+  attemptToken: string;
+  /** Content-Type, Authorization and X-Webhook-CorrelationId, as a URL webhook's receiver gets them. */
+  headers: Record<string, string>;
+  /** The exact body: forward it byte for byte (the signature is over its values). */
+  body: string;
+}
+
+export type ListenerEvent = { type: 'ready'; webhookId: string } | { type: 'attempt'; attempt: ListenerAttempt };
+
+export interface ListenerAttemptReport {
+  deliveryId: string;
+  attemptToken: string;
+  /** Your receiver's status, or null when it gave none. */
+  responseStatus: number | null;
+  /** The first 64 KiB of its answer. */
+  responseBody: string | null;
+  durationMs: number;
+  errorKind: 'timeout' | 'connection' | 'tls' | 'status' | null;
+  errorDetail: string | null;
+}
+
+export interface ListenerAttemptReportResponse extends Envelope {
+  recorded: true;
+}
+
 // ------------------------------------------------------------------ deliveries (D14)
 
 export interface ListDeliveriesParams extends PageParams {
@@ -275,6 +322,12 @@ export interface DeliveryAttempt {
   responseBody: string | null;
   durationMs: number;
   errorKind: 'timeout' | 'connection' | 'tls' | 'status' | null;
+  /**
+   * Why the attempt failed, when no HTTP status says it: the TLS certificate error code
+   * (`DEPTH_ZERO_SELF_SIGNED_CERT`, `CERT_HAS_EXPIRED`, ...), the connection error
+   * (`ECONNREFUSED: ...`), or the time limit. Null on success and for a failed status.
+   */
+  errorDetail: string | null;
 }
 
 export interface DeliveryList extends Envelope {

@@ -1,12 +1,15 @@
-// Every string of the shopper's pages, in both cultures (D4: `is` and `en`). A key missing from one
+// Every string of the shopper's pages, in both cultures (`is` and `en`). A key missing from one
 // language is a type error, so no page can show half a translation.
 
 export const CULTURES = ['is', 'en'] as const;
 export type Culture = (typeof CULTURES)[number];
 
 const en = {
-  htmlTitlePay: 'Pay {merchant}',
+  htmlTitlePay: 'Pay {amount} to {merchant}',
+  htmlTitleSaveCard: 'Save a card with {merchant}',
   payment: 'Payment',
+  sessionHeading: 'Payment to {merchant}, order {reference}',
+  errCardAgain: 'For your security, the card number and the security code are not kept: enter them again.',
   orderSummary: 'Order summary',
   item: 'Item',
   quantity: 'Qty',
@@ -84,8 +87,11 @@ const en = {
 export type MessageKey = keyof typeof en;
 
 const is: Record<MessageKey, string> = {
-  htmlTitlePay: 'Greiða {merchant}',
+  htmlTitlePay: 'Greiða {amount} til {merchant}',
+  htmlTitleSaveCard: 'Vista kort hjá {merchant}',
   payment: 'Greiðsla',
+  sessionHeading: 'Greiðsla til {merchant}, pöntun {reference}',
+  errCardAgain: 'Kortanúmer og öryggisnúmer eru ekki geymd af öryggisástæðum: sláðu þau inn aftur.',
   orderSummary: 'Yfirlit pöntunar',
   item: 'Vara',
   quantity: 'Magn',

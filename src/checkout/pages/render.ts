@@ -19,7 +19,7 @@ export interface PageContext {
 }
 
 export interface FormState {
-  /** Shopper field values to show again (never card data). */
+  /** Shopper field values to show again (never the card number or CVC; the expiry may come back). */
   values: Record<string, string>;
   /** Field name → message; card fields are cardNumber, expiryDate, cvc. */
   errors: Partial<Record<string, MessageKey>>;
@@ -57,6 +57,7 @@ function document(ctx: PageContext, c: Checkoutable | null, title: string, body:
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex, nofollow">
 <title>${escapeHtml(title)}</title>
+<link rel="icon" href="/favicon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="/assets/checkout.css">
 ${head}</head>
 <body class="${themeClass(c?.themeKey ?? null)}">
@@ -74,7 +75,9 @@ function money(ctx: PageContext, minor: number, currency: string): string {
 }
 
 function heading(ctx: PageContext, c: Checkoutable): string {
-  return c.description !== '' ? c.description : ctx.t('payment');
+  if (c.description !== '') return c.description;
+  // A session has no description of its own: say whose payment it is and for which order.
+  return c.kind === 'session' ? ctx.t('sessionHeading', { merchant: c.merchantName, reference: c.merchantReference }) : ctx.t('payment');
 }
 
 function lineCells(ctx: PageContext, c: Checkoutable, line: DisplayLine): string {
@@ -135,16 +138,24 @@ function shopperFields(ctx: PageContext, c: Checkoutable, state: FormState): str
   return `<fieldset><legend>${escapeHtml(t('yourDetails'))}</legend>\n${parts.join('\n')}\n</fieldset>`;
 }
 
+/**
+ * The card fields. Each input carries its error message (data-error) for the page's script, which
+ * checks the fields in the browser before the form is sent; the server checks them again. Expiry and
+ * CVC sit side by side in a grid whose rows (label, input, hint or error) line up across both fields,
+ * whatever the length of each label in each language.
+ */
 function cardFields(ctx: PageContext, state: FormState): string {
   const { t } = ctx;
   const num = errorText(ctx, state, 'cardNumber');
   const exp = errorText(ctx, state, 'expiryDate');
   const cvc = errorText(ctx, state, 'cvc');
+  const described = (name: string, err: { attrs: string }): string => err.attrs || ` aria-describedby="${name}-hint"`;
+  const expiry = state.values.expiryDate ?? '';
   return `<fieldset><legend>${escapeHtml(t('cardDetails'))}</legend>
-<div class="field"><label for="cardNumber">${escapeHtml(t('cardNumber'))}</label><input type="text" id="cardNumber" name="cardNumber" inputmode="numeric" autocomplete="cc-number" maxlength="23" required aria-required="true"${num.attrs}>${num.html}</div>
+<div class="field"><label for="cardNumber">${escapeHtml(t('cardNumber'))}</label><input type="text" id="cardNumber" name="cardNumber" inputmode="numeric" autocomplete="cc-number" maxlength="23" required aria-required="true" data-error="${escapeHtml(t('errCardNumber'))}"${num.attrs}>${num.html}</div>
 <div class="row">
-<div class="field"><label for="expiryDate">${escapeHtml(t('expiryDate'))} <span class="hint" id="expiryDate-hint">${escapeHtml(t('expiryHint'))}</span></label><input type="text" id="expiryDate" name="expiryDate" inputmode="numeric" autocomplete="cc-exp" maxlength="7" required aria-required="true"${exp.attrs || ' aria-describedby="expiryDate-hint"'}>${exp.html}</div>
-<div class="field"><label for="cvc">${escapeHtml(t('cvc'))} <span class="hint" id="cvc-hint">${escapeHtml(t('cvcHint'))}</span></label><input type="text" id="cvc" name="cvc" inputmode="numeric" autocomplete="cc-csc" maxlength="4" required aria-required="true"${cvc.attrs || ' aria-describedby="cvc-hint"'}>${cvc.html}</div>
+<div class="field"><label for="expiryDate">${escapeHtml(t('expiryDate'))}</label><input type="text" id="expiryDate" name="expiryDate" inputmode="numeric" autocomplete="cc-exp" maxlength="7" required aria-required="true" data-error="${escapeHtml(t('errExpiryDate'))}" value="${escapeHtml(expiry)}"${described('expiryDate', exp)}>${exp.html || `<span class="hint" id="expiryDate-hint">${escapeHtml(t('expiryHint'))}</span>`}</div>
+<div class="field"><label for="cvc">${escapeHtml(t('cvc'))}</label><input type="text" id="cvc" name="cvc" inputmode="numeric" autocomplete="cc-csc" maxlength="4" required aria-required="true" data-error="${escapeHtml(t('errCvc'))}"${described('cvc', cvc)}>${cvc.html || `<span class="hint" id="cvc-hint">${escapeHtml(t('cvcHint'))}</span>`}</div>
 </div>
 </fieldset>`;
 }
@@ -161,7 +172,7 @@ export function renderPayPage(ctx: PageContext, c: Checkoutable, csrf: string, s
   const body = `<h1>${escapeHtml(heading(ctx, c))}</h1>
 ${summary(ctx, c)}
 ${alert}
-<form method="post" action="${escapeHtml(ctx.basePath)}" autocomplete="on">
+<form method="post" action="${escapeHtml(ctx.basePath)}" autocomplete="on" data-card-form>
 <input type="hidden" name="csrf" value="${escapeHtml(csrf)}">
 <input type="hidden" name="lang" value="${ctx.culture}">
 ${shopperFields(ctx, c, state)}
@@ -169,7 +180,8 @@ ${cardFields(ctx, state)}
 <button type="submit">${escapeHtml(button)}</button>
 </form>
 ${cancelLink(ctx, c)}`;
-  return document(ctx, c, t('htmlTitlePay', { merchant: c.merchantName }), body);
+  const title = c.tokenize && c.amount === 0 ? t('htmlTitleSaveCard', { merchant: c.merchantName }) : t('htmlTitlePay', { amount: formatMoney(c.amount, c.currency, ctx.culture), merchant: c.merchantName });
+  return document(ctx, c, title, body, '<script src="/assets/checkout.js" defer></script>\n');
 }
 
 const STATUS_MESSAGE: Record<string, { link: MessageKey; session: MessageKey }> = {

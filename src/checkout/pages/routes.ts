@@ -18,14 +18,15 @@ import { readAnswers } from './answers.js';
 import { PageForm } from './form.js';
 import { cultureOf, translator, type MessageKey } from './i18n.js';
 import { EMPTY_FORM, renderMessage, renderPayPage, renderReceipt, renderStatusPage, renderThreeDSPage, type FormState, type PageContext } from './render.js';
-import { CHECKOUT_CSS, CHECKOUT_CSS_ETAG } from './styles.js';
+import { PAGE_ASSETS } from './assets.js';
 import { CSRF_COOKIE, PageSigner, newNonce, readCookie } from './tokens.js';
 
 // The shopper's pages (D5, D6, D10, D11): /pay/{paymentLinkReference} and /checkout/{checkoutReference}.
 // They live in their own Fastify context, so the form-post parser and the HTML error pages apply here
 // only; the /api/v1 routes keep answering 415 for anything but JSON.
 
-const CSP = "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+// One script of our own (checkout.js: card checks before the form is sent); no inline script at all.
+const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 const FORM_BODY_LIMIT = 16 * 1024;
 
 type Kind = Target['kind'];
@@ -71,11 +72,13 @@ export async function shopperPageRoutes(app: App, deps: AppDeps, acquirer: Acqui
       return html(reply, 500, renderMessage(ctx, null, 'errorTitle', 'error'));
     });
 
-    pages.get('/assets/checkout.css', { schema: { hide: true } }, async (request, reply) => {
-      reply.header('Cache-Control', 'public, max-age=3600').header('ETag', CHECKOUT_CSS_ETAG);
-      if (request.headers['if-none-match'] === CHECKOUT_CSS_ETAG) return reply.code(304).send();
-      return reply.type('text/css; charset=utf-8').send(CHECKOUT_CSS);
-    });
+    for (const asset of PAGE_ASSETS) {
+      pages.get(asset.path, { schema: { hide: true } }, async (request, reply) => {
+        reply.header('Cache-Control', 'public, max-age=3600').header('ETag', asset.etag);
+        if (request.headers['if-none-match'] === asset.etag) return reply.code(304).send();
+        return reply.type(asset.type).send(asset.body);
+      });
+    }
 
     for (const kind of ['link', 'session'] as const) {
       const base = `${PREFIX[kind]}/:reference`;
@@ -109,7 +112,10 @@ export async function shopperPageRoutes(app: App, deps: AppDeps, acquirer: Acqui
         for (const field of parsed.errors) errors[field] = CARD_ERROR[field];
         const csrf = await csrfFor(request, reply, target);
         if (parsed.card === null || Object.keys(errors).length > 0) {
-          return html(reply, 400, renderPayPage(ctx, c, csrf, { values: shopper.values, errors, alert: ctx.t('errFormSummary') }));
+          // What the shopper typed is shown again, but for the card number and the security code:
+          // those never go back into a page. The expiry may, so a mistyped number costs only the two.
+          const alert = rawCard.cardNumber !== '' || rawCard.cvc !== '' ? `${ctx.t('errFormSummary')} ${ctx.t('errCardAgain')}` : ctx.t('errFormSummary');
+          return html(reply, 400, renderPayPage(ctx, c, csrf, { values: { ...shopper.values, expiryDate: rawCard.expiryDate.slice(0, 7) }, errors, alert }));
         }
         const outcome = await pay(payDeps, target, { card: parsed.card, answers: shopper.answers });
         return answer(request, reply, ctx, c, target, outcome, shopper.values, csrf);

@@ -1,5 +1,3 @@
-import { createHash } from 'node:crypto';
-
 // The pages' one stylesheet, served by the app at /assets/checkout.css (no CDN: the service runs
 // where there may be no internet). Kept in code so the build needs no asset copying. Themes are
 // palettes chosen by themeKey; an unknown key gets the default.
@@ -35,11 +33,12 @@ del { color: var(--muted); font-size: .85rem; margin-right: .25rem; }
 fieldset { border: 0; padding: 0; margin: 0 0 1rem; }
 legend { font-weight: 600; margin-bottom: .5rem; padding: 0; }
 .field { margin-bottom: .75rem; }
-.row { display: flex; gap: .75rem; }
-.row .field { flex: 1; }
+.row { display: grid; grid-template-columns: 1fr 1fr; grid-template-rows: auto auto auto; column-gap: .75rem; }
+.row .field { display: grid; grid-row: span 3; grid-template-rows: subgrid; align-content: start; }
+.row label { align-self: end; }
 label { display: block; font-size: .95rem; margin-bottom: .2rem; }
 .tag { color: var(--muted); font-size: .8rem; margin-left: .25rem; }
-.hint { display: block; color: var(--muted); font-size: .8rem; }
+.hint { display: block; color: var(--muted); font-size: .8rem; margin-top: .2rem; }
 input, textarea { width: 100%; font: inherit; padding: .55rem .65rem; border: 1px solid var(--border); border-radius: 8px; background: var(--panel); color: var(--text); }
 input[readonly] { background: var(--bg); color: var(--muted); }
 input:focus, textarea:focus, button:focus, a:focus { outline: 3px solid var(--accent); outline-offset: 1px; }
@@ -54,7 +53,10 @@ button.secondary { background: transparent; color: var(--accent); border: 1px so
 dl { display: grid; grid-template-columns: auto 1fr; gap: .25rem 1rem; }
 dt { color: var(--muted); }
 dd { margin: 0; }
+@media (max-width: 480px) {
+  main { margin: 0; padding: 1rem; border-radius: 0; border-width: 0 0 1px; }
+  th.num, td.num { white-space: normal; padding-left: .5rem; }
+  td.num del { display: block; margin-right: 0; }
+}
 .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
 `;
-
-export const CHECKOUT_CSS_ETAG = `"${createHash('sha256').update(CHECKOUT_CSS).digest('base64url').slice(0, 16)}"`;

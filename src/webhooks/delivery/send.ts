@@ -91,6 +91,28 @@ export function classifyError(err: unknown): 'tls' | 'connection' {
   return tls ? 'tls' : 'connection';
 }
 
+/**
+ * Why a connection or TLS handshake failed, for the attempt's record (the merchant reads it): the
+ * most specific error code (a certificate error's, else the socket's) with its message, e.g.
+ * `DEPTH_ZERO_SELF_SIGNED_CERT: self-signed certificate` or `ECONNREFUSED: connect ECONNREFUSED
+ * 127.0.0.1:9`. It names an address at most, never a header or a secret.
+ */
+export function describeError(err: unknown): string {
+  let cur: unknown = err;
+  let best: { code: string; message: string } | undefined;
+  for (let i = 0; i < 5 && typeof cur === 'object' && cur !== null; i++) {
+    const e = cur as { code?: unknown; message?: unknown; cause?: unknown };
+    const message = typeof e.message === 'string' ? e.message : '';
+    if (typeof e.code === 'string') {
+      const tls = TLS_CODES.has(e.code) || e.code.startsWith('ERR_TLS_') || e.code.startsWith('ERR_SSL_') || e.code.startsWith('CERT_');
+      if (best === undefined || tls) best = { code: e.code, message };
+    }
+    cur = e.cause;
+  }
+  const text = best ? (best.message === '' || best.message === best.code ? best.code : `${best.code}: ${best.message}`) : err instanceof Error ? err.message : 'error';
+  return text.length > 500 ? `${text.slice(0, 497)}...` : text;
+}
+
 /** Sends one attempt and reads the whole response, all within `timeoutMs`. Never throws. */
 export async function sendAttempt(
   dispatcher: Dispatcher,
@@ -140,9 +162,7 @@ export async function sendAttempt(
   } catch (err) {
     const partial = kept.length > 0 ? Buffer.concat(kept).toString('utf8').replace(/\0/g, '\uFFFD') : null;
     if (timedOut) return { success: false, responseStatus: status, responseBody: partial, durationMs: elapsed(), errorKind: 'timeout', errorDetail: `no complete response within ${timeoutMs} ms` };
-    const kind = classifyError(err);
-    const codes = errorCodes(err);
-    return { success: false, responseStatus: status, responseBody: partial, durationMs: elapsed(), errorKind: kind, errorDetail: codes[0] ?? (err instanceof Error ? err.message : 'error') };
+    return { success: false, responseStatus: status, responseBody: partial, durationMs: elapsed(), errorKind: classifyError(err), errorDetail: describeError(err) };
   } finally {
     clearTimeout(timer);
   }

@@ -74,7 +74,7 @@ export async function claimDueDeliveries(
        SELECT d.id, d.webhook_id,
               row_number() OVER (PARTITION BY d.webhook_id ORDER BY d.next_attempt_at, d.id) AS rn
          FROM (SELECT id, webhook_id, next_attempt_at FROM webhook_deliveries
-                WHERE state = 'Pending' AND next_attempt_at <= $1
+                WHERE state = 'Pending' AND NOT via_listener AND next_attempt_at <= $1
                   AND webhook_id NOT IN (SELECT webhook_id FROM busy WHERE n >= $5)
                 ORDER BY next_attempt_at LIMIT $6) d
      ), picked AS (
@@ -112,6 +112,8 @@ export interface AttemptRecord {
   responseBody: string | null;
   durationMs: number;
   errorKind: 'timeout' | 'connection' | 'tls' | 'status' | null;
+  /** Why it failed (a certificate or connection error code, the time limit); null on success or a failed status. */
+  errorDetail: string | null;
   state: DeliveryState;
   nextAttemptAt: Date | null;
 }
@@ -132,7 +134,7 @@ export async function recordAttempts(db: Queryable, now: Date, records: readonly
        -- statement cost PostgreSQL (issue 8).
        SELECT * FROM json_to_recordset($1::json)
          AS r("deliveryId" text, "claimToken" uuid, "attemptNumber" int, "correlationId" uuid, "sentAt" timestamptz, "responseStatus" int,
-              "responseBody" text, "durationMs" int, "errorKind" text, state text, "nextAttemptAt" timestamptz, "webhookId" text)
+              "responseBody" text, "durationMs" int, "errorKind" text, "errorDetail" text, state text, "nextAttemptAt" timestamptz, "webhookId" text)
      ), gone AS (
        -- Webhooks disabled or deleted while their attempts were on the wire, found by primary key
        -- (a join of the deliveries to webhooks let the planner scan a webhook's whole history).
@@ -147,14 +149,27 @@ export async function recordAttempts(db: Queryable, now: Date, records: readonly
         WHERE d.id = r."deliveryId" AND d.claim_token = r."claimToken"
        RETURNING d.id
      ), a AS (
-       INSERT INTO webhook_attempts (delivery_id, attempt_number, correlation_id, sent_at, response_status, response_body, duration_ms, error_kind)
-       SELECT r."deliveryId", r."attemptNumber", r."correlationId", r."sentAt", r."responseStatus", r."responseBody", r."durationMs", r."errorKind"
+       INSERT INTO webhook_attempts (delivery_id, attempt_number, correlation_id, sent_at, response_status, response_body, duration_ms, error_kind, error_detail)
+       SELECT r."deliveryId", r."attemptNumber", r."correlationId", r."sentAt", r."responseStatus", r."responseBody", r."durationMs", r."errorKind", r."errorDetail"
          FROM r JOIN u ON u.id = r."deliveryId"
      )
      SELECT id FROM u`,
     values: [JSON.stringify(records), now],
   });
   return rows.map((r) => r.id);
+}
+
+/**
+ * The backlog for the metrics: pending deliveries due now and not claimed, and the oldest due time.
+ * Reads the due index up to now only: its size is the backlog, never the history.
+ */
+export async function dueBacklog(db: Queryable, now: Date): Promise<{ due: number; oldestDueAt: Date | null }> {
+  const { rows } = await db.query<{ due: number; oldest: Date | null }>(
+    `SELECT count(*)::int AS due, min(next_attempt_at) AS oldest FROM webhook_deliveries
+      WHERE state = 'Pending' AND NOT via_listener AND next_attempt_at <= $1 AND claim_token IS NULL`,
+    [now],
+  );
+  return { due: rows[0]?.due ?? 0, oldestDueAt: rows[0]?.oldest ?? null };
 }
 
 /** The earliest time a pending, unclaimed-or-leased delivery becomes due (for the fallback timer). */

@@ -11,6 +11,7 @@ import { afterAttempt } from './schedule.js';
 import { ATTEMPT_TIMEOUT_MS, createDeliveryAgent, sendAttempt } from './send.js';
 import type { AttemptRecord, ClaimedRow } from './sql.js';
 import { NOTIFY_CHANNEL, onDeliveriesEnqueued } from './wake.js';
+import type { DeliveryMetrics } from '../../metrics.js';
 
 // The delivery worker (issue 3). It claims due deliveries in batches under a lease and sends each
 // attempt on a keep-alive undici Agent. One database transaction per cycle records every attempt
@@ -43,6 +44,8 @@ export interface DeliveryWorkerOptions {
   pollIntervalMs?: number;
   /** Listen for NOTIFY (PostgreSQL only); default on for PostgreSQL. */
   listen?: boolean;
+  /** Where attempts are counted for Prometheus. */
+  metrics?: DeliveryMetrics;
 }
 
 const silent: Logger = { info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined };
@@ -61,6 +64,7 @@ export class DeliveryWorker {
   private readonly batchSize: number;
   private readonly pollIntervalMs: number;
   private readonly listen: boolean;
+  private readonly metrics: DeliveryMetrics | undefined;
 
   private running = false;
   private stopping = false;
@@ -99,6 +103,7 @@ export class DeliveryWorker {
     this.batchSize = opts.batchSize ?? 100;
     this.pollIntervalMs = opts.pollIntervalMs ?? 2_000;
     this.listen = opts.listen ?? opts.db.kind === 'postgres';
+    this.metrics = opts.metrics;
     // A lease must outlive an attempt, or a live worker's claim could be taken over mid-send.
     if (this.leaseMs <= this.timeoutMs) throw new Error('deliveryLeaseMs must be longer than the attempt timeout');
   }
@@ -273,6 +278,8 @@ export class DeliveryWorker {
     ).then((result) => {
       this.onWire--;
       const outcome = afterAttempt(attemptNumber, sentAt, result.success);
+      this.metrics?.attempt(result.success ? 'delivered' : (result.errorKind ?? 'status'), result.durationMs / 1000);
+      if (outcome.state === 'Failed') this.metrics?.failedForGood(1);
       this.stats.attempts++;
       if (result.success) this.stats.delivered++;
       else {
@@ -293,6 +300,7 @@ export class DeliveryWorker {
         responseBody: result.responseBody,
         durationMs: result.durationMs,
         errorKind: result.errorKind,
+        errorDetail: result.errorKind === 'status' ? null : result.errorDetail,
         state: outcome.state,
         nextAttemptAt: outcome.nextAttemptAt,
       });

@@ -1,0 +1,96 @@
+import { chmodSync, unlinkSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Database } from '../db/database.js';
+import { AccountError } from '../accounts/service.js';
+import { adminCommands, isAdminCommand } from './commands.js';
+
+// The admin socket of a process that holds an embedded database: a Unix socket in the data folder
+// (owner-only, like the folder), where the `paylinks` account commands run while a server has the
+// folder open. It is never on the public listener, and reaching it needs the file permissions of the
+// service's own user. One request per command: `POST /{command}` with the arguments as JSON; the
+// answer is the command's result, or `{error}` with 400 for a refused command.
+
+const MAX_BODY = 64 * 1024;
+
+export interface AdminServer {
+  readonly path: string;
+  close(): Promise<void>;
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let size = 0;
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > MAX_BODY) {
+        reject(new AccountError('request too large'));
+        req.destroy();
+        return;
+      }
+      chunks.push(c);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+function answer(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+}
+
+export async function startAdminServer(db: Database, path: string, log: Pick<FastifyBaseLogger, 'info' | 'error'>): Promise<AdminServer> {
+  const server: Server = createServer((req, res) => {
+    const name = (req.url ?? '').replace(/^\//, '');
+    if (req.method !== 'POST' || !isAdminCommand(name)) {
+      answer(res, 404, { error: `unknown admin command ${name}` });
+      return;
+    }
+    readBody(req)
+      .then(async (text) => {
+        const args: unknown = text === '' ? {} : JSON.parse(text);
+        if (args === null || typeof args !== 'object' || Array.isArray(args)) throw new AccountError('arguments must be a JSON object');
+        const run: (d: Database, a: Record<string, unknown>) => Promise<Record<string, unknown>> = adminCommands[name];
+        const result = await run(db, args as Record<string, unknown>);
+        log.info({ command: name }, 'admin command');
+        answer(res, 200, result);
+      })
+      .catch((err: unknown) => {
+        if (err instanceof AccountError || err instanceof SyntaxError) {
+          answer(res, 400, { error: err.message });
+          return;
+        }
+        log.error({ command: name, err: (err as Error).message }, 'admin command failed');
+        answer(res, 500, { error: 'the command failed; see the server log' });
+      });
+  });
+  // The holder of the folder's lock owns this path: a socket file still there was left by a process
+  // that died holding the lock before us.
+  try {
+    unlinkSync(path);
+  } catch {
+    // none there
+  }
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(path, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  chmodSync(path, 0o600);
+  return {
+    path,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+        try {
+          unlinkSync(path);
+        } catch {
+          // already gone
+        }
+      }),
+  };
+}

@@ -1,0 +1,128 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { Database } from './db/database.js';
+
+// Prometheus metrics (prom-client): what an operator watches. One registry per process, passed to
+// whatever records into it (the HTTP app, the delivery worker); the database gauges are read when
+// Prometheus scrapes, never on a request's path.
+//
+// - HTTP: a latency histogram by method, route pattern and status (its _count is the request count).
+// - Webhook deliveries: attempts by outcome, attempt latency, deliveries that failed for good, and at
+//   scrape time the backlog of due deliveries and the age of the oldest.
+// - The database pool's connections (total, idle, waited for).
+// - prom-client's process and Node.js metrics: CPU, memory, event loop lag, GC.
+
+export type AttemptOutcome = 'delivered' | 'status' | 'timeout' | 'connection' | 'tls';
+
+/** What the delivery worker records. */
+export interface DeliveryMetrics {
+  attempt(outcome: AttemptOutcome, seconds: number): void;
+  failedForGood(count: number): void;
+}
+
+/** Due-delivery backlog, read at scrape time (the webhooks module answers it). */
+export type BacklogReader = () => Promise<{ due: number; oldestDueAt: Date | null }>;
+
+export interface MetricsOptions {
+  db?: Database;
+  /** The backlog of due deliveries; none in a process that does not send them. */
+  backlog?: BacklogReader;
+  now?: () => Date;
+}
+
+export class Metrics implements DeliveryMetrics {
+  readonly registry = new Registry();
+  private readonly http: Histogram<'method' | 'route' | 'status'>;
+  private readonly attempts: Counter<'outcome'>;
+  private readonly attemptSeconds: Histogram<'outcome'>;
+  private readonly failed: Counter;
+
+  constructor(opts: MetricsOptions = {}) {
+    const registers = [this.registry];
+    collectDefaultMetrics({ register: this.registry, prefix: 'paylinks_' });
+    this.http = new Histogram({
+      name: 'paylinks_http_request_duration_seconds',
+      help: 'HTTP requests by method, route pattern and status, with their duration',
+      labelNames: ['method', 'route', 'status'],
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers,
+    });
+    this.attempts = new Counter({
+      name: 'paylinks_webhook_attempts_total',
+      help: 'Webhook delivery attempts by outcome: delivered, or the kind of failure (status, timeout, connection, tls)',
+      labelNames: ['outcome'],
+      registers,
+    });
+    this.attemptSeconds = new Histogram({
+      name: 'paylinks_webhook_attempt_duration_seconds',
+      help: 'Webhook delivery attempts: time from sending to the whole answer (or the failure)',
+      labelNames: ['outcome'],
+      buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15],
+      registers,
+    });
+    this.failed = new Counter({
+      name: 'paylinks_webhook_deliveries_failed_total',
+      help: 'Webhook deliveries that ended Failed after their last attempt',
+      registers,
+    });
+    const backlog = opts.backlog;
+    const now = opts.now ?? (() => new Date());
+    if (backlog) {
+      // One query serves both gauges of a scrape.
+      let pending: Promise<{ due: number; oldestDueAt: Date | null }> | undefined;
+      const read = (): Promise<{ due: number; oldestDueAt: Date | null }> => {
+        pending ??= backlog().finally(() => {
+          pending = undefined;
+        });
+        return pending;
+      };
+      new Gauge({
+        name: 'paylinks_webhook_deliveries_due',
+        help: 'Pending webhook deliveries whose next attempt is due now and not being sent',
+        registers,
+        async collect() {
+          this.set((await read()).due);
+        },
+      });
+      new Gauge({
+        name: 'paylinks_webhook_oldest_due_seconds',
+        help: 'How long the oldest due webhook delivery has waited past its due time (0 when none is due)',
+        registers,
+        async collect() {
+          const { oldestDueAt } = await read();
+          this.set(oldestDueAt === null ? 0 : Math.max(0, (now().getTime() - oldestDueAt.getTime()) / 1000));
+        },
+      });
+    }
+    const pool = opts.db?.pool;
+    if (pool) {
+      new Gauge({
+        name: 'paylinks_db_pool_connections',
+        help: "Database pool connections: total open, idle, and requests waiting for one",
+        labelNames: ['state'],
+        registers,
+        collect() {
+          this.set({ state: 'total' }, pool.totalCount);
+          this.set({ state: 'idle' }, pool.idleCount);
+          this.set({ state: 'waiting' }, pool.waitingCount);
+        },
+      });
+    }
+  }
+
+  observeHttp(method: string, route: string, status: number, seconds: number): void {
+    this.http.observe({ method, route, status: String(status) }, seconds);
+  }
+
+  attempt(outcome: AttemptOutcome, seconds: number): void {
+    this.attempts.inc({ outcome });
+    this.attemptSeconds.observe({ outcome }, seconds);
+  }
+
+  failedForGood(count: number): void {
+    if (count > 0) this.failed.inc(count);
+  }
+
+  async text(): Promise<{ contentType: string; body: string }> {
+    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  }
+}
