@@ -92,9 +92,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     done();
   });
 
-  // Every JSON object response gets the envelope (interface.md 2.1); problem bodies carry their own.
+  // Every JSON object response of the API gets the envelope (interface.md 2.1); problem bodies carry
+  // their own. The API reference's copy of the OpenAPI document (/docs/json) stays the document itself.
   app.addHook('preSerialization', (request, _reply, payload: unknown, done) => {
-    if (payload === null || typeof payload !== 'object' || Array.isArray(payload) || Buffer.isBuffer(payload) || 'responseIdentifier' in payload) {
+    if (request.url.startsWith('/docs/') || payload === null || typeof payload !== 'object' || Array.isArray(payload) || Buffer.isBuffer(payload) || 'responseIdentifier' in payload) {
       done(null, payload);
       return;
     }
