@@ -1,6 +1,6 @@
 import type { FieldError } from '../errors.js';
 import { isRecord, returnUrlError, timestampRule } from '../paymentLinks/rules.js';
-import { MAX_EXPIRY_MS } from './schemas.js';
+import { EXPIRY_SKEW_MS, MAX_EXPIRY_MS } from './schemas.js';
 
 // The create rules of D10 that a JSON schema cannot say. Like the link rules, they look only at
 // values of the right type, so one answer names every failing field (D2).
@@ -22,7 +22,8 @@ export function createCheckoutRuleErrors(body: unknown, now: Date): FieldError[]
   if (abandon) errors.push({ ...abandon, code: 'FORMAT' });
   const expiry = timestampRule(body.expiresAt, 'expiresAt', { now, future: true });
   errors.push(...expiry.errors);
-  if (expiry.at && expiry.at.getTime() > now.getTime() + MAX_EXPIRY_MS) {
+  // A little beyond 24 hours is a shop clock running ahead: accepted, and clamped when the session is made.
+  if (expiry.at && expiry.at.getTime() > now.getTime() + MAX_EXPIRY_MS + EXPIRY_SKEW_MS) {
     errors.push({ field: 'expiresAt', code: 'RANGE', message: 'must be at most 24 hours ahead' });
   }
   return errors;

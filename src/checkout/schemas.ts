@@ -10,6 +10,17 @@ export type SessionStatus = (typeof SESSION_STATUSES)[number];
 
 export const MAX_CAPTURE_HOURS_DELAY = 672;
 export const MAX_EXPIRY_MS = 24 * 60 * 60 * 1000;
+/**
+ * Room for clock skew: shops compute "24 hours from now" on their own clock, which may run ahead of
+ * ours. An expiresAt up to this much beyond 24 hours is accepted and clamped to 24 hours.
+ */
+export const EXPIRY_SKEW_MS = 5 * 60 * 1000;
+
+/** The session's expiry: the one asked for, at most 24 hours from now; 24 hours when none was asked. */
+export function sessionExpiry(requested: string | undefined, now: Date): Date {
+  const latest = now.getTime() + MAX_EXPIRY_MS;
+  return new Date(requested === undefined ? latest : Math.min(new Date(requested).getTime(), latest));
+}
 
 const oneOf = (values: readonly string[], description?: string) =>
   Type.String({ enum: [...values], ...(description ? { description } : {}) });
@@ -39,7 +50,7 @@ export const CreateCheckoutBody = Type.Object(
     isManualCapture: Type.Optional(Type.Boolean({ description: 'default false; true authorises only, and the merchant captures later' })),
     captureHoursDelay: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_CAPTURE_HOURS_DELAY, description: 'capture this many hours after authorisation; ignored with isManualCapture' })),
     isPreAuth: Type.Optional(Type.Boolean({ description: 'default false; a pre-authorisation, not captured automatically' })),
-    expiresAt: Type.Optional(Type.String({ format: 'date-time', description: 'ISO 8601 UTC, in the future, at most 24 hours ahead; default 24 hours' })),
+    expiresAt: Type.Optional(Type.String({ format: 'date-time', description: 'ISO 8601 UTC, in the future, at most 24 hours ahead (up to 5 minutes more is taken as 24 hours); default 24 hours' })),
     merchantShopperReference: Type.Optional(Type.String({ minLength: 3, maxLength: 200 })),
     items: Type.Optional(Type.Array(CheckoutItemSchema, { maxItems: MAX_ITEMS, description: 'display lines; need not add up to amount' })),
     themeKey: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),

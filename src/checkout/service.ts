@@ -8,7 +8,7 @@ import { idempotentCreate } from '../idempotency/service.js';
 import { fieldErrors, isRecord, mergeErrors } from '../paymentLinks/rules.js';
 import type { FieldError } from '../errors.js';
 import { createCheckoutRuleErrors } from './rules.js';
-import { MAX_EXPIRY_MS, type CreateCheckoutBody, type SessionStatus } from './schemas.js';
+import { sessionExpiry, type CreateCheckoutBody, type SessionStatus } from './schemas.js';
 import * as sql from './sql.js';
 
 // Hosted checkout sessions (D10): create, read status. Paying a session is src/payments/service.ts.
@@ -53,7 +53,7 @@ export async function createSession(
   const { db, clock } = deps;
   const now = clock.now();
 
-  const expiresAt = body.expiresAt !== undefined ? new Date(body.expiresAt) : new Date(now.getTime() + MAX_EXPIRY_MS);
+  const expiresAt = sessionExpiry(body.expiresAt, now);
   const manual = body.isManualCapture ?? false;
   const shopperEmail = body.shopperContact === undefined ? null : typeof body.shopperContact === 'string' ? body.shopperContact : body.shopperContact.email;
 

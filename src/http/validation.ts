@@ -195,6 +195,13 @@ export interface NormalizeOptions {
   nullMeansAbsent: boolean;
 }
 
+/**
+ * A schema keyword (an OpenAPI extension, shown in the document) for a string enum whose values are
+ * matched without regard to case and stored in the enum's spelling: `Customer request` is
+ * `CUSTOMER REQUEST`.
+ */
+export const CASE_INSENSITIVE = 'x-caseInsensitive';
+
 /** Each object schema's required names and lower-case spellings, worked out once (issue 8). */
 const schemaNames = new WeakMap<JsonSchema, { required: ReadonlySet<string>; lower: ReadonlyMap<string, string> }>();
 
@@ -228,6 +235,10 @@ export function normalizeToSchema(schema: JsonSchema | undefined, value: unknown
     return normalizeToSchema(pick, value, opts);
   }
   if (hasType(schema, 'integer') && typeof value === 'string' && /^-?\d{1,15}$/.test(value)) return Number(value);
+  if (schema[CASE_INSENSITIVE] === true && typeof value === 'string' && schema.enum) {
+    const lower = value.toLowerCase();
+    return schema.enum.find((e) => typeof e === 'string' && e.toLowerCase() === lower) ?? value;
+  }
   if (hasType(schema, 'array') && Array.isArray(value)) return value.map((v) => normalizeToSchema(schema.items, v, opts));
   if (hasType(schema, 'object') && schema.properties && typeof value === 'object' && value !== null && !Array.isArray(value)) {
     const props = schema.properties;

@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { WithEnvelope } from '../http/envelope.js';
+import { CASE_INSENSITIVE } from '../http/validation.js';
 import { CURRENCIES, MAX_AMOUNT, RECURRING_MODELS } from '../paymentLinks/schemas.js';
 
 // Modifications and token payments (D19, D18): request and response schemas, with the examples the
@@ -27,7 +28,7 @@ export const RefundBody = Type.Object(
     payfacReference: PayfacReference,
     amount: Amount,
     currency: Currency,
-    refundReason: Type.Optional(oneOf(REFUND_REASONS, 'why the money goes back')),
+    refundReason: Type.Optional(Type.String({ enum: [...REFUND_REASONS], description: 'why the money goes back; matched without regard to case', [CASE_INSENSITIVE]: true })),
   },
   {
     additionalProperties: false,

@@ -3,7 +3,7 @@ import type { Clock } from '../clock.js';
 import type { Database } from '../db/database.js';
 import { withTransaction } from '../db/database.js';
 import { BatchLoader, perDatabase } from '../db/batch.js';
-import { newPayfacReference, prefixedId } from '../ids.js';
+import { newPayfacReference, newReference, prefixedId } from '../ids.js';
 import { linkStatus } from '../paymentLinks/service.js';
 import type { ShopperInfo } from '../paymentLinks/rules.js';
 import { findSession, lockSession, completeSession, type SessionRow } from '../checkout/sql.js';
@@ -275,12 +275,16 @@ async function record(
   const token = success ? result.token : null;
   const plan = success ? capturePlan(c, amount, now) : { state: 'None' as const, dueAt: null };
   const card = result.card;
+  // Every event of the payment carries a checkout reference: the session's, or for a payment on a
+  // link a new one, since each visit that pays is a checkout of its own.
+  const eventCheckoutReference = c.checkoutReference ?? newReference('cs');
 
   await sql.insertPayment(tx, {
     payfacReference,
     merchantId: c.merchantId,
     terminalIdentifier: c.terminalIdentifier,
     checkoutReference: c.checkoutReference,
+    eventCheckoutReference,
     paymentLinkReference: c.kind === 'link' ? c.reference : null,
     merchantReference: c.merchantReference,
     amount,
@@ -338,7 +342,7 @@ async function record(
 
   const base: Omit<PaymentEvent, 'eventType' | 'reason' | 'success' | 'additionalData'> = {
     merchantId: c.merchantId,
-    checkoutReference: c.checkoutReference,
+    checkoutReference: eventCheckoutReference,
     payfacReference,
     merchantReference: c.merchantReference,
     amount,

@@ -88,6 +88,8 @@ export interface NewPayment {
   merchantId: string;
   terminalIdentifier: string;
   checkoutReference: string | null;
+  /** The checkout reference every event of this payment carries: the session's, or one of its own. */
+  eventCheckoutReference: string;
   paymentLinkReference: string | null;
   merchantReference: string | null;
   amount: number;
@@ -112,12 +114,14 @@ export async function insertPayment(db: Queryable, p: NewPayment): Promise<void>
   await db.query(
     `INSERT INTO payments (payfac_reference, merchant_id, terminal_identifier, checkout_reference, payment_link_reference,
        merchant_reference, amount, currency, success, reason, card_masked, card_summary, card_expiry, payment_method,
-       three_d_authenticated, auth_code, is_pre_auth, token, capture_state, captured_amount, capture_due_at, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)`,
+       three_d_authenticated, auth_code, is_pre_auth, token, capture_state, captured_amount, capture_due_at, created_at,
+       event_checkout_reference)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23)`,
     [
       p.payfacReference, p.merchantId, p.terminalIdentifier, p.checkoutReference, p.paymentLinkReference,
       p.merchantReference, p.amount, p.currency, p.success, p.reason, p.cardMasked, p.cardSummary, p.cardExpiry, p.paymentMethod,
       p.threeDAuthenticated, p.authCode, p.isPreAuth, p.token, p.captureState, p.capturedAmount, p.captureDueAt, p.createdAt,
+      p.eventCheckoutReference,
     ],
   );
 }

@@ -113,12 +113,29 @@ describe('Hosted checkout API (interface.md 4.6, D10)', () => {
     expect(r.status).toBe(200);
     ctx.clock.advance(60_000);
     expect((await call(ctx, 'GET', status(r.body.checkoutReference as string))).body.status).toBe('Expired');
-    const tooFar = new Date(ctx.clock.now().getTime() + 24 * 3600_000 + 1000).toISOString();
+    // More than 5 minutes beyond 24 hours is not clock skew: refused.
+    const tooFar = new Date(ctx.clock.now().getTime() + 24 * 3600_000 + 6 * 60_000).toISOString();
     const bad = await call(ctx, 'POST', CREATE, session(ctx, { expiresAt: tooFar }));
     expect(bad.status).toBe(400);
     expect(fieldsOf(bad.body)).toEqual([{ field: 'expiresAt', code: 'RANGE' }]);
     const past = await call(ctx, 'POST', CREATE, session(ctx, { expiresAt: new Date(ctx.clock.now().getTime() - 1000).toISOString() }));
     expect(fieldsOf(past.body)).toEqual([{ field: 'expiresAt', code: 'RANGE' }]);
+  });
+
+  it('takes the 24-hour maximum computed on a shop clock 30 s ahead, and clamps it to 24 hours', async () => {
+    // As the shop plugins send it: "now + 24 h" on their own clock, to the second, with a Z.
+    const shopNow = ctx.clock.now().getTime() + 30_000;
+    const expiresAt = new Date(shopNow + 24 * 3600_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const r = await call(ctx, 'POST', CREATE, session(ctx, { ExpiresAt: expiresAt }));
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    const ref = r.body.checkoutReference as string;
+    ctx.clock.advance(24 * 3600_000 - 1);
+    expect((await call(ctx, 'GET', status(ref))).body.status).toBe('New');
+    ctx.clock.advance(1);
+    expect((await call(ctx, 'GET', status(ref))).body.status).toBe('Expired');
+    // The edge of the allowance: 24 hours and 5 minutes is still taken.
+    const edge = new Date(ctx.clock.now().getTime() + 24 * 3600_000 + 5 * 60_000).toISOString();
+    expect((await call(ctx, 'POST', CREATE, session(ctx, { expiresAt: edge }))).status).toBe(200);
   });
 
   it('takes an ISK amount that does not end in 00: that rule is Create Payment Link\'s (interface.md 8), not D10\'s', async () => {

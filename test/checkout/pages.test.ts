@@ -112,8 +112,11 @@ describe('payment link page (D6, D11)', () => {
     const events = await eventsOf(ctx, payfac);
     expect(events.map((e) => e.event_type).sort()).toEqual(['Authorization', 'Capture']);
     const auth = events.find((e) => e.event_type === 'Authorization')?.message;
+    // The paying visit is a checkout of its own: both events carry its reference.
+    const capture = events.find((e) => e.event_type === 'Capture')?.message;
+    expect(capture?.checkoutReference).toBe(auth?.checkoutReference);
     expect(auth).toMatchObject({
-      checkoutReference: null,
+      checkoutReference: expect.stringMatching(/^cs_[A-Za-z0-9_-]{22}$/),
       payfacReference: payfac,
       merchantReference: ref,
       amount: '48900',

@@ -214,6 +214,18 @@ describe('refund (D19)', () => {
     expect(c.body.errors).toEqual([expect.objectContaining({ field: 'currency', code: 'CURRENCY_MISMATCH' })]);
   });
 
+  it('takes refundReason in any case, as a shop plugin sends "Customer request", and stores and sends the canonical form', async () => {
+    const p = await paidSession(ctx);
+    const r = await refund(ctx, p, 1500, { refundReason: 'Customer request' });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    const { rows } = await ctx.tdb.db.pool.query<{ refund_reason: string }>('SELECT refund_reason FROM modifications WHERE payfac_reference = $1', [r.body.payfacReference]);
+    expect(rows[0]?.refund_reason).toBe('CUSTOMER REQUEST');
+    await processor.settled();
+    const [body] = await deliveries(ctx, 'Refund', p.payfacReference);
+    expect(body).toMatchObject({ success: 'true', additionalData: { refundReason: 'CUSTOMER REQUEST', originalPayfacReference: p.payfacReference } });
+    expect((await refund(ctx, p, 100, { refundReason: 'return' })).status).toBe(200);
+  });
+
   it('an acquirer refusal raises Refund with success "false" and leaves the ledger', async () => {
     const p = await paidSession(ctx, {}, CARD.laterRefused);
     const r = await refund(ctx, p, 2000);

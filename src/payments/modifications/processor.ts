@@ -248,7 +248,7 @@ export class ModificationProcessor {
       merchantId: payment.merchant_id,
       // D12/D19: a capture raises Capture; a refund and a reversal (cancel or refund) raise Refund.
       eventType: m.kind === 'Capture' ? 'Capture' : 'Refund',
-      checkoutReference: payment.checkout_reference,
+      checkoutReference: payment.event_checkout_reference,
       payfacReference: m.payfac_reference,
       merchantReference: payment.merchant_reference,
       amount,
@@ -260,6 +260,8 @@ export class ModificationProcessor {
         cardNumber: payment.card_masked,
         cardSummary: payment.card_summary,
         paymentMethod: payment.payment_method,
+        // The reason the merchant gave for a refund, in its canonical spelling.
+        ...(m.refund_reason !== null ? { refundReason: m.refund_reason } : {}),
       },
     });
     return true;

@@ -9,7 +9,8 @@ export type CaptureState = 'Captured' | 'Scheduled' | 'Manual' | 'None' | 'Cance
 export interface LedgerRow {
   payfac_reference: string;
   merchant_id: string;
-  checkout_reference: string | null;
+  /** The checkout reference the payment's events carry, and so its modifications' events too. */
+  event_checkout_reference: string;
   merchant_reference: string | null;
   /** Authorised amount (minor units). */
   amount: number;
@@ -24,7 +25,7 @@ export interface LedgerRow {
   payment_method: string;
 }
 
-const LEDGER_COLUMNS = `payfac_reference, merchant_id, checkout_reference, merchant_reference, amount, currency, success, capture_state,
+const LEDGER_COLUMNS = `payfac_reference, merchant_id, event_checkout_reference, merchant_reference, amount, currency, success, capture_state,
   captured_amount, refunded_amount, card_masked, card_summary, card_expiry, payment_method`;
 
 /**

@@ -3,7 +3,7 @@ import type { Database } from '../../db/database.js';
 import { withTransaction } from '../../db/database.js';
 import { ApiError, notFound, type FieldError } from '../../errors.js';
 import { findTerminal } from '../../accounts/sql.js';
-import { newPayfacReference } from '../../ids.js';
+import { newPayfacReference, newReference } from '../../ids.js';
 import { idempotentCreate } from '../../idempotency/service.js';
 import { fieldErrors, isRecord, mergeErrors, returnUrlError } from '../../paymentLinks/rules.js';
 import { enqueueEvent, type PaymentEvent } from '../../webhooks/events.js';
@@ -90,8 +90,11 @@ export async function chargeToken(deps: TokenDeps, merchantId: string, body: Tok
     const success = result.outcome === 'Authorised';
     const reason = result.outcome === 'Refused' ? result.reason : null;
     const payfacReference = newPayfacReference();
+    // A charge of a saved card is a checkout of its own: its events carry this reference.
+    const checkoutReference = newReference('cs');
     await sql.insertTokenPayment(tx, {
       payfacReference,
+      checkoutReference,
       merchantId,
       terminalIdentifier: body.terminalIdentifier,
       chargedToken: token.token,
@@ -112,7 +115,7 @@ export async function chargeToken(deps: TokenDeps, merchantId: string, body: Tok
     });
     const base: Omit<PaymentEvent, 'eventType' | 'reason' | 'success' | 'additionalData'> = {
       merchantId,
-      checkoutReference: null,
+      checkoutReference,
       payfacReference,
       merchantReference: body.reference,
       amount: body.amount,

@@ -13,7 +13,8 @@ export interface TokenRow {
   disabled_at: Date | null;
   /** The payment that saved the card, for the TokenDisabled event. */
   payfac_reference: string;
-  checkout_reference: string | null;
+  /** The checkout reference of the payment that saved the card. */
+  checkout_reference: string;
   merchant_reference: string | null;
   currency: string;
 }
@@ -22,7 +23,7 @@ export interface TokenRow {
 export async function lockToken(db: Queryable, token: string, merchantId: string): Promise<TokenRow | undefined> {
   const { rows } = await db.query<TokenRow>(
     `SELECT t.token, t.merchant_id, t.recurring_processing_model, t.card_masked, t.card_summary, t.card_expiry, t.payment_method,
-            t.disabled_at, t.payfac_reference, p.checkout_reference, p.merchant_reference, p.currency
+            t.disabled_at, t.payfac_reference, p.event_checkout_reference AS checkout_reference, p.merchant_reference, p.currency
        FROM payment_tokens t JOIN payments p ON p.payfac_reference = t.payfac_reference
       WHERE t.token = $1 AND t.merchant_id = $2
       FOR UPDATE OF t`,
@@ -39,6 +40,8 @@ export interface NewTokenPayment {
   payfacReference: string;
   merchantId: string;
   terminalIdentifier: string;
+  /** The checkout reference of this charge, which its events carry. */
+  checkoutReference: string;
   chargedToken: string;
   recurringProcessingModel: string;
   channel: string;
@@ -61,13 +64,14 @@ export async function insertTokenPayment(db: Queryable, p: NewTokenPayment): Pro
   await db.query(
     `INSERT INTO payments (payfac_reference, merchant_id, terminal_identifier, charged_token, recurring_processing_model, channel,
        merchant_reference, amount, currency, success, reason, card_masked, card_summary, card_expiry, payment_method,
-       three_d_authenticated, auth_code, is_pre_auth, token, capture_state, captured_amount, capture_due_at, created_at)
+       three_d_authenticated, auth_code, is_pre_auth, token, capture_state, captured_amount, capture_due_at, created_at,
+       event_checkout_reference)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, false, NULL,
-             CASE WHEN $10 THEN 'Captured' ELSE 'None' END, CASE WHEN $10 THEN $8::bigint ELSE 0 END, NULL, $18)`,
+             CASE WHEN $10 THEN 'Captured' ELSE 'None' END, CASE WHEN $10 THEN $8::bigint ELSE 0 END, NULL, $18, $19)`,
     [
       p.payfacReference, p.merchantId, p.terminalIdentifier, p.chargedToken, p.recurringProcessingModel, p.channel,
       p.merchantReference, p.amount, p.currency, p.success, p.reason, p.cardMasked, p.cardSummary, p.cardExpiry, p.paymentMethod,
-      p.threeDAuthenticated, p.authCode, p.createdAt,
+      p.threeDAuthenticated, p.authCode, p.createdAt, p.checkoutReference,
     ],
   );
 }
