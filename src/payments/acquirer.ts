@@ -37,6 +37,11 @@ export interface TokenAuthoriseRequest {
   amount: number;
   currency: string;
   shopperInteraction: 'Ecommerce' | 'ContAuth';
+  /**
+   * The shopper is present in a browser and can be sent to a 3-D Secure step (CardOnFile on the web).
+   * Only then may the answer be ChallengeShopper.
+   */
+  challengeAllowed: boolean;
   /** The service's (injected) clock: the card's expiry is judged against it. */
   at: Date;
 }
@@ -61,6 +66,6 @@ export interface Acquirer {
   authorise(request: AuthoriseRequest): Promise<AuthoriseResult>;
   /** Finishes a 3-D Secure step: the shopper confirmed it, or cancelled it. */
   completeChallenge(state: Record<string, string>, confirmed: boolean): Promise<FinalAuthoriseResult>;
-  authoriseToken(request: TokenAuthoriseRequest): Promise<FinalAuthoriseResult>;
+  authoriseToken(request: TokenAuthoriseRequest): Promise<AuthoriseResult>;
   modify(request: ModificationRequest): Promise<ModificationResult>;
 }

@@ -106,7 +106,9 @@ export async function paymentRoutes(app: App, deps: AppDeps, acquirer: Acquirer 
           'Charges a token saved by a TokenizeByLink or a checkout session with recurringProcessingModel. tokenDetails.recurringProcessingModel ' +
           'decides who is present: CardOnFile (shopper present) may charge any saved card; Subscription and UnscheduledCardOnFile ' +
           '(merchant-initiated) only a card saved for that same model, else 400 MODEL_MISMATCH. channel is recorded as given. ' +
-          'Authorised payments are captured at once. Webhooks: Authorization (success "true" or "false"), then Capture. A disabled token: ' +
+          'A CardOnFile charge on channel Web whose card asks for 3-D Secure answers RedirectShopper: send the shopper to redirect.url; ' +
+          'after the step the shopper returns to returnUrl with checkoutReference added, and the outcome arrives as webhooks. ' +
+          'Merchant-initiated charges never redirect. Authorised payments are captured at once. Webhooks: Authorization (success "true" or "false"), then Capture. A disabled token: ' +
           "409 INVALID_STATE; another merchant's token: 404. An Idempotency-Key header makes a retry return the first answer.",
         headers: { type: 'object', properties: { 'idempotency-key': { type: 'string', description: '1–255 visible ASCII characters; a retry with the same key and body answers the first response again' } } },
         body: TokenPaymentBody,
@@ -119,7 +121,7 @@ export async function paymentRoutes(app: App, deps: AppDeps, acquirer: Acquirer 
       const replay = await earlierResponse(db, clock, { ownerId: merchantId, key, operation: TOKEN_PAYMENT_OPERATION, body: request.body });
       if (replay) return ok(request, replay as Static<typeof TokenPaymentResponse>);
       const body = await validateTokenPayment(db, merchantId, request.body, schemaErrorsOf(request));
-      return ok(request, await chargeToken({ db, clock, acquirer }, merchantId, body, key));
+      return ok(request, await chargeToken({ db, clock, acquirer, publicBaseUrl: deps.config.publicBaseUrl }, merchantId, body, key));
     },
   );
 

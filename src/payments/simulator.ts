@@ -20,6 +20,7 @@ export const TEST_CARDS = {
 } as const;
 
 const LATER_REFUSED_MASKED = maskCardNumber(TEST_CARDS.laterRefused);
+const THREE_D_SECURE_MASKED = maskCardNumber(TEST_CARDS.threeDSecure);
 
 /** A card is valid through the last day of its expiry month (as the payment page judges it). */
 function expiredAt(expiry: string, at: Date): boolean {
@@ -61,13 +62,17 @@ export const simulatorAcquirer: Acquirer = {
     return authorised(card, true, state.tokenize === 'true') as FinalAuthoriseResult;
   },
 
-  // A saved card was authenticated when it was saved; its later charges are frictionless here, both
-  // shopper-present and merchant-initiated. The card can still have expired since.
-  async authoriseToken(request: TokenAuthoriseRequest): Promise<FinalAuthoriseResult> {
+  // A saved card was authenticated when it was saved; its merchant-initiated charges are frictionless
+  // here. A shopper-present charge on the web of the 3-D Secure test card asks for the step again, as
+  // issuers do for a returning shopper. The card can still have expired since.
+  async authoriseToken(request: TokenAuthoriseRequest): Promise<AuthoriseResult> {
     const { card } = request;
     if (card.masked === LATER_REFUSED_MASKED) return { outcome: 'Refused', card, reason: 'Refused', threeDAuthenticated: false };
     if (expiredAt(card.expiry, request.at)) return { outcome: 'Refused', card, reason: 'Expired Card', threeDAuthenticated: false };
-    return authorised(card, false, false) as FinalAuthoriseResult;
+    if (request.challengeAllowed && card.masked === THREE_D_SECURE_MASKED) {
+      return { outcome: 'ChallengeShopper', card, state: { kind: 'sim-3ds', tokenize: 'false', ...cardState(card) } };
+    }
+    return authorised(card, false, false);
   },
 
   async modify(request: ModificationRequest): Promise<ModificationResult> {

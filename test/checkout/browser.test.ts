@@ -187,6 +187,48 @@ describe('shopper pages in Chromium, without JavaScript', () => {
     expect(rows[0]?.message.additionalData.threeDAuthenticated).toBe('true');
   });
 
+  it('charges a saved 3-D Secure card with the shopper present: RedirectShopper, the step in the browser, back to the shop, then the webhook', async () => {
+    // The card is saved in a checkout (through its own 3-D Secure step), then charged as CardOnFile on the web.
+    const session = await call(ctx, 'POST', '/api/v1/hostedcheckout', {
+      amount: 0, currency: 'EUR', reference: 'save-3ds', returnUrl: `${shop.url}/saved`, terminalIdentifier: ctx.merchant.terminalIdentifier, culture: 'en', recurringProcessingModel: 'CardOnFile',
+    });
+    const { page, context } = await newPage();
+    await page.goto(session.body.url as string);
+    await fillCard(page, '4000 0000 0000 3220');
+    await submit(page, /^Save|^Pay/);
+    await submit(page, 'Confirm');
+    const { rows } = await ctx.tdb.db.pool.query<{ token: string }>("SELECT message->'additionalData'->>'token' AS token FROM webhook_events WHERE event_type = 'Tokenization' AND message->>'checkoutReference' = $1", [session.body.checkoutReference]);
+    const token = rows[0]?.token ?? '';
+    expect(token).toMatch(/^tok_/);
+
+    const charge = await call(ctx, 'POST', '/api/v1/payment', {
+      terminalIdentifier: ctx.merchant.terminalIdentifier, amount: 4900, currency: 'EUR', reference: 'order-88', returnUrl: `${shop.url}/thanks?order=88`, channel: 'Web',
+      tokenDetails: { tokenValue: token, recurringProcessingModel: 'CardOnFile' },
+    });
+    expect(charge.body).toMatchObject({ resultCode: 'RedirectShopper', redirect: { url: expect.stringMatching(new RegExp(`^${base}/charge/cs_`)) } });
+    const redirectUrl = (charge.body.redirect as { url: string }).url;
+    const checkoutReference = redirectUrl.split('/').pop() ?? '';
+    await page.goto(`${redirectUrl}?lang=en`);
+    await mkdir(SHOTS, { recursive: true });
+    expect(await h1(page)).toBe('Confirm with your bank');
+    expect(await page.getByText('ending in 3220').isVisible()).toBe(true);
+    await page.screenshot({ path: join(SHOTS, 'charge-3ds.png'), fullPage: true });
+    await submit(page, 'Confirm');
+    expect(await h1(page)).toBe('Payment successful');
+    await page.screenshot({ path: join(SHOTS, 'charge-3ds-done.png'), fullPage: true });
+    await Promise.all([page.waitForURL(`${shop.url}/thanks?order=88&checkoutReference=${checkoutReference}`), page.getByRole('link', { name: 'Continue' }).click()]);
+    expect(await h1(page)).toBe('Thank you from the shop');
+    await context.close();
+
+    const delivered = await eventually(
+      () => receiver.received.find((r) => r.path === '/hooks' && JSON.parse(r.body).payfacReference === charge.body.payfacReference && JSON.parse(r.body).additionalData?.eventType === 'Authorization'),
+      'the Authorization webhook of the charge',
+    );
+    const body = JSON.parse(delivered.body) as Record<string, unknown>;
+    expect(body).toMatchObject({ checkoutReference, merchantReference: 'order-88', amount: '4900', success: 'true', additionalData: { threeDAuthenticated: 'true' } });
+    expect(body.hmacSignature).toBe(expectedSignature(hook.hmacKey, body));
+  });
+
   it('asks for a required Ssn: the browser will not send the form without it, nor will the server take it', async () => {
     const ref = await createLink(ctx, payByLink(ctx, { culture: 'en', shopperInfo: [{ field: 'Ssn', requirementType: 'Required' }, { field: 'City', requirementType: 'Prefilled', prefilledValue: 'Reykjavík' }, { field: 'Comments', requirementType: 'Hidden' }] }));
     const { page, context } = await newPage();

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createMerchant } from '../../src/accounts/service.js';
 import type { ModificationProcessor } from '../../src/payments/modifications/processor.js';
 import { call, createTestContext, type TestContext } from '../helpers/app.js';
+import { Shopper, createSession } from '../checkout/fixtures.js';
 import { CARD, deliveries, ledger, refund, registerWebhook, testProcessor, tokenFromLink, tokenFromSession } from './helpers.js';
 
 // Token payments and disable-token (D19): the model rules, the Authorization/Capture and
@@ -226,5 +227,79 @@ describe('the OpenAPI document (issue 5)', () => {
       expect(JSON.stringify(content), path).toContain(path.includes('token') ? 'tokenValue' : path.includes('modification') ? 'payfacReference' : 'tokenDetails');
       expect(JSON.stringify(content), path).toMatch(/example/);
     }
+  });
+});
+
+describe('a saved card that asks for 3-D Secure again', () => {
+  /** A card saved with the 3-D Secure test card, through its confirm step on a session's page. */
+  async function threeDSToken(model: string): Promise<string> {
+    const reference = await createSession(ctx, { recurringProcessingModel: model });
+    const s = new Shopper(ctx);
+    const step = await s.payWith(`/checkout/${reference}`, '4000000000003220');
+    const challenge = /name="challenge" value="([^"]+)"/.exec(step.body)?.[1] ?? '';
+    const done = await s.post(`/checkout/${reference}/3ds`, { challenge, action: 'confirm' });
+    expect(done.statusCode).toBe(303);
+    const { rows } = await ctx.tdb.db.pool.query<{ token: string }>("SELECT message->'additionalData'->>'token' AS token FROM webhook_events WHERE event_type = 'Tokenization' AND message->>'checkoutReference' = $1", [reference]);
+    return rows[0]?.token ?? '';
+  }
+
+  it('answers RedirectShopper to a shopper-present web charge; confirmed, the shopper returns to returnUrl and the webhooks follow', async () => {
+    const token = await threeDSToken('CardOnFile');
+    const r = await pay(payment(token, 'CardOnFile', { reference: 'order-3ds', returnUrl: 'https://shop.example/return?order=9' }));
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect(r.body).toMatchObject({ resultCode: 'RedirectShopper', redirect: { url: expect.stringMatching(/^http:\/\/paylinks\.test\/charge\/cs_[A-Za-z0-9_-]{22}$/) } });
+    const payfacReference = r.body.payfacReference as string;
+    // Nothing is charged, and no webhook sent, before the shopper has taken the step.
+    expect(await deliveries(ctx, 'Authorization', payfacReference)).toEqual([]);
+    const path = new URL((r.body.redirect as { url: string }).url).pathname;
+    const checkoutReference = path.split('/').pop() ?? '';
+
+    const s = new Shopper(ctx);
+    const page = await s.get(`${path}?lang=en`);
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('ending in 3220');
+    const done = await s.post(`${path}/3ds`, { challenge: checkoutReference, action: 'confirm', lang: 'en' });
+    expect(done.statusCode).toBe(303);
+    const outcome = await s.get(done.headers.location as string);
+    expect(outcome.body).toContain('Payment successful');
+    const back = `https://shop.example/return?order=9&amp;checkoutReference=${checkoutReference}`;
+    expect(outcome.body).toContain(`href="${back}"`);
+
+    const [auth] = await deliveries(ctx, 'Authorization', payfacReference);
+    expect(auth).toMatchObject({ checkoutReference, payfacReference, merchantReference: 'order-3ds', amount: '4900', success: 'true', additionalData: { threeDAuthenticated: 'true' } });
+    expect(await deliveries(ctx, 'Capture', payfacReference)).toHaveLength(1);
+    // The step is taken once: confirming again changes nothing.
+    expect((await s.post(`${path}/3ds`, { challenge: checkoutReference, action: 'confirm' })).statusCode).toBe(410);
+    expect(await deliveries(ctx, 'Authorization', payfacReference)).toHaveLength(1);
+  });
+
+  it('records a cancelled step as a refused charge (3D Not Authenticated), and never redirects a merchant-initiated charge', async () => {
+    const token = await threeDSToken('Subscription');
+    const r = await pay(payment(token, 'CardOnFile', { reference: 'order-3ds-cancel' }));
+    expect(r.body.resultCode).toBe('RedirectShopper');
+    const path = new URL((r.body.redirect as { url: string }).url).pathname;
+    const s = new Shopper(ctx);
+    await s.get(path);
+    expect((await s.post(`${path}/3ds`, { challenge: 'x', action: 'cancel' })).statusCode).toBe(303);
+    const [auth] = await deliveries(ctx, 'Authorization', r.body.payfacReference as string);
+    expect(auth).toMatchObject({ success: 'false', reason: '3D Not Authenticated' });
+
+    const renewal = await pay(payment(token, 'Subscription', { reference: 'renewal-3ds' }));
+    expect(renewal.body).toMatchObject({ resultCode: 'Authorised' });
+    expect(renewal.body).not.toHaveProperty('redirect');
+    // Shopper present in an app, not on the web: no page to send the shopper to, so no step.
+    const app = await pay(payment(token, 'CardOnFile', { reference: 'app-3ds', channel: 'iOS' }));
+    expect(app.body).toMatchObject({ resultCode: 'Authorised' });
+  });
+
+  it('lets a step lapse after 15 minutes: no payment, and the page says so', async () => {
+    const token = await threeDSToken('CardOnFile');
+    const r = await pay(payment(token, 'CardOnFile', { reference: 'order-3ds-lapse' }));
+    const path = new URL((r.body.redirect as { url: string }).url).pathname;
+    ctx.clock.advance(15 * 60_000 + 1);
+    const s = new Shopper(ctx);
+    expect((await s.get(path)).statusCode).toBe(410);
+    const { rows } = await ctx.tdb.db.pool.query('SELECT 1 FROM payments WHERE payfac_reference = $1', [r.body.payfacReference]);
+    expect(rows).toEqual([]);
   });
 });

@@ -218,6 +218,21 @@ export function renderThreeDSPage(ctx: PageContext, c: Checkoutable, card: CardS
   return document(ctx, c, t('threeDTitle'), body);
 }
 
+/**
+ * The end of a saved-card charge's 3-D Secure step: paid or not, then back to the shop's returnUrl
+ * (Continue, or by itself after a few seconds).
+ */
+export function renderChargeOutcome(ctx: PageContext, c: Checkoutable, paid: { amount: number; currency: string } | null, returnUrl: string): string {
+  const { t } = ctx;
+  const head = `<meta http-equiv="refresh" content="${REFRESH_SECONDS}; url=${escapeHtml(returnUrl)}">\n`;
+  const title = paid ? t('receiptTitle') : t('chargeFailedTitle');
+  const text = paid ? t('receiptPaid', { amount: formatMoney(paid.amount, paid.currency, ctx.culture), merchant: c.merchantName }) : t('chargeFailed');
+  const body = `<h1${paid ? ' class="success"' : ''}>${escapeHtml(title)}</h1>
+<p role="status">${escapeHtml(text)}</p>
+<p>${escapeHtml(t('redirecting'))}</p><a class="button" href="${escapeHtml(returnUrl)}" rel="noreferrer">${escapeHtml(t('continue'))}</a>`;
+  return document(ctx, c, title, body, head);
+}
+
 export interface ReceiptData {
   payfacReference: string;
   amount: number;

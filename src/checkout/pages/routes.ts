@@ -17,7 +17,8 @@ import {
 import { readAnswers } from './answers.js';
 import { PageForm } from './form.js';
 import { cultureOf, translator, type MessageKey } from './i18n.js';
-import { EMPTY_FORM, renderMessage, renderPayPage, renderReceipt, renderStatusPage, renderThreeDSPage, type FormState, type PageContext } from './render.js';
+import { CHARGE_PAGE_PREFIX, completeTokenChallenge, findTokenChallenge, type TokenChallengeView } from '../../payments/tokens/service.js';
+import { EMPTY_FORM, renderChargeOutcome, renderMessage, renderPayPage, renderReceipt, renderStatusPage, renderThreeDSPage, type FormState, type PageContext } from './render.js';
 import { PAGE_ASSETS } from './assets.js';
 import { CSRF_COOKIE, PageSigner, newNonce, readCookie } from './tokens.js';
 
@@ -31,6 +32,9 @@ const FORM_BODY_LIMIT = 16 * 1024;
 
 type Kind = Target['kind'];
 const PREFIX: Record<Kind, string> = { link: '/pay', session: '/checkout' };
+
+/** What a reference of ours can look like: anything else is not found without asking the database. */
+const PLAUSIBLE_REFERENCE = /^[A-Za-z0-9_-]{1,100}$/;
 
 interface RefParams {
   reference: string;
@@ -149,7 +153,75 @@ export async function shopperPageRoutes(app: App, deps: AppDeps, acquirer: Acqui
         return html(reply, 200, renderReceipt(ctx, c, { payfacReference: p as string, amount: payment.amount, currency: payment.currency, cardSummary: payment.card_summary, paymentMethod: payment.payment_method, token: payment.token }));
       });
     }
+
+    // The 3-D Secure step of a saved-card charge (POST /api/v1/payment answered RedirectShopper with
+    // this page's URL). Confirmed or cancelled, the charge is recorded and the shopper goes back to the
+    // shop's returnUrl with the charge's checkoutReference added.
+    const chargeBase = `${CHARGE_PAGE_PREFIX}/:reference`;
+    const chargePath = (reference: string) => `${CHARGE_PAGE_PREFIX}/${encodeURIComponent(reference)}`;
+
+    pages.get<{ Params: RefParams; Querystring: { lang?: string } }>(chargeBase, { schema: { hide: true } }, async (request, reply) => {
+      const { reference } = request.params;
+      const view = PLAUSIBLE_REFERENCE.test(reference) ? await findTokenChallenge({ db, clock }, reference) : undefined;
+      const c = view && chargeCheckoutable(view);
+      const ctx = pageContext(request, c, chargePath(reference), request.query.lang);
+      if (!view || !c) return html(reply, 404, renderMessage(ctx, null, 'notFoundTitle', 'notFound'));
+      if (view.open) {
+        const csrf = await csrfFor(request, reply, { kind: 'charge', reference });
+        return html(reply, 200, renderThreeDSPage(ctx, c, { masked: '', last4: view.cardSummary, expiry: '', paymentMethod: '' }, reference, csrf));
+      }
+      if (!view.completed) return html(reply, 410, renderMessage(ctx, c, 'threeDTitle', 'threeDGone', { href: view.returnUrl, label: 'continue' }));
+      const payment = await receiptOf({ db }, view.payfacReference);
+      return html(reply, 200, renderChargeOutcome(ctx, c, payment?.success ? { amount: payment.amount, currency: payment.currency } : null, view.returnUrl));
+    });
+
+    pages.post<{ Params: RefParams }>(`${chargeBase}/3ds`, { schema: { hide: true }, bodyLimit: FORM_BODY_LIMIT }, async (request, reply) => {
+      const { reference } = request.params;
+      const form = request.body instanceof PageForm ? request.body : null;
+      const view = PLAUSIBLE_REFERENCE.test(reference) ? await findTokenChallenge({ db, clock }, reference) : undefined;
+      const c = view && chargeCheckoutable(view);
+      const ctx = pageContext(request, c, chargePath(reference), form?.get('lang'));
+      if (!view || !c) return html(reply, 404, renderMessage(ctx, null, 'notFoundTitle', 'notFound'));
+      if (!form) return html(reply, 415, renderMessage(ctx, c, 'errorTitle', 'error'));
+      if (!(await csrfValid(request, form, { kind: 'charge', reference }))) return csrfFailed(reply, ctx, c);
+      const outcome = await completeTokenChallenge({ ...payDeps, publicBaseUrl: config.publicBaseUrl }, reference, form.get('action') === 'confirm');
+      if (outcome.kind === 'NotFound') return html(reply, 404, renderMessage(ctx, null, 'notFoundTitle', 'notFound'));
+      if (outcome.kind === 'Gone') return html(reply, 410, renderMessage(ctx, c, 'threeDTitle', 'threeDGone', { href: outcome.returnUrl, label: 'continue' }));
+      // Post/redirect/get: the page then shows the outcome and sends the shopper back to the shop.
+      return reply.code(303).header('Location', `${ctx.basePath}?lang=${ctx.culture}`).send();
+    });
   });
+
+  /** The charge's page in the shape the page renderer knows (a checkout of the merchant, for its amount). */
+  function chargeCheckoutable(v: TokenChallengeView): Checkoutable {
+    return {
+      kind: 'session',
+      reference: v.checkoutReference,
+      merchantId: '',
+      merchantName: v.merchantName,
+      terminalIdentifier: '',
+      description: '',
+      amount: v.amount,
+      currency: v.currency,
+      culture: 'is',
+      themeKey: null,
+      items: [],
+      shopperInfos: [],
+      returnUrl: v.returnUrl,
+      cancelUrl: v.returnUrl,
+      tokenize: false,
+      recurringProcessingModel: null,
+      shopperEmail: null,
+      status: v.open ? 'New' : 'Completed',
+      payable: v.open,
+      merchantReference: '',
+      checkoutReference: v.checkoutReference,
+      preAuth: false,
+      manualCapture: false,
+      captureHoursDelay: null,
+      merchantShopperReference: null,
+    };
+  }
 
   function basePath(target: Target): string {
     return `${PREFIX[target.kind]}/${encodeURIComponent(target.reference)}`;
@@ -161,7 +233,7 @@ export async function shopperPageRoutes(app: App, deps: AppDeps, acquirer: Acqui
   }
 
   /** The form's CSRF token: the HMAC of the browser's nonce cookie, bound to this page. */
-  async function csrfFor(request: FastifyRequest, reply: FastifyReply, target: Target): Promise<string> {
+  async function csrfFor(request: FastifyRequest, reply: FastifyReply, target: { kind: string; reference: string }): Promise<string> {
     let nonce = readCookie(request.headers.cookie, CSRF_COOKIE);
     if (nonce === undefined) {
       nonce = newNonce();
@@ -170,7 +242,7 @@ export async function shopperPageRoutes(app: App, deps: AppDeps, acquirer: Acqui
     return signer.sign('csrf', nonce, target.kind, target.reference);
   }
 
-  async function csrfValid(request: FastifyRequest, form: PageForm, target: Target): Promise<boolean> {
+  async function csrfValid(request: FastifyRequest, form: PageForm, target: { kind: string; reference: string }): Promise<boolean> {
     const nonce = readCookie(request.headers.cookie, CSRF_COOKIE);
     if (nonce === undefined) return false;
     return signer.verify(form.get('csrf'), 'csrf', nonce, target.kind, target.reference);

@@ -1,5 +1,6 @@
 import type { Clock } from '../../clock.js';
 import type { Database } from '../../db/database.js';
+import type { PoolClient } from 'pg';
 import { withTransaction } from '../../db/database.js';
 import { ApiError, notFound, type FieldError } from '../../errors.js';
 import { findTerminal } from '../../accounts/sql.js';
@@ -7,7 +8,9 @@ import { newPayfacReference, newReference } from '../../ids.js';
 import { idempotentCreate } from '../../idempotency/service.js';
 import { fieldErrors, isRecord, mergeErrors, returnUrlError } from '../../paymentLinks/rules.js';
 import { enqueueEvent, type PaymentEvent } from '../../webhooks/events.js';
-import type { Acquirer } from '../acquirer.js';
+import type { Acquirer, FinalAuthoriseResult } from '../acquirer.js';
+import type { CardSummary } from '../card.js';
+import { withCheckoutReference } from '../service.js';
 import type { TokenPaymentRequest } from '../schemas.js';
 import * as sql from './sql.js';
 
@@ -28,13 +31,22 @@ export interface TokenDeps {
   db: Database;
   clock: Clock;
   acquirer: Acquirer;
+  /** The base of the 3-D Secure page a shopper is sent to. */
+  publicBaseUrl: string;
 }
 
 export type TokenPaymentOutcome = {
-  resultCode: 'Authorised' | 'Refused';
+  resultCode: 'Authorised' | 'Refused' | 'RedirectShopper';
   payfacReference: string;
   refusalReason?: string;
+  redirect?: { url: string };
 };
+
+/** How long a shopper has for the 3-D Secure step of a charge before it is gone. */
+export const TOKEN_CHALLENGE_TTL_MS = 15 * 60 * 1000;
+
+/** Where the shopper takes the 3-D Secure step of a charge: `{publicBaseUrl}/charge/{checkoutReference}`. */
+export const CHARGE_PAGE_PREFIX = '/charge';
 
 /** Every rule that needs no token at once (D2): the schema's errors, returnUrl, the terminal's owner (D1). */
 export async function validateTokenPayment(db: Database, merchantId: string, body: unknown, schemaErrors: readonly FieldError[]): Promise<TokenPaymentRequest> {
@@ -79,66 +91,194 @@ export async function chargeToken(deps: TokenDeps, merchantId: string, body: Tok
       ]);
     }
     const card = { masked: token.card_masked, last4: token.card_summary, expiry: token.card_expiry, paymentMethod: token.payment_method };
+    // Only a shopper at a web shop can take a 3-D Secure step: CardOnFile (the shopper is present)
+    // on channel Web. A merchant-initiated charge is never asked for one.
+    const shopperOnWeb = model === 'CardOnFile' && body.channel.toLowerCase() === 'web';
     const result = await deps.acquirer.authoriseToken({
       token: token.token,
       card,
       amount: body.amount,
       currency: body.currency,
       shopperInteraction: model === 'CardOnFile' ? 'Ecommerce' : 'ContAuth',
+      challengeAllowed: shopperOnWeb,
       at: now,
     });
-    const success = result.outcome === 'Authorised';
-    const reason = result.outcome === 'Refused' ? result.reason : null;
     const payfacReference = newPayfacReference();
     // A charge of a saved card is a checkout of its own: its events carry this reference.
     const checkoutReference = newReference('cs');
-    await sql.insertTokenPayment(tx, {
-      payfacReference,
-      checkoutReference,
+    const charge: Charge = {
       merchantId,
       terminalIdentifier: body.terminalIdentifier,
-      chargedToken: token.token,
-      recurringProcessingModel: model,
+      token: token.token,
+      model,
       channel: body.channel,
       merchantReference: body.reference,
       amount: body.amount,
       currency: body.currency,
-      success,
-      reason,
-      cardMasked: card.masked,
-      cardSummary: card.last4,
-      cardExpiry: card.expiry,
-      paymentMethod: card.paymentMethod,
-      threeDAuthenticated: result.threeDAuthenticated,
-      authCode: result.outcome === 'Authorised' ? result.authCode : null,
-      createdAt: now,
-    });
-    const base: Omit<PaymentEvent, 'eventType' | 'reason' | 'success' | 'additionalData'> = {
-      merchantId,
-      checkoutReference,
       payfacReference,
-      merchantReference: body.reference,
-      amount: body.amount,
-      currency: body.currency,
+      checkoutReference,
+      card,
     };
-    const cardData = { cardNumber: card.masked, cardSummary: card.last4, paymentMethod: card.paymentMethod };
-    await enqueueEvent(tx, deps.clock, {
-      ...base,
-      eventType: 'Authorization',
-      success,
-      reason,
-      additionalData: {
-        ...cardData,
-        threeDAuthenticated: String(result.threeDAuthenticated),
-        ...(result.outcome === 'Authorised' ? { authCode: result.authCode } : {}),
-      },
-    });
-    if (result.outcome !== 'Authorised') return { resultCode: 'Refused' as const, payfacReference, refusalReason: result.reason };
-    // D12: captured at once, as every payment without manual or delayed capture.
-    await enqueueEvent(tx, deps.clock, { ...base, eventType: 'Capture', success: true, reason: null, additionalData: cardData });
-    return { resultCode: 'Authorised' as const, payfacReference };
+    if (result.outcome === 'ChallengeShopper') {
+      if (!shopperOnWeb) throw new Error('the acquirer asked for a 3-D Secure step on a charge without a shopper');
+      await sql.insertTokenChallenge(tx, {
+        checkoutReference,
+        payfacReference,
+        merchantId,
+        terminalIdentifier: body.terminalIdentifier,
+        chargedToken: token.token,
+        recurringProcessingModel: model,
+        channel: body.channel,
+        merchantReference: body.reference,
+        amount: body.amount,
+        currency: body.currency,
+        returnUrl: body.returnUrl,
+        acquirerState: result.state,
+        createdAt: now,
+        expiresAt: new Date(now.getTime() + TOKEN_CHALLENGE_TTL_MS),
+      });
+      return { resultCode: 'RedirectShopper' as const, payfacReference, redirect: { url: `${deps.publicBaseUrl}${CHARGE_PAGE_PREFIX}/${checkoutReference}` } };
+    }
+    return recordCharge(tx, deps.clock, charge, result);
   });
   return outcome;
+}
+
+/** One charge of a saved card, as recorded when its outcome is known. */
+interface Charge {
+  merchantId: string;
+  terminalIdentifier: string;
+  token: string;
+  model: string;
+  channel: string;
+  merchantReference: string;
+  amount: number;
+  currency: string;
+  payfacReference: string;
+  checkoutReference: string;
+  card: CardSummary;
+}
+
+/** Records the charge's payment and its events: Authorization, and Capture when authorised (captured at once). */
+async function recordCharge(tx: PoolClient, clock: Clock, c: Charge, result: FinalAuthoriseResult): Promise<TokenPaymentOutcome> {
+  const success = result.outcome === 'Authorised';
+  const reason = result.outcome === 'Refused' ? result.reason : null;
+  const { card } = c;
+  await sql.insertTokenPayment(tx, {
+    payfacReference: c.payfacReference,
+    checkoutReference: c.checkoutReference,
+    merchantId: c.merchantId,
+    terminalIdentifier: c.terminalIdentifier,
+    chargedToken: c.token,
+    recurringProcessingModel: c.model,
+    channel: c.channel,
+    merchantReference: c.merchantReference,
+    amount: c.amount,
+    currency: c.currency,
+    success,
+    reason,
+    cardMasked: card.masked,
+    cardSummary: card.last4,
+    cardExpiry: card.expiry,
+    paymentMethod: card.paymentMethod,
+    threeDAuthenticated: result.threeDAuthenticated,
+    authCode: result.outcome === 'Authorised' ? result.authCode : null,
+    createdAt: clock.now(),
+  });
+  const base: Omit<PaymentEvent, 'eventType' | 'reason' | 'success' | 'additionalData'> = {
+    merchantId: c.merchantId,
+    checkoutReference: c.checkoutReference,
+    payfacReference: c.payfacReference,
+    merchantReference: c.merchantReference,
+    amount: c.amount,
+    currency: c.currency,
+  };
+  const cardData = { cardNumber: card.masked, cardSummary: card.last4, paymentMethod: card.paymentMethod };
+  await enqueueEvent(tx, clock, {
+    ...base,
+    eventType: 'Authorization',
+    success,
+    reason,
+    additionalData: {
+      ...cardData,
+      threeDAuthenticated: String(result.threeDAuthenticated),
+      ...(result.outcome === 'Authorised' ? { authCode: result.authCode } : {}),
+    },
+  });
+  if (result.outcome !== 'Authorised') return { resultCode: 'Refused' as const, payfacReference: c.payfacReference, refusalReason: result.reason };
+  // D12: captured at once, as every payment without manual or delayed capture.
+  await enqueueEvent(tx, clock, { ...base, eventType: 'Capture', success: true, reason: null, additionalData: cardData });
+  return { resultCode: 'Authorised' as const, payfacReference: c.payfacReference };
+}
+
+/** What the page of a charge's 3-D Secure step shows. */
+export interface TokenChallengeView {
+  checkoutReference: string;
+  merchantName: string;
+  amount: number;
+  currency: string;
+  cardSummary: string;
+  /** Still waiting for the shopper; false once taken or past its time. */
+  open: boolean;
+  /** The shopper confirmed or cancelled it, and the charge was recorded. */
+  completed: boolean;
+  payfacReference: string;
+  returnUrl: string;
+}
+
+export async function findTokenChallenge(deps: { db: Database; clock: Clock }, checkoutReference: string): Promise<TokenChallengeView | undefined> {
+  const row = await sql.findTokenChallenge(deps.db.pool, checkoutReference);
+  return row && viewOf(row, deps.clock.now());
+}
+
+function viewOf(row: sql.TokenChallengeRow, now: Date): TokenChallengeView {
+  return {
+    checkoutReference: row.checkout_reference,
+    merchantName: row.merchant_name,
+    amount: row.amount,
+    currency: row.currency,
+    cardSummary: row.card_summary,
+    open: row.completed_at === null && row.expires_at.getTime() > now.getTime(),
+    completed: row.completed_at !== null,
+    payfacReference: row.payfac_reference,
+    returnUrl: withCheckoutReference(row.return_url, row.checkout_reference),
+  };
+}
+
+export type TokenChallengeOutcome = { kind: 'Done'; result: TokenPaymentOutcome; returnUrl: string } | { kind: 'Gone'; returnUrl: string } | { kind: 'NotFound' };
+
+/**
+ * The shopper confirmed or cancelled the 3-D Secure step of a charge: the acquirer finishes it, and
+ * the payment and its events are recorded in the same transaction. Each step is finished once; a
+ * step past its time is gone, and no payment is made.
+ */
+export async function completeTokenChallenge(deps: TokenDeps, checkoutReference: string, confirmed: boolean): Promise<TokenChallengeOutcome> {
+  return withTransaction(
+    deps.db,
+    async (tx) => {
+      const row = await sql.lockTokenChallenge(tx, checkoutReference);
+      if (!row) return { kind: 'NotFound' as const };
+      const view = viewOf(row, deps.clock.now());
+      if (!view.open) return { kind: 'Gone' as const, returnUrl: view.returnUrl };
+      const result = await deps.acquirer.completeChallenge(row.acquirer_state, confirmed);
+      await sql.completeTokenChallenge(tx, checkoutReference, deps.clock.now());
+      const charge: Charge = {
+        merchantId: row.merchant_id,
+        terminalIdentifier: row.terminal_identifier,
+        token: row.charged_token,
+        model: row.recurring_processing_model,
+        channel: row.channel,
+        merchantReference: row.merchant_reference,
+        amount: row.amount,
+        currency: row.currency,
+        payfacReference: row.payfac_reference,
+        checkoutReference,
+        card: result.card,
+      };
+      return { kind: 'Done' as const, result: await recordCharge(tx, deps.clock, charge, result), returnUrl: view.returnUrl };
+    },
+    { retries: 0 },
+  );
 }
 
 /** Disables a token (idempotent, like D8: disabling it again succeeds and raises no second event). */

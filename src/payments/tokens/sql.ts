@@ -75,3 +75,81 @@ export async function insertTokenPayment(db: Queryable, p: NewTokenPayment): Pro
     ],
   );
 }
+
+export interface NewTokenChallenge {
+  checkoutReference: string;
+  payfacReference: string;
+  merchantId: string;
+  terminalIdentifier: string;
+  chargedToken: string;
+  recurringProcessingModel: string;
+  channel: string;
+  merchantReference: string;
+  amount: number;
+  currency: string;
+  returnUrl: string;
+  acquirerState: Record<string, string>;
+  createdAt: Date;
+  expiresAt: Date;
+}
+
+export async function insertTokenChallenge(db: Queryable, c: NewTokenChallenge): Promise<void> {
+  await db.query(
+    `INSERT INTO token_charge_challenges (checkout_reference, payfac_reference, merchant_id, terminal_identifier, charged_token,
+       recurring_processing_model, channel, merchant_reference, amount, currency, return_url, acquirer_state, created_at, expires_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
+    [
+      c.checkoutReference, c.payfacReference, c.merchantId, c.terminalIdentifier, c.chargedToken,
+      c.recurringProcessingModel, c.channel, c.merchantReference, c.amount, c.currency, c.returnUrl, JSON.stringify(c.acquirerState), c.createdAt, c.expiresAt,
+    ],
+  );
+}
+
+export interface TokenChallengeRow {
+  checkout_reference: string;
+  payfac_reference: string;
+  merchant_id: string;
+  merchant_name: string;
+  terminal_identifier: string;
+  charged_token: string;
+  recurring_processing_model: string;
+  channel: string;
+  merchant_reference: string;
+  amount: number;
+  currency: string;
+  return_url: string;
+  acquirer_state: Record<string, string>;
+  expires_at: Date;
+  completed_at: Date | null;
+  card_summary: string;
+}
+
+const CHALLENGE_COLUMNS = `c.checkout_reference, c.payfac_reference, c.merchant_id, m.name AS merchant_name, c.terminal_identifier, c.charged_token,
+  c.recurring_processing_model, c.channel, c.merchant_reference, c.amount, c.currency, c.return_url, c.acquirer_state,
+  c.expires_at, c.completed_at, t.card_summary`;
+
+export async function findTokenChallenge(db: Queryable, checkoutReference: string): Promise<TokenChallengeRow | undefined> {
+  const { rows } = await db.query<TokenChallengeRow>(
+    `SELECT ${CHALLENGE_COLUMNS}
+       FROM token_charge_challenges c JOIN merchants m ON m.id = c.merchant_id JOIN payment_tokens t ON t.token = c.charged_token
+      WHERE c.checkout_reference = $1`,
+    [checkoutReference],
+  );
+  return rows[0];
+}
+
+/** The challenge, locked: a confirm and a cancel of one step do not interleave. */
+export async function lockTokenChallenge(db: Queryable, checkoutReference: string): Promise<TokenChallengeRow | undefined> {
+  const { rows } = await db.query<TokenChallengeRow>(
+    `SELECT ${CHALLENGE_COLUMNS}
+       FROM token_charge_challenges c JOIN merchants m ON m.id = c.merchant_id JOIN payment_tokens t ON t.token = c.charged_token
+      WHERE c.checkout_reference = $1
+      FOR UPDATE OF c`,
+    [checkoutReference],
+  );
+  return rows[0];
+}
+
+export async function completeTokenChallenge(db: Queryable, checkoutReference: string, at: Date): Promise<void> {
+  await db.query('UPDATE token_charge_challenges SET completed_at = $2 WHERE checkout_reference = $1', [checkoutReference, at]);
+}
