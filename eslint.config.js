@@ -1,6 +1,34 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+// Each module under src/ owns its tables: only its own files import its sql.ts (or the sql.ts of a
+// folder inside it); every other file goes through its service.ts. These blocks make any other import
+// of a module's queries a lint error.
+const MODULES = ['accounts', 'admin', 'checkout', 'cli', 'db', 'http', 'idempotency', 'paymentLinks', 'payments', 'webhooks'];
+
+function sqlOf(modules) {
+  return modules.flatMap((m) => [`**/${m}/sql.js`, `**/${m}/**/sql.js`]);
+}
+
+function ownTables(files, others) {
+  return {
+    files,
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: sqlOf(others),
+              message: "another module's queries: call that module's service.ts instead (each module owns its tables)",
+            },
+          ],
+        },
+      ],
+    },
+  };
+}
+
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'packages/*/dist/', 'coverage/', '.paylinks/'] },
   js.configs.recommended,
@@ -13,4 +41,6 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': 'error',
     },
   },
+  ownTables(['src/*.ts'], MODULES),
+  ...MODULES.map((m) => ownTables([`src/${m}/**/*.ts`], MODULES.filter((o) => o !== m))),
 );

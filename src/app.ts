@@ -1,11 +1,6 @@
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type RawServerDefault } from 'fastify';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import Fastify, { LogController } from 'fastify';
 import swagger from '@fastify/swagger';
-import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { Config } from './config.js';
-import type { Clock } from './clock.js';
-import type { Database } from './db/database.js';
-import { ping } from './db/sql.js';
+import { ping } from './db/database.js';
 import { newUuid } from './ids.js';
 import { ApiError } from './errors.js';
 import { KeyUsageRecorder, PrincipalCache } from './accounts/service.js';
@@ -28,9 +23,10 @@ import { timingSafeEqual } from 'node:crypto';
 import { hostedCheckoutRoutes } from './checkout/routes.js';
 import { shopperPageRoutes } from './checkout/pages/routes.js';
 import { paymentRoutes } from './payments/routes.js';
-import type { Resolver } from './webhooks/addressRules.js';
+import type { App, AppDeps } from './deps.js';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 
-export type App = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>;
+export type { App, AppDeps } from './deps.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -38,18 +34,6 @@ declare module 'fastify' {
     readonly listeners: ListenerHub;
     readonly metrics: Metrics;
   }
-}
-
-export interface AppDeps {
-  config: Config;
-  db: Database;
-  clock: Clock;
-  /** A pino logger instance (tests capture its output); default: pino at config.logLevel to stdout. */
-  logger?: FastifyBaseLogger;
-  /** DNS for the webhook address rule of D13 (tests inject one); default: the system resolver. */
-  webhookResolver?: Resolver;
-  /** The process's metrics (shared with its delivery worker); default: a registry of the app's own. */
-  metrics?: Metrics;
 }
 
 /** Levels at which the one line per request is written (D17). */

@@ -13,6 +13,8 @@ import { Metrics } from './metrics.js';
 import { deliveryBacklog } from './webhooks/service.js';
 import { createServer, type Server } from 'node:http';
 import { ModificationProcessor } from './payments/modifications/processor.js';
+import type { Acquirer } from './payments/acquirer.js';
+import { simulatorAcquirer } from './payments/simulator.js';
 
 // config → database → buildApp → listen (+ delivery worker). Also the shutdown sequence of D17.
 
@@ -38,9 +40,11 @@ export interface Running {
 }
 
 /** `paylinks serve`: migrations, the HTTP server and (unless disabled) the delivery worker. */
-export async function serve(config: Config, opts: { worker: boolean; clock?: Clock; out?: (line: string) => void }): Promise<Running> {
+export async function serve(config: Config, opts: { worker: boolean; clock?: Clock; acquirer?: Acquirer; out?: (line: string) => void }): Promise<Running> {
   const out = opts.out ?? ((line: string) => process.stdout.write(`${line}\n`));
   const clock = opts.clock ?? systemClock;
+  // The only acquirer shipped is the simulator; an adapter for a real one is passed in here.
+  const acquirer = opts.acquirer ?? simulatorAcquirer;
   const logger = pino(loggerOptions(config.logLevel));
   // The embedded database's folder is locked for as long as this process runs: the account commands
   // then reach this process through its admin socket instead of opening the folder themselves.
@@ -62,14 +66,14 @@ export async function serve(config: Config, opts: { worker: boolean; clock?: Clo
     logger.warn('PAYLINKS_SECRET_KEY is not set: webhook secrets are sealed with the published development key (fine for development, refused in production)');
   }
   const metrics = new Metrics({ db, backlog: () => deliveryBacklog(db, clock.now()), now: () => clock.now() });
-  const app = await buildApp({ config, db, clock, logger, metrics });
+  const app = await buildApp({ config, db, clock, acquirer, logger, metrics });
   const metricsServer = config.metricsListen ? await startMetricsServer(metrics, config.metricsListen) : undefined;
   const socketPath = db.lock?.holder.adminSocket ?? null;
   const admin: AdminServer | undefined = socketPath !== null ? await startAdminServer(db, socketPath, logger) : undefined;
   const worker = opts.worker ? new DeliveryWorker({ db, clock, config, logger, metrics }) : undefined;
   await worker?.start();
   // Captures, refunds and reversals (D19) are completed where deliveries are sent.
-  const processor = opts.worker ? new ModificationProcessor({ db, clock, logger }) : undefined;
+  const processor = opts.worker ? new ModificationProcessor({ db, clock, acquirer, logger }) : undefined;
   await processor?.start();
   let address: string;
   try {
@@ -142,8 +146,9 @@ export function stopOnSignals(stop: () => Promise<void>, log: (line: string) => 
 }
 
 /** `paylinks worker`: the delivery worker only (any number may share one PostgreSQL database). */
-export async function runWorker(config: Config, opts: { clock?: Clock; out?: (line: string) => void } = {}): Promise<{ stop(): Promise<void> }> {
+export async function runWorker(config: Config, opts: { clock?: Clock; acquirer?: Acquirer; out?: (line: string) => void } = {}): Promise<{ stop(): Promise<void> }> {
   const out = opts.out ?? ((line: string) => process.stdout.write(`${line}\n`));
+  const acquirer = opts.acquirer ?? simulatorAcquirer;
   // The embedded database belongs to one process: there, `serve` runs the worker.
   if (config.databaseUrl === null) throw new Error('the worker command needs DATABASE_URL (PostgreSQL); with the embedded database, `paylinks serve` runs the worker');
   const logger = pino(loggerOptions(config.logLevel));
@@ -153,7 +158,7 @@ export async function runWorker(config: Config, opts: { clock?: Clock; out?: (li
   const metricsServer = config.metricsListen ? await startMetricsServer(metrics, config.metricsListen) : undefined;
   const worker = new DeliveryWorker({ db, clock, config, logger, metrics });
   await worker.start();
-  const processor = new ModificationProcessor({ db, clock, logger });
+  const processor = new ModificationProcessor({ db, clock, acquirer, logger });
   await processor.start();
   out(`paylinks delivery worker and modification processor running (${db.kind} database)`);
   if (metricsServer) out(`  metrics: http://${formatHost(config.metricsListen?.host ?? '')}:${(metricsServer.address() as { port: number }).port}/metrics`);

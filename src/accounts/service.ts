@@ -43,6 +43,12 @@ export async function createMerchant(db: Database, name: string): Promise<Create
 
 export class AccountError extends Error {}
 
+/** Whether the terminal exists and is the merchant's (an unknown terminal and another's look the same). */
+export async function isTerminalOf(db: Database, terminalIdentifier: string, merchantId: string): Promise<boolean> {
+  const terminal = await sql.findTerminal(db.pool, terminalIdentifier);
+  return terminal !== undefined && terminal.merchant_id === merchantId;
+}
+
 export async function addTerminal(db: Database, merchantId: string): Promise<{ merchantId: string; terminalIdentifier: string }> {
   if (!(await sql.merchantExists(db.pool, merchantId))) throw new AccountError(`merchant ${merchantId} not found`);
   const terminalIdentifier = newTerminalIdentifier();

@@ -2,7 +2,7 @@ import type { Static } from 'typebox';
 import type { Clock } from '../clock.js';
 import type { Database } from '../db/database.js';
 import { notFound } from '../errors.js';
-import { findTerminal } from '../accounts/sql.js';
+import { isTerminalOf } from '../accounts/service.js';
 import { newReference } from '../ids.js';
 import { idempotentCreate } from '../idempotency/service.js';
 import { fieldErrors, isRecord, mergeErrors } from '../paymentLinks/rules.js';
@@ -32,8 +32,7 @@ function quantityOf(q: number | string | undefined): number | null {
 export async function validateCreateSession(db: Database, merchantId: string, body: unknown, schemaErrors: readonly FieldError[], now: Date): Promise<CreateCheckoutRequest> {
   const errors = mergeErrors(schemaErrors, createCheckoutRuleErrors(body, now));
   if (isRecord(body) && typeof body.terminalIdentifier === 'string' && /^[A-Za-z0-9]{12}$/.test(body.terminalIdentifier)) {
-    const terminal = await findTerminal(db.pool, body.terminalIdentifier);
-    if (!terminal || terminal.merchant_id !== merchantId) {
+    if (!(await isTerminalOf(db, body.terminalIdentifier, merchantId))) {
       errors.push({ field: 'terminalIdentifier', code: 'TERMINAL_NOT_FOUND', message: "is not a terminal of the API key's merchant" });
     }
   }

@@ -112,3 +112,12 @@ export async function completeSession(db: Queryable, reference: string, payfacRe
     [reference, payfacReference, at],
   );
 }
+
+/** The page-signing key: the first instance to ask creates it, every other reads the same one. */
+export async function pageSigningKey(db: Queryable, candidate: string): Promise<string> {
+  await db.query('INSERT INTO page_signing_keys (id, secret) VALUES (1, $1) ON CONFLICT (id) DO NOTHING', [candidate]);
+  const { rows } = await db.query<{ secret: string }>('SELECT secret FROM page_signing_keys WHERE id = 1');
+  const secret = rows[0]?.secret;
+  if (secret === undefined) throw new Error('page signing key missing');
+  return secret;
+}

@@ -187,3 +187,8 @@ export function isConnectionError(err: unknown): boolean {
   const msg = typeof e.message === 'string' ? e.message : '';
   return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(msg);
 }
+
+/** Whether the database answers (the readiness probe). */
+export async function ping(db: Queryable): Promise<void> {
+  await db.query('SELECT 1');
+}

@@ -23,7 +23,3 @@ export async function appliedVersions(db: Queryable): Promise<Set<number>> {
 export async function recordMigration(db: Queryable, version: number, name: string): Promise<void> {
   await db.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [version, name]);
 }
-
-export async function ping(db: Queryable): Promise<void> {
-  await db.query('SELECT 1');
-}

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { Static } from 'typebox';
-import type { App, AppDeps } from '../app.js';
+import type { App, AppDeps } from '../deps.js';
 import type { Capability } from '../accounts/service.js';
 import { ApiError, type FieldError } from '../errors.js';
 import { merchantOf, requireCapability } from '../http/auth.js';

@@ -36,11 +36,21 @@ export interface SubmissionRow {
   payfacReference: string | null;
 }
 
-const LINK_COLUMNS = `reference, merchant_id AS "merchantId", terminal_identifier AS "terminalIdentifier", type, description,
-  theme_key AS "themeKey", amount, currency, return_url AS "returnUrl", culture, valid_until AS "validUntil",
-  recurring_processing_model AS "recurringProcessingModel", visit_count AS "visitCount", sales_count AS "salesCount",
-  max_sales_count AS "maxSalesCount", items, shopper_infos AS "shopperInfos", disabled_at AS "disabledAt",
-  completed_at AS "completedAt", created_at AS "createdAt"`;
+/** Each column of a link and the name it has in PaymentLinkRow: the one list every query reads. */
+const LINK_FIELDS: readonly (readonly [column: string, field: keyof PaymentLinkRow])[] = [
+  ['reference', 'reference'], ['merchant_id', 'merchantId'], ['terminal_identifier', 'terminalIdentifier'], ['type', 'type'],
+  ['description', 'description'], ['theme_key', 'themeKey'], ['amount', 'amount'], ['currency', 'currency'], ['return_url', 'returnUrl'],
+  ['culture', 'culture'], ['valid_until', 'validUntil'], ['recurring_processing_model', 'recurringProcessingModel'],
+  ['visit_count', 'visitCount'], ['sales_count', 'salesCount'], ['max_sales_count', 'maxSalesCount'], ['items', 'items'],
+  ['shopper_infos', 'shopperInfos'], ['disabled_at', 'disabledAt'], ['completed_at', 'completedAt'], ['created_at', 'createdAt'],
+];
+
+/** The select list of a link, its columns taken from `alias` when the query names several tables. */
+function linkColumns(alias?: string): string {
+  return LINK_FIELDS.map(([column, field]) => `${alias ? `${alias}.` : ''}${column} AS "${field}"`).join(', ');
+}
+
+const LINK_COLUMNS = linkColumns();
 
 /** A new link: the stored facts less the counters and moments that only later events set. */
 export type NewLink = Omit<PaymentLinkRow, 'visitCount' | 'salesCount' | 'disabledAt' | 'completedAt'>;
@@ -191,4 +201,58 @@ export async function insertSubmission(
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
     [s.id, s.paymentLinkReference, JSON.stringify(s.answers), s.completed, s.amount, s.currency, s.token, s.payfacReference, s.createdAt],
   );
+}
+
+// ---------------------------------------------------------------- the shopper's side of a link
+
+/** A link as its page shows it: the link and its merchant's name. */
+export interface LinkForPage extends PaymentLinkRow {
+  merchantName: string;
+}
+
+const PAGE_COLUMNS = `${linkColumns('l')}, m.name AS "merchantName"`;
+
+/**
+ * Page views of several links, `views[i]` of `references[i]`, counted by one statement (views that
+ * arrive together share a round trip and a commit), and the links as the pages show them.
+ */
+export async function countLinkVisits(db: Queryable, references: readonly string[], views: readonly number[]): Promise<LinkForPage[]> {
+  const { rows } = await db.query<LinkForPage>({
+    name: 'paymentLinks.countLinkVisits',
+    // The rows are locked in reference order before the UPDATE: two batches holding the same links
+    // in different orders would otherwise deadlock.
+    text: `WITH v AS (SELECT * FROM unnest($1::text[], $2::bigint[]) AS v(reference, n)),
+                k AS (SELECT p.reference FROM payment_links p JOIN v ON v.reference = p.reference ORDER BY p.reference FOR NO KEY UPDATE OF p),
+                l AS (UPDATE payment_links p SET visit_count = p.visit_count + v.n FROM v, k
+                       WHERE p.reference = v.reference AND k.reference = v.reference RETURNING p.*)
+           SELECT ${PAGE_COLUMNS} FROM l JOIN merchants m ON m.id = l.merchant_id`,
+    values: [references, views],
+  });
+  return rows;
+}
+
+/** The link without counting a view (a form post re-rendering the page). */
+export async function findLinkForPage(db: Queryable, reference: string): Promise<LinkForPage | undefined> {
+  const { rows } = await db.query<LinkForPage>(`SELECT ${PAGE_COLUMNS} FROM payment_links l JOIN merchants m ON m.id = l.merchant_id WHERE l.reference = $1`, [reference]);
+  return rows[0];
+}
+
+/**
+ * The link row locked for one payment: concurrent shoppers on the same link queue here, and each
+ * decides on the salesCount its predecessor committed, so no sale goes past maxSalesCount.
+ */
+export async function lockLinkForPayment(db: Queryable, reference: string): Promise<LinkForPage | undefined> {
+  const { rows } = await db.query<LinkForPage>(
+    `SELECT ${PAGE_COLUMNS} FROM payment_links l JOIN merchants m ON m.id = l.merchant_id WHERE l.reference = $1 FOR UPDATE OF l`,
+    [reference],
+  );
+  return rows[0];
+}
+
+export async function recordLinkSale(db: Queryable, reference: string, now: Date): Promise<void> {
+  await db.query('UPDATE payment_links SET sales_count = sales_count + 1, updated_at = $2 WHERE reference = $1', [reference, now]);
+}
+
+export async function completeTokenizeLink(db: Queryable, reference: string, now: Date): Promise<void> {
+  await db.query('UPDATE payment_links SET completed_at = $2, updated_at = $2 WHERE reference = $1 AND completed_at IS NULL', [reference, now]);
 }

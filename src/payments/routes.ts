@@ -1,12 +1,11 @@
 import type { FastifyRequest } from 'fastify';
-import type { App, AppDeps } from '../app.js';
+import type { App, AppDeps } from '../deps.js';
 import type { FieldError } from '../errors.js';
 import { merchantOf } from '../http/auth.js';
 import { ProblemSchema, envelope } from '../http/envelope.js';
 import { toFieldErrors, type JsonSchema } from '../http/validation.js';
 import { earlierResponse, readIdempotencyKey } from '../idempotency/service.js';
 import type { Static } from 'typebox';
-import type { Acquirer } from './acquirer.js';
 import { requestModification } from './modifications/service.js';
 import {
   CaptureBody,
@@ -18,7 +17,6 @@ import {
   TokenPaymentBody,
   TokenPaymentResponse,
 } from './schemas.js';
-import { simulatorAcquirer } from './simulator.js';
 import { TOKEN_PAYMENT_OPERATION, chargeToken, disableToken, validateTokenPayment } from './tokens/service.js';
 
 // Modifications and token payments (D19), under /api/v1, with the HostedCheckout capability. Bodies
@@ -39,8 +37,8 @@ function schemaErrorsOf(request: FastifyRequest): FieldError[] {
   return toFieldErrors(v.validation, request.routeOptions.schema?.body as JsonSchema | undefined);
 }
 
-export async function paymentRoutes(app: App, deps: AppDeps, acquirer: Acquirer = simulatorAcquirer): Promise<void> {
-  const { db, clock } = deps;
+export async function paymentRoutes(app: App, deps: AppDeps): Promise<void> {
+  const { db, clock, acquirer } = deps;
   const tags = ['Modifications'];
   const ok = <T extends object>(request: FastifyRequest, body: T) => ({ ...body, ...envelope(request.id, clock) });
 

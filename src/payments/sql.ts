@@ -1,87 +1,6 @@
 import type { Queryable } from '../db/database.js';
-import type { PaymentLinkRow } from '../paymentLinks/sql.js';
 
-// The payment side's queries on payment links (visits, the locked row of a payment, sales and
-// submissions), on payments, tokens, 3-D Secure steps and the page-signing key. $n parameters only.
-
-export interface LinkForPage extends PaymentLinkRow {
-  merchantName: string;
-}
-
-const LINK_COLUMNS = `l.reference, l.merchant_id AS "merchantId", l.terminal_identifier AS "terminalIdentifier", l.type, l.description,
-  l.theme_key AS "themeKey", l.amount, l.currency, l.return_url AS "returnUrl", l.culture, l.valid_until AS "validUntil",
-  l.recurring_processing_model AS "recurringProcessingModel", l.visit_count AS "visitCount", l.sales_count AS "salesCount",
-  l.max_sales_count AS "maxSalesCount", l.items, l.shopper_infos AS "shopperInfos", l.disabled_at AS "disabledAt",
-  l.completed_at AS "completedAt", l.created_at AS "createdAt", m.name AS "merchantName"`;
-
-/**
- * Page views of several links, `views[i]` of `references[i]`, counted by one statement (issue 8:
- * views that arrive together share a round trip and a commit), and the links as the pages show them.
- */
-export async function countLinkVisits(db: Queryable, references: readonly string[], views: readonly number[]): Promise<LinkForPage[]> {
-  const { rows } = await db.query<LinkForPage>({
-    name: 'payments.countLinkVisits',
-    // The rows are locked in reference order before the UPDATE: two batches holding the same links
-    // in different orders would otherwise deadlock.
-    text: `WITH v AS (SELECT * FROM unnest($1::text[], $2::bigint[]) AS v(reference, n)),
-                k AS (SELECT p.reference FROM payment_links p JOIN v ON v.reference = p.reference ORDER BY p.reference FOR NO KEY UPDATE OF p),
-                l AS (UPDATE payment_links p SET visit_count = p.visit_count + v.n FROM v, k
-                       WHERE p.reference = v.reference AND k.reference = v.reference RETURNING p.*)
-           SELECT ${LINK_COLUMNS} FROM l JOIN merchants m ON m.id = l.merchant_id`,
-    values: [references, views],
-  });
-  return rows;
-}
-
-/** The link without counting a view (a form post re-rendering the page). */
-export async function findLinkForPage(db: Queryable, reference: string): Promise<LinkForPage | undefined> {
-  const { rows } = await db.query<LinkForPage>(
-    `SELECT ${LINK_COLUMNS} FROM payment_links l JOIN merchants m ON m.id = l.merchant_id WHERE l.reference = $1`,
-    [reference],
-  );
-  return rows[0];
-}
-
-/**
- * The link row locked for one payment: concurrent shoppers on the same link queue here, and each
- * decides on the salesCount its predecessor committed, so no sale goes past maxSalesCount (D6).
- */
-export async function lockLinkForPayment(db: Queryable, reference: string): Promise<LinkForPage | undefined> {
-  const { rows } = await db.query<LinkForPage>(
-    `SELECT ${LINK_COLUMNS} FROM payment_links l JOIN merchants m ON m.id = l.merchant_id WHERE l.reference = $1 FOR UPDATE OF l`,
-    [reference],
-  );
-  return rows[0];
-}
-
-export async function recordLinkSale(db: Queryable, reference: string, now: Date): Promise<void> {
-  await db.query('UPDATE payment_links SET sales_count = sales_count + 1, updated_at = $2 WHERE reference = $1', [reference, now]);
-}
-
-export async function completeTokenizeLink(db: Queryable, reference: string, now: Date): Promise<void> {
-  await db.query('UPDATE payment_links SET completed_at = $2, updated_at = $2 WHERE reference = $1 AND completed_at IS NULL', [reference, now]);
-}
-
-export async function insertLinkSubmission(
-  db: Queryable,
-  s: {
-    id: string;
-    paymentLinkReference: string;
-    answers: { field: string; value: string }[];
-    completed: boolean;
-    amount: number;
-    currency: string;
-    token: string | null;
-    payfacReference: string | null;
-    createdAt: Date;
-  },
-): Promise<void> {
-  await db.query(
-    `INSERT INTO payment_link_submissions (id, payment_link_reference, answers, completed, amount, currency, token, payfac_reference, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-    [s.id, s.paymentLinkReference, JSON.stringify(s.answers), s.completed, s.amount, s.currency, s.token, s.payfacReference, s.createdAt],
-  );
-}
+// Payments, saved cards and the 3-D Secure steps of the shopper's pages. $n parameters only.
 
 export interface NewPayment {
   payfacReference: string;
@@ -190,21 +109,4 @@ export async function takeChallenge(db: Queryable, id: string, targetKind: 'link
     [id, targetKind, targetReference, now],
   );
   return rows[0];
-}
-
-export async function findChallenge(db: Queryable, id: string): Promise<ChallengeRow | undefined> {
-  const { rows } = await db.query<ChallengeRow>(
-    'SELECT id, target_kind, target_reference, answers, acquirer_state, expires_at, used_at FROM three_d_challenges WHERE id = $1',
-    [id],
-  );
-  return rows[0];
-}
-
-/** The page-signing key: the first instance to ask creates it, every other reads the same one. */
-export async function pageSigningKey(db: Queryable, candidate: string): Promise<string> {
-  await db.query('INSERT INTO page_signing_keys (id, secret) VALUES (1, $1) ON CONFLICT (id) DO NOTHING', [candidate]);
-  const { rows } = await db.query<{ secret: string }>('SELECT secret FROM page_signing_keys WHERE id = 1');
-  const secret = rows[0]?.secret;
-  if (secret === undefined) throw new Error('page signing key missing');
-  return secret;
 }

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import type { App, AppDeps } from '../app.js';
+import type { App, AppDeps } from '../deps.js';
 import type { Principal } from '../accounts/service.js';
 import { ApiError } from '../errors.js';
 import { merchantOf } from '../http/auth.js';

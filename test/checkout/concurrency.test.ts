@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createTestContext, type TestContext } from '../helpers/app.js';
 import { simulatorAcquirer } from '../../src/payments/simulator.js';
-import { pay } from '../../src/payments/service.js';
+import { pay } from '../../src/checkout/shopper.js';
 import { createLink, createSession, linkDetails, payByLink, Shopper } from './fixtures.js';
 
 // D6: every successful sale increments salesCount exactly once, also under concurrent shoppers, and

@@ -1,4 +1,5 @@
 import { Writable } from 'node:stream';
+import { simulatorAcquirer } from '../../src/payments/simulator.js';
 import pino from 'pino';
 import type { LightMyRequestResponse } from 'fastify';
 import { buildApp, type App } from '../../src/app.js';
@@ -34,7 +35,7 @@ export async function createTestContext(env: Record<string, string> = {}): Promi
     },
   });
   const logger = pino(loggerOptions(config.logLevel), stream);
-  const app = await buildApp({ config, db: tdb.db, clock, logger });
+  const app = await buildApp({ config, db: tdb.db, clock, acquirer: simulatorAcquirer, logger });
   await app.ready();
   const merchant = await createMerchant(tdb.db, 'Test merchant');
   return {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { simulatorAcquirer } from '../../src/payments/simulator.js';
 import { buildApp, type App } from '../../src/app.js';
 import { parseConfig } from '../../src/config.js';
 import { systemClock } from '../../src/clock.js';
@@ -13,7 +14,7 @@ describe.skipIf(TEST_DB !== 'postgres')('database unreachable (D3)', () => {
   let db: Database;
   beforeAll(async () => {
     db = await openDatabase({ databaseUrl: 'postgres://postgres@127.0.0.1:1/none', dataDir: '' });
-    app = await buildApp({ config: parseConfig({ LOG_LEVEL: 'silent' }), db, clock: systemClock });
+    app = await buildApp({ config: parseConfig({ LOG_LEVEL: 'silent' }), db, clock: systemClock, acquirer: simulatorAcquirer });
   });
   afterAll(async () => {
     await app.close();

@@ -1,4 +1,5 @@
 import { expect } from 'vitest';
+import { simulatorAcquirer } from '../../src/payments/simulator.js';
 import { ModificationProcessor } from '../../src/payments/modifications/processor.js';
 import { call, type TestContext } from '../helpers/app.js';
 import { Shopper, createLink, createSession } from '../checkout/fixtures.js';
@@ -16,7 +17,7 @@ export const CARD = {
  * (that is how "in progress" modifications are held still). Listening is off for the same reason.
  */
 export function testProcessor(ctx: TestContext): ModificationProcessor {
-  return new ModificationProcessor({ db: ctx.tdb.db, clock: ctx.clock, listen: false });
+  return new ModificationProcessor({ db: ctx.tdb.db, clock: ctx.clock, acquirer: simulatorAcquirer, listen: false });
 }
 
 /** A webhook of the merchant, so every event gets a delivery whose body can be read. */

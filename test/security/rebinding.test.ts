@@ -1,4 +1,5 @@
 import { Writable } from 'node:stream';
+import { simulatorAcquirer } from '../../src/payments/simulator.js';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, type App } from '../../src/app.js';
@@ -38,7 +39,7 @@ describe('D13 address rules with a DNS answer that changes after registration (p
   beforeAll(async () => {
     tdb = await createTestDatabase();
     logger = pino(loggerOptions(config.logLevel), new Writable({ write: (c: Buffer, _e, cb) => (logs.push(c.toString()), cb()) }));
-    app = await buildApp({ config, db: tdb.db, clock, logger, webhookResolver: resolver });
+    app = await buildApp({ config, db: tdb.db, clock, acquirer: simulatorAcquirer, logger, webhookResolver: resolver });
     merchant = await createMerchant(tdb.db, 'Rebinding');
     receiver = await startReceiver();
   });

@@ -1,5 +1,5 @@
 import type { ShopperInfo } from '../../paymentLinks/rules.js';
-import type { Answer } from '../../payments/service.js';
+import type { Answer } from '../shopper.js';
 import type { MessageKey } from './i18n.js';
 import type { PageForm } from './form.js';
 

@@ -1,4 +1,4 @@
-import type { Checkoutable, DisplayLine } from '../../payments/service.js';
+import type { Checkoutable, DisplayLine } from '../shopper.js';
 import type { CardSummary } from '../../payments/card.js';
 import { formatMoney, formatQuantity } from './format.js';
 import type { Culture, MessageKey, Translate } from './i18n.js';

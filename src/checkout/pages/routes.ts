@@ -1,19 +1,10 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import type { App, AppDeps } from '../../app.js';
-import type { Acquirer } from '../../payments/acquirer.js';
+import type { App, AppDeps } from '../../deps.js';
 import { isConnectionError } from '../../db/database.js';
 import { isDataException } from '../../http/errorHandler.js';
 import { parseCard } from '../../payments/card.js';
-import { simulatorAcquirer } from '../../payments/simulator.js';
-import {
-  completeChallenge,
-  openCheckoutable,
-  pay,
-  receiptOf,
-  type Checkoutable,
-  type PayOutcome,
-  type Target,
-} from '../../payments/service.js';
+import { receiptOf } from '../../payments/service.js';
+import { PLAUSIBLE_REFERENCE, completeChallenge, openCheckoutable, pay, type Checkoutable, type PayOutcome, type Target } from '../shopper.js';
 import { readAnswers } from './answers.js';
 import { PageForm } from './form.js';
 import { cultureOf, translator, type MessageKey } from './i18n.js';
@@ -33,15 +24,12 @@ const FORM_BODY_LIMIT = 16 * 1024;
 type Kind = Target['kind'];
 const PREFIX: Record<Kind, string> = { link: '/pay', session: '/checkout' };
 
-/** What a reference of ours can look like: anything else is not found without asking the database. */
-const PLAUSIBLE_REFERENCE = /^[A-Za-z0-9_-]{1,100}$/;
-
 interface RefParams {
   reference: string;
 }
 
-export async function shopperPageRoutes(app: App, deps: AppDeps, acquirer: Acquirer = simulatorAcquirer): Promise<void> {
-  const { db, clock, config } = deps;
+export async function shopperPageRoutes(app: App, deps: AppDeps): Promise<void> {
+  const { db, clock, config, acquirer } = deps;
   const signer = new PageSigner(db);
   const secureCookie = config.publicBaseUrl.startsWith('https:');
   const payDeps = { db, clock, acquirer };

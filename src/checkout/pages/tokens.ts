@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Database } from '../../db/database.js';
 import { randomToken } from '../../ids.js';
-import { pageSigningKey } from '../../payments/sql.js';
+import { pageSigningKey } from '../sql.js';
 
 // Signed tokens for the pages: the CSRF token of a form (double submit: a random nonce in a cookie,
 // and in the form the HMAC of that nonce bound to the page's reference) and the token that opens a

@@ -7,7 +7,6 @@ import { withTransaction } from '../../db/database.js';
 import { newPayfacReference } from '../../ids.js';
 import { enqueueEvent } from '../../webhooks/events.js';
 import type { Acquirer, ModificationRequest } from '../acquirer.js';
-import { simulatorAcquirer } from '../simulator.js';
 import * as sql from './sql.js';
 import { MODIFICATIONS_CHANNEL, onModificationsReceived } from './wake.js';
 
@@ -28,7 +27,7 @@ type Logger = Pick<FastifyBaseLogger, 'info' | 'warn' | 'error'>;
 export interface ModificationProcessorOptions {
   db: Database;
   clock: Clock;
-  acquirer?: Acquirer;
+  acquirer: Acquirer;
   logger?: Logger;
   /** Fallback poll (real time): delayed captures coming due, modifications accepted by other processes. */
   pollIntervalMs?: number;
@@ -60,7 +59,7 @@ export class ModificationProcessor {
   constructor(opts: ModificationProcessorOptions) {
     this.db = opts.db;
     this.clock = opts.clock;
-    this.acquirer = opts.acquirer ?? simulatorAcquirer;
+    this.acquirer = opts.acquirer;
     this.log = opts.logger ?? silent;
     this.pollIntervalMs = opts.pollIntervalMs ?? 2_000;
     this.listen = opts.listen ?? opts.db.kind === 'postgres';

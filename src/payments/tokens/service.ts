@@ -3,14 +3,14 @@ import type { Database } from '../../db/database.js';
 import type { PoolClient } from 'pg';
 import { withTransaction } from '../../db/database.js';
 import { ApiError, notFound, type FieldError } from '../../errors.js';
-import { findTerminal } from '../../accounts/sql.js';
+import { isTerminalOf } from '../../accounts/service.js';
 import { newPayfacReference, newReference } from '../../ids.js';
 import { idempotentCreate } from '../../idempotency/service.js';
 import { fieldErrors, isRecord, mergeErrors, returnUrlError } from '../../paymentLinks/rules.js';
 import { enqueueEvent, type PaymentEvent } from '../../webhooks/events.js';
 import type { Acquirer, FinalAuthoriseResult } from '../acquirer.js';
 import type { CardSummary } from '../card.js';
-import { withCheckoutReference } from '../service.js';
+import { withCheckoutReference } from '../../urls.js';
 import type { TokenPaymentRequest } from '../schemas.js';
 import * as sql from './sql.js';
 
@@ -55,8 +55,7 @@ export async function validateTokenPayment(db: Database, merchantId: string, bod
     const urlError = returnUrlError(body.returnUrl);
     if (urlError && !errors.some((e) => e.field === 'returnUrl')) errors.push(urlError);
     if (typeof body.terminalIdentifier === 'string' && /^[A-Za-z0-9]{12}$/.test(body.terminalIdentifier)) {
-      const terminal = await findTerminal(db.pool, body.terminalIdentifier);
-      if (!terminal || terminal.merchant_id !== merchantId) {
+      if (!(await isTerminalOf(db, body.terminalIdentifier, merchantId))) {
         errors.push({ field: 'terminalIdentifier', code: 'TERMINAL_NOT_FOUND', message: "is not a terminal of the API key's merchant" });
       }
     }

@@ -1,0 +1,255 @@
+import type { PoolClient } from 'pg';
+import type { Clock } from '../clock.js';
+import type { Database } from '../db/database.js';
+import { withTransaction } from '../db/database.js';
+import { linkForPage, linkStatus, lockLinkForPayment, recordLinkPayment, type LinkForPage } from '../paymentLinks/service.js';
+import type { ShopperInfo } from '../paymentLinks/rules.js';
+import type { Acquirer, AuthoriseResult } from '../payments/acquirer.js';
+import type { CardInput, CardSummary } from '../payments/card.js';
+import { recordPayment, saveChallenge, takeChallenge, type PaymentIntent } from '../payments/service.js';
+import { withCheckoutReference } from '../urls.js';
+import { sessionStatusOf } from './service.js';
+import { completeSession, findSession, lockSession, type SessionRow } from './sql.js';
+
+// What the shopper pays on the service's pages: a payment link or a checkout session, seen the same
+// way (a Checkoutable), and paying it. One transaction holds the locked link or session row, the
+// acquirer's answer, the payment and its events (recorded by the payments module), and what the
+// payment changes on the link (submission, sale) or the session (completed): they commit together or
+// not at all.
+
+export interface Answer {
+  field: string;
+  value: string;
+}
+
+export interface DisplayLine {
+  name: string;
+  quantity: number | null;
+  unitPrice: number | null;
+  /** Before discount, when the line has one (links). */
+  amountWithoutDiscount: number | null;
+  amount: number;
+}
+
+export type Target = { kind: 'link' | 'session'; reference: string };
+
+/** A link or a session as the shopper's page shows it and a payment charges it. */
+export interface Checkoutable {
+  kind: 'link' | 'session';
+  reference: string;
+  merchantId: string;
+  merchantName: string;
+  terminalIdentifier: string;
+  description: string;
+  amount: number;
+  currency: string;
+  culture: string;
+  themeKey: string | null;
+  items: DisplayLine[];
+  shopperInfos: ShopperInfo[];
+  /** Where the shopper goes after a successful payment (a session's carries checkoutReference). */
+  returnUrl: string | null;
+  /**
+   * Where "Cancel" goes: a link's returnUrl; a session's abandonUrl, else its returnUrl (with
+   * checkoutReference, whose status then reads New: the shop sees the order is unpaid).
+   */
+  cancelUrl: string | null;
+  /** Saves the card (TokenizeByLink, or a session with recurringProcessingModel). */
+  tokenize: boolean;
+  recurringProcessingModel: string | null;
+  shopperEmail: string | null;
+  status: string;
+  payable: boolean;
+  merchantReference: string;
+  checkoutReference: string | null;
+  preAuth: boolean;
+  manualCapture: boolean;
+  captureHoursDelay: number | null;
+  merchantShopperReference: string | null;
+}
+
+export function fromLink(link: LinkForPage, now: Date): Checkoutable {
+  const status = linkStatus(link, now);
+  return {
+    kind: 'link',
+    reference: link.reference,
+    merchantId: link.merchantId,
+    merchantName: link.merchantName,
+    terminalIdentifier: link.terminalIdentifier,
+    description: link.description,
+    amount: link.amount,
+    currency: link.currency,
+    culture: link.culture,
+    themeKey: link.themeKey,
+    items: link.items.map((i) => ({ name: i.name, quantity: i.quantity, unitPrice: i.unitPrice, amountWithoutDiscount: i.amountWithoutDiscount, amount: i.amount })),
+    shopperInfos: link.shopperInfos,
+    returnUrl: link.returnUrl,
+    cancelUrl: link.returnUrl,
+    tokenize: link.type === 'TokenizeByLink',
+    recurringProcessingModel: link.recurringProcessingModel,
+    shopperEmail: null,
+    status,
+    payable: status === 'Active',
+    merchantReference: link.reference,
+    checkoutReference: null,
+    preAuth: false,
+    manualCapture: false,
+    captureHoursDelay: null,
+    merchantShopperReference: null,
+  };
+}
+
+export function fromSession(s: SessionRow, now: Date): Checkoutable {
+  const status = sessionStatusOf(s, now);
+  return {
+    kind: 'session',
+    reference: s.reference,
+    merchantId: s.merchant_id,
+    merchantName: s.merchant_name,
+    terminalIdentifier: s.terminal_identifier,
+    description: '',
+    amount: s.amount,
+    currency: s.currency,
+    culture: s.culture,
+    themeKey: s.theme_key,
+    items: s.items.map((i) => ({ name: i.name, quantity: i.quantity, unitPrice: i.unitPrice, amountWithoutDiscount: null, amount: i.amount })),
+    shopperInfos: [],
+    returnUrl: withCheckoutReference(s.return_url, s.reference),
+    cancelUrl: s.abandon_url ?? withCheckoutReference(s.return_url, s.reference),
+    tokenize: s.recurring_processing_model !== null,
+    recurringProcessingModel: s.recurring_processing_model,
+    shopperEmail: s.shopper_email,
+    status,
+    payable: status === 'New',
+    merchantReference: s.merchant_reference,
+    checkoutReference: s.reference,
+    preAuth: s.is_pre_auth,
+    manualCapture: s.is_manual_capture,
+    captureHoursDelay: s.capture_hours_delay,
+    merchantShopperReference: s.merchant_shopper_reference,
+  };
+}
+
+export interface PayDeps {
+  db: Database;
+  clock: Clock;
+  acquirer: Acquirer;
+}
+
+/** What a reference of ours can look like: URL-safe, at most 100 characters. */
+export const PLAUSIBLE_REFERENCE = /^[A-Za-z0-9_-]{1,100}$/;
+
+/** The page's view of a link or session; a link's page view is counted. */
+export async function openCheckoutable(deps: { db: Database; clock: Clock }, target: Target, opts: { countVisit: boolean }): Promise<Checkoutable | undefined> {
+  // Anything else is not found without asking the database: the public pages take any path.
+  if (!PLAUSIBLE_REFERENCE.test(target.reference)) return undefined;
+  const now = deps.clock.now();
+  if (target.kind === 'link') {
+    const link = await linkForPage(deps.db, target.reference, opts);
+    return link ? fromLink(link, now) : undefined;
+  }
+  const session = await findSession(deps.db.pool, target.reference);
+  return session ? fromSession(session, now) : undefined;
+}
+
+export type PayOutcome =
+  | { kind: 'Authorised'; payfacReference: string; card: CardSummary; amount: number; currency: string; token: string | null }
+  | { kind: 'Refused'; payfacReference: string; card: CardSummary; reason: string }
+  | { kind: 'Challenge'; challengeId: string; card: CardSummary }
+  | { kind: 'NotPayable'; status: string }
+  | { kind: 'NotFound' };
+
+async function lockTarget(tx: PoolClient, target: Target, now: Date): Promise<Checkoutable | undefined> {
+  if (target.kind === 'link') {
+    const link = await lockLinkForPayment(tx, target.reference);
+    return link ? fromLink(link, now) : undefined;
+  }
+  const session = await lockSession(tx, target.reference);
+  return session ? fromSession(session, now) : undefined;
+}
+
+// The acquirer is called while the row is locked, so payments on one link run one after another.
+// That is what makes "no oversell" hold without reservations to expire; the simulator answers in
+// microseconds, and for a real acquirer the wait is one authorisation per link at a time, which a
+// payment link (one product, many shoppers) can afford. Not retried: a second run would authorise twice.
+const NO_RETRY = { retries: 0 } as const;
+
+/** Pays a link or a session with a card. The card goes to the acquirer and nowhere else. */
+export async function pay(deps: PayDeps, target: Target, input: { card: CardInput; answers: Answer[] }): Promise<PayOutcome> {
+  return withTransaction(
+    deps.db,
+    async (tx) => {
+      const now = deps.clock.now();
+      const c = await lockTarget(tx, target, now);
+      if (!c) return { kind: 'NotFound' };
+      if (!c.payable) return { kind: 'NotPayable', status: c.status };
+      const result = await deps.acquirer.authorise({ card: input.card, amount: chargeAmount(c), currency: c.currency, tokenize: c.tokenize, preAuth: c.preAuth });
+      if (result.outcome === 'ChallengeShopper') {
+        const challengeId = await saveChallenge(tx, { targetKind: c.kind, targetReference: c.reference, answers: input.answers, acquirerState: result.state, now });
+        return { kind: 'Challenge', challengeId, card: result.card };
+      }
+      return record(tx, deps.clock, c, result, input.answers);
+    },
+    NO_RETRY,
+  );
+}
+
+/** Finishes a 3-D Secure step: the shopper confirmed or cancelled it. Each step is finished once. */
+export async function completeChallenge(deps: PayDeps, target: Target, challengeId: string, confirmed: boolean): Promise<PayOutcome | { kind: 'ChallengeGone' }> {
+  return withTransaction(
+    deps.db,
+    async (tx) => {
+      const now = deps.clock.now();
+      const c = await lockTarget(tx, target, now);
+      if (!c) return { kind: 'NotFound' as const };
+      const challenge = await takeChallenge(tx, challengeId, target.kind, target.reference, now);
+      if (!challenge) return { kind: 'ChallengeGone' as const };
+      if (!c.payable) return { kind: 'NotPayable' as const, status: c.status };
+      const result = await deps.acquirer.completeChallenge(challenge.acquirerState, confirmed);
+      return record(tx, deps.clock, c, result, challenge.answers);
+    },
+    NO_RETRY,
+  );
+}
+
+function chargeAmount(c: Checkoutable): number {
+  return c.kind === 'link' && c.tokenize ? 0 : c.amount;
+}
+
+/** The payment, then what it changes on the link or the session, in the same transaction. */
+async function record(tx: PoolClient, clock: Clock, c: Checkoutable, result: Exclude<AuthoriseResult, { outcome: 'ChallengeShopper' }>, answers: Answer[]): Promise<PayOutcome> {
+  const intent: PaymentIntent = {
+    merchantId: c.merchantId,
+    terminalIdentifier: c.terminalIdentifier,
+    sessionReference: c.kind === 'session' ? c.reference : null,
+    paymentLinkReference: c.kind === 'link' ? c.reference : null,
+    merchantReference: c.merchantReference,
+    amount: chargeAmount(c),
+    currency: c.currency,
+    tokenize: c.tokenize,
+    recurringProcessingModel: c.recurringProcessingModel,
+    merchantShopperReference: c.merchantShopperReference,
+    preAuth: c.preAuth,
+    manualCapture: c.manualCapture,
+    captureHoursDelay: c.captureHoursDelay,
+  };
+  const paid = await recordPayment(tx, clock, intent, result);
+  const now = clock.now();
+  if (c.kind === 'link') {
+    await recordLinkPayment(tx, {
+      reference: c.reference,
+      tokenize: c.tokenize,
+      answers,
+      success: paid.success,
+      amount: paid.amount,
+      currency: paid.currency,
+      token: paid.success ? paid.token : null,
+      payfacReference: paid.payfacReference,
+      at: now,
+    });
+  } else if (paid.success) {
+    await completeSession(tx, c.reference, paid.payfacReference, now);
+  }
+  if (!paid.success) return { kind: 'Refused', payfacReference: paid.payfacReference, card: paid.card, reason: paid.reason };
+  return { kind: 'Authorised', payfacReference: paid.payfacReference, card: paid.card, amount: paid.amount, currency: paid.currency, token: paid.token };
+}

@@ -1,0 +1,29 @@
+import type { FastifyBaseLogger, FastifyInstance, RawServerDefault } from 'fastify';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Clock } from './clock.js';
+import type { Config } from './config.js';
+import type { Database } from './db/database.js';
+import type { Metrics } from './metrics.js';
+import type { Acquirer } from './payments/acquirer.js';
+import type { Resolver } from './webhooks/addressRules.js';
+
+// What the HTTP application is built from. The composition roots (src/main.ts for the service, the
+// test helpers for the suite) construct each of these; no module reaches for a default of its own.
+
+/** The Fastify instance every route file registers on, with TypeBox types for request and reply. */
+export type App = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>;
+
+export interface AppDeps {
+  config: Config;
+  db: Database;
+  clock: Clock;
+  /** Who authorises cards and completes modifications: the simulator, or a real acquirer's adapter. */
+  acquirer: Acquirer;
+  /** A pino logger instance (tests capture its output); default: pino at config.logLevel to stdout. */
+  logger?: FastifyBaseLogger;
+  /** DNS for the webhook address rules (tests inject one); default: the system resolver. */
+  webhookResolver?: Resolver;
+  /** The process's metrics (shared with its delivery worker); default: a registry of the app's own. */
+  metrics?: Metrics;
+}
