@@ -9,6 +9,7 @@ import { RateLimiter } from './http/rateLimit.js';
 import { documentErrorAnswers, envelope } from './http/envelope.js';
 import { clientErrorHandler, frameworkErrorHandler, installErrorHandling } from './http/errorHandler.js';
 import { installRouteTable } from './http/routeTable.js';
+import { installCreatePipeline } from './http/createPipeline.js';
 import { normalizeToSchema, validatorCompiler, type JsonSchema } from './http/validation.js';
 import swaggerUi from '@fastify/swagger-ui';
 import { FAVICON_SVG } from './checkout/pages/assets.js';
@@ -180,6 +181,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await app.register(
     async (api) => {
       api.addHook('onRoute', documentErrorAnswers);
+      installCreatePipeline(api, { db, clock });
       await paymentLinkRoutes(api as App, deps);
       await webhookRoutes(api as App, deps, listeners);
       await hostedCheckoutRoutes(api as App, deps);

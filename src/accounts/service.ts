@@ -3,6 +3,7 @@ import type { Database } from '../db/database.js';
 import { withTransaction } from '../db/database.js';
 import { hashSecret, newApiKey, newTerminalIdentifier, prefixedId } from '../ids.js';
 import * as sql from './sql.js';
+import { ApiError } from '../errors.js';
 
 export const CAPABILITIES = ['PaymentLinks', 'TokenizeLinks', 'HostedCheckout', 'Webhooks'] as const;
 export type Capability = (typeof CAPABILITIES)[number];
@@ -294,4 +295,15 @@ const terminalOwners = perDatabase(
 /** The browser origins a merchant allows to call create (D1); empty means any. */
 export async function allowedOrigins(db: Database, merchantId: string): Promise<string[]> {
   return sql.merchantAllowedOrigins(db.pool, merchantId);
+}
+
+/** A create from a browser: its Origin must be among the merchant's allowed origins, when it lists any. */
+export async function checkOrigin(db: Database, merchantId: string, origin: string | undefined): Promise<void> {
+  if (origin === undefined) return;
+  const allowed = await allowedOrigins(db, merchantId);
+  if (allowed.length === 0) return;
+  const canonical = (o: string) => o.trim().replace(/\/+$/, '').toLowerCase();
+  if (!allowed.some((a) => canonical(a) === canonical(origin))) {
+    throw new ApiError('ORIGIN_NOT_ALLOWED', 'this Origin is not among the origins allowed for the merchant');
+  }
 }

@@ -1,4 +1,5 @@
 import { Type, type TProperties } from 'typebox';
+import type { FastifyRequest } from 'fastify';
 import type { Clock } from '../clock.js';
 import { formatMicros } from '../clock.js';
 
@@ -13,6 +14,14 @@ const EnvelopeProps = {
   responseDateTime: Type.String({ description: 'ISO 8601 UTC, microsecond precision', examples: ['2026-11-21T13:57:00.123456Z'] }),
   responseIdentifier: Type.String({ format: 'uuid', description: 'unique identifier of this response (UUID v4)' }),
 };
+
+/**
+ * A handler's answer with the envelope. The app's preSerialization hook would add it too; adding it in
+ * the handler lets the response schema's type (which lists the envelope) check what the handler returns.
+ */
+export function answerWith(clock: Clock): <T extends object>(request: FastifyRequest, body: T) => T & ReturnType<typeof envelope> {
+  return (request, body) => ({ ...body, ...envelope(request.id, clock) });
+}
 
 /** A response schema: the operation's own properties plus the envelope. */
 export function WithEnvelope<P extends TProperties>(props: P, description?: string) {

@@ -1,6 +1,6 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsImport from 'ajv-formats';
-import type { FastifySchemaCompiler } from 'fastify';
+import type { FastifyRequest, FastifySchemaCompiler } from 'fastify';
 import type { FieldError } from '../errors.js';
 
 // Request validation: the route's TypeBox schema is the source of truth (STYLE habit 2). Bodies are
@@ -260,4 +260,15 @@ export function normalizeToSchema(schema: JsonSchema | undefined, value: unknown
     return out;
   }
   return value;
+}
+
+/**
+ * The schema's errors of a route validated with `attachValidation` (creates and updates): collected
+ * instead of answered at once, so the rules across fields run too and one answer names every failing
+ * field.
+ */
+export function schemaErrorsOf(request: FastifyRequest): FieldError[] {
+  const v = request.validationError as { validation?: unknown } | undefined;
+  if (!v || !Array.isArray(v.validation)) return [];
+  return toFieldErrors(v.validation, request.routeOptions.schema?.body as JsonSchema | undefined);
 }

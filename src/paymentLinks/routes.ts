@@ -1,17 +1,14 @@
 import type { FastifyRequest } from 'fastify';
-import type { Static } from 'typebox';
 import type { App, AppDeps } from '../deps.js';
 import type { Capability } from '../accounts/service.js';
-import { ApiError, type FieldError } from '../errors.js';
+import { ApiError } from '../errors.js';
 import { merchantOf, requireCapability } from '../http/auth.js';
-import { EnvelopeOnly, ProblemSchema, envelope } from '../http/envelope.js';
+import { EnvelopeOnly, ProblemSchema, answerWith } from '../http/envelope.js';
 import { pageOf } from '../http/paging.js';
-import { toFieldErrors, type JsonSchema } from '../http/validation.js';
-import { earlierResponse, readIdempotencyKey } from '../idempotency/service.js';
+import { schemaErrorsOf } from '../http/validation.js';
 import { linkTypeOf } from './rules.js';
 import { CreateBody, CreateResponse, DetailsParams, DetailsResponse, DisableBody, ListQuery, ListResponse, UpdateBody, type LinkType } from './schemas.js';
 import {
-  checkOrigin,
   createPaymentLink,
   disablePaymentLink,
   getPaymentLink,
@@ -25,7 +22,7 @@ import {
 
 const tags = ['Payment links'];
 const POST_ONLY = new Set(['create', 'update', 'disable']);
-const errors = { 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema, 409: ProblemSchema };
+const errors = { 404: ProblemSchema, 409: ProblemSchema };
 const anyLinkKey = { anyOf: ['PaymentLinks', 'TokenizeLinks'] as Capability[] };
 
 /** The capability that creating or changing a link of this type needs (D1). */
@@ -33,21 +30,13 @@ export function capabilityFor(type: LinkType): Capability {
   return type === 'PayByLink' ? 'PaymentLinks' : 'TokenizeLinks';
 }
 
-/**
- * Create and update validate with `attachValidation`: the schema's errors are collected here instead
- * of answering at once, so that the cross-field rules can run too and one D2 answer names every
- * failing field.
- */
-function schemaErrorsOf(request: FastifyRequest): FieldError[] {
-  const v = request.validationError as { validation?: unknown } | undefined;
-  if (!v || !Array.isArray(v.validation)) return [];
-  return toFieldErrors(v.validation, request.routeOptions.schema?.body as JsonSchema | undefined);
+function requireCapabilityForType(request: FastifyRequest): void {
+  const type = linkTypeOf(request.body);
+  if (type) requireCapability(request, capabilityFor(type));
 }
 
 export async function paymentLinkRoutes(app: App, deps: AppDeps): Promise<void> {
-  // The app's preSerialization hook would add the envelope too; adding it here lets the response
-  // schema's type (which lists the envelope) check the handler.
-  const ok = <T extends object>(request: FastifyRequest, body: T) => ({ ...body, ...envelope(request.id, deps.clock) });
+  const ok = answerWith(deps.clock);
 
   app.get(
     '/paymentlinks',
@@ -55,7 +44,7 @@ export async function paymentLinkRoutes(app: App, deps: AppDeps): Promise<void> 
       config: { auth: anyLinkKey },
       schema: {
         summary: 'Get Payment Links',
-        description: 'The merchant’s links of both types, newest first. Page and PageSize are optional (1 and 20 by default). Parameter names are matched without regard to case.',
+        description: 'The merchant’s links of both types, newest first. Page (from 0) and PageSize are optional (0 and 20 by default). Parameter names are matched without regard to case.',
         tags,
         querystring: ListQuery,
         response: { 200: ListResponse, ...errors },
@@ -91,7 +80,12 @@ export async function paymentLinkRoutes(app: App, deps: AppDeps): Promise<void> 
   app.post(
     '/paymentlinks/create',
     {
-      config: { auth: anyLinkKey, normalize: 'create' },
+      config: {
+        auth: anyLinkKey,
+        normalize: 'create',
+        // The type decides the capability, and a key without it gets no earlier answer either.
+        create: { operation: CREATE_OPERATION, checkOrigin: true, before: requireCapabilityForType },
+      },
       attachValidation: true,
       schema: {
         summary: 'Create Payment Link',
@@ -99,22 +93,14 @@ export async function paymentLinkRoutes(app: App, deps: AppDeps): Promise<void> 
           'PayByLink needs the PaymentLinks capability, TokenizeByLink the TokenizeLinks one. Every failing field is reported at once in `errors`. ' +
           'An Idempotency-Key header makes a retry return the first response.',
         tags,
-        headers: { type: 'object', properties: { 'idempotency-key': { type: 'string', description: '1–255 visible ASCII characters; a retry with the same key and body answers the first response again' } } },
         body: CreateBody,
         response: { 200: CreateResponse, ...errors },
       },
     },
     async (request) => {
       const merchantId = merchantOf(request);
-      await checkOrigin(deps.db, merchantId, request.headers.origin);
-      const body: unknown = request.body;
-      const type = linkTypeOf(body);
-      if (type) requireCapability(request, capabilityFor(type));
-      const key = readIdempotencyKey(request.headers['idempotency-key']);
-      const replay = await earlierResponse(deps.db, deps.clock, { ownerId: merchantId, key, operation: CREATE_OPERATION, body });
-      if (replay) return ok(request, replay as Static<typeof CreateResponse>);
-      const valid = await validateCreate(deps.db, merchantId, body, schemaErrorsOf(request), deps.clock.now());
-      return ok(request, await createPaymentLink(deps, merchantId, valid, key));
+      const valid = await validateCreate(deps.db, merchantId, request.body, schemaErrorsOf(request), deps.clock.now());
+      return ok(request, await createPaymentLink(deps, merchantId, valid, request.idempotencyKey));
     },
   );
 

@@ -7,7 +7,7 @@ import { withTransaction } from '../db/database.js';
 import { BatchLoader, BatchWriter, perDatabase } from '../db/batch.js';
 import { ApiError, notFound, type FieldError } from '../errors.js';
 import { newReference, prefixedId } from '../ids.js';
-import { allowedOrigins, merchantHasTerminal } from '../accounts/service.js';
+import { merchantHasTerminal } from '../accounts/service.js';
 import { idempotentInsert } from '../idempotency/service.js';
 import {
   createRuleErrors,
@@ -58,16 +58,6 @@ export function linkStatus(link: Pick<PaymentLinkRow, 'disabledAt' | 'completedA
 // ---------------------------------------------------------------- create
 
 /** D1: a create from a browser origin the merchant has not listed is refused (an empty list allows any). */
-export async function checkOrigin(db: Database, merchantId: string, origin: string | undefined): Promise<void> {
-  if (origin === undefined) return;
-  const allowed = await allowedOrigins(db, merchantId);
-  if (allowed.length === 0) return;
-  const canonical = (o: string) => o.trim().replace(/\/+$/, '').toLowerCase();
-  if (!allowed.some((a) => canonical(a) === canonical(origin))) {
-    throw new ApiError('ORIGIN_NOT_ALLOWED', 'this Origin is not among the origins allowed for the merchant');
-  }
-}
-
 const TERMINAL_NOT_FOUND: FieldError = { field: 'terminalIdentifier', code: 'TERMINAL_NOT_FOUND', message: "is not a terminal of the API key's merchant" };
 
 /**

@@ -1,11 +1,7 @@
-import type { FastifyRequest } from 'fastify';
 import type { App, AppDeps } from '../deps.js';
-import type { FieldError } from '../errors.js';
 import { merchantOf } from '../http/auth.js';
-import { ProblemSchema, envelope } from '../http/envelope.js';
-import { toFieldErrors, type JsonSchema } from '../http/validation.js';
-import { earlierResponse, readIdempotencyKey } from '../idempotency/service.js';
-import type { Static } from 'typebox';
+import { ProblemSchema, answerWith } from '../http/envelope.js';
+import { schemaErrorsOf } from '../http/validation.js';
 import { requestModification } from './modifications/service.js';
 import {
   CaptureBody,
@@ -22,7 +18,7 @@ import { TOKEN_PAYMENT_OPERATION, chargeToken, disableToken, validateTokenPaymen
 // Modifications and token payments (D19), under /api/v1, with the HostedCheckout capability. Bodies
 // are matched as the plugins in the field send them (D18: any case, digit-string amounts, null as absent).
 
-const errors = { 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema, 409: ProblemSchema };
+const errors = { 404: ProblemSchema, 409: ProblemSchema };
 const auth = { anyOf: ['HostedCheckout' as const] };
 
 const LEDGER =
@@ -31,16 +27,10 @@ const LEDGER =
   '(EXCEEDS_CAPTURABLE, EXCEEDS_REFUNDABLE); another currency: 400 CURRENCY_MISMATCH; a refused or reversed payment: 409 INVALID_STATE; ' +
   "another merchant's payment: 404.";
 
-function schemaErrorsOf(request: FastifyRequest): FieldError[] {
-  const v = request.validationError as { validation?: unknown } | undefined;
-  if (!v || !Array.isArray(v.validation)) return [];
-  return toFieldErrors(v.validation, request.routeOptions.schema?.body as JsonSchema | undefined);
-}
-
 export async function paymentRoutes(app: App, deps: AppDeps): Promise<void> {
   const { db, clock, acquirer } = deps;
   const tags = ['Modifications'];
-  const ok = <T extends object>(request: FastifyRequest, body: T) => ({ ...body, ...envelope(request.id, clock) });
+  const ok = answerWith(clock);
 
   app.post(
     '/modification/capture',
@@ -95,7 +85,7 @@ export async function paymentRoutes(app: App, deps: AppDeps): Promise<void> {
   app.post(
     '/payment',
     {
-      config: { auth, normalize: 'create' },
+      config: { auth, normalize: 'create', create: { operation: TOKEN_PAYMENT_OPERATION } },
       attachValidation: true,
       schema: {
         tags: ['Token payments'],
@@ -108,18 +98,14 @@ export async function paymentRoutes(app: App, deps: AppDeps): Promise<void> {
           'after the step the shopper returns to returnUrl with checkoutReference added, and the outcome arrives as webhooks. ' +
           'Merchant-initiated charges never redirect. Authorised payments are captured at once. Webhooks: Authorization (success "true" or "false"), then Capture. A disabled token: ' +
           "409 INVALID_STATE; another merchant's token: 404. An Idempotency-Key header makes a retry return the first answer.",
-        headers: { type: 'object', properties: { 'idempotency-key': { type: 'string', description: '1–255 visible ASCII characters; a retry with the same key and body answers the first response again' } } },
         body: TokenPaymentBody,
         response: { 200: TokenPaymentResponse, ...errors },
       },
     },
     async (request) => {
       const merchantId = merchantOf(request);
-      const key = readIdempotencyKey(request.headers['idempotency-key']);
-      const replay = await earlierResponse(db, clock, { ownerId: merchantId, key, operation: TOKEN_PAYMENT_OPERATION, body: request.body });
-      if (replay) return ok(request, replay as Static<typeof TokenPaymentResponse>);
       const body = await validateTokenPayment(db, merchantId, request.body, schemaErrorsOf(request));
-      return ok(request, await chargeToken({ db, clock, acquirer, publicBaseUrl: deps.config.publicBaseUrl }, merchantId, body, key));
+      return ok(request, await chargeToken({ db, clock, acquirer, publicBaseUrl: deps.config.publicBaseUrl }, merchantId, body, request.idempotencyKey));
     },
   );
 

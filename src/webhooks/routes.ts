@@ -3,9 +3,8 @@ import type { App, AppDeps } from '../deps.js';
 import type { Principal } from '../accounts/service.js';
 import { ApiError } from '../errors.js';
 import { merchantOf } from '../http/auth.js';
-import { EnvelopeOnly, envelope } from '../http/envelope.js';
+import { EnvelopeOnly, answerWith } from '../http/envelope.js';
 import { pageOf } from '../http/paging.js';
-import { readIdempotencyKey } from '../idempotency/service.js';
 import type { EventType } from './events.js';
 import type { ListenerHub } from './listen/hub.js';
 import * as s from './schemas.js';
@@ -25,14 +24,12 @@ function principalOf(request: FastifyRequest): Principal {
 export async function webhookRoutes(app: App, deps: AppDeps, listeners: ListenerHub): Promise<void> {
   const svc: service.WebhookServiceDeps = { config: deps.config, db: deps.db, clock: deps.clock, ...(deps.webhookResolver ? { resolver: deps.webhookResolver } : {}) };
   const tags = ['Webhooks'];
-  // The app's preSerialization hook would add the envelope too; adding it here lets the response
-  // schema's type (which lists the envelope) check the handler.
-  const ok = <T extends object>(request: FastifyRequest, body: T) => ({ ...body, ...envelope(request.id, deps.clock) });
+  const ok = answerWith(deps.clock);
 
   app.post(
     '/webhooks',
     {
-      config: { ...webhooksAuth, normalize: 'create' },
+      config: { ...webhooksAuth, normalize: 'create', create: { operation: service.REGISTER_OPERATION } },
       schema: {
         tags,
         summary: 'Register a webhook',
@@ -45,9 +42,9 @@ export async function webhookRoutes(app: App, deps: AppDeps, listeners: Listener
       },
     },
     async (request) => {
-      const key = readIdempotencyKey(request.headers['idempotency-key']);
       const body = request.body;
-      return ok(request, await service.registerWebhook(svc, principalOf(request), { url: body.url, ...(body.eventTypes ? { eventTypes: body.eventTypes as EventType[] } : {}), ...(body.description !== undefined ? { description: body.description } : {}) }, key));
+      const input = { url: body.url, ...(body.eventTypes ? { eventTypes: body.eventTypes as EventType[] } : {}), ...(body.description !== undefined ? { description: body.description } : {}) };
+      return ok(request, await service.registerWebhook(svc, principalOf(request), input, request.idempotencyKey));
     },
   );
 
@@ -58,7 +55,7 @@ export async function webhookRoutes(app: App, deps: AppDeps, listeners: Listener
       schema: {
         tags,
         summary: 'List webhooks',
-        description: 'The caller\'s webhooks, newest first, without their secrets. Page and PageSize are optional (1 and 20 by default).',
+        description: 'The caller\'s webhooks, newest first, without their secrets. Page (from 0) and PageSize are optional (0 and 20 by default).',
         querystring: s.PageQuery,
         response: { 200: s.WebhookListResponse },
       },

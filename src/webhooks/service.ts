@@ -6,7 +6,7 @@ import { withTransaction } from '../db/database.js';
 import type { Principal } from '../accounts/service.js';
 import { ApiError, notFound, validationError } from '../errors.js';
 import { newPayfacReference, prefixedId } from '../ids.js';
-import { earlierResponse, idempotentCreate } from '../idempotency/service.js';
+import { idempotentCreate } from '../idempotency/service.js';
 import { checkProductionAddress, checkUrlShape, type Resolver } from './addressRules.js';
 import { buildBody, enqueueEvent, type EventType, type WebhookMessage } from './events.js';
 import { NOTIFY_CHANNEL, signalDeliveriesEnqueued } from './delivery/wake.js';
@@ -80,6 +80,9 @@ export interface RegisterInput {
 
 export type RegisteredWebhook = WebhookView & { apiKey: string; hmacKey: string };
 
+/** The name under which registrations' answers are kept for their Idempotency-Keys. */
+export const REGISTER_OPERATION = 'webhooks.register';
+
 export async function registerWebhook(
   deps: WebhookServiceDeps,
   principal: Principal,
@@ -87,10 +90,9 @@ export async function registerWebhook(
   idempotencyKey: string | undefined,
 ): Promise<RegisteredWebhook> {
   const owner = ownerOf(principal);
-  const idempotency = { ownerId: ownerId(owner), key: idempotencyKey, operation: 'webhooks.register', body: input };
-  // D16: a retry gets the first answer even if the URL's host no longer passes the address rules.
-  const replay = await earlierResponse(deps.db, deps.clock, idempotency);
-  if (replay) return replay as unknown as RegisteredWebhook;
+  // A retry's first answer was already sent by the create pipeline (even if the URL's host no longer
+  // passes the address rules); a concurrent twin is caught by idempotentCreate.
+  const idempotency = { ownerId: ownerId(owner), key: idempotencyKey, operation: REGISTER_OPERATION, body: input };
   await checkUrl(deps, input.url);
   const { body } = await idempotentCreate(deps.db, deps.clock, idempotency, async (tx) => {
     const apiKey = newWebhookApiKey();
