@@ -32,7 +32,67 @@ export interface Database {
   readonly url: string | null;
   /** PGlite only: the lock this process holds on the data folder while the database is open. */
   readonly lock?: DataDirLock;
+  /**
+   * Calls `onNotify` for every NOTIFY on `channel` that any connection commits: on PostgreSQL through
+   * a LISTEN connection of its own (in any process), reconnecting after it is lost; on PGlite in this
+   * process. `onNotify` is also called each time listening (re)starts, so that what was committed
+   * while nobody listened is picked up. Resolves once listening has started or, on PostgreSQL, its
+   * first try failed (it goes on trying); the function it resolves to stops listening.
+   */
+  listen(channel: string, onNotify: () => void, log?: ListenLog): Promise<() => Promise<void>>;
   close(): Promise<void>;
+}
+
+/** Where a lost or refused LISTEN connection is reported. */
+export interface ListenLog {
+  warn(obj: object, msg: string): void;
+}
+
+const RECONNECT_MS = 1_000;
+
+/** LISTEN on a connection of its own, reconnecting until stopped (PostgreSQL). */
+async function listenPostgres(url: string, channel: string, onNotify: () => void, log: ListenLog | undefined): Promise<() => Promise<void>> {
+  if (!/^[a-z_][a-z0-9_]*$/.test(channel)) throw new Error(`not a channel name: ${channel}`);
+  let stopped = false;
+  let client: pg.Client | undefined;
+  let retry: NodeJS.Timeout | undefined;
+  const again = (): void => {
+    if (stopped) return;
+    retry = setTimeout(() => void connect(), RECONNECT_MS);
+    retry.unref();
+  };
+  const connect = async (): Promise<void> => {
+    const c = new pg.Client({ connectionString: url });
+    c.on('notification', () => onNotify());
+    c.on('error', (err) => {
+      log?.warn({ err: err.message, channel }, 'LISTEN connection lost; reconnecting');
+      if (client === c) client = undefined;
+      c.end().catch(() => undefined);
+      again();
+    });
+    try {
+      await c.connect();
+      await c.query(`LISTEN ${channel}`);
+      if (stopped) {
+        await c.end().catch(() => undefined);
+        return;
+      }
+      client = c;
+      onNotify();
+    } catch (err) {
+      log?.warn({ err: (err as Error).message, channel }, 'LISTEN connection failed; relying on polling until it is back');
+      await c.end().catch(() => undefined);
+      again();
+    }
+  };
+  await connect();
+  return async () => {
+    stopped = true;
+    clearTimeout(retry);
+    const c = client;
+    client = undefined;
+    if (c) await c.end().catch(() => undefined);
+  };
 }
 
 // Amounts are bigint columns; JavaScript numbers hold them exactly up to 2^53, far above the limit of D4.
@@ -64,10 +124,12 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     pool.on('connect', (client) => {
       client.on('error', () => undefined);
     });
+    const url = opts.databaseUrl;
     return {
       kind: 'postgres',
       pool,
-      url: opts.databaseUrl,
+      url,
+      listen: (channel, onNotify, log) => listenPostgres(url, channel, onNotify, log),
       close: () => pool.end(),
     };
   }
@@ -119,6 +181,14 @@ export function wrapPglite(
     pool,
     url: null,
     ...(lock ? { lock } : {}),
+    listen: async (channel, onNotify) => {
+      // PGlite delivers a NOTIFY to its listeners when the transaction that sent it commits.
+      const stop = await pglite.listen(channel, () => onNotify());
+      onNotify();
+      return async () => {
+        if (!closed) await stop();
+      };
+    },
     close: async () => {
       if (closed) return;
       closed = true;

@@ -2,7 +2,6 @@ import type { Queryable } from '../db/database.js';
 import type { Clock } from '../clock.js';
 import { prefixedId } from '../ids.js';
 import { hmacSignature, type SignedFields } from './delivery/sign.js';
-import { NOTIFY_CHANNEL, signalDeliveriesEnqueued } from './delivery/wake.js';
 import { notifyDeliveries } from './delivery/sql.js';
 import { openSecret } from './secrets.js';
 import * as sql from './sql.js';
@@ -75,8 +74,7 @@ export async function enqueueEvent(tx: Queryable, clock: Clock, event: PaymentEv
   const deliveries = targets.map((w) => ({ id: prefixedId('dlv'), webhookId: w.id, body: buildBody(message, openSecret(w.hmac_key_sealed)), viaListener: w.kind === 'listener' }));
   await sql.insertDeliveries(tx, { eventId, eventType: event.eventType, payfacReference: event.payfacReference, now, deliveries });
   if (deliveries.length > 0) {
-    await notifyDeliveries(tx, NOTIFY_CHANNEL);
-    signalDeliveriesEnqueued();
+    await notifyDeliveries(tx);
   }
   return { eventId, deliveryIds: deliveries.map((d) => d.id) };
 }

@@ -9,7 +9,6 @@ import { newPayfacReference, prefixedId } from '../ids.js';
 import { idempotentCreate } from '../idempotency/service.js';
 import { checkProductionAddress, checkUrlShape, type Resolver } from './addressRules.js';
 import { buildBody, enqueueEvent, type EventType, type WebhookMessage } from './events.js';
-import { NOTIFY_CHANNEL, signalDeliveriesEnqueued } from './delivery/wake.js';
 import { dueBacklog, notifyDeliveries } from './delivery/sql.js';
 import { newHmacKey, newWebhookApiKey, openSecret, sealSecret } from './secrets.js';
 import * as sql from './sql.js';
@@ -338,8 +337,7 @@ export async function redeliver(deps: WebhookServiceDeps, principal: Principal, 
       now: deps.clock.now(),
       deliveries: [{ id, webhookId: d.webhook_id, body, viaListener: w.kind === 'listener' }],
     });
-    await notifyDeliveries(tx, NOTIFY_CHANNEL);
-    signalDeliveriesEnqueued();
+    await notifyDeliveries(tx);
     return { deliveryId: id };
   });
 }
@@ -384,8 +382,7 @@ export async function advanceDelivery(deps: WebhookServiceDeps, principal: Princ
     // An attempt in flight already is the next attempt; leave its claim alone.
     if (!d.claimed) {
       await sql.makeDueNow(tx, d.id, deps.clock.now());
-      await notifyDeliveries(tx, NOTIFY_CHANNEL);
-      signalDeliveriesEnqueued();
+      await notifyDeliveries(tx);
     }
   });
 }

@@ -1,5 +1,4 @@
 import type { FastifyBaseLogger } from 'fastify';
-import pg from 'pg';
 import type { PoolClient } from 'pg';
 import type { Clock } from '../../clock.js';
 import type { Database } from '../../db/database.js';
@@ -8,7 +7,8 @@ import { newPayfacReference } from '../../ids.js';
 import { enqueueEvent } from '../../webhooks/events.js';
 import type { Acquirer, ModificationRequest } from '../acquirer.js';
 import * as sql from './sql.js';
-import { MODIFICATIONS_CHANNEL, onModificationsReceived } from './wake.js';
+import { NotifiedLoop } from '../../db/notifiedLoop.js';
+import { MODIFICATIONS_CHANNEL } from './sql.js';
 
 // The modification processor (D19). Each Received modification is completed in ONE transaction: it
 // is claimed (FOR UPDATE SKIP LOCKED, first in line for its payment), the payment row is locked, the
@@ -18,9 +18,8 @@ import { MODIFICATIONS_CHANNEL, onModificationsReceived } from './wake.js';
 // Delayed captures (D10 captureHoursDelay) that the injected clock says are due are turned into
 // capture modifications first, so they take the same path.
 //
-// Wake-ups, as the delivery worker's: the in-process signal after an accepting commit, NOTIFY on a
-// LISTEN connection (PostgreSQL, other processes), and a fallback poll that also finds delayed
-// captures coming due.
+// It runs as a NotifiedLoop (src/db/notifiedLoop.ts): woken by the NOTIFY the accepting transaction
+// sends, by wake(), and by a fallback poll that also finds delayed captures coming due.
 
 type Logger = Pick<FastifyBaseLogger, 'info' | 'warn' | 'error'>;
 
@@ -29,9 +28,9 @@ export interface ModificationProcessorOptions {
   clock: Clock;
   acquirer: Acquirer;
   logger?: Logger;
-  /** Fallback poll (real time): delayed captures coming due, modifications accepted by other processes. */
+  /** Fallback poll (real time): delayed captures coming due, a notice that was lost. */
   pollIntervalMs?: number;
-  /** Listen for NOTIFY (PostgreSQL only); default on for PostgreSQL. */
+  /** Listen for NOTIFY; default on. Tests turn it off to hold modifications in progress. */
   listen?: boolean;
 }
 
@@ -43,17 +42,7 @@ export class ModificationProcessor {
   private readonly clock: Clock;
   private readonly acquirer: Acquirer;
   private readonly log: Logger;
-  private readonly pollIntervalMs: number;
-  private readonly listen: boolean;
-
-  private running = false;
-  private stopping = false;
-  private again = false;
-  private pass: Promise<void> | undefined;
-  private pollTimer: NodeJS.Timeout | undefined;
-  private unsubscribe: (() => void) | undefined;
-  private listener: pg.Client | undefined;
-  private idleWaiters: (() => void)[] = [];
+  private readonly loop: NotifiedLoop;
   readonly stats = { completed: 0, scheduledCaptures: 0 };
 
   constructor(opts: ModificationProcessorOptions) {
@@ -61,103 +50,50 @@ export class ModificationProcessor {
     this.clock = opts.clock;
     this.acquirer = opts.acquirer;
     this.log = opts.logger ?? silent;
-    this.pollIntervalMs = opts.pollIntervalMs ?? 2_000;
-    this.listen = opts.listen ?? opts.db.kind === 'postgres';
+    this.loop = new NotifiedLoop({
+      db: opts.db,
+      channel: MODIFICATIONS_CHANNEL,
+      pass: () => this.pass(),
+      listen: opts.listen ?? true,
+      pollIntervalMs: opts.pollIntervalMs ?? 2_000,
+      // The row stays Received (its transaction rolled back); the next wake-up tries again.
+      onPassError: (err) => this.log.error({ err: err.message }, 'completing a modification failed; retrying on the next poll'),
+      log: this.log,
+    });
   }
 
   async start(): Promise<void> {
-    if (this.unsubscribe) return;
-    this.unsubscribe = onModificationsReceived(() => this.wake());
-    if (this.listen) await this.connectListener();
-    this.pollTimer = setInterval(() => this.wake(), this.pollIntervalMs);
-    this.pollTimer.unref();
-    this.wake();
+    await this.loop.start();
   }
 
   /** Run a pass now (a new modification, a test that moved the clock). */
   wake(): void {
-    if (this.stopping) return;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    this.running = true;
-    this.pass = this.run();
+    this.loop.wake();
   }
 
   /** Resolves when a pass found nothing more to do (tests: accept, move the clock, wait for this). */
-  async settled(): Promise<void> {
-    this.wake();
-    if (!this.running) return;
-    await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
+  settled(): Promise<void> {
+    return this.loop.settled();
   }
 
-  /** D17 drain: no new pass; the modification being completed finishes (at most graceMs). */
+  /** Drain: no new pass; the modification being completed finishes (at most graceMs). */
   async stop(graceMs = 20_000): Promise<void> {
-    if (this.stopping) return;
-    this.stopping = true;
-    clearInterval(this.pollTimer);
-    this.unsubscribe?.();
-    const listener = this.listener;
-    this.listener = undefined;
-    if (listener) await listener.end().catch(() => undefined);
-    if (this.pass) {
+    if (this.loop.isStopped) return;
+    await this.loop.stop();
+    const pass = this.loop.passing;
+    if (pass) {
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<void>((resolve) => {
         timer = setTimeout(resolve, graceMs);
       });
-      await Promise.race([this.pass, timeout]);
+      await Promise.race([pass, timeout]);
       clearTimeout(timer);
     }
   }
 
-  private async connectListener(): Promise<void> {
-    if (this.db.url === null || this.stopping) return;
-    const client = new pg.Client({ connectionString: this.db.url });
-    const retry = (): void => {
-      const t = setTimeout(() => void this.connectListener().catch(() => undefined), 1_000);
-      t.unref();
-    };
-    client.on('notification', () => this.wake());
-    client.on('error', (err) => {
-      this.log.warn({ err: err.message }, 'modification LISTEN connection lost; reconnecting');
-      if (this.listener === client) this.listener = undefined;
-      client.end().catch(() => undefined);
-      retry();
-    });
-    try {
-      await client.connect();
-      await client.query(`LISTEN ${MODIFICATIONS_CHANNEL}`);
-      if (this.stopping) {
-        await client.end().catch(() => undefined);
-        return;
-      }
-      this.listener = client;
-      this.wake();
-    } catch (err) {
-      this.log.warn({ err: (err as Error).message }, 'modification LISTEN connection failed; relying on polling until it is back');
-      await client.end().catch(() => undefined);
-      retry();
-    }
-  }
-
-  private async run(): Promise<void> {
-    try {
-      do {
-        this.again = false;
-        await this.scheduleDueCaptures();
-        while (!this.stopping && (await this.completeOne())) this.stats.completed++;
-      } while (this.again && !this.stopping);
-    } catch (err) {
-      // The row stays Received (its transaction rolled back); the next poll tries again.
-      if (!this.stopping) this.log.error({ err: (err as Error).message }, 'completing a modification failed; retrying on the next poll');
-    } finally {
-      this.running = false;
-      this.again = false;
-      const waiters = this.idleWaiters;
-      this.idleWaiters = [];
-      for (const w of waiters) w();
-    }
+  private async pass(): Promise<void> {
+    await this.scheduleDueCaptures();
+    while (!this.loop.isStopped && (await this.completeOne())) this.stats.completed++;
   }
 
   /** Delayed captures due by the injected clock become capture modifications of what is still uncaptured. */
@@ -185,7 +121,7 @@ export class ModificationProcessor {
           }
           await sql.unschedule(tx, p.payfac_reference);
         }
-        if (due.length > 0) await sql.notifyModifications(tx, MODIFICATIONS_CHANNEL);
+        if (due.length > 0) await sql.notifyModifications(tx);
         return due.length;
       });
       if (created < DUE_BATCH) return;

@@ -4,7 +4,6 @@ import { withTransaction } from '../../db/database.js';
 import { ApiError, notFound, validationError, type FieldError } from '../../errors.js';
 import { newPayfacReference } from '../../ids.js';
 import * as sql from './sql.js';
-import { MODIFICATIONS_CHANNEL, signalModificationsReceived } from './wake.js';
 
 // Accepting a capture, refund or reversal (D19). The payment row is locked, the request is checked
 // against its ledger and against the modifications still in progress, and the modification is written
@@ -75,8 +74,7 @@ export async function requestModification(deps: { db: Database; clock: Clock }, 
       refundReason: input.kind === 'Refund' ? input.refundReason ?? null : null,
       createdAt: deps.clock.now(),
     });
-    await sql.notifyModifications(tx, MODIFICATIONS_CHANNEL);
+    await sql.notifyModifications(tx);
   });
-  signalModificationsReceived();
   return { status: 'Received', payfacReference };
 }

@@ -81,8 +81,12 @@ export async function insertModification(db: Queryable, m: NewModification): Pro
   );
 }
 
-export async function notifyModifications(db: Queryable, channel: string): Promise<void> {
-  await db.query('SELECT pg_notify($1, $2)', [channel, '']);
+/** The NOTIFY channel that announces accepted modifications to the processors. */
+export const MODIFICATIONS_CHANNEL = 'paylinks_modifications';
+
+/** Announces work to the processors; delivered when the calling transaction commits. */
+export async function notifyModifications(db: Queryable): Promise<void> {
+  await db.query(`NOTIFY ${MODIFICATIONS_CHANNEL}`);
 }
 
 export interface ModificationRow {

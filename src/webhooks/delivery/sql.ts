@@ -15,8 +15,12 @@ export interface ClaimedRow {
   api_key_sealed: string;
 }
 
-export async function notifyDeliveries(db: Queryable, channel: string): Promise<void> {
-  await db.query('SELECT pg_notify($1, $2)', [channel, '']);
+/** The NOTIFY channel that announces due deliveries to the workers (and to listen streams). */
+export const DELIVERIES_CHANNEL = 'paylinks_deliveries';
+
+/** Announces due deliveries; delivered when the calling transaction commits. */
+export async function notifyDeliveries(db: Queryable): Promise<void> {
+  await db.query(`NOTIFY ${DELIVERIES_CHANNEL}`);
 }
 
 /**

@@ -5,8 +5,7 @@ import { newUuid } from '../../ids.js';
 import { openSecret } from '../secrets.js';
 import { afterAttempt } from '../delivery/schedule.js';
 import { ATTEMPT_TIMEOUT_MS, RESPONSE_BODY_LIMIT, type ErrorKind } from '../delivery/send.js';
-import { recordAttempts, type AttemptRecord } from '../delivery/sql.js';
-import { onDeliveriesEnqueued } from '../delivery/wake.js';
+import { DELIVERIES_CHANNEL, recordAttempts, type AttemptRecord } from '../delivery/sql.js';
 import { claimListenerDeliveries, touchListener } from './sql.js';
 
 // The service's side of `paylinks listen`. A listener webhook has no URL: the CLI opens a stream
@@ -115,7 +114,8 @@ export class ListenerHub {
   private readonly pollIntervalMs: number;
   private readonly heartbeatMs: number;
   private poll: NodeJS.Timeout | undefined;
-  private unsubscribe: (() => void) | undefined;
+  /** Stops listening for NOTIFY of new deliveries; listening runs while a stream is open. */
+  private unlisten: Promise<() => Promise<void>> | undefined;
   private closing = false;
 
   constructor(private readonly opts: ListenerHubOptions) {
@@ -151,7 +151,7 @@ export class ListenerHub {
     stream.heartbeat.unref();
     this.streams.set(webhookId, stream);
     if (this.streams.size === 1) {
-      this.unsubscribe = onDeliveriesEnqueued(() => this.wakeAll());
+      this.unlisten = this.opts.db.listen(DELIVERIES_CHANNEL, () => this.wakeAll(), this.log);
       this.poll = setInterval(() => this.wakeAll(), this.pollIntervalMs);
       this.poll.unref();
     }
@@ -170,8 +170,9 @@ export class ListenerHub {
     this.streams.delete(webhookId);
     if (this.streams.size === 0) {
       clearInterval(this.poll);
-      this.unsubscribe?.();
-      this.unsubscribe = undefined;
+      const unlisten = this.unlisten;
+      this.unlisten = undefined;
+      void unlisten?.then((stop) => stop()).catch(() => undefined);
     }
     for (const [correlationId, f] of stream.inFlight) {
       clearTimeout(f.timer);

@@ -1,0 +1,121 @@
+import type { Database, ListenLog } from './database.js';
+
+// A background loop woken by the database: it runs its owner's `pass` whenever there may be work.
+// Wake-ups come from a NOTIFY on the owner's channel (sent inside the transaction that made the work,
+// so it arrives when that commits: PostgreSQL in any process, PGlite in this one), from a slow
+// fallback poll (work that comes due with time, or whose notice was lost), and from wake() (a test
+// that moved the clock, an owner that freed capacity). A wake-up during a pass runs one more pass
+// after it, never two at once. The delivery worker and the modification processor are such loops.
+
+export interface NotifiedLoopOptions {
+  db: Database;
+  /** The NOTIFY channel that announces work. */
+  channel: string;
+  /** One pass over the work there is. A wake-up while it runs makes the loop run it again. */
+  pass: () => Promise<void>;
+  /** Listen for NOTIFY; off, only the poll and wake() run passes (tests that hold the loop still). */
+  listen: boolean;
+  /** Fallback poll (real time). */
+  pollIntervalMs: number;
+  /** A pass that threw: the loop goes on at the next wake-up. */
+  onPassError: (err: Error) => void;
+  /** Work of the owner's outside a pass that settled() must also wait for (attempts on the wire). */
+  busy?: () => boolean;
+  /** After stop(): whether a wake-up may still run a pass (results that must still be recorded). */
+  passAfterStop?: () => boolean;
+  log?: ListenLog;
+}
+
+export class NotifiedLoop {
+  private running = false;
+  private again = false;
+  private stopped = false;
+  private current: Promise<void> | undefined;
+  private poll: NodeJS.Timeout | undefined;
+  private unlisten: (() => Promise<void>) | undefined;
+  private idleWaiters: (() => void)[] = [];
+
+  constructor(private readonly o: NotifiedLoopOptions) {}
+
+  /** Starts listening and polling, and runs a first pass; resolves once listening has started. */
+  async start(): Promise<void> {
+    if (this.poll) return;
+    this.poll = setInterval(() => this.wake(), this.o.pollIntervalMs);
+    this.poll.unref();
+    if (this.o.listen) this.unlisten = await this.o.db.listen(this.o.channel, () => this.wake(), this.o.log);
+    this.wake();
+  }
+
+  /** Run a pass now, or once more after the one running. */
+  wake(): void {
+    if (!this.mayPass()) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = true;
+    this.current = this.run();
+  }
+
+  /** Resolves when a pass found nothing more to do and the owner is not busy. */
+  async settled(): Promise<void> {
+    this.wake();
+    await this.idle();
+  }
+
+  /** Resolves when no pass runs or is asked for and the owner is not busy. */
+  idle(): Promise<void> {
+    if (this.isIdle()) return Promise.resolve();
+    return new Promise<void>((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  /** The owner's own work ended (an attempt came back): wakes those waiting for idle, if it is. */
+  checkIdle(): void {
+    if (!this.isIdle()) return;
+    const waiters = this.idleWaiters;
+    this.idleWaiters = [];
+    for (const w of waiters) w();
+  }
+
+  /** No more wake-ups from the database or the poll; the pass running (if any) goes on. */
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    clearInterval(this.poll);
+    const unlisten = this.unlisten;
+    this.unlisten = undefined;
+    await unlisten?.();
+  }
+
+  /** The pass running now, if any (a drain waits for it). */
+  get passing(): Promise<void> | undefined {
+    return this.running ? this.current : undefined;
+  }
+
+  get isStopped(): boolean {
+    return this.stopped;
+  }
+
+  private mayPass(): boolean {
+    return !this.stopped || (this.o.passAfterStop?.() ?? false);
+  }
+
+  private isIdle(): boolean {
+    return !this.running && !this.again && !(this.o.busy?.() ?? false);
+  }
+
+  private async run(): Promise<void> {
+    try {
+      do {
+        this.again = false;
+        await this.o.pass();
+      } while (this.again && this.mayPass());
+    } catch (err) {
+      this.o.onPassError(err as Error);
+    } finally {
+      this.running = false;
+      this.again = false;
+      this.checkIdle();
+    }
+  }
+}
