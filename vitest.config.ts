@@ -1,6 +1,6 @@
 import { defineConfig } from 'vitest/config';
 
-// Every database test runs twice: once on PostgreSQL and once on PGlite (the same SQL path, D17).
+// Every database test runs twice: once on PostgreSQL and once on PGlite (the same SQL path, §Running the service).
 // Unit tests (no database) run once.
 const dbTests = ['test/**/*.test.ts'];
 const unitTests = ['test/unit/**/*.test.ts'];

@@ -1,6 +1,6 @@
 import { defineConfig } from 'vitest/config';
 
-// `npm run test:faults` (issue 7): crash, restart and shutdown tests with real processes on this
+// `npm run test:faults` (§Hardening): crash, restart and shutdown tests with real processes on this
 // machine's PostgreSQL. They kill workers and restart the database server, so they run one file at a
 // time and never together with `npm test` (every other test file uses that server). CI runs them
 // after `npm test`.

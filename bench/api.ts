@@ -7,7 +7,7 @@ import autocannon from 'autocannon';
 import pg from 'pg';
 import { createBenchDatabase, fmt, startServer, type Row } from './lib.js';
 
-// HTTP benchmarks of issue 8 against the real `paylinks serve` on PostgreSQL, each beside the raw
+// HTTP benchmarks of docs/performance.md against the real `paylinks serve` on PostgreSQL, each beside the raw
 // limit measured in the same run.
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);

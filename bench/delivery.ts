@@ -14,7 +14,7 @@ import { DeliveryWorker } from '../src/webhooks/delivery/worker.js';
 import { testCerts } from '../test/webhooks/certs.js';
 import { createBenchDatabase, fmt, printTable, type Row } from './lib.js';
 
-// npm run bench:delivery (issue 3): on PostgreSQL, drain a backlog of due deliveries to a local HTTPS
+// npm run bench:delivery : on PostgreSQL, drain a backlog of due deliveries to a local HTTPS
 // receiver answering 200, and in the same run a raw undici loop (same Agent options, same body, same
 // concurrency) to the same receiver; then event→first-attempt latency for single events, each
 // committed on its own while the worker idles. Reports; never fails on a timing.
@@ -32,7 +32,7 @@ function percentile(sorted: readonly number[], p: number): number {
 
 /**
  * One run: raw loop, backlog drain and single-event latency. With `history`, that many delivered and
- * failed deliveries are in the table first (issue 8: the claim's cost must not grow with history).
+ * failed deliveries are in the table first (docs/performance.md: the claim's cost must not grow with history).
  */
 export async function deliveryBenchmarks(opts: { history?: number } = {}): Promise<{ rows: Row[]; log: string }> {
   const history = opts.history ?? 0;

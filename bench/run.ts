@@ -2,7 +2,7 @@ import { apiBenchmarks, pgliteStartup, selected } from './api.js';
 import { deliveryBenchmarks } from './delivery.js';
 import { fmt, printTable, type Row } from './lib.js';
 
-// `npm run bench`: every benchmark, one table (issue 8). Figures are reported against a baseline
+// `npm run bench`: every benchmark, one table (docs/performance.md). Figures are reported against a baseline
 // measured in the same run on this machine; nothing here fails on a timing.
 
 const rows: Row[] = [];

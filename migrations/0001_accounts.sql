@@ -1,9 +1,9 @@
--- Accounts (D1, D13, D17): merchants with terminals and API keys; partners linked to merchants.
+-- Accounts (§Authentication, §Webhooks, §Running the service): merchants with terminals and API keys; partners linked to merchants.
 
 CREATE TABLE merchants (
   id              text PRIMARY KEY,
   name            text NOT NULL,
-  -- Browser origins allowed to call create (D1); empty means any.
+  -- Browser origins allowed to call create (§Authentication); empty means any.
   allowed_origins text[] NOT NULL DEFAULT '{}',
   created_at      timestamptz NOT NULL DEFAULT now()
 );
@@ -21,7 +21,7 @@ CREATE TABLE partners (
   created_at timestamptz NOT NULL DEFAULT now()
 );
 
--- A partner's contracts: the merchants whose events reach the partner's webhooks (interface.md 6.2).
+-- A partner's contracts: the merchants whose events reach the partner's webhooks (interface §6.2).
 CREATE TABLE partner_merchants (
   partner_id  text NOT NULL REFERENCES partners (id),
   merchant_id text NOT NULL REFERENCES merchants (id),
@@ -30,7 +30,7 @@ CREATE TABLE partner_merchants (
 );
 CREATE INDEX partner_merchants_merchant_idx ON partner_merchants (merchant_id);
 
--- Keys are stored only as SHA-256 of the secret (D1); the secret is shown once.
+-- Keys are stored only as SHA-256 of the secret (§Authentication); the secret is shown once.
 CREATE TABLE api_keys (
   id           text PRIMARY KEY,
   key_hash     bytea NOT NULL UNIQUE,
@@ -42,7 +42,7 @@ CREATE TABLE api_keys (
   CHECK ((merchant_id IS NULL) <> (partner_id IS NULL))
 );
 
--- Idempotent create (D16): the first response to (owner, key) is kept for 24 hours.
+-- Idempotent create (§Idempotent creates): the first response to (owner, key) is kept for 24 hours.
 CREATE TABLE idempotency_keys (
   owner_id        text NOT NULL,
   idempotency_key text NOT NULL,

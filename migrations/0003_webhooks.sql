@@ -1,13 +1,13 @@
--- Webhooks (D13), events (D12) and their deliveries with every attempt (D14).
+-- Webhooks (§Webhooks), events (§Events) and their deliveries with every attempt (§Deliveries).
 
 -- A webhook belongs to a merchant or to a partner; a partner's webhook covers its linked merchants
--- (interface.md 6.2). Deleting is soft so that its deliveries stay traceable.
+-- (interface §6.2). Deleting is soft so that its deliveries stay traceable.
 CREATE TABLE webhooks (
   id               text PRIMARY KEY,
   merchant_id      text REFERENCES merchants (id),
   partner_id       text REFERENCES partners (id),
   url              text NOT NULL,
-  -- Empty means every event type (D13).
+  -- Empty means every event type (§Webhooks).
   event_types      text[] NOT NULL DEFAULT '{}',
   description      text NOT NULL DEFAULT '',
   enabled          boolean NOT NULL DEFAULT true,
@@ -23,7 +23,7 @@ CREATE TABLE webhooks (
 CREATE INDEX webhooks_merchant_idx ON webhooks (merchant_id, created_at DESC) WHERE deleted_at IS NULL;
 CREATE INDEX webhooks_partner_idx ON webhooks (partner_id, created_at DESC) WHERE deleted_at IS NULL;
 
--- One payment event (D12). `message` holds the interface.md 2.8 fields without the signature, so a
+-- One payment event (§Events). `message` holds the interface §2.8 fields without the signature, so a
 -- redelivery can sign again with the webhook's current key.
 CREATE TABLE webhook_events (
   id               text PRIMARY KEY,
@@ -34,7 +34,7 @@ CREATE TABLE webhook_events (
   created_at       timestamptz NOT NULL
 );
 
--- One event for one webhook (D14). `body` is the exact text sent by every attempt.
+-- One event for one webhook (§Deliveries). `body` is the exact text sent by every attempt.
 -- While Pending, `next_attempt_at` is when a worker may claim it; a claim moves it to the end of the
 -- lease and sets `claim_token`, so a worker that dies leaves a row that becomes due again by itself.
 CREATE TABLE webhook_deliveries (

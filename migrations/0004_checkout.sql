@@ -1,6 +1,6 @@
--- Hosted checkout sessions (D10), payments and their outcomes (D6, D11, D12), saved cards, and the
+-- Hosted checkout sessions (§Hosted checkout), payments and their outcomes (§Link status, §The simulated acquirer, §Events), saved cards, and the
 -- state the shopper pages keep between two requests (3-D Secure step, page-signing secret).
--- No column here ever holds a full card number or a CVC (D11): only the masked number, the last four
+-- No column here ever holds a full card number or a CVC (§The simulated acquirer): only the masked number, the last four
 -- digits, the brand and the expiry.
 
 CREATE TABLE checkout_sessions (
@@ -10,11 +10,11 @@ CREATE TABLE checkout_sessions (
   amount                     bigint NOT NULL CHECK (amount >= 0),
   currency                   text NOT NULL CHECK (currency ~ '^[A-Z]{3}$'),
   return_url                 text NOT NULL,
-  -- The merchant's own reference, echoed byte for byte as merchantReference (D10).
+  -- The merchant's own reference, echoed byte for byte as merchantReference (§Hosted checkout).
   merchant_reference         text NOT NULL,
   culture                    text NOT NULL,
   is_manual_capture          boolean NOT NULL DEFAULT false,
-  -- Null when manual capture is set (D10: manual capture wins) or no delay was asked for.
+  -- Null when manual capture is set (§Hosted checkout: manual capture wins) or no delay was asked for.
   capture_hours_delay        integer CHECK (capture_hours_delay BETWEEN 1 AND 672),
   is_pre_auth                boolean NOT NULL DEFAULT false,
   expires_at                 timestamptz NOT NULL,
@@ -25,7 +25,7 @@ CREATE TABLE checkout_sessions (
   shopper_email              text,
   recurring_processing_model text,
   abandon_url                text,
-  -- Set once, by the one successful payment (D10: a session is paid at most once).
+  -- Set once, by the one successful payment (§Hosted checkout: a session is paid at most once).
   completed_at               timestamptz,
   payfac_reference           text,
   created_at                 timestamptz NOT NULL,
@@ -56,7 +56,7 @@ CREATE TABLE payments (
   is_pre_auth                boolean NOT NULL DEFAULT false,
   token                      text,
   -- Capture: Captured now, Scheduled at capture_due_at (captureHoursDelay), Manual (isManualCapture
-  -- or isPreAuth: the merchant captures, D19), None (refused, or a zero-amount card save).
+  -- or isPreAuth: the merchant captures, §Modifications and saved cards), None (refused, or a zero-amount card save).
   capture_state              text NOT NULL CHECK (capture_state IN ('Captured', 'Scheduled', 'Manual', 'None')),
   captured_amount            bigint NOT NULL DEFAULT 0 CHECK (captured_amount >= 0),
   capture_due_at             timestamptz,
@@ -67,10 +67,10 @@ CREATE TABLE payments (
 CREATE INDEX payments_merchant_idx ON payments (merchant_id, created_at DESC);
 CREATE INDEX payments_session_idx ON payments (checkout_reference) WHERE checkout_reference IS NOT NULL;
 CREATE INDEX payments_link_idx ON payments (payment_link_reference) WHERE payment_link_reference IS NOT NULL;
--- The delayed captures that are due (issue 5 executes them): a handful of rows at any time.
+-- The delayed captures that are due ( executes them): a handful of rows at any time.
 CREATE INDEX payments_capture_due_idx ON payments (capture_due_at) WHERE capture_state = 'Scheduled';
 
--- Saved cards (TokenizeByLink, sessions with recurringProcessingModel); charged by D19's token payment.
+-- Saved cards (TokenizeByLink, sessions with recurringProcessingModel); charged by §Modifications and saved cards's token payment.
 CREATE TABLE payment_tokens (
   token                      text PRIMARY KEY,
   merchant_id                text NOT NULL REFERENCES merchants (id),
@@ -86,7 +86,7 @@ CREATE TABLE payment_tokens (
 );
 CREATE INDEX payment_tokens_merchant_idx ON payment_tokens (merchant_id, created_at DESC);
 
--- A 3-D Secure step in progress (D11): what the acquirer needs to finish it, masked card data only.
+-- A 3-D Secure step in progress (§The simulated acquirer): what the acquirer needs to finish it, masked card data only.
 -- Used once; a confirm after expires_at or a second confirm is refused.
 CREATE TABLE three_d_challenges (
   id                         text PRIMARY KEY,

@@ -1,5 +1,5 @@
--- Modifications (D19): captures, refunds and reversals of a payment, accepted at once as Received and
--- completed by the acquirer afterwards; token payments (D19) charging a saved card. Never edit 0004:
+-- Modifications (§Modifications and saved cards): captures, refunds and reversals of a payment, accepted at once as Received and
+-- completed by the acquirer afterwards; token payments (§Modifications and saved cards) charging a saved card. Never edit 0004:
 -- this file widens what it declared.
 
 -- The payment's ledger. amount (authorised) >= captured_amount >= refunded_amount always holds; a
@@ -11,7 +11,7 @@ ALTER TABLE payments DROP CONSTRAINT payments_capture_state_check;
 ALTER TABLE payments ADD CONSTRAINT payments_capture_state_check CHECK (capture_state IN ('Captured', 'Scheduled', 'Manual', 'None', 'Cancelled'));
 
 -- A token payment belongs to neither a session nor a link: it names the token it charged, and how
--- (D19: the recurringProcessingModel asked for and the channel the merchant gave).
+-- (§Modifications and saved cards: the recurringProcessingModel asked for and the channel the merchant gave).
 ALTER TABLE payments ADD COLUMN charged_token text REFERENCES payment_tokens (token);
 ALTER TABLE payments ADD COLUMN recurring_processing_model text;
 ALTER TABLE payments ADD COLUMN channel text;
@@ -29,7 +29,7 @@ CREATE TABLE modifications (
   merchant_id                text NOT NULL REFERENCES merchants (id),
   original_payfac_reference  text NOT NULL REFERENCES payments (payfac_reference),
   kind                       text NOT NULL CHECK (kind IN ('Capture', 'Refund', 'Reversal')),
-  -- Api: a merchant's request; Scheduled: a delayed capture (captureHoursDelay, D10) that came due.
+  -- Api: a merchant's request; Scheduled: a delayed capture (captureHoursDelay, §Hosted checkout) that came due.
   source                     text NOT NULL CHECK (source IN ('Api', 'Scheduled')),
   -- The merchant's reference given with the request (null for a scheduled capture).
   reference                  text,

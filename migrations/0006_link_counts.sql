@@ -1,5 +1,5 @@
--- Get Payment Links (D9) answers totalCount with every page. Counting a merchant's links at each call
--- grew with the merchant: 200 ms at 190,000 links (issue 8). The count is kept instead, per merchant,
+-- Get Payment Links (§Lists) answers totalCount with every page. Counting a merchant's links at each call
+-- grew with the merchant: 200 ms at 190,000 links (docs/performance.md). The count is kept instead, per merchant,
 -- by statement triggers in the transaction that adds or removes links, so it is exact and is read
 -- from the same snapshot as the page it goes with.
 

@@ -1,5 +1,5 @@
--- A link's terminal must be one of its merchant's (D1: another's is TERMINAL_NOT_FOUND). A valid create
--- no longer looks up the terminal's owner before its INSERT (issue 8): the batched INSERT joins the
+-- A link's terminal must be one of its merchant's (§Authentication: another's is TERMINAL_NOT_FOUND). A valid create
+-- no longer looks up the terminal's owner before its INSERT (docs/performance.md): the batched INSERT joins the
 -- terminals on (terminal, merchant), a keyed create's INSERT fails on this key, and either way the
 -- service answers TERMINAL_NOT_FOUND. The key replaces the one on the terminal alone, which it implies.
 

@@ -37,7 +37,7 @@ declare module 'fastify' {
   }
 }
 
-/** Levels at which the one line per request is written (D17). */
+/** Levels at which the one line per request is written (§Running the service). */
 const LOGS_INFO = new Set(['trace', 'debug', 'info']);
 
 /** Builds the HTTP application; it never listens itself (main.ts does). */
@@ -49,7 +49,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     genReqId: () => newUuid(),
     logController: new LogController({ requestIdLogLabel: 'reqId', disableRequestLogging: true }),
     bodyLimit: 1024 * 1024,
-    // Requests arriving while the server drains get D2's 503 from the hook below, not Fastify's own body.
+    // Requests arriving while the server drains get §Errors's 503 from the hook below, not Fastify's own body.
     return503OnClosing: false,
     frameworkErrors: frameworkErrorHandler(clock),
     clientErrorHandler: clientErrorHandler(clock),
@@ -58,12 +58,12 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
-  // JSON is the only body the API takes (D3: anything else is 415); Fastify would otherwise accept text/plain.
+  // JSON is the only body the API takes (§Status codes: anything else is 415); Fastify would otherwise accept text/plain.
   app.removeContentTypeParser('text/plain');
 
-  // One line per request at info (D17), carrying the request id like every other line.
+  // One line per request at info (§Running the service), carrying the request id like every other line.
   // The hooks that run on every request take callbacks rather than returning promises: no promise
-  // and no extra microtask per hook and request (issue 8).
+  // and no extra microtask per hook and request (docs/performance.md).
   const metrics = deps.metrics ?? new Metrics({ db, backlog: () => deliveryBacklog(db, clock.now()), now: () => clock.now() });
   app.decorate('metrics', metrics);
   app.addHook('onResponse', (request, reply, done) => {
@@ -77,7 +77,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     done();
   });
 
-  // Every JSON object response of the API gets the envelope (interface.md 2.1); problem bodies carry
+  // Every JSON object response of the API gets the envelope (interface §2.1); problem bodies carry
   // their own. The API reference's copy of the OpenAPI document (/docs/json) stays the document itself.
   app.addHook('preSerialization', (request, _reply, payload: unknown, done) => {
     if (request.url.startsWith('/docs/') || payload === null || typeof payload !== 'object' || Array.isArray(payload) || Buffer.isBuffer(payload) || 'responseIdentifier' in payload) {
@@ -87,7 +87,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     done(null, { ...payload, ...envelope(request.id, clock) });
   });
 
-  // D18: property names in any case, digit-string integers, null-as-absent in creates.
+  // §Clients in the field: property names in any case, digit-string integers, null-as-absent in creates.
   app.addHook('preValidation', (request, _reply, done) => {
     const schema = request.routeOptions.schema as { body?: JsonSchema; querystring?: JsonSchema } | undefined;
     const mode = request.routeOptions.config.normalize;
@@ -110,8 +110,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     done();
   });
   installErrorHandling(app, clock);
-  // D17 drain: a request that arrives on a kept-alive connection after SIGTERM is answered 503 in D2
-  // form with Retry-After (D3), and the connection is closed so the client reconnects elsewhere.
+  // §Running the service drain: a request that arrives on a kept-alive connection after SIGTERM is answered 503 in §Errors
+  // form with Retry-After (§Status codes), and the connection is closed so the client reconnects elsewhere.
   let closing = false;
   app.addHook('preClose', async () => {
     closing = true;

@@ -2,7 +2,7 @@
 // 7-hour retry schedule and link expiry are tested in milliseconds.
 
 export interface Clock {
-  /** Current time in whole microseconds since the epoch (responseDateTime needs microseconds, D15). */
+  /** Current time in whole microseconds since the epoch (responseDateTime needs microseconds, §Timestamps and identifiers). */
   nowMicros(): number;
   now(): Date;
 }
@@ -39,7 +39,7 @@ export class ManualClock implements Clock {
   }
 }
 
-/** `2026-11-21T13:57:00.123456Z` (D15). */
+/** `2026-11-21T13:57:00.123456Z` (§Timestamps and identifiers). */
 export function formatMicros(micros: number): string {
   const ms = Math.floor(micros / 1000);
   const iso = new Date(ms).toISOString(); // 2026-11-21T13:57:00.123Z
@@ -47,7 +47,7 @@ export function formatMicros(micros: number): string {
   return `${iso.slice(0, 23)}${sub}Z`;
 }
 
-/** ISO 8601 UTC with milliseconds, for createdAt / validUntil (D15). */
+/** ISO 8601 UTC with milliseconds, for createdAt / validUntil (§Timestamps and identifiers). */
 export function formatTimestamp(date: Date): string {
   return date.toISOString();
 }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 
-// The one place that reads process.env (STYLE habit 7). Parsed once, typed, frozen (D17).
+// The one place that reads process.env (STYLE habit 7). Parsed once, typed, frozen (§Running the service).
 
 export type Environment = 'development' | 'production';
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -15,7 +15,7 @@ export interface Config {
   readonly env: Environment;
   readonly sandbox: boolean;
   readonly logLevel: LogLevel;
-  /** Per-endpoint limit on webhook attempts in flight (issue 3). */
+  /** Per-endpoint limit on webhook attempts in flight . */
   readonly webhookMaxInFlightPerEndpoint: number;
   /** How long a claimed delivery stays leased to one worker before another may take it over. */
   readonly deliveryLeaseMs: number;
@@ -23,7 +23,7 @@ export interface Config {
   readonly databasePoolSize: number;
   /**
    * How long a process may remember a resolved API key (ms). 0, the default, looks every key up on
-   * every request, so a revoked key is refused at once (D1); a few seconds saves a database round
+   * every request, so a revoked key is refused at once (§Authentication); a few seconds saves a database round
    * trip per request at the price of that much delay on revocation.
    */
   readonly keyCacheMs: number;

@@ -1,4 +1,4 @@
-// The error catalogue (D2, D3): every code, its HTTP status and title live here, and only here.
+// The error catalogue (§Errors, §Status codes): every code, its HTTP status and title live here, and only here.
 
 export const errorCatalogue = {
   VALIDATION_FAILED: { status: 400, title: 'Request validation failed' },
@@ -22,14 +22,14 @@ export const errorCatalogue = {
 
 export type ErrorCode = keyof typeof errorCatalogue;
 
-/** One failing field (D2): a JSON path with [i] for arrays, a stable code and a sentence. */
+/** One failing field (§Errors): a JSON path with [i] for arrays, a stable code and a sentence. */
 export interface FieldError {
   field: string;
   code: string;
   message: string;
 }
 
-/** The one error type that routes and services throw; the error handler turns it into D2's body. */
+/** The one error type that routes and services throw; the error handler turns it into §Errors's body. */
 export class ApiError extends Error {
   readonly status: number;
   readonly title: string;

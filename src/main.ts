@@ -16,7 +16,7 @@ import { ModificationProcessor } from './payments/modifications/processor.js';
 import type { Acquirer } from './payments/acquirer.js';
 import { simulatorAcquirer } from './payments/simulator.js';
 
-// config → database → buildApp → listen (+ delivery worker). Also the shutdown sequence of D17.
+// config → database → buildApp → listen (+ delivery worker). Also the shutdown sequence of §Running the service.
 
 export const SHUTDOWN_GRACE_MS = 20_000;
 
@@ -50,7 +50,7 @@ export async function serve(config: Config, opts: { worker: boolean; clock?: Clo
   // then reach this process through its admin socket instead of opening the folder themselves.
   const db = await openAndMigrate(config, { command: 'serve', adminSocket: true });
 
-  // First start on an empty embedded database: a sandbox merchant to try the API with (D17).
+  // First start on an empty embedded database: a sandbox merchant to try the API with (§Running the service).
   if (db.kind === 'pglite' && (await isEmpty(db))) {
     const m = await createMerchant(db, 'Sandbox merchant');
     out('');
@@ -72,7 +72,7 @@ export async function serve(config: Config, opts: { worker: boolean; clock?: Clo
   const admin: AdminServer | undefined = socketPath !== null ? await startAdminServer(db, socketPath, logger) : undefined;
   const worker = opts.worker ? new DeliveryWorker({ db, clock, config, logger, metrics }) : undefined;
   await worker?.start();
-  // Captures, refunds and reversals (D19) are completed where deliveries are sent.
+  // Captures, refunds and reversals (§Modifications and saved cards) are completed where deliveries are sent.
   const processor = opts.worker ? new ModificationProcessor({ db, clock, acquirer, logger }) : undefined;
   await processor?.start();
   let address: string;
@@ -96,7 +96,7 @@ export async function serve(config: Config, opts: { worker: boolean; clock?: Clo
       timer.unref();
       // server.close() closes the keep-alive connections idle at that moment only; one that finishes
       // its last request afterwards would stay open until its keep-alive timeout (72 s) and hold the
-      // drain for the whole grace period (issue 7's SIGTERM test found this). Sweep them as they idle.
+      // drain for the whole grace period (§Hardening's SIGTERM test found this). Sweep them as they idle.
       const sweep = setInterval(() => app.server.closeIdleConnections(), 100);
       sweep.unref();
       try {

@@ -1,10 +1,10 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import { DEVELOPMENT_SECRET_KEY } from './config.js';
 
-// Encryption at rest of the secrets the service must be able to read back (issue 7): each webhook's
+// Encryption at rest of the secrets the service must be able to read back (§Hardening): each webhook's
 // apiKey and hmacKey (the worker sends and signs with them) and the responses stored for idempotent
 // replay (a webhook registration's response carries both). API keys are not here: they are stored
-// only as hashes (D1).
+// only as hashes (§Authentication).
 //
 // AES-256-GCM under PAYLINKS_SECRET_KEY (config.ts). A sealed value is `v1:{keyId}:{base64(iv|tag|ct)}`:
 // the key id (first 8 hex characters of the key's SHA-256) tells "wrong key" from "tampered", and is

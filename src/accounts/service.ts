@@ -12,7 +12,7 @@ export function isCapability(v: string): v is Capability {
   return (CAPABILITIES as readonly string[]).includes(v);
 }
 
-/** Who is calling: a merchant, or a partner acting for its linked merchants (D1, D13). */
+/** Who is calling: a merchant, or a partner acting for its linked merchants (§Authentication, §Webhooks). */
 export type Principal =
   | { kind: 'merchant'; keyId: string; merchantId: string; capabilities: ReadonlySet<Capability> }
   | { kind: 'partner'; keyId: string; partnerId: string; capabilities: ReadonlySet<Capability> };
@@ -190,7 +190,7 @@ export async function createPartner(db: Database, name: string): Promise<{ partn
     const partnerId = prefixedId('ptn');
     const apiKey = newApiKey();
     await sql.insertPartner(tx, partnerId, name);
-    // A partner acts on webhooks only (D13); its merchants' links stay theirs.
+    // A partner acts on webhooks only (§Webhooks); its merchants' links stay theirs.
     await sql.insertApiKey(tx, { id: prefixedId('key'), keyHash: hashSecret(apiKey), displayPrefix: displayFormOf(apiKey), merchantId: null, partnerId, capabilities: ['Webhooks'] });
     return { partnerId, apiKey };
   });
@@ -221,7 +221,7 @@ function principalOf(row: sql.KeyRow): Principal | undefined {
  * Authentication of concurrent requests in one query per event-loop turn (see BatchLoader). The
  * lookup is by SHA-256 of the presented key through a unique index: what is compared is a hash of a
  * 256-bit random secret, so a timing difference in the comparison tells an attacker nothing about
- * any stored key (D1).
+ * any stored key (§Authentication).
  */
 const keyLoader = perDatabase((db: Database) =>
   new BatchLoader<string, Principal>(async (hexHashes) => {
@@ -242,7 +242,7 @@ export async function authenticate(db: Database, presentedKey: string): Promise<
 
 /**
  * Resolves the keys of API requests. Lookups of requests that arrive together share one query
- * (issue 8), each still read after its request arrived, so a revoked key is refused at once (D1).
+ * (docs/performance.md), each still read after its request arrived, so a revoked key is refused at once (§Authentication).
  *
  * Optionally it also remembers resolved keys for a few seconds (PAYLINKS_KEY_CACHE_MS), so that a
  * busy integration costs one key lookup per key every few seconds instead of one per request. The
@@ -282,17 +282,17 @@ export async function isEmpty(db: Database): Promise<boolean> {
   return (await sql.countMerchants(db.pool)) === 0;
 }
 
-/** Whether the terminal is one of this merchant's (D1: any other is TERMINAL_NOT_FOUND to the caller). */
+/** Whether the terminal is one of this merchant's (§Authentication: any other is TERMINAL_NOT_FOUND to the caller). */
 export async function merchantHasTerminal(db: Database, merchantId: string, terminalIdentifier: string): Promise<boolean> {
   return (await terminalOwners(db).get(terminalIdentifier)) === merchantId;
 }
 
-/** Terminal owners looked up by the creates of one turn together (issue 8; see BatchLoader). */
+/** Terminal owners looked up by the creates of one turn together (docs/performance.md; see BatchLoader). */
 const terminalOwners = perDatabase(
   (db: Database) => new BatchLoader<string, string>(async (ids) => new Map((await sql.findTerminals(db.pool, ids)).map((t) => [t.terminal_identifier, t.merchant_id]))),
 );
 
-/** The browser origins a merchant allows to call create (D1); empty means any. */
+/** The browser origins a merchant allows to call create (§Authentication); empty means any. */
 export async function allowedOrigins(db: Database, merchantId: string): Promise<string[]> {
   return sql.merchantAllowedOrigins(db.pool, merchantId);
 }

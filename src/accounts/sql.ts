@@ -90,7 +90,7 @@ export async function listMerchants(db: Queryable): Promise<MerchantListRow[]> {
   return rows;
 }
 
-/** Live keys among these hashes, in one round trip (batched authentication, issue 8). */
+/** Live keys among these hashes, in one round trip (batched authentication, docs/performance.md). */
 export async function findKeysByHashes(db: Queryable, keyHashes: readonly Buffer[]): Promise<(KeyRow & { key_hash: Buffer })[]> {
   const { rows } = await db.query<KeyRow & { key_hash: Buffer }>({
     name: 'accounts.findKeysByHashes',
@@ -120,7 +120,7 @@ export async function countMerchants(db: Queryable): Promise<number> {
   return rows[0]?.n ?? 0;
 }
 
-/** The owners of these terminals, in one round trip (batched create checks, issue 8). */
+/** The owners of these terminals, in one round trip (batched create checks, docs/performance.md). */
 export async function findTerminals(db: Queryable, terminalIdentifiers: readonly string[]): Promise<{ terminal_identifier: string; merchant_id: string }[]> {
   const { rows } = await db.query<{ terminal_identifier: string; merchant_id: string }>({
     name: 'accounts.findTerminals',
@@ -158,7 +158,7 @@ export async function merchantName(db: Queryable, merchantId: string): Promise<s
   return rows[0]?.name;
 }
 
-/** The partners whose contracts include this merchant (interface.md 6.2). */
+/** The partners whose contracts include this merchant (interface §6.2). */
 export async function partnersOfMerchant(db: Queryable, merchantId: string): Promise<string[]> {
   const { rows } = await db.query<{ partner_id: string }>(
     'SELECT partner_id FROM partner_merchants WHERE merchant_id = $1',

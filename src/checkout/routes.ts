@@ -5,7 +5,7 @@ import { schemaErrorsOf } from '../http/validation.js';
 import { CreateCheckoutBody, CreateCheckoutResponse, StatusParams, StatusResponse } from './schemas.js';
 import { CREATE_SESSION_OPERATION, createSession, sessionStatus, validateCreateSession } from './service.js';
 
-// Hosted checkout API (interface.md 4.6, D10, D16, D18), under /api/v1.
+// Hosted checkout API (interface §4.6, §Hosted checkout, §Idempotent creates, §Clients in the field), under /api/v1.
 
 const tags = ['Hosted checkout'];
 const errors = { 404: ProblemSchema, 409: ProblemSchema };

@@ -2,14 +2,14 @@ import type { FieldError } from '../errors.js';
 import { isRecord, returnUrlError, timestampRule } from '../paymentLinks/rules.js';
 import { EXPIRY_SKEW_MS, MAX_EXPIRY_MS } from './schemas.js';
 
-// The create rules of D10 that a JSON schema cannot say. Like the link rules, they look only at
-// values of the right type, so one answer names every failing field (D2).
+// The create rules of §Hosted checkout that a JSON schema cannot say. Like the link rules, they look only at
+// values of the right type, so one answer names every failing field (§Errors).
 
 export function createCheckoutRuleErrors(body: unknown, now: Date): FieldError[] {
   if (!isRecord(body)) return [];
   const errors: FieldError[] = [];
-  // interface.md 8's "ISK amounts end in 00" is a rule of Create Payment Link only; D10 gives sessions
-  // no such rule, and the plugins' requests must work unchanged (D18).
+  // interface §8's "ISK amounts end in 00" is a rule of Create Payment Link only; §Hosted checkout gives sessions
+  // no such rule, and the plugins' requests must work unchanged (§Clients in the field).
   const { amount } = body;
   if (typeof amount === 'number' && Number.isSafeInteger(amount)) {
     if (amount === 0 && body.recurringProcessingModel === undefined) {

@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import { WithEnvelope } from '../http/envelope.js';
 import { CULTURES, CURRENCIES, MAX_AMOUNT, MAX_ITEMS, RECURRING_MODELS } from '../paymentLinks/schemas.js';
 
-// Hosted checkout API schemas (interface.md 4.6, D10, D18). Rules across fields and against the
+// Hosted checkout API schemas (interface §4.6, §Hosted checkout, §Clients in the field). Rules across fields and against the
 // clock live in rules.ts and are reported together with these.
 
 export const SESSION_STATUSES = ['New', 'Completed', 'Expired'] as const;
@@ -27,7 +27,7 @@ const oneOf = (values: readonly string[], description?: string) =>
 
 const Email = Type.String({ format: 'email', maxLength: 320 });
 
-/** D10 display line: amount may be negative (a discount), quantity may be fractional. */
+/** §Hosted checkout display line: amount may be negative (a discount), quantity may be fractional. */
 export const CheckoutItemSchema = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 500 }),

@@ -11,7 +11,7 @@ import { createCheckoutRuleErrors } from './rules.js';
 import { sessionExpiry, type CreateCheckoutBody, type SessionStatus } from './schemas.js';
 import * as sql from './sql.js';
 
-// Hosted checkout sessions (D10): create, read status. Paying a session is src/payments/service.ts.
+// Hosted checkout sessions (§Hosted checkout): create, read status. Paying a session is src/payments/service.ts.
 
 export type CreateCheckoutRequest = Static<typeof CreateCheckoutBody>;
 
@@ -26,8 +26,8 @@ function quantityOf(q: number | string | undefined): number | null {
 }
 
 /**
- * Every create rule at once (D2: all failing fields in one answer): the schema's errors, the rules of
- * D10, and the terminal's owner (D1). Returns the body, now known to be valid.
+ * Every create rule at once (§Errors: all failing fields in one answer): the schema's errors, the rules of
+ * §Hosted checkout, and the terminal's owner (§Authentication). Returns the body, now known to be valid.
  */
 export async function validateCreateSession(db: Database, merchantId: string, body: unknown, schemaErrors: readonly FieldError[], now: Date): Promise<CreateCheckoutRequest> {
   const errors = mergeErrors(schemaErrors, createCheckoutRuleErrors(body, now));
@@ -40,7 +40,7 @@ export async function validateCreateSession(db: Database, merchantId: string, bo
   return body as CreateCheckoutRequest;
 }
 
-/** The operation name under which session creates' Idempotency-Keys are kept (D16). */
+/** The operation name under which session creates' Idempotency-Keys are kept (§Idempotent creates). */
 export const CREATE_SESSION_OPERATION = 'hostedcheckout.create';
 
 export async function createSession(
@@ -68,7 +68,7 @@ export async function createSession(
       merchantReference: body.reference,
       culture: body.culture ?? 'is',
       isManualCapture: manual,
-      // D10: manual capture wins and the delay is ignored.
+      // §Hosted checkout: manual capture wins and the delay is ignored.
       captureHoursDelay: manual ? null : body.captureHoursDelay ?? null,
       isPreAuth: body.isPreAuth ?? false,
       expiresAt,
@@ -91,7 +91,7 @@ export async function sessionStatus(
   reference: string,
 ): Promise<{ status: SessionStatus; payfacReference: string | null }> {
   const row = await sql.sessionStatusRow(deps.db.pool, merchantId, reference);
-  // D1: another merchant's session is reported as not found.
+  // §Authentication: another merchant's session is reported as not found.
   if (!row) throw notFound('checkout session');
   return { status: sessionStatusOf(row, deps.clock.now()), payfacReference: row.payfac_reference };
 }

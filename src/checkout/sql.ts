@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/database.js';
 
-// Hosted checkout sessions (D10). The status is computed from these columns and the clock, never
+// Hosted checkout sessions (§Hosted checkout). The status is computed from these columns and the clock, never
 // stored, so an expiry is visible the moment it passes.
 
 export interface CheckoutItem {
@@ -84,7 +84,7 @@ export async function findSession(db: Queryable, reference: string): Promise<Ses
   return rows[0];
 }
 
-/** The session row locked for the payment transaction: a session is paid at most once (D10). */
+/** The session row locked for the payment transaction: a session is paid at most once (§Hosted checkout). */
 export async function lockSession(db: Queryable, reference: string): Promise<SessionRow | undefined> {
   const { rows } = await db.query<SessionRow>(
     `SELECT ${SESSION_COLUMNS} FROM checkout_sessions s JOIN merchants m ON m.id = s.merchant_id

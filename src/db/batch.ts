@@ -1,12 +1,12 @@
 import { isConnectionError } from './database.js';
 
-// Coalescing of concurrent lookups (issue 8). Requests that arrive together each want one row by
+// Coalescing of concurrent lookups (docs/performance.md). Requests that arrive together each want one row by
 // key: the API key's hash, a link's reference. Instead of one round trip each, the lookups asked for
 // in one turn of the event loop go to the database as one query with an array parameter.
 //
 // A lookup never joins a query that was already sent: it waits for the next one. So the row it gets
 // was read after the lookup was asked for, as with a query of its own; a key revoked before a
-// request arrived is never served from an earlier read (D1), and a link changed before the GET
+// request arrived is never served from an earlier read (§Authentication), and a link changed before the GET
 // arrived is read as changed.
 
 /**
@@ -108,7 +108,7 @@ export interface BatchWriterOptions {
 
 /**
  * Writes submitted in one turn of the event loop go to the database as one statement, so one
- * transaction and one WAL flush serve them all (issue 8). Each write's promise settles only after the
+ * transaction and one WAL flush serve them all (docs/performance.md). Each write's promise settles only after the
  * statement that holds it committed. When a batch fails for a reason of its own rows (a constraint),
  * its items are written again one by one, so that each caller gets the outcome of its own row and one
  * bad row never fails another's write.

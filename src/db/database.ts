@@ -8,7 +8,7 @@ import { acquireDataDirLock, type DataDirLock } from './dataDirLock.js';
 
 /**
  * A named statement: each connection parses and plans it once and reuses the plan afterwards
- * (issue 8: re-planning a hot query cost more PostgreSQL CPU than running it). Only for constant
+ * (docs/performance.md: re-planning a hot query cost more PostgreSQL CPU than running it). Only for constant
  * text; values always go in as parameters.
  */
 export interface PreparedQuery {
@@ -95,7 +95,7 @@ async function listenPostgres(url: string, channel: string, onNotify: () => void
   };
 }
 
-// Amounts are bigint columns; JavaScript numbers hold them exactly up to 2^53, far above the limit of D4.
+// Amounts are bigint columns; JavaScript numbers hold them exactly up to 2^53, far above the limit of §Creating a link.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v: string) => Number(v));
 
 export interface OpenOptions {
@@ -118,8 +118,8 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
       connectionTimeoutMillis: 5_000,
     });
     // A client losing its connection (database restart) must not crash the process: an idle one is
-    // reported on the pool, one checked out between two queries on itself (issue 7 found this: serve
-    // died on a restart). Its next query then fails as a connection error: 503 (D3).
+    // reported on the pool, one checked out between two queries on itself (§Hardening found this: serve
+    // died on a restart). Its next query then fails as a connection error: 503 (§Status codes).
     pool.on('error', () => undefined);
     pool.on('connect', (client) => {
       client.on('error', () => undefined);
@@ -246,7 +246,7 @@ export async function withTransaction<T>(
   }
 }
 
-/** True for errors that mean the database cannot be reached (D3: 503 with Retry-After). */
+/** True for errors that mean the database cannot be reached (§Status codes: 503 with Retry-After). */
 export function isConnectionError(err: unknown): boolean {
   if (typeof err !== 'object' || err === null) return false;
   const e = err as { code?: unknown; message?: unknown };

@@ -5,20 +5,20 @@ import type { Database } from '../db/database.js';
 import { ApiError } from '../errors.js';
 import type { RateLimiter } from './rateLimit.js';
 
-// X-API-Key authentication (D1), run at onRequest so that an unauthenticated caller learns nothing
+// X-API-Key authentication (§Authentication), run at onRequest so that an unauthenticated caller learns nothing
 // about the body it sent (not even that it was too large or malformed).
 
 export interface AuthRequirement {
-  /** The key needs at least one of these capabilities (D1); empty means any key. */
+  /** The key needs at least one of these capabilities (§Authentication); empty means any key. */
   anyOf: readonly Capability[];
-  /** Whether a partner's key may call the route (D13: partners manage webhooks only). */
+  /** Whether a partner's key may call the route (§Webhooks: partners manage webhooks only). */
   partners?: boolean;
 }
 
 declare module 'fastify' {
   interface FastifyContextConfig {
     auth?: AuthRequirement;
-    /** D18 body normalisation: 'create' treats null as absent, 'update' keeps null (D7 clears). */
+    /** §Clients in the field body normalisation: 'create' treats null as absent, 'update' keeps null (§Updating a link clears). */
     normalize?: 'create' | 'update';
   }
   interface FastifyRequest {
@@ -28,7 +28,7 @@ declare module 'fastify' {
 
 export function installAuth(app: FastifyInstance, db: Database, limiter?: RateLimiter, cache = new PrincipalCache(0), usage?: KeyUsageRecorder): void {
   app.decorateRequest('principal', null);
-  // A callback hook, so that routes without auth (health, pages) pay for no promise (issue 8).
+  // A callback hook, so that routes without auth (health, pages) pay for no promise (docs/performance.md).
   app.addHook('onRequest', (request, _reply, done) => {
     const auth = request.routeOptions.config.auth;
     if (!auth) {

@@ -3,7 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Clock } from '../clock.js';
 import { formatMicros } from '../clock.js';
 
-// The envelope (interface.md 2.1, D15) on every response, errors included. responseIdentifier is the
+// The envelope (interface §2.1, §Timestamps and identifiers) on every response, errors included. responseIdentifier is the
 // request id, so a merchant quoting it lets an operator find every log line of that request.
 
 export function envelope(requestId: string, clock: Clock): { responseDateTime: string; responseIdentifier: string } {

@@ -10,7 +10,7 @@ import type { Clock } from '../clock.js';
 import { envelope } from './envelope.js';
 import { toFieldErrors, type JsonSchema } from './validation.js';
 
-// The one place that writes an error response (STYLE habit 1): D2's problem+json with the envelope.
+// The one place that writes an error response (STYLE habit 1): §Errors's problem+json with the envelope.
 
 export interface ProblemBody {
   type: string;
@@ -99,7 +99,7 @@ export function isDataException(err: unknown): boolean {
 
 /**
  * Errors Fastify raises before a route is found (a URL that is not valid percent-encoding, a path
- * parameter over maxParamLength): D2 too, through the one error writer. A parameter too long to be
+ * parameter over maxParamLength): §Errors too, through the one error writer. A parameter too long to be
  * any id names nothing: 404.
  */
 export function frameworkErrorHandler(clock: Clock) {
@@ -114,7 +114,7 @@ export function frameworkErrorHandler(clock: Clock) {
 
 /**
  * Errors of the HTTP parser, before Fastify has a request (headers over Node's 16 KiB limit, a
- * malformed request line, a request that never arrived completely): D2 on the raw socket.
+ * malformed request line, a request that never arrived completely): §Errors on the raw socket.
  */
 export function clientErrorHandler(clock: Clock) {
   return (err: NodeJS.ErrnoException, socket: Duplex): void => {
@@ -142,7 +142,7 @@ export function installErrorHandling(app: FastifyInstance, clock: Clock): void {
     return sendProblem(reply, apiError, clock);
   });
 
-  // 404 for unknown paths; 405 when the path exists for another method (D3).
+  // 404 for unknown paths; 405 when the path exists for another method (§Status codes).
   const routes: { method: string; pattern: RegExp }[] = [];
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];

@@ -1,4 +1,4 @@
-// Rate limiting per API key (issue 7, D2 RATE_LIMITED, D3 429 with Retry-After): a token bucket per key
+// Rate limiting per API key (§Hardening, §Errors RATE_LIMITED, §Status codes 429 with Retry-After): a token bucket per key
 // id, in this process. A bucket holds up to `burst` tokens and refills at `perSecond`; each request
 // takes one. Several processes behind a balancer each allow the rate: the limit is a guard against a
 // runaway integration, not a quota.

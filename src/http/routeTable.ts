@@ -1,14 +1,14 @@
 import type { FastifyInstance } from 'fastify';
 import type { AuthRequirement } from './auth.js';
 
-// Every route the app serves, as Fastify registered it (issue 7): the tenant-isolation table and the
+// Every route the app serves, as Fastify registered it (§Hardening): the tenant-isolation table and the
 // fuzzers enumerate this, so a route added later is covered without anyone remembering to list it.
 
 export interface RouteEntry {
   method: string;
   /** Fastify's pattern, with `:param` segments (`/api/v1/paymentlinks/:reference`). */
   url: string;
-  /** The D1 requirement of an API route; undefined for public routes (pages, health, docs). */
+  /** The §Authentication requirement of an API route; undefined for public routes (pages, health, docs). */
   auth: AuthRequirement | undefined;
   /** The route's JSON schemas by request part, as given to Fastify. */
   schema: { body?: unknown; querystring?: unknown; params?: unknown };

@@ -16,7 +16,7 @@ export const validatorCompiler: FastifySchemaCompiler<object> = ({ schema, httpP
   const ajv = httpPart === 'body' ? bodyAjv : textAjv;
   const validate = ajv.compile(schema) as ValidateFunction;
   // PostgreSQL text cannot hold U+0000: a NUL anywhere in the input is a field error of its own,
-  // reported with the schema's errors (D2), instead of a database error after the route ran.
+  // reported with the schema's errors (§Errors), instead of a database error after the route ran.
   const checked = ((data: unknown, dataCxt?: Parameters<ValidateFunction>[1]) => {
     const ok = validate(data, dataCxt);
     const nul = nulErrors(data);
@@ -51,7 +51,7 @@ function hasNul(data: unknown): boolean {
 
 /** Every string value or property name holding U+0000, as Ajv-style errors; iterative, so any depth is safe. */
 export function nulErrors(data: unknown): ErrorObject[] {
-  // The common case, no NUL anywhere, is found without building a path for every value (issue 8).
+  // The common case, no NUL anywhere, is found without building a path for every value (docs/performance.md).
   if (!hasNul(data)) return [];
   const out: ErrorObject[] = [];
   const stack: { value: unknown; path: string }[] = [{ value: data, path: '' }];
@@ -88,7 +88,7 @@ export type JsonSchema = {
   [k: string]: unknown;
 };
 
-/** `/items/3/amount` → `items[3].amount` (D2). */
+/** `/items/3/amount` → `items[3].amount` (§Errors). */
 export function jsonPathOf(instancePath: string, child?: string): string {
   const parts = instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
   if (child !== undefined) parts.push(child);
@@ -154,7 +154,7 @@ function describe(e: ErrorObject, knownProps: readonly string[]): FieldError {
 }
 
 /**
- * Turns Ajv's errors into D2's field errors: one per failing field. A union (anyOf) that fails
+ * Turns Ajv's errors into §Errors's field errors: one per failing field. A union (anyOf) that fails
  * reports once, as a type error, instead of once per branch.
  */
 export function toFieldErrors(errors: readonly ErrorObject[], rootSchema: JsonSchema | undefined): FieldError[] {
@@ -191,7 +191,7 @@ function schemaAt(root: JsonSchema | undefined, schemaPath: string): JsonSchema 
 }
 
 export interface NormalizeOptions {
-  /** D18: in a create request a null optional field means absent; in an update (D7) it clears. */
+  /** §Clients in the field: in a create request a null optional field means absent; in an update (§Updating a link) it clears. */
   nullMeansAbsent: boolean;
 }
 
@@ -202,7 +202,7 @@ export interface NormalizeOptions {
  */
 export const CASE_INSENSITIVE = 'x-caseInsensitive';
 
-/** Each object schema's required names and lower-case spellings, worked out once (issue 8). */
+/** Each object schema's required names and lower-case spellings, worked out once (docs/performance.md). */
 const schemaNames = new WeakMap<JsonSchema, { required: ReadonlySet<string>; lower: ReadonlyMap<string, string> }>();
 
 function namesOf(schema: JsonSchema, props: Record<string, JsonSchema>): { required: ReadonlySet<string>; lower: ReadonlyMap<string, string> } {
@@ -219,7 +219,7 @@ function hasType(schema: JsonSchema, t: string): boolean {
 }
 
 /**
- * D18: clients in the field send property names in any case and integers as digit strings.
+ * §Clients in the field: clients in the field send property names in any case and integers as digit strings.
  * This maps each property name to the schema's spelling (a name given twice in two spellings is
  * left as it is, so validation reports it) and digit strings to integers where the schema wants an
  * integer, before validation runs. Nothing else is changed: the validator still sees every mistake.

@@ -7,7 +7,7 @@ import { ApiError } from '../errors.js';
 import { isSealed, open, seal } from '../sealing.js';
 import * as sql from './sql.js';
 
-// Idempotent create (D16). The key is recorded in the same transaction as the thing it creates: a
+// Idempotent create (§Idempotent creates). The key is recorded in the same transaction as the thing it creates: a
 // second request with the same key waits on the primary key until the first commits, then finds the
 // stored response. So there is no "in progress" state to expire, and a crash between creating and
 // recording cannot happen (both commit or neither does).
@@ -31,7 +31,7 @@ export function hashRequest(operation: string, body: unknown): string {
     }
     return v;
   };
-  // The hash is taken before validation (earlierResponse), so it must survive any body (issue 7's
+  // The hash is taken before validation (earlierResponse), so it must survive any body (§Hardening's
   // fuzzer): no body hashes like an empty one, and a body nested too deep to walk gets a hash no
   // valid body has (such a body never validates, and under a used key it is another body: 409).
   let text: string;
@@ -57,7 +57,7 @@ export function readIdempotencyKey(header: string | string[] | undefined): strin
 
 /**
  * A stored response may carry secrets (a webhook registration's apiKey and hmacKey, shown again on a
- * replay), so it is kept sealed like them (issue 7): `{"sealed": "v1:..."}`. Rows stored before
+ * replay), so it is kept sealed like them (§Hardening): `{"sealed": "v1:..."}`. Rows stored before
  * (a plain object) are replayed as they are.
  */
 function sealResponse(body: Record<string, unknown>): Record<string, unknown> {
@@ -77,7 +77,7 @@ class Replay extends Error {
 }
 
 /**
- * The first response for this key and body, when there is one (D16), looked up before the request is
+ * The first response for this key and body, when there is one (§Idempotent creates), looked up before the request is
  * validated: a retry must get the first answer even when the same body would no longer validate
  * (its expiresAt has passed, the terminal was moved, the webhook's host no longer resolves). Another
  * body under the same key: 409 IDEMPOTENCY_KEY_REUSED. No key, or a key not seen: undefined, and

@@ -18,14 +18,14 @@ import {
   CREATE_OPERATION,
 } from './service.js';
 
-// Payment Links API (interface.md 4.1–4.5; D4–D9, D16, D18), under /api/v1.
+// Payment Links API (interface §4.1–4.5; §Creating a link to §Lists, §Idempotent creates, §Clients in the field), under /api/v1.
 
 const tags = ['Payment links'];
 const POST_ONLY = new Set(['create', 'update', 'disable']);
 const errors = { 404: ProblemSchema, 409: ProblemSchema };
 const anyLinkKey = { anyOf: ['PaymentLinks', 'TokenizeLinks'] as Capability[] };
 
-/** The capability that creating or changing a link of this type needs (D1). */
+/** The capability that creating or changing a link of this type needs (§Authentication). */
 export function capabilityFor(type: LinkType): Capability {
   return type === 'PayByLink' ? 'PaymentLinks' : 'TokenizeLinks';
 }
@@ -69,7 +69,7 @@ export async function paymentLinkRoutes(app: App, deps: AppDeps): Promise<void> 
       },
     },
     async (request) => {
-      // D3: GET on the fixed POST paths is a wrong method, not a link called "create".
+      // §Status codes: GET on the fixed POST paths is a wrong method, not a link called "create".
       if (POST_ONLY.has(request.params.reference)) {
         throw new ApiError('METHOD_NOT_ALLOWED', `GET is not allowed here; use POST`, undefined, { Allow: 'POST' });
       }

@@ -2,9 +2,9 @@ import type { FieldError } from '../errors.js';
 import { ApiError, validationError } from '../errors.js';
 import { LINK_TYPES, MAX_AMOUNT, type LinkType } from './schemas.js';
 
-// The rules of D4/D7 that a JSON schema cannot say: across fields, by link type, against the clock.
+// The rules of §Creating a link/§Updating a link that a JSON schema cannot say: across fields, by link type, against the clock.
 // They run on the body even when the schema has already failed, so that one answer names every
-// failing field (D2); each rule therefore looks only at values of the right type and leaves wrong
+// failing field (§Errors); each rule therefore looks only at values of the right type and leaves wrong
 // types to the schema's own error.
 
 export interface Item {
@@ -25,7 +25,7 @@ export const MAX_RETURN_URL_LENGTH = 2048;
 
 type Json = Record<string, unknown>;
 
-/** Whether the schema has already reported the field at this path (D2 path, `items[3].amount`). */
+/** Whether the schema has already reported the field at this path (§Errors path, `items[3].amount`). */
 export type Failed = (path: string) => boolean;
 const NONE_FAILED: Failed = () => false;
 
@@ -46,7 +46,7 @@ export function linkTypeOf(body: unknown): LinkType | undefined {
   return (LINK_TYPES as readonly unknown[]).includes(t) ? (t as LinkType) : undefined;
 }
 
-/** amount, currency and items together (D4): the rules create applies and update re-applies (D7). */
+/** amount, currency and items together (§Creating a link): the rules create applies and update re-applies (§Updating a link). */
 export function moneyErrors(v: { type: LinkType; amount: unknown; currency: unknown; items: unknown }, failed: Failed = NONE_FAILED): FieldError[] {
   const errors: FieldError[] = [];
   const { type, currency, items } = v;
@@ -102,7 +102,7 @@ export function moneyErrors(v: { type: LinkType; amount: unknown; currency: unkn
   return errors;
 }
 
-/** D4 shopperInfo: prefilledValue with Prefilled only, each field at most once. */
+/** §Creating a link shopperInfo: prefilledValue with Prefilled only, each field at most once. */
 export function shopperInfoErrors(list: unknown, path: string, failed: Failed = NONE_FAILED): FieldError[] {
   if (!Array.isArray(list)) return [];
   const errors: FieldError[] = [];
@@ -124,7 +124,7 @@ export function shopperInfoErrors(list: unknown, path: string, failed: Failed = 
   return errors;
 }
 
-/** D4 returnUrl: absolute http(s), at most 2048 characters. */
+/** §Creating a link returnUrl: absolute http(s), at most 2048 characters. */
 export function returnUrlError(v: unknown, field = 'returnUrl'): FieldError | undefined {
   if (typeof v !== 'string') return undefined;
   const bad = { field, code: 'INVALID_RETURN_URL', message: `must be an absolute http or https URL of at most ${MAX_RETURN_URL_LENGTH} characters` };
@@ -139,7 +139,7 @@ export function returnUrlError(v: unknown, field = 'returnUrl'): FieldError | un
 }
 
 /**
- * An ISO 8601 UTC timestamp (D4, D15). The schema checks the date-time format; this adds UTC and,
+ * An ISO 8601 UTC timestamp (§Creating a link, §Timestamps and identifiers). The schema checks the date-time format; this adds UTC and,
  * when asked, "strictly in the future". Returns the instant when the value is usable.
  */
 export function timestampRule(v: unknown, field: string, opts: { now: Date; future: boolean }): { errors: FieldError[]; at?: Date } {
@@ -155,7 +155,7 @@ export function timestampRule(v: unknown, field: string, opts: { now: Date; futu
   return { errors: [], at: new Date(ms) };
 }
 
-/** The create rules of D4 beyond the schema (the terminal's owner is checked by the service). */
+/** The create rules of §Creating a link beyond the schema (the terminal's owner is checked by the service). */
 export function createRuleErrors(body: unknown, now: Date, failed: Failed = NONE_FAILED): FieldError[] {
   if (!isRecord(body)) return [];
   const errors: FieldError[] = [];
@@ -192,12 +192,12 @@ export function mergeErrors(...lists: readonly (readonly FieldError[])[]): Field
   return out;
 }
 
-// Field codes that have an operation-level code of their own in D2: when they are the only problem,
+// Field codes that have an operation-level code of their own in §Errors: when they are the only problem,
 // the answer carries that code (a client switching on TERMINAL_NOT_FOUND sees it); mixed with other
 // failures, the answer is VALIDATION_FAILED and the field entry keeps the specific code.
 const OWN_CODES = ['TERMINAL_NOT_FOUND', 'INVALID_RETURN_URL'] as const;
 
-/** The one D2 error for a list of failing fields. */
+/** The one §Errors error for a list of failing fields. */
 export function fieldErrors(errors: readonly FieldError[]): ApiError {
   for (const code of OWN_CODES) {
     if (errors.length > 0 && errors.every((e) => e.code === code)) {

@@ -2,7 +2,7 @@ import { PagingQuery } from '../http/paging.js';
 import { Type, type Static, type TSchema, type TUnsafe } from 'typebox';
 import { WithEnvelope } from '../http/envelope.js';
 
-// The Payment Links API schemas (interface.md 2.2–2.7, 4.1–4.5; D4, D7, D8, D9). They validate the
+// The Payment Links API schemas (interface §2.2–2.7, 4.1–4.5; §Creating a link, §Updating a link, §Disabling a link, §Lists). They validate the
 // request (Ajv, all errors), shape the response and feed the OpenAPI document. Rules that need more
 // than one field or the stored link live in rules.ts and are reported together with these.
 
@@ -14,13 +14,13 @@ export const CULTURES = ['is', 'en'] as const;
 export const SHOPPER_FIELDS = ['Ssn', 'FullName', 'Address', 'PostCode', 'City', 'Country', 'Telephone', 'EmailAddress', 'Comments'] as const;
 export const REQUIREMENT_TYPES = ['Hidden', 'Optional', 'Required', 'Prefilled'] as const;
 
-/** Upper-case ISO 4217 codes the service takes (D4: ISK, EUR, USD, GBP, DKK, SEK, NOK, PLN at least). */
+/** Upper-case ISO 4217 codes the service takes (§Creating a link: ISK, EUR, USD, GBP, DKK, SEK, NOK, PLN at least). */
 export const CURRENCIES = ['ISK', 'EUR', 'USD', 'GBP', 'DKK', 'SEK', 'NOK', 'PLN', 'CHF', 'CZK', 'CAD', 'AUD'] as const;
 
 export const LINK_STATUSES = ['Active', 'Expired', 'Used', 'Disabled', 'Completed'] as const;
 export type LinkStatus = (typeof LINK_STATUSES)[number];
 
-/** D4: amount of a PayByLink, minor units. */
+/** §Creating a link: amount of a PayByLink, minor units. */
 export const MAX_AMOUNT = 100_000_000_000;
 export const MAX_ITEMS = 200;
 /** Not in the documents: a bound that keeps unitPrice × quantity exact in a JavaScript number. */
@@ -30,7 +30,7 @@ export const MAX_SALES_COUNT = 1_000_000_000;
 const oneOf = (values: readonly string[], description?: string) =>
   Type.String({ enum: [...values], ...(description ? { description } : {}) });
 
-/** A field the update may set to null (D7: null clears); OpenAPI 3.0's `nullable`, which Ajv knows. */
+/** A field the update may set to null (§Updating a link: null clears); OpenAPI 3.0's `nullable`, which Ajv knows. */
 function nullable<T extends TSchema>(schema: T): TUnsafe<Static<T> | null> {
   return Type.Unsafe<Static<T> | null>({ ...schema, nullable: true });
 }
@@ -64,7 +64,7 @@ const ThemeKey = Type.String({ minLength: 1, maxLength: 64 });
 const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC' });
 const Reference = Type.String({ minLength: 1, maxLength: 100 });
 
-// ---------------------------------------------------------------- create (4.3, D4)
+// ---------------------------------------------------------------- create (4.3, §Creating a link)
 
 export const CreateBody = Type.Object(
   {
@@ -91,7 +91,7 @@ export const CreateResponse = WithEnvelope({
   url: Type.String({ description: 'shareable link: {publicBaseUrl}/pay/{paymentLinkReference}' }),
 });
 
-// ---------------------------------------------------------------- update (4.4, D7)
+// ---------------------------------------------------------------- update (4.4, §Updating a link)
 
 export const UpdateBody = Type.Object(
   {
@@ -118,7 +118,7 @@ export const UpdateBody = Type.Object(
   { additionalProperties: false },
 );
 
-// ---------------------------------------------------------------- disable (D8)
+// ---------------------------------------------------------------- disable (§Disabling a link)
 
 export const DisableBody = Type.Object({ paymentLinkReference: Reference }, { additionalProperties: false });
 
@@ -159,7 +159,7 @@ export const PaymentLinkSchema = Type.Object({
 export const DetailsParams = Type.Object({ reference: Type.String({ minLength: 1, description: 'paymentLinkReference' }) });
 export const DetailsResponse = WithEnvelope({ paymentLink: PaymentLinkSchema });
 
-// ---------------------------------------------------------------- list (4.1, D9)
+// ---------------------------------------------------------------- list (4.1, §Lists)
 
 export const ListQuery = Type.Object({
   ...PagingQuery,

@@ -37,13 +37,13 @@ export interface Deps {
 export type PaymentLinkView = Static<typeof PaymentLinkSchema>;
 export type ListEntryView = Static<typeof ListEntrySchema>;
 
-/** Where a link opens (D5). */
+/** Where a link opens (§References and URLs). */
 export function linkUrl(config: Config, reference: string): string {
   return `${config.publicBaseUrl}/pay/${reference}`;
 }
 
 /**
- * Status is computed at read time from the stored facts and the clock (D6), in this precedence:
+ * Status is computed at read time from the stored facts and the clock (§Link status), in this precedence:
  * Disabled is final; a TokenizeByLink that tokenised is Completed; a link with all its sales made is
  * Used; one past validUntil is Expired (from the very instant validUntil is reached).
  */
@@ -57,15 +57,15 @@ export function linkStatus(link: Pick<PaymentLinkRow, 'disabledAt' | 'completedA
 
 // ---------------------------------------------------------------- create
 
-/** D1: a create from a browser origin the merchant has not listed is refused (an empty list allows any). */
+/** §Authentication: a create from a browser origin the merchant has not listed is refused (an empty list allows any). */
 const TERMINAL_NOT_FOUND: FieldError = { field: 'terminalIdentifier', code: 'TERMINAL_NOT_FOUND', message: "is not a terminal of the API key's merchant" };
 
 /**
- * Every create rule at once (D2: all failing fields in one answer): the schema's errors, the rules
- * of D4, and the terminal's owner (D1). Returns the body, now known to be valid but for the
+ * Every create rule at once (§Errors: all failing fields in one answer): the schema's errors, the rules
+ * of §Creating a link, and the terminal's owner (§Authentication). Returns the body, now known to be valid but for the
  * terminal's owner when nothing else failed: that is left to the INSERT, which inserts a link only
  * with a terminal of its merchant's (and a key on (terminal, merchant), migration 0007, holds that
- * in the database too), saving a round trip per valid create (issue 8). When something else failed,
+ * in the database too), saving a round trip per valid create (docs/performance.md). When something else failed,
  * the owner is looked up so that the one answer names every failing field.
  */
 export async function validateCreate(db: Database, merchantId: string, body: unknown, schemaErrors: readonly FieldError[], now: Date): Promise<Static<typeof CreateBody>> {
@@ -77,13 +77,13 @@ export async function validateCreate(db: Database, merchantId: string, body: unk
   throw fieldErrors(errors);
 }
 
-/** The INSERT refused the terminal: it is not the merchant's (D1), or it does not exist. */
+/** The INSERT refused the terminal: it is not the merchant's (§Authentication), or it does not exist. */
 function isForeignTerminal(err: unknown): boolean {
   const e = err as { code?: unknown; constraint?: unknown };
   return e.code === '23503' && e.constraint === 'payment_links_terminal_owner_fkey';
 }
 
-/** The operation name under which create's Idempotency-Keys are kept (D16). */
+/** The operation name under which create's Idempotency-Keys are kept (§Idempotent creates). */
 export const CREATE_OPERATION = 'paymentlinks.create';
 
 export async function createPaymentLink(
@@ -113,7 +113,7 @@ export async function createPaymentLink(
   });
   try {
     if (idempotencyKey === undefined) {
-      // Without a key the create is one INSERT; creates that arrive together share it (issue 8).
+      // Without a key the create is one INSERT; creates that arrive together share it (docs/performance.md).
       const link = newLink();
       await linkWriter(db).write(link);
       return { paymentLinkReference: link.reference, url: linkUrl(config, link.reference) };
@@ -130,7 +130,7 @@ export async function createPaymentLink(
   }
 }
 
-/** Creates without an Idempotency-Key; a link naming another merchant's terminal is refused by the statement itself, alone (D1). */
+/** Creates without an Idempotency-Key; a link naming another merchant's terminal is refused by the statement itself, alone (§Authentication). */
 const linkWriter = perDatabase((db: Database) => {
   const foreign = (): ApiError => fieldErrors([TERMINAL_NOT_FOUND]);
   return new BatchWriter<sql.NewLink>(
@@ -178,7 +178,7 @@ export function presentLink(config: Config, link: PaymentLinkRow, submissions: r
   };
 }
 
-/** Details of links asked for together are read in one query (issue 8; see BatchLoader). */
+/** Details of links asked for together are read in one query (docs/performance.md; see BatchLoader). */
 const detailLoader = perDatabase(
   (db: Database) =>
     new BatchLoader<string, sql.LinkWithSubmissions>(async (references) => new Map((await sql.findLinksWithSubmissions(db.pool, references)).map((l) => [l.reference, l]))),
@@ -186,7 +186,7 @@ const detailLoader = perDatabase(
 
 export async function getPaymentLink(deps: Deps, merchantId: string, reference: string): Promise<PaymentLinkView> {
   const link = await detailLoader(deps.db).get(reference);
-  // Another merchant's link is not found (D1).
+  // Another merchant's link is not found (§Authentication).
   if (!link || link.merchantId !== merchantId) throw notFound('payment link');
   return presentLink(deps.config, link, link.submissions, deps.clock.now());
 }
@@ -206,7 +206,7 @@ export async function listPaymentLinks(deps: Deps, merchantId: string, page: num
   };
 }
 
-// ---------------------------------------------------------------- update (D7) and disable (D8)
+// ---------------------------------------------------------------- update (§Updating a link) and disable (§Disabling a link)
 
 /** Throws when the caller may not change a link of this type (the route knows the key's capabilities). */
 export type TypeGuard = (type: LinkType) => void;
@@ -215,7 +215,7 @@ const isInt = (v: unknown): v is number => typeof v === 'number' && Number.isSaf
 const sameItems = (a: readonly Item[], b: readonly Item[]) => JSON.stringify(normalizeItems(a)) === JSON.stringify(normalizeItems(b));
 
 /**
- * Applies an update (D7) under a row lock, so that a sale or another update committing meanwhile is
+ * Applies an update (§Updating a link) under a row lock, so that a sale or another update committing meanwhile is
  * decided on, not overwritten: the checks read the locked row, and the write happens before the lock
  * is released. Every failing field is reported at once, and a rejected update writes nothing.
  */
@@ -311,7 +311,7 @@ export async function updatePaymentLink(deps: Deps, merchantId: string, body: un
       errors.push(...moneyErrors({ type: link.type, amount: next.amount, currency: next.currency, items: next.items }, failedFields(schemaErrors)));
     }
 
-    // Status changes only through D6; sending the status the link has (before or after) is fine.
+    // Status changes only through §Link status; sending the status the link has (before or after) is fine.
     if (typeof body.status === 'string') {
       const after = linkStatus({ ...link, validUntil: next.validUntil, maxSalesCount: next.maxSalesCount }, now);
       if (body.status !== before && body.status !== after) immutable('status', 'changes only by Disable, or as validUntil, maxSalesCount and the sales made decide');

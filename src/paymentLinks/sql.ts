@@ -69,8 +69,8 @@ export async function insertLink(db: Queryable, l: NewLink): Promise<void> {
 }
 
 /**
- * Several new links in one statement, so one commit (issue 8: creates that arrive together share a
- * round trip and a WAL flush). Only links whose terminal is their merchant's are inserted (D1); the
+ * Several new links in one statement, so one commit (docs/performance.md: creates that arrive together share a
+ * round trip and a WAL flush). Only links whose terminal is their merchant's are inserted (§Authentication); the
  * references of the others are returned, so that one create naming another merchant's terminal fails
  * alone instead of failing the statement for every create batched with it.
  */
@@ -95,7 +95,7 @@ export async function insertLinks(db: Queryable, links: readonly NewLink[]): Pro
   return { foreignTerminal: rows.map((r) => r.reference) };
 }
 
-/** A merchant's link, row-locked until the caller's transaction ends (D7); another merchant's is not found (D1). */
+/** A merchant's link, row-locked until the caller's transaction ends (§Updating a link); another merchant's is not found (§Authentication). */
 export async function lockLink(db: Queryable, merchantId: string, reference: string): Promise<PaymentLinkRow | undefined> {
   const { rows } = await db.query<PaymentLinkRow>(
     `SELECT ${LINK_COLUMNS} FROM payment_links WHERE reference = $1 AND merchant_id = $2 FOR UPDATE`,
@@ -129,7 +129,7 @@ export async function updateLink(db: Queryable, reference: string, c: LinkChange
   );
 }
 
-/** Disable is idempotent (D8): the first disabling time is kept. */
+/** Disable is idempotent (§Disabling a link): the first disabling time is kept. */
 export async function disableLink(db: Queryable, reference: string, now: Date): Promise<void> {
   await db.query(
     'UPDATE payment_links SET disabled_at = COALESCE(disabled_at, $2), updated_at = $2 WHERE reference = $1',
@@ -143,13 +143,13 @@ export interface ListEntryRow {
   amount: number;
   currency: string;
   type: LinkType;
-  /** Already in the D15 form (ISO 8601 UTC with milliseconds): 100 dates parsed and formatted again cost a third of a page (issue 8). */
+  /** Already in the §Timestamps and identifiers form (ISO 8601 UTC with milliseconds): 100 dates parsed and formatted again cost a third of a page (docs/performance.md). */
   createdAt: string;
 }
 
 /**
  * One page, newest first, then by reference so that links created in the same instant keep one order
- * (D9), with the merchant's totalCount from the same snapshot, in one round trip. The count is kept by
+ * (§Lists), with the merchant's totalCount from the same snapshot, in one round trip. The count is kept by
  * triggers (migration 0006) rather than counted. A page past the end has no rows but still the count.
  */
 export async function listLinks(db: Queryable, merchantId: string, limit: number, offset: number): Promise<{ rows: ListEntryRow[]; totalCount: number }> {
@@ -175,8 +175,8 @@ export type LinkWithSubmissions = PaymentLinkRow & { submissions: SubmissionRow[
 
 /**
  * Links with their submissions in one round trip (details, 4.2): a GET is the hottest read, so the
- * GETs that arrive together are read by one query (issue 8), and a second query per link for its
- * submissions cost about a third of the throughput. The caller checks the merchant (D1).
+ * GETs that arrive together are read by one query (docs/performance.md), and a second query per link for its
+ * submissions cost about a third of the throughput. The caller checks the merchant (§Authentication).
  */
 export async function findLinksWithSubmissions(db: Queryable, references: readonly string[]): Promise<LinkWithSubmissions[]> {
   const { rows } = await db.query<LinkWithSubmissions>({

@@ -1,6 +1,6 @@
 import type { CardInput, CardSummary } from './card.js';
 
-// The one small interface between the service and whoever moves the money (D11). The shipped
+// The one small interface between the service and whoever moves the money (§The simulated acquirer). The shipped
 // implementation is the simulator; a real acquirer adapter implements the same calls. The card
 // data goes in, and only the summary comes back out.
 
@@ -27,7 +27,7 @@ export type AuthoriseResult =
 export type FinalAuthoriseResult = Exclude<AuthoriseResult, { outcome: 'ChallengeShopper' }>;
 
 /**
- * A charge of a saved card (D19). `shopperInteraction` follows the token's recurringProcessingModel:
+ * A charge of a saved card (§Modifications and saved cards). `shopperInteraction` follows the token's recurringProcessingModel:
  * CardOnFile is shopper-present (Ecommerce), Subscription and UnscheduledCardOnFile are
  * merchant-initiated (ContAuth).
  */
@@ -48,7 +48,7 @@ export interface TokenAuthoriseRequest {
 
 /**
  * A capture, refund or cancellation (release of an uncaptured authorisation) of an earlier payment
- * (D19). `reference` is the modification's own payfacReference: an adapter sends it as the
+ * (§Modifications and saved cards). `reference` is the modification's own payfacReference: an adapter sends it as the
  * acquirer's idempotency key, so a modification retried after a crash is not applied twice.
  */
 export interface ModificationRequest {

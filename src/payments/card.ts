@@ -1,4 +1,4 @@
-// Card data as the shopper types it, and the only forms of it that may travel further (D11): the
+// Card data as the shopper types it, and the only forms of it that may travel further (§The simulated acquirer): the
 // masked number, the last four digits, the brand and the expiry. The full number and the CVC live in a
 // CardInput for the length of one request and are never stored, logged or echoed.
 
@@ -50,7 +50,7 @@ export function paymentMethodOf(digits: string): string {
   return 'card';
 }
 
-/** `424242******4242`: the first six and last four, as the provider masks (D11). */
+/** `424242******4242`: the first six and last four, as the provider masks (§The simulated acquirer). */
 export function maskCardNumber(digits: string): string {
   return `${digits.slice(0, 6)}${'*'.repeat(Math.max(0, digits.length - 10))}${digits.slice(-4)}`;
 }

@@ -15,8 +15,8 @@ import {
 } from './schemas.js';
 import { TOKEN_PAYMENT_OPERATION, chargeToken, disableToken, validateTokenPayment } from './tokens/service.js';
 
-// Modifications and token payments (D19), under /api/v1, with the HostedCheckout capability. Bodies
-// are matched as the plugins in the field send them (D18: any case, digit-string amounts, null as absent).
+// Modifications and token payments (§Modifications and saved cards), under /api/v1, with the HostedCheckout capability. Bodies
+// are matched as the plugins in the field send them (§Clients in the field: any case, digit-string amounts, null as absent).
 
 const errors = { 404: ProblemSchema, 409: ProblemSchema };
 const auth = { anyOf: ['HostedCheckout' as const] };

@@ -3,7 +3,7 @@ import { WithEnvelope } from '../http/envelope.js';
 import { CASE_INSENSITIVE } from '../http/validation.js';
 import { CURRENCIES, MAX_AMOUNT, RECURRING_MODELS } from '../paymentLinks/schemas.js';
 
-// Modifications and token payments (D19, D18): request and response schemas, with the examples the
+// Modifications and token payments (§Modifications and saved cards, §Clients in the field): request and response schemas, with the examples the
 // OpenAPI document shows. Rules that need the stored payment or token live in the services.
 
 export const REFUND_REASONS = ['OTHER', 'RETURN', 'DUPLICATE', 'FRAUD', 'CUSTOMER REQUEST'] as const;

@@ -3,7 +3,7 @@ import { prefixedId } from '../ids.js';
 import type { Acquirer, AuthoriseRequest, AuthoriseResult, FinalAuthoriseResult, ModificationRequest, ModificationResult, TokenAuthoriseRequest } from './acquirer.js';
 import { maskCardNumber, summarize, type CardSummary } from './card.js';
 
-// The simulated acquirer (D11): the card number decides the outcome. The page has already checked
+// The simulated acquirer (§The simulated acquirer): the card number decides the outcome. The page has already checked
 // Luhn, expiry and CVC, so every card that reaches here is well-formed.
 
 export const TEST_CARDS = {
@@ -13,7 +13,7 @@ export const TEST_CARDS = {
   expired: '4000000000000069',
   threeDFails: '4000000000003063',
   /**
-   * Beyond D11's table (D19): authorised like 4242, but the acquirer refuses everything done with it
+   * Beyond §The simulated acquirer's table (§Modifications and saved cards): authorised like 4242, but the acquirer refuses everything done with it
    * later (captures, refunds, reversals, token charges), so every failure webhook can be tried.
    */
   laterRefused: '4000000000005126',

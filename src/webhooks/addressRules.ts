@@ -1,7 +1,7 @@
 import { BlockList, isIP } from 'node:net';
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
 
-// D13: in production a webhook may not reach a loopback, private, link-local or otherwise internal
+// §Webhooks: in production a webhook may not reach a loopback, private, link-local or otherwise internal
 // address. Checked at registration (every address the name resolves to) and again when each
 // connection is opened (the lookup below is the one the socket uses, so a name that re-resolves to
 // an internal address after registration, DNS rebinding, is caught at the address actually dialled).
@@ -107,7 +107,7 @@ const systemResolver: Resolver = (host) =>
     dnsLookup(host, { all: true, verbatim: true }, (err, addresses) => (err ? reject(err) : resolve(addresses.map((a) => a.address))));
   });
 
-/** Production rule of D13 at registration: every address the host resolves to must be public. */
+/** Production rule of §Webhooks at registration: every address the host resolves to must be public. */
 export async function checkProductionAddress(raw: string, resolver: Resolver = systemResolver): Promise<UrlProblem | null> {
   const host = hostOf(new URL(raw));
   if (isIP(host)) return isPublicAddress(host) ? null : { code: 'ADDRESS_NOT_ALLOWED', message: 'must not point to a loopback, private, link-local or internal address' };
@@ -151,7 +151,7 @@ export function publicOnlyLookup(hostname: string, options: LookupOptions, callb
 
 /**
  * The same refusal with another resolver (tests inject one whose answers change between registration
- * and sending, issue 7): the socket dials the address this resolver answered, after the check.
+ * and sending, §Hardening): the socket dials the address this resolver answered, after the check.
  */
 export function publicOnlyLookupWith(resolver: Resolver) {
   return (hostname: string, options: LookupOptions, callback: LookupCallback): void => {

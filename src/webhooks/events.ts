@@ -6,7 +6,7 @@ import { notifyDeliveries } from './delivery/sql.js';
 import { openSecret } from './secrets.js';
 import * as sql from './sql.js';
 
-// The outbox (D12, STYLE habit 4): an event and its deliveries are written with the caller's client,
+// The outbox (§Events, STYLE habit 4): an event and its deliveries are written with the caller's client,
 // inside the caller's transaction, so they commit or vanish with the state change that caused them.
 
 export type EventType = 'Authorization' | 'Capture' | 'Tokenization' | 'Refund' | 'TokenDisabled' | 'Adjustment';
@@ -26,7 +26,7 @@ export interface PaymentEvent {
   additionalData?: Record<string, string>;
 }
 
-/** The message of interface.md 2.8 before signing: the seven signed strings and additionalData. */
+/** The message of interface §2.8 before signing: the seven signed strings and additionalData. */
 export interface WebhookMessage extends SignedFields {
   additionalData: Record<string, string>;
 }
@@ -41,12 +41,12 @@ export function toMessage(event: PaymentEvent): WebhookMessage {
     currency: event.currency,
     reason: event.reason,
     success: event.success ? 'true' : 'false',
-    // The receiver needs the event type; additionalData carries it (interface.md 2.8).
+    // The receiver needs the event type; additionalData carries it (interface §2.8).
     additionalData: { ...event.additionalData, eventType: event.eventType },
   };
 }
 
-/** The exact body of a delivery, signed with the webhook's HMAC key (interface.md 2.8, 5.2). */
+/** The exact body of a delivery, signed with the webhook's HMAC key (interface §2.8, 5.2). */
 export function buildBody(message: WebhookMessage, hmacKey: string): string {
   return JSON.stringify({
     checkoutReference: message.checkoutReference,

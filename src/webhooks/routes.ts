@@ -10,7 +10,7 @@ import type { ListenerHub } from './listen/hub.js';
 import * as s from './schemas.js';
 import * as service from './service.js';
 
-// Webhook registration (D13), delivery trace and replay, sandbox (D14). Partner keys are admitted on
+// Webhook registration (§Webhooks), delivery trace and replay, sandbox (§Deliveries). Partner keys are admitted on
 // every webhook route (they own webhooks too); the sandbox event is the merchant's own.
 
 const webhooksAuth = { auth: { anyOf: ['Webhooks'] as const, partners: true } };
@@ -289,7 +289,7 @@ export async function webhookRoutes(app: App, deps: AppDeps, listeners: Listener
     async (request) => ok(request, await service.rotateSecrets(svc, principalOf(request), request.params.webhookId)),
   );
 
-  // The sandbox exists only while it is on (D14); otherwise these paths are unknown: 404.
+  // The sandbox exists only while it is on (§Deliveries); otherwise these paths are unknown: 404.
   if (!deps.config.sandbox) return;
 
   app.post(

@@ -3,7 +3,7 @@ import { WithEnvelope } from '../http/envelope.js';
 import { PagingQuery } from '../http/paging.js';
 import { EVENT_TYPES } from './events.js';
 
-// Request and response schemas of the webhook operations (D13, D14): they validate, type the
+// Request and response schemas of the webhook operations (§Webhooks, §Deliveries): they validate, type the
 // handlers and feed the OpenAPI document.
 
 const EventTypeSchema = Type.Enum([...EVENT_TYPES], { description: 'payment event type' });

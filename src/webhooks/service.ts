@@ -14,7 +14,7 @@ import { newHmacKey, newWebhookApiKey, openSecret, sealSecret } from './secrets.
 import * as sql from './sql.js';
 import * as listenSql from './listen/sql.js';
 
-// Webhook registration (D13), trace and replay (D14), the sandbox (D14). Only routes.ts knows HTTP.
+// Webhook registration (§Webhooks), trace and replay (§Deliveries), the sandbox (§Deliveries). Only routes.ts knows HTTP.
 
 export interface WebhookServiceDeps {
   config: Config;
@@ -57,7 +57,7 @@ function view(w: sql.WebhookRow): WebhookView {
   };
 }
 
-/** interface.md 6.5 always; in production also the address rule of D13. Throws D2 field errors. */
+/** interface §6.5 always; in production also the address rule of §Webhooks. Throws §Errors field errors. */
 async function checkUrl(deps: WebhookServiceDeps, url: string): Promise<void> {
   const shape = checkUrlShape(url, { allowLocalHttp: deps.config.env === 'development' });
   if (shape) throw validationError([{ field: 'url', ...shape }]);
@@ -163,7 +163,7 @@ export async function deleteWebhook(deps: WebhookServiceDeps, principal: Princip
 
 /**
  * New secrets, shown once. Attempts from now on carry the new apiKey; bodies of deliveries already
- * created keep the signature they were built with (D14: a delivery's bytes never change).
+ * created keep the signature they were built with (§Deliveries: a delivery's bytes never change).
  */
 export async function rotateSecrets(deps: WebhookServiceDeps, principal: Principal, webhookId: string): Promise<{ webhookId: string; apiKey: string; hmacKey: string }> {
   return withTransaction(deps.db, async (tx) => {
@@ -235,7 +235,7 @@ export async function requireListener(deps: WebhookServiceDeps, principal: Princ
   return view(w);
 }
 
-// Trace and replay (D14)
+// Trace and replay (§Deliveries)
 
 export interface DeliveryView {
   deliveryId: string;
@@ -316,7 +316,7 @@ export async function getDelivery(
 }
 
 /**
- * D14 redeliver: a new delivery of the same event to the same webhook, with its own five attempts.
+ * §Deliveries redeliver: a new delivery of the same event to the same webhook, with its own five attempts.
  * Its body is built now, signed with the webhook's current key (a receiver that rotated its keys can
  * verify it); the original delivery keeps its bytes.
  */
@@ -342,7 +342,7 @@ export async function redeliver(deps: WebhookServiceDeps, principal: Principal, 
   });
 }
 
-// Sandbox (D14)
+// Sandbox (§Deliveries)
 
 export interface SandboxEventInput {
   eventType: EventType;

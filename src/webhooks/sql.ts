@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/database.js';
 
-// Webhooks, events and deliveries (D12–D14). The owner of a webhook is a merchant or a partner:
+// Webhooks, events and deliveries (§Events to §Deliveries). The owner of a webhook is a merchant or a partner:
 // functions take both ids with exactly one set, so `merchant_id = $x OR partner_id = $y` matches
 // only the caller's own rows.
 
@@ -252,7 +252,7 @@ export async function attemptsOf(db: Queryable, deliveryId: string): Promise<Att
   return rows;
 }
 
-/** D14 sandbox advance: the next attempt of an unclaimed pending delivery is due now. */
+/** §Deliveries sandbox advance: the next attempt of an unclaimed pending delivery is due now. */
 export async function makeDueNow(db: Queryable, id: string, now: Date): Promise<void> {
   await db.query(
     `UPDATE webhook_deliveries SET next_attempt_at = $2, updated_at = $2

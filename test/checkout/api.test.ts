@@ -25,7 +25,7 @@ async function stored(ctx: TestContext, ref: string): Promise<Record<string, unk
   return rows[0]?.row ?? {};
 }
 
-describe('Hosted checkout API (interface.md 4.6, D10)', () => {
+describe('Hosted checkout API (interface §4.6, §Hosted checkout)', () => {
   let ctx: TestContext;
   beforeAll(async () => {
     ctx = await createTestContext();
@@ -34,7 +34,7 @@ describe('Hosted checkout API (interface.md 4.6, D10)', () => {
     await ctx.close();
   });
 
-  it('creates a session: {checkoutReference, url} with the envelope; status New (D5, D10)', async () => {
+  it('creates a session: {checkoutReference, url} with the envelope; status New (§References and URLs, §Hosted checkout)', async () => {
     const r = await call(ctx, 'POST', CREATE, session(ctx));
     expect(r.status, JSON.stringify(r.body)).toBe(200);
     const ref = r.body.checkoutReference as string;
@@ -48,7 +48,7 @@ describe('Hosted checkout API (interface.md 4.6, D10)', () => {
     expect(p.body).toMatchObject({ status: 'New', payfacReference: null });
   });
 
-  it('accepts a request as the provider plugins send it (D18): any case, digit strings, discount lines, shopperContact object', async () => {
+  it('accepts a request as the provider plugins send it (§Clients in the field): any case, digit strings, discount lines, shopperContact object', async () => {
     const body = {
       Amount: '48900',
       Currency: 'ISK',
@@ -78,7 +78,7 @@ describe('Hosted checkout API (interface.md 4.6, D10)', () => {
       merchant_reference: 'WC-Ørder 1001 / "quoted" ',
       culture: 'en',
       is_manual_capture: true,
-      capture_hours_delay: null, // D10: manual capture wins
+      capture_hours_delay: null, // §Hosted checkout: manual capture wins
       shopper_email: 'anna@example.is',
       abandon_url: 'https://shop.example/cart',
       recurring_processing_model: null,
@@ -138,13 +138,13 @@ describe('Hosted checkout API (interface.md 4.6, D10)', () => {
     expect((await call(ctx, 'POST', CREATE, session(ctx, { expiresAt: edge }))).status).toBe(200);
   });
 
-  it('takes an ISK amount that does not end in 00: that rule is Create Payment Link\'s (interface.md 8), not D10\'s', async () => {
+  it('takes an ISK amount that does not end in 00: that rule is Create Payment Link\'s (interface §8), not §Hosted checkout\'s', async () => {
     const r = await call(ctx, 'POST', CREATE, session(ctx, { amount: 48950, currency: 'ISK' }));
     expect(r.status).toBe(200);
     expect(typeof r.body.checkoutReference).toBe('string');
   });
 
-  it('names every failing field at once (D2)', async () => {
+  it('names every failing field at once (§Errors)', async () => {
     const r = await call(ctx, 'POST', CREATE, {
       amount: 48950,
       currency: 'ISK',
@@ -207,7 +207,7 @@ describe('Hosted checkout API (interface.md 4.6, D10)', () => {
     expect(r.body.code).toBe('TERMINAL_NOT_FOUND');
   });
 
-  it("reports another merchant's session as 404, and an unknown one too (D1)", async () => {
+  it("reports another merchant's session as 404, and an unknown one too (§Authentication)", async () => {
     const other = await createMerchant(ctx.tdb.db, 'Other shop 2');
     const r = await call(ctx, 'POST', CREATE, session(ctx));
     const ref = r.body.checkoutReference as string;
@@ -217,7 +217,7 @@ describe('Hosted checkout API (interface.md 4.6, D10)', () => {
     expect((await call(ctx, 'GET', status('cs_nothing'))).status).toBe(404);
   });
 
-  it('needs the HostedCheckout capability (D1)', async () => {
+  it('needs the HostedCheckout capability (§Authentication)', async () => {
     const key = await createKey(ctx.tdb.db, { merchantId: ctx.merchant.merchantId }, ['PaymentLinks']);
     const r = await call(ctx, 'POST', CREATE, session(ctx), { apiKey: key.apiKey });
     expect(r.status).toBe(403);
@@ -225,7 +225,7 @@ describe('Hosted checkout API (interface.md 4.6, D10)', () => {
     expect((await call(ctx, 'POST', CREATE, session(ctx), { apiKey: null })).status).toBe(401);
   });
 
-  it('refuses a browser Origin the merchant has not listed (D1)', async () => {
+  it('refuses a browser Origin the merchant has not listed (§Authentication)', async () => {
     await setOrigins(ctx.tdb.db, ctx.merchant.merchantId, ['https://shop.example']);
     try {
       const bad = await call(ctx, 'POST', CREATE, session(ctx), { headers: { origin: 'https://evil.example' } });
@@ -243,7 +243,7 @@ describe('Hosted checkout API (interface.md 4.6, D10)', () => {
     expect(r.status).toBe(415);
   });
 
-  it('replays a create with the same Idempotency-Key and refuses another body (D16)', async () => {
+  it('replays a create with the same Idempotency-Key and refuses another body (§Idempotent creates)', async () => {
     const headers = { 'idempotency-key': 'checkout-key-1' };
     const a = await call(ctx, 'POST', CREATE, session(ctx), { headers });
     const b = await call(ctx, 'POST', CREATE, session(ctx), { headers });

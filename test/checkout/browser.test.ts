@@ -23,7 +23,7 @@ const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable
 const SHOTS = join(tmpdir(), 'paylinks-screenshots');
 const SIGNED = ['checkoutReference', 'payfacReference', 'merchantReference', 'amount', 'currency', 'reason', 'success'] as const;
 
-/** interface.md 5.2, computed here independently of the service's own signer. */
+/** interface §5.2, computed here independently of the service's own signer. */
 function expectedSignature(hexKey: string, body: Record<string, unknown>): string {
   const key = Buffer.from(hexKey.length % 2 === 1 ? `${hexKey}0` : hexKey, 'hex');
   const payload = SIGNED.map((f) => (body[f] === null ? '' : String(body[f]))).join(':');

@@ -4,10 +4,10 @@ import { simulatorAcquirer } from '../../src/payments/simulator.js';
 import { pay } from '../../src/checkout/shopper.js';
 import { createLink, createSession, linkDetails, payByLink, Shopper } from './fixtures.js';
 
-// D6: every successful sale increments salesCount exactly once, also under concurrent shoppers, and
+// §Link status: every successful sale increments salesCount exactly once, also under concurrent shoppers, and
 // never past maxSalesCount. The payment locks the link row, so the 51st shopper finds it Used.
 
-describe('many shoppers on one link at once (D6)', () => {
+describe('many shoppers on one link at once (§Link status)', () => {
   let ctx: TestContext;
   beforeAll(async () => {
     ctx = await createTestContext();
@@ -42,13 +42,13 @@ describe('many shoppers on one link at once (D6)', () => {
     ]);
   });
 
-  it('payments, 20 updates and a disable racing on one capped link: no oversell, no lost update, an outcome of some serial order (D6, D7, D8; issue 7)', async () => {
+  it('payments, 20 updates and a disable racing on one capped link: no oversell, no lost update, an outcome of some serial order (§Link status, §Updating a link, §Disabling a link; §Hardening)', async () => {
     const ref = await createLink(ctx, payByLink(ctx, { exactSalesCount: 5, description: 'initial', themeKey: 'initial' }));
     const shopper = new Shopper(ctx);
     await shopper.get(`/pay/${ref}`);
     const form = { cardNumber: '4242424242424242', expiryDate: '12/39', cvc: '123' };
     const payments = Array.from({ length: 40 }, () => shopper.post(`/pay/${ref}`, form));
-    // Each update changes one field and leaves the others (D7): a lost update would bring back an
+    // Each update changes one field and leaves the others (§Updating a link): a lost update would bring back an
     // old value of another field, or of salesCount, which payments change at the same time.
     const updates = Array.from({ length: 20 }, (_, i) =>
       call(ctx, 'POST', '/api/v1/paymentlinks/update', { paymentLinkReference: ref, ...(i % 2 === 0 ? { description: `d${i}` } : { themeKey: `t${i}` }) }).then((r) => ({ i, r })),
@@ -67,7 +67,7 @@ describe('many shoppers on one link at once (D6)', () => {
     if (sold < 5) expect([...seen]).toEqual(['Disabled']);
     for (const status of seen) expect(['Used', 'Disabled']).toContain(status);
 
-    // Updates: each either applied (200) or came after the disable (409 INVALID_STATE, D7).
+    // Updates: each either applied (200) or came after the disable (409 INVALID_STATE, §Updating a link).
     for (const { r } of updated) expect([200, 409]).toContain(r.status);
     const applied = updated.filter((u) => u.r.status === 200).map((u) => u.i);
     const link = await linkDetails(ctx, ref);
@@ -83,7 +83,7 @@ describe('many shoppers on one link at once (D6)', () => {
     expect(themes.length > 0 ? themes : ['initial']).toContain(link.themeKey);
   });
 
-  it('a checkout session paid by 20 shoppers at once is paid exactly once (D10)', async () => {
+  it('a checkout session paid by 20 shoppers at once is paid exactly once (§Hosted checkout)', async () => {
     const ref = await createSession(ctx);
     const card = { number: '4242424242424242', expiryMonth: 12, expiryYear: 2039, cvc: '123' };
     const outcomes = await Promise.all(

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext } from '../helpers/app.js';
 import { createLink, createSession, payByLink, Shopper } from './fixtures.js';
 
-// D11: the full card number and the CVC are never stored or logged. After payments with every test
+// §The simulated acquirer: the full card number and the CVC are never stored or logged. After payments with every test
 // card (and a form with mistakes), the whole database as text and every log line are searched.
 
 const CARDS = ['4242424242424242', '4000000000003220', '4000000000000002', '4000000000000069', '4000000000003063', '5555555555554444'];
@@ -16,7 +16,7 @@ function allValues(v: unknown, out: string[] = []): string[] {
   return out;
 }
 
-describe('no card number or CVC in the database or the logs (D11)', () => {
+describe('no card number or CVC in the database or the logs (§The simulated acquirer)', () => {
   let ctx: TestContext;
   beforeAll(async () => {
     ctx = await createTestContext({ LOG_LEVEL: 'trace' });

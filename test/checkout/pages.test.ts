@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createTestContext, type TestContext } from '../helpers/app.js';
 import { createLink, createSession, eventsOf, linkDetails, payByLink, Shopper, sessionStatus } from './fixtures.js';
 
-// The shopper's pages through app.inject (D5, D6, D10, D11, D12): what they show, what a form post
+// The shopper's pages through app.inject (§References and URLs, §Link status, §Hosted checkout, §The simulated acquirer, §Events): what they show, what a form post
 // records, and the events it raises. The same flows in a real browser are in browser.test.ts.
 
 const LABELLED = (html: string) => {
@@ -20,7 +20,7 @@ function payfacOf(location: string): string {
   return new URL(location, 'http://x').searchParams.get('p') as string;
 }
 
-describe('payment link page (D6, D11)', () => {
+describe('payment link page (§Link status, §The simulated acquirer)', () => {
   let ctx: TestContext;
   beforeAll(async () => {
     ctx = await createTestContext();
@@ -291,7 +291,7 @@ describe('payment link page (D6, D11)', () => {
     expect(res.headers['content-type']).toMatch(/^text\/html/);
   });
 
-  it('TokenizeByLink saves the card without charging and becomes Completed (D6, D12)', async () => {
+  it('TokenizeByLink saves the card without charging and becomes Completed (§Link status, §Events)', async () => {
     const ref = await createLink(ctx, { type: 'TokenizeByLink', terminalIdentifier: ctx.merchant.terminalIdentifier, amount: 0, currency: 'ISK', items: [], recurringProcessingModel: 'CardOnFile', culture: 'en' });
     const s = new Shopper(ctx);
     const page = await s.get(`/pay/${ref}`);
@@ -318,7 +318,7 @@ describe('payment link page (D6, D11)', () => {
   });
 });
 
-describe('checkout session page (D10)', () => {
+describe('checkout session page (§Hosted checkout)', () => {
   let ctx: TestContext;
   beforeAll(async () => {
     ctx = await createTestContext();

@@ -8,12 +8,12 @@ import { createTestDatabase, TEST_DB, type TestDatabase } from '../helpers/db.js
 import { authenticate } from '../../src/accounts/service.js';
 import { openDatabase, type Database } from '../../src/db/database.js';
 
-// The account commands of D17/D13, run through the built bin against this project's database kind.
+// The account commands of §Running the service/§Webhooks, run through the built bin against this project's database kind.
 
 const run = promisify(execFile);
 const BIN = join(import.meta.dirname, '../../bin/paylinks.js');
 
-describe('paylinks account commands (D1, D13, D17)', () => {
+describe('paylinks account commands (§Authentication, §Webhooks, §Running the service)', () => {
   let dir: string;
   let tdb: TestDatabase | undefined;
   let env: Record<string, string>;
@@ -62,7 +62,7 @@ describe('paylinks account commands (D1, D13, D17)', () => {
 
     const db = await open();
     try {
-      // Keys are stored only hashed (D1), and each resolves to its owner with its capabilities.
+      // Keys are stored only hashed (§Authentication), and each resolves to its owner with its capabilities.
       const { rows } = await db.pool.query<{ key_hash: Buffer }>('SELECT key_hash FROM api_keys');
       for (const r of rows) expect(r.key_hash.toString('utf8')).not.toContain('pk_');
       const merchantKey = await authenticate(db, m.apiKey as string);

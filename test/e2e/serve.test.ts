@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, TEST_DB, type TestDatabase } from '../helpers/db.js';
 
-// The README's promise (D17): `npm start` runs `paylinks serve`, on the embedded database when no
+// The README's promise (§Running the service): `npm start` runs `paylinks serve`, on the embedded database when no
 // DATABASE_URL is set, prints a working sandbox key on first start, keeps data across restarts and
 // exits 0 on SIGTERM. This drives the built bin as a user would.
 
@@ -49,7 +49,7 @@ async function api(s: Server, key: string, method: string, path: string, body?: 
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
 
-describe('paylinks serve, as a new user runs it (D17)', () => {
+describe('paylinks serve, as a new user runs it (§Running the service)', () => {
   let dir: string;
   let tdb: TestDatabase | undefined;
   beforeAll(async () => {

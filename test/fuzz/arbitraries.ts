@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 
-// Hostile input for the route fuzzers (issue 7): values of every JSON type, the edges of numbers and
+// Hostile input for the route fuzzers (§Hardening): values of every JSON type, the edges of numbers and
 // strings, and raw bodies no JSON encoder would produce.
 
 const oddStrings = [
@@ -143,7 +143,7 @@ export function rawBodies(valid: unknown): fc.Arbitrary<Buffer> {
     fc.uint8Array({ minLength: 1, maxLength: 8 }).map((bytes) => Buffer.concat([Buffer.from('{"description":"'), Buffer.from([0xc3, 0x28, 0xff, ...bytes]), Buffer.from('"}')])),
     fc.constant(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(text)])),
     fc.constantFrom('', ' ', 'null', 'true', '0', '"x"', '[]', '[{}]', '{}', '{"__proto__":{"admin":true}}', '{"constructor":{"prototype":{"x":1}}}').map((s) => Buffer.from(s)),
-    // just over the 1 MiB limit (D3: 413)
+    // just over the 1 MiB limit (§Status codes: 413)
     fc.constant(Buffer.from(`{"description":"${'x'.repeat(1024 * 1024)}"}`)),
   );
 }

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createTestContext, type TestContext } from '../helpers/app.js';
 
-// What the route fuzzer found (issue 7), kept as plain examples: each answered 500 or a non-D2 body.
+// What the route fuzzer found (§Hardening), kept as plain examples: each answered 500 or a non-§Errors body.
 
 describe('inputs the fuzzer found', () => {
   let ctx: TestContext;
@@ -12,7 +12,7 @@ describe('inputs the fuzzer found', () => {
     await ctx.close();
   });
 
-  it('a NUL in a path parameter is a D2 field error, not a database error', async () => {
+  it('a NUL in a path parameter is a §Errors field error, not a database error', async () => {
     const r = await call(ctx, 'GET', '/api/v1/paymentlinks/pl_%00x');
     expect(r.status).toBe(400);
     expect(r.body).toMatchObject({ code: 'VALIDATION_FAILED', errors: [{ field: 'reference', code: 'FORMAT' }] });
@@ -29,7 +29,7 @@ describe('inputs the fuzzer found', () => {
     expect(s.body).toMatchObject({ code: 'VALIDATION_FAILED' });
   });
 
-  it('a path parameter over the length limit and a URL that is not valid percent-encoding answer in D2 form', async () => {
+  it('a path parameter over the length limit and a URL that is not valid percent-encoding answer in §Errors form', async () => {
     const long = await call(ctx, 'GET', `/api/v1/webhooks/${'a'.repeat(300)}`);
     expect(long.status).toBe(404);
     expect(long.res.headers['content-type']).toMatch(/^application\/problem\+json/);
@@ -39,7 +39,7 @@ describe('inputs the fuzzer found', () => {
     expect(bad.body).toMatchObject({ code: 'VALIDATION_FAILED' });
   });
 
-  it('a create without a body under an Idempotency-Key that was used before is a D2 error, not a 500 (D16)', async () => {
+  it('a create without a body under an Idempotency-Key that was used before is a §Errors error, not a 500 (§Idempotent creates)', async () => {
     const key = { headers: { 'idempotency-key': 'used-once' } };
     expect((await call(ctx, 'POST', '/api/v1/webhooks', { url: 'https://hooks.example.com/x' }, key)).status).toBe(200);
     for (const url of ['/api/v1/webhooks', '/api/v1/paymentlinks/create', '/api/v1/hostedcheckout', '/api/v1/payment']) {
@@ -55,7 +55,7 @@ describe('inputs the fuzzer found', () => {
     const empty = await ctx.app.inject({ method: 'POST', url: '/pay/pl_x', headers: { 'content-type': 'application/json' }, payload: '' });
     expect(empty.statusCode).toBe(400);
     // A reference with a NUL cannot be one of ours: the page answers 404 without asking the database
-    // (issue 8; it used to be the database's refusal, answered 400).
+    // (docs/performance.md; it used to be the database's refusal, answered 400).
     const nul = await ctx.app.inject({ method: 'GET', url: '/checkout/cs_%00' });
     expect(nul.statusCode).toBe(404);
     expect(nul.headers['content-type']).toMatch(/^text\/html/);

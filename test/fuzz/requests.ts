@@ -8,7 +8,7 @@ import type { World } from '../security/world.js';
 import { contentTypes, hostileQuery, hostileSegment, mutated, rawBodies, hostileValue, hostileString } from './arbitraries.js';
 import { tableCounts, writeCount } from './writes.js';
 
-// One fuzz case is one request to one route of the app's own route table (issue 7, property 3).
+// One fuzz case is one request to one route of the app's own route table (§Hardening, property 3).
 
 export interface FuzzRequest {
   method: string;
@@ -130,7 +130,7 @@ export function describeRequest(req: FuzzRequest): string {
 
 const CODES = new Set(Object.keys(errorCatalogue));
 
-/** D2 for the API, and never a 5xx anywhere. Returns whether the request was rejected (4xx). */
+/** §Errors for the API, and never a 5xx anywhere. Returns whether the request was rejected (4xx). */
 export function checkResponse(route: RouteEntry, req: FuzzRequest, res: LightMyRequestResponse): boolean {
   const where = `${describeRequest(req)}\n→ ${res.statusCode} ${res.body.slice(0, 400)}`;
   expect(res.statusCode, where).toBeLessThan(500);

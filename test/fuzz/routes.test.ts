@@ -9,7 +9,7 @@ import { installWriteCounter, writeCount } from './writes.js';
 // Issue 7, property 3: hostile input on every route of the app's own route table. Random and
 // mutated bodies, wrong types, huge numbers, deep nesting, long strings, invalid UTF-8, wrong content
 // types, duplicate keys, odd query strings and path segments. Every answer is below 500, every API
-// error is D2's problem+json with a catalogue code, and a rejected request commits no write.
+// error is §Errors's problem+json with a catalogue code, and a rejected request commits no write.
 //
 // FUZZ_RUNS is the number of cases per database over all routes (default 200 in `npm test`, so 400 over both databases;
 // `FUZZ_RUNS=10000 npm run test:fuzz` for the nightly size). FUZZ_SEED replays a failing run.
@@ -17,7 +17,7 @@ import { installWriteCounter, writeCount } from './writes.js';
 const RUNS = Number(process.env.FUZZ_RUNS ?? 200);
 const SEED = process.env.FUZZ_SEED !== undefined ? Number(process.env.FUZZ_SEED) : undefined;
 
-describe('hostile input on every route (issue 7)', () => {
+describe('hostile input on every route (§Hardening)', () => {
   let ctx: TestContext;
   let world: World;
   beforeAll(async () => {
@@ -30,7 +30,7 @@ describe('hostile input on every route (issue 7)', () => {
     await ctx?.close();
   });
 
-  it(`${RUNS} cases spread over every route answer below 500, in D2's form, and write nothing when rejected`, { timeout: Math.max(120_000, RUNS * 200) }, async () => {
+  it(`${RUNS} cases spread over every route answer below 500, in §Errors's form, and write nothing when rejected`, { timeout: Math.max(120_000, RUNS * 200) }, async () => {
     const routes = ctx.app.routeTable;
     const bodies = validBodies(world);
     // Every route with a JSON body schema has a valid sample, so mutations reach its deep rules.

@@ -1,6 +1,6 @@
 import type { Database } from '../../src/db/database.js';
 
-// "A rejected request writes nothing" (issue 7), measured by the database itself: a row-level trigger
+// "A rejected request writes nothing" (§Hardening), measured by the database itself: a row-level trigger
 // on every table of this test database counts each inserted, updated or deleted row in one counter
 // row. A rolled-back transaction rolls its counts back too, so the counter moves exactly when a write
 // was committed. Installed only in a test file's own throwaway database.

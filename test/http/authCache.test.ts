@@ -3,7 +3,7 @@ import { PrincipalCache, createKey, listKeys, revokeKey } from '../../src/accoun
 import { call, createTestContext } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 
-describe('principal cache (D1 keys, looked up once every few seconds)', () => {
+describe('principal cache (§Authentication keys, looked up once every few seconds)', () => {
   let tdb: TestDatabase;
   let merchantId: string;
   beforeAll(async () => {
@@ -27,7 +27,7 @@ describe('principal cache (D1 keys, looked up once every few seconds)', () => {
     expect(await cache.resolve(tdb.db, k.apiKey)).toBeUndefined();
   });
 
-  it('without a cache (the default), refuses a key at once after its revocation (D1), also for lookups made together', async () => {
+  it('without a cache (the default), refuses a key at once after its revocation (§Authentication), also for lookups made together', async () => {
     const cache = new PrincipalCache(0);
     const k = await createKey(tdb.db, { merchantId }, ['PaymentLinks']);
     const together = await Promise.all([cache.resolve(tdb.db, k.apiKey), cache.resolve(tdb.db, k.apiKey), cache.resolve(tdb.db, `pk_${'u'.repeat(43)}`)]);

@@ -2,12 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createTestContext, type TestContext } from '../helpers/app.js';
 import { createKey } from '../../src/accounts/service.js';
 
-// D2 and D3 at the HTTP boundary: every failure is problem+json with the envelope, and each class
+// §Errors and §Status codes at the HTTP boundary: every failure is problem+json with the envelope, and each class
 // of bad request gets its own status and code. A rejected request writes nothing.
 
 const PROBLEM = /^application\/problem\+json/;
 
-describe('standard error form and status codes (D2, D3)', () => {
+describe('standard error form and status codes (§Errors, §Status codes)', () => {
   let ctx: TestContext;
   const count = async (): Promise<number> =>
     (await ctx.tdb.db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM payment_links')).rows[0]?.n ?? -1;
@@ -54,7 +54,7 @@ describe('standard error form and status codes (D2, D3)', () => {
     expect(forbidden.body.code).toBe('FORBIDDEN');
   });
 
-  it('matches the X-API-Key header name without regard to case (D1)', async () => {
+  it('matches the X-API-Key header name without regard to case (§Authentication)', async () => {
     const r = await call(ctx, 'GET', '/api/v1/paymentlinks', undefined, { apiKey: null, headers: { 'X-API-KEY': ctx.merchant.apiKey } });
     expect(r.status).toBe(200);
   });

@@ -4,7 +4,7 @@ import { call, createTestContext, type TestContext } from '../helpers/app.js';
 const MICROS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 const UUID4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
-describe('HTTP foundation (D1, D2, D3, D15)', () => {
+describe('HTTP foundation (§Authentication, §Errors, §Status codes, §Timestamps and identifiers)', () => {
   let ctx: TestContext;
   beforeAll(async () => {
     ctx = await createTestContext();

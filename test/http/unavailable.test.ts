@@ -6,10 +6,10 @@ import { systemClock } from '../../src/clock.js';
 import { openDatabase, type Database } from '../../src/db/database.js';
 import { TEST_DB } from '../helpers/db.js';
 
-// D3: while the database is unreachable the service answers 503 with Retry-After, and /readyz says
-// not ready. (Restarting a live PostgreSQL under load is issue 7's test; this one points the pool at
+// §Status codes: while the database is unreachable the service answers 503 with Retry-After, and /readyz says
+// not ready. (Restarting a live PostgreSQL under load is §Hardening's test; this one points the pool at
 // a port where nothing listens.)
-describe.skipIf(TEST_DB !== 'postgres')('database unreachable (D3)', () => {
+describe.skipIf(TEST_DB !== 'postgres')('database unreachable (§Status codes)', () => {
   let app: App;
   let db: Database;
   beforeAll(async () => {

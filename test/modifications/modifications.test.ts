@@ -6,8 +6,8 @@ import { call, createTestContext, type TestContext } from '../helpers/app.js';
 import { TEST_DB } from '../helpers/db.js';
 import { CARD, capture, deliveries, ledger, paidSession, refund, registerWebhook, reverse, testProcessor } from './helpers.js';
 
-// Captures, refunds and reversals (D19): the ledger rules, the webhook of each outcome, the delayed
-// captures of D10, the D18 request shapes of the plugins in the field, isolation (D1) and races.
+// Captures, refunds and reversals (§Modifications and saved cards): the ledger rules, the webhook of each outcome, the delayed
+// captures of §Hosted checkout, the §Clients in the field request shapes of the plugins in the field, isolation (§Authentication) and races.
 
 let ctx: TestContext;
 let processor: ModificationProcessor;
@@ -27,7 +27,7 @@ beforeEach(() => {
 
 const manual = { isManualCapture: true };
 
-describe('capture (D19, D10 manual capture)', () => {
+describe('capture (§Modifications and saved cards, §Hosted checkout manual capture)', () => {
   it('answers Received with a new payfacReference, and the Capture webhook carries the original', async () => {
     const p = await paidSession(ctx, manual);
     expect(await ledger(ctx, p.payfacReference)).toMatchObject({ amount: 12345, captured_amount: 0, capture_state: 'Manual' });
@@ -132,7 +132,7 @@ describe('capture (D19, D10 manual capture)', () => {
   });
 });
 
-describe('delayed capture (D10 captureHoursDelay) runs on the injected clock', () => {
+describe('delayed capture (§Hosted checkout captureHoursDelay) runs on the injected clock', () => {
   it('is executed when due, through a capture modification and its Capture webhook', async () => {
     const p = await paidSession(ctx, { captureHoursDelay: 2 });
     expect((await ledger(ctx, p.payfacReference)).capture_state).toBe('Scheduled');
@@ -170,7 +170,7 @@ describe('delayed capture (D10 captureHoursDelay) runs on the injected clock', (
   });
 });
 
-describe('refund (D19)', () => {
+describe('refund (§Modifications and saved cards)', () => {
   it('partial refunds add up to at most the captured amount, counting those in progress', async () => {
     const p = await paidSession(ctx);
     const first = await refund(ctx, p, 5000);
@@ -236,7 +236,7 @@ describe('refund (D19)', () => {
   });
 });
 
-describe('reverse (D19)', () => {
+describe('reverse (§Modifications and saved cards)', () => {
   it('cancels an uncaptured payment: Refund webhook of the authorised amount, no capture afterwards', async () => {
     const p = await paidSession(ctx, manual);
     const r = await reverse(ctx, p);
@@ -298,8 +298,8 @@ describe('reverse (D19)', () => {
   });
 });
 
-describe('isolation and access (D1, D2)', () => {
-  it("another merchant's payment is 404 in D2 form, for each operation, and nothing is recorded", async () => {
+describe('isolation and access (§Authentication, §Errors)', () => {
+  it("another merchant's payment is 404 in §Errors form, for each operation, and nothing is recorded", async () => {
     const p = await paidSession(ctx, manual);
     const other = await createMerchant(ctx.tdb.db, 'Other shop');
     for (const r of [await capture(ctx, p, 100, {}, other.apiKey), await refund(ctx, p, 100, {}, other.apiKey), await reverse(ctx, p, other.apiKey)]) {
@@ -322,7 +322,7 @@ describe('isolation and access (D1, D2)', () => {
   });
 });
 
-describe('request shapes of the clients in the field (D18)', () => {
+describe('request shapes of the clients in the field (§Clients in the field)', () => {
   it('WooCommerce: capture and reverse as the plugin sends them', async () => {
     const p = await paidSession(ctx, manual);
     const c = await call(ctx, 'POST', '/api/v1/modification/capture', { reference: '1042', payfacReference: p.payfacReference, amount: 12345, currency: 'EUR' }, { headers: { 'content-type': 'application/json' } });
@@ -353,7 +353,7 @@ describe('request shapes of the clients in the field (D18)', () => {
   });
 });
 
-describe('webhook bodies are signed as every other (interface.md 5.2)', () => {
+describe('webhook bodies are signed as every other (interface §5.2)', () => {
   it('the Refund delivery verifies with the webhook HMAC key', async () => {
     const reg = await call(ctx, 'POST', '/api/v1/webhooks', { url: 'https://hooks.example.com/second', eventTypes: ['Refund'], description: 'verify' });
     const hmacKey = reg.body.hmacKey as string;

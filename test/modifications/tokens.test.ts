@@ -5,8 +5,8 @@ import { call, createTestContext, type TestContext } from '../helpers/app.js';
 import { Shopper, createSession } from '../checkout/fixtures.js';
 import { CARD, deliveries, ledger, refund, registerWebhook, testProcessor, tokenFromLink, tokenFromSession } from './helpers.js';
 
-// Token payments and disable-token (D19): the model rules, the Authorization/Capture and
-// TokenDisabled webhooks, refusals, isolation (D1), D18 request shapes, D16 idempotency.
+// Token payments and disable-token (§Modifications and saved cards): the model rules, the Authorization/Capture and
+// TokenDisabled webhooks, refusals, isolation (§Authentication), §Clients in the field request shapes, §Idempotent creates idempotency.
 
 let ctx: TestContext;
 let processor: ModificationProcessor;
@@ -41,7 +41,7 @@ function payment(token: string, model: string, overrides: Record<string, unknown
 
 const pay = (body: Record<string, unknown>, opts: Parameters<typeof call>[4] = {}) => call(ctx, 'POST', '/api/v1/payment', body, opts);
 
-describe('charging a saved card (D19)', () => {
+describe('charging a saved card (§Modifications and saved cards)', () => {
   it('a Subscription token charged merchant-initiated: Authorised, then Authorization and Capture webhooks', async () => {
     const token = await tokenFromSession(ctx, 'Subscription');
     const r = await pay(payment(token, 'Subscription'));
@@ -119,7 +119,7 @@ describe('charging a saved card (D19)', () => {
     expect(r.body).toMatchObject({ resultCode: 'Refused', refusalReason: 'Expired Card' });
   });
 
-  it('reports every failing field at once: schema, returnUrl and terminal (D2, D1)', async () => {
+  it('reports every failing field at once: schema, returnUrl and terminal (§Errors, §Authentication)', async () => {
     const token = await tokenFromSession(ctx, 'Subscription');
     const r = await pay(payment(token, 'Subscription', { amount: 0, returnUrl: 'ftp://x', terminalIdentifier: 'ZZZZZZZZZZZZ', channel: '' }));
     expect(r.status).toBe(400);
@@ -127,7 +127,7 @@ describe('charging a saved card (D19)', () => {
     expect(fields).toEqual(['amount:RANGE', 'channel:LENGTH', 'returnUrl:INVALID_RETURN_URL', 'terminalIdentifier:TERMINAL_NOT_FOUND']);
   });
 
-  it('an Idempotency-Key makes a retry answer the first payment (D16)', async () => {
+  it('an Idempotency-Key makes a retry answer the first payment (§Idempotent creates)', async () => {
     const token = await tokenFromSession(ctx, 'Subscription');
     const headers = { 'idempotency-key': `renewal-${token}` };
     const first = await pay(payment(token, 'Subscription'), { headers });
@@ -141,7 +141,7 @@ describe('charging a saved card (D19)', () => {
   });
 });
 
-describe('disable-token (D19)', () => {
+describe('disable-token (§Modifications and saved cards)', () => {
   it('answers success, raises TokenDisabled once, and the token is refused afterwards', async () => {
     const token = await tokenFromSession(ctx, 'Subscription');
     const { rows } = await ctx.tdb.db.pool.query<{ payfac_reference: string }>('SELECT payfac_reference FROM payment_tokens WHERE token = $1', [token]);
@@ -164,7 +164,7 @@ describe('disable-token (D19)', () => {
     expect(charge.body.code).toBe('INVALID_STATE');
   });
 
-  it("another merchant's token is not found (404) for charging and disabling (D1)", async () => {
+  it("another merchant's token is not found (404) for charging and disabling (§Authentication)", async () => {
     const token = await tokenFromSession(ctx, 'Subscription');
     const other = await createMerchant(ctx.tdb.db, 'Other shop');
     const charge = await pay(payment(token, 'Subscription', { terminalIdentifier: other.terminalIdentifier }), { apiKey: other.apiKey });
@@ -178,7 +178,7 @@ describe('disable-token (D19)', () => {
   });
 });
 
-describe('request shapes of the clients in the field (D18)', () => {
+describe('request shapes of the clients in the field (§Clients in the field)', () => {
   it('WooCommerce subscription renewal, as the plugin sends it', async () => {
     const token = await tokenFromSession(ctx, 'Subscription');
     const r = await pay({
@@ -214,7 +214,7 @@ describe('request shapes of the clients in the field (D18)', () => {
   });
 });
 
-describe('the OpenAPI document (issue 5)', () => {
+describe('the OpenAPI document ', () => {
   it('describes the five operations with examples', async () => {
     const res = await ctx.app.inject({ method: 'GET', url: '/api/v1/openapi.json' });
     const doc = JSON.parse(res.body) as { paths: Record<string, Record<string, { summary?: string; tags?: string[]; requestBody?: { content: Record<string, { schema: { examples?: unknown[] }; example?: unknown; examples?: unknown }> } }>> };

@@ -5,7 +5,7 @@ import { countRows, createLink, details, fieldsOf, payByLink, tokenizeByLink } f
 
 const CREATE = '/api/v1/paymentlinks/create';
 
-describe('Create Payment Link (interface.md 4.3, D4)', () => {
+describe('Create Payment Link (interface §4.3, §Creating a link)', () => {
   let ctx: TestContext;
   let otherTerminal: string;
   beforeAll(async () => {
@@ -16,7 +16,7 @@ describe('Create Payment Link (interface.md 4.3, D4)', () => {
     await ctx.close();
   });
 
-  it('creates a PayByLink and answers {paymentLinkReference, url} with the envelope, status 200 (D3, D5)', async () => {
+  it('creates a PayByLink and answers {paymentLinkReference, url} with the envelope, status 200 (§Status codes, §References and URLs)', async () => {
     const r = await call(ctx, 'POST', CREATE, payByLink(ctx));
     expect(r.status).toBe(200);
     const ref = r.body.paymentLinkReference as string;
@@ -27,7 +27,7 @@ describe('Create Payment Link (interface.md 4.3, D4)', () => {
     expect(r.body.responseIdentifier).toEqual(expect.any(String));
   });
 
-  it('issue 8: creates that arrive together are stored by one statement, each exactly as it was sent', async () => {
+  it('docs/performance.md: creates that arrive together are stored by one statement, each exactly as it was sent', async () => {
     const before = await countRows(ctx, 'payment_links');
     const bodies = Array.from({ length: 12 }, (_, i) =>
       i % 3 === 0
@@ -46,7 +46,7 @@ describe('Create Payment Link (interface.md 4.3, D4)', () => {
     }
   });
 
-  it("issue 8, D1: another merchant's terminal among creates stored together fails alone, also with an Idempotency-Key; nothing of it is stored", async () => {
+  it("docs/performance.md, §Authentication: another merchant's terminal among creates stored together fails alone, also with an Idempotency-Key; nothing of it is stored", async () => {
     const before = await countRows(ctx, 'payment_links');
     const keysBefore = await countRows(ctx, 'idempotency_keys');
     const answers = await Promise.all([
@@ -65,7 +65,7 @@ describe('Create Payment Link (interface.md 4.3, D4)', () => {
     expect(await countRows(ctx, 'idempotency_keys')).toBe(keysBefore);
   });
 
-  it('applies the D4 defaults: culture is, description "", no expiry, unlimited sales', async () => {
+  it('applies the §Creating a link defaults: culture is, description "", no expiry, unlimited sales', async () => {
     const ref = await createLink(ctx, payByLink(ctx));
     const link = await details(ctx, ref);
     expect(link).toMatchObject({
@@ -85,7 +85,7 @@ describe('Create Payment Link (interface.md 4.3, D4)', () => {
     });
   });
 
-  it('takes the seven optional parameters of D4 and shows them in the link', async () => {
+  it('takes the seven optional parameters of §Creating a link and shows them in the link', async () => {
     const expiresAt = new Date(ctx.clock.now().getTime() + 3_600_000).toISOString();
     const ref = await createLink(
       ctx,
@@ -116,12 +116,12 @@ describe('Create Payment Link (interface.md 4.3, D4)', () => {
     });
   });
 
-  it('accepts shopperInfos as a synonym of shopperInfo (D4)', async () => {
+  it('accepts shopperInfos as a synonym of shopperInfo (§Creating a link)', async () => {
     const ref = await createLink(ctx, payByLink(ctx, { shopperInfos: [{ field: 'City', requirementType: 'Optional' }] }));
     expect((await details(ctx, ref)).shopperInfos).toEqual([{ field: 'City', requirementType: 'Optional', prefilledValue: null }]);
   });
 
-  it('creates a TokenizeByLink with amount 0, no items and its recurringProcessingModel (D4)', async () => {
+  it('creates a TokenizeByLink with amount 0, no items and its recurringProcessingModel (§Creating a link)', async () => {
     const ref = await createLink(ctx, tokenizeByLink(ctx));
     expect(await details(ctx, ref)).toMatchObject({ type: 'TokenizeByLink', amount: 0, items: [], recurringProcessingModel: 'CardOnFile', currency: 'ISK' });
     const noItems = tokenizeByLink(ctx);
@@ -129,7 +129,7 @@ describe('Create Payment Link (interface.md 4.3, D4)', () => {
     await createLink(ctx, noItems);
   });
 
-  it('takes clients in the field as they are: any-case names, digit-string integers, null as absent (D18)', async () => {
+  it('takes clients in the field as they are: any-case names, digit-string integers, null as absent (§Clients in the field)', async () => {
     const ref = await createLink(ctx, {
       Type: 'PayByLink',
       TerminalIdentifier: ctx.merchant.terminalIdentifier,
@@ -142,7 +142,7 @@ describe('Create Payment Link (interface.md 4.3, D4)', () => {
     expect(await details(ctx, ref)).toMatchObject({ amount: 48900, themeKey: null, items: [{ name: 'Coat', amount: 48900 }] });
   });
 
-  it('accepts an ISK amount that ends in 00 and the largest amount (D4)', async () => {
+  it('accepts an ISK amount that ends in 00 and the largest amount (§Creating a link)', async () => {
     const item = (n: number) => [{ name: 'x', quantity: 1, unitPrice: n, amountWithoutDiscount: n, amount: n }];
     await createLink(ctx, payByLink(ctx, { currency: 'ISK', amount: 1000, items: item(1000) }));
     await createLink(ctx, payByLink(ctx, { amount: 100_000_000_000, items: item(100_000_000_000) }));
@@ -207,7 +207,7 @@ describe('Create Payment Link (interface.md 4.3, D4)', () => {
     ['unknown field', (c) => payByLink(c, { colour: 'red' }), [{ field: 'colour', code: 'UNKNOWN_FIELD' }]],
   ];
 
-  it.each(cases)('D4: rejects %s', async (_name, body, expected, code = 'VALIDATION_FAILED') => {
+  it.each(cases)('§Creating a link: rejects %s', async (_name, body, expected, code = 'VALIDATION_FAILED') => {
     const before = await countRows(ctx, 'payment_links');
     const r = await call(ctx, 'POST', CREATE, body(ctx));
     expect(r.status, JSON.stringify(r.body)).toBe(400);
@@ -217,14 +217,14 @@ describe('Create Payment Link (interface.md 4.3, D4)', () => {
     expect(await countRows(ctx, 'payment_links')).toBe(before);
   });
 
-  it("D1: a terminal of another merchant is TERMINAL_NOT_FOUND", async () => {
+  it("§Authentication: a terminal of another merchant is TERMINAL_NOT_FOUND", async () => {
     const r = await call(ctx, 'POST', CREATE, payByLink(ctx, { terminalIdentifier: otherTerminal }));
     expect(r.status).toBe(400);
     expect(r.body.code).toBe('TERMINAL_NOT_FOUND');
     expect(fieldsOf(r.body)).toEqual([{ field: 'terminalIdentifier', code: 'TERMINAL_NOT_FOUND' }]);
   });
 
-  it('D2: names every failing field in one answer, schema and cross-field rules together', async () => {
+  it('§Errors: names every failing field in one answer, schema and cross-field rules together', async () => {
     const items = [0, 1, 2, 3].map(() => ({ ...item }));
     items[3] = { ...item, amount: 2500 };
     const r = await call(ctx, 'POST', CREATE, payByLink(ctx, { terminalIdentifier: 'short', amount: 8500, items, returnUrl: 'mailto:x@y.is', currency: 'isk', extra: true }));
@@ -242,7 +242,7 @@ describe('Create Payment Link (interface.md 4.3, D4)', () => {
     expect(r.body.detail).toBe(`${(r.body.errors as unknown[]).length} fields are invalid`);
   });
 
-  it('D2: a bad terminal mixed with other failures is VALIDATION_FAILED with the TERMINAL_NOT_FOUND entry', async () => {
+  it('§Errors: a bad terminal mixed with other failures is VALIDATION_FAILED with the TERMINAL_NOT_FOUND entry', async () => {
     const r = await call(ctx, 'POST', CREATE, payByLink(ctx, { terminalIdentifier: otherTerminal, culture: 'xx' }));
     expect(r.body.code).toBe('VALIDATION_FAILED');
     expect(fieldsOf(r.body)).toEqual(
@@ -253,9 +253,9 @@ describe('Create Payment Link (interface.md 4.3, D4)', () => {
     );
   });
 
-  // ---------------------------------------------------------------- capabilities and origin (D1)
+  // ---------------------------------------------------------------- capabilities and origin (§Authentication)
 
-  it('D1: PayByLink needs PaymentLinks, TokenizeByLink needs TokenizeLinks (403 FORBIDDEN)', async () => {
+  it('§Authentication: PayByLink needs PaymentLinks, TokenizeByLink needs TokenizeLinks (403 FORBIDDEN)', async () => {
     const tokenOnly = await createKey(ctx.tdb.db, { merchantId: ctx.merchant.merchantId }, ['TokenizeLinks']);
     const linksOnly = await createKey(ctx.tdb.db, { merchantId: ctx.merchant.merchantId }, ['PaymentLinks']);
     const before = await countRows(ctx, 'payment_links');
@@ -268,13 +268,13 @@ describe('Create Payment Link (interface.md 4.3, D4)', () => {
     await createLink(ctx, payByLink(ctx), linksOnly.apiKey);
   });
 
-  it('D1: a key without either capability is refused before anything else', async () => {
+  it('§Authentication: a key without either capability is refused before anything else', async () => {
     const hooksOnly = await createKey(ctx.tdb.db, { merchantId: ctx.merchant.merchantId }, ['Webhooks']);
     const r = await call(ctx, 'POST', CREATE, { nonsense: true }, { apiKey: hooksOnly.apiKey });
     expect([r.status, r.body.code]).toEqual([403, 'FORBIDDEN']);
   });
 
-  it('D1: an Origin not on the merchant’s non-empty list is 403 ORIGIN_NOT_ALLOWED; listed, absent or unrestricted passes', async () => {
+  it('§Authentication: an Origin not on the merchant’s non-empty list is 403 ORIGIN_NOT_ALLOWED; listed, absent or unrestricted passes', async () => {
     const m = await createMerchant(ctx.tdb.db, 'Origins');
     const body = payByLink(ctx, { terminalIdentifier: m.terminalIdentifier });
     // An empty list allows any origin.
@@ -288,9 +288,9 @@ describe('Create Payment Link (interface.md 4.3, D4)', () => {
     expect((await call(ctx, 'POST', CREATE, body, { apiKey: m.apiKey })).status).toBe(200);
   });
 
-  // ---------------------------------------------------------------- idempotency (D16)
+  // ---------------------------------------------------------------- idempotency (§Idempotent creates)
 
-  it('D16: the same Idempotency-Key and body returns the first response and creates one link', async () => {
+  it('§Idempotent creates: the same Idempotency-Key and body returns the first response and creates one link', async () => {
     const before = await countRows(ctx, 'payment_links');
     const headers = { 'idempotency-key': 'order-1001' };
     const a = await call(ctx, 'POST', CREATE, payByLink(ctx, { description: 'order 1001' }), { headers });
@@ -306,7 +306,7 @@ describe('Create Payment Link (interface.md 4.3, D4)', () => {
     expect(await countRows(ctx, 'payment_links')).toBe(before + 1);
   });
 
-  it('D16: a retry gets the first response even when its body would no longer validate (expiresAt now past)', async () => {
+  it('§Idempotent creates: a retry gets the first response even when its body would no longer validate (expiresAt now past)', async () => {
     const headers = { 'idempotency-key': 'order-1003' };
     const body = payByLink(ctx, { expiresAt: new Date(ctx.clock.now().getTime() + 60_000).toISOString() });
     const a = await call(ctx, 'POST', CREATE, body, { headers });
@@ -318,7 +318,7 @@ describe('Create Payment Link (interface.md 4.3, D4)', () => {
     expect(fresh.status).toBe(400);
   });
 
-  it('D16: a rejected create does not take the Idempotency-Key', async () => {
+  it('§Idempotent creates: a rejected create does not take the Idempotency-Key', async () => {
     const headers = { 'idempotency-key': 'order-1002' };
     const keys = await countRows(ctx, 'idempotency_keys');
     const bad = await call(ctx, 'POST', CREATE, payByLink(ctx, { amount: 1 }), { headers });
@@ -328,13 +328,13 @@ describe('Create Payment Link (interface.md 4.3, D4)', () => {
     expect(good.status).toBe(200);
   });
 
-  it('D16: a malformed Idempotency-Key is a validation error', async () => {
+  it('§Idempotent creates: a malformed Idempotency-Key is a validation error', async () => {
     const r = await call(ctx, 'POST', CREATE, payByLink(ctx), { headers: { 'idempotency-key': 'x'.repeat(256) } });
     expect(r.status).toBe(400);
     expect(fieldsOf(r.body)).toEqual([{ field: 'Idempotency-Key', code: 'FORMAT' }]);
   });
 
-  it('D2: a body that is not an object, or empty, is answered in the standard form', async () => {
+  it('§Errors: a body that is not an object, or empty, is answered in the standard form', async () => {
     const a = await call(ctx, 'POST', CREATE, [1, 2]);
     expect([a.status, a.body.code]).toEqual([400, 'VALIDATION_FAILED']);
     const b = await call(ctx, 'POST', CREATE, '{"type": ');

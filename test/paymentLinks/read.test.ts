@@ -6,7 +6,7 @@ import { createLink, details, markCompleted, payByLink, setSalesCount, tokenizeB
 
 const LIST = '/api/v1/paymentlinks';
 
-describe('Get Payment Link Details (interface.md 4.2) and status (D6)', () => {
+describe('Get Payment Link Details (interface §4.2) and status (§Link status)', () => {
   let ctx: TestContext;
   beforeAll(async () => {
     ctx = await createTestContext();
@@ -45,13 +45,13 @@ describe('Get Payment Link Details (interface.md 4.2) and status (D6)', () => {
     expect(link.createdAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
   });
 
-  it('D15: createdAt comes from the injected clock', async () => {
+  it('§Timestamps and identifiers: createdAt comes from the injected clock', async () => {
     ctx.clock.set('2031-02-03T04:05:06.789Z');
     const ref = await createLink(ctx, payByLink(ctx));
     expect((await details(ctx, ref)).createdAt).toBe('2031-02-03T04:05:06.789Z');
   });
 
-  it('lists the submissions recorded on the link (interface.md 2.5)', async () => {
+  it('lists the submissions recorded on the link (interface §2.5)', async () => {
     const ref = await createLink(ctx, payByLink(ctx));
     const at = ctx.clock.now();
     await insertSubmission(ctx.tdb.db.pool, { id: 'sub_1', paymentLinkReference: ref, answers: [], completed: false, amount: 3000, currency: 'EUR', token: null, payfacReference: null, createdAt: at });
@@ -65,7 +65,7 @@ describe('Get Payment Link Details (interface.md 4.2) and status (D6)', () => {
     ]);
   });
 
-  it('D6: shows Expired from the very instant validUntil is reached', async () => {
+  it('§Link status: shows Expired from the very instant validUntil is reached', async () => {
     const validUntil = new Date(ctx.clock.now().getTime() + 60 * 60 * 1000);
     const ref = await createLink(ctx, payByLink(ctx, { expiresAt: validUntil.toISOString() }));
     expect((await details(ctx, ref)).status).toBe('Active');
@@ -75,7 +75,7 @@ describe('Get Payment Link Details (interface.md 4.2) and status (D6)', () => {
     expect((await details(ctx, ref)).status).toBe('Expired');
   });
 
-  it('D6: Used when salesCount reaches maxSalesCount, and Used takes precedence over Expired', async () => {
+  it('§Link status: Used when salesCount reaches maxSalesCount, and Used takes precedence over Expired', async () => {
     const ref = await createLink(ctx, payByLink(ctx, { exactSalesCount: 2, expiresAt: new Date(ctx.clock.now().getTime() + 1000).toISOString() }));
     await setSalesCount(ctx, ref, 1);
     expect((await details(ctx, ref)).status).toBe('Active');
@@ -85,7 +85,7 @@ describe('Get Payment Link Details (interface.md 4.2) and status (D6)', () => {
     expect((await details(ctx, ref)).status).toBe('Used');
   });
 
-  it('D6: a TokenizeByLink is Completed after its tokenisation, also past validUntil', async () => {
+  it('§Link status: a TokenizeByLink is Completed after its tokenisation, also past validUntil', async () => {
     const ref = await createLink(ctx, tokenizeByLink(ctx, { expiresAt: new Date(ctx.clock.now().getTime() + 1000).toISOString() }));
     await markCompleted(ctx, ref);
     expect((await details(ctx, ref)).status).toBe('Completed');
@@ -93,7 +93,7 @@ describe('Get Payment Link Details (interface.md 4.2) and status (D6)', () => {
     expect((await details(ctx, ref)).status).toBe('Completed');
   });
 
-  it('D6: Disabled takes precedence over every other status', async () => {
+  it('§Link status: Disabled takes precedence over every other status', async () => {
     const used = await createLink(ctx, payByLink(ctx, { exactSalesCount: 1 }));
     await setSalesCount(ctx, used, 1);
     const completed = await createLink(ctx, tokenizeByLink(ctx));
@@ -110,7 +110,7 @@ describe('Get Payment Link Details (interface.md 4.2) and status (D6)', () => {
   });
 });
 
-describe('Get Payment Links (interface.md 4.1, D9)', () => {
+describe('Get Payment Links (interface §4.1, §Lists)', () => {
   let ctx: TestContext;
   let m: CreatedMerchant;
   const refs: string[] = []; // oldest first
@@ -178,7 +178,7 @@ describe('Get Payment Links (interface.md 4.1, D9)', () => {
     [{ Page: '-1' }, 'Page'],
     [{ Page: 'first' }, 'Page'],
     [{ PageSize: '2.5' }, 'PageSize'],
-  ])('D9: rejects %j with 400 naming %s', async (query, field) => {
+  ])('§Lists: rejects %j with 400 naming %s', async (query, field) => {
     const r = await list(query);
     expect([r.status, r.body.code]).toEqual([400, 'VALIDATION_FAILED']);
     expect((r.body.errors as { field: string }[]).map((e) => e.field)).toEqual([field]);
@@ -189,7 +189,7 @@ describe('Get Payment Links (interface.md 4.1, D9)', () => {
     expect(refsOf((await list({ PageSize: '100' })).body)).toHaveLength(21);
   });
 
-  it('orders links created in the same instant by reference, descending (D9)', async () => {
+  it('orders links created in the same instant by reference, descending (§Lists)', async () => {
     const same = await createMerchant(ctx.tdb.db, 'Same instant');
     const made: string[] = [];
     for (let i = 0; i < 4; i++) made.push(await createLink(ctx, payByLink(ctx, { terminalIdentifier: same.terminalIdentifier }), same.apiKey));
@@ -197,14 +197,14 @@ describe('Get Payment Links (interface.md 4.1, D9)', () => {
     expect(refsOf(r.body)).toEqual([...made].sort().reverse());
   });
 
-  it('shows both types and only the key’s merchant’s links (D1)', async () => {
+  it('shows both types and only the key’s merchant’s links (§Authentication)', async () => {
     const r = await list({ PageSize: '100' });
     const types = new Set((r.body.data as { type: string }[]).map((d) => d.type));
     expect(types).toEqual(new Set(['PayByLink', 'TokenizeByLink']));
     expect(refsOf(r.body).sort()).toEqual([...refs].sort());
   });
 
-  it('keeps totalCount exact through creates stored together, keyed creates and their replays (issue 8: a kept count, not a count per call)', async () => {
+  it('keeps totalCount exact through creates stored together, keyed creates and their replays (docs/performance.md: a kept count, not a count per call)', async () => {
     const counter = await createMerchant(ctx.tdb.db, 'Counter');
     const body = () => payByLink(ctx, { terminalIdentifier: counter.terminalIdentifier });
     const keyed = (k: string) => call(ctx, 'POST', '/api/v1/paymentlinks/create', body(), { apiKey: counter.apiKey, headers: { 'idempotency-key': k } });
@@ -222,7 +222,7 @@ describe('Get Payment Links (interface.md 4.1, D9)', () => {
   });
 });
 
-describe('Tenant isolation (D1)', () => {
+describe('Tenant isolation (§Authentication)', () => {
   let ctx: TestContext;
   let other: CreatedMerchant;
   let theirs: string;
@@ -250,7 +250,7 @@ describe('Tenant isolation (D1)', () => {
     expect(r.body).toMatchObject({ data: [], totalCount: 0 });
   });
 
-  it('issue 8: GETs read together in one query still answer each merchant with its own links only (D1)', async () => {
+  it('docs/performance.md: GETs read together in one query still answer each merchant with its own links only (§Authentication)', async () => {
     const mine = await Promise.all([1, 2, 3].map(() => createLink(ctx, payByLink(ctx))));
     // All in one turn: the details of these requests are read by one query.
     const answers = await Promise.all([
@@ -265,7 +265,7 @@ describe('Tenant isolation (D1)', () => {
     expect((answers[7]?.body.paymentLink as { description: string }).description).toBe('theirs');
   });
 
-  it('refuses partner keys with 403 (D13: partners manage webhooks only)', async () => {
+  it('refuses partner keys with 403 (§Webhooks: partners manage webhooks only)', async () => {
     const partner = await createPartner(ctx.tdb.db, 'Partner');
     const r = await call(ctx, 'GET', LIST, undefined, { apiKey: partner.apiKey });
     expect([r.status, r.body.code]).toEqual([403, 'FORBIDDEN']);
@@ -277,7 +277,7 @@ describe('Tenant isolation (D1)', () => {
   });
 });
 
-describe('The shopper page placeholder at /pay/{reference} (D5, D6)', () => {
+describe('The shopper page placeholder at /pay/{reference} (§References and URLs, §Link status)', () => {
   let ctx: TestContext;
   beforeAll(async () => {
     ctx = await createTestContext();
@@ -299,7 +299,7 @@ describe('The shopper page placeholder at /pay/{reference} (D5, D6)', () => {
     expect((await ctx.app.inject({ method: 'GET', url: `/pay/${ref}` })).body).toContain('Disabled');
   });
 
-  it('counts every one of many views that arrive together, each link its own (D6; issue 8: one statement counts them)', async () => {
+  it('counts every one of many views that arrive together, each link its own (§Link status; docs/performance.md: one statement counts them)', async () => {
     const [a, b] = [await createLink(ctx, payByLink(ctx)), await createLink(ctx, payByLink(ctx))];
     const views = [...Array.from({ length: 7 }, () => a), ...Array.from({ length: 3 }, () => b), 'pl_doesnotexist0000000000'];
     const pages = await Promise.all(views.map((ref) => ctx.app.inject({ method: 'GET', url: `/pay/${ref}` })));
@@ -308,7 +308,7 @@ describe('The shopper page placeholder at /pay/{reference} (D5, D6)', () => {
     expect((await details(ctx, b)).visitCount).toBe(3);
   });
 
-  it('answers junk references 404 and never lets them spoil the views that arrive with them (D6)', async () => {
+  it('answers junk references 404 and never lets them spoil the views that arrive with them (§Link status)', async () => {
     const ref = await createLink(ctx, payByLink(ctx));
     const urls = [`/pay/${ref}`, '/pay/%00', `/pay/${'x'.repeat(300)}`, '/pay/a%20b', `/pay/${ref}`];
     const pages = await Promise.all(urls.map((url) => ctx.app.inject({ method: 'GET', url })));

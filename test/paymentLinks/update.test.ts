@@ -8,7 +8,7 @@ const UPDATE = '/api/v1/paymentlinks/update';
 const DISABLE = '/api/v1/paymentlinks/disable';
 const HOUR = 60 * 60 * 1000;
 
-describe('Update Payment Link (interface.md 4.4, D7)', () => {
+describe('Update Payment Link (interface §4.4, §Updating a link)', () => {
   let ctx: TestContext;
   beforeAll(async () => {
     ctx = await createTestContext();
@@ -56,7 +56,7 @@ describe('Update Payment Link (interface.md 4.4, D7)', () => {
     });
   });
 
-  it('clears the nullable fields with null (D7) and takes any-case names (D18)', async () => {
+  it('clears the nullable fields with null (§Updating a link) and takes any-case names (§Clients in the field)', async () => {
     const ref = await createLink(ctx, payByLink(ctx, { themeKey: 'x', returnUrl: 'https://shop.example', expiresAt: inFuture(), exactSalesCount: 2 }));
     const r = await update({ PaymentLinkReference: ref, ThemeKey: null, returnurl: null, validUntil: null, MAXSALESCOUNT: null });
     expect(r.status, JSON.stringify(r.body)).toBe(200);
@@ -97,7 +97,7 @@ describe('Update Payment Link (interface.md 4.4, D7)', () => {
     ['submissions (not part of the update body)', (ref) => ({ paymentLinkReference: ref, submissions: [] }), [{ field: 'submissions', code: 'UNKNOWN_FIELD' }]],
   ];
 
-  it.each(cases)('D7: rejects %s with 400 and writes nothing', async (_name, body, expected) => {
+  it.each(cases)('§Updating a link: rejects %s with 400 and writes nothing', async (_name, body, expected) => {
     const ref = await createLink(ctx, payByLink(ctx));
     const before = await storedRow(ctx, ref);
     // The valid part of a rejected update (description) is not written either.
@@ -107,7 +107,7 @@ describe('Update Payment Link (interface.md 4.4, D7)', () => {
     expect(await storedRow(ctx, ref)).toEqual(before);
   });
 
-  it('D2: names every failing field of an update at once', async () => {
+  it('§Errors: names every failing field of an update at once', async () => {
     const ref = await createLink(ctx, payByLink(ctx));
     const r = await update({ paymentLinkReference: ref, type: 'TokenizeByLink', culture: 'fr', maxSalesCount: -1, amount: 1, bogus: 1 });
     expect(r.status).toBe(400);
@@ -122,7 +122,7 @@ describe('Update Payment Link (interface.md 4.4, D7)', () => {
     );
   });
 
-  it('D7: amount, currency and items cannot change after the first sale; sending them unchanged is fine', async () => {
+  it('§Updating a link: amount, currency and items cannot change after the first sale; sending them unchanged is fine', async () => {
     const ref = await createLink(ctx, payByLink(ctx));
     await setSalesCount(ctx, ref, 1);
     const before = await storedRow(ctx, ref);
@@ -139,7 +139,7 @@ describe('Update Payment Link (interface.md 4.4, D7)', () => {
     expect(same.status, JSON.stringify(same.body)).toBe(200);
   });
 
-  it('D7: maxSalesCount never goes below salesCount (equal makes the link Used)', async () => {
+  it('§Updating a link: maxSalesCount never goes below salesCount (equal makes the link Used)', async () => {
     const ref = await createLink(ctx, payByLink(ctx, { exactSalesCount: 5 }));
     await setSalesCount(ctx, ref, 3);
     const r = await update({ paymentLinkReference: ref, maxSalesCount: 2 });
@@ -148,7 +148,7 @@ describe('Update Payment Link (interface.md 4.4, D7)', () => {
     expect((await details(ctx, ref)).status).toBe('Used');
   });
 
-  it('D6: Expired → Active by moving validUntil into the future (status may be sent as the result)', async () => {
+  it('§Link status: Expired → Active by moving validUntil into the future (status may be sent as the result)', async () => {
     const ref = await createLink(ctx, payByLink(ctx, { expiresAt: inFuture(1000) }));
     ctx.clock.advance(2000);
     expect((await details(ctx, ref)).status).toBe('Expired');
@@ -157,7 +157,7 @@ describe('Update Payment Link (interface.md 4.4, D7)', () => {
     expect((await details(ctx, ref)).status).toBe('Active');
   });
 
-  it('D6: an Expired link can be edited without reviving it, sending its stored validUntil back', async () => {
+  it('§Link status: an Expired link can be edited without reviving it, sending its stored validUntil back', async () => {
     const ref = await createLink(ctx, payByLink(ctx, { expiresAt: inFuture(1000) }));
     ctx.clock.advance(2000);
     const link = await details(ctx, ref);
@@ -166,7 +166,7 @@ describe('Update Payment Link (interface.md 4.4, D7)', () => {
     expect(await details(ctx, ref)).toMatchObject({ status: 'Expired', description: 'late edit' });
   });
 
-  it('D6: Used → Active by raising maxSalesCount above salesCount', async () => {
+  it('§Link status: Used → Active by raising maxSalesCount above salesCount', async () => {
     const ref = await createLink(ctx, payByLink(ctx, { exactSalesCount: 1 }));
     await setSalesCount(ctx, ref, 1);
     expect((await details(ctx, ref)).status).toBe('Used');
@@ -174,7 +174,7 @@ describe('Update Payment Link (interface.md 4.4, D7)', () => {
     expect((await details(ctx, ref)).status).toBe('Active');
   });
 
-  it('D7: a Disabled link cannot be updated (409 INVALID_STATE), nor a Completed TokenizeByLink', async () => {
+  it('§Updating a link: a Disabled link cannot be updated (409 INVALID_STATE), nor a Completed TokenizeByLink', async () => {
     const ref = await createLink(ctx, payByLink(ctx));
     expect((await call(ctx, 'POST', DISABLE, { paymentLinkReference: ref })).status).toBe(200);
     const before = await storedRow(ctx, ref);
@@ -186,7 +186,7 @@ describe('Update Payment Link (interface.md 4.4, D7)', () => {
     expect((await update({ paymentLinkReference: tok, description: 'x' })).status).toBe(409);
   });
 
-  it('D7: a TokenizeByLink keeps amount 0 and no items', async () => {
+  it('§Updating a link: a TokenizeByLink keeps amount 0 and no items', async () => {
     const ref = await createLink(ctx, tokenizeByLink(ctx));
     const r = await update({ paymentLinkReference: ref, amount: 100 });
     expect(fieldsOf(r.body)).toEqual([{ field: 'amount', code: 'RANGE' }]);
@@ -199,7 +199,7 @@ describe('Update Payment Link (interface.md 4.4, D7)', () => {
     expect([r.status, r.body.code]).toEqual([404, 'NOT_FOUND']);
   });
 
-  it('D1: changing a link needs the capability of its type', async () => {
+  it('§Authentication: changing a link needs the capability of its type', async () => {
     const ref = await createLink(ctx, payByLink(ctx));
     const tokenOnly = await createKey(ctx.tdb.db, { merchantId: ctx.merchant.merchantId }, ['TokenizeLinks']);
     const r = await update({ paymentLinkReference: ref, description: 'x' }, tokenOnly.apiKey);
@@ -210,7 +210,7 @@ describe('Update Payment Link (interface.md 4.4, D7)', () => {
   });
 
   // PGlite has one connection, so a second transaction cannot hold the row while the update runs.
-  it.skipIf(TEST_DB === 'pglite')('D7: decides on the locked row, so a sale committed meanwhile blocks a price change (race-safe)', async () => {
+  it.skipIf(TEST_DB === 'pglite')('§Updating a link: decides on the locked row, so a sale committed meanwhile blocks a price change (race-safe)', async () => {
     const ref = await createLink(ctx, payByLink(ctx));
     const sale = await ctx.tdb.db.pool.connect();
     try {
@@ -237,7 +237,7 @@ describe('Update Payment Link (interface.md 4.4, D7)', () => {
   });
 });
 
-describe('Disable Payment Link (D8)', () => {
+describe('Disable Payment Link (§Disabling a link)', () => {
   let ctx: TestContext;
   beforeAll(async () => {
     ctx = await createTestContext();
@@ -266,7 +266,7 @@ describe('Disable Payment Link (D8)', () => {
     [{ paymentLinkReference: 'p'.repeat(101) }, [{ field: 'paymentLinkReference', code: 'LENGTH' }]],
     [{ paymentLinkReference: 42 }, [{ field: 'paymentLinkReference', code: 'TYPE' }]],
     [{ paymentLinkReference: 'pl_x', reason: 'no' }, [{ field: 'reason', code: 'UNKNOWN_FIELD' }]],
-  ])('D8: rejects %j', async (body, expected) => {
+  ])('§Disabling a link: rejects %j', async (body, expected) => {
     const r = await call(ctx, 'POST', DISABLE, body);
     expect([r.status, r.body.code]).toEqual([400, 'VALIDATION_FAILED']);
     expect(fieldsOf(r.body)).toEqual(expected);

@@ -8,7 +8,7 @@ import { register, startReceiver, type Receiver } from '../webhooks/helpers.js';
 import { api, HttpShopper, send } from './http.js';
 import { killAll, sleep, startServe, until, type BinProcess } from './processes.js';
 
-// Issue 7, property 2 (D3): the database server stops under load and starts again. While it is down
+// Issue 7, property 2 (§Status codes): the database server stops under load and starts again. While it is down
 // the service answers 503 with Retry-After and /readyz says not ready; within 5 s of its return every
 // operation works again, and nothing acknowledged is lost: links, payments, events, deliveries. Attempts
 // that were in flight when it went away are recorded once it is back, not dropped.
@@ -25,7 +25,7 @@ function pgctl(action: 'stop' | 'start'): string {
   return `pg_ctlcluster --skip-systemctl-redirect ${version} main ${action}`;
 }
 
-describe.skipIf(TEST_DB !== 'postgres')('the database goes away under load and comes back (D3; PostgreSQL server restart)', () => {
+describe.skipIf(TEST_DB !== 'postgres')('the database goes away under load and comes back (§Status codes; PostgreSQL server restart)', () => {
   let ctx: TestContext;
   let receiver: Receiver;
   let serve: BinProcess;
@@ -65,7 +65,7 @@ describe.skipIf(TEST_DB !== 'postgres')('the database goes away under load and c
       if (r.status === 503) unavailable.push({ status: r.status, retryAfter: r.headers['retry-after'], code: (JSON.parse(r.body) as { code?: unknown }).code });
       else if (r.status !== null) throw new Error(`unexpected ${r.status}: ${r.body.slice(0, 300)}`);
     };
-    // Creates are retried under their Idempotency-Key until acknowledged (D16), as the SDK does.
+    // Creates are retried under their Idempotency-Key until acknowledged (§Idempotent creates), as the SDK does.
     const creator = async (n: number) => {
       for (let i = 0; running; i++) {
         const description = `restart-${n}-${i}`;
@@ -108,7 +108,7 @@ describe.skipIf(TEST_DB !== 'postgres')('the database goes away under load and c
     await until(() => links.size > 20 && events.size > 20 && payments.size > 5, 'load under way', 30_000);
     const stoppedAt = new Date();
     execSync(pgctl('stop'), { stdio: 'pipe', timeout: 60_000 });
-    // Down: D3 answers, and not ready.
+    // Down: §Status codes answers, and not ready.
     const seen: string[] = [];
     const down = await until(async () => {
       const r = await api(base, key, 'GET', '/api/v1/paymentlinks');

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { testCerts } from '../webhooks/certs.js';
 
-// The built `paylinks` bin as separate processes for the fault tests (issue 7): started with a clean
+// The built `paylinks` bin as separate processes for the fault tests (§Hardening): started with a clean
 // environment, their output kept, and every one killed at the end (also when a test fails).
 
 const BIN = join(import.meta.dirname, '../../bin/paylinks.js');

@@ -6,7 +6,7 @@ import { register } from '../webhooks/helpers.js';
 import { HttpShopper } from './http.js';
 import { killAll, sleep, startServe, type BinProcess } from './processes.js';
 
-// Issue 7, property 1 (second half) and D12: `paylinks serve` is killed with SIGKILL while shoppers
+// Issue 7, property 1 (second half) and §Events: `paylinks serve` is killed with SIGKILL while shoppers
 // pay, between payments and their responses. A payment and its events (and their deliveries) were
 // written in one transaction: after the crash each payment has its Authorization and Capture events
 // with a delivery each, no event lacks its payment, the link's salesCount counts exactly the
@@ -15,7 +15,7 @@ import { killAll, sleep, startServe, type BinProcess } from './processes.js';
 const ROUNDS = 3;
 const CONCURRENCY = 16;
 
-describe.skipIf(TEST_DB !== 'postgres')('a payment and its event survive a kill -9 of serve together or not at all (D12; PostgreSQL)', () => {
+describe.skipIf(TEST_DB !== 'postgres')('a payment and its event survive a kill -9 of serve together or not at all (§Events; PostgreSQL)', () => {
   let ctx: TestContext;
   beforeAll(async () => {
     ctx = await createTestContext({ LOG_LEVEL: 'warn' });

@@ -6,14 +6,14 @@ import { register, startReceiver, type Receiver } from '../webhooks/helpers.js';
 import { api, type Result } from './http.js';
 import { killAll, sleep, startServe, until } from './processes.js';
 
-// Issue 7, property 6 (D17): SIGTERM while requests and webhook attempts are in flight. The server
+// Issue 7, property 6 (§Running the service): SIGTERM while requests and webhook attempts are in flight. The server
 // stops accepting, finishes what it accepted and records every attempt it sent, then exits 0. The
 // oracle needs no timing: a create that changed the database must have been answered 200, a 200 must
 // be in the database, and every attempt the receiver answered must be recorded.
 
 const CLIENTS = 24;
 
-describe.skipIf(TEST_DB !== 'postgres')('SIGTERM under load loses no accepted request and no attempt result (D17; PostgreSQL)', () => {
+describe.skipIf(TEST_DB !== 'postgres')('SIGTERM under load loses no accepted request and no attempt result (§Running the service; PostgreSQL)', () => {
   let ctx: TestContext;
   let receiver: Receiver;
   beforeAll(async () => {

@@ -12,12 +12,12 @@ import { killAll, sleep, startWorker, until, type BinProcess } from './processes
 // random moments, three times or more, and started again. In the end every event reached the receiver
 // at least once and every delivery is Delivered. What a dead worker had claimed waits for its lease
 // (PAYLINKS_DELIVERY_LEASE_MS at its minimum, 16 s) and is then taken over; attempts it sent but never
-// recorded are sent again: those are the duplicates, printed (interface.md 6.1 allows them).
+// recorded are sent again: those are the duplicates, printed (interface §6.1 allows them).
 
 const EVENTS = Number(process.env.CRASH_EVENTS ?? 10_000);
 const KILLS = 3;
 
-describe.skipIf(TEST_DB !== 'postgres')('delivery survives kill -9 of its workers (issue 7; PostgreSQL: separate processes)', () => {
+describe.skipIf(TEST_DB !== 'postgres')('delivery survives kill -9 of its workers (§Hardening; PostgreSQL: separate processes)', () => {
   let ctx: TestContext;
   let receiver: Receiver;
   beforeAll(async () => {

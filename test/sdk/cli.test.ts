@@ -8,7 +8,7 @@ import type { Command } from 'commander';
 import { startLiveService, type LiveService } from './helpers.js';
 import { testWorker } from '../webhooks/helpers.js';
 
-// The merchant operations of the built `paylinks` command (issue 6) against the live service: tables
+// The merchant operations of the built `paylinks` command  against the live service: tables
 // for people, --json for scripts, options or PAYLINKS_BASE_URL / PAYLINKS_API_KEY.
 
 const run = promisify(execFile);

@@ -14,7 +14,7 @@ import { createKey } from '../../src/accounts/service.js';
 import { refusedPort } from '../webhooks/helpers.js';
 import { payByLinkParams, startLiveService, type LiveService } from './helpers.js';
 
-// Every SDK method against the real service on a socket (issue 6), on this run's database kind.
+// Every SDK method against the real service on a socket , on this run's database kind.
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -40,7 +40,7 @@ describe('@paylinks/sdk against the live service', () => {
   });
 
   describe('paymentLinks', () => {
-    it('create, get, update and disable a link (4.2–4.5, D7, D8)', async () => {
+    it('create, get, update and disable a link (4.2–4.5, §Updating a link, §Disabling a link)', async () => {
       const created = await sdk.paymentLinks.create(payByLinkParams(live.ctx));
       expect(created.paymentLinkReference).toEqual(expect.any(String));
       expect(created.url).toBe(`${live.ctx.config.publicBaseUrl}/pay/${created.paymentLinkReference}`);
@@ -53,13 +53,13 @@ describe('@paylinks/sdk against the live service', () => {
       expect(updated.responseIdentifier).toMatch(UUID);
       expect((await sdk.paymentLinks.get(created.paymentLinkReference)).paymentLink).toMatchObject({ description: 'Kaffi og kleina', maxSalesCount: 3 });
 
-      // A read-modify-write of the whole representation is accepted (D7: unchanged immutable fields).
+      // A read-modify-write of the whole representation is accepted (§Updating a link: unchanged immutable fields).
       const { submissions: _s, ...whole } = (await sdk.paymentLinks.get(created.paymentLinkReference)).paymentLink;
       await sdk.paymentLinks.update({ ...whole, description: 'Whole body' });
       expect((await sdk.paymentLinks.get(created.paymentLinkReference)).paymentLink.description).toBe('Whole body');
 
       await sdk.paymentLinks.disable(created.paymentLinkReference);
-      await sdk.paymentLinks.disable(created.paymentLinkReference); // D8: idempotent
+      await sdk.paymentLinks.disable(created.paymentLinkReference); // §Disabling a link: idempotent
       expect((await sdk.paymentLinks.get(created.paymentLinkReference)).paymentLink.status).toBe('Disabled');
 
       const err = await rejection(sdk.paymentLinks.update({ paymentLinkReference: created.paymentLinkReference, description: 'late' }));
@@ -72,7 +72,7 @@ describe('@paylinks/sdk against the live service', () => {
       expect((await sdk.paymentLinks.get(r.paymentLinkReference)).paymentLink).toMatchObject({ type: 'TokenizeByLink', amount: 0, recurringProcessingModel: 'CardOnFile' });
     });
 
-    it('sends an Idempotency-Key on each create: a repeated key gets the first response, another body 409 (D16)', async () => {
+    it('sends an Idempotency-Key on each create: a repeated key gets the first response, another body 409 (§Idempotent creates)', async () => {
       const a = await sdk.paymentLinks.create(payByLinkParams(live.ctx, 1000, 'one'), { idempotencyKey: 'sdk-key-1' });
       const b = await sdk.paymentLinks.create(payByLinkParams(live.ctx, 1000, 'one'), { idempotencyKey: 'sdk-key-1' });
       expect(b.paymentLinkReference).toBe(a.paymentLinkReference);
@@ -85,7 +85,7 @@ describe('@paylinks/sdk against the live service', () => {
       expect(c.paymentLinkReference).not.toBe(d.paymentLinkReference);
     });
 
-    it('lists a page, every page, and every link once (D9)', async () => {
+    it('lists a page, every page, and every link once (§Lists)', async () => {
       const other = await live.ctx.app.inject({ method: 'GET', url: '/api/v1/paymentlinks', headers: { 'x-api-key': live.ctx.merchant.apiKey } });
       const before = (JSON.parse(other.body) as { totalCount: number }).totalCount;
       const refs: string[] = [];
@@ -110,7 +110,7 @@ describe('@paylinks/sdk against the live service', () => {
       expect(all.slice(0, 5).map((e) => e.paymentLinkReference)).toEqual([...refs].reverse());
     });
 
-    it('turns D2 errors into typed errors with every field (400, 404, 401, 403)', async () => {
+    it('turns §Errors errors into typed errors with every field (400, 404, 401, 403)', async () => {
       const bad = await rejection(sdk.paymentLinks.create({ ...payByLinkParams(live.ctx), terminalIdentifier: 'short', currency: 'XXX' }));
       expect(bad).toBeInstanceOf(PaylinksValidationError);
       expect(bad).toBeInstanceOf(PaylinksApiError);
@@ -136,7 +136,7 @@ describe('@paylinks/sdk against the live service', () => {
     });
   });
 
-  describe('hostedCheckout (D10)', () => {
+  describe('hostedCheckout (§Hosted checkout)', () => {
     it('creates a session and reads its status', async () => {
       const s = await sdk.hostedCheckout.create({
         amount: 129900,
@@ -161,7 +161,7 @@ describe('@paylinks/sdk against the live service', () => {
     });
   });
 
-  describe('webhooks, deliveries and the sandbox (D13, D14)', () => {
+  describe('webhooks, deliveries and the sandbox (§Webhooks, §Deliveries)', () => {
     it('register, list, get, update, rotate secrets and delete', async () => {
       const wh = await sdk.webhooks.register({ url: 'https://127.0.0.1:9/hooks', eventTypes: ['Authorization'], description: 'shop' });
       expect(wh.webhookId).toMatch(/^wh_/);

@@ -11,7 +11,7 @@ import { startLiveService, type LiveService } from './helpers.js';
 
 // The two example receivers of examples/, each run over HTTPS (the test CA's certificate, as in test/webhooks) against the
 // service: its delivery worker POSTs real signed deliveries to them; the SDK registers the webhook,
-// triggers the sandbox event and reads the delivery trace (interface.md 5.2, 6; D13, D14).
+// triggers the sandbox event and reads the delivery trace (interface §5.2, 6; §Webhooks, §Deliveries).
 
 interface RunningReceiver {
   url: string;
@@ -95,7 +95,7 @@ describe.each(Object.keys(receivers))('the %s example receiver', (name) => {
     expect(JSON.parse(full.delivery.attempts[0]?.responseBody ?? '{}')).toEqual({ received: true, duplicate: false });
   });
 
-  it('answers a redelivery of the same event 200 without handing it over again (interface.md 6.1)', async () => {
+  it('answers a redelivery of the same event 200 without handing it over again (interface §6.1)', async () => {
     const ev = await sdk.sandbox.trigger({ eventType: 'Capture', amount: 1000, currency: 'EUR' });
     await worker.settled();
     await eventually(() => receiver.events.some((e) => e.payfacReference === ev.payfacReference), 'the first delivery');

@@ -5,7 +5,7 @@ import { CARD, paidSession, testProcessor, tokenFromLink } from '../modification
 import { startLiveService, type LiveService } from './helpers.js';
 
 // modifications.{capture, refund, reverse} and payments.{chargeToken, disableToken} against the live
-// service (D19): payments made on the real checkout page, outcomes completed by the modification
+// service (§Modifications and saved cards): payments made on the real checkout page, outcomes completed by the modification
 // processor, and each outcome traced through the SDK's deliveries.list.
 
 async function rejection(p: Promise<unknown>): Promise<unknown> {
@@ -17,7 +17,7 @@ async function rejection(p: Promise<unknown>): Promise<unknown> {
   throw new Error('expected a rejection');
 }
 
-describe('D19 through @paylinks/sdk', () => {
+describe('§Modifications and saved cards through @paylinks/sdk', () => {
   let live: LiveService;
   let sdk: Paylinks;
   let processor: ModificationProcessor;
@@ -59,7 +59,7 @@ describe('D19 through @paylinks/sdk', () => {
     await processor.settled();
     expect(await eventTypes(rev.payfacReference)).toEqual(['Refund']);
 
-    // After a reversal the payment takes no more modifications (D2 form, 409).
+    // After a reversal the payment takes no more modifications (§Errors form, 409).
     const late = await rejection(sdk.modifications.capture({ reference: 'order-17', payfacReference: p.payfacReference, amount: 1, currency: 'EUR' }));
     expect(late).toBeInstanceOf(PaylinksConflictError);
     expect(late).toMatchObject({ code: 'INVALID_STATE' });

@@ -6,21 +6,21 @@ import { validBodies } from '../fuzz/requests.js';
 import { installWriteCounter, writeCount } from '../fuzz/writes.js';
 import { buildWorld, type World } from './world.js';
 
-// Issue 7, property 5: tenant isolation on every route (D1, D13). The table is GENERATED from the
+// Issue 7, property 5: tenant isolation on every route (§Authentication, §Webhooks). The table is GENERATED from the
 // app's own route table (src/http/routeTable.ts): every /api/v1 route × every kind of caller, each
 // request naming merchant a's objects (in the path and in the body). A route added later is in the
-// table without anyone listing it. The expected answer follows from the route's D1 requirement:
+// table without anyone listing it. The expected answer follows from the route's §Authentication requirement:
 //   no key, unknown key, revoked key      → 401 UNAUTHENTICATED
 //   a key without the route's capability  → 403 FORBIDDEN
 //   a partner's key on a merchant route   → 403 FORBIDDEN
 //   merchant b, or the partner on a webhook route, naming a's objects → 404 (never 403: no
-//     existence leak, D1), 400 TERMINAL_NOT_FOUND for a's terminal, or 200 for what is its own
+//     existence leak, §Authentication), 400 TERMINAL_NOT_FOUND for a's terminal, or 200 for what is its own
 //     (a list, a registration); and never a byte of a's objects in the answer, never a write to them.
 
 type Caller = 'none' | 'unknown' | 'revoked' | 'lacksCapability' | 'stranger' | 'partner';
 const CALLERS: Caller[] = ['none', 'unknown', 'revoked', 'lacksCapability', 'stranger', 'partner'];
 
-describe("tenant isolation on every route (D1, D13; generated from the app's routes)", () => {
+describe("tenant isolation on every route (§Authentication, §Webhooks; generated from the app's routes)", () => {
   let ctx: TestContext;
   let world: World;
   let keys: Record<Caller, string | null>;
@@ -65,7 +65,7 @@ describe("tenant isolation on every route (D1, D13; generated from the app's rou
     return 'isolated';
   }
 
-  it('every API route answers every caller as D1 says, and no caller reaches merchant a', async () => {
+  it('every API route answers every caller as §Authentication says, and no caller reaches merchant a', async () => {
     const routes = ctx.app.routeTable.filter((r) => r.url.startsWith('/api/v1/') && r.method !== 'HEAD');
     // Only the OpenAPI document is public under /api/v1: a new route without auth fails here.
     expect(routes.filter((r) => !r.auth).map((r) => `${r.method} ${r.url}`)).toEqual(['GET /api/v1/openapi.json']);

@@ -4,9 +4,9 @@ import { createKey } from '../../src/accounts/service.js';
 import { call, createTestContext, type TestContext } from '../helpers/app.js';
 import { createLink, payByLink } from '../checkout/fixtures.js';
 
-// Issue 7, property 5: size limits answered in D2's form (431 for headers, 413 for bodies, on a real
+// Issue 7, property 5: size limits answered in §Errors's form (431 for headers, 413 for bodies, on a real
 // socket, where Node's parser enforces them), rate limiting per API key (429 RATE_LIMITED with
-// Retry-After, D3), and security headers on every page.
+// Retry-After, §Status codes), and security headers on every page.
 
 /** Sends raw bytes to the server and returns the whole answer as text. */
 function raw(port: number, request: string | Buffer): Promise<string> {
@@ -25,7 +25,7 @@ function problemOf(answer: string): { status: number; headers: string; body: Rec
   return { status: Number(/^HTTP\/1\.1 (\d+)/.exec(head)?.[1]), headers: head, body: JSON.parse(body) as Record<string, unknown> };
 }
 
-describe('limits and headers (issue 7)', () => {
+describe('limits and headers (§Hardening)', () => {
   let ctx: TestContext;
   let port: number;
   beforeAll(async () => {
@@ -37,20 +37,20 @@ describe('limits and headers (issue 7)', () => {
     await ctx.close();
   });
 
-  it('answers headers over 16 KiB with 431 in D2 form', async () => {
+  it('answers headers over 16 KiB with 431 in §Errors form', async () => {
     const answer = problemOf(await raw(port, `GET /api/v1/paymentlinks HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`));
     expect(answer.status).toBe(431);
     expect(answer.headers).toMatch(/content-type: application\/problem\+json/i);
     expect(answer.body).toMatchObject({ status: 431, code: 'HEADERS_TOO_LARGE', message: expect.any(String), responseIdentifier: expect.any(String) });
   });
 
-  it('answers a request that is not HTTP with 400 in D2 form', async () => {
+  it('answers a request that is not HTTP with 400 in §Errors form', async () => {
     const answer = problemOf(await raw(port, 'NONSENSE\r\n\r\n'));
     expect(answer.status).toBe(400);
     expect(answer.body).toMatchObject({ code: 'VALIDATION_FAILED' });
   });
 
-  it('answers a body over 1 MiB with 413 in D2 form, on the API and on a page', async () => {
+  it('answers a body over 1 MiB with 413 in §Errors form, on the API and on a page', async () => {
     const big = JSON.stringify({ description: 'x'.repeat(1024 * 1024 + 10) });
     const api = await fetch(`http://127.0.0.1:${port}/api/v1/paymentlinks/create`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': ctx.merchant.apiKey }, body: big });
     expect(api.status).toBe(413);
@@ -59,7 +59,7 @@ describe('limits and headers (issue 7)', () => {
     expect(page.status).toBe(413);
   });
 
-  it('limits each API key to its burst, then its rate, with 429 RATE_LIMITED and Retry-After (D3)', async () => {
+  it('limits each API key to its burst, then its rate, with 429 RATE_LIMITED and Retry-After (§Status codes)', async () => {
     const other = await createKey(ctx.tdb.db, { merchantId: ctx.merchant.merchantId }, ['PaymentLinks']);
     const statuses: number[] = [];
     for (let i = 0; i < 8; i++) statuses.push((await call(ctx, 'GET', '/api/v1/paymentlinks', undefined, { apiKey: other.apiKey })).status);

@@ -15,12 +15,12 @@ import { testCerts } from '../webhooks/certs.js';
 import { startReceiver, type Receiver } from '../webhooks/helpers.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 
-// Issue 7, D13 in production: a webhook's host is checked at registration against every address it
+// Issue 7, §Webhooks in production: a webhook's host is checked at registration against every address it
 // resolves to, and again at each connection, with the answer the socket then dials. The resolver is
 // injected, so the DNS answer can change between registration (a public address) and the send (a
 // loopback one, where a receiver is listening): nothing reaches it.
 
-describe('D13 address rules with a DNS answer that changes after registration (production)', () => {
+describe('§Webhooks address rules with a DNS answer that changes after registration (production)', () => {
   let tdb: TestDatabase;
   let app: App;
   let merchant: CreatedMerchant;

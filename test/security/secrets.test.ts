@@ -6,8 +6,8 @@ import { call, createTestContext, type TestContext } from '../helpers/app.js';
 import { FUTURE_EXPIRY, Shopper } from '../checkout/fixtures.js';
 import { buildWorld, type World } from './world.js';
 
-// Issue 7, property 5: API keys stored only hashed (D1); each webhook's apiKey and hmacKey, and the
-// stored replay of their registration (D16), encrypted at rest under PAYLINKS_SECRET_KEY; no secret,
+// Issue 7, property 5: API keys stored only hashed (§Authentication); each webhook's apiKey and hmacKey, and the
+// stored replay of their registration (§Idempotent creates), encrypted at rest under PAYLINKS_SECRET_KEY; no secret,
 // card number or CVC in any log line (at trace), error body or page.
 
 const SECRET_KEY = randomBytes(32).toString('hex');
@@ -27,7 +27,7 @@ async function dumpDatabase(ctx: TestContext): Promise<string> {
   return out.join('\n');
 }
 
-describe('secrets at rest and in logs (issue 7)', () => {
+describe('secrets at rest and in logs (§Hardening)', () => {
   let ctx: TestContext;
   let world: World;
   const secrets: string[] = [];
@@ -53,7 +53,7 @@ describe('secrets at rest and in logs (issue 7)', () => {
 
     const dump = await dumpDatabase(ctx);
     for (const s of [...secrets, ...webhookSecrets]) expect(dump).not.toContain(s);
-    // The hash is what is there (D1).
+    // The hash is what is there (§Authentication).
     const { rows } = await ctx.tdb.db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM api_keys WHERE key_hash = $1', [hashSecret(world.a.apiKey)]);
     expect(rows[0]?.n).toBe(1);
     const { rows: sealed } = await ctx.tdb.db.pool.query<{ api_key_sealed: string; hmac_key_sealed: string }>('SELECT api_key_sealed, hmac_key_sealed FROM webhooks');

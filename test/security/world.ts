@@ -4,7 +4,7 @@ import { call, type TestContext } from '../helpers/app.js';
 import { FUTURE_EXPIRY, Shopper } from '../checkout/fixtures.js';
 
 // A small world of tenants for the security and fuzz tests: two merchants and a partner linked to
-// the first, each owning one of everything a route can name by path or body (issue 7).
+// the first, each owning one of everything a route can name by path or body (§Hardening).
 
 export interface Owned {
   apiKey: string;

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { BatchLoader, BatchWriter } from '../../src/db/batch.js';
 
 // Issue 8: lookups asked for in one event-loop turn share one query; none joins a query already sent
-// (D1: a key revoked before a request arrived must not be served from an earlier read).
+// (§Authentication: a key revoked before a request arrived must not be served from an earlier read).
 
 function recordingLoader(table: Map<string, number>, opts: { maxBatch?: number } = {}) {
   const calls: string[][] = [];
@@ -28,7 +28,7 @@ function recordingLoader(table: Map<string, number>, opts: { maxBatch?: number }
   };
 }
 
-describe('BatchLoader (issue 8)', () => {
+describe('BatchLoader (docs/performance.md)', () => {
   it('answers the lookups of one turn with one load of the distinct keys, unknown keys as undefined', async () => {
     const { loader, calls } = recordingLoader(new Map([['a', 1], ['b', 2]]));
     const got = await Promise.all([loader.get('a'), loader.get('b'), loader.get('a'), loader.get('zz')]);
@@ -85,7 +85,7 @@ describe('BatchLoader (issue 8)', () => {
   });
 });
 
-describe('BatchWriter (issue 8)', () => {
+describe('BatchWriter (docs/performance.md)', () => {
   function recordingWriter(opts: { isFinal?: (err: unknown) => boolean; maxBatch?: number } = {}) {
     const many: string[][] = [];
     const one: string[] = [];

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, parseConfig } from '../../src/config.js';
 
-describe('configuration (D17)', () => {
+describe('configuration (§Running the service)', () => {
   it('has the documented defaults', () => {
     const c = parseConfig({});
     expect(c).toMatchObject({
@@ -24,7 +24,7 @@ describe('configuration (D17)', () => {
   });
 
   it('turns the sandbox off by default in production, and lets it be set', () => {
-    const key = 'ab'.repeat(32); // production needs PAYLINKS_SECRET_KEY (issue 7)
+    const key = 'ab'.repeat(32); // production needs PAYLINKS_SECRET_KEY (§Hardening)
     expect(parseConfig({ PAYLINKS_ENV: 'production', PAYLINKS_SECRET_KEY: key }).sandbox).toBe(false);
     expect(parseConfig({ PAYLINKS_ENV: 'production', PAYLINKS_SECRET_KEY: key, PAYLINKS_SANDBOX: 'on' }).sandbox).toBe(true);
     expect(parseConfig({ PAYLINKS_SANDBOX: 'off' }).sandbox).toBe(false);

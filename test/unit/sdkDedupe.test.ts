@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { eventKey, handleOnce, InMemoryEventStore, type ProcessedEventStore, type WebhookMessage } from '@paylinks/sdk';
 
-// Duplicate-safe handling (interface.md 6.1): keyed on identifiers in the event, never on the
+// Duplicate-safe handling (interface §6.1): keyed on identifiers in the event, never on the
 // correlation id of an attempt.
 
 const msg = (over: Partial<WebhookMessage> = {}, ad: Record<string, string> = { eventType: 'Authorization' }): WebhookMessage => ({

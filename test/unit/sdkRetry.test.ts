@@ -11,7 +11,7 @@ import {
 } from '@paylinks/sdk';
 
 // The SDK's retry policy (STYLE habit 9) on a scripted fetch: which failures are retried, how long it
-// waits, that the count is bounded, and that a retried create keeps its Idempotency-Key (D16).
+// waits, that the count is bounded, and that a retried create keeps its Idempotency-Key (§Idempotent creates).
 
 interface Seen {
   method: string;
@@ -193,7 +193,7 @@ describe('retries', () => {
 });
 
 describe('errors', () => {
-  it('keeps a body that is not D2 (a proxy page) readable', async () => {
+  it('keeps a body that is not §Errors (a proxy page) readable', async () => {
     const fetch = (async () => new Response('<html>Bad gateway</html>', { status: 502, headers: { 'content-type': 'text/html' } })) as typeof globalThis.fetch;
     const client = new Paylinks({ baseUrl: 'https://pay.example', apiKey: 'k', fetch, maxRetries: 0 });
     const err = await rejection(client.paymentLinks.list());

@@ -32,7 +32,7 @@ describe('SDK types match the server schemas', () => {
     expectTypeOf<sdk.Item>().toEqualTypeOf<S<typeof links.ItemSchema>>();
   });
 
-  it('hosted checkout (D10)', () => {
+  it('hosted checkout (§Hosted checkout)', () => {
     expectTypeOf<sdk.CreateCheckoutParams>().toExtend<S<typeof checkout.CreateCheckoutBody>>();
     expectTypeOf<Keys<sdk.CreateCheckoutParams>>().toEqualTypeOf<Keys<S<typeof checkout.CreateCheckoutBody>>>();
     expectTypeOf<sdk.CreateCheckoutResponse>().toEqualTypeOf<S<typeof checkout.CreateCheckoutResponse>>();
@@ -40,7 +40,7 @@ describe('SDK types match the server schemas', () => {
     expectTypeOf<Keys<sdk.CheckoutStatusResponse>>().toEqualTypeOf<Keys<S<typeof checkout.StatusResponse>>>();
   });
 
-  it('webhooks, deliveries and the sandbox (D13, D14)', () => {
+  it('webhooks, deliveries and the sandbox (§Webhooks, §Deliveries)', () => {
     expectTypeOf<sdk.RegisterWebhookParams>().toExtend<S<typeof webhooks.RegisterBody>>();
     expectTypeOf<Keys<sdk.RegisterWebhookParams>>().toEqualTypeOf<Keys<S<typeof webhooks.RegisterBody>>>();
     expectTypeOf<Keys<sdk.UpdateWebhookParams>>().toEqualTypeOf<Keys<S<typeof webhooks.UpdateBody>>>();
@@ -61,7 +61,7 @@ describe('SDK types match the server schemas', () => {
     expectTypeOf<Keys<sdk.ListenerAttempt>>().toEqualTypeOf<Keys<StreamedAttempt>>();
   });
 
-  it('modifications and token payments (D19)', () => {
+  it('modifications and token payments (§Modifications and saved cards)', () => {
     expectTypeOf<sdk.CaptureParams>().toExtend<S<typeof payments.CaptureBody>>();
     expectTypeOf<Keys<sdk.CaptureParams>>().toEqualTypeOf<Keys<S<typeof payments.CaptureBody>>>();
     expectTypeOf<sdk.RefundParams>().toExtend<S<typeof payments.RefundBody>>();

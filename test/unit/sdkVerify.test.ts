@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { loadHmacVectors } from '../helpers/vectors.js';
 import { computeSignature, signaturePayload, verifyWebhook, WebhookVerificationError, type SignedFields, type WebhookMessage } from '@paylinks/sdk';
 
-// The receiver's checks of interface.md 5.2 in @paylinks/sdk, against every vector of the shared
+// The receiver's checks of interface §5.2 in @paylinks/sdk, against every vector of the shared
 // fixture (copied into test/fixtures; test/unit/vectorsCopy.test.ts keeps the copy equal to it) and against tampering.
 
 const vectors = loadHmacVectors();
@@ -29,7 +29,7 @@ function failure(fn: () => unknown): WebhookVerificationError {
 const provider = vectors.find((v) => v.key === PROVIDER_KEY);
 const base: SignedFields = provider?.message ?? { checkoutReference: null, payfacReference: '1', merchantReference: null, amount: '1', currency: 'ISK', reason: null, success: 'true' };
 
-describe('computeSignature (interface.md 5.2)', () => {
+describe('computeSignature (interface §5.2)', () => {
   it("matches the provider's published example", () => {
     expect(provider?.hmacSignature).toBe('oH4Sgo4cZ/O8489HQU7TbcvohJkH4eHbz50Q3G+VXfk=');
     expect(computeSignature(PROVIDER_KEY, base)).toBe('oH4Sgo4cZ/O8489HQU7TbcvohJkH4eHbz50Q3G+VXfk=');

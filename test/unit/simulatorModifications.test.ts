@@ -2,12 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { summarize } from '../../src/payments/card.js';
 import { TEST_CARDS, simulatorAcquirer } from '../../src/payments/simulator.js';
 
-// The simulator's answers for D19: modifications and token charges (the card decides, as in D11).
+// The simulator's answers for §Modifications and saved cards: modifications and token charges (the card decides, as in §The simulated acquirer).
 
 const card = (number: string) => summarize({ number, expiryMonth: 12, expiryYear: 2039, cvc: '123' });
 const at = new Date('2030-06-01T00:00:00Z');
 
-describe('simulated acquirer, D19 operations', () => {
+describe('simulated acquirer, §Modifications and saved cards operations', () => {
   it('performs captures, refunds and cancels, except on the later-refused card', async () => {
     for (const kind of ['Capture', 'Refund', 'Cancel'] as const) {
       const base = { kind, reference: '1', originalReference: '2', amount: 100, currency: 'EUR' };

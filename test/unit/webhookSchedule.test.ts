@@ -3,7 +3,7 @@ import { afterAttempt, MAX_ATTEMPTS } from '../../src/webhooks/delivery/schedule
 import { checkProductionAddress, checkUrlShape, isPublicAddress } from '../../src/webhooks/addressRules.js';
 import { classifyError } from '../../src/webhooks/delivery/send.js';
 
-describe('retry schedule (interface.md 8)', () => {
+describe('retry schedule (interface §8)', () => {
   it('schedules 1 min, 10 min, 1 h, 6 h after each failed attempt, and fails after the fifth', () => {
     const t0 = new Date('2026-01-01T00:00:00Z');
     const at = (n: number) => afterAttempt(n, t0, false);
@@ -20,7 +20,7 @@ describe('retry schedule (interface.md 8)', () => {
   });
 });
 
-describe('webhook address rules (D13, interface.md 6.5)', () => {
+describe('webhook address rules (§Webhooks, interface §6.5)', () => {
   it('accepts only absolute https URLs', () => {
     expect(checkUrlShape('https://example.com/hook')).toBeNull();
     expect(checkUrlShape('http://example.com/hook')?.code).toBe('FORMAT');

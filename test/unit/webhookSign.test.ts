@@ -3,10 +3,10 @@ import { loadHmacVectors } from '../helpers/vectors.js';
 import { hmacKeyBytes, hmacSignature, signaturePayload, type SignedFields } from '../../src/webhooks/delivery/sign.js';
 import { buildBody, toMessage } from '../../src/webhooks/events.js';
 
-// interface.md 5.2, checked against every vector of the shared fixture (copied into test/fixtures; test/unit/vectorsCopy.test.ts keeps the copy equal to it).
+// interface §5.2, checked against every vector of the shared fixture (copied into test/fixtures; test/unit/vectorsCopy.test.ts keeps the copy equal to it).
 const vectors = loadHmacVectors();
 
-describe('hmacSignature (interface.md 5.2)', () => {
+describe('hmacSignature (interface §5.2)', () => {
   it('has the provider vector among the fixtures', () => {
     const provider = vectors.find((v) => v.key === '4eab969bd65a39c17c906dfcef1fe69d481716b0845a6c0892284cf9c06e4314');
     expect(provider?.hmacSignature).toBe('oH4Sgo4cZ/O8489HQU7TbcvohJkH4eHbz50Q3G+VXfk=');
@@ -34,7 +34,7 @@ describe('hmacSignature (interface.md 5.2)', () => {
   });
 });
 
-describe('the delivery body (interface.md 2.8, D12)', () => {
+describe('the delivery body (interface §2.8, §Events)', () => {
   it('carries amount and success as strings, nulls as null, and a signature over the seven values', () => {
     const key = '4eab969bd65a39c17c906dfcef1fe69d481716b0845a6c0892284cf9c06e4314';
     const body = JSON.parse(

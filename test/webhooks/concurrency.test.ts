@@ -7,7 +7,7 @@ import { claimBatch } from '../../src/webhooks/delivery/claim.js';
 import { recordAttempts } from '../../src/webhooks/delivery/sql.js';
 import { blackHole, eventually, register, startReceiver, testWorker, type Receiver } from './helpers.js';
 
-// Many workers, dead workers, and an endpoint that never answers (issue 3, D14).
+// Many workers, dead workers, and an endpoint that never answers (, §Deliveries).
 
 async function enqueueMany(ctx: TestContext, n: number, eventType: EventType, prefix: string): Promise<void> {
   await withTransaction(ctx.tdb.db, async (tx) => {

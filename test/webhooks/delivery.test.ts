@@ -4,7 +4,7 @@ import { hmacSignature } from '../../src/webhooks/delivery/sign.js';
 import type { DeliveryWorker } from '../../src/webhooks/delivery/worker.js';
 import { blackHole, eventually, refusedPort, register, reply, slow, startReceiver, testWorker, trickle, trustingAgent, TEST_ATTEMPT_TIMEOUT_MS, type Receiver } from './helpers.js';
 
-// End to end against real HTTPS receivers (interface.md 3, 5.2, 6, 8; D14), on the injected clock.
+// End to end against real HTTPS receivers (interface §3, 5.2, 6, 8; §Deliveries), on the injected clock.
 
 const UUID4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -115,7 +115,7 @@ describe('webhook delivery end to end', () => {
     });
   }
 
-  it('ends a delivery as Failed, not retried, when its webhook is deleted while the attempt is on the wire (D13)', async () => {
+  it('ends a delivery as Failed, not retried, when its webhook is deleted while the attempt is on the wire (§Webhooks)', async () => {
     receiver.on('/gone', blackHole);
     const wh = await register(ctx, `${receiver.url}/gone`);
     const e = await event();
@@ -228,7 +228,7 @@ describe('webhook delivery end to end', () => {
     await call(ctx, 'POST', `/api/v1/webhooks/${refunds.webhookId}/delete`);
   });
 
-  it('in production refuses at send time a URL that now reaches a loopback address (D13, DNS rebinding)', async () => {
+  it('in production refuses at send time a URL that now reaches a loopback address (§Webhooks, DNS rebinding)', async () => {
     // Registered while the name was fine (here: development mode); the address is checked again
     // at the connection, by name (localhost resolves to 127.0.0.1) and for an IP literal.
     receiver.on('/prod', reply(200));

@@ -8,14 +8,14 @@ import type { AddressInfo } from 'node:net';
 import type { DeliveryWorker } from '../../src/webhooks/delivery/worker.js';
 import { register, testWorker } from './helpers.js';
 
-// Registration (D13): the operations, the URL rules, secrets shown once, partners, tenant isolation.
+// Registration (§Webhooks): the operations, the URL rules, secrets shown once, partners, tenant isolation.
 
 async function count(ctx: TestContext, table: 'webhooks' | 'webhook_deliveries' | 'webhook_events'): Promise<number> {
   const { rows } = await ctx.tdb.db.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table}`);
   return rows[0]?.n ?? 0;
 }
 
-describe('webhook registration (D13)', () => {
+describe('webhook registration (§Webhooks)', () => {
   let ctx: TestContext;
   let other: CreatedMerchant;
   let partner: { partnerId: string; apiKey: string };
@@ -69,7 +69,7 @@ describe('webhook registration (D13)', () => {
     expect(await count(ctx, 'webhooks')).toBe(before);
   });
 
-  it('matches property names in any case (D18)', async () => {
+  it('matches property names in any case (§Clients in the field)', async () => {
     const r = await call(ctx, 'POST', '/api/v1/webhooks', { URL: 'https://case.example.com/h', EventTypes: ['Capture'] });
     expect(r.status).toBe(200);
     expect(r.body.eventTypes).toEqual(['Capture']);
@@ -110,7 +110,7 @@ describe('webhook registration (D13)', () => {
     expect((list.body.data as { webhookId: string }[]).map((w) => w.webhookId)).not.toContain(wh.webhookId);
   });
 
-  it('pages the list like D9: newest first, totalCount, case-insensitive parameters, PageSize at most 100', async () => {
+  it('pages the list like §Lists: newest first, totalCount, case-insensitive parameters, PageSize at most 100', async () => {
     const fresh = await createMerchant(ctx.tdb.db, 'Pager');
     const ids: string[] = [];
     for (let i = 0; i < 3; i++) {
@@ -128,7 +128,7 @@ describe('webhook registration (D13)', () => {
     expect((await call(ctx, 'GET', '/api/v1/webhooks', undefined, { apiKey: fresh.apiKey, query: { Page: '-1' } })).status).toBe(400);
   });
 
-  it('returns the first response again for the same Idempotency-Key (D16)', async () => {
+  it('returns the first response again for the same Idempotency-Key (§Idempotent creates)', async () => {
     const headers = { 'idempotency-key': 'wh-idem-1' };
     const a = await call(ctx, 'POST', '/api/v1/webhooks', { url: 'https://idem.example.com/h' }, { headers });
     const b = await call(ctx, 'POST', '/api/v1/webhooks', { url: 'https://idem.example.com/h' }, { headers });
@@ -154,7 +154,7 @@ describe('webhook registration (D13)', () => {
     expect(still.body.webhook).toMatchObject({ description: '', enabled: true });
   });
 
-  it("fans a merchant's event out to its own webhooks and its linked partners' (interface.md 6.2)", async () => {
+  it("fans a merchant's event out to its own webhooks and its linked partners' (interface §6.2)", async () => {
     const m = await createMerchant(ctx.tdb.db, 'Fan-out merchant');
     await linkPartner(ctx.tdb.db, partner.partnerId, m.merchantId);
     const own = await register(ctx, 'https://own.example.com/h', { apiKey: m.apiKey });
@@ -189,7 +189,7 @@ describe('webhook registration (D13)', () => {
     expect(await count(ctx, 'webhook_events')).toBe(before);
   });
 
-  it('does not write an event or deliveries when the caller rolls back (D12)', async () => {
+  it('does not write an event or deliveries when the caller rolls back (§Events)', async () => {
     await register(ctx, 'https://rollback.example.com/h');
     const events = await count(ctx, 'webhook_events');
     const deliveries = await count(ctx, 'webhook_deliveries');
@@ -261,7 +261,7 @@ describe('local receivers in development mode', () => {
   });
 });
 
-describe('webhook registration in production mode (D13 address rules)', () => {
+describe('webhook registration in production mode (§Webhooks address rules)', () => {
   let ctx: TestContext;
   beforeAll(async () => {
     ctx = await createTestContext({ PAYLINKS_ENV: 'production', PAYLINKS_SECRET_KEY: 'ab'.repeat(32) });

@@ -5,7 +5,7 @@ import type { DeliveryWorker } from '../../src/webhooks/delivery/worker.js';
 import { hmacSignature } from '../../src/webhooks/delivery/sign.js';
 import { register, reply, startReceiver, testWorker, type Receiver } from './helpers.js';
 
-// Trace, replay and sandbox (D14), and tenant isolation of every delivery route.
+// Trace, replay and sandbox (§Deliveries), and tenant isolation of every delivery route.
 
 interface DeliveryEntry {
   deliveryId: string;
@@ -19,7 +19,7 @@ interface DeliveryEntry {
   createdAt: string;
 }
 
-describe('delivery trace, replay and sandbox (D14)', () => {
+describe('delivery trace, replay and sandbox (§Deliveries)', () => {
   let ctx: TestContext;
   let receiver: Receiver;
   let worker: DeliveryWorker;

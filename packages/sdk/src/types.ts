@@ -1,8 +1,8 @@
-// Request and response types of the paylinks API (interface.md 2, 4; decisions D4, D7–D10, D13,
-// D14, D19). Written by hand so the SDK carries no server code; test/sdk/types.test.ts checks them
+// Request and response types of the paylinks API (interface §2, 4; decisions §Creating a link, §Updating a link to §Hosted checkout, §Webhooks,
+// §Deliveries, §Modifications and saved cards). Written by hand so the SDK carries no server code; test/sdk/types.test.ts checks them
 // against the server's own schemas at compile time.
 
-/** interface.md 2.1 / D15: on every response, errors included. */
+/** interface §2.1 / §Timestamps and identifiers: on every response, errors included. */
 export interface Envelope {
   /** ISO 8601 UTC with microseconds, e.g. 2026-11-21T13:57:00.123456Z */
   responseDateTime: string;
@@ -13,7 +13,7 @@ export interface Envelope {
 export type LinkType = 'PayByLink' | 'TokenizeByLink';
 export type RecurringProcessingModel = 'CardOnFile' | 'Subscription' | 'UnscheduledCardOnFile';
 export type Culture = 'is' | 'en';
-/** interface.md 3: `Completed` appears for a tokenize-by-link after its tokenisation (D6). */
+/** interface §3: `Completed` appears for a tokenize-by-link after its tokenisation (§Link status). */
 export type PaymentLinkStatus = 'Active' | 'Expired' | 'Used' | 'Disabled' | 'Completed';
 export type ShopperField = 'Ssn' | 'FullName' | 'Address' | 'PostCode' | 'City' | 'Country' | 'Telephone' | 'EmailAddress' | 'Comments';
 export type RequirementType = 'Hidden' | 'Optional' | 'Required' | 'Prefilled';
@@ -22,15 +22,15 @@ export type DeliveryState = 'Pending' | 'Delivered' | 'Failed';
 export type SessionStatus = 'New' | 'Completed' | 'Expired';
 
 export interface PageParams {
-  /** From 0 (D9). */
+  /** From 0 (§Lists). */
   page?: number;
-  /** 1 to 100, default 20 (D9). */
+  /** 1 to 100, default 20 (§Lists). */
   pageSize?: number;
 }
 
 // ------------------------------------------------------------------ payment links
 
-/** interface.md 2.3 and the create rules of D4: amountWithoutDiscount = unitPrice × quantity. */
+/** interface §2.3 and the create rules of §Creating a link: amountWithoutDiscount = unitPrice × quantity. */
 export interface Item {
   name: string;
   quantity: number;
@@ -46,7 +46,7 @@ export interface ShopperInfo {
   prefilledValue?: string | null;
 }
 
-/** interface.md 4.3 and D4. */
+/** interface §4.3 and §Creating a link. */
 export interface CreatePaymentLinkParams {
   type: LinkType;
   terminalIdentifier: string;
@@ -82,7 +82,7 @@ export interface Submission {
   payfacReference: string | null;
 }
 
-/** interface.md 2.2. */
+/** interface §2.2. */
 export interface PaymentLink {
   terminalIdentifier: string;
   themeKey: string | null;
@@ -110,7 +110,7 @@ export interface PaymentLinkResponse extends Envelope {
   paymentLink: PaymentLink;
 }
 
-/** interface.md 2.7. */
+/** interface §2.7. */
 export interface PaymentLinkListEntry {
   paymentLinkReference: string;
   description: string;
@@ -126,7 +126,7 @@ export interface PaymentLinkList extends Envelope {
 }
 
 /**
- * interface.md 4.4 and D7. Left-out fields keep their value; `null` clears a nullable field. Fields
+ * interface §4.4 and §Updating a link. Left-out fields keep their value; `null` clears a nullable field. Fields
  * that never change may be sent unchanged (a read-modify-write of `get()`'s `paymentLink` works).
  */
 export interface UpdatePaymentLinkParams {
@@ -154,7 +154,7 @@ export interface UpdatePaymentLinkParams {
   status?: string;
 }
 
-// ------------------------------------------------------------------ hosted checkout (D10)
+// ------------------------------------------------------------------ hosted checkout (§Hosted checkout)
 
 export interface CheckoutItem {
   name: string;
@@ -196,7 +196,7 @@ export interface CheckoutStatusResponse extends Envelope {
   payfacReference: string | null;
 }
 
-// ------------------------------------------------------------------ webhooks (D13)
+// ------------------------------------------------------------------ webhooks (§Webhooks)
 
 export interface RegisterWebhookParams {
   /** Absolute https URL. */
@@ -230,7 +230,7 @@ export interface Webhook {
 export interface RegisterWebhookResponse extends Webhook, Envelope {
   /** Arrives as the raw Authorization header of every delivery. */
   apiKey: string;
-  /** Hex; signs `hmacSignature` (interface.md 5.2). */
+  /** Hex; signs `hmacSignature` (interface §5.2). */
   hmacKey: string;
 }
 
@@ -293,7 +293,7 @@ export interface ListenerAttemptReportResponse extends Envelope {
   recorded: true;
 }
 
-// ------------------------------------------------------------------ deliveries (D14)
+// ------------------------------------------------------------------ deliveries (§Deliveries)
 
 export interface ListDeliveriesParams extends PageParams {
   payfacReference?: string;
@@ -343,7 +343,7 @@ export interface RedeliverResponse extends Envelope {
   deliveryId: string;
 }
 
-// ------------------------------------------------------------------ sandbox (D14)
+// ------------------------------------------------------------------ sandbox (§Deliveries)
 
 export interface TriggerEventParams {
   eventType: EventType;
@@ -361,7 +361,7 @@ export interface TriggerEventResponse extends Envelope {
   payfacReference: string;
 }
 
-// ------------------------------------------------------------------ modifications and token payments (D19)
+// ------------------------------------------------------------------ modifications and token payments (§Modifications and saved cards)
 
 export interface CaptureParams {
   reference: string;
@@ -420,7 +420,7 @@ export interface DisableTokenResponse extends Envelope {
   success: true;
 }
 
-// ------------------------------------------------------------------ the webhook message (interface.md 2.8)
+// ------------------------------------------------------------------ the webhook message (interface §2.8)
 
 export interface WebhookAdditionalData {
   eventType?: string;
@@ -435,7 +435,7 @@ export interface WebhookAdditionalData {
   [name: string]: string | undefined;
 }
 
-/** The seven values the signature covers, in the order of interface.md 5.2. */
+/** The seven values the signature covers, in the order of interface §5.2. */
 export interface SignedFields {
   checkoutReference: string | null;
   payfacReference: string;

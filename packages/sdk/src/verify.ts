@@ -2,7 +2,7 @@ import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { PaylinksError } from './errors.js';
 import type { SignedFields, WebhookAdditionalData, WebhookMessage } from './types.js';
 
-// The receiver's two checks of interface.md 5.2: the Authorization header (the webhook's API key,
+// The receiver's two checks of interface §5.2: the Authorization header (the webhook's API key,
 // raw, no Bearer) proves the caller; hmacSignature over the seven values proves the body. Both
 // comparisons are constant-time (STYLE habit 8).
 
@@ -11,7 +11,7 @@ export type WebhookVerificationFailure =
   | 'missing_authorization'
   /** An Authorization header that is not the webhook's API key. */
   | 'invalid_authorization'
-  /** Not JSON, not an object, or a field of interface.md 2.8 missing or of the wrong type. */
+  /** Not JSON, not an object, or a field of interface §2.8 missing or of the wrong type. */
   | 'malformed_body'
   /** hmacSignature does not match the seven values under the HMAC key. */
   | 'invalid_signature';
@@ -54,7 +54,7 @@ function keyBytes(hmacKey: string): Buffer {
 }
 
 /**
- * base64(HMAC-SHA256(hex-decoded key, UTF-8 payload)) of interface.md 5.2. For a merchant's own
+ * base64(HMAC-SHA256(hex-decoded key, UTF-8 payload)) of interface §5.2. For a merchant's own
  * tests: sign a message the way the service does.
  */
 export function computeSignature(hmacKey: string, message: SignedFields): string {
@@ -76,7 +76,7 @@ function header(headers: HeadersLike, name: string): string | undefined {
   return Array.isArray(v) ? v[0] : v;
 }
 
-/** The body as the typed message of interface.md 2.8, or the first reason it is not one. */
+/** The body as the typed message of interface §2.8, or the first reason it is not one. */
 function parseMessage(rawBody: string | Uint8Array): WebhookMessage | string {
   let parsed: unknown;
   try {
@@ -112,7 +112,7 @@ function parseMessage(rawBody: string | Uint8Array): WebhookMessage | string {
 }
 
 /**
- * Performs both checks of interface.md 5.2 and returns the typed message, or throws
+ * Performs both checks of interface §5.2 and returns the typed message, or throws
  * WebhookVerificationError whose `reason` names the check that failed. Answer 200 only after this
  * returns; answer 401 (or any non-200) when it throws.
  */

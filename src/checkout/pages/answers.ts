@@ -3,7 +3,7 @@ import type { Answer } from '../shopper.js';
 import type { MessageKey } from './i18n.js';
 import type { PageForm } from './form.js';
 
-// The shopper-info fields of a link (D4) as the form returns them, enforced here on the server:
+// The shopper-info fields of a link (§Creating a link) as the form returns them, enforced here on the server:
 // Hidden is neither shown nor taken, Optional may be empty, Required may not, Prefilled always takes
 // the merchant's value whatever the form says (it is shown read-only).
 

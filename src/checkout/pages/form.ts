@@ -1,6 +1,6 @@
 // The shopper's form post (application/x-www-form-urlencoded). The three card fields are taken out
 // at parse time into private storage: whatever later logs or serialises the request body (an error
-// logger, a debugging hook) sees only the other fields, never the card number or the CVC (D11).
+// logger, a debugging hook) sees only the other fields, never the card number or the CVC (§The simulated acquirer).
 
 export const CARD_FIELDS = ['cardNumber', 'expiryDate', 'cvc'] as const;
 

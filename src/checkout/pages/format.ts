@@ -1,6 +1,6 @@
 import { LOCALES, type Culture } from './i18n.js';
 
-// Amounts are minor units (interface.md). Every currency the service takes has 100 minor units to the
+// Amounts are minor units (the provider's interface). Every currency the service takes has 100 minor units to the
 // unit, ISK included (the provider's rule that ISK amounts end in 00 says so), but ISK is shown without
 // decimals: 48900 is "489 kr.".
 

@@ -201,7 +201,7 @@ ${back ? `<a class="button" href="${escapeHtml(back)}" rel="noreferrer">${escape
   return document(ctx, c, heading(ctx, c), body);
 }
 
-/** The simulated issuer's 3-D Secure step (D11). */
+/** The simulated issuer's 3-D Secure step (§The simulated acquirer). */
 export function renderThreeDSPage(ctx: PageContext, c: Checkoutable, card: CardSummary, challengeId: string, csrf: string): string {
   const { t } = ctx;
   const intro = c.tokenize && c.amount === 0 ? t('threeDIntroToken', { last4: card.last4 }) : t('threeDIntro', { amount: formatMoney(c.amount, c.currency, ctx.culture), last4: card.last4 });

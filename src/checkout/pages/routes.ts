@@ -13,7 +13,7 @@ import { EMPTY_FORM, renderChargeOutcome, renderMessage, renderPayPage, renderRe
 import { PAGE_ASSETS } from './assets.js';
 import { CSRF_COOKIE, PageSigner, newNonce, readCookie } from './tokens.js';
 
-// The shopper's pages (D5, D6, D10, D11): /pay/{paymentLinkReference} and /checkout/{checkoutReference}.
+// The shopper's pages (§References and URLs, §Link status, §Hosted checkout, §The simulated acquirer): /pay/{paymentLinkReference} and /checkout/{checkoutReference}.
 // They live in their own Fastify context, so the form-post parser and the HTML error pages apply here
 // only; the /api/v1 routes keep answering 415 for anything but JSON.
 
@@ -53,10 +53,10 @@ export async function shopperPageRoutes(app: App, deps: AppDeps): Promise<void> 
       const ctx = pageContext(request, undefined, '/');
       if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return html(reply, 415, renderMessage(ctx, null, 'errorTitle', 'error'));
       if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return html(reply, 413, renderMessage(ctx, null, 'errorTitle', 'error'));
-      // D3: the database is away; the shopper may simply try again.
+      // §Status codes: the database is away; the shopper may simply try again.
       if (isConnectionError(error)) return html(reply.header('Retry-After', '2'), 503, renderMessage(ctx, null, 'errorTitle', 'error'));
       // Any other client error (an empty or malformed body) or a value the database refuses (a NUL
-      // in a reference or an answer): the request's fault, 400, never a 500 (issue 7).
+      // in a reference or an answer): the request's fault, 400, never a 500 (§Hardening).
       if ((typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) || isDataException(error)) {
         return html(reply, 400, renderMessage(ctx, null, 'errorTitle', 'error'));
       }
@@ -77,7 +77,7 @@ export async function shopperPageRoutes(app: App, deps: AppDeps): Promise<void> 
 
       pages.get<{ Params: RefParams; Querystring: { lang?: string } }>(base, { schema: { hide: true } }, async (request, reply) => {
         const target = { kind, reference: request.params.reference };
-        // D6: every page view counts (a HEAD is not a view).
+        // §Link status: every page view counts (a HEAD is not a view).
         const c = await openCheckoutable({ db, clock }, target, { countVisit: kind === 'link' && request.method === 'GET' });
         const ctx = pageContext(request, c, basePath(target), request.query.lang);
         if (!c) return html(reply, 404, renderMessage(ctx, null, 'notFoundTitle', 'notFound'));

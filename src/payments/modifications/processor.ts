@@ -10,12 +10,12 @@ import * as sql from './sql.js';
 import { NotifiedLoop } from '../../db/notifiedLoop.js';
 import { MODIFICATIONS_CHANNEL } from './sql.js';
 
-// The modification processor (D19). Each Received modification is completed in ONE transaction: it
+// The modification processor (§Modifications and saved cards). Each Received modification is completed in ONE transaction: it
 // is claimed (FOR UPDATE SKIP LOCKED, first in line for its payment), the payment row is locked, the
 // acquirer is asked, and the outcome, the ledger and the Capture/Refund event are written together.
 // A crash before COMMIT leaves the row Received for the next pass; the acquirer sees the
 // modification's own payfacReference, its idempotency key, so a second ask does not move money twice.
-// Delayed captures (D10 captureHoursDelay) that the injected clock says are due are turned into
+// Delayed captures (§Hosted checkout captureHoursDelay) that the injected clock says are due are turned into
 // capture modifications first, so they take the same path.
 //
 // It runs as a NotifiedLoop (src/db/notifiedLoop.ts): woken by the NOTIFY the accepting transaction
@@ -181,7 +181,7 @@ export class ModificationProcessor {
 
     await enqueueEvent(tx, this.clock, {
       merchantId: payment.merchant_id,
-      // D12/D19: a capture raises Capture; a refund and a reversal (cancel or refund) raise Refund.
+      // §Events/§Modifications and saved cards: a capture raises Capture; a refund and a reversal (cancel or refund) raise Refund.
       eventType: m.kind === 'Capture' ? 'Capture' : 'Refund',
       checkoutReference: payment.event_checkout_reference,
       payfacReference: m.payfac_reference,

@@ -5,7 +5,7 @@ import { ApiError, notFound, validationError, type FieldError } from '../../erro
 import { newPayfacReference } from '../../ids.js';
 import * as sql from './sql.js';
 
-// Accepting a capture, refund or reversal (D19). The payment row is locked, the request is checked
+// Accepting a capture, refund or reversal (§Modifications and saved cards). The payment row is locked, the request is checked
 // against its ledger and against the modifications still in progress, and the modification is written
 // as Received in the same transaction; the processor completes it afterwards.
 //

@@ -1,6 +1,6 @@
 import type { Queryable } from '../../db/database.js';
 
-// Modifications (D19) and the payment ledger they move. $n parameters only.
+// Modifications (§Modifications and saved cards) and the payment ledger they move. $n parameters only.
 
 export type ModificationKind = 'Capture' | 'Refund' | 'Reversal';
 export type CaptureState = 'Captured' | 'Scheduled' | 'Manual' | 'None' | 'Cancelled';
@@ -31,7 +31,7 @@ const LEDGER_COLUMNS = `payfac_reference, merchant_id, event_checkout_reference,
 /**
  * The payment locked for a modification: requests for one payment queue here, so each decides on the
  * ledger and the in-progress modifications its predecessor committed (no overdraft under concurrency).
- * Another merchant's payment is not found (D1).
+ * Another merchant's payment is not found (§Authentication).
  */
 export async function lockPayment(db: Queryable, payfacReference: string, merchantId: string | null): Promise<LedgerRow | undefined> {
   const { rows } = await db.query<LedgerRow>(
@@ -161,7 +161,7 @@ export async function recordReversal(db: Queryable, payfacReference: string): Pr
 }
 
 /**
- * Delayed captures (D10 captureHoursDelay) that are due by the injected clock, locked; a payment being
+ * Delayed captures (§Hosted checkout captureHoursDelay) that are due by the injected clock, locked; a payment being
  * reversed is left alone. A handful of rows at a time: the partial index holds only Scheduled payments.
  */
 export async function lockDueCaptures(db: Queryable, now: Date, limit: number): Promise<LedgerRow[]> {

@@ -14,7 +14,7 @@ import { withCheckoutReference } from '../../urls.js';
 import type { TokenPaymentRequest } from '../schemas.js';
 import * as sql from './sql.js';
 
-// Token payments and disabling a token (D19).
+// Token payments and disabling a token (§Modifications and saved cards).
 //
 // Who is present is decided by tokenDetails.recurringProcessingModel, not by `channel` (clients in the
 // field send channel "Web" for subscription renewals too, so it only says where the shop runs and is
@@ -25,7 +25,7 @@ import * as sql from './sql.js';
 //   that same model may be charged so: the shopper agreed to that model when saving it. Any other
 //   combination is refused before the acquirer is asked: 400, field tokenDetails.recurringProcessingModel,
 //   code MODEL_MISMATCH (no payment, no webhook).
-// A disabled token is refused with 409 INVALID_STATE; another merchant's token is 404 (D1).
+// A disabled token is refused with 409 INVALID_STATE; another merchant's token is 404 (§Authentication).
 
 export interface TokenDeps {
   db: Database;
@@ -48,7 +48,7 @@ export const TOKEN_CHALLENGE_TTL_MS = 15 * 60 * 1000;
 /** Where the shopper takes the 3-D Secure step of a charge: `{publicBaseUrl}/charge/{checkoutReference}`. */
 export const CHARGE_PAGE_PREFIX = '/charge';
 
-/** Every rule that needs no token at once (D2): the schema's errors, returnUrl, the terminal's owner (D1). */
+/** Every rule that needs no token at once (§Errors): the schema's errors, returnUrl, the terminal's owner (§Authentication). */
 export async function validateTokenPayment(db: Database, merchantId: string, body: unknown, schemaErrors: readonly FieldError[]): Promise<TokenPaymentRequest> {
   const errors = mergeErrors(schemaErrors);
   if (isRecord(body)) {
@@ -70,7 +70,7 @@ function modelAllows(saved: string, asked: string): boolean {
 
 // The acquirer is asked inside the transaction that holds the token row, as a link payment is
 // (src/payments/service.ts): not retried, since a second run would authorise twice.
-/** The operation name under which token payments' Idempotency-Keys are kept (D16). */
+/** The operation name under which token payments' Idempotency-Keys are kept (§Idempotent creates). */
 export const TOKEN_PAYMENT_OPERATION = 'payment';
 
 export async function chargeToken(deps: TokenDeps, merchantId: string, body: TokenPaymentRequest, idempotencyKey: string | undefined): Promise<TokenPaymentOutcome> {
@@ -205,7 +205,7 @@ async function recordCharge(tx: PoolClient, clock: Clock, c: Charge, result: Fin
     },
   });
   if (result.outcome !== 'Authorised') return { resultCode: 'Refused' as const, payfacReference: c.payfacReference, refusalReason: result.reason };
-  // D12: captured at once, as every payment without manual or delayed capture.
+  // §Events: captured at once, as every payment without manual or delayed capture.
   await enqueueEvent(tx, clock, { ...base, eventType: 'Capture', success: true, reason: null, additionalData: cardData });
   return { resultCode: 'Authorised' as const, payfacReference: c.payfacReference };
 }
@@ -280,7 +280,7 @@ export async function completeTokenChallenge(deps: TokenDeps, checkoutReference:
   );
 }
 
-/** Disables a token (idempotent, like D8: disabling it again succeeds and raises no second event). */
+/** Disables a token (idempotent, like §Disabling a link: disabling it again succeeds and raises no second event). */
 export async function disableToken(deps: { db: Database; clock: Clock }, merchantId: string, tokenValue: string): Promise<{ success: true }> {
   await withTransaction(deps.db, async (tx) => {
     const token = await sql.lockToken(tx, tokenValue, merchantId);

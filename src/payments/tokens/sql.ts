@@ -1,6 +1,6 @@
 import type { Queryable } from '../../db/database.js';
 
-// Saved cards charged and disabled through D19. $n parameters only.
+// Saved cards charged and disabled through §Modifications and saved cards. $n parameters only.
 
 export interface TokenRow {
   token: string;
@@ -59,7 +59,7 @@ export interface NewTokenPayment {
   createdAt: Date;
 }
 
-/** A token payment is captured at once when authorised (D12's usual rule), else it captures nothing. */
+/** A token payment is captured at once when authorised (§Events's usual rule), else it captures nothing. */
 export async function insertTokenPayment(db: Queryable, p: NewTokenPayment): Promise<void> {
   await db.query(
     `INSERT INTO payments (payfac_reference, merchant_id, terminal_identifier, charged_token, recurring_processing_model, channel,

@@ -2,12 +2,12 @@ import { Agent, request, type Dispatcher } from 'undici';
 import type { ConnectionOptions } from 'node:tls';
 import { literalAddressAllowed, publicOnlyLookup, publicOnlyLookupWith, AddressNotAllowedError, type Resolver } from '../addressRules.js';
 
-// One HTTP attempt of a delivery (interface.md 3, 6, 8): success is status exactly 200 with the whole
-// response received within the time limit; anything else is a failed attempt of one kind (D14).
+// One HTTP attempt of a delivery (interface §3, 6, 8): success is status exactly 200 with the whole
+// response received within the time limit; anything else is a failed attempt of one kind (§Deliveries).
 
-/** interface.md 8: 15 seconds, counted over the entire response. Tests inject a shorter one. */
+/** interface §8: 15 seconds, counted over the entire response. Tests inject a shorter one. */
 export const ATTEMPT_TIMEOUT_MS = 15_000;
-/** D14: the first 64 KiB of the response body are recorded. */
+/** §Deliveries: the first 64 KiB of the response body are recorded. */
 export const RESPONSE_BODY_LIMIT = 64 * 1024;
 
 export type ErrorKind = 'timeout' | 'connection' | 'tls' | 'status';
@@ -23,7 +23,7 @@ export interface AttemptResult {
 }
 
 export interface DeliveryAgentOptions {
-  /** D13: refuse loopback, private, link-local and internal addresses at every connection. */
+  /** §Webhooks: refuse loopback, private, link-local and internal addresses at every connection. */
   publicOnly: boolean;
   /** Extra TLS options (tests trust their own CA here). */
   tls?: Pick<ConnectionOptions, 'ca'>;

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 
-// The body signature of interface.md 5.2. Pure and dependency-free so the SDK can reuse it verbatim.
+// The body signature of interface §5.2. Pure and dependency-free so the SDK can reuse it verbatim.
 
 /** The seven signed values of a webhook message, in the order 5.2 fixes. */
 export interface SignedFields {

@@ -126,7 +126,7 @@ export interface AttemptRecord {
  * Records finished attempts in one statement: each delivery moves to its next state only if this
  * worker's claim still holds (a claim taken over after the lease ran out is not overwritten), and
  * the attempt row is written for exactly those. A failed attempt of a webhook that was disabled or
- * deleted while it was on the wire ends the delivery as Failed instead of scheduling a retry (D13).
+ * deleted while it was on the wire ends the delivery as Failed instead of scheduling a retry (§Webhooks).
  * Returns the delivery ids recorded.
  */
 export async function recordAttempts(db: Queryable, now: Date, records: readonly AttemptRecord[]): Promise<string[]> {
@@ -135,7 +135,7 @@ export async function recordAttempts(db: Queryable, now: Date, records: readonly
     name: 'delivery.recordAttempts',
     text: `WITH r AS (
        -- One JSON parameter: a dozen array parameters cost the worker more to encode than the
-       -- statement cost PostgreSQL (issue 8).
+       -- statement cost PostgreSQL (docs/performance.md).
        SELECT * FROM json_to_recordset($1::json)
          AS r("deliveryId" text, "claimToken" uuid, "attemptNumber" int, "correlationId" uuid, "sentAt" timestamptz, "responseStatus" int,
               "responseBody" text, "durationMs" int, "errorKind" text, "errorDetail" text, state text, "nextAttemptAt" timestamptz, "webhookId" text)

@@ -13,7 +13,7 @@ import { NotifiedLoop } from '../../db/notifiedLoop.js';
 import { DELIVERIES_CHANNEL } from './sql.js';
 import type { DeliveryMetrics } from '../../metrics.js';
 
-// The delivery worker (issue 3). It claims due deliveries in batches under a lease and sends each
+// The delivery worker . It claims due deliveries in batches under a lease and sends each
 // attempt on a keep-alive undici Agent. One database transaction per cycle records every attempt
 // that finished since the last cycle and claims as many due deliveries as there are free slots
 // (group commit: while one cycle runs the next batch accumulates, so the database sees one
@@ -34,7 +34,7 @@ export interface DeliveryWorkerOptions {
   logger?: Logger;
   /** The HTTP dispatcher (tests pass an Agent that trusts their CA); default: a keep-alive Agent. */
   dispatcher?: Dispatcher;
-  /** interface.md 8: 15 s. Tests shorten it. */
+  /** interface §8: 15 s. Tests shorten it. */
   attemptTimeoutMs?: number;
   /** Attempts in flight in this process, all endpoints together. */
   maxInFlight?: number;
@@ -74,7 +74,7 @@ export class DeliveryWorker {
   private retryTimer: NodeJS.Timeout | undefined;
   /**
    * Webhook keys opened from their sealed form, by sealed form: opening one per attempt (AES-GCM)
-   * cost about 45 µs of each attempt (issue 8). A rotated key is a new sealed form, so a new entry.
+   * cost about 45 µs of each attempt (docs/performance.md). A rotated key is a new sealed form, so a new entry.
    */
   private readonly openedKeys = new Map<string, string>();
   /** Counters for logs and the benchmark. */
