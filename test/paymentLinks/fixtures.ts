@@ -1,8 +1,9 @@
 import { expect } from 'vitest';
 import { call, type TestContext } from '../helpers/app.js';
+import { Shopper } from '../checkout/fixtures.js';
 
-// Shared bodies and probes for the payment links tests. The few direct queries stand in for the
-// checkout work that will record sales and tokenisations.
+// Shared bodies and probes for the payment links tests. Sales and saved cards go through the real
+// payment page, as a shopper makes them.
 
 export function payByLink(ctx: TestContext, overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return {
@@ -55,14 +56,17 @@ export async function storedRow(ctx: TestContext, reference: string): Promise<un
   return rows[0]?.row;
 }
 
-/** Stands in for checkout recording successful sales. */
-export async function setSalesCount(ctx: TestContext, reference: string, salesCount: number): Promise<void> {
-  await ctx.tdb.db.pool.query('UPDATE payment_links SET sales_count = $2 WHERE reference = $1', [reference, salesCount]);
+/** Sells a link `count` times through its payment page, as shoppers do (card 4242 4242 4242 4242). */
+export async function sell(ctx: TestContext, reference: string, count = 1, answers: Record<string, string> = {}): Promise<void> {
+  for (let i = 0; i < count; i++) {
+    const res = await new Shopper(ctx).payWith(`/pay/${reference}`, '4242424242424242', answers);
+    expect(res.statusCode, res.body.slice(0, 300)).toBe(303);
+  }
 }
 
-/** Stands in for checkout recording a TokenizeByLink's tokenisation. */
-export async function markCompleted(ctx: TestContext, reference: string): Promise<void> {
-  await ctx.tdb.db.pool.query('UPDATE payment_links SET completed_at = now() WHERE reference = $1', [reference]);
+/** Saves a card on a TokenizeByLink through its page, which completes the link. */
+export async function saveCard(ctx: TestContext, reference: string): Promise<void> {
+  await sell(ctx, reference, 1);
 }
 
 export function fieldsOf(body: Record<string, unknown>): { field: string; code: string }[] {

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMerchant, createPartner, type CreatedMerchant } from '../../src/accounts/service.js';
-import { insertSubmission } from '../../src/paymentLinks/sql.js';
 import { call, createTestContext, type TestContext } from '../helpers/app.js';
-import { createLink, details, markCompleted, payByLink, setSalesCount, tokenizeByLink } from './fixtures.js';
+import { createLink, details, payByLink, saveCard, sell, tokenizeByLink } from './fixtures.js';
+import { Shopper } from '../checkout/fixtures.js';
 
 const LIST = '/api/v1/paymentlinks';
 
@@ -52,16 +52,16 @@ describe('Get Payment Link Details (interface §4.2) and status (§Link status)'
   });
 
   it('lists the submissions recorded on the link (interface §2.5)', async () => {
-    const ref = await createLink(ctx, payByLink(ctx));
-    const at = ctx.clock.now();
-    await insertSubmission(ctx.tdb.db.pool, { id: 'sub_1', paymentLinkReference: ref, answers: [], completed: false, amount: 3000, currency: 'EUR', token: null, payfacReference: null, createdAt: at });
-    await insertSubmission(ctx.tdb.db.pool, {
-      id: 'sub_2', paymentLinkReference: ref, answers: [{ field: 'Ssn', value: '0101302989' }], completed: true, amount: 3000, currency: 'EUR', token: null, payfacReference: '1234567890123456',
-      createdAt: new Date(at.getTime() + 1000),
-    });
+    const ref = await createLink(ctx, payByLink(ctx, { shopperInfo: [{ field: 'Ssn', requirementType: 'Required' }] }));
+    // A refused card first (an incomplete submission), then a paid visit.
+    const shopper = new Shopper(ctx);
+    expect((await shopper.payWith(`/pay/${ref}`, '4000000000000002', { 'shopper-Ssn': '0101302989' })).statusCode).toBe(200);
+    ctx.clock.advance(1000);
+    expect((await shopper.payWith(`/pay/${ref}`, '4242424242424242', { 'shopper-Ssn': '0101302989' })).statusCode).toBe(303);
+    const { rows } = await ctx.tdb.db.pool.query<{ payfac_reference: string }>('SELECT payfac_reference FROM payments WHERE payment_link_reference = $1 AND success', [ref]);
     expect((await details(ctx, ref)).submissions).toEqual([
-      { answers: [], completed: false, amount: 3000, currency: 'EUR', token: null, payfacReference: null },
-      { answers: [{ field: 'Ssn', value: '0101302989' }], completed: true, amount: 3000, currency: 'EUR', token: null, payfacReference: '1234567890123456' },
+      { answers: [{ field: 'Ssn', value: '0101302989' }], completed: false, amount: 3000, currency: 'EUR', token: null, payfacReference: null },
+      { answers: [{ field: 'Ssn', value: '0101302989' }], completed: true, amount: 3000, currency: 'EUR', token: null, payfacReference: rows[0]?.payfac_reference },
     ]);
   });
 
@@ -77,9 +77,9 @@ describe('Get Payment Link Details (interface §4.2) and status (§Link status)'
 
   it('§Link status: Used when salesCount reaches maxSalesCount, and Used takes precedence over Expired', async () => {
     const ref = await createLink(ctx, payByLink(ctx, { exactSalesCount: 2, expiresAt: new Date(ctx.clock.now().getTime() + 1000).toISOString() }));
-    await setSalesCount(ctx, ref, 1);
+    await sell(ctx, ref);
     expect((await details(ctx, ref)).status).toBe('Active');
-    await setSalesCount(ctx, ref, 2);
+    await sell(ctx, ref);
     expect((await details(ctx, ref)).status).toBe('Used');
     ctx.clock.advance(5000);
     expect((await details(ctx, ref)).status).toBe('Used');
@@ -87,7 +87,7 @@ describe('Get Payment Link Details (interface §4.2) and status (§Link status)'
 
   it('§Link status: a TokenizeByLink is Completed after its tokenisation, also past validUntil', async () => {
     const ref = await createLink(ctx, tokenizeByLink(ctx, { expiresAt: new Date(ctx.clock.now().getTime() + 1000).toISOString() }));
-    await markCompleted(ctx, ref);
+    await saveCard(ctx, ref);
     expect((await details(ctx, ref)).status).toBe('Completed');
     ctx.clock.advance(5000);
     expect((await details(ctx, ref)).status).toBe('Completed');
@@ -95,9 +95,9 @@ describe('Get Payment Link Details (interface §4.2) and status (§Link status)'
 
   it('§Link status: Disabled takes precedence over every other status', async () => {
     const used = await createLink(ctx, payByLink(ctx, { exactSalesCount: 1 }));
-    await setSalesCount(ctx, used, 1);
+    await sell(ctx, used);
     const completed = await createLink(ctx, tokenizeByLink(ctx));
-    await markCompleted(ctx, completed);
+    await saveCard(ctx, completed);
     for (const ref of [used, completed]) {
       expect((await call(ctx, 'POST', '/api/v1/paymentlinks/disable', { paymentLinkReference: ref })).status).toBe(200);
       expect((await details(ctx, ref)).status).toBe('Disabled');

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey } from '../../src/accounts/service.js';
 import { call, createTestContext, type TestContext } from '../helpers/app.js';
 import { TEST_DB } from '../helpers/db.js';
-import { createLink, details, fieldsOf, markCompleted, payByLink, setSalesCount, storedRow, tokenizeByLink } from './fixtures.js';
+import { createLink, details, fieldsOf, payByLink, saveCard, sell, storedRow, tokenizeByLink } from './fixtures.js';
 
 const UPDATE = '/api/v1/paymentlinks/update';
 const DISABLE = '/api/v1/paymentlinks/disable';
@@ -124,7 +124,7 @@ describe('Update Payment Link (interface §4.4, §Updating a link)', () => {
 
   it('§Updating a link: amount, currency and items cannot change after the first sale; sending them unchanged is fine', async () => {
     const ref = await createLink(ctx, payByLink(ctx));
-    await setSalesCount(ctx, ref, 1);
+    await sell(ctx, ref);
     const before = await storedRow(ctx, ref);
     const r = await update({ paymentLinkReference: ref, amount: 2000, currency: 'USD', items: [item] });
     expect(r.status).toBe(400);
@@ -141,7 +141,7 @@ describe('Update Payment Link (interface §4.4, §Updating a link)', () => {
 
   it('§Updating a link: maxSalesCount never goes below salesCount (equal makes the link Used)', async () => {
     const ref = await createLink(ctx, payByLink(ctx, { exactSalesCount: 5 }));
-    await setSalesCount(ctx, ref, 3);
+    await sell(ctx, ref, 3);
     const r = await update({ paymentLinkReference: ref, maxSalesCount: 2 });
     expect(fieldsOf(r.body)).toEqual([{ field: 'maxSalesCount', code: 'RANGE' }]);
     expect((await update({ paymentLinkReference: ref, maxSalesCount: 3 })).status).toBe(200);
@@ -168,7 +168,7 @@ describe('Update Payment Link (interface §4.4, §Updating a link)', () => {
 
   it('§Link status: Used → Active by raising maxSalesCount above salesCount', async () => {
     const ref = await createLink(ctx, payByLink(ctx, { exactSalesCount: 1 }));
-    await setSalesCount(ctx, ref, 1);
+    await sell(ctx, ref);
     expect((await details(ctx, ref)).status).toBe('Used');
     expect((await update({ paymentLinkReference: ref, maxSalesCount: 2 })).status).toBe(200);
     expect((await details(ctx, ref)).status).toBe('Active');
@@ -182,7 +182,7 @@ describe('Update Payment Link (interface §4.4, §Updating a link)', () => {
     expect([r.status, r.body.code]).toEqual([409, 'INVALID_STATE']);
     expect(await storedRow(ctx, ref)).toEqual(before);
     const tok = await createLink(ctx, tokenizeByLink(ctx));
-    await markCompleted(ctx, tok);
+    await saveCard(ctx, tok);
     expect((await update({ paymentLinkReference: tok, description: 'x' })).status).toBe(409);
   });
 

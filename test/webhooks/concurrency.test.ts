@@ -3,7 +3,7 @@ import { createTestContext, type TestContext } from '../helpers/app.js';
 import { TEST_DB } from '../helpers/db.js';
 import { openDatabase, withTransaction } from '../../src/db/database.js';
 import { enqueueEvent, type EventType } from '../../src/webhooks/events.js';
-import { claimBatch } from '../../src/webhooks/delivery/claim.js';
+import { claimAndRecord } from '../../src/webhooks/delivery/claim.js';
 import { recordAttempts } from '../../src/webhooks/delivery/sql.js';
 import { blackHole, eventually, register, startReceiver, testWorker, type Receiver } from './helpers.js';
 
@@ -63,7 +63,7 @@ describe('delivery under concurrency', () => {
     const wh = await register(ctx, `${receiver.url}/lease`, { eventTypes: ['Refund'] });
     await enqueueMany(ctx, 1, 'Refund', '88');
     // A worker claims and dies before sending.
-    const dead = await claimBatch(ctx.tdb.db, ctx.clock, { limit: 10, perEndpoint: 10, leaseMs: ctx.config.deliveryLeaseMs });
+    const { claim: dead } = await claimAndRecord(ctx.tdb.db, ctx.clock, { records: [], limit: 10, perEndpoint: 10, leaseMs: ctx.config.deliveryLeaseMs });
     expect(dead.rows).toHaveLength(1);
     const worker = testWorker(ctx);
     try {

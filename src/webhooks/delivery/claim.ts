@@ -3,7 +3,7 @@ import type { Clock } from '../../clock.js';
 import type { Database } from '../../db/database.js';
 import { withTransaction } from '../../db/database.js';
 import { newUuid } from '../../ids.js';
-import { claimDueDeliveries, LOCK_CLAIMS_SQL, lockClaims, recordAttempts, type AttemptRecord, type ClaimedRow } from './sql.js';
+import { claimDueDeliveries, LOCK_CLAIMS_SQL, recordAttempts, type AttemptRecord, type ClaimedRow } from './sql.js';
 
 // Claiming (STYLE habit 5): due deliveries in batches, FOR UPDATE SKIP LOCKED, under a lease.
 //
@@ -22,24 +22,6 @@ export interface ClaimOptions {
   limit: number;
   perEndpoint: number;
   leaseMs: number;
-}
-
-export async function claimBatch(db: Database, clock: Clock, opts: ClaimOptions): Promise<Claim> {
-  const token = newUuid();
-  const now = clock.now();
-  const rows = await withTransaction(db, async (tx) => {
-    await lockClaims(tx);
-    return claimDueDeliveries(tx, {
-      now,
-      leaseUntil: new Date(now.getTime() + opts.leaseMs),
-      claimToken: token,
-      limit: opts.limit,
-      perEndpoint: opts.perEndpoint,
-      // Rows looked at per claim: enough for a full batch even when many belong to one endpoint.
-      scan: Math.max(opts.limit * 4, 400),
-    });
-  });
-  return { token, rows };
 }
 
 /**

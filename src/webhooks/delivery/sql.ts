@@ -24,19 +24,12 @@ export async function notifyDeliveries(db: Queryable): Promise<void> {
 }
 
 /**
- * Takes the claim lock for the rest of the transaction, and steers its planner to read the due index
- * in order. Right after a burst of inserts the table's statistics still say "few pending rows", and
- * the planner then fetches every due row with a bitmap scan and sorts them all: 20 ms per claim at a
- * 20,000-row backlog, growing with it. An ordered index scan stops after `scan` rows whatever the
+ * Sent with BEGIN (withTransaction's `withBegin`, saving one of the cycle's round trips): takes the
+ * claim lock for the rest of the transaction, and steers its planner to read the due index in order.
+ * Right after a burst of inserts the table's statistics still say "few pending rows", and the planner
+ * then fetches every due row with a bitmap scan and sorts them all: 20 ms per claim at a 20,000-row
+ * backlog, growing with it. An ordered index scan stops after `scan` rows whatever the
  * backlog (about 2 ms).
- */
-export async function lockClaims(db: Queryable): Promise<void> {
-  await db.query(LOCK_CLAIMS_SQL);
-}
-
-/**
- * The same as constant text, for `withTransaction`'s `withBegin`: the worker's record+claim cycle is
- * bound by round trips to the database, and sending this with BEGIN saves one of its five.
  */
 export const LOCK_CLAIMS_SQL = `SELECT set_config('enable_bitmapscan', 'off', true), pg_advisory_xact_lock(${CLAIM_LOCK_ID})`;
 
