@@ -41,6 +41,6 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': 'error',
     },
   },
-  ownTables(['src/*.ts'], MODULES),
-  ...MODULES.map((m) => ownTables([`src/${m}/**/*.ts`], MODULES.filter((o) => o !== m))),
+  ownTables(['src/*.ts', 'src/*.tsx'], MODULES),
+  ...MODULES.map((m) => ownTables([`src/${m}/**/*.ts`, `src/${m}/**/*.tsx`], MODULES.filter((o) => o !== m))),
 );

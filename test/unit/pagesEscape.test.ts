@@ -1,0 +1,101 @@
+import { describe, expect, it } from 'vitest';
+import type { Checkoutable } from '../../src/checkout/shopper.js';
+import { translator, type Culture } from '../../src/checkout/pages/i18n.js';
+import {
+  renderChargeOutcome,
+  renderMessage,
+  renderPayPage,
+  renderReceipt,
+  renderStatusPage,
+  renderThreeDSPage,
+  type PageContext,
+} from '../../src/checkout/pages/render.js';
+
+// Every shopper page, rendered with a hostile value in every field it shows (what a merchant types
+// into a description, item name, return URL or prefilled shopper field, what a shopper types back, a
+// reference in the path): none of them reaches the HTML unescaped.
+
+const HOSTILE = `x"'><script>alert(1)</script><img src=x onerror=alert(2)>`;
+const HOSTILE_URL = `https://shop.example/back?a="><script>alert(3)</script>&b='x'`;
+
+function checkoutable(over: Partial<Checkoutable> = {}): Checkoutable {
+  return {
+    kind: 'link',
+    reference: 'pl_abc',
+    merchantId: 'mch_1',
+    merchantName: HOSTILE,
+    terminalIdentifier: 'T1',
+    description: HOSTILE,
+    amount: 48900,
+    currency: 'ISK',
+    culture: 'en',
+    themeKey: HOSTILE,
+    items: [{ name: HOSTILE, quantity: 2, unitPrice: 24950, amountWithoutDiscount: 49900, amount: 48900 }],
+    shopperInfos: [
+      { field: 'FullName', requirementType: 'Required', prefilledValue: null },
+      { field: 'City', requirementType: 'Prefilled', prefilledValue: HOSTILE },
+      { field: 'Comments', requirementType: 'Optional', prefilledValue: null },
+    ],
+    returnUrl: HOSTILE_URL,
+    cancelUrl: HOSTILE_URL,
+    tokenize: false,
+    recurringProcessingModel: null,
+    shopperEmail: HOSTILE,
+    status: 'Active',
+    payable: true,
+    merchantReference: HOSTILE,
+    checkoutReference: null,
+    preAuth: false,
+    manualCapture: false,
+    captureHoursDelay: null,
+    merchantShopperReference: null,
+    ...over,
+  };
+}
+
+function ctx(culture: Culture): PageContext {
+  return { culture, t: translator(culture), basePath: `/pay/${encodeURIComponent(HOSTILE)}` };
+}
+
+/** The markup a hostile value would add if it were not escaped. */
+function unescaped(html: string): string[] {
+  const found: string[] = [];
+  if (/<script>alert/.test(html)) found.push('<script> from a value');
+  if (/<img src=x/.test(html)) found.push('<img> from a value');
+  // A value that broke out of a double-quoted attribute would leave `"'>` or `">` right after it.
+  if (/x"'>/.test(html) || /="[^"]*"><script/.test(html)) found.push('a quote that ended an attribute');
+  if (/&b='x'/.test(html) && !/&amp;b='x'/.test(html)) found.push('a raw & in a URL');
+  return found;
+}
+
+describe('shopper pages escape every value they show', () => {
+  for (const culture of ['en', 'is'] as const) {
+    it(`in ${culture}: pay page (with errors and shown-again values), status, 3-D Secure, receipt, charge outcome, message`, () => {
+      const c = checkoutable({ culture });
+      const k = ctx(culture);
+      const pages = {
+        pay: renderPayPage(k, c, HOSTILE, {
+          values: { FullName: HOSTILE, Comments: HOSTILE, expiryDate: HOSTILE },
+          errors: { 'shopper-FullName': 'errRequired', cardNumber: 'errCardNumber' },
+          alert: HOSTILE,
+        }),
+        session: renderPayPage(k, checkoutable({ kind: 'session', description: '', culture }), HOSTILE, { values: {}, errors: {}, alert: null }),
+        status: renderStatusPage(k, checkoutable({ status: 'Expired', payable: false, culture })),
+        threeDS: renderThreeDSPage(k, c, { masked: HOSTILE, last4: HOSTILE, expiry: HOSTILE, paymentMethod: HOSTILE }, HOSTILE, HOSTILE),
+        receipt: renderReceipt(k, c, { payfacReference: HOSTILE, amount: 48900, currency: 'ISK', cardSummary: HOSTILE, paymentMethod: HOSTILE, token: null }),
+        charge: renderChargeOutcome(k, c, { amount: 4900, currency: 'EUR' }, HOSTILE_URL),
+        message: renderMessage(k, c, 'notFoundTitle', 'notFound', { href: HOSTILE_URL, label: 'continue' }),
+      };
+      for (const [name, html] of Object.entries(pages)) {
+        expect(unescaped(html), name).toEqual([]);
+        // The hostile text is there, escaped: the page did show the value.
+        expect(html, name).toContain('&lt;script>alert(1)&lt;/script>');
+      }
+    });
+  }
+
+  it('the check finds markup that was not escaped (it can fail)', () => {
+    expect(unescaped(`<p>${HOSTILE}</p>`)).not.toEqual([]);
+    expect(unescaped(`<a href="${HOSTILE_URL}">`)).not.toEqual([]);
+  });
+});
