@@ -1,4 +1,5 @@
 import { createServer } from 'node:https';
+import { createSealer } from '../src/sealing.js';
 import { pathToFileURL } from 'node:url';
 import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
@@ -65,7 +66,8 @@ export async function deliveryBenchmarks(opts: { history?: number } = {}): Promi
     await migrate(db);
     const merchant = await createMerchant(db, 'Bench merchant');
     const principal = { kind: 'merchant' as const, keyId: 'bench', merchantId: merchant.merchantId, capabilities: new Set(['Webhooks'] as const) };
-    const deps = { config, db, clock: systemClock };
+    const sealer = createSealer(config.secretKey);
+    const deps = { config, db, clock: systemClock, sealer };
     const backlogHook = await registerWebhook(deps, principal, { url: `${base}/backlog`, eventTypes: ['Capture'] }, undefined);
     await registerWebhook(deps, principal, { url: `${base}/latency`, eventTypes: ['Authorization'] }, undefined);
     if (history > 0) await writeHistory(db, merchant.merchantId, backlogHook.webhookId, history);
@@ -108,12 +110,12 @@ export async function deliveryBenchmarks(opts: { history?: number } = {}): Promi
     const enqueueStart = performance.now();
     for (let i = 0; i < N; i += 500) {
       await withTransaction(db, async (tx) => {
-        for (let j = i; j < Math.min(N, i + 500); j++) await enqueueEvent(tx, systemClock, event(j, 'Capture'));
+        for (let j = i; j < Math.min(N, i + 500); j++) await enqueueEvent(tx, deps, event(j, 'Capture'));
       });
     }
     const enqueueRate = N / ((performance.now() - enqueueStart) / 1000);
 
-    const worker = new DeliveryWorker({ db, clock: systemClock, config, dispatcher: createDeliveryAgent({ publicOnly: false, tls: { ca: certs.ca } }), maxInFlight: Math.max(CONCURRENCY, 64), batchSize: 100 });
+    const worker = new DeliveryWorker({ db, clock: systemClock, config, sealer, dispatcher: createDeliveryAgent({ publicOnly: false, tls: { ca: certs.ca } }), maxInFlight: Math.max(CONCURRENCY, 64), batchSize: 100 });
     const before = received;
     const drainStart = performance.now();
     await worker.start();
@@ -127,7 +129,7 @@ export async function deliveryBenchmarks(opts: { history?: number } = {}): Promi
     const latencies: number[] = [];
     for (let i = 0; i < LATENCY_EVENTS; i++) {
       const ev = event(10_000_000 + i, 'Authorization');
-      await withTransaction(db, (tx) => enqueueEvent(tx, systemClock, ev));
+      await withTransaction(db, (tx) => enqueueEvent(tx, deps, ev));
       const committed = performance.now();
       const deadline = committed + 5_000;
       while (!arrivals.has(ev.payfacReference) && performance.now() < deadline) await new Promise((r) => setImmediate(r));

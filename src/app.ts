@@ -14,7 +14,6 @@ import { normalizeToSchema, validatorCompiler, type JsonSchema } from './http/va
 import swaggerUi from '@fastify/swagger-ui';
 import { FAVICON_SVG } from './checkout/pages/assets.js';
 import { loggerOptions } from './logging.js';
-import { configureSealing } from './sealing.js';
 import { paymentLinkRoutes } from './paymentLinks/routes.js';
 import { webhookRoutes } from './webhooks/routes.js';
 import { ListenerHub } from './webhooks/listen/hub.js';
@@ -43,7 +42,6 @@ const LOGS_INFO = new Set(['trace', 'debug', 'info']);
 /** Builds the HTTP application; it never listens itself (main.ts does). */
 export async function buildApp(deps: AppDeps): Promise<App> {
   const { config, db, clock } = deps;
-  configureSealing(config.secretKey);
   const app = Fastify({
     ...(deps.logger ? { loggerInstance: deps.logger } : { logger: loggerOptions(config.logLevel) }),
     genReqId: () => newUuid(),
@@ -103,7 +101,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   installRouteTable(app);
   // The streams of `paylinks listen`: ended first when the server closes, so the drain never waits on
   // a stream that would stay open for ever.
-  const listeners = new ListenerHub({ db, clock, leaseMs: config.deliveryLeaseMs, logger: app.log });
+  const listeners = new ListenerHub({ db, clock, sealer: deps.sealer, leaseMs: config.deliveryLeaseMs, logger: app.log });
   app.decorate('listeners', listeners);
   app.addHook('preClose', (done) => {
     listeners.closeAll();
@@ -181,7 +179,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await app.register(
     async (api) => {
       api.addHook('onRoute', documentErrorAnswers);
-      installCreatePipeline(api, { db, clock });
+      installCreatePipeline(api, { db, clock, sealer: deps.sealer });
       await paymentLinkRoutes(api as App, deps);
       await webhookRoutes(api as App, deps, listeners);
       await hostedCheckoutRoutes(api as App, deps);

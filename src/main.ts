@@ -3,7 +3,7 @@ import type { Config } from './config.js';
 import { systemClock, type Clock } from './clock.js';
 import { openDatabase, type Database } from './db/database.js';
 import { migrate } from './db/migrate.js';
-import { configureSealing } from './sealing.js';
+import { createSealer } from './sealing.js';
 import { buildApp, type App } from './app.js';
 import { createMerchant, isEmpty } from './accounts/service.js';
 import { loggerOptions } from './logging.js';
@@ -21,7 +21,6 @@ import { simulatorAcquirer } from './payments/simulator.js';
 export const SHUTDOWN_GRACE_MS = 20_000;
 
 export async function openAndMigrate(config: Config, lock: { command: string; adminSocket?: boolean } = { command: 'paylinks' }): Promise<Database> {
-  configureSealing(config.secretKey);
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.databasePoolSize, lock });
   try {
     await migrate(db);
@@ -45,6 +44,7 @@ export async function serve(config: Config, opts: { worker: boolean; clock?: Clo
   const clock = opts.clock ?? systemClock;
   // The only acquirer shipped is the simulator; an adapter for a real one is passed in here.
   const acquirer = opts.acquirer ?? simulatorAcquirer;
+  const sealer = createSealer(config.secretKey);
   const logger = pino(loggerOptions(config.logLevel));
   // The embedded database's folder is locked for as long as this process runs: the account commands
   // then reach this process through its admin socket instead of opening the folder themselves.
@@ -66,14 +66,14 @@ export async function serve(config: Config, opts: { worker: boolean; clock?: Clo
     logger.warn('PAYLINKS_SECRET_KEY is not set: webhook secrets are sealed with the published development key (fine for development, refused in production)');
   }
   const metrics = new Metrics({ db, backlog: () => deliveryBacklog(db, clock.now()), now: () => clock.now() });
-  const app = await buildApp({ config, db, clock, acquirer, logger, metrics });
+  const app = await buildApp({ config, db, clock, acquirer, sealer, logger, metrics });
   const metricsServer = config.metricsListen ? await startMetricsServer(metrics, config.metricsListen) : undefined;
   const socketPath = db.lock?.holder.adminSocket ?? null;
   const admin: AdminServer | undefined = socketPath !== null ? await startAdminServer(db, socketPath, logger) : undefined;
-  const worker = opts.worker ? new DeliveryWorker({ db, clock, config, logger, metrics }) : undefined;
+  const worker = opts.worker ? new DeliveryWorker({ db, clock, config, sealer, logger, metrics }) : undefined;
   await worker?.start();
   // Captures, refunds and reversals (§Modifications and saved cards) are completed where deliveries are sent.
-  const processor = opts.worker ? new ModificationProcessor({ db, clock, acquirer, logger }) : undefined;
+  const processor = opts.worker ? new ModificationProcessor({ db, clock, acquirer, sealer, logger }) : undefined;
   await processor?.start();
   let address: string;
   try {
@@ -149,6 +149,7 @@ export function stopOnSignals(stop: () => Promise<void>, log: (line: string) => 
 export async function runWorker(config: Config, opts: { clock?: Clock; acquirer?: Acquirer; out?: (line: string) => void } = {}): Promise<{ stop(): Promise<void> }> {
   const out = opts.out ?? ((line: string) => process.stdout.write(`${line}\n`));
   const acquirer = opts.acquirer ?? simulatorAcquirer;
+  const sealer = createSealer(config.secretKey);
   // The embedded database belongs to one process: there, `serve` runs the worker.
   if (config.databaseUrl === null) throw new Error('the worker command needs DATABASE_URL (PostgreSQL); with the embedded database, `paylinks serve` runs the worker');
   const logger = pino(loggerOptions(config.logLevel));
@@ -156,9 +157,9 @@ export async function runWorker(config: Config, opts: { clock?: Clock; acquirer?
   const clock = opts.clock ?? systemClock;
   const metrics = new Metrics({ db, backlog: () => deliveryBacklog(db, clock.now()), now: () => clock.now() });
   const metricsServer = config.metricsListen ? await startMetricsServer(metrics, config.metricsListen) : undefined;
-  const worker = new DeliveryWorker({ db, clock, config, logger, metrics });
+  const worker = new DeliveryWorker({ db, clock, config, sealer, logger, metrics });
   await worker.start();
-  const processor = new ModificationProcessor({ db, clock, acquirer, logger });
+  const processor = new ModificationProcessor({ db, clock, acquirer, sealer, logger });
   await processor.start();
   out(`paylinks delivery worker and modification processor running (${db.kind} database)`);
   if (metricsServer) out(`  metrics: http://${formatHost(config.metricsListen?.host ?? '')}:${(metricsServer.address() as { port: number }).port}/metrics`);

@@ -1,5 +1,4 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
-import { DEVELOPMENT_SECRET_KEY } from './config.js';
 
 // Encryption at rest of the secrets the service must be able to read back (§Hardening): each webhook's
 // apiKey and hmacKey (the worker sends and signs with them) and the responses stored for idempotent
@@ -11,8 +10,8 @@ import { DEVELOPMENT_SECRET_KEY } from './config.js';
 // where a key rotation would pick the key from. `v0:` values (plain text, written before encryption
 // existed) still open, so old rows keep working.
 //
-// The key is process-wide: every process (serve, worker, CLI) sets it once from its configuration,
-// before any secret is sealed or opened, through configureSealing.
+// The sealer is a dependency like the clock: each process builds one from its configuration
+// (createSealer(config.secretKey), in the composition root) and hands it to what seals or opens.
 
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
@@ -58,26 +57,6 @@ export function createSealer(key: Buffer): Sealer {
       }
     },
   };
-}
-
-// Until a process configures its key, the development fallback (the same default config.ts gives in
-// development), so that scripts which open the database directly (the benchmarks) keep working.
-// `serve` and `worker` set it in openAndMigrate, and buildApp sets it for the HTTP routes; the CLI's
-// account commands seal nothing (API keys are hashed, not sealed).
-let current: Sealer = createSealer(DEVELOPMENT_SECRET_KEY);
-
-/** Sets the process's key (from config.secretKey). Setting the same key again is a no-op. */
-export function configureSealing(key: Buffer): void {
-  if (current.keyId === keyIdOf(key)) return;
-  current = createSealer(key);
-}
-
-export function seal(plain: string): string {
-  return current.seal(plain);
-}
-
-export function open(sealed: string): string {
-  return current.open(sealed);
 }
 
 /** Whether a stored value is sealed (v1), as opposed to a plain value or a v0 one. */

@@ -32,7 +32,7 @@ export async function hostedCheckoutRoutes(app: App, deps: AppDeps): Promise<voi
     async (request) => {
       const merchantId = merchantOf(request);
       const valid = await validateCreateSession(db, merchantId, request.body, schemaErrorsOf(request), clock.now());
-      return ok(request, await createSession({ db, clock, publicBaseUrl: config.publicBaseUrl }, merchantId, valid, request.idempotencyKey));
+      return ok(request, await createSession({ db, clock, sealer: deps.sealer, publicBaseUrl: config.publicBaseUrl }, merchantId, valid, request.idempotencyKey));
     },
   );
 

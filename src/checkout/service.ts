@@ -4,7 +4,7 @@ import type { Database } from '../db/database.js';
 import { notFound } from '../errors.js';
 import { isTerminalOf } from '../accounts/service.js';
 import { newReference } from '../ids.js';
-import { idempotentCreate } from '../idempotency/service.js';
+import { idempotentCreate, type IdempotencyDeps } from '../idempotency/service.js';
 import { fieldErrors, isRecord, mergeErrors } from '../paymentLinks/rules.js';
 import type { FieldError } from '../errors.js';
 import { createCheckoutRuleErrors } from './rules.js';
@@ -44,19 +44,19 @@ export async function validateCreateSession(db: Database, merchantId: string, bo
 export const CREATE_SESSION_OPERATION = 'hostedcheckout.create';
 
 export async function createSession(
-  deps: { db: Database; clock: Clock; publicBaseUrl: string },
+  deps: IdempotencyDeps & { publicBaseUrl: string },
   merchantId: string,
   body: CreateCheckoutRequest,
   idempotencyKey: string | undefined,
 ): Promise<{ checkoutReference: string; url: string }> {
-  const { db, clock } = deps;
+  const { clock } = deps;
   const now = clock.now();
 
   const expiresAt = sessionExpiry(body.expiresAt, now);
   const manual = body.isManualCapture ?? false;
   const shopperEmail = body.shopperContact === undefined ? null : typeof body.shopperContact === 'string' ? body.shopperContact : body.shopperContact.email;
 
-  const { body: created } = await idempotentCreate(db, clock, { ownerId: merchantId, key: idempotencyKey, operation: CREATE_SESSION_OPERATION, body }, async (tx) => {
+  const { body: created } = await idempotentCreate(deps, { ownerId: merchantId, key: idempotencyKey, operation: CREATE_SESSION_OPERATION, body }, async (tx) => {
     const reference = newReference('cs');
     await sql.insertSession(tx, {
       reference,

@@ -8,6 +8,7 @@ import type { Acquirer, AuthoriseResult } from '../payments/acquirer.js';
 import type { CardInput, CardSummary } from '../payments/card.js';
 import { recordPayment, saveChallenge, takeChallenge, type PaymentIntent } from '../payments/service.js';
 import { withCheckoutReference } from '../urls.js';
+import type { Sealer } from '../sealing.js';
 import { sessionStatusOf } from './service.js';
 import { completeSession, findSession, lockSession, type SessionRow } from './sql.js';
 
@@ -134,6 +135,7 @@ export interface PayDeps {
   db: Database;
   clock: Clock;
   acquirer: Acquirer;
+  sealer: Sealer;
 }
 
 /** What a reference of ours can look like: URL-safe, at most 100 characters. */
@@ -188,7 +190,7 @@ export async function pay(deps: PayDeps, target: Target, input: { card: CardInpu
         const challengeId = await saveChallenge(tx, { targetKind: c.kind, targetReference: c.reference, answers: input.answers, acquirerState: result.state, now });
         return { kind: 'Challenge', challengeId, card: result.card };
       }
-      return record(tx, deps.clock, c, result, input.answers);
+      return record(tx, deps, c, result, input.answers);
     },
     NO_RETRY,
   );
@@ -206,7 +208,7 @@ export async function completeChallenge(deps: PayDeps, target: Target, challenge
       if (!challenge) return { kind: 'ChallengeGone' as const };
       if (!c.payable) return { kind: 'NotPayable' as const, status: c.status };
       const result = await deps.acquirer.completeChallenge(challenge.acquirerState, confirmed);
-      return record(tx, deps.clock, c, result, challenge.answers);
+      return record(tx, deps, c, result, challenge.answers);
     },
     NO_RETRY,
   );
@@ -217,7 +219,7 @@ function chargeAmount(c: Checkoutable): number {
 }
 
 /** The payment, then what it changes on the link or the session, in the same transaction. */
-async function record(tx: PoolClient, clock: Clock, c: Checkoutable, result: Exclude<AuthoriseResult, { outcome: 'ChallengeShopper' }>, answers: Answer[]): Promise<PayOutcome> {
+async function record(tx: PoolClient, deps: PayDeps, c: Checkoutable, result: Exclude<AuthoriseResult, { outcome: 'ChallengeShopper' }>, answers: Answer[]): Promise<PayOutcome> {
   const intent: PaymentIntent = {
     merchantId: c.merchantId,
     terminalIdentifier: c.terminalIdentifier,
@@ -233,8 +235,8 @@ async function record(tx: PoolClient, clock: Clock, c: Checkoutable, result: Exc
     manualCapture: c.manualCapture,
     captureHoursDelay: c.captureHoursDelay,
   };
-  const paid = await recordPayment(tx, clock, intent, result);
-  const now = clock.now();
+  const paid = await recordPayment(tx, deps, intent, result);
+  const now = deps.clock.now();
   if (c.kind === 'link') {
     await recordLinkPayment(tx, {
       reference: c.reference,

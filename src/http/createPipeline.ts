@@ -1,9 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { checkOrigin } from '../accounts/service.js';
-import type { Clock } from '../clock.js';
-import type { Database } from '../db/database.js';
 import { ApiError } from '../errors.js';
-import { earlierResponse, readIdempotencyKey } from '../idempotency/service.js';
+import { earlierResponse, readIdempotencyKey, type IdempotencyDeps } from '../idempotency/service.js';
 import { envelope } from './envelope.js';
 
 // The steps every create shares, declared per route and run here once, before its handler:
@@ -44,7 +42,7 @@ export function ownerIdOf(request: FastifyRequest): string {
 }
 
 /** Installs the pipeline; call it before the create routes are registered. */
-export function installCreatePipeline(app: FastifyInstance, deps: { db: Database; clock: Clock }): void {
+export function installCreatePipeline(app: FastifyInstance, deps: IdempotencyDeps): void {
   app.decorateRequest('idempotencyKey', undefined);
 
   // Each create documents the Idempotency-Key header (and it is validated like any header).
@@ -64,7 +62,7 @@ export function installCreatePipeline(app: FastifyInstance, deps: { db: Database
     const key = readIdempotencyKey(request.headers['idempotency-key']);
     request.idempotencyKey = key;
     // A retry gets the first answer, even when the same body would no longer validate.
-    const replay = await earlierResponse(deps.db, deps.clock, { ownerId, key, operation: create.operation, body: request.body });
+    const replay = await earlierResponse(deps, { ownerId, key, operation: create.operation, body: request.body });
     if (replay) return reply.send({ ...replay, ...envelope(request.id, deps.clock) });
   });
 }

@@ -4,7 +4,7 @@ import type { Clock } from '../clock.js';
 import type { Database, Queryable } from '../db/database.js';
 import { withTransaction } from '../db/database.js';
 import { ApiError } from '../errors.js';
-import { isSealed, open, seal } from '../sealing.js';
+import { isSealed, type Sealer } from '../sealing.js';
 import * as sql from './sql.js';
 
 // Idempotent create (§Idempotent creates). The key is recorded in the same transaction as the thing it creates: a
@@ -60,13 +60,13 @@ export function readIdempotencyKey(header: string | string[] | undefined): strin
  * replay), so it is kept sealed like them (§Hardening): `{"sealed": "v1:..."}`. Rows stored before
  * (a plain object) are replayed as they are.
  */
-function sealResponse(body: Record<string, unknown>): Record<string, unknown> {
-  return { sealed: seal(JSON.stringify(body)) };
+function sealResponse(sealer: Sealer, body: Record<string, unknown>): Record<string, unknown> {
+  return { sealed: sealer.seal(JSON.stringify(body)) };
 }
 
-function openStoredResponse(stored: Record<string, unknown>): Record<string, unknown> {
+function openStoredResponse(sealer: Sealer, stored: Record<string, unknown>): Record<string, unknown> {
   const sealed = stored.sealed;
-  if (Object.keys(stored).length === 1 && isSealed(sealed)) return JSON.parse(open(sealed)) as Record<string, unknown>;
+  if (Object.keys(stored).length === 1 && isSealed(sealed)) return JSON.parse(sealer.open(sealed)) as Record<string, unknown>;
   return stored;
 }
 
@@ -83,14 +83,22 @@ class Replay extends Error {
  * body under the same key: 409 IDEMPOTENCY_KEY_REUSED. No key, or a key not seen: undefined, and
  * the create goes on (idempotentCreate checks again inside its transaction, for concurrent twins).
  */
-export async function earlierResponse(db: Database, clock: Clock, ctx: IdempotencyContext): Promise<Record<string, unknown> | undefined> {
+/** What keeping answers needs: the database, the clock (the 24-hour window) and the sealer (answers are kept sealed). */
+export interface IdempotencyDeps {
+  db: Database;
+  clock: Clock;
+  sealer: Sealer;
+}
+
+export async function earlierResponse(deps: IdempotencyDeps, ctx: IdempotencyContext): Promise<Record<string, unknown> | undefined> {
+  const { db, clock } = deps;
   if (ctx.key === undefined) return undefined;
   const stored = await sql.findIdempotencyKey(db.pool, ctx.ownerId, ctx.key);
   if (!stored || stored.created_at.getTime() < clock.now().getTime() - WINDOW_MS) return undefined;
   if (stored.request_hash !== hashRequest(ctx.operation, ctx.body) || stored.operation !== ctx.operation) {
     throw new ApiError('IDEMPOTENCY_KEY_REUSED', 'this Idempotency-Key was used with another request in the last 24 hours');
   }
-  return openStoredResponse(stored.response_body);
+  return openStoredResponse(deps.sealer, stored.response_body);
 }
 
 /**
@@ -98,11 +106,11 @@ export async function earlierResponse(db: Database, clock: Clock, ctx: Idempoten
  * response for the same key and body (409 IDEMPOTENCY_KEY_REUSED for another body).
  */
 export async function idempotentCreate<T extends Record<string, unknown>>(
-  db: Database,
-  clock: Clock,
+  deps: IdempotencyDeps,
   ctx: IdempotencyContext,
   create: (tx: pg.PoolClient) => Promise<T>,
 ): Promise<{ body: T; replayed: boolean }> {
+  const { db, clock, sealer } = deps;
   if (ctx.key === undefined) return { body: await withTransaction(db, create), replayed: false };
   const key = ctx.key;
   const requestHash = hashRequest(ctx.operation, ctx.body);
@@ -111,7 +119,7 @@ export async function idempotentCreate<T extends Record<string, unknown>>(
     if (stored.request_hash !== requestHash || stored.operation !== ctx.operation) {
       throw new ApiError('IDEMPOTENCY_KEY_REUSED', 'this Idempotency-Key was used with another request in the last 24 hours');
     }
-    return new Replay(openStoredResponse(stored.response_body));
+    return new Replay(openStoredResponse(sealer, stored.response_body));
   };
   try {
     const body = await withTransaction(db, async (tx) => {
@@ -119,7 +127,7 @@ export async function idempotentCreate<T extends Record<string, unknown>>(
       const earlier = await sql.findIdempotencyKey(tx, ctx.ownerId, key);
       if (earlier) throw check(earlier);
       const result = await create(tx);
-      const taken = await sql.insertIdempotencyKey(tx, { ownerId: ctx.ownerId, key, operation: ctx.operation, requestHash, status: 200, body: sealResponse(result), createdAt: now });
+      const taken = await sql.insertIdempotencyKey(tx, { ownerId: ctx.ownerId, key, operation: ctx.operation, requestHash, status: 200, body: sealResponse(sealer, result), createdAt: now });
       if (!taken) {
         // A concurrent request with the same key committed first: undo ours, answer with theirs.
         const first = await sql.findIdempotencyKey(tx, ctx.ownerId, key);
@@ -141,11 +149,10 @@ export async function idempotentCreate<T extends Record<string, unknown>>(
  * round trips to the database; with a key it is idempotentCreate.
  */
 export async function idempotentInsert<T extends Record<string, unknown>>(
-  db: Database,
-  clock: Clock,
+  deps: IdempotencyDeps,
   ctx: IdempotencyContext,
   insert: (q: Queryable) => Promise<T>,
 ): Promise<{ body: T; replayed: boolean }> {
-  if (ctx.key === undefined) return { body: await insert(db.pool), replayed: false };
-  return idempotentCreate(db, clock, ctx, insert);
+  if (ctx.key === undefined) return { body: await insert(deps.db.pool), replayed: false };
+  return idempotentCreate(deps, ctx, insert);
 }

@@ -2,6 +2,7 @@ import type { Static } from 'typebox';
 import type { Clock } from '../clock.js';
 import { formatTimestamp } from '../clock.js';
 import type { Config } from '../config.js';
+import type { Sealer } from '../sealing.js';
 import type { Database, Queryable } from '../db/database.js';
 import { withTransaction } from '../db/database.js';
 import { BatchLoader, BatchWriter, perDatabase } from '../db/batch.js';
@@ -32,6 +33,7 @@ export interface Deps {
   config: Config;
   db: Database;
   clock: Clock;
+  sealer: Sealer;
 }
 
 export type PaymentLinkView = Static<typeof PaymentLinkSchema>;
@@ -118,7 +120,7 @@ export async function createPaymentLink(
       await linkWriter(db).write(link);
       return { paymentLinkReference: link.reference, url: linkUrl(config, link.reference) };
     }
-    const { body: result } = await idempotentInsert(db, clock, { ownerId: merchantId, key: idempotencyKey, operation: CREATE_OPERATION, body }, async (q) => {
+    const { body: result } = await idempotentInsert(deps, { ownerId: merchantId, key: idempotencyKey, operation: CREATE_OPERATION, body }, async (q) => {
       const link = newLink();
       await sql.insertLink(q, link);
       return { paymentLinkReference: link.reference, url: linkUrl(config, link.reference) };

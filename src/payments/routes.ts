@@ -105,7 +105,7 @@ export async function paymentRoutes(app: App, deps: AppDeps): Promise<void> {
     async (request) => {
       const merchantId = merchantOf(request);
       const body = await validateTokenPayment(db, merchantId, request.body, schemaErrorsOf(request));
-      return ok(request, await chargeToken({ db, clock, acquirer, publicBaseUrl: deps.config.publicBaseUrl }, merchantId, body, request.idempotencyKey));
+      return ok(request, await chargeToken({ db, clock, acquirer, sealer: deps.sealer, publicBaseUrl: deps.config.publicBaseUrl }, merchantId, body, request.idempotencyKey));
     },
   );
 
@@ -121,6 +121,6 @@ export async function paymentRoutes(app: App, deps: AppDeps): Promise<void> {
         response: { 200: DisableTokenResponse, ...errors },
       },
     },
-    async (request) => ok(request, await disableToken({ db, clock }, merchantOf(request), request.body.tokenValue)),
+    async (request) => ok(request, await disableToken({ db, clock, sealer: deps.sealer }, merchantOf(request), request.body.tokenValue)),
   );
 }

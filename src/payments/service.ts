@@ -1,8 +1,7 @@
 import type { PoolClient } from 'pg';
-import type { Clock } from '../clock.js';
 import type { Database } from '../db/database.js';
 import { newPayfacReference, newReference, prefixedId } from '../ids.js';
-import { enqueueEvent, type PaymentEvent } from '../webhooks/events.js';
+import { enqueueEvent, type EventDeps, type PaymentEvent } from '../webhooks/events.js';
 import type { FinalAuthoriseResult } from './acquirer.js';
 import type { CardSummary } from './card.js';
 import * as sql from './sql.js';
@@ -50,8 +49,8 @@ function capturePlan(p: PaymentIntent, now: Date): { state: CaptureState; dueAt:
 }
 
 /** Records the acquirer's final answer: the payment, the card when saved, and its events. */
-export async function recordPayment(tx: PoolClient, clock: Clock, p: PaymentIntent, result: FinalAuthoriseResult): Promise<RecordedPayment> {
-  const now = clock.now();
+export async function recordPayment(tx: PoolClient, deps: EventDeps, p: PaymentIntent, result: FinalAuthoriseResult): Promise<RecordedPayment> {
+  const now = deps.clock.now();
   const payfacReference = newPayfacReference();
   const success = result.outcome === 'Authorised';
   const token = success ? result.token : null;
@@ -110,7 +109,7 @@ export async function recordPayment(tx: PoolClient, clock: Clock, p: PaymentInte
     currency: p.currency,
   };
   const cardData = { cardNumber: card.masked, cardSummary: card.last4, paymentMethod: card.paymentMethod };
-  await enqueueEvent(tx, clock, {
+  await enqueueEvent(tx, deps, {
     ...base,
     eventType: 'Authorization',
     success,
@@ -124,10 +123,10 @@ export async function recordPayment(tx: PoolClient, clock: Clock, p: PaymentInte
   if (!success) return { success: false, payfacReference, card, amount: p.amount, currency: p.currency, reason: result.reason };
 
   if (plan.state === 'Captured') {
-    await enqueueEvent(tx, clock, { ...base, eventType: 'Capture', success: true, reason: null, additionalData: { ...cardData } });
+    await enqueueEvent(tx, deps, { ...base, eventType: 'Capture', success: true, reason: null, additionalData: { ...cardData } });
   }
   if (token !== null) {
-    await enqueueEvent(tx, clock, {
+    await enqueueEvent(tx, deps, {
       ...base,
       eventType: 'Tokenization',
       success: true,

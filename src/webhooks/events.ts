@@ -3,7 +3,7 @@ import type { Clock } from '../clock.js';
 import { prefixedId } from '../ids.js';
 import { hmacSignature, type SignedFields } from './delivery/sign.js';
 import { notifyDeliveries } from './delivery/sql.js';
-import { openSecret } from './secrets.js';
+import type { Sealer } from '../sealing.js';
 import * as sql from './sql.js';
 
 // The outbox (§Events, STYLE habit 4): an event and its deliveries are written with the caller's client,
@@ -65,13 +65,20 @@ export function buildBody(message: WebhookMessage, hmacKey: string): string {
  * Records the event and one delivery per matching webhook (the merchant's and its linked partners',
  * enabled, subscribed to the type), inside the caller's transaction, and wakes the workers at commit.
  */
-export async function enqueueEvent(tx: Queryable, clock: Clock, event: PaymentEvent): Promise<{ eventId: string; deliveryIds: string[] }> {
+/** What recording an event needs besides the transaction: the clock, and the sealer that opens each webhook's HMAC key. */
+export interface EventDeps {
+  clock: Clock;
+  sealer: Sealer;
+}
+
+export async function enqueueEvent(tx: Queryable, deps: EventDeps, event: PaymentEvent): Promise<{ eventId: string; deliveryIds: string[] }> {
+  const { clock } = deps;
   const message = toMessage(event);
   const now = clock.now();
   const eventId = prefixedId('evt');
   await sql.insertEvent(tx, { id: eventId, merchantId: event.merchantId, eventType: event.eventType, payfacReference: event.payfacReference, message, createdAt: now });
   const targets = await sql.webhooksForEvent(tx, event.merchantId, event.eventType);
-  const deliveries = targets.map((w) => ({ id: prefixedId('dlv'), webhookId: w.id, body: buildBody(message, openSecret(w.hmac_key_sealed)), viaListener: w.kind === 'listener' }));
+  const deliveries = targets.map((w) => ({ id: prefixedId('dlv'), webhookId: w.id, body: buildBody(message, deps.sealer.open(w.hmac_key_sealed)), viaListener: w.kind === 'listener' }));
   await sql.insertDeliveries(tx, { eventId, eventType: event.eventType, payfacReference: event.payfacReference, now, deliveries });
   if (deliveries.length > 0) {
     await notifyDeliveries(tx);

@@ -1,17 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { open, seal } from '../sealing.js';
 
 // Webhook secrets (§Webhooks). Unlike API keys they cannot be stored as hashes: the worker must send the
-// apiKey and sign with the hmacKey. seal/open is the seam of encryption at rest: AES-256-GCM under
-// PAYLINKS_SECRET_KEY (src/sealing.ts, §Hardening); rows written before it ("v0:", plain) still open.
-
-export function sealSecret(plain: string): string {
-  return seal(plain);
-}
-
-export function openSecret(sealed: string): string {
-  return open(sealed);
-}
+// apiKey and sign with the hmacKey, so they are stored sealed (AES-256-GCM under PAYLINKS_SECRET_KEY:
+// the Sealer each process builds, src/sealing.ts, §Hardening).
 
 /** The webhook's Authorization value: a random secret of 32 bytes. */
 export function newWebhookApiKey(): string {

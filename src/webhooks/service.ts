@@ -10,7 +10,8 @@ import { idempotentCreate } from '../idempotency/service.js';
 import { checkProductionAddress, checkUrlShape, type Resolver } from './addressRules.js';
 import { buildBody, enqueueEvent, type EventType, type WebhookMessage } from './events.js';
 import { dueBacklog, notifyDeliveries } from './delivery/sql.js';
-import { newHmacKey, newWebhookApiKey, openSecret, sealSecret } from './secrets.js';
+import { newHmacKey, newWebhookApiKey } from './secrets.js';
+import type { Sealer } from '../sealing.js';
 import * as sql from './sql.js';
 import * as listenSql from './listen/sql.js';
 
@@ -20,6 +21,8 @@ export interface WebhookServiceDeps {
   config: Config;
   db: Database;
   clock: Clock;
+  /** Seals the webhooks' secrets at rest and opens them to sign and show. */
+  sealer: Sealer;
   /** DNS for the production address rule (tests inject one). */
   resolver?: Resolver;
 }
@@ -93,7 +96,7 @@ export async function registerWebhook(
   // passes the address rules); a concurrent twin is caught by idempotentCreate.
   const idempotency = { ownerId: ownerId(owner), key: idempotencyKey, operation: REGISTER_OPERATION, body: input };
   await checkUrl(deps, input.url);
-  const { body } = await idempotentCreate(deps.db, deps.clock, idempotency, async (tx) => {
+  const { body } = await idempotentCreate(deps, idempotency, async (tx) => {
     const apiKey = newWebhookApiKey();
     const hmacKey = newHmacKey();
     const row = await sql.insertWebhook(tx, {
@@ -102,8 +105,8 @@ export async function registerWebhook(
       url: input.url,
       eventTypes: uniqueEventTypes(input.eventTypes),
       description: input.description ?? '',
-      apiKeySealed: sealSecret(apiKey),
-      hmacKeySealed: sealSecret(hmacKey),
+      apiKeySealed: deps.sealer.seal(apiKey),
+      hmacKeySealed: deps.sealer.seal(hmacKey),
       now: deps.clock.now(),
     });
     return { ...view(row), apiKey, hmacKey };
@@ -171,7 +174,7 @@ export async function rotateSecrets(deps: WebhookServiceDeps, principal: Princip
     if (!w) throw notFound('webhook');
     const apiKey = newWebhookApiKey();
     const hmacKey = newHmacKey();
-    await sql.setWebhookSecrets(tx, { id: w.id, apiKeySealed: sealSecret(apiKey), hmacKeySealed: sealSecret(hmacKey), now: deps.clock.now() });
+    await sql.setWebhookSecrets(tx, { id: w.id, apiKeySealed: deps.sealer.seal(apiKey), hmacKeySealed: deps.sealer.seal(hmacKey), now: deps.clock.now() });
     return { webhookId: w.id, apiKey, hmacKey };
   });
 }
@@ -206,7 +209,7 @@ export async function registerListener(
     if (stale) {
       const row = await sql.findWebhook(tx, owner, stale.id);
       if (!row) throw notFound('webhook');
-      return { ...view(row), apiKey: openSecret(stale.api_key_sealed), hmacKey: openSecret(stale.hmac_key_sealed), reused: true };
+      return { ...view(row), apiKey: deps.sealer.open(stale.api_key_sealed), hmacKey: deps.sealer.open(stale.hmac_key_sealed), reused: true };
     }
     const id = prefixedId('wh');
     const apiKey = newWebhookApiKey();
@@ -217,8 +220,8 @@ export async function registerListener(
       url: `listen:${id}`,
       eventTypes,
       description: input.description ?? 'paylinks listen',
-      apiKeySealed: sealSecret(apiKey),
-      hmacKeySealed: sealSecret(hmacKey),
+      apiKeySealed: deps.sealer.seal(apiKey),
+      hmacKeySealed: deps.sealer.seal(hmacKey),
       now,
       kind: 'listener',
     });
@@ -329,7 +332,7 @@ export async function redeliver(deps: WebhookServiceDeps, principal: Principal, 
     const event = await sql.findEvent(tx, d.event_id);
     if (!event) throw notFound('delivery');
     const id = prefixedId('dlv');
-    const body = buildBody(event.message as WebhookMessage, openSecret(w.hmac_key_sealed));
+    const body = buildBody(event.message as WebhookMessage, deps.sealer.open(w.hmac_key_sealed));
     await sql.insertDeliveries(tx, {
       eventId: event.id,
       eventType: event.event_type,
@@ -358,7 +361,7 @@ export interface SandboxEventInput {
 export async function recordSandboxEvent(deps: WebhookServiceDeps, merchantId: string, input: SandboxEventInput): Promise<{ eventId: string; payfacReference: string }> {
   const payfacReference = newPayfacReference();
   const { eventId } = await withTransaction(deps.db, (tx) =>
-    enqueueEvent(tx, deps.clock, {
+    enqueueEvent(tx, deps, {
       merchantId,
       eventType: input.eventType,
       checkoutReference: input.checkoutReference ?? null,

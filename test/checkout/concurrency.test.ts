@@ -87,7 +87,7 @@ describe('many shoppers on one link at once (§Link status)', () => {
     const ref = await createSession(ctx);
     const card = { number: '4242424242424242', expiryMonth: 12, expiryYear: 2039, cvc: '123' };
     const outcomes = await Promise.all(
-      Array.from({ length: 20 }, () => pay({ db: ctx.tdb.db, clock: ctx.clock, acquirer: simulatorAcquirer }, { kind: 'session', reference: ref }, { card, answers: [] })),
+      Array.from({ length: 20 }, () => pay({ db: ctx.tdb.db, clock: ctx.clock, acquirer: simulatorAcquirer, sealer: ctx.sealer }, { kind: 'session', reference: ref }, { card, answers: [] })),
     );
     expect(outcomes.filter((o) => o.kind === 'Authorised')).toHaveLength(1);
     expect(outcomes.filter((o) => o.kind === 'NotPayable')).toHaveLength(19);

@@ -7,12 +7,15 @@ import { parseConfig, type Config } from '../../src/config.js';
 import { ManualClock } from '../../src/clock.js';
 import { createMerchant, type CreatedMerchant } from '../../src/accounts/service.js';
 import { loggerOptions } from '../../src/logging.js';
+import { createSealer, type Sealer } from '../../src/sealing.js';
 import { createTestDatabase, type TestDatabase } from './db.js';
 
 export interface TestContext {
   app: App;
   config: Config;
   clock: ManualClock;
+  /** The sealer the app uses (from the config's secret key), for tests that seal or open directly. */
+  sealer: Sealer;
   tdb: TestDatabase;
   merchant: CreatedMerchant;
   /** Every log line the app wrote, as JSON text (for tests that scan logs for secrets). */
@@ -35,13 +38,15 @@ export async function createTestContext(env: Record<string, string> = {}): Promi
     },
   });
   const logger = pino(loggerOptions(config.logLevel), stream);
-  const app = await buildApp({ config, db: tdb.db, clock, acquirer: simulatorAcquirer, logger });
+  const sealer = createSealer(config.secretKey);
+  const app = await buildApp({ config, db: tdb.db, clock, acquirer: simulatorAcquirer, sealer, logger });
   await app.ready();
   const merchant = await createMerchant(tdb.db, 'Test merchant');
   return {
     app,
     config,
     clock,
+    sealer,
     tdb,
     merchant,
     logs,

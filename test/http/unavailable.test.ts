@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { simulatorAcquirer } from '../../src/payments/simulator.js';
+import { createSealer } from '../../src/sealing.js';
 import { buildApp, type App } from '../../src/app.js';
 import { parseConfig } from '../../src/config.js';
 import { systemClock } from '../../src/clock.js';
@@ -14,7 +15,8 @@ describe.skipIf(TEST_DB !== 'postgres')('database unreachable (§Status codes)',
   let db: Database;
   beforeAll(async () => {
     db = await openDatabase({ databaseUrl: 'postgres://postgres@127.0.0.1:1/none', dataDir: '' });
-    app = await buildApp({ config: parseConfig({ LOG_LEVEL: 'silent' }), db, clock: systemClock, acquirer: simulatorAcquirer });
+    const config = parseConfig({ LOG_LEVEL: 'silent' });
+    app = await buildApp({ config, db, clock: systemClock, acquirer: simulatorAcquirer, sealer: createSealer(config.secretKey) });
   });
   afterAll(async () => {
     await app.close();

@@ -17,7 +17,7 @@ export const CARD = {
  * (that is how "in progress" modifications are held still). Listening is off for the same reason.
  */
 export function testProcessor(ctx: TestContext): ModificationProcessor {
-  return new ModificationProcessor({ db: ctx.tdb.db, clock: ctx.clock, acquirer: simulatorAcquirer, listen: false });
+  return new ModificationProcessor({ db: ctx.tdb.db, clock: ctx.clock, acquirer: simulatorAcquirer, sealer: ctx.sealer, listen: false });
 }
 
 /** A webhook of the merchant, so every event gets a delivery whose body can be read. */

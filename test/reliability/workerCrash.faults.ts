@@ -44,7 +44,7 @@ describe.skipIf(TEST_DB !== 'postgres')('delivery survives kill -9 of its worker
         const from = produced;
         await withTransaction(ctx.tdb.db, async (tx) => {
           for (let i = from; i < from + n; i++) {
-            await enqueueEvent(tx, systemClock, { merchantId: ctx.merchant.merchantId, eventType: 'Capture', checkoutReference: null, payfacReference: `crash-${i}`, merchantReference: `m-${i}`, amount: 100 + i, currency: 'EUR', reason: null, success: true });
+            await enqueueEvent(tx, { clock: systemClock, sealer: ctx.sealer }, { merchantId: ctx.merchant.merchantId, eventType: 'Capture', checkoutReference: null, payfacReference: `crash-${i}`, merchantReference: `m-${i}`, amount: 100 + i, currency: 'EUR', reason: null, success: true });
           }
         });
         produced += n;

@@ -1,5 +1,6 @@
 import { Writable } from 'node:stream';
 import { simulatorAcquirer } from '../../src/payments/simulator.js';
+import { createSealer } from '../../src/sealing.js';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, type App } from '../../src/app.js';
@@ -27,6 +28,7 @@ describe('§Webhooks address rules with a DNS answer that changes after registra
   let receiver: Receiver;
   const clock = new ManualClock(new Date());
   const config = parseConfig({ PAYLINKS_ENV: 'production', PAYLINKS_SECRET_KEY: 'cd'.repeat(32), PUBLIC_BASE_URL: 'https://pay.example.com', LOG_LEVEL: 'info' });
+  const sealer = createSealer(config.secretKey);
   const answers = new Map<string, string[]>();
   const resolver = async (host: string): Promise<string[]> => {
     const a = answers.get(host);
@@ -39,7 +41,7 @@ describe('§Webhooks address rules with a DNS answer that changes after registra
   beforeAll(async () => {
     tdb = await createTestDatabase();
     logger = pino(loggerOptions(config.logLevel), new Writable({ write: (c: Buffer, _e, cb) => (logs.push(c.toString()), cb()) }));
-    app = await buildApp({ config, db: tdb.db, clock, acquirer: simulatorAcquirer, logger, webhookResolver: resolver });
+    app = await buildApp({ config, db: tdb.db, clock, acquirer: simulatorAcquirer, sealer, logger, webhookResolver: resolver });
     merchant = await createMerchant(tdb.db, 'Rebinding');
     receiver = await startReceiver();
   });
@@ -73,12 +75,13 @@ describe('§Webhooks address rules with a DNS answer that changes after registra
     // The attacker's DNS now answers with the address where the receiver listens.
     answers.set(host, ['127.0.0.1']);
     await withTransaction(tdb.db, (tx) =>
-      enqueueEvent(tx, clock, { merchantId: merchant.merchantId, eventType: 'Capture', checkoutReference: null, payfacReference: 'rebind-1', merchantReference: null, amount: 100, currency: 'EUR', reason: null, success: true }),
+      enqueueEvent(tx, { clock, sealer }, { merchantId: merchant.merchantId, eventType: 'Capture', checkoutReference: null, payfacReference: 'rebind-1', merchantReference: null, amount: 100, currency: 'EUR', reason: null, success: true }),
     );
     const worker = new DeliveryWorker({
       db: tdb.db,
       clock,
       config,
+      sealer,
       dispatcher: createDeliveryAgent({ publicOnly: true, resolver, tls: { ca: testCerts().ca } }),
       attemptTimeoutMs: 1_500,
       pollIntervalMs: 200,

@@ -12,7 +12,7 @@ import { blackHole, eventually, register, startReceiver, testWorker, type Receiv
 async function enqueueMany(ctx: TestContext, n: number, eventType: EventType, prefix: string): Promise<void> {
   await withTransaction(ctx.tdb.db, async (tx) => {
     for (let i = 0; i < n; i++) {
-      await enqueueEvent(tx, ctx.clock, { merchantId: ctx.merchant.merchantId, eventType, checkoutReference: null, payfacReference: `${prefix}${i}`, merchantReference: null, amount: i, currency: 'EUR', reason: null, success: true });
+      await enqueueEvent(tx, ctx, { merchantId: ctx.merchant.merchantId, eventType, checkoutReference: null, payfacReference: `${prefix}${i}`, merchantReference: null, amount: i, currency: 'EUR', reason: null, success: true });
     }
   });
 }

@@ -110,6 +110,7 @@ export function testWorker(ctx: TestContext, opts: Partial<DeliveryWorkerOptions
     db: ctx.tdb.db,
     clock: ctx.clock,
     config: ctx.config,
+    sealer: ctx.sealer,
     dispatcher: trustingAgent(),
     attemptTimeoutMs: TEST_ATTEMPT_TIMEOUT_MS,
     pollIntervalMs: 200,

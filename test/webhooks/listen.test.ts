@@ -214,7 +214,7 @@ describe('listener hub', () => {
     const client = live.client();
     const l = await client.webhooks.registerListener({ eventTypes: ['Authorization'] });
     const sent: StreamedAttempt[] = [];
-    const hub = new ListenerHub({ db: live.ctx.tdb.db, clock: live.ctx.clock, leaseMs: 60_000, reportTimeoutMs: 300, pollIntervalMs: 50 });
+    const hub = new ListenerHub({ db: live.ctx.tdb.db, clock: live.ctx.clock, sealer: live.ctx.sealer, leaseMs: 60_000, reportTimeoutMs: 300, pollIntervalMs: 50 });
     const sink = { send: (event: string, data: unknown) => void (event === 'attempt' && sent.push(data as StreamedAttempt)), comment: () => undefined, end: () => undefined };
     expect(hub.open(l.webhookId, sink)).toBe(true);
     expect(hub.open(l.webhookId, sink)).toBe(false);

@@ -164,7 +164,7 @@ describe('webhook registration (§Webhooks)', () => {
     await register(ctx, 'https://other-merchant.example.com/h', { apiKey: other.apiKey });
 
     const { deliveryIds } = await withTransaction(ctx.tdb.db, (tx) =>
-      enqueueEvent(tx, ctx.clock, { merchantId: m.merchantId, eventType: 'Authorization', checkoutReference: null, payfacReference: '9000000000000001', merchantReference: 'o-1', amount: 100, currency: 'EUR', reason: null, success: true }),
+      enqueueEvent(tx, ctx, { merchantId: m.merchantId, eventType: 'Authorization', checkoutReference: null, payfacReference: '9000000000000001', merchantReference: 'o-1', amount: 100, currency: 'EUR', reason: null, success: true }),
     );
     const { rows } = await ctx.tdb.db.pool.query<{ webhook_id: string }>('SELECT webhook_id FROM webhook_deliveries WHERE id = ANY($1)', [deliveryIds]);
     expect(rows.map((r) => r.webhook_id).sort()).toEqual([own.webhookId, ofPartner.webhookId].sort());
@@ -195,7 +195,7 @@ describe('webhook registration (§Webhooks)', () => {
     const deliveries = await count(ctx, 'webhook_deliveries');
     await expect(
       withTransaction(ctx.tdb.db, async (tx) => {
-        await enqueueEvent(tx, ctx.clock, { merchantId: ctx.merchant.merchantId, eventType: 'Capture', checkoutReference: null, payfacReference: '1', merchantReference: null, amount: 1, currency: 'EUR', reason: null, success: true });
+        await enqueueEvent(tx, ctx, { merchantId: ctx.merchant.merchantId, eventType: 'Capture', checkoutReference: null, payfacReference: '1', merchantReference: null, amount: 1, currency: 'EUR', reason: null, success: true });
         throw new Error('the state change failed');
       }),
     ).rejects.toThrow('the state change failed');

@@ -32,7 +32,7 @@ export async function shopperPageRoutes(app: App, deps: AppDeps): Promise<void> 
   const { db, clock, config, acquirer } = deps;
   const signer = new PageSigner(db);
   const secureCookie = config.publicBaseUrl.startsWith('https:');
-  const payDeps = { db, clock, acquirer };
+  const payDeps = { db, clock, acquirer, sealer: deps.sealer };
 
   await app.register(async (pages) => {
     pages.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT }, (_req, body, done) => {

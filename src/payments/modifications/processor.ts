@@ -8,6 +8,7 @@ import { enqueueEvent } from '../../webhooks/events.js';
 import type { Acquirer, ModificationRequest } from '../acquirer.js';
 import * as sql from './sql.js';
 import { NotifiedLoop } from '../../db/notifiedLoop.js';
+import type { Sealer } from '../../sealing.js';
 import { MODIFICATIONS_CHANNEL } from './sql.js';
 
 // The modification processor (§Modifications and saved cards). Each Received modification is completed in ONE transaction: it
@@ -27,6 +28,8 @@ export interface ModificationProcessorOptions {
   db: Database;
   clock: Clock;
   acquirer: Acquirer;
+  /** Opens the webhooks' HMAC keys to sign the Capture and Refund events. */
+  sealer: Sealer;
   logger?: Logger;
   /** Fallback poll (real time): delayed captures coming due, a notice that was lost. */
   pollIntervalMs?: number;
@@ -41,6 +44,7 @@ export class ModificationProcessor {
   private readonly db: Database;
   private readonly clock: Clock;
   private readonly acquirer: Acquirer;
+  private readonly sealer: Sealer;
   private readonly log: Logger;
   private readonly loop: NotifiedLoop;
   readonly stats = { completed: 0, scheduledCaptures: 0 };
@@ -49,6 +53,7 @@ export class ModificationProcessor {
     this.db = opts.db;
     this.clock = opts.clock;
     this.acquirer = opts.acquirer;
+    this.sealer = opts.sealer;
     this.log = opts.logger ?? silent;
     this.loop = new NotifiedLoop({
       db: opts.db,
@@ -179,7 +184,7 @@ export class ModificationProcessor {
     const outcome = !success ? null : request === 'Capture' ? 'Captured' : request === 'Cancel' ? 'Cancelled' : 'Refunded';
     await sql.completeModification(tx, { payfacReference: m.payfac_reference, state: success ? 'Succeeded' : 'Failed', amount: amount > 0 ? amount : null, outcome, reason, completedAt: now });
 
-    await enqueueEvent(tx, this.clock, {
+    await enqueueEvent(tx, { clock: this.clock, sealer: this.sealer }, {
       merchantId: payment.merchant_id,
       // §Events/§Modifications and saved cards: a capture raises Capture; a refund and a reversal (cancel or refund) raise Refund.
       eventType: m.kind === 'Capture' ? 'Capture' : 'Refund',

@@ -7,7 +7,8 @@ import { isTerminalOf } from '../../accounts/service.js';
 import { newPayfacReference, newReference } from '../../ids.js';
 import { idempotentCreate } from '../../idempotency/service.js';
 import { fieldErrors, isRecord, mergeErrors, returnUrlError } from '../../paymentLinks/rules.js';
-import { enqueueEvent, type PaymentEvent } from '../../webhooks/events.js';
+import { enqueueEvent, type EventDeps, type PaymentEvent } from '../../webhooks/events.js';
+import type { Sealer } from '../../sealing.js';
 import type { Acquirer, FinalAuthoriseResult } from '../acquirer.js';
 import type { CardSummary } from '../card.js';
 import { withCheckoutReference } from '../../urls.js';
@@ -31,6 +32,7 @@ export interface TokenDeps {
   db: Database;
   clock: Clock;
   acquirer: Acquirer;
+  sealer: Sealer;
   /** The base of the 3-D Secure page a shopper is sent to. */
   publicBaseUrl: string;
 }
@@ -74,7 +76,7 @@ function modelAllows(saved: string, asked: string): boolean {
 export const TOKEN_PAYMENT_OPERATION = 'payment';
 
 export async function chargeToken(deps: TokenDeps, merchantId: string, body: TokenPaymentRequest, idempotencyKey: string | undefined): Promise<TokenPaymentOutcome> {
-  const { body: outcome } = await idempotentCreate(deps.db, deps.clock, { ownerId: merchantId, key: idempotencyKey, operation: TOKEN_PAYMENT_OPERATION, body }, async (tx) => {
+  const { body: outcome } = await idempotentCreate(deps, { ownerId: merchantId, key: idempotencyKey, operation: TOKEN_PAYMENT_OPERATION, body }, async (tx) => {
     const now = deps.clock.now();
     const token = await sql.lockToken(tx, body.tokenDetails.tokenValue, merchantId);
     if (!token) throw notFound('token');
@@ -138,7 +140,7 @@ export async function chargeToken(deps: TokenDeps, merchantId: string, body: Tok
       });
       return { resultCode: 'RedirectShopper' as const, payfacReference, redirect: { url: `${deps.publicBaseUrl}${CHARGE_PAGE_PREFIX}/${checkoutReference}` } };
     }
-    return recordCharge(tx, deps.clock, charge, result);
+    return recordCharge(tx, deps, charge, result);
   });
   return outcome;
 }
@@ -159,7 +161,8 @@ interface Charge {
 }
 
 /** Records the charge's payment and its events: Authorization, and Capture when authorised (captured at once). */
-async function recordCharge(tx: PoolClient, clock: Clock, c: Charge, result: FinalAuthoriseResult): Promise<TokenPaymentOutcome> {
+async function recordCharge(tx: PoolClient, deps: EventDeps, c: Charge, result: FinalAuthoriseResult): Promise<TokenPaymentOutcome> {
+  const { clock } = deps;
   const success = result.outcome === 'Authorised';
   const reason = result.outcome === 'Refused' ? result.reason : null;
   const { card } = c;
@@ -193,7 +196,7 @@ async function recordCharge(tx: PoolClient, clock: Clock, c: Charge, result: Fin
     currency: c.currency,
   };
   const cardData = { cardNumber: card.masked, cardSummary: card.last4, paymentMethod: card.paymentMethod };
-  await enqueueEvent(tx, clock, {
+  await enqueueEvent(tx, deps, {
     ...base,
     eventType: 'Authorization',
     success,
@@ -206,7 +209,7 @@ async function recordCharge(tx: PoolClient, clock: Clock, c: Charge, result: Fin
   });
   if (result.outcome !== 'Authorised') return { resultCode: 'Refused' as const, payfacReference: c.payfacReference, refusalReason: result.reason };
   // §Events: captured at once, as every payment without manual or delayed capture.
-  await enqueueEvent(tx, clock, { ...base, eventType: 'Capture', success: true, reason: null, additionalData: cardData });
+  await enqueueEvent(tx, deps, { ...base, eventType: 'Capture', success: true, reason: null, additionalData: cardData });
   return { resultCode: 'Authorised' as const, payfacReference: c.payfacReference };
 }
 
@@ -274,20 +277,20 @@ export async function completeTokenChallenge(deps: TokenDeps, checkoutReference:
         checkoutReference,
         card: result.card,
       };
-      return { kind: 'Done' as const, result: await recordCharge(tx, deps.clock, charge, result), returnUrl: view.returnUrl };
+      return { kind: 'Done' as const, result: await recordCharge(tx, deps, charge, result), returnUrl: view.returnUrl };
     },
     { retries: 0 },
   );
 }
 
 /** Disables a token (idempotent, like §Disabling a link: disabling it again succeeds and raises no second event). */
-export async function disableToken(deps: { db: Database; clock: Clock }, merchantId: string, tokenValue: string): Promise<{ success: true }> {
+export async function disableToken(deps: EventDeps & { db: Database }, merchantId: string, tokenValue: string): Promise<{ success: true }> {
   await withTransaction(deps.db, async (tx) => {
     const token = await sql.lockToken(tx, tokenValue, merchantId);
     if (!token) throw notFound('token');
     if (token.disabled_at !== null) return;
     await sql.disableToken(tx, token.token, deps.clock.now());
-    await enqueueEvent(tx, deps.clock, {
+    await enqueueEvent(tx, deps, {
       merchantId,
       eventType: 'TokenDisabled',
       // The event belongs to the payment that saved the card.

@@ -4,7 +4,7 @@ import type { Config } from '../../config.js';
 import type { Clock } from '../../clock.js';
 import type { Database } from '../../db/database.js';
 import { newUuid } from '../../ids.js';
-import { openSecret } from '../secrets.js';
+import type { Sealer } from '../../sealing.js';
 import { claimAndRecord } from './claim.js';
 import { afterAttempt } from './schedule.js';
 import { ATTEMPT_TIMEOUT_MS, createDeliveryAgent, sendAttempt } from './send.js';
@@ -31,6 +31,8 @@ export interface DeliveryWorkerOptions {
   db: Database;
   clock: Clock;
   config: Pick<Config, 'env' | 'webhookMaxInFlightPerEndpoint' | 'deliveryLeaseMs'>;
+  /** Opens each webhook's apiKey, sealed at rest. */
+  sealer: Sealer;
   logger?: Logger;
   /** The HTTP dispatcher (tests pass an Agent that trusts their CA); default: a keep-alive Agent. */
   dispatcher?: Dispatcher;
@@ -63,6 +65,7 @@ export class DeliveryWorker {
   private readonly maxInFlight: number;
   private readonly batchSize: number;
   private readonly metrics: DeliveryMetrics | undefined;
+  private readonly sealer: Sealer;
   private readonly loop: NotifiedLoop;
 
   private running = false;
@@ -93,6 +96,7 @@ export class DeliveryWorker {
     this.maxInFlight = opts.maxInFlight ?? 256;
     this.batchSize = opts.batchSize ?? 100;
     this.metrics = opts.metrics;
+    this.sealer = opts.sealer;
     this.loop = new NotifiedLoop({
       db: opts.db,
       channel: DELIVERIES_CHANNEL,
@@ -189,7 +193,7 @@ export class DeliveryWorker {
   private startAttempt(row: ClaimedRow, claimToken: string): void {
     let apiKey: string;
     try {
-      apiKey = this.openedKeys.get(row.api_key_sealed) ?? openSecret(row.api_key_sealed);
+      apiKey = this.openedKeys.get(row.api_key_sealed) ?? this.sealer.open(row.api_key_sealed);
       if (this.openedKeys.size >= 10_000) this.openedKeys.clear();
       this.openedKeys.set(row.api_key_sealed, apiKey);
     } catch (err) {

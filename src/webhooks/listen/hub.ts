@@ -2,7 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../../clock.js';
 import type { Database } from '../../db/database.js';
 import { newUuid } from '../../ids.js';
-import { openSecret } from '../secrets.js';
+import type { Sealer } from '../../sealing.js';
 import { afterAttempt } from '../delivery/schedule.js';
 import { ATTEMPT_TIMEOUT_MS, RESPONSE_BODY_LIMIT, type ErrorKind } from '../delivery/send.js';
 import { DELIVERIES_CHANNEL, recordAttempts, type AttemptRecord } from '../delivery/sql.js';
@@ -75,6 +75,8 @@ function decodeToken(raw: string): Token | undefined {
 export interface ListenerHubOptions {
   db: Database;
   clock: Clock;
+  /** Opens each listener's apiKey, sealed at rest. */
+  sealer: Sealer;
   leaseMs: number;
   logger?: Logger;
   /** Time the CLI has to report an attempt: the receiver's limit (15 s) and a margin for the round trip. */
@@ -287,7 +289,7 @@ export class ListenerHub {
       const token: Token = { d: row.id, c: correlationId, k: claimToken, n: row.attempt_count + 1, s: this.opts.clock.now().getTime(), w: stream.webhookId };
       let apiKey: string;
       try {
-        apiKey = openSecret(row.api_key_sealed);
+        apiKey = this.opts.sealer.open(row.api_key_sealed);
       } catch (err) {
         this.log.error({ deliveryId: row.id, err: (err as Error).message }, 'webhook secret cannot be opened; delivery not sent');
         continue;
