@@ -106,9 +106,10 @@ export function registerListen(program: Command): void {
               `  events   ${l.eventTypes.length === 0 ? 'all' : l.eventTypes.join(', ')}`,
               `  apiKey   ${l.apiKey}   (the Authorization header your receiver gets)`,
               `  hmacKey  ${l.hmacKey}   (verifies hmacSignature)`,
+              `  signingSecret  ${l.signingSecret}   (verifies the Standard Webhooks webhook-signature header)`,
               'Press Ctrl-C to stop and remove the listener.',
             ].join('\n'),
-            { type: 'ready', webhookId: l.webhookId, forwardTo: target.href, eventTypes: l.eventTypes, apiKey: l.apiKey, hmacKey: l.hmacKey, reused: l.reused },
+            { type: 'ready', webhookId: l.webhookId, forwardTo: target.href, eventTypes: l.eventTypes, apiKey: l.apiKey, hmacKey: l.hmacKey, signingSecret: l.signingSecret, reused: l.reused },
           );
           return l.webhookId;
         };

@@ -233,6 +233,7 @@ export function registerOperations(program: Command): void {
           `eventTypes  ${r.eventTypes.length > 0 ? r.eventTypes.join(',') : '(all)'}`,
           `apiKey      ${r.apiKey}  (shown only now)`,
           `hmacKey     ${r.hmacKey}  (shown only now)`,
+          `signingSecret  ${r.signingSecret}  (Standard Webhooks secret; shown only now)`,
         ]);
       }),
     );
@@ -305,7 +306,7 @@ export function registerOperations(program: Command): void {
     .action(
       action(async (webhookId: string, o: ClientFlags) => {
         const r = await client(o).webhooks.rotateSecrets(webhookId);
-        emit(o, r, () => [`webhookId  ${r.webhookId}`, `apiKey     ${r.apiKey}  (shown only now)`, `hmacKey    ${r.hmacKey}  (shown only now)`]);
+        emit(o, r, () => [`webhookId  ${r.webhookId}`, `apiKey     ${r.apiKey}  (shown only now)`, `hmacKey    ${r.hmacKey}  (shown only now)`, `signingSecret  ${r.signingSecret}  (shown only now)`]);
       }),
     );
 

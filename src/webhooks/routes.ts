@@ -35,7 +35,8 @@ export async function webhookRoutes(app: App, deps: AppDeps, listeners: Listener
         summary: 'Register a webhook',
         description:
           'Deliveries of the chosen event types (all when eventTypes is empty or left out) go to url as a signed POST. The answer carries the ' +
-          'webhook\'s two secrets, shown only now: apiKey (sent as the Authorization header of each delivery) and hmacKey (signs hmacSignature). A partner key ' +
+          'webhook\'s secrets, shown only now: apiKey (sent as the Authorization header of each delivery), hmacKey (signs hmacSignature) and signingSecret ' +
+          '(the same key as a Standard Webhooks secret, for the webhook-id/webhook-timestamp/webhook-signature headers). A partner key ' +
           'registers a webhook for all its merchants. An Idempotency-Key header makes a retry return the first answer.',
         body: s.RegisterBody,
         response: { 200: s.RegisterResponse },

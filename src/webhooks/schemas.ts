@@ -40,12 +40,13 @@ export const RegisterResponse = WithEnvelope(
     ...WebhookProps,
     apiKey: Type.String({ description: 'sent as the Authorization header of every delivery; shown only now' }),
     hmacKey: Type.String({ description: '64 hex characters; signs hmacSignature; shown only now' }),
+    signingSecret: Type.String({ description: 'the same key as a Standard Webhooks secret (whsec_...), for the webhook-signature header; shown only now' }),
   },
-  'The new webhook with its two secrets (shown only here and by rotate-secrets)',
+  'The new webhook with its secrets (shown only here and by rotate-secrets)',
 );
 export const WebhookResponse = WithEnvelope({ webhook: Webhook });
 export const WebhookListResponse = WithEnvelope({ data: Type.Array(Webhook), totalCount: Type.Integer() });
-export const RotateResponse = WithEnvelope({ webhookId: Type.String(), apiKey: Type.String(), hmacKey: Type.String() });
+export const RotateResponse = WithEnvelope({ webhookId: Type.String(), apiKey: Type.String(), hmacKey: Type.String(), signingSecret: Type.String({ description: 'the new hmacKey as a Standard Webhooks secret (whsec_...)' }) });
 
 export const ListenerBody = Type.Object(
   { eventTypes: Type.Optional(EventTypes), description: Type.Optional(Description) },
@@ -56,6 +57,7 @@ export const ListenerResponse = WithEnvelope(
     ...WebhookProps,
     apiKey: Type.String({ description: 'sent as the Authorization header of every delivery' }),
     hmacKey: Type.String({ description: '64 hex characters; signs hmacSignature' }),
+    signingSecret: Type.String({ description: 'the same key as a Standard Webhooks secret (whsec_...)' }),
     reused: Type.Boolean({ description: 'true when a listener left behind by an earlier run (no stream for a minute) was taken again, with its secrets' }),
   },
   'The listener webhook with its two secrets',

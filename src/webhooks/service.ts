@@ -11,6 +11,7 @@ import { checkProductionAddress, checkUrlShape, type Resolver } from './addressR
 import { buildBody, enqueueEvent, type EventType, type WebhookMessage } from './events.js';
 import { dueBacklog, notifyDeliveries } from './delivery/sql.js';
 import { newHmacKey, newWebhookApiKey } from './secrets.js';
+import { signingSecretOf } from './delivery/sign.js';
 import type { Sealer } from '../sealing.js';
 import * as sql from './sql.js';
 import * as listenSql from './listen/sql.js';
@@ -80,7 +81,7 @@ export interface RegisterInput {
   description?: string;
 }
 
-export type RegisteredWebhook = WebhookView & { apiKey: string; hmacKey: string };
+export type RegisteredWebhook = WebhookView & { apiKey: string; hmacKey: string; signingSecret: string };
 
 /** The name under which registrations' answers are kept for their Idempotency-Keys. */
 export const REGISTER_OPERATION = 'webhooks.register';
@@ -109,7 +110,7 @@ export async function registerWebhook(
       hmacKeySealed: deps.sealer.seal(hmacKey),
       now: deps.clock.now(),
     });
-    return { ...view(row), apiKey, hmacKey };
+    return { ...view(row), apiKey, hmacKey, signingSecret: signingSecretOf(hmacKey) };
   });
   return body;
 }
@@ -168,14 +169,14 @@ export async function deleteWebhook(deps: WebhookServiceDeps, principal: Princip
  * New secrets, shown once. Attempts from now on carry the new apiKey; bodies of deliveries already
  * created keep the signature they were built with (§Deliveries: a delivery's bytes never change).
  */
-export async function rotateSecrets(deps: WebhookServiceDeps, principal: Principal, webhookId: string): Promise<{ webhookId: string; apiKey: string; hmacKey: string }> {
+export async function rotateSecrets(deps: WebhookServiceDeps, principal: Principal, webhookId: string): Promise<{ webhookId: string; apiKey: string; hmacKey: string; signingSecret: string }> {
   return withTransaction(deps.db, async (tx) => {
     const w = await sql.findWebhook(tx, ownerOf(principal), webhookId, { forUpdate: true });
     if (!w) throw notFound('webhook');
     const apiKey = newWebhookApiKey();
     const hmacKey = newHmacKey();
     await sql.setWebhookSecrets(tx, { id: w.id, apiKeySealed: deps.sealer.seal(apiKey), hmacKeySealed: deps.sealer.seal(hmacKey), now: deps.clock.now() });
-    return { webhookId: w.id, apiKey, hmacKey };
+    return { webhookId: w.id, apiKey, hmacKey, signingSecret: signingSecretOf(hmacKey) };
   });
 }
 
@@ -209,7 +210,8 @@ export async function registerListener(
     if (stale) {
       const row = await sql.findWebhook(tx, owner, stale.id);
       if (!row) throw notFound('webhook');
-      return { ...view(row), apiKey: deps.sealer.open(stale.api_key_sealed), hmacKey: deps.sealer.open(stale.hmac_key_sealed), reused: true };
+      const hmacKey = deps.sealer.open(stale.hmac_key_sealed);
+      return { ...view(row), apiKey: deps.sealer.open(stale.api_key_sealed), hmacKey, signingSecret: signingSecretOf(hmacKey), reused: true };
     }
     const id = prefixedId('wh');
     const apiKey = newWebhookApiKey();
@@ -225,7 +227,7 @@ export async function registerListener(
       now,
       kind: 'listener',
     });
-    return { ...view(row), apiKey, hmacKey, reused: false };
+    return { ...view(row), apiKey, hmacKey, signingSecret: signingSecretOf(hmacKey), reused: false };
   });
 }
 

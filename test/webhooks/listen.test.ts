@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Paylinks} from '@paylinks/sdk';
-import { PaylinksApiError, verifyWebhook, type ListenerAttempt, type ListenerEvent } from '@paylinks/sdk';
+import { PaylinksApiError, verifyStandardWebhook, verifyWebhook, type ListenerAttempt, type ListenerEvent } from '@paylinks/sdk';
 import { createMerchant } from '../../src/accounts/service.js';
 import { ListenerHub, type StreamedAttempt } from '../../src/webhooks/listen/hub.js';
 import { startLiveService, type LiveService } from '../sdk/helpers.js';
@@ -83,9 +83,17 @@ describe('listener webhooks (paylinks listen)', () => {
       const payfacReference = await trigger();
       const a = await stream.next();
       expect(a).toMatchObject({ eventType: 'Authorization', payfacReference, attemptNumber: 1 });
-      expect(a.headers).toEqual({ 'content-type': 'application/json; charset=utf-8', authorization: l.apiKey, 'x-webhook-correlationid': a.correlationId });
+      expect(a.headers).toEqual({
+        'content-type': 'application/json; charset=utf-8',
+        authorization: l.apiKey,
+        'x-webhook-correlationid': a.correlationId,
+        'webhook-id': a.deliveryId,
+        'webhook-timestamp': expect.stringMatching(/^\d{10}$/),
+        'webhook-signature': expect.stringMatching(/^v1,/),
+      });
       // What the local receiver gets verifies with the secrets the listener was registered with.
       const message = verifyWebhook({ rawBody: a.body, headers: a.headers, apiKey: l.apiKey, hmacKey: l.hmacKey });
+      expect(verifyStandardWebhook({ rawBody: a.body, headers: a.headers, secret: l.signingSecret, now: live.ctx.clock.now() }).payfacReference).toBe(payfacReference);
       expect(message).toMatchObject({ payfacReference, merchantReference: 'order-7', amount: '48900' });
 
       await client.webhooks.reportAttempt(l.webhookId, { deliveryId: a.deliveryId, attemptToken: a.attemptToken, responseStatus: 200, responseBody: 'thanks', durationMs: 12, errorKind: null, errorDetail: null });

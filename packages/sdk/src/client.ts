@@ -2,14 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { apiErrorFor, PaylinksApiError, PaylinksNetworkError, type FieldError } from './errors.js';
 import type * as t from './types.js';
 
-// The HTTP client (STYLE habit 9, after stripe-node's RequestSender): X-API-Key on every call (§Authentication),
-// an Idempotency-Key on every create (§Idempotent creates), typed errors by status family (§Errors/§Status codes), and retries with
+// The HTTP client (STYLE habit 9, after stripe-node's RequestSender): X-API-Key on every call,
+// an Idempotency-Key on every create, typed errors by status family, and retries with
 // jittered exponential backoff, bounded in count, only where a retry cannot do something twice.
 
 export const SDK_VERSION = '0.1.0';
 
 export interface PaylinksOptions {
-  /** The merchant's API key (sent as X-API-Key, §Authentication). */
+  /** The merchant's API key (sent as X-API-Key, Authentication). */
   apiKey: string;
   /** The service's base address, e.g. `https://pay.example.com`; `/api/v1` is added unless present. */
   baseUrl: string;
@@ -33,7 +33,7 @@ export interface PaylinksOptions {
 }
 
 export interface RequestOptions {
-  /** For creates: your own key (§Idempotent creates); default a new UUID per call, reused by that call's retries. */
+  /** For creates: your own key; default a new UUID per call, reused by that call's retries. */
   idempotencyKey?: string;
   /** Overrides the client's maxRetries for this call. */
   maxRetries?: number;
@@ -56,7 +56,7 @@ interface Call {
   query?: Record<string, string | number | undefined>;
   body?: unknown;
   retry: RetryKind;
-  /** A create: gets an Idempotency-Key (§Idempotent creates). */
+  /** A create: gets an Idempotency-Key. */
   create?: boolean;
 }
 
@@ -278,7 +278,7 @@ function pageQuery(p: t.PageParams = {}): Record<string, number | undefined> {
   return { Page: p.page, PageSize: p.pageSize };
 }
 
-/** interface §4.1–4.5 (§Creating a link, §Updating a link, §Disabling a link, §Lists). */
+/** The Payment Links API. */
 export class PaymentLinks {
   readonly #http: Transport;
   constructor(http: Transport) {
@@ -300,7 +300,7 @@ export class PaymentLinks {
   }
 
   /**
-   * Every link, newest first (§Lists), fetched page by page as the loop asks for more. A link created
+   * Every link, newest first, fetched page by page as the loop asks for more. A link created
    * meanwhile shifts the pages by one; a link already yielded is not yielded again.
    */
   async *listAll(params: { pageSize?: number } = {}, options?: RequestOptions): AsyncGenerator<t.PaymentLinkListEntry, void, undefined> {
@@ -326,13 +326,13 @@ export class PaymentLinks {
     return this.#http.request({ method: 'POST', path: '/paymentlinks/update', body: params, retry: 'safe' }, options);
   }
 
-  /** Idempotent (§Disabling a link): disabling a Disabled link succeeds again. */
+  /** Idempotent: disabling a Disabled link succeeds again. */
   disable(paymentLinkReference: string, options?: RequestOptions): Promise<t.Envelope> {
     return this.#http.request({ method: 'POST', path: '/paymentlinks/disable', body: { paymentLinkReference }, retry: 'safe' }, options);
   }
 }
 
-/** interface §4.6, §Hosted checkout. */
+/** Hosted checkout, Hosted checkout. */
 export class HostedCheckout {
   readonly #http: Transport;
   constructor(http: Transport) {
@@ -348,7 +348,7 @@ export class HostedCheckout {
   }
 }
 
-/** §Webhooks. */
+/** Webhooks. */
 export class Webhooks {
   readonly #http: Transport;
   constructor(http: Transport) {
@@ -407,7 +407,7 @@ export class Webhooks {
   }
 }
 
-/** §Deliveries: trace and replay. */
+/** Deliveries: trace and replay. */
 export class Deliveries {
   readonly #http: Transport;
   constructor(http: Transport) {
@@ -430,7 +430,7 @@ export class Deliveries {
 }
 
 /**
- * §Modifications and saved cards: each answers Received at once; the outcome arrives as a webhook (Capture, or Refund for a
+ * Modifications and saved cards: each answers Received at once; the outcome arrives as a webhook (Capture, or Refund for a
  * refund and a reversal) whose payfacReference is the one answered here and whose
  * additionalData.originalPayfacReference is the payment's. The service takes no Idempotency-Key here,
  * so these are retried only when the service certainly did not act.
@@ -454,14 +454,14 @@ export class Modifications {
   }
 }
 
-/** §Modifications and saved cards: payments with a saved token. */
+/** Modifications and saved cards: payments with a saved token. */
 export class Payments {
   readonly #http: Transport;
   constructor(http: Transport) {
     this.#http = http;
   }
 
-  /** A create under an Idempotency-Key (§Idempotent creates): a retry gets the first answer, never a second charge. */
+  /** A create under an Idempotency-Key: a retry gets the first answer, never a second charge. */
   chargeToken(params: t.ChargeTokenParams, options?: RequestOptions): Promise<t.ChargeTokenResponse> {
     return this.#http.request({ method: 'POST', path: '/payment', body: params, retry: 'safe', create: true }, options);
   }
@@ -471,7 +471,7 @@ export class Payments {
   }
 }
 
-/** §Deliveries sandbox (only while the service runs with PAYLINKS_SANDBOX on; otherwise 404). */
+/** Deliveries sandbox (only while the service runs with PAYLINKS_SANDBOX on; otherwise 404). */
 export class Sandbox {
   readonly #http: Transport;
   constructor(http: Transport) {

@@ -1,7 +1,7 @@
 import type { WebhookMessage } from './types.js';
 
-// Duplicate-safe handling (interface §6.1): the same event can arrive more than once (a retry
-// after a processed but unacknowledged attempt, or a redelivery), and out of order (6.3). The key is
+// Duplicate-safe handling: the same event can arrive more than once (a retry
+// after a processed but unacknowledged attempt, or a redelivery), and out of order. The key is
 // built from identifiers in the event, never from X-Webhook-CorrelationId, which is new per attempt.
 
 /**

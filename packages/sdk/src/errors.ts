@@ -1,7 +1,7 @@
-// Error classes (STYLE habit 9): one per family of §Status codes's statuses, so callers can `instanceof` the
-// family and switch on §Errors's stable `code` inside it.
+// Error classes (STYLE habit 9): one per family of HTTP statuses, so callers can `instanceof` the
+// family and switch on Errors's stable `code` inside it.
 
-/** One failing field of a §Errors error: a JSON path with [i] for arrays, a stable code and a sentence. */
+/** One failing field of a Errors error: a JSON path with [i] for arrays, a stable code and a sentence. */
 export interface FieldError {
   field: string;
   code: string;
@@ -27,11 +27,11 @@ export interface ApiErrorInit {
   body: unknown;
 }
 
-/** The service answered with an error (§Errors problem+json). */
+/** The service answered with an error. */
 export class PaylinksApiError extends PaylinksError {
   override name = 'PaylinksApiError';
   readonly status: number;
-  /** §Errors's UPPER_SNAKE code, e.g. VALIDATION_FAILED; `HTTP_<status>` when the body was not §Errors's. */
+  /** Errors's UPPER_SNAKE code, e.g. VALIDATION_FAILED; `HTTP_<status>` when the body was not Errors's. */
   readonly code: string;
   readonly title: string;
   readonly detail: string;
@@ -71,17 +71,17 @@ export class PaylinksAuthenticationError extends PaylinksApiError {
   override name = 'PaylinksAuthenticationError';
 }
 
-/** 403: the key lacks the capability, or the Origin is not allowed (§Authentication). An authentication error too. */
+/** 403: the key lacks the capability, or the Origin is not allowed. An authentication error too. */
 export class PaylinksPermissionError extends PaylinksAuthenticationError {
   override name = 'PaylinksPermissionError';
 }
 
-/** 404: unknown, or another merchant's (§Authentication never says which). */
+/** 404: unknown, or another merchant's. */
 export class PaylinksNotFoundError extends PaylinksApiError {
   override name = 'PaylinksNotFoundError';
 }
 
-/** 409: INVALID_STATE or IDEMPOTENCY_KEY_REUSED (§Status codes). */
+/** 409: INVALID_STATE or IDEMPOTENCY_KEY_REUSED. */
 export class PaylinksConflictError extends PaylinksApiError {
   override name = 'PaylinksConflictError';
 }
@@ -108,7 +108,7 @@ export class PaylinksNetworkError extends PaylinksError {
   }
 }
 
-/** The class for a status: the family of §Status codes it belongs to. */
+/** The class for a status: the family of Status codes it belongs to. */
 export function apiErrorFor(init: ApiErrorInit): PaylinksApiError {
   const s = init.status;
   if (s === 400 || s === 413 || s === 415 || s === 422) return new PaylinksValidationError(init);

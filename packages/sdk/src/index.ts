@@ -29,6 +29,8 @@ export {
 } from './errors.js';
 export {
   verifyWebhook,
+  verifyStandardWebhook,
+  type VerifyStandardWebhookInput,
   computeSignature,
   signaturePayload,
   WebhookVerificationError,

@@ -1,8 +1,7 @@
-// Request and response types of the paylinks API (interface §2, 4; decisions §Creating a link, §Updating a link to §Hosted checkout, §Webhooks,
-// §Deliveries, §Modifications and saved cards). Written by hand so the SDK carries no server code; test/sdk/types.test.ts checks them
-// against the server's own schemas at compile time.
+// Request and response types of the paylinks API. Written by hand so the SDK carries no server code;
+// the service's test suite checks them against the server's own schemas at compile time.
 
-/** interface §2.1 / §Timestamps and identifiers: on every response, errors included. */
+/** On every response, errors included: when (UTC, microseconds) and the response's id. */
 export interface Envelope {
   /** ISO 8601 UTC with microseconds, e.g. 2026-11-21T13:57:00.123456Z */
   responseDateTime: string;
@@ -13,7 +12,7 @@ export interface Envelope {
 export type LinkType = 'PayByLink' | 'TokenizeByLink';
 export type RecurringProcessingModel = 'CardOnFile' | 'Subscription' | 'UnscheduledCardOnFile';
 export type Culture = 'is' | 'en';
-/** interface §3: `Completed` appears for a tokenize-by-link after its tokenisation (§Link status). */
+/** `Completed` appears for a tokenize-by-link after its tokenisation. */
 export type PaymentLinkStatus = 'Active' | 'Expired' | 'Used' | 'Disabled' | 'Completed';
 export type ShopperField = 'Ssn' | 'FullName' | 'Address' | 'PostCode' | 'City' | 'Country' | 'Telephone' | 'EmailAddress' | 'Comments';
 export type RequirementType = 'Hidden' | 'Optional' | 'Required' | 'Prefilled';
@@ -22,15 +21,15 @@ export type DeliveryState = 'Pending' | 'Delivered' | 'Failed';
 export type SessionStatus = 'New' | 'Completed' | 'Expired';
 
 export interface PageParams {
-  /** From 0 (§Lists). */
+  /** From 0. */
   page?: number;
-  /** 1 to 100, default 20 (§Lists). */
+  /** 1 to 100, default 20. */
   pageSize?: number;
 }
 
 // ------------------------------------------------------------------ payment links
 
-/** interface §2.3 and the create rules of §Creating a link: amountWithoutDiscount = unitPrice × quantity. */
+/** A line of a link: amountWithoutDiscount = unitPrice × quantity, and amount at most that. */
 export interface Item {
   name: string;
   quantity: number;
@@ -46,7 +45,7 @@ export interface ShopperInfo {
   prefilledValue?: string | null;
 }
 
-/** interface §4.3 and §Creating a link. */
+/** Create Payment Link. */
 export interface CreatePaymentLinkParams {
   type: LinkType;
   terminalIdentifier: string;
@@ -82,7 +81,6 @@ export interface Submission {
   payfacReference: string | null;
 }
 
-/** interface §2.2. */
 export interface PaymentLink {
   terminalIdentifier: string;
   themeKey: string | null;
@@ -110,7 +108,6 @@ export interface PaymentLinkResponse extends Envelope {
   paymentLink: PaymentLink;
 }
 
-/** interface §2.7. */
 export interface PaymentLinkListEntry {
   paymentLinkReference: string;
   description: string;
@@ -126,7 +123,7 @@ export interface PaymentLinkList extends Envelope {
 }
 
 /**
- * interface §4.4 and §Updating a link. Left-out fields keep their value; `null` clears a nullable field. Fields
+ *  and Updating a link. Left-out fields keep their value; `null` clears a nullable field. Fields
  * that never change may be sent unchanged (a read-modify-write of `get()`'s `paymentLink` works).
  */
 export interface UpdatePaymentLinkParams {
@@ -154,7 +151,7 @@ export interface UpdatePaymentLinkParams {
   status?: string;
 }
 
-// ------------------------------------------------------------------ hosted checkout (§Hosted checkout)
+// ------------------------------------------------------------------ hosted checkout
 
 export interface CheckoutItem {
   name: string;
@@ -196,7 +193,7 @@ export interface CheckoutStatusResponse extends Envelope {
   payfacReference: string | null;
 }
 
-// ------------------------------------------------------------------ webhooks (§Webhooks)
+// ------------------------------------------------------------------ webhooks
 
 export interface RegisterWebhookParams {
   /** Absolute https URL. */
@@ -226,12 +223,14 @@ export interface Webhook {
   updatedAt: string;
 }
 
-/** The two secrets are shown only here and by rotateSecrets: store them. */
+/** The secrets are shown only here and by rotateSecrets: store them. */
 export interface RegisterWebhookResponse extends Webhook, Envelope {
   /** Arrives as the raw Authorization header of every delivery. */
   apiKey: string;
-  /** Hex; signs `hmacSignature` (interface §5.2). */
+  /** Hex; signs `hmacSignature` (the webhook signature rule). */
   hmacKey: string;
+  /** The hmacKey as a Standard Webhooks secret (`whsec_...`): verifies the `webhook-signature` header. */
+  signingSecret: string;
 }
 
 export interface WebhookResponse extends Envelope {
@@ -247,6 +246,7 @@ export interface RotateSecretsResponse extends Envelope {
   webhookId: string;
   apiKey: string;
   hmacKey: string;
+  signingSecret: string;
 }
 
 export interface RegisterListenerParams {
@@ -293,7 +293,7 @@ export interface ListenerAttemptReportResponse extends Envelope {
   recorded: true;
 }
 
-// ------------------------------------------------------------------ deliveries (§Deliveries)
+// ------------------------------------------------------------------ deliveries
 
 export interface ListDeliveriesParams extends PageParams {
   payfacReference?: string;
@@ -343,7 +343,7 @@ export interface RedeliverResponse extends Envelope {
   deliveryId: string;
 }
 
-// ------------------------------------------------------------------ sandbox (§Deliveries)
+// ------------------------------------------------------------------ sandbox
 
 export interface TriggerEventParams {
   eventType: EventType;
@@ -361,7 +361,7 @@ export interface TriggerEventResponse extends Envelope {
   payfacReference: string;
 }
 
-// ------------------------------------------------------------------ modifications and token payments (§Modifications and saved cards)
+// ------------------------------------------------------------------ modifications and token payments
 
 export interface CaptureParams {
   reference: string;
@@ -420,7 +420,7 @@ export interface DisableTokenResponse extends Envelope {
   success: true;
 }
 
-// ------------------------------------------------------------------ the webhook message (interface §2.8)
+// ------------------------------------------------------------------ the webhook message (the webhook message)
 
 export interface WebhookAdditionalData {
   eventType?: string;
@@ -435,7 +435,7 @@ export interface WebhookAdditionalData {
   [name: string]: string | undefined;
 }
 
-/** The seven values the signature covers, in the order of interface §5.2. */
+/** The seven values the signature covers, in the order of the webhook signature rule. */
 export interface SignedFields {
   checkoutReference: string | null;
   payfacReference: string;

@@ -2,7 +2,7 @@ import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { PaylinksError } from './errors.js';
 import type { SignedFields, WebhookAdditionalData, WebhookMessage } from './types.js';
 
-// The receiver's two checks of interface §5.2: the Authorization header (the webhook's API key,
+// The receiver's two checks of the webhook signature rule: the Authorization header (the webhook's API key,
 // raw, no Bearer) proves the caller; hmacSignature over the seven values proves the body. Both
 // comparisons are constant-time (STYLE habit 8).
 
@@ -11,10 +11,16 @@ export type WebhookVerificationFailure =
   | 'missing_authorization'
   /** An Authorization header that is not the webhook's API key. */
   | 'invalid_authorization'
-  /** Not JSON, not an object, or a field of interface §2.8 missing or of the wrong type. */
+  /** Not JSON, not an object, or a field of the webhook message missing or of the wrong type. */
   | 'malformed_body'
   /** hmacSignature does not match the seven values under the HMAC key. */
-  | 'invalid_signature';
+  | 'invalid_signature'
+  /** A Standard Webhooks header (webhook-id, webhook-timestamp, webhook-signature) is missing. */
+  | 'missing_standard_headers'
+  /** webhook-timestamp is further from now than the tolerance: a replay, or a clock far off. */
+  | 'timestamp_out_of_tolerance'
+  /** No v1 signature in webhook-signature matches under the secret(s). */
+  | 'invalid_standard_signature';
 
 export class WebhookVerificationError extends PaylinksError {
   override name = 'WebhookVerificationError';
@@ -54,7 +60,7 @@ function keyBytes(hmacKey: string): Buffer {
 }
 
 /**
- * base64(HMAC-SHA256(hex-decoded key, UTF-8 payload)) of interface §5.2. For a merchant's own
+ * base64(HMAC-SHA256(hex-decoded key, UTF-8 payload)) of the webhook signature rule. For a merchant's own
  * tests: sign a message the way the service does.
  */
 export function computeSignature(hmacKey: string, message: SignedFields): string {
@@ -76,7 +82,7 @@ function header(headers: HeadersLike, name: string): string | undefined {
   return Array.isArray(v) ? v[0] : v;
 }
 
-/** The body as the typed message of interface §2.8, or the first reason it is not one. */
+/** The body as the typed message of the webhook message, or the first reason it is not one. */
 function parseMessage(rawBody: string | Uint8Array): WebhookMessage | string {
   let parsed: unknown;
   try {
@@ -112,7 +118,7 @@ function parseMessage(rawBody: string | Uint8Array): WebhookMessage | string {
 }
 
 /**
- * Performs both checks of interface §5.2 and returns the typed message, or throws
+ * Performs both checks of the webhook signature rule and returns the typed message, or throws
  * WebhookVerificationError whose `reason` names the check that failed. Answer 200 only after this
  * returns; answer 401 (or any non-200) when it throws.
  */
@@ -125,5 +131,51 @@ export function verifyWebhook(input: VerifyWebhookInput): WebhookMessage {
   if (!safeEqual(computeSignature(input.hmacKey, message), message.hmacSignature)) {
     throw new WebhookVerificationError('invalid_signature', 'hmacSignature does not match the message under the HMAC key');
   }
+  return message;
+}
+
+export interface VerifyStandardWebhookInput {
+  /** The request body exactly as received (string or bytes), before any JSON parsing. */
+  rawBody: string | Uint8Array;
+  headers: HeadersLike;
+  /** The webhook's signingSecret (whsec_...); several while an old secret is still accepted. */
+  secret: string | readonly string[];
+  /** How far webhook-timestamp may be from now, in seconds (default 300). */
+  toleranceSeconds?: number;
+  /** Now, for tests (default the system clock). */
+  now?: Date;
+}
+
+/** The key bytes of a Standard Webhooks secret (`whsec_` and base64). */
+function standardKey(secret: string): Buffer {
+  return Buffer.from(secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret, 'base64');
+}
+
+/**
+ * Verifies the Standard Webhooks headers the service sends beside its own (webhook-id,
+ * webhook-timestamp, webhook-signature: v1 HMAC-SHA256 over "{id}.{timestamp}.{body}") and returns the
+ * typed message. A timestamp outside the tolerance is refused, so a captured delivery cannot be
+ * replayed later; remember webhook-id (the same on every attempt of one delivery) to drop repeats.
+ */
+export function verifyStandardWebhook(input: VerifyStandardWebhookInput): WebhookMessage {
+  const id = header(input.headers, 'webhook-id');
+  const timestamp = header(input.headers, 'webhook-timestamp');
+  const signatures = header(input.headers, 'webhook-signature');
+  if (!id || !timestamp || !signatures) throw new WebhookVerificationError('missing_standard_headers', 'webhook-id, webhook-timestamp and webhook-signature are needed');
+  const seconds = Number(timestamp);
+  const now = (input.now ?? new Date()).getTime() / 1000;
+  if (!/^\d{1,12}$/.test(timestamp) || Math.abs(now - seconds) > (input.toleranceSeconds ?? 300)) {
+    throw new WebhookVerificationError('timestamp_out_of_tolerance', 'webhook-timestamp is too far from now');
+  }
+  const body = typeof input.rawBody === 'string' ? Buffer.from(input.rawBody, 'utf8') : Buffer.from(input.rawBody);
+  const secrets = typeof input.secret === 'string' ? [input.secret] : input.secret;
+  const given = signatures.split(' ').filter((s) => s.startsWith('v1,')).map((s) => s.slice(3));
+  const ok = secrets.some((secret) => {
+    const expected = createHmac('sha256', standardKey(secret)).update(`${id}.${timestamp}.`, 'utf8').update(body).digest('base64');
+    return given.some((g) => safeEqual(g, expected));
+  });
+  if (!ok) throw new WebhookVerificationError('invalid_standard_signature', 'no webhook-signature matches under the signing secret');
+  const message = parseMessage(input.rawBody);
+  if (typeof message === 'string') throw new WebhookVerificationError('malformed_body', message);
   return message;
 }

@@ -55,6 +55,8 @@ export interface AttemptRequest {
   body: Buffer;
   apiKey: string;
   correlationId: string;
+  /** The Standard Webhooks headers of this attempt (webhook-id, webhook-timestamp, webhook-signature). */
+  standard?: Record<string, string>;
 }
 
 const TLS_CODES = new Set([
@@ -145,6 +147,7 @@ export async function sendAttempt(
         'content-type': 'application/json; charset=utf-8',
         authorization: req.apiKey,
         'x-webhook-correlationid': req.correlationId,
+        ...req.standard,
       },
       body: req.body,
     });

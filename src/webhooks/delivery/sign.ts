@@ -31,3 +31,24 @@ export function hmacKeyBytes(hexKey: string): Buffer {
 export function hmacSignature(hexKey: string, m: SignedFields): string {
   return createHmac('sha256', hmacKeyBytes(hexKey)).update(signaturePayload(m), 'utf8').digest('base64');
 }
+
+// Standard Webhooks (standardwebhooks.com) headers, sent beside the interface's own so that receivers
+// using a Standard Webhooks library can verify a delivery and reject replays:
+//   webhook-id         the delivery's id: the same on every attempt of one delivery
+//   webhook-timestamp  seconds since the epoch when the attempt was sent
+//   webhook-signature  v1,<base64 HMAC-SHA256 over "{id}.{timestamp}.{body}">
+// The key is the webhook's hmacKey (its bytes), handed to merchants as the Standard Webhooks secret
+// whsec_<base64 of those bytes> at registration and rotation; the interface's hmacSignature and
+// Authorization are unchanged.
+
+/** The webhook's Standard Webhooks secret: its HMAC key's bytes, base64, after "whsec_". */
+export function signingSecretOf(hexKey: string): string {
+  return `whsec_${hmacKeyBytes(hexKey).toString('base64')}`;
+}
+
+/** The three Standard Webhooks headers of one attempt. */
+export function standardWebhookHeaders(hexKey: string, deliveryId: string, sentAt: Date, body: string | Buffer): Record<'webhook-id' | 'webhook-timestamp' | 'webhook-signature', string> {
+  const timestamp = String(Math.floor(sentAt.getTime() / 1000));
+  const mac = createHmac('sha256', hmacKeyBytes(hexKey)).update(`${deliveryId}.${timestamp}.`, 'utf8').update(body).digest('base64');
+  return { 'webhook-id': deliveryId, 'webhook-timestamp': timestamp, 'webhook-signature': `v1,${mac}` };
+}

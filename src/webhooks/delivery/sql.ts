@@ -13,6 +13,7 @@ export interface ClaimedRow {
   attempt_count: number;
   url: string;
   api_key_sealed: string;
+  hmac_key_sealed: string;
 }
 
 /** The NOTIFY channel that announces due deliveries to the workers (and to listen streams). */
@@ -92,7 +93,7 @@ export async function claimDueDeliveries(
         SET next_attempt_at = $2, claim_token = $3
        FROM locked, webhooks w
       WHERE d.id = locked.id AND w.id = d.webhook_id AND w.enabled AND w.deleted_at IS NULL
-     RETURNING d.id, d.webhook_id, d.body, d.attempt_count, w.url, w.api_key_sealed`,
+     RETURNING d.id, d.webhook_id, d.body, d.attempt_count, w.url, w.api_key_sealed, w.hmac_key_sealed`,
     values: [args.now, args.leaseUntil, args.claimToken, args.limit, args.perEndpoint, args.scan, finished.map(([w]) => w), finished.map(([, n]) => n)],
   });
   return rows;

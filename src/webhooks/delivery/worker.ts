@@ -7,6 +7,7 @@ import { newUuid } from '../../ids.js';
 import type { Sealer } from '../../sealing.js';
 import { claimAndRecord } from './claim.js';
 import { afterAttempt } from './schedule.js';
+import { standardWebhookHeaders } from './sign.js';
 import { ATTEMPT_TIMEOUT_MS, createDeliveryAgent, sendAttempt } from './send.js';
 import type { AttemptRecord, ClaimedRow } from './sql.js';
 import { NotifiedLoop } from '../../db/notifiedLoop.js';
@@ -192,10 +193,10 @@ export class DeliveryWorker {
 
   private startAttempt(row: ClaimedRow, claimToken: string): void {
     let apiKey: string;
+    let hmacKey: string;
     try {
-      apiKey = this.openedKeys.get(row.api_key_sealed) ?? this.sealer.open(row.api_key_sealed);
-      if (this.openedKeys.size >= 10_000) this.openedKeys.clear();
-      this.openedKeys.set(row.api_key_sealed, apiKey);
+      apiKey = this.opened(row.api_key_sealed);
+      hmacKey = this.opened(row.hmac_key_sealed);
     } catch (err) {
       // An operator's mistake (PAYLINKS_SECRET_KEY changed), not the receiver's: send nothing and
       // spend no attempt. The claim lapses with its lease and the delivery waits until the key is
@@ -207,9 +208,10 @@ export class DeliveryWorker {
     const attemptNumber = row.attempt_count + 1;
     const correlationId = newUuid();
     const sentAt = this.clock.now();
+    const body = Buffer.from(row.body, 'utf8');
     void sendAttempt(
       this.dispatcher,
-      { url: row.url, body: Buffer.from(row.body, 'utf8'), apiKey, correlationId },
+      { url: row.url, body, apiKey, correlationId, standard: standardWebhookHeaders(hmacKey, row.id, sentAt, body) },
       { timeoutMs: this.timeoutMs, publicOnly: this.publicOnly },
     ).then((result) => {
       this.onWire--;
@@ -242,6 +244,16 @@ export class DeliveryWorker {
       });
       this.scheduleCycle();
     });
+  }
+
+  /** A webhook secret opened from its sealed form, once per sealed form (a rotation is a new one). */
+  private opened(sealed: string): string {
+    const known = this.openedKeys.get(sealed);
+    if (known !== undefined) return known;
+    const plain = this.sealer.open(sealed);
+    if (this.openedKeys.size >= 10_000) this.openedKeys.clear();
+    this.openedKeys.set(sealed, plain);
+    return plain;
   }
 
   private unrecordedByWebhook(): Map<string, number> {

@@ -4,6 +4,7 @@ import type { Database } from '../../db/database.js';
 import { newUuid } from '../../ids.js';
 import type { Sealer } from '../../sealing.js';
 import { afterAttempt } from '../delivery/schedule.js';
+import { standardWebhookHeaders } from '../delivery/sign.js';
 import { ATTEMPT_TIMEOUT_MS, RESPONSE_BODY_LIMIT, type ErrorKind } from '../delivery/send.js';
 import { DELIVERIES_CHANNEL, recordAttempts, type AttemptRecord } from '../delivery/sql.js';
 import { claimListenerDeliveries, touchListener } from './sql.js';
@@ -288,8 +289,10 @@ export class ListenerHub {
       const correlationId = newUuid();
       const token: Token = { d: row.id, c: correlationId, k: claimToken, n: row.attempt_count + 1, s: this.opts.clock.now().getTime(), w: stream.webhookId };
       let apiKey: string;
+      let hmacKey: string;
       try {
         apiKey = this.opts.sealer.open(row.api_key_sealed);
+        hmacKey = this.opts.sealer.open(row.hmac_key_sealed);
       } catch (err) {
         this.log.error({ deliveryId: row.id, err: (err as Error).message }, 'webhook secret cannot be opened; delivery not sent');
         continue;
@@ -313,7 +316,12 @@ export class ListenerHub {
         attemptNumber: token.n,
         correlationId,
         attemptToken: encodeToken(token),
-        headers: { 'content-type': 'application/json; charset=utf-8', authorization: apiKey, 'x-webhook-correlationid': correlationId },
+        headers: {
+          'content-type': 'application/json; charset=utf-8',
+          authorization: apiKey,
+          'x-webhook-correlationid': correlationId,
+          ...standardWebhookHeaders(hmacKey, row.id, new Date(token.s), row.body),
+        },
         body: row.body,
       };
       stream.send('attempt', attempt);
