@@ -323,6 +323,23 @@ export async function webhookRoutes(app: App, deps: AppDeps, listeners: Listener
   );
 
   app.post(
+    '/sandbox/deliveries/advance',
+    {
+      config: { ...webhooksAuth, normalize: 'create' },
+      schema: {
+        tags: ['Sandbox'],
+        summary: 'Make every pending delivery due now',
+        description:
+          "Sandbox only. Every pending delivery of the caller's webhooks (or, with webhookId, of that one) whose next attempt is not due " +
+          'yet is due now, so a test sees the retries at once. Deliveries whose attempt is in flight are left alone. Answers how many.',
+        body: s.AdvanceAllBody,
+        response: { 200: s.AdvanceAllResponse },
+      },
+    },
+    async (request) => ok(request, await service.advanceAllDeliveries(svc, principalOf(request), request.body.webhookId)),
+  );
+
+  app.post(
     '/sandbox/deliveries/:deliveryId/advance',
     {
       config: webhooksAuth,

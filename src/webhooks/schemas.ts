@@ -135,3 +135,9 @@ export const SandboxEventBody = Type.Object(
 );
 export type SandboxEventBody = Static<typeof SandboxEventBody>;
 export const SandboxEventResponse = WithEnvelope({ eventId: Type.String(), payfacReference: Type.String() });
+
+export const AdvanceAllBody = Type.Object(
+  { webhookId: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'only this webhook\'s deliveries; default all of the caller\'s' })) },
+  { additionalProperties: false, examples: [{ webhookId: 'wh_JgkM6hDPouXTcZii' }] },
+);
+export const AdvanceAllResponse = WithEnvelope({ advanced: Type.Integer({ description: 'how many pending deliveries became due now' }) });

@@ -379,6 +379,17 @@ export async function recordSandboxEvent(deps: WebhookServiceDeps, merchantId: s
   return { eventId, payfacReference };
 }
 
+/** Sandbox: every pending delivery of the caller's webhooks (or of one of them) is due now. */
+export async function advanceAllDeliveries(deps: WebhookServiceDeps, principal: Principal, webhookId: string | undefined): Promise<{ advanced: number }> {
+  return withTransaction(deps.db, async (tx) => {
+    const owner = ownerOf(principal);
+    if (webhookId !== undefined && !(await sql.findWebhook(tx, owner, webhookId))) throw notFound('webhook');
+    const advanced = await sql.makeAllDueNow(tx, owner, webhookId ?? null, deps.clock.now());
+    if (advanced > 0) await notifyDeliveries(tx);
+    return { advanced };
+  });
+}
+
 export async function advanceDelivery(deps: WebhookServiceDeps, principal: Principal, deliveryId: string): Promise<void> {
   await withTransaction(deps.db, async (tx) => {
     const d = await sql.findDelivery(tx, ownerOf(principal), deliveryId, { forUpdate: true });

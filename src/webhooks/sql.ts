@@ -252,6 +252,21 @@ export async function attemptsOf(db: Queryable, deliveryId: string): Promise<Att
   return rows;
 }
 
+/**
+ * §Deliveries sandbox advance for all: the next attempt of every unclaimed pending delivery of the
+ * owner's webhooks (or of one of them) that is not due yet is due now. Returns how many.
+ */
+export async function makeAllDueNow(db: Queryable, owner: Owner, webhookId: string | null, now: Date): Promise<number> {
+  const { rowCount } = await db.query(
+    `UPDATE webhook_deliveries d SET next_attempt_at = $4, updated_at = $4
+       FROM webhooks w
+      WHERE w.id = d.webhook_id AND (w.merchant_id = $1 OR w.partner_id = $2) AND ($3::text IS NULL OR w.id = $3)
+        AND d.state = 'Pending' AND d.claim_token IS NULL AND d.next_attempt_at > $4`,
+    [owner.merchantId, owner.partnerId, webhookId, now],
+  );
+  return rowCount ?? 0;
+}
+
 /** §Deliveries sandbox advance: the next attempt of an unclaimed pending delivery is due now. */
 export async function makeDueNow(db: Queryable, id: string, now: Date): Promise<void> {
   await db.query(

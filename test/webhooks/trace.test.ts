@@ -163,6 +163,36 @@ describe('delivery trace, replay and sandbox (§Deliveries)', () => {
     expect(done.body.code).toBe('INVALID_STATE');
   });
 
+  it('advances every pending delivery of the caller at once, or of one webhook, and no one else\'s', async () => {
+    receiver.on('/all-a', reply(500));
+    receiver.on('/all-b', reply(500));
+    const a = await register(ctx, `${receiver.url}/all-a`, { eventTypes: ['Refund'] });
+    const b = await register(ctx, `${receiver.url}/all-b`, { eventTypes: ['Refund'] });
+    const theirs = await register(ctx, `${receiver.url}/all-a`, { eventTypes: ['Refund'], apiKey: other.apiKey });
+    await sandboxEvent({ eventType: 'Refund' });
+    await sandboxEvent({ eventType: 'Refund' });
+    await sandboxEvent({ eventType: 'Refund' }, other.apiKey);
+    await worker.settled();
+    const pendingOf = async (webhookId: string, apiKey?: string) => (await list({ webhookId, state: 'Pending' }, apiKey)).data as DeliveryEntry[];
+    expect((await pendingOf(a.webhookId)).map((d) => d.attemptCount)).toEqual([1, 1]);
+    // One webhook first: only its two deliveries.
+    const one = await call(ctx, 'POST', '/api/v1/sandbox/deliveries/advance', { webhookId: a.webhookId });
+    expect([one.status, one.body.advanced]).toEqual([200, 2]);
+    await worker.settled();
+    expect((await pendingOf(a.webhookId)).map((d) => d.attemptCount)).toEqual([2, 2]);
+    expect((await pendingOf(b.webhookId)).map((d) => d.attemptCount)).toEqual([1, 1]);
+    // Then all of the caller's: b's two and a's two again; the other merchant's stays where it was.
+    const all = await call(ctx, 'POST', '/api/v1/sandbox/deliveries/advance', {});
+    expect(all.body.advanced).toBe(4);
+    await worker.settled();
+    expect((await pendingOf(b.webhookId)).map((d) => d.attemptCount)).toEqual([2, 2]);
+    expect((await pendingOf(theirs.webhookId, other.apiKey)).map((d) => d.attemptCount)).toEqual([1]);
+    // Another merchant's webhook by id: not found, nothing advanced.
+    const foreign = await call(ctx, 'POST', '/api/v1/sandbox/deliveries/advance', { webhookId: theirs.webhookId });
+    expect(foreign.status).toBe(404);
+    expect((await pendingOf(theirs.webhookId, other.apiKey)).map((d) => d.attemptCount)).toEqual([1]);
+  });
+
   it("shows a key only its own deliveries: another merchant's or partner's is 404 and untouched", async () => {
     receiver.on('/iso', reply(500));
     await register(ctx, `${receiver.url}/iso`, { eventTypes: ['Authorization'] });

@@ -487,6 +487,11 @@ export class Sandbox {
   advanceDelivery(deliveryId: string, options?: RequestOptions): Promise<t.Envelope> {
     return this.#http.request({ method: 'POST', path: `/sandbox/deliveries/${enc(deliveryId)}/advance`, retry: 'safe' }, options);
   }
+
+  /** Every pending delivery of your webhooks (or of one) is due now; answers how many. */
+  advanceAll(params: { webhookId?: string } = {}, options?: RequestOptions): Promise<t.AdvanceAllResponse> {
+    return this.#http.request({ method: 'POST', path: '/sandbox/deliveries/advance', body: params, retry: 'safe' }, options);
+  }
 }
 
 export class Paylinks {

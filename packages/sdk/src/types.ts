@@ -452,3 +452,8 @@ export interface WebhookMessage extends SignedFields {
   hmacSignature: string;
   additionalData?: WebhookAdditionalData;
 }
+
+export interface AdvanceAllResponse extends Envelope {
+  /** How many pending deliveries became due now. */
+  advanced: number;
+}
