@@ -280,6 +280,28 @@ export async function webhookRoutes(app: App, deps: AppDeps, listeners: Listener
   );
 
   app.post(
+    '/webhooks/:webhookId/recover',
+    {
+      config: { ...webhooksAuth, normalize: 'create' },
+      schema: {
+        tags,
+        summary: "Queue a webhook's failed deliveries again",
+        description:
+          'Every Failed delivery of the webhook made in [since, until) becomes a new delivery with five attempts of its own, signed with the ' +
+          "webhook's current key: after a receiver was down, one call instead of a redeliver per delivery. Answers at once with the count. " +
+          'The same window again queues nothing and answers the same count (repeated: true).',
+        params: s.WebhookParams,
+        body: s.RecoverBody,
+        response: { 200: s.RecoverResponse },
+      },
+    },
+    async (request) => {
+      const b = request.body;
+      return ok(request, await service.recoverFailed(svc, principalOf(request), request.params.webhookId, { since: new Date(b.since), until: b.until !== undefined ? new Date(b.until) : null }));
+    },
+  );
+
+  app.post(
     '/webhooks/:webhookId/rotate-secrets',
     { config: webhooksAuth, schema: { tags, summary: 'Rotate a webhook\'s secrets',
         description: 'New apiKey and hmacKey, shown only now. Attempts from now on are signed with the new secrets.',

@@ -136,6 +136,18 @@ export const SandboxEventBody = Type.Object(
 export type SandboxEventBody = Static<typeof SandboxEventBody>;
 export const SandboxEventResponse = WithEnvelope({ eventId: Type.String(), payfacReference: Type.String() });
 
+export const RecoverBody = Type.Object(
+  {
+    since: Type.String({ format: 'date-time', description: 'ISO 8601; Failed deliveries made at or after this' }),
+    until: Type.Optional(Type.String({ format: 'date-time', description: 'ISO 8601; and before this (default: no end)' })),
+  },
+  { additionalProperties: false, examples: [{ since: '2026-11-20T00:00:00Z', until: '2026-11-21T00:00:00Z' }] },
+);
+export const RecoverResponse = WithEnvelope({
+  requeued: Type.Integer({ description: 'how many Failed deliveries were queued again as new deliveries' }),
+  repeated: Type.Boolean({ description: 'true when this window was recovered before: nothing was queued now, requeued is the earlier count' }),
+});
+
 export const AdvanceAllBody = Type.Object(
   { webhookId: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'only this webhook\'s deliveries; default all of the caller\'s' })) },
   { additionalProperties: false, examples: [{ webhookId: 'wh_JgkM6hDPouXTcZii' }] },

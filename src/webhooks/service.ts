@@ -347,6 +347,38 @@ export async function redeliver(deps: WebhookServiceDeps, principal: Principal, 
   });
 }
 
+/**
+ * Re-queues every Failed delivery of the webhook made in [since, until) as a new delivery with attempts
+ * of its own (signed with the webhook's current key, as a redelivery is). Asking again for the same
+ * window re-queues nothing and answers the same count.
+ */
+export async function recoverFailed(deps: WebhookServiceDeps, principal: Principal, webhookId: string, window: { since: Date; until: Date | null }): Promise<{ requeued: number; repeated: boolean }> {
+  if (window.until !== null && window.until.getTime() <= window.since.getTime()) {
+    throw validationError([{ field: 'until', code: 'RANGE', message: 'must be after since' }]);
+  }
+  return withTransaction(deps.db, async (tx) => {
+    // The webhook row is locked: two recoveries of one window do not both re-queue.
+    const w = await sql.findWebhook(tx, ownerOf(principal), webhookId, { forUpdate: true });
+    if (!w) throw notFound('webhook');
+    const earlier = await sql.findRecovery(tx, webhookId, window.since, window.until);
+    if (earlier !== undefined) return { requeued: earlier, repeated: true };
+    const secrets = await sql.webhookSecrets(tx, webhookId);
+    if (!secrets || secrets.deleted || !secrets.enabled) throw new ApiError('INVALID_STATE', 'the webhook is disabled or deleted; enable it first');
+    const hmacKey = deps.sealer.open(secrets.hmac_key_sealed);
+    const failed = await sql.failedDeliveriesIn(tx, webhookId, window.since, window.until);
+    const now = deps.clock.now();
+    await sql.insertRequeued(tx, {
+      webhookId,
+      viaListener: secrets.kind === 'listener',
+      now,
+      deliveries: failed.map((f) => ({ id: prefixedId('dlv'), eventId: f.event_id, eventType: f.event_type, payfacReference: f.payfac_reference, body: buildBody(f.message as WebhookMessage, hmacKey) })),
+    });
+    await sql.insertRecovery(tx, { webhookId, since: window.since, until: window.until, requeued: failed.length, now });
+    if (failed.length > 0) await notifyDeliveries(tx);
+    return { requeued: failed.length, repeated: false };
+  });
+}
+
 // Sandbox (§Deliveries)
 
 export interface SandboxEventInput {

@@ -275,3 +275,63 @@ export async function makeDueNow(db: Queryable, id: string, now: Date): Promise<
     [id, now],
   );
 }
+
+// ---------------------------------------------------------------- bulk recovery
+
+/** The window's earlier answer, if this window of this webhook was recovered before. */
+export async function findRecovery(db: Queryable, webhookId: string, since: Date, until: Date | null): Promise<number | undefined> {
+  const { rows } = await db.query<{ requeued: number }>(
+    "SELECT requeued FROM webhook_recoveries WHERE webhook_id = $1 AND since = $2 AND until = coalesce($3::timestamptz, 'infinity')",
+    [webhookId, since, until],
+  );
+  return rows[0]?.requeued;
+}
+
+export async function insertRecovery(db: Queryable, r: { webhookId: string; since: Date; until: Date | null; requeued: number; now: Date }): Promise<void> {
+  await db.query(
+    "INSERT INTO webhook_recoveries (webhook_id, since, until, requeued, created_at) VALUES ($1, $2, coalesce($3::timestamptz, 'infinity'), $4, $5)",
+    [r.webhookId, r.since, r.until, r.requeued, r.now],
+  );
+}
+
+export interface FailedDelivery {
+  event_id: string;
+  event_type: string;
+  payfac_reference: string;
+  message: unknown;
+}
+
+/** The webhook's Failed deliveries made in [since, until), with their events, oldest first. */
+export async function failedDeliveriesIn(db: Queryable, webhookId: string, since: Date, until: Date | null): Promise<FailedDelivery[]> {
+  const { rows } = await db.query<FailedDelivery>(
+    `SELECT e.id AS event_id, e.event_type, e.payfac_reference, e.message
+       FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id
+      WHERE d.webhook_id = $1 AND d.state = 'Failed' AND d.created_at >= $2 AND ($3::timestamptz IS NULL OR d.created_at < $3)
+      ORDER BY d.created_at, d.id`,
+    [webhookId, since, until],
+  );
+  return rows;
+}
+
+/** New deliveries of several events to one webhook, each with its own body. */
+export async function insertRequeued(
+  db: Queryable,
+  args: { webhookId: string; viaListener: boolean; now: Date; deliveries: readonly { id: string; eventId: string; eventType: string; payfacReference: string; body: string }[] },
+): Promise<void> {
+  if (args.deliveries.length === 0) return;
+  await db.query(
+    `INSERT INTO webhook_deliveries (id, event_id, webhook_id, event_type, payfac_reference, body, state, attempt_count, next_attempt_at, created_at, updated_at, via_listener)
+     SELECT d.id, d.event_id, $6, d.event_type, d.payfac_reference, d.body, 'Pending', 0, $7, $7, $7, $8
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]) AS d(id, event_id, event_type, payfac_reference, body)`,
+    [
+      args.deliveries.map((d) => d.id),
+      args.deliveries.map((d) => d.eventId),
+      args.deliveries.map((d) => d.eventType),
+      args.deliveries.map((d) => d.payfacReference),
+      args.deliveries.map((d) => d.body),
+      args.webhookId,
+      args.now,
+      args.viaListener,
+    ],
+  );
+}

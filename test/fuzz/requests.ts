@@ -35,6 +35,7 @@ export function validBodies(w: World): Record<string, unknown> {
       deliveryId: a.deliveryId, attemptToken: 'eyJkIjoiZGx2In0', responseStatus: 200, responseBody: 'ok', durationMs: 5, errorKind: null, errorDetail: null,
     },
     'POST /api/v1/sandbox/deliveries/advance': {},
+    'POST /api/v1/webhooks/:webhookId/recover': { since: '2026-01-01T00:00:00Z', until: '2026-01-02T00:00:00Z' },
     'POST /api/v1/sandbox/events': { eventType: 'Authorization', amount: 100, currency: 'EUR', success: true, reason: null, merchantReference: 'm', additionalData: { k: 'v' } },
     'POST /api/v1/hostedcheckout': {
       amount: 12345, currency: 'EUR', returnUrl: 'https://shop.example/r', reference: 'order-1', terminalIdentifier: a.terminalIdentifier, culture: 'en',

@@ -193,6 +193,44 @@ describe('delivery trace, replay and sandbox (§Deliveries)', () => {
     expect((await pendingOf(theirs.webhookId, other.apiKey)).map((d) => d.attemptCount)).toEqual([1]);
   });
 
+  it("recovers a webhook's failed deliveries of a window as new deliveries, once per window", async () => {
+    let down = true;
+    receiver.on('/recover', (req, res, body) => reply(down ? 503 : 200)(req, res, body));
+    const wh = await register(ctx, `${receiver.url}/recover`, { eventTypes: ['Adjustment'] });
+    const t0 = ctx.clock.now();
+    const early = [await sandboxEvent({ eventType: 'Adjustment' }), await sandboxEvent({ eventType: 'Adjustment' })];
+    ctx.clock.advance(2 * 3_600_000);
+    const late = await sandboxEvent({ eventType: 'Adjustment' });
+    await worker.settled();
+    // Five attempts each, all refused: the three deliveries end Failed.
+    for (let i = 0; i < 4; i++) {
+      await call(ctx, 'POST', '/api/v1/sandbox/deliveries/advance', { webhookId: wh.webhookId });
+      await worker.settled();
+    }
+    expect((await list({ webhookId: wh.webhookId, state: 'Failed' })).totalCount).toBe(3);
+    down = false;
+    const window = { since: new Date(t0.getTime() - 1000).toISOString(), until: new Date(t0.getTime() + 3_600_000).toISOString() };
+    const r = await call(ctx, 'POST', `/api/v1/webhooks/${wh.webhookId}/recover`, window);
+    expect([r.status, r.body.requeued, r.body.repeated]).toEqual([200, 2, false]);
+    await worker.settled();
+    const delivered = (await list({ webhookId: wh.webhookId, state: 'Delivered' })).data as DeliveryEntry[];
+    expect(delivered.map((d) => d.payfacReference).sort()).toEqual(early.map((e) => e.payfacReference).sort());
+    expect(delivered.every((d) => d.attemptCount === 1)).toBe(true);
+    // The same window again: nothing more is queued.
+    const again = await call(ctx, 'POST', `/api/v1/webhooks/${wh.webhookId}/recover`, window);
+    expect([again.body.requeued, again.body.repeated]).toEqual([2, true]);
+    expect((await list({ webhookId: wh.webhookId, state: 'Pending' })).totalCount).toBe(0);
+    // An open window from the late event on takes only it.
+    const rest = await call(ctx, 'POST', `/api/v1/webhooks/${wh.webhookId}/recover`, { since: new Date(t0.getTime() + 3_600_000).toISOString() });
+    expect(rest.body.requeued).toBe(1);
+    await worker.settled();
+    expect(((await list({ webhookId: wh.webhookId, state: 'Delivered' })).data as DeliveryEntry[]).map((d) => d.payfacReference)).toContain(late.payfacReference);
+    // A window that ends before it starts, and another merchant's webhook, are refused.
+    const bad = await call(ctx, 'POST', `/api/v1/webhooks/${wh.webhookId}/recover`, { since: window.until, until: window.since });
+    expect([bad.status, bad.body.code]).toEqual([400, 'VALIDATION_FAILED']);
+    expect((await call(ctx, 'POST', `/api/v1/webhooks/${wh.webhookId}/recover`, window, { apiKey: other.apiKey })).status).toBe(404);
+  });
+
   it("shows a key only its own deliveries: another merchant's or partner's is 404 and untouched", async () => {
     receiver.on('/iso', reply(500));
     await register(ctx, `${receiver.url}/iso`, { eventTypes: ['Authorization'] });

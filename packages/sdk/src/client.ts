@@ -376,6 +376,11 @@ export class Webhooks {
     return this.#http.request({ method: 'POST', path: `/webhooks/${enc(webhookId)}/delete`, retry: 'safe' }, options);
   }
 
+  /** Queues the webhook's Failed deliveries of [since, until) again; the same window twice queues once. */
+  recover(webhookId: string, window: { since: string; until?: string }, options?: RequestOptions): Promise<t.RecoverResponse> {
+    return this.#http.request({ method: 'POST', path: `/webhooks/${enc(webhookId)}/recover`, body: window, retry: 'safe' }, options);
+  }
+
   /** New apiKey and hmacKey, shown only now; the old ones stop working. */
   rotateSecrets(webhookId: string, options?: RequestOptions): Promise<t.RotateSecretsResponse> {
     return this.#http.request({ method: 'POST', path: `/webhooks/${enc(webhookId)}/rotate-secrets`, retry: 'safe' }, options);

@@ -457,3 +457,10 @@ export interface AdvanceAllResponse extends Envelope {
   /** How many pending deliveries became due now. */
   advanced: number;
 }
+
+export interface RecoverResponse extends Envelope {
+  /** How many Failed deliveries were queued again as new deliveries. */
+  requeued: number;
+  /** True when this window was recovered before: nothing was queued now. */
+  repeated: boolean;
+}
