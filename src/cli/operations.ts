@@ -301,12 +301,19 @@ export function registerOperations(program: Command): void {
       }),
     );
 
-  withClient(webhooks.command('rotate').description('new apiKey and hmacKey for a webhook, shown only now; attempts from now on use them'))
+  withClient(webhooks.command('rotate').description('new apiKey, hmacKey and signingSecret for a webhook, shown only now; attempts from now on use them'))
     .argument('<webhookId>', 'webhookId')
+    .option('--overlap-hours <hours>', 'how long the old key keeps signing beside the new one (0 to 168, default 24)', int('--overlap-hours'))
     .action(
-      action(async (webhookId: string, o: ClientFlags) => {
-        const r = await client(o).webhooks.rotateSecrets(webhookId);
-        emit(o, r, () => [`webhookId  ${r.webhookId}`, `apiKey     ${r.apiKey}  (shown only now)`, `hmacKey    ${r.hmacKey}  (shown only now)`, `signingSecret  ${r.signingSecret}  (shown only now)`]);
+      action(async (webhookId: string, o: ClientFlags & { overlapHours?: number }) => {
+        const r = await client(o).webhooks.rotateSecrets(webhookId, o.overlapHours !== undefined ? { overlapHours: o.overlapHours } : {});
+        emit(o, r, () => [
+          `webhookId  ${r.webhookId}`,
+          `apiKey     ${r.apiKey}  (shown only now)`,
+          `hmacKey    ${r.hmacKey}  (shown only now)`,
+          `signingSecret  ${r.signingSecret}  (shown only now)`,
+          r.previousSecretValidUntil ? `the old key also signs until ${r.previousSecretValidUntil}` : 'the old key no longer signs',
+        ]);
       }),
     );
 

@@ -304,12 +304,17 @@ export async function webhookRoutes(app: App, deps: AppDeps, listeners: Listener
   app.post(
     '/webhooks/:webhookId/rotate-secrets',
     { config: webhooksAuth, schema: { tags, summary: 'Rotate a webhook\'s secrets',
-        description: 'New apiKey and hmacKey, shown only now. Attempts from now on are signed with the new secrets.',
+        description:
+          'New apiKey, hmacKey and signingSecret, shown only now. Attempts from now on send the new apiKey and hmacSignature under the ' +
+          'new hmacKey. For overlapHours (default 24, at most 168, 0 for none) the webhook-signature header also carries a signature ' +
+          'under the previous key, so a receiver still holding the old signingSecret keeps accepting deliveries while it is updated; ' +
+          'the SDK verifiers take a list of keys for the same purpose.',
         params: s.WebhookParams,
+        querystring: s.RotateQuery,
         response: { 200: s.RotateResponse },
       },
     },
-    async (request) => ok(request, await service.rotateSecrets(svc, principalOf(request), request.params.webhookId)),
+    async (request) => ok(request, await service.rotateSecrets(svc, principalOf(request), request.params.webhookId, request.query.overlapHours)),
   );
 
   // The sandbox exists only while it is on (§Deliveries); otherwise these paths are unknown: 404.

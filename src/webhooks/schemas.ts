@@ -46,7 +46,16 @@ export const RegisterResponse = WithEnvelope(
 );
 export const WebhookResponse = WithEnvelope({ webhook: Webhook });
 export const WebhookListResponse = WithEnvelope({ data: Type.Array(Webhook), totalCount: Type.Integer() });
-export const RotateResponse = WithEnvelope({ webhookId: Type.String(), apiKey: Type.String(), hmacKey: Type.String(), signingSecret: Type.String({ description: 'the new hmacKey as a Standard Webhooks secret (whsec_...)' }) });
+export const RotateResponse = WithEnvelope({
+  webhookId: Type.String(),
+  apiKey: Type.String(),
+  hmacKey: Type.String(),
+  signingSecret: Type.String({ description: 'the new hmacKey as a Standard Webhooks secret (whsec_...)' }),
+  previousSecretValidUntil: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'until when the previous key still signs beside the new one (null: no overlap)' }),
+});
+export const RotateQuery = Type.Object({
+  overlapHours: Type.Optional(Type.Integer({ minimum: 0, maximum: 168, description: 'how long the previous key keeps signing beside the new one: 0 to 168 hours (7 days), default 24' })),
+});
 
 export const ListenerBody = Type.Object(
   { eventTypes: Type.Optional(EventTypes), description: Type.Optional(Description) },

@@ -169,14 +169,30 @@ export async function deleteWebhook(deps: WebhookServiceDeps, principal: Princip
  * New secrets, shown once. Attempts from now on carry the new apiKey; bodies of deliveries already
  * created keep the signature they were built with (§Deliveries: a delivery's bytes never change).
  */
-export async function rotateSecrets(deps: WebhookServiceDeps, principal: Principal, webhookId: string): Promise<{ webhookId: string; apiKey: string; hmacKey: string; signingSecret: string }> {
+/** How long the previous HMAC key stays valid after a rotation, unless asked otherwise; and at most. */
+export const DEFAULT_OVERLAP_HOURS = 24;
+export const MAX_OVERLAP_HOURS = 168;
+
+/**
+ * New apiKey and hmacKey. For `overlapHours` (default 24, at most 7 days, 0 for none) the previous HMAC
+ * key stays valid: each attempt's webhook-signature header carries a signature under it beside the new
+ * one, so a receiver holding the old signingSecret keeps accepting deliveries while it is updated.
+ */
+export async function rotateSecrets(
+  deps: WebhookServiceDeps,
+  principal: Principal,
+  webhookId: string,
+  overlapHours = DEFAULT_OVERLAP_HOURS,
+): Promise<{ webhookId: string; apiKey: string; hmacKey: string; signingSecret: string; previousSecretValidUntil: string | null }> {
   return withTransaction(deps.db, async (tx) => {
     const w = await sql.findWebhook(tx, ownerOf(principal), webhookId, { forUpdate: true });
     if (!w) throw notFound('webhook');
     const apiKey = newWebhookApiKey();
     const hmacKey = newHmacKey();
-    await sql.setWebhookSecrets(tx, { id: w.id, apiKeySealed: deps.sealer.seal(apiKey), hmacKeySealed: deps.sealer.seal(hmacKey), now: deps.clock.now() });
-    return { webhookId: w.id, apiKey, hmacKey, signingSecret: signingSecretOf(hmacKey) };
+    const now = deps.clock.now();
+    const previousUntil = overlapHours > 0 ? new Date(now.getTime() + overlapHours * 3_600_000) : null;
+    await sql.setWebhookSecrets(tx, { id: w.id, apiKeySealed: deps.sealer.seal(apiKey), hmacKeySealed: deps.sealer.seal(hmacKey), previousUntil, now });
+    return { webhookId: w.id, apiKey, hmacKey, signingSecret: signingSecretOf(hmacKey), previousSecretValidUntil: previousUntil ? formatTimestamp(previousUntil) : null };
   });
 }
 

@@ -82,8 +82,14 @@ export async function softDeleteWebhook(db: Queryable, id: string, now: Date): P
   await db.query('UPDATE webhooks SET deleted_at = $2, enabled = false, updated_at = $2 WHERE id = $1', [id, now]);
 }
 
-export async function setWebhookSecrets(db: Queryable, args: { id: string; apiKeySealed: string; hmacKeySealed: string; now: Date }): Promise<void> {
-  await db.query('UPDATE webhooks SET api_key_sealed = $2, hmac_key_sealed = $3, updated_at = $4 WHERE id = $1', [args.id, args.apiKeySealed, args.hmacKeySealed, args.now]);
+/** New secrets; the HMAC key they replace stays valid beside them until `previousUntil` (null: not at all). */
+export async function setWebhookSecrets(db: Queryable, args: { id: string; apiKeySealed: string; hmacKeySealed: string; previousUntil: Date | null; now: Date }): Promise<void> {
+  await db.query(
+    `UPDATE webhooks SET previous_hmac_key_sealed = CASE WHEN $5::timestamptz IS NULL THEN NULL ELSE hmac_key_sealed END,
+            previous_secrets_until = $5, api_key_sealed = $2, hmac_key_sealed = $3, updated_at = $4
+      WHERE id = $1`,
+    [args.id, args.apiKeySealed, args.hmacKeySealed, args.now, args.previousUntil],
+  );
 }
 
 export async function webhookSecrets(db: Queryable, id: string): Promise<{ hmac_key_sealed: string; enabled: boolean; deleted: boolean; kind: WebhookKind } | undefined> {

@@ -77,6 +77,45 @@ describe('Standard Webhooks headers on deliveries', () => {
     expect(code(() => verifyStandardWebhook({ rawBody: first.body, headers: { authorization: apiKey }, secret: signingSecret }))).toBe('missing_standard_headers');
   });
 
+  it('signs with the old key beside the new one for the overlap after a rotation, then with the new one only', async () => {
+    receiver.on('/overlap', reply(200));
+    const reg = await call(ctx, 'POST', '/api/v1/webhooks', { url: `${receiver.url}/overlap`, eventTypes: ['Refund'] });
+    const old = reg.body as { webhookId: string; apiKey: string; hmacKey: string; signingSecret: string };
+    const rot = await call(ctx, 'POST', `/api/v1/webhooks/${old.webhookId}/rotate-secrets`, undefined, { query: { overlapHours: '2' } });
+    expect(rot.status).toBe(200);
+    const fresh = rot.body as { apiKey: string; hmacKey: string; signingSecret: string; previousSecretValidUntil: string };
+    expect(new Date(fresh.previousSecretValidUntil).getTime()).toBe(ctx.clock.now().getTime() + 2 * 3_600_000);
+    const deliveryTo = async (merchantReference: string) => {
+      await call(ctx, 'POST', '/api/v1/sandbox/events', { eventType: 'Refund', amount: 100, currency: 'EUR', merchantReference });
+      await worker.settled();
+      const got = receiver.received.find((r) => r.path === '/overlap' && r.body.includes(merchantReference));
+      if (!got) throw new Error(`no delivery for ${merchantReference}`);
+      return got;
+    };
+    const during = await deliveryTo('overlap-1');
+    expect(String(during.headers['webhook-signature']).split(' ')).toHaveLength(2);
+    const headers = Object.fromEntries(Object.entries(during.headers).map(([k, v]) => [k, String(v)]));
+    // A receiver still holding the old secret, and one already holding the new, both accept it.
+    expect(() => new Webhook(old.signingSecret).verify(during.body, headers)).not.toThrow();
+    expect(() => new Webhook(fresh.signingSecret).verify(during.body, headers)).not.toThrow();
+    // The interface's own proofs use the new keys; the SDK takes both while the receiver is updated.
+    expect(verifyWebhook({ rawBody: during.body, headers: during.headers, apiKey: [old.apiKey, fresh.apiKey], hmacKey: [old.hmacKey, fresh.hmacKey] }).merchantReference).toBe('overlap-1');
+    expect(() => verifyWebhook({ rawBody: during.body, headers: during.headers, apiKey: old.apiKey, hmacKey: old.hmacKey })).toThrow(WebhookVerificationError);
+
+    // After the overlap: the new key only; the old secret is refused.
+    ctx.clock.advance(2 * 3_600_000 + 1000);
+    const after = await deliveryTo('overlap-2');
+    expect(String(after.headers['webhook-signature']).split(' ')).toHaveLength(1);
+    const now = ctx.clock.now();
+    expect(verifyStandardWebhook({ rawBody: after.body, headers: after.headers, secret: fresh.signingSecret, now }).merchantReference).toBe('overlap-2');
+    expect(() => verifyStandardWebhook({ rawBody: after.body, headers: after.headers, secret: old.signingSecret, now })).toThrow(WebhookVerificationError);
+
+    // overlapHours=0: no overlap at all; above 168 is refused.
+    const none = await call(ctx, 'POST', `/api/v1/webhooks/${old.webhookId}/rotate-secrets`, undefined, { query: { overlapHours: '0' } });
+    expect(none.body.previousSecretValidUntil).toBeNull();
+    expect((await call(ctx, 'POST', `/api/v1/webhooks/${old.webhookId}/rotate-secrets`, undefined, { query: { overlapHours: '169' } })).status).toBe(400);
+  });
+
   it('gives the rotated key as the new signing secret', async () => {
     const reg = await call(ctx, 'POST', '/api/v1/webhooks', { url: `${receiver.url}/rot` });
     const rotated = await call(ctx, 'POST', `/api/v1/webhooks/${reg.body.webhookId as string}/rotate-secrets`);

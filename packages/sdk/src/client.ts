@@ -381,9 +381,13 @@ export class Webhooks {
     return this.#http.request({ method: 'POST', path: `/webhooks/${enc(webhookId)}/recover`, body: window, retry: 'safe' }, options);
   }
 
-  /** New apiKey and hmacKey, shown only now; the old ones stop working. */
-  rotateSecrets(webhookId: string, options?: RequestOptions): Promise<t.RotateSecretsResponse> {
-    return this.#http.request({ method: 'POST', path: `/webhooks/${enc(webhookId)}/rotate-secrets`, retry: 'safe' }, options);
+  /**
+   * New apiKey, hmacKey and signingSecret, shown only now. For `overlapHours` (default 24, at most 168,
+   * 0 for none) deliveries are also signed under the previous key in the webhook-signature header; give
+   * your verifier both keys meanwhile (verifyWebhook and verifyStandardWebhook take lists).
+   */
+  rotateSecrets(webhookId: string, params: { overlapHours?: number } = {}, options?: RequestOptions): Promise<t.RotateSecretsResponse> {
+    return this.#http.request({ method: 'POST', path: `/webhooks/${enc(webhookId)}/rotate-secrets`, query: { overlapHours: params.overlapHours }, retry: 'safe' }, options);
   }
 
   /**

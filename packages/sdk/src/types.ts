@@ -247,6 +247,8 @@ export interface RotateSecretsResponse extends Envelope {
   apiKey: string;
   hmacKey: string;
   signingSecret: string;
+  /** Until when the previous key still signs beside the new one; null without an overlap. */
+  previousSecretValidUntil: string | null;
 }
 
 export interface RegisterListenerParams {

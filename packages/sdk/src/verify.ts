@@ -39,10 +39,10 @@ export interface VerifyWebhookInput {
   /** The request body exactly as received (string or bytes), before any JSON parsing. */
   rawBody: string | Uint8Array;
   headers: HeadersLike;
-  /** The webhook's apiKey from register/rotateSecrets. */
-  apiKey: string;
-  /** The webhook's hmacKey from register/rotateSecrets (hex). */
-  hmacKey: string;
+  /** The webhook's apiKey from register/rotateSecrets; during a rotation, the new and the old one. */
+  apiKey: string | readonly string[];
+  /** The webhook's hmacKey from register/rotateSecrets (hex); during a rotation, the new and the old one. */
+  hmacKey: string | readonly string[];
 }
 
 /** The string that is signed: the seven values in order, null as "", joined by ":" (5.2). */
@@ -125,10 +125,12 @@ function parseMessage(rawBody: string | Uint8Array): WebhookMessage | string {
 export function verifyWebhook(input: VerifyWebhookInput): WebhookMessage {
   const auth = header(input.headers, 'authorization');
   if (auth === undefined || auth === '') throw new WebhookVerificationError('missing_authorization', 'the request has no Authorization header');
-  if (!safeEqual(auth, input.apiKey)) throw new WebhookVerificationError('invalid_authorization', "the Authorization header is not the webhook's API key");
+  const apiKeys = typeof input.apiKey === 'string' ? [input.apiKey] : input.apiKey;
+  if (!apiKeys.some((k) => safeEqual(auth, k))) throw new WebhookVerificationError('invalid_authorization', "the Authorization header is not the webhook's API key");
   const message = parseMessage(input.rawBody);
   if (typeof message === 'string') throw new WebhookVerificationError('malformed_body', message);
-  if (!safeEqual(computeSignature(input.hmacKey, message), message.hmacSignature)) {
+  const hmacKeys = typeof input.hmacKey === 'string' ? [input.hmacKey] : input.hmacKey;
+  if (!hmacKeys.some((k) => safeEqual(computeSignature(k, message), message.hmacSignature))) {
     throw new WebhookVerificationError('invalid_signature', 'hmacSignature does not match the message under the HMAC key');
   }
   return message;

@@ -46,9 +46,19 @@ export function signingSecretOf(hexKey: string): string {
   return `whsec_${hmacKeyBytes(hexKey).toString('base64')}`;
 }
 
-/** The three Standard Webhooks headers of one attempt. */
-export function standardWebhookHeaders(hexKey: string, deliveryId: string, sentAt: Date, body: string | Buffer): Record<'webhook-id' | 'webhook-timestamp' | 'webhook-signature', string> {
+/**
+ * The three Standard Webhooks headers of one attempt. While a rotation's overlap lasts, the signature
+ * header carries one signature under each key, the new one first (space-separated, as the standard has it).
+ */
+export function standardWebhookHeaders(
+  hexKey: string,
+  deliveryId: string,
+  sentAt: Date,
+  body: string | Buffer,
+  previousHexKey: string | null = null,
+): Record<'webhook-id' | 'webhook-timestamp' | 'webhook-signature', string> {
   const timestamp = String(Math.floor(sentAt.getTime() / 1000));
-  const mac = createHmac('sha256', hmacKeyBytes(hexKey)).update(`${deliveryId}.${timestamp}.`, 'utf8').update(body).digest('base64');
-  return { 'webhook-id': deliveryId, 'webhook-timestamp': timestamp, 'webhook-signature': `v1,${mac}` };
+  const sign = (key: string) => `v1,${createHmac('sha256', hmacKeyBytes(key)).update(`${deliveryId}.${timestamp}.`, 'utf8').update(body).digest('base64')}`;
+  const signatures = previousHexKey === null ? sign(hexKey) : `${sign(hexKey)} ${sign(previousHexKey)}`;
+  return { 'webhook-id': deliveryId, 'webhook-timestamp': timestamp, 'webhook-signature': signatures };
 }

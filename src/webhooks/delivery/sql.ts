@@ -14,6 +14,8 @@ export interface ClaimedRow {
   url: string;
   api_key_sealed: string;
   hmac_key_sealed: string;
+  /** The key before the last rotation, while it still signs beside the new one; else null. */
+  previous_hmac_key_sealed: string | null;
 }
 
 /** The NOTIFY channel that announces due deliveries to the workers (and to listen streams). */
@@ -93,7 +95,8 @@ export async function claimDueDeliveries(
         SET next_attempt_at = $2, claim_token = $3
        FROM locked, webhooks w
       WHERE d.id = locked.id AND w.id = d.webhook_id AND w.enabled AND w.deleted_at IS NULL
-     RETURNING d.id, d.webhook_id, d.body, d.attempt_count, w.url, w.api_key_sealed, w.hmac_key_sealed`,
+     RETURNING d.id, d.webhook_id, d.body, d.attempt_count, w.url, w.api_key_sealed, w.hmac_key_sealed,
+               CASE WHEN w.previous_secrets_until > $1 THEN w.previous_hmac_key_sealed END AS previous_hmac_key_sealed`,
     values: [args.now, args.leaseUntil, args.claimToken, args.limit, args.perEndpoint, args.scan, finished.map(([w]) => w), finished.map(([, n]) => n)],
   });
   return rows;

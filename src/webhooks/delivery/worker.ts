@@ -194,9 +194,11 @@ export class DeliveryWorker {
   private startAttempt(row: ClaimedRow, claimToken: string): void {
     let apiKey: string;
     let hmacKey: string;
+    let previousKey: string | null;
     try {
       apiKey = this.opened(row.api_key_sealed);
       hmacKey = this.opened(row.hmac_key_sealed);
+      previousKey = row.previous_hmac_key_sealed === null ? null : this.opened(row.previous_hmac_key_sealed);
     } catch (err) {
       // An operator's mistake (PAYLINKS_SECRET_KEY changed), not the receiver's: send nothing and
       // spend no attempt. The claim lapses with its lease and the delivery waits until the key is
@@ -211,7 +213,7 @@ export class DeliveryWorker {
     const body = Buffer.from(row.body, 'utf8');
     void sendAttempt(
       this.dispatcher,
-      { url: row.url, body, apiKey, correlationId, standard: standardWebhookHeaders(hmacKey, row.id, sentAt, body) },
+      { url: row.url, body, apiKey, correlationId, standard: standardWebhookHeaders(hmacKey, row.id, sentAt, body, previousKey) },
       { timeoutMs: this.timeoutMs, publicOnly: this.publicOnly },
     ).then((result) => {
       this.onWire--;

@@ -290,9 +290,11 @@ export class ListenerHub {
       const token: Token = { d: row.id, c: correlationId, k: claimToken, n: row.attempt_count + 1, s: this.opts.clock.now().getTime(), w: stream.webhookId };
       let apiKey: string;
       let hmacKey: string;
+      let previousKey: string | null;
       try {
         apiKey = this.opts.sealer.open(row.api_key_sealed);
         hmacKey = this.opts.sealer.open(row.hmac_key_sealed);
+        previousKey = row.previous_hmac_key_sealed === null ? null : this.opts.sealer.open(row.previous_hmac_key_sealed);
       } catch (err) {
         this.log.error({ deliveryId: row.id, err: (err as Error).message }, 'webhook secret cannot be opened; delivery not sent');
         continue;
@@ -320,7 +322,7 @@ export class ListenerHub {
           'content-type': 'application/json; charset=utf-8',
           authorization: apiKey,
           'x-webhook-correlationid': correlationId,
-          ...standardWebhookHeaders(hmacKey, row.id, new Date(token.s), row.body),
+          ...standardWebhookHeaders(hmacKey, row.id, new Date(token.s), row.body, previousKey),
         },
         body: row.body,
       };

@@ -9,6 +9,7 @@ export interface ListenerRow {
   event_types: string[];
   api_key_sealed: string;
   hmac_key_sealed: string;
+  previous_hmac_key_sealed: string | null;
 }
 
 /**
@@ -42,6 +43,7 @@ export interface ListenerDelivery {
   payfac_reference: string;
   api_key_sealed: string;
   hmac_key_sealed: string;
+  previous_hmac_key_sealed: string | null;
 }
 
 /** Claims up to `limit` of a listener's due deliveries for `claimToken` until `leaseUntil`. */
@@ -58,7 +60,8 @@ export async function claimListenerDeliveries(
                ORDER BY next_attempt_at, id LIMIT $5
                FOR UPDATE SKIP LOCKED)
         AND w.id = d.webhook_id AND w.enabled AND w.deleted_at IS NULL
-     RETURNING d.id, d.body, d.attempt_count, d.event_type, d.payfac_reference, w.api_key_sealed, w.hmac_key_sealed`,
+     RETURNING d.id, d.body, d.attempt_count, d.event_type, d.payfac_reference, w.api_key_sealed, w.hmac_key_sealed,
+               CASE WHEN w.previous_secrets_until > $2 THEN w.previous_hmac_key_sealed END AS previous_hmac_key_sealed`,
     [args.webhookId, args.now, args.leaseUntil, args.claimToken, args.limit],
   );
   return rows;
