@@ -19,6 +19,8 @@ export interface Config {
   readonly webhookMaxInFlightPerEndpoint: number;
   /** How long a claimed delivery stays leased to one worker before another may take it over. */
   readonly deliveryLeaseMs: number;
+  /** Finished deliveries and their attempts older than this many days are removed (0: kept for ever). */
+  readonly deliveryRetentionDays: number;
   /** Size of the PostgreSQL pool (PGlite always has one connection). */
   readonly databasePoolSize: number;
   /**
@@ -136,6 +138,7 @@ export function parseConfig(env: Env): Config {
   const logLevel = oneOf<LogLevel>('LOG_LEVEL', LOG_LEVELS, 'info');
   const webhookMaxInFlightPerEndpoint = integer('PAYLINKS_WEBHOOK_MAX_IN_FLIGHT', 10, 1, 1000);
   const deliveryLeaseMs = integer('PAYLINKS_DELIVERY_LEASE_MS', 60_000, 16_000, 3_600_000);
+  const deliveryRetentionDays = integer('PAYLINKS_DELIVERY_RETENTION_DAYS', 30, 0, 3650);
   const databasePoolSize = integer('PAYLINKS_DB_POOL_SIZE', 10, 1, 200);
   const keyCacheMs = integer('PAYLINKS_KEY_CACHE_MS', 0, 0, 60_000);
   // The default is a ceiling against a runaway integration, far above one key's honest load: the
@@ -198,6 +201,7 @@ export function parseConfig(env: Env): Config {
     logLevel,
     webhookMaxInFlightPerEndpoint,
     deliveryLeaseMs,
+    deliveryRetentionDays,
     databasePoolSize,
     keyCacheMs,
     rateLimitPerSecond,

@@ -231,6 +231,31 @@ describe('delivery trace, replay and sandbox (§Deliveries)', () => {
     expect((await call(ctx, 'POST', `/api/v1/webhooks/${wh.webhookId}/recover`, window, { apiKey: other.apiKey })).status).toBe(404);
   });
 
+  it('removes finished deliveries older than the retention period with their attempts, never a pending one', async () => {
+    receiver.on('/keep-ok', reply(200));
+    receiver.on('/keep-down', reply(503));
+    const ok = await register(ctx, `${receiver.url}/keep-ok`, { eventTypes: ['TokenDisabled'] });
+    const down = await register(ctx, `${receiver.url}/keep-down`, { eventTypes: ['TokenDisabled'] });
+    const old = await sandboxEvent({ eventType: 'TokenDisabled' });
+    await worker.settled();
+    ctx.clock.advance(31 * 86_400_000);
+    const recent = await sandboxEvent({ eventType: 'TokenDisabled' });
+    await worker.settled();
+    const keeper = testWorker(ctx, { config: { ...ctx.config, deliveryRetentionDays: 30 } });
+    const removed = await keeper.removeOld();
+    // The old Delivered one (and its attempt) went; the old pending one to the down receiver stays,
+    // and so does everything recent.
+    expect(removed).toBeGreaterThanOrEqual(1);
+    expect((await list({ payfacReference: old.payfacReference, webhookId: ok.webhookId })).totalCount).toBe(0);
+    expect((await list({ payfacReference: old.payfacReference, webhookId: down.webhookId })).data.map((d) => (d as DeliveryEntry).state)).toEqual(['Pending']);
+    expect((await list({ payfacReference: recent.payfacReference })).totalCount).toBe(2);
+    const { rows } = await ctx.tdb.db.pool.query('SELECT 1 FROM webhook_attempts a LEFT JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.id IS NULL');
+    expect(rows).toEqual([]);
+    expect(await keeper.removeOld()).toBe(0);
+    // 0 days keeps everything.
+    expect(await testWorker(ctx, { config: { ...ctx.config, deliveryRetentionDays: 0 } }).removeOld()).toBe(0);
+  });
+
   it("shows a key only its own deliveries: another merchant's or partner's is 404 and untouched", async () => {
     receiver.on('/iso', reply(500));
     await register(ctx, `${receiver.url}/iso`, { eventTypes: ['Authorization'] });

@@ -180,3 +180,22 @@ export async function nextDueAt(db: Queryable): Promise<Date | null> {
   );
   return rows[0]?.at ?? null;
 }
+
+/**
+ * Removes up to `limit` finished deliveries (Delivered or Failed) last changed before `before`, with
+ * their attempts, oldest first; returns how many deliveries went. Pending deliveries are never touched.
+ */
+export async function removeFinishedBefore(db: Queryable, before: Date, limit: number): Promise<number> {
+  const { rows } = await db.query<{ n: number }>(
+    `WITH old AS (
+       SELECT id FROM webhook_deliveries WHERE state <> 'Pending' AND updated_at < $1 ORDER BY updated_at LIMIT $2 FOR UPDATE SKIP LOCKED
+     ), attempts AS (
+       DELETE FROM webhook_attempts a USING old WHERE a.delivery_id = old.id
+     ), gone AS (
+       DELETE FROM webhook_deliveries d USING old WHERE d.id = old.id RETURNING 1
+     )
+     SELECT count(*)::int AS n FROM gone`,
+    [before, limit],
+  );
+  return rows[0]?.n ?? 0;
+}

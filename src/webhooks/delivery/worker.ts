@@ -11,7 +11,7 @@ import { standardWebhookHeaders } from './sign.js';
 import { ATTEMPT_TIMEOUT_MS, createDeliveryAgent, sendAttempt } from './send.js';
 import type { AttemptRecord, ClaimedRow } from './sql.js';
 import { NotifiedLoop } from '../../db/notifiedLoop.js';
-import { DELIVERIES_CHANNEL } from './sql.js';
+import { DELIVERIES_CHANNEL, removeFinishedBefore } from './sql.js';
 import type { DeliveryMetrics } from '../../metrics.js';
 
 // The delivery worker . It claims due deliveries in batches under a lease and sends each
@@ -31,7 +31,7 @@ type Logger = Pick<FastifyBaseLogger, 'info' | 'warn' | 'error' | 'debug'>;
 export interface DeliveryWorkerOptions {
   db: Database;
   clock: Clock;
-  config: Pick<Config, 'env' | 'webhookMaxInFlightPerEndpoint' | 'deliveryLeaseMs'>;
+  config: Pick<Config, 'env' | 'webhookMaxInFlightPerEndpoint' | 'deliveryLeaseMs'> & Partial<Pick<Config, 'deliveryRetentionDays'>>;
   /** Opens each webhook's apiKey, sealed at rest. */
   sealer: Sealer;
   logger?: Logger;
@@ -50,6 +50,9 @@ export interface DeliveryWorkerOptions {
   /** Where attempts are counted for Prometheus. */
   metrics?: DeliveryMetrics;
 }
+
+const RETENTION_INTERVAL_MS = 10 * 60 * 1000;
+const RETENTION_BATCH = 1_000;
 
 const silent: Logger = { info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined };
 
@@ -76,6 +79,8 @@ export class DeliveryWorker {
   /** Finished attempts waiting to be recorded by the next cycle. */
   private buffer: AttemptRecord[] = [];
   private retryTimer: NodeJS.Timeout | undefined;
+  private retentionTimer: NodeJS.Timeout | undefined;
+  private readonly retentionDays: number;
   /**
    * Webhook keys opened from their sealed form, by sealed form: opening one per attempt (AES-GCM)
    * cost about 45 µs of each attempt (docs/performance.md). A rotated key is a new sealed form, so a new entry.
@@ -98,6 +103,7 @@ export class DeliveryWorker {
     this.batchSize = opts.batchSize ?? 100;
     this.metrics = opts.metrics;
     this.sealer = opts.sealer;
+    this.retentionDays = opts.config.deliveryRetentionDays ?? 0;
     this.loop = new NotifiedLoop({
       db: opts.db,
       channel: DELIVERIES_CHANNEL,
@@ -120,6 +126,32 @@ export class DeliveryWorker {
     if (this.running) return;
     this.running = true;
     await this.loop.start();
+    // Retention: once shortly after start, then every ten minutes (real time), a few batches at a time.
+    if (this.retentionDays > 0) {
+      const sweep = () => void this.removeOld().catch((err: unknown) => this.log.warn({ err: (err as Error).message }, 'removing old deliveries failed; trying again later'));
+      this.retentionTimer = setInterval(sweep, RETENTION_INTERVAL_MS);
+      this.retentionTimer.unref();
+      setTimeout(sweep, 5_000).unref();
+    }
+  }
+
+  /**
+   * Removes finished deliveries (and their attempts) last changed more than the retention period ago
+   * by the injected clock, in batches of RETENTION_BATCH rows, each its own statement, so the claim
+   * and the API never wait long behind it. Returns how many deliveries went.
+   */
+  async removeOld(): Promise<number> {
+    if (this.retentionDays <= 0) return 0;
+    const before = new Date(this.clock.now().getTime() - this.retentionDays * 86_400_000);
+    let removed = 0;
+    for (;;) {
+      if (this.loop.isStopped) break;
+      const n = await removeFinishedBefore(this.db.pool, before, RETENTION_BATCH);
+      removed += n;
+      if (n < RETENTION_BATCH) break;
+    }
+    if (removed > 0) this.log.info({ removed, before: before.toISOString() }, 'old deliveries removed');
+    return removed;
   }
 
   /** Claim now (a new delivery, a freed slot, a test that moved the clock). */
@@ -146,6 +178,7 @@ export class DeliveryWorker {
     const clean = await Promise.race([this.loop.idle().then(() => true), timeout]);
     clearTimeout(timer);
     clearTimeout(this.retryTimer);
+    clearInterval(this.retentionTimer);
     if (!clean) this.log.warn({ onWire: this.onWire, unrecorded: this.buffer.length }, 'delivery worker stopped with attempts in flight; their leases will run out and another worker retries them');
     if (this.ownsDispatcher) {
       if (clean) await this.dispatcher.close();
