@@ -30,7 +30,6 @@ export class NotifiedLoop {
   private running = false;
   private again = false;
   private stopped = false;
-  private current: Promise<void> | undefined;
   private poll: NodeJS.Timeout | undefined;
   private unlisten: (() => Promise<void>) | undefined;
   private idleWaiters: (() => void)[] = [];
@@ -54,7 +53,7 @@ export class NotifiedLoop {
       return;
     }
     this.running = true;
-    this.current = this.run();
+    void this.run();
   }
 
   /** Resolves when a pass found nothing more to do and the owner is not busy. */
@@ -77,19 +76,25 @@ export class NotifiedLoop {
     for (const w of waiters) w();
   }
 
-  /** No more wake-ups from the database or the poll; the pass running (if any) goes on. */
-  async stop(): Promise<void> {
-    if (this.stopped) return;
-    this.stopped = true;
-    clearInterval(this.poll);
-    const unlisten = this.unlisten;
-    this.unlisten = undefined;
-    await unlisten?.();
-  }
-
-  /** The pass running now, if any (a drain waits for it). */
-  get passing(): Promise<void> | undefined {
-    return this.running ? this.current : undefined;
+  /**
+   * The drain: no more wake-ups from the database or the poll; then waits, at most `graceMs`, until the
+   * pass running and the owner's own work are done. Resolves true when they were, false on the time limit.
+   */
+  async stop(graceMs: number): Promise<boolean> {
+    if (!this.stopped) {
+      this.stopped = true;
+      clearInterval(this.poll);
+      const unlisten = this.unlisten;
+      this.unlisten = undefined;
+      await unlisten?.();
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), graceMs);
+    });
+    const clean = await Promise.race([this.idle().then(() => true), timeout]);
+    clearTimeout(timer);
+    return clean;
   }
 
   get isStopped(): boolean {

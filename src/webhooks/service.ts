@@ -383,12 +383,19 @@ export async function recoverFailed(deps: WebhookServiceDeps, principal: Princip
     const hmacKey = deps.sealer.open(secrets.hmac_key_sealed);
     const failed = await sql.failedDeliveriesIn(tx, webhookId, window.since, window.until);
     const now = deps.clock.now();
-    await sql.insertRequeued(tx, {
-      webhookId,
-      viaListener: secrets.kind === 'listener',
+    await sql.insertDeliveryRows(
+      tx,
       now,
-      deliveries: failed.map((f) => ({ id: prefixedId('dlv'), eventId: f.event_id, eventType: f.event_type, payfacReference: f.payfac_reference, body: buildBody(f.message as WebhookMessage, hmacKey) })),
-    });
+      failed.map((f) => ({
+        id: prefixedId('dlv'),
+        eventId: f.event_id,
+        eventType: f.event_type,
+        payfacReference: f.payfac_reference,
+        webhookId,
+        body: buildBody(f.message as WebhookMessage, hmacKey),
+        viaListener: secrets.kind === 'listener',
+      })),
+    );
     await sql.insertRecovery(tx, { webhookId, since: window.since, until: window.until, requeued: failed.length, now });
     if (failed.length > 0) await notifyDeliveries(tx);
     return { requeued: failed.length, repeated: false };

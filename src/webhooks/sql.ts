@@ -138,26 +138,43 @@ export async function webhooksForEvent(db: Queryable, merchantId: string, eventT
   return rows;
 }
 
+export interface NewDelivery {
+  id: string;
+  eventId: string;
+  eventType: string;
+  payfacReference: string;
+  webhookId: string;
+  body: string;
+  viaListener: boolean;
+}
+
+/** New pending deliveries, due now, in one statement (one event to many webhooks, or many events to one). */
+export async function insertDeliveryRows(db: Queryable, now: Date, deliveries: readonly NewDelivery[]): Promise<void> {
+  if (deliveries.length === 0) return;
+  await db.query(
+    `INSERT INTO webhook_deliveries (id, event_id, webhook_id, event_type, payfac_reference, body, state, attempt_count, next_attempt_at, created_at, updated_at, via_listener)
+     SELECT d.id, d.event_id, d.webhook_id, d.event_type, d.payfac_reference, d.body, 'Pending', 0, $1, $1, $1, d.via_listener
+       FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::boolean[])
+            AS d(id, event_id, webhook_id, event_type, payfac_reference, body, via_listener)`,
+    [
+      now,
+      deliveries.map((d) => d.id),
+      deliveries.map((d) => d.eventId),
+      deliveries.map((d) => d.webhookId),
+      deliveries.map((d) => d.eventType),
+      deliveries.map((d) => d.payfacReference),
+      deliveries.map((d) => d.body),
+      deliveries.map((d) => d.viaListener),
+    ],
+  );
+}
+
+/** One event's deliveries, one per webhook. */
 export async function insertDeliveries(
   db: Queryable,
   args: { eventId: string; eventType: string; payfacReference: string; now: Date; deliveries: readonly { id: string; webhookId: string; body: string; viaListener: boolean }[] },
 ): Promise<void> {
-  if (args.deliveries.length === 0) return;
-  await db.query(
-    `INSERT INTO webhook_deliveries (id, event_id, webhook_id, event_type, payfac_reference, body, state, attempt_count, next_attempt_at, created_at, updated_at, via_listener)
-     SELECT d.id, $4, d.webhook_id, $5, $6, d.body, 'Pending', 0, $7, $7, $7, d.via_listener
-       FROM unnest($1::text[], $2::text[], $3::text[], $8::boolean[]) AS d(id, webhook_id, body, via_listener)`,
-    [
-      args.deliveries.map((d) => d.id),
-      args.deliveries.map((d) => d.webhookId),
-      args.deliveries.map((d) => d.body),
-      args.eventId,
-      args.eventType,
-      args.payfacReference,
-      args.now,
-      args.deliveries.map((d) => d.viaListener),
-    ],
-  );
+  await insertDeliveryRows(db, args.now, args.deliveries.map((d) => ({ ...d, eventId: args.eventId, eventType: args.eventType, payfacReference: args.payfacReference })));
 }
 
 export interface EventRow {
@@ -319,25 +336,3 @@ export async function failedDeliveriesIn(db: Queryable, webhookId: string, since
   return rows;
 }
 
-/** New deliveries of several events to one webhook, each with its own body. */
-export async function insertRequeued(
-  db: Queryable,
-  args: { webhookId: string; viaListener: boolean; now: Date; deliveries: readonly { id: string; eventId: string; eventType: string; payfacReference: string; body: string }[] },
-): Promise<void> {
-  if (args.deliveries.length === 0) return;
-  await db.query(
-    `INSERT INTO webhook_deliveries (id, event_id, webhook_id, event_type, payfac_reference, body, state, attempt_count, next_attempt_at, created_at, updated_at, via_listener)
-     SELECT d.id, d.event_id, $6, d.event_type, d.payfac_reference, d.body, 'Pending', 0, $7, $7, $7, $8
-       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]) AS d(id, event_id, event_type, payfac_reference, body)`,
-    [
-      args.deliveries.map((d) => d.id),
-      args.deliveries.map((d) => d.eventId),
-      args.deliveries.map((d) => d.eventType),
-      args.deliveries.map((d) => d.payfacReference),
-      args.deliveries.map((d) => d.body),
-      args.webhookId,
-      args.now,
-      args.viaListener,
-    ],
-  );
-}

@@ -84,16 +84,7 @@ export class ModificationProcessor {
   /** Drain: no new pass; the modification being completed finishes (at most graceMs). */
   async stop(graceMs = 20_000): Promise<void> {
     if (this.loop.isStopped) return;
-    await this.loop.stop();
-    const pass = this.loop.passing;
-    if (pass) {
-      let timer: NodeJS.Timeout | undefined;
-      const timeout = new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, graceMs);
-      });
-      await Promise.race([pass, timeout]);
-      clearTimeout(timer);
-    }
+    await this.loop.stop(graceMs);
   }
 
   private async pass(): Promise<void> {

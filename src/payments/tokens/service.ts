@@ -258,7 +258,7 @@ export async function completeTokenChallenge(deps: TokenDeps, checkoutReference:
   return withTransaction(
     deps.db,
     async (tx) => {
-      const row = await sql.lockTokenChallenge(tx, checkoutReference);
+      const row = await sql.findTokenChallenge(tx, checkoutReference, { forUpdate: true });
       if (!row) return { kind: 'NotFound' as const };
       const view = viewOf(row, deps.clock.now());
       if (!view.open) return { kind: 'Gone' as const, returnUrl: view.returnUrl };

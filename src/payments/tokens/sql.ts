@@ -128,23 +128,13 @@ const CHALLENGE_COLUMNS = `c.checkout_reference, c.payfac_reference, c.merchant_
   c.recurring_processing_model, c.channel, c.merchant_reference, c.amount, c.currency, c.return_url, c.acquirer_state,
   c.expires_at, c.completed_at, t.card_summary`;
 
-export async function findTokenChallenge(db: Queryable, checkoutReference: string): Promise<TokenChallengeRow | undefined> {
-  const { rows } = await db.query<TokenChallengeRow>(
-    `SELECT ${CHALLENGE_COLUMNS}
-       FROM token_charge_challenges c JOIN merchants m ON m.id = c.merchant_id JOIN payment_tokens t ON t.token = c.charged_token
-      WHERE c.checkout_reference = $1`,
-    [checkoutReference],
-  );
-  return rows[0];
-}
-
-/** The challenge, locked: a confirm and a cancel of one step do not interleave. */
-export async function lockTokenChallenge(db: Queryable, checkoutReference: string): Promise<TokenChallengeRow | undefined> {
+/** The charge waiting for its step; with `forUpdate` locked, so a confirm and a cancel of one step do not interleave. */
+export async function findTokenChallenge(db: Queryable, checkoutReference: string, opts: { forUpdate?: boolean } = {}): Promise<TokenChallengeRow | undefined> {
   const { rows } = await db.query<TokenChallengeRow>(
     `SELECT ${CHALLENGE_COLUMNS}
        FROM token_charge_challenges c JOIN merchants m ON m.id = c.merchant_id JOIN payment_tokens t ON t.token = c.charged_token
       WHERE c.checkout_reference = $1
-      FOR UPDATE OF c`,
+      ${opts.forUpdate ? 'FOR UPDATE OF c' : ''}`,
     [checkoutReference],
   );
   return rows[0];

@@ -170,13 +170,7 @@ export class DeliveryWorker {
   /** Drain: stop claiming, let attempts in flight finish and be recorded (at most graceMs). */
   async stop(graceMs = 20_000): Promise<void> {
     if (this.loop.isStopped) return;
-    await this.loop.stop();
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<boolean>((resolve) => {
-      timer = setTimeout(() => resolve(false), graceMs);
-    });
-    const clean = await Promise.race([this.loop.idle().then(() => true), timeout]);
-    clearTimeout(timer);
+    const clean = await this.loop.stop(graceMs);
     clearTimeout(this.retryTimer);
     clearInterval(this.retentionTimer);
     if (!clean) this.log.warn({ onWire: this.onWire, unrecorded: this.buffer.length }, 'delivery worker stopped with attempts in flight; their leases will run out and another worker retries them');
