@@ -22,6 +22,7 @@ import { Metrics } from './metrics.js';
 import { timingSafeEqual } from 'node:crypto';
 import { hostedCheckoutRoutes } from './checkout/routes.js';
 import { shopperPageRoutes } from './checkout/pages/routes.js';
+import { portalRoutes } from './portal/routes.js';
 import { paymentRoutes } from './payments/routes.js';
 import type { App, AppDeps } from './deps.js';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -188,6 +189,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     { prefix: '/api/v1' },
   );
   await shopperPageRoutes(app, deps);
+  await portalRoutes(app, deps);
 
   app.get('/api/v1/openapi.json', { schema: { hide: true } }, async (_request, reply) => {
     return reply.type('application/json; charset=utf-8').send(JSON.stringify(app.swagger()));

@@ -4,7 +4,8 @@ import { openDatabase, type Database } from './db/database.js';
 import { DataDirLockedError } from './db/dataDirLock.js';
 import { migrate } from './db/migrate.js';
 import { AccountError, isCapability, type Capability, type KeySummary, type MerchantSummary } from './accounts/service.js';
-import { adminCommands, type AdminCommand } from './admin/commands.js';
+import { adminCommands, type AdminCommand, type AdminContext } from './admin/commands.js';
+import { systemClock } from './clock.js';
 import { AdminUnreachableError, runThroughHolder } from './admin/client.js';
 import { registerOperations, table } from './cli/operations.js';
 import { registerListen } from './cli/listen.js';
@@ -60,10 +61,10 @@ const WAIT_FOR_COMMAND_MS = 10_000;
 async function runAdmin(command: AdminCommand, label: string, args: Record<string, unknown>): Promise<Record<string, unknown>> {
   const config = loadConfig();
   const deadline = Date.now() + WAIT_FOR_COMMAND_MS;
-  const run: (db: Database, a: Record<string, unknown>) => Promise<Record<string, unknown>> = adminCommands[command];
+  const run: (c: AdminContext, a: Record<string, unknown>) => Promise<Record<string, unknown>> = adminCommands[command];
   for (;;) {
     try {
-      return await withDb(config, label, (db) => run(db, args));
+      return await withDb(config, label, (db) => run({ db, clock: systemClock, publicBaseUrl: config.publicBaseUrl }, args));
     } catch (err) {
       if (!(err instanceof DataDirLockedError)) throw err;
       const holder = err.holder;
@@ -249,6 +250,40 @@ export function buildCli(): Command {
     .action(async (opts: { partner: string; merchant: string; json?: boolean }) => {
       const r = await runAdmin('partner.link', 'partner link', { partnerId: opts.partner, merchantId: opts.merchant });
       emit(!!opts.json, r, [r.linked ? `linked ${opts.partner} to ${opts.merchant}` : `${opts.partner} was already linked to ${opts.merchant}`]);
+    });
+
+  const user = program.command('user').description('people who sign in to the merchant portal (/portal), separate from API keys');
+  user
+    .command('create')
+    .description('a portal user of a merchant (or of a partner: then they see every merchant linked to it); prints a one-time sign-in link, valid 24 hours, where they choose a password')
+    .option('--merchant <id>', 'merchant id')
+    .option('--partner <id>', 'partner id')
+    .requiredOption('--email <address>', 'their e-mail address (what they sign in with)')
+    .requiredOption('--role <role>', 'owner (everything, users included), developer (keys, webhooks, themes; reads money) or staff (links, sessions, payments, refunds)')
+    .option('--json', 'print one JSON object')
+    .action(async (opts: { merchant?: string; partner?: string; email: string; role: string; json?: boolean }) => {
+      const r = await runAdmin('user.create', 'user create', { merchantId: opts.merchant, partnerId: opts.partner, email: opts.email, role: opts.role });
+      emit(!!opts.json, r, [`userId      ${String(r.userId)}`, `email       ${String(r.email)}`, `role        ${String(r.role)}`, `sign in at  ${String(r.signInUrl)}`, `            (one time, until ${when(String(r.expiresAt))}; they choose a password there)`]);
+    });
+  user
+    .command('link')
+    .description('a new one-time sign-in link for a user (a forgotten password, an invitation that ran out); earlier links stop working')
+    .requiredOption('--email <address>', 'the user’s e-mail address')
+    .option('--json', 'print one JSON object')
+    .action(async (opts: { email: string; json?: boolean }) => {
+      const r = await runAdmin('user.link', 'user link', { email: opts.email });
+      emit(!!opts.json, r, [`sign in at  ${String(r.signInUrl)}`, `            (one time, until ${when(String(r.expiresAt))})`]);
+    });
+  user
+    .command('list')
+    .description("a merchant's or partner's portal users: role, whether they have accepted, last sign-in")
+    .option('--merchant <id>', 'merchant id')
+    .option('--partner <id>', 'partner id')
+    .option('--json', 'print one JSON object')
+    .action(async (opts: { merchant?: string; partner?: string; json?: boolean }) => {
+      const r = await runAdmin('user.list', 'user list', { merchantId: opts.merchant, partnerId: opts.partner });
+      const list = r.users as { userId: string; email: string; role: string; status: string; lastSignInAt: string | null; createdAt: string }[];
+      emit(!!opts.json, r, table(['USER', 'EMAIL', 'ROLE', 'STATUS', 'CREATED', 'LAST SIGN-IN'], list.map((u) => [u.userId, u.email, u.role, u.status, when(u.createdAt), when(u.lastSignInAt)])));
     });
 
   registerOperations(program);

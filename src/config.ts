@@ -45,6 +45,10 @@ export interface Config {
    * development and absent (404) in production.
    */
   readonly metricsToken: string | null;
+  /** A portal session unused this long ends (minutes). */
+  readonly portalIdleMinutes: number;
+  /** A portal session ends this long after sign-in, however it is used (hours). */
+  readonly portalSessionHours: number;
   /** A separate listener for /metrics only (e.g. 127.0.0.1:9464), for serve and worker alike; null: none. */
   readonly metricsListen: { host: string; port: number } | null;
 }
@@ -147,6 +151,9 @@ export function parseConfig(env: Env): Config {
   const rateLimitPerSecond = integer('PAYLINKS_RATE_LIMIT_PER_SECOND', 25_000, 0, 1_000_000);
   const rateLimitBurst = integer('PAYLINKS_RATE_LIMIT_BURST', Math.max(1, rateLimitPerSecond * 2), 1, 10_000_000);
 
+  const portalIdleMinutes = integer('PAYLINKS_PORTAL_IDLE_MINUTES', 60, 5, 24 * 60);
+  const portalSessionHours = integer('PAYLINKS_PORTAL_SESSION_HOURS', 12, 1, 24 * 30);
+
   let secretKey: Buffer = DEVELOPMENT_SECRET_KEY;
   let secretKeyIsFallback = true;
   const rawSecret = value('PAYLINKS_SECRET_KEY');
@@ -210,5 +217,7 @@ export function parseConfig(env: Env): Config {
     secretKeyIsFallback,
     metricsToken,
     metricsListen,
+    portalIdleMinutes,
+    portalSessionHours,
   });
 }

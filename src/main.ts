@@ -6,6 +6,8 @@ import { migrate } from './db/migrate.js';
 import { createSealer } from './sealing.js';
 import { buildApp, type App } from './app.js';
 import { createMerchant, isEmpty } from './accounts/service.js';
+import { createUser } from './users/service.js';
+import { portalLinkUrl } from './admin/commands.js';
 import { loggerOptions } from './logging.js';
 import { DeliveryWorker } from './webhooks/delivery/worker.js';
 import { startAdminServer, type AdminServer } from './admin/server.js';
@@ -19,6 +21,9 @@ import { simulatorAcquirer } from './payments/simulator.js';
 // config → database → buildApp → listen (+ delivery worker). Also the shutdown sequence of §Running the service.
 
 export const SHUTDOWN_GRACE_MS = 20_000;
+
+/** The portal user the first embedded start makes for its sandbox merchant. */
+export const SANDBOX_OWNER_EMAIL = 'owner@sandbox.example';
 
 export async function openAndMigrate(config: Config, lock: { command: string; adminSocket?: boolean } = { command: 'paylinks' }): Promise<Database> {
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.databasePoolSize, lock });
@@ -53,12 +58,17 @@ export async function serve(config: Config, opts: { worker: boolean; clock?: Clo
   // First start on an empty embedded database: a sandbox merchant to try the API with (§Running the service).
   if (db.kind === 'pglite' && (await isEmpty(db))) {
     const m = await createMerchant(db, 'Sandbox merchant');
+    const owner = await createUser(db, clock, { email: SANDBOX_OWNER_EMAIL, owner: { merchantId: m.merchantId }, role: 'owner', createdBy: null, purpose: 'sign-in' });
     out('');
     out('  A sandbox merchant was created on this new embedded database:');
     out(`    merchantId          ${m.merchantId}`);
     out(`    terminalIdentifier  ${m.terminalIdentifier}`);
     out(`    apiKey              ${m.apiKey}`);
     out('  The API key is shown only now. Send it as the X-API-Key header.');
+    out('');
+    out(`  The merchant portal is at ${config.publicBaseUrl}/portal. Sign in once with this link and choose a password`);
+    out(`  for ${owner.email} (the owner; valid 24 hours, later: paylinks user link --email ${owner.email}):`);
+    out(`    ${portalLinkUrl(config.publicBaseUrl, owner.token)}`);
     out('');
   }
 
@@ -69,7 +79,7 @@ export async function serve(config: Config, opts: { worker: boolean; clock?: Clo
   const app = await buildApp({ config, db, clock, acquirer, sealer, logger, metrics });
   const metricsServer = config.metricsListen ? await startMetricsServer(metrics, config.metricsListen) : undefined;
   const socketPath = db.lock?.holder.adminSocket ?? null;
-  const admin: AdminServer | undefined = socketPath !== null ? await startAdminServer(db, socketPath, logger) : undefined;
+  const admin: AdminServer | undefined = socketPath !== null ? await startAdminServer({ db, clock, publicBaseUrl: config.publicBaseUrl }, socketPath, logger) : undefined;
   const worker = opts.worker ? new DeliveryWorker({ db, clock, config, sealer, logger, metrics }) : undefined;
   await worker?.start();
   // Captures, refunds and reversals (§Modifications and saved cards) are completed where deliveries are sent.
@@ -114,6 +124,7 @@ export async function serve(config: Config, opts: { worker: boolean; clock?: Clo
   // may send SIGTERM at once, and the caller installs its signal handlers before that can arrive.
   out(`paylinks listening on ${address} (public base URL ${config.publicBaseUrl}, ${db.kind} database)`);
   out(`  API reference: ${address}/docs`);
+  out(`  merchant portal: ${config.publicBaseUrl}/portal`);
   if (metricsServer) out(`  metrics: http://${formatHost(config.metricsListen?.host ?? '')}:${(metricsServer.address() as { port: number }).port}/metrics`);
   return { app, db, address, stop };
 }

@@ -307,3 +307,34 @@ export async function checkOrigin(db: Database, merchantId: string, origin: stri
     throw new ApiError('ORIGIN_NOT_ALLOWED', 'this Origin is not among the origins allowed for the merchant');
   }
 }
+
+/** A merchant's name, or undefined for no such merchant. */
+export async function merchantNameOf(db: Database, merchantId: string): Promise<string | undefined> {
+  return sql.merchantName(db.pool, merchantId);
+}
+
+/** Names of merchants read together by the requests of one turn (the portal's header on every page). */
+export const merchantNames = perDatabase(
+  (db: Database) => new BatchLoader<string, string>(async (ids) => new Map((await sql.merchantNames(db.pool, ids)).map((m) => [m.id, m.name]))),
+);
+
+export async function merchantExists(db: Database, merchantId: string): Promise<boolean> {
+  return sql.merchantExists(db.pool, merchantId);
+}
+
+export async function partnerExists(db: Database, partnerId: string): Promise<boolean> {
+  return sql.partnerExists(db.pool, partnerId);
+}
+
+/** The merchants a partner's people may work on: those linked to the partner. */
+export async function merchantsOfPartner(db: Database, partnerId: string): Promise<{ merchantId: string; name: string }[]> {
+  return (await sql.merchantsOfPartner(db.pool, partnerId)).map((m) => ({ merchantId: m.id, name: m.name }));
+}
+
+export async function isPartnerLinked(db: Database, partnerId: string, merchantId: string): Promise<boolean> {
+  return sql.isPartnerLinked(db.pool, partnerId, merchantId);
+}
+
+export async function listTerminals(db: Database, merchantId: string): Promise<{ terminalIdentifier: string; createdAt: Date }[]> {
+  return (await sql.listTerminals(db.pool, merchantId)).map((t) => ({ terminalIdentifier: t.terminal_identifier, createdAt: t.created_at }));
+}

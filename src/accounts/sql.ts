@@ -166,3 +166,35 @@ export async function partnersOfMerchant(db: Queryable, merchantId: string): Pro
   );
   return rows.map((r) => r.partner_id);
 }
+
+/** Merchants by id with their names (the portal's header and merchant switcher). */
+export async function merchantNames(db: Queryable, ids: readonly string[]): Promise<{ id: string; name: string }[]> {
+  const { rows } = await db.query<{ id: string; name: string }>({
+    name: 'accounts.merchantNames',
+    text: 'SELECT id, name FROM merchants WHERE id = ANY($1::text[])',
+    values: [ids],
+  });
+  return rows;
+}
+
+/** The merchants linked to a partner, by name. */
+export async function merchantsOfPartner(db: Queryable, partnerId: string): Promise<{ id: string; name: string }[]> {
+  const { rows } = await db.query<{ id: string; name: string }>(
+    'SELECT m.id, m.name FROM partner_merchants pm JOIN merchants m ON m.id = pm.merchant_id WHERE pm.partner_id = $1 ORDER BY m.name, m.id',
+    [partnerId],
+  );
+  return rows;
+}
+
+export async function isPartnerLinked(db: Queryable, partnerId: string, merchantId: string): Promise<boolean> {
+  const { rows } = await db.query('SELECT 1 FROM partner_merchants WHERE partner_id = $1 AND merchant_id = $2', [partnerId, merchantId]);
+  return rows.length > 0;
+}
+
+export async function listTerminals(db: Queryable, merchantId: string): Promise<{ terminal_identifier: string; created_at: Date }[]> {
+  const { rows } = await db.query<{ terminal_identifier: string; created_at: Date }>(
+    'SELECT terminal_identifier, created_at FROM terminals WHERE merchant_id = $1 ORDER BY created_at, terminal_identifier',
+    [merchantId],
+  );
+  return rows;
+}

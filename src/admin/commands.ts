@@ -1,4 +1,6 @@
+import type { Clock } from '../clock.js';
 import type { Database } from '../db/database.js';
+import { UserError, createUser, newSignInLink, usersOf, type OneTimeLink } from '../users/service.js';
 import {
   AccountError,
   addTerminal,
@@ -21,6 +23,13 @@ import {
 // exactly the same thing.
 
 type Args = Record<string, unknown>;
+
+/** What a command runs against: the database, and for links into the portal, the public base URL and the clock. */
+export interface AdminContext {
+  db: Database;
+  clock: Clock;
+  publicBaseUrl: string;
+}
 
 function text(args: Args, name: string): string {
   const v = args[name];
@@ -48,32 +57,65 @@ function capabilities(args: Args): Capability[] {
   return caps as Capability[];
 }
 
+/** The portal's address of a one-time link. */
+export function portalLinkUrl(publicBaseUrl: string, token: string): string {
+  return `${publicBaseUrl}/portal/link/${token}`;
+}
+
+function linkResult(c: AdminContext, link: OneTimeLink, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return { userId: link.userId, email: link.email, ...extra, signInUrl: portalLinkUrl(c.publicBaseUrl, link.token), expiresAt: link.expiresAt.toISOString() };
+}
+
+/** A refused user operation is an account command's refusal (printed, exit 1), not a crash. */
+async function users<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (err) {
+    if (err instanceof UserError) throw new AccountError(err.message);
+    throw err;
+  }
+}
+
 export const adminCommands = {
-  'merchant.create': async (db: Database, a: Args) => ({ ...(await createMerchant(db, text(a, 'name'))) }),
-  'merchant.list': async (db: Database) => ({ merchants: await listMerchants(db) }),
-  'merchant.origins': async (db: Database, a: Args) => {
+  'merchant.create': async ({ db }: AdminContext, a: Args) => ({ ...(await createMerchant(db, text(a, 'name'))) }),
+  'merchant.list': async ({ db }: AdminContext) => ({ merchants: await listMerchants(db) }),
+  'merchant.origins': async ({ db }: AdminContext, a: Args) => {
     const merchantId = text(a, 'merchantId');
     const origins = texts(a, 'origins');
     await setOrigins(db, merchantId, origins);
     return { merchantId, allowedOrigins: origins };
   },
-  'terminal.add': async (db: Database, a: Args) => ({ ...(await addTerminal(db, text(a, 'merchantId'))) }),
-  'key.create': async (db: Database, a: Args) => {
+  'terminal.add': async ({ db }: AdminContext, a: Args) => ({ ...(await addTerminal(db, text(a, 'merchantId'))) }),
+  'key.create': async ({ db }: AdminContext, a: Args) => {
     const o = owner(a);
     return { ...o, ...(await createKey(db, o, capabilities(a))) };
   },
-  'key.list': async (db: Database, a: Args) => {
+  'key.list': async ({ db }: AdminContext, a: Args) => {
     const o = owner(a);
     return { ...o, keys: await listKeys(db, o) };
   },
-  'key.revoke': async (db: Database, a: Args) => ({ ...(await revokeKey(db, text(a, 'keyId'))) }),
-  'partner.create': async (db: Database, a: Args) => ({ ...(await createPartner(db, text(a, 'name'))) }),
-  'partner.link': async (db: Database, a: Args) => {
+  'key.revoke': async ({ db }: AdminContext, a: Args) => ({ ...(await revokeKey(db, text(a, 'keyId'))) }),
+  'partner.create': async ({ db }: AdminContext, a: Args) => ({ ...(await createPartner(db, text(a, 'name'))) }),
+  'partner.link': async ({ db }: AdminContext, a: Args) => {
     const partnerId = text(a, 'partnerId');
     const merchantId = text(a, 'merchantId');
     return { partnerId, merchantId, ...(await linkPartner(db, partnerId, merchantId)) };
   },
-} satisfies Record<string, (db: Database, args: Args) => Promise<Record<string, unknown>>>;
+  'user.create': async (c: AdminContext, a: Args) => {
+    const role = text(a, 'role');
+    const link = await users(() => createUser(c.db, c.clock, { email: text(a, 'email'), owner: owner(a), role, createdBy: null, purpose: 'sign-in' }));
+    return linkResult(c, link, { role });
+  },
+  'user.link': async (c: AdminContext, a: Args) => linkResult(c, await users(() => newSignInLink(c.db, c.clock, text(a, 'email')))),
+  'user.list': async (c: AdminContext, a: Args) => {
+    const o = owner(a);
+    const list = await users(() => usersOf(c.db, c.clock, o));
+    return {
+      ...o,
+      users: list.map((u) => ({ userId: u.userId, email: u.email, role: u.role, status: u.status, lastSignInAt: u.lastSignInAt?.toISOString() ?? null, createdAt: u.createdAt.toISOString() })),
+    };
+  },
+} satisfies Record<string, (c: AdminContext, args: Args) => Promise<Record<string, unknown>>>;
 
 export type AdminCommand = keyof typeof adminCommands;
 export type AdminResult<C extends AdminCommand> = Awaited<ReturnType<(typeof adminCommands)[C]>>;

@@ -1,9 +1,8 @@
 import { chmodSync, unlinkSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Database } from '../db/database.js';
 import { AccountError } from '../accounts/service.js';
-import { adminCommands, isAdminCommand } from './commands.js';
+import { adminCommands, isAdminCommand, type AdminContext } from './commands.js';
 
 // The admin socket of a process that holds an embedded database: a Unix socket in the data folder
 // (owner-only, like the folder), where the `paylinks` account commands run while a server has the
@@ -40,7 +39,7 @@ function answer(res: ServerResponse, status: number, body: unknown): void {
   res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
 }
 
-export async function startAdminServer(db: Database, path: string, log: Pick<FastifyBaseLogger, 'info' | 'error'>): Promise<AdminServer> {
+export async function startAdminServer(context: AdminContext, path: string, log: Pick<FastifyBaseLogger, 'info' | 'error'>): Promise<AdminServer> {
   const server: Server = createServer((req, res) => {
     const name = (req.url ?? '').replace(/^\//, '');
     if (req.method !== 'POST' || !isAdminCommand(name)) {
@@ -51,8 +50,8 @@ export async function startAdminServer(db: Database, path: string, log: Pick<Fas
       .then(async (text) => {
         const args: unknown = text === '' ? {} : JSON.parse(text);
         if (args === null || typeof args !== 'object' || Array.isArray(args)) throw new AccountError('arguments must be a JSON object');
-        const run: (d: Database, a: Record<string, unknown>) => Promise<Record<string, unknown>> = adminCommands[name];
-        const result = await run(db, args as Record<string, unknown>);
+        const run: (c: AdminContext, a: Record<string, unknown>) => Promise<Record<string, unknown>> = adminCommands[name];
+        const result = await run(context, args as Record<string, unknown>);
         log.info({ command: name }, 'admin command');
         answer(res, 200, result);
       })

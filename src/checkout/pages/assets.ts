@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { asset, type Asset } from '../../html/render.js';
 import { CHECKOUT_CSS } from './styles.js';
 
 // The shopper pages' static files, served by the app itself (no CDN: the service runs where there may
@@ -88,18 +88,9 @@ const CHECKOUT_JS = `"use strict";\n(${checkCardForm.toString()})();\n`;
 /** A card in the accent blue: the tab's icon on every page (and at /favicon.ico for clients that ask there). */
 export const FAVICON_SVG = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="7" fill="#1f5eff"/><rect x="6" y="9" width="20" height="14" rx="2.5" fill="#fff"/><rect x="6" y="12" width="20" height="3" fill="#1f5eff"/><rect x="9" y="18" width="7" height="2" rx="1" fill="#1f5eff"/></svg>\n`;
 
-export interface PageAsset {
-  path: string;
-  type: string;
-  body: string;
-  etag: string;
-}
-
-const etagOf = (body: string): string => `"${createHash('sha256').update(body).digest('base64url').slice(0, 16)}"`;
-
-export const PAGE_ASSETS: readonly PageAsset[] = [
-  { path: '/assets/checkout.css', type: 'text/css; charset=utf-8', body: CHECKOUT_CSS },
-  { path: '/assets/checkout.js', type: 'text/javascript; charset=utf-8', body: CHECKOUT_JS },
-  { path: '/favicon.svg', type: 'image/svg+xml', body: FAVICON_SVG },
-  { path: '/favicon.ico', type: 'image/svg+xml', body: FAVICON_SVG },
-].map((a) => ({ ...a, etag: etagOf(a.body) }));
+export const PAGE_ASSETS: readonly Asset[] = [
+  asset('/assets/checkout.css', 'text/css; charset=utf-8', CHECKOUT_CSS),
+  asset('/assets/checkout.js', 'text/javascript; charset=utf-8', CHECKOUT_JS),
+  asset('/favicon.svg', 'image/svg+xml', FAVICON_SVG),
+  asset('/favicon.ico', 'image/svg+xml', FAVICON_SVG),
+];

@@ -185,4 +185,3 @@ export function cultureOf(value: string | undefined, fallback: string): Culture 
   return fallback === 'en' ? 'en' : 'is';
 }
 
-export const LOCALES: Record<Culture, string> = { is: 'is-IS', en: 'en-GB' };

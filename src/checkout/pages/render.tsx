@@ -1,8 +1,8 @@
 import type { ComponentChildren, VNode } from 'preact';
-import { renderToString } from 'preact-render-to-string';
+import { renderDocument } from '../../html/render.js';
 import type { Checkoutable, DisplayLine } from '../shopper.js';
 import type { CardSummary } from '../../payments/card.js';
-import { formatMoney, formatQuantity } from './format.js';
+import { formatMoney, formatQuantity } from '../../html/format.js';
 import type { Culture, MessageKey, Translate } from './i18n.js';
 import { themeClass } from './styles.js';
 
@@ -80,7 +80,7 @@ function page(ctx: PageContext, c: Checkoutable | null, title: string, body: Com
       </body>
     </html>
   );
-  return `<!doctype html>\n${renderToString(doc)}\n`;
+  return renderDocument(doc);
 }
 
 /** Sends the browser on to `url` after a few seconds (with a link to go at once). */

@@ -11,6 +11,7 @@ import { cultureOf, translator, type MessageKey } from './i18n.js';
 import { CHARGE_PAGE_PREFIX, completeTokenChallenge, findTokenChallenge, type TokenChallengeView } from '../../payments/tokens/service.js';
 import { EMPTY_FORM, renderChargeOutcome, renderMessage, renderPayPage, renderReceipt, renderStatusPage, renderThreeDSPage, type FormState, type PageContext } from './render.js';
 import { PAGE_ASSETS } from './assets.js';
+import { pageHeaders } from '../../html/render.js';
 import { CSRF_COOKIE, PageSigner, newNonce, readCookie } from './tokens.js';
 
 // The shopper's pages (§References and URLs, §Link status, §Hosted checkout, §The simulated acquirer): /pay/{paymentLinkReference} and /checkout/{checkoutReference}.
@@ -40,12 +41,7 @@ export async function shopperPageRoutes(app: App, deps: AppDeps): Promise<void> 
     });
 
     pages.addHook('onRequest', (_request, reply, done) => {
-      reply
-        .header('Content-Security-Policy', CSP)
-        .header('X-Content-Type-Options', 'nosniff')
-        .header('Referrer-Policy', 'no-referrer')
-        .header('X-Frame-Options', 'DENY')
-        .header('Cache-Control', 'no-store');
+      pageHeaders(reply, CSP);
       done();
     });
 

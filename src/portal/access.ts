@@ -1,0 +1,46 @@
+import type { Role } from '../users/service.js';
+
+// Who may do what in the portal (§The portal: roles). Every portal route names one permission in its
+// config; one hook checks it against the signed-in user's role before the handler runs, and every
+// object a handler reads or changes is looked up within the session's merchant, so another merchant's
+// object is simply not found (404), as in the API.
+//
+//   owner      everything, users and the audit log included
+//   developer  API keys, terminals, origins, webhooks and their deliveries, themes; reads money
+//   staff      payment links, checkout sessions, payments, captures, refunds and reversals
+
+const EVERYONE: readonly Role[] = ['owner', 'developer', 'staff'];
+
+export const PERMISSIONS = {
+  /** The overview, the account page, switching merchant. */
+  'portal.use': EVERYONE,
+  'links.read': EVERYONE,
+  'links.write': ['owner', 'staff'],
+  'sessions.read': EVERYONE,
+  'payments.read': EVERYONE,
+  /** Capture, refund, reverse. */
+  'payments.modify': ['owner', 'staff'],
+  'webhooks.read': ['owner', 'developer'],
+  'webhooks.write': ['owner', 'developer'],
+  /** API keys, terminals, allowed origins. */
+  'developers.manage': ['owner', 'developer'],
+  'themes.manage': ['owner', 'developer'],
+  'users.manage': ['owner'],
+  'audit.read': ['owner'],
+} as const satisfies Record<string, readonly Role[]>;
+
+export type Permission = keyof typeof PERMISSIONS;
+
+export function can(role: Role, permission: Permission): boolean {
+  return (PERMISSIONS[permission] as readonly Role[]).includes(role);
+}
+
+/** What a portal route needs: a signed-in user with a permission, or nothing (sign-in, assets). */
+export type PortalAccess = { permission: Permission } | { public: true; /** Static files: no session is looked up. */ static?: true };
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Set on every portal route (the hook refuses a portal route without it). */
+    portal?: PortalAccess;
+  }
+}

@@ -1,0 +1,140 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { App, AppDeps } from '../deps.js';
+import { merchantNames } from '../accounts/service.js';
+import { ApiError } from '../errors.js';
+import { merchantsFor, type PortalSession, type SessionPolicy } from '../users/service.js';
+import type { Lang } from './i18n.js';
+import { publicView, signedInView, type PublicView, type View } from './view.js';
+
+// What the portal's route files share: the session of the request, its view (language, user,
+// merchant, form token), reading a posted form, and answering with a page or a redirect.
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The signed-in user of a portal request (set by the portal's access hook), or null. */
+    portalSession: PortalSession | null;
+  }
+}
+
+export interface PortalDeps extends AppDeps {
+  sessionPolicy: SessionPolicy;
+  /** Cookies only over https (production, or a public base URL that is https). */
+  secureCookies: boolean;
+}
+
+export const SESSION_COOKIE = 'paylinks_session';
+export const LANG_COOKIE = 'paylinks_lang';
+
+/** The session cookie's name: `__Host-` keeps it to this host and path when it can be Secure. */
+export function sessionCookieName(secure: boolean): string {
+  return secure ? `__Host-${SESSION_COOKIE}` : SESSION_COOKIE;
+}
+
+/** The signed-in session of a route that needs one (the access hook has made sure there is one). */
+export function sessionOfRequest(request: FastifyRequest): PortalSession {
+  const s = request.portalSession;
+  if (!s) throw new ApiError('UNAUTHENTICATED', 'sign in first');
+  return s;
+}
+
+/** The language of a page for someone not signed in: their earlier choice, else their browser's. */
+export function visitorLanguage(request: FastifyRequest): Lang {
+  const chosen = request.cookies?.[LANG_COOKIE];
+  if (chosen === 'is' || chosen === 'en') return chosen;
+  const accept = request.headers['accept-language'] ?? '';
+  return /^\s*is\b/i.test(accept) ? 'is' : 'en';
+}
+
+function csrfFor(request: FastifyRequest, reply: FastifyReply): string {
+  return reply.generateCsrf({ userInfo: csrfUserInfo(request) });
+}
+
+/** What a form token is bound to: the session (so a token from another session is refused), or nothing before sign-in. */
+export function csrfUserInfo(request: FastifyRequest): string {
+  // Never empty: the token library refuses an empty one as missing.
+  return request.portalSession?.tokenHash.toString('base64url') ?? 'signed-out';
+}
+
+export function publicViewFor(request: FastifyRequest, reply: FastifyReply): PublicView {
+  const lang = request.portalSession?.language ?? visitorLanguage(request);
+  return publicView(lang, csrfFor(request, reply), request.url);
+}
+
+/** The view of a signed-in page: the user, the merchant's name (read with the other requests of this turn), the form token. */
+export async function viewFor(request: FastifyRequest, reply: FastifyReply, deps: Pick<AppDeps, 'db'>): Promise<View> {
+  const session = sessionOfRequest(request);
+  const [name, merchants] = await Promise.all([merchantNames(deps.db).get(session.merchantId), merchantsFor(deps.db, session)]);
+  return signedInView(session, csrfFor(request, reply), request.url, { merchantId: session.merchantId, name: name ?? session.merchantId }, merchants);
+}
+
+/** A form post's fields: one value, or several for a repeated name; a file as its bytes. */
+export class Form {
+  private readonly fields: Record<string, unknown>;
+
+  constructor(body: unknown) {
+    this.fields = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
+  }
+
+  /** The field's value (the first, if repeated); '' when absent. */
+  text(name: string): string {
+    const v = this.fields[name];
+    const first = Array.isArray(v) ? v[0] : v;
+    return typeof first === 'string' ? first : '';
+  }
+
+  /** Every value of a repeated field. */
+  texts(name: string): string[] {
+    const v = this.fields[name];
+    const list = Array.isArray(v) ? v : v === undefined ? [] : [v];
+    return list.filter((x): x is string => typeof x === 'string');
+  }
+
+  has(name: string): boolean {
+    return Object.hasOwn(this.fields, name);
+  }
+
+  /** Every field name, in the order the browser sent them. */
+  names(): string[] {
+    return Object.keys(this.fields);
+  }
+
+  /** An uploaded file's bytes, or undefined when none was chosen. */
+  file(name: string): Buffer | undefined {
+    const v = this.fields[name];
+    return Buffer.isBuffer(v) && v.length > 0 ? v : undefined;
+  }
+}
+
+export function formOf(request: FastifyRequest): Form {
+  return new Form(request.body);
+}
+
+export function sendPage(reply: FastifyReply, status: number, html: string): FastifyReply {
+  return reply.code(status).type('text/html; charset=utf-8').send(html);
+}
+
+/** After a post that changed something: see the result with a GET (the browser's back button stays harmless). */
+export function seeOther(reply: FastifyReply, location: string): FastifyReply {
+  return reply.code(303).header('Location', location).send();
+}
+
+/** A path inside the portal to go back to, or the portal's home (never another site: no open redirect). */
+export function safeReturnPath(raw: string, fallback = '/portal'): string {
+  return /^\/portal(?:[/?#]|$)/.test(raw) && !raw.startsWith('//') && !raw.includes('\\') && !/[\r\n]/.test(raw) ? raw : fallback;
+}
+
+/** Page numbers from a query (from 0, as in the API); anything else is the first page. */
+export function pageParam(raw: unknown): number {
+  const n = typeof raw === 'string' && /^\d{1,6}$/.test(raw) ? Number(raw) : 0;
+  return n;
+}
+
+/**
+ * One part of the portal (links, payments, ...): its routes, and the style rules and script functions
+ * its pages need (added to the portal's one stylesheet and one script).
+ */
+export interface PortalArea {
+  routes(portal: App, deps: PortalDeps): void | Promise<void>;
+  styles?: string;
+  scripts?: readonly (() => void)[];
+}

@@ -1,0 +1,318 @@
+import { hkdfSync } from 'node:crypto';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import cookie from '@fastify/cookie';
+import csrf from '@fastify/csrf-protection';
+import formbody from '@fastify/formbody';
+import multipart from '@fastify/multipart';
+import type { App, AppDeps } from '../deps.js';
+import { isConnectionError } from '../db/database.js';
+import { ApiError } from '../errors.js';
+import { isDataException } from '../http/errorHandler.js';
+import { pageHeaders } from '../html/render.js';
+import { recordAudit } from '../audit/service.js';
+import {
+  changePassword,
+  isLanguage,
+  linkInfo,
+  redeemLink,
+  sessionOf,
+  setLanguage,
+  signIn,
+  signOut,
+  signOutEverywhere,
+  switchMerchant,
+  type SessionPolicy,
+  type StartedSession,
+} from '../users/service.js';
+import { can } from './access.js';
+import { portalAssets } from './assets.js';
+import {
+  LANG_COOKIE,
+  csrfUserInfo,
+  formOf,
+  publicViewFor,
+  safeReturnPath,
+  seeOther,
+  sendPage,
+  sessionCookieName,
+  sessionOfRequest,
+  viewFor,
+  type PortalArea,
+  type PortalDeps,
+} from './http.js';
+import { ROLE_KEY } from './i18n.js';
+import { renderAccount, renderLinkPage, renderMessagePage, renderSignIn, renderSignedInMessage, type PasswordProblem } from './views/auth.js';
+import { PORTAL } from './views/layout.js';
+import { overviewArea } from './overview/routes.js';
+
+// The merchant portal (§The portal), served by the same process as the API under /portal (route
+// paths below are relative to it; links in pages are absolute, from PORTAL): pages
+// rendered on the server that work without JavaScript, behind a session cookie, with a CSRF token on
+// every form. Its own Fastify context, so its cookie, form and multipart parsers, its headers and its
+// HTML error pages apply here only; the API keeps answering JSON.
+//
+// Every route declares what it needs in its config (`portal: { permission }` or `{ public: true }`);
+// one onRequest hook signs the request in from its cookie and checks the role, before any body is
+// read; one preHandler checks the CSRF token of every post. The pages call the same services as the
+// API, so no rule is written twice.
+
+/** Script-free, inline-free pages: the only script and stylesheet are the portal's own files. */
+const CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' blob:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'; connect-src 'self'";
+
+/** Forms are small; a link with 200 item rows is about 40 KB. Uploads (a theme's logo) are 256 KB at most. */
+const FORM_LIMIT = 256 * 1024;
+export const UPLOAD_LIMIT = 256 * 1024;
+
+/** The parts of the portal, each with its routes (and the scripts its pages use). */
+const AREAS: readonly PortalArea[] = [overviewArea];
+
+export function sessionPolicyOf(config: AppDeps['config']): SessionPolicy {
+  return { idleMs: config.portalIdleMinutes * 60_000, absoluteMs: config.portalSessionHours * 3_600_000 };
+}
+
+export async function portalRoutes(app: App, appDeps: AppDeps): Promise<void> {
+  const { config, db, clock } = appDeps;
+  const secureCookies = config.env === 'production' || config.publicBaseUrl.startsWith('https:');
+  const deps: PortalDeps = { ...appDeps, sessionPolicy: sessionPolicyOf(config), secureCookies };
+  const sessionCookie = sessionCookieName(secureCookies);
+  // Cookie signatures and form tokens are keyed from the service's secret key, each with its own label.
+  const derive = (label: string): Buffer => Buffer.from(hkdfSync('sha256', config.secretKey, Buffer.alloc(0), `paylinks portal ${label}`, 32));
+
+  await app.register(
+    async (portal) => {
+      portal.decorateRequest('portalSession', null);
+      await portal.register(cookie, { secret: derive('cookies') });
+      await portal.register(formbody, { bodyLimit: FORM_LIMIT });
+      await portal.register(multipart, {
+        attachFieldsToBody: 'keyValues',
+        throwFileSizeLimit: true,
+        limits: { fileSize: UPLOAD_LIMIT, files: 1, fields: 50, parts: 51 },
+      });
+      await portal.register(csrf, {
+        cookieKey: secureCookies ? '__Host-paylinks_csrf' : 'paylinks_csrf',
+        cookieOpts: { path: '/', sameSite: 'lax', httpOnly: true, secure: secureCookies, signed: true },
+        getUserInfo: csrfUserInfo,
+        csrfOpts: { hmacKey: derive('forms'), userInfo: true },
+      });
+
+      // A portal route without an access rule would be open to anyone: refuse to start instead.
+      portal.addHook('onRoute', (route) => {
+        if (!(route.config as { portal?: unknown } | undefined)?.portal) throw new Error(`portal route ${route.method} ${route.url} declares no access (config.portal)`);
+      });
+
+      portal.addHook('onRequest', (_request, reply, done) => {
+        pageHeaders(reply, CSP);
+        done();
+      });
+
+      // Who is asking, and may they: before the body is read.
+      portal.addHook('onRequest', async (request, reply) => {
+        const access = request.routeOptions.config.portal;
+        if (access && 'static' in access) return;
+        const token = request.cookies[sessionCookie];
+        request.portalSession = token ? ((await sessionOf(db, clock, token, deps.sessionPolicy)) ?? null) : null;
+        if (!access || 'public' in access) return;
+        const session = request.portalSession;
+        if (!session) {
+          const next = request.method === 'GET' ? `&next=${encodeURIComponent(request.url)}` : '';
+          return seeOther(reply, `${PORTAL}/sign-in?m=${token ? 'ended' : 'in'}${next}`);
+        }
+        if (!can(session.role, access.permission)) {
+          const view = await viewFor(request, reply, deps);
+          return sendPage(reply, 403, renderSignedInMessage(view, 'forbiddenTitle', view.t('forbidden', { role: view.t(ROLE_KEY[session.role]) })));
+        }
+      });
+
+      // Every post carries the form's token, bound to the session (or to no one, before sign-in).
+      portal.addHook('preHandler', (request, reply, done) => {
+        if (request.method === 'GET' || request.method === 'HEAD') {
+          done();
+          return;
+        }
+        portal.csrfProtection(request, reply, done);
+      });
+
+      portal.setErrorHandler(async (error: FastifyError, request, reply) => {
+        const view = publicViewFor(request, reply);
+        const page = async (status: number, title: Parameters<typeof renderMessagePage>[1], text: string): Promise<FastifyReply> => {
+          if (request.portalSession) {
+            try {
+              return sendPage(reply, status, renderSignedInMessage(await viewFor(request, reply, deps), title, text));
+            } catch {
+              // the database is away: the plain page below
+            }
+          }
+          return sendPage(reply, status, renderMessagePage(view, title, text));
+        };
+        if (error.code === 'FST_CSRF_INVALID_TOKEN' || error.code === 'FST_CSRF_MISSING_SECRET') return page(403, 'csrfTitle', view.t('csrf'));
+        if (error instanceof ApiError && error.code === 'NOT_FOUND') return page(404, 'notFoundTitle', view.t('notFound'));
+        if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || error.code === 'FST_REQ_FILE_TOO_LARGE' || error.code === 'FST_PARTS_LIMIT' || error.code === 'FST_FILES_LIMIT' || error.code === 'FST_FIELDS_LIMIT') {
+          return page(413, 'tooLargeTitle', view.t('tooLarge'));
+        }
+        if (isConnectionError(error)) {
+          reply.header('Retry-After', '2');
+          return sendPage(reply, 503, renderMessagePage(view, 'errorTitle', view.t('unavailable')));
+        }
+        // A malformed post, a value the database refuses (a NUL), a media type the portal does not
+        // take: the request's fault, never a 500.
+        if ((typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) || isDataException(error)) {
+          return page(error.statusCode === 415 ? 415 : 400, 'badRequestTitle', view.t('badRequest'));
+        }
+        request.log.error({ err: { message: error.message, code: error.code, stack: error.stack } }, 'portal page failed');
+        return page(500, 'errorTitle', view.t('error'));
+      });
+
+      portal.setNotFoundHandler(async (request, reply) => {
+        const view = publicViewFor(request, reply);
+        return sendPage(reply, 404, renderMessagePage(view, 'notFoundTitle', view.t('notFound')));
+      });
+
+      const assets = portalAssets(
+        AREAS.flatMap((a) => (a.styles ? [a.styles] : [])),
+        AREAS.flatMap((a) => a.scripts ?? []),
+      );
+      for (const a of assets) {
+        portal.get(a.path.slice(PORTAL.length), { config: { portal: { public: true, static: true } }, schema: { hide: true } }, async (request, reply) => {
+          reply.header('Cache-Control', 'public, max-age=3600').header('ETag', a.etag);
+          if (request.headers['if-none-match'] === a.etag) return reply.code(304).send();
+          return reply.type(a.type).send(a.body);
+        });
+      }
+
+      const publicRoute = { config: { portal: { public: true as const } }, schema: { hide: true } };
+      const signedIn = { config: { portal: { permission: 'portal.use' as const } }, schema: { hide: true } };
+
+      const setSessionCookie = (reply: FastifyReply, started: StartedSession): void => {
+        reply.setCookie(sessionCookie, started.token, {
+          path: '/',
+          httpOnly: true,
+          sameSite: 'lax',
+          secure: secureCookies,
+          maxAge: Math.floor(deps.sessionPolicy.absoluteMs / 1000),
+        });
+        reply.setCookie(LANG_COOKIE, started.language, { path: '/', httpOnly: true, sameSite: 'lax', secure: secureCookies, maxAge: 365 * 86_400 });
+      };
+      const clearSessionCookie = (reply: FastifyReply): void => {
+        reply.clearCookie(sessionCookie, { path: '/', httpOnly: true, sameSite: 'lax', secure: secureCookies });
+      };
+      /** A sign-in replaces whatever session the browser had: that one ends too. */
+      const endPrevious = async (request: FastifyRequest): Promise<void> => {
+        if (request.portalSession) await signOut(db, request.portalSession);
+      };
+
+      app.get('/', { config: { portal: { public: true } }, schema: { hide: true } }, async (_request, reply) => seeOther(reply, PORTAL));
+
+      portal.get<{ Querystring: { next?: string; m?: string } }>('/sign-in', publicRoute, async (request, reply) => {
+        const next = safeReturnPath(request.query.next ?? '');
+        if (request.portalSession) return seeOther(reply, next);
+        const m = request.query.m;
+        const message = m === 'out' ? 'signedOut' : m === 'ended' ? 'ended' : null;
+        return sendPage(reply, 200, renderSignIn(publicViewFor(request, reply), { email: '', next, message }));
+      });
+
+      portal.post('/sign-in', publicRoute, async (request, reply) => {
+        const form = formOf(request);
+        const email = form.text('email').slice(0, 254);
+        const next = safeReturnPath(form.text('next'));
+        const outcome = await signIn(db, clock, { email, password: form.text('password'), address: request.ip }, deps.sessionPolicy);
+        if (outcome.kind === 'ok') {
+          await endPrevious(request);
+          setSessionCookie(reply, outcome.session);
+          return seeOther(reply, next);
+        }
+        if (outcome.kind === 'throttled') reply.header('Retry-After', String(outcome.retryAfterSeconds));
+        const view = publicViewFor(request, reply);
+        return sendPage(
+          reply,
+          outcome.kind === 'throttled' ? 429 : 401,
+          renderSignIn(view, { email, next, message: outcome.kind === 'throttled' ? 'throttled' : 'failed', retryMinutes: outcome.kind === 'throttled' ? Math.ceil(outcome.retryAfterSeconds / 60) : undefined }),
+        );
+      });
+
+      portal.get<{ Params: { token: string } }>('/link/:token', publicRoute, async (request, reply) => {
+        const view = publicViewFor(request, reply);
+        // Opening the link changes nothing (a mail scanner that fetches it spends nothing): the post does.
+        const info = await linkInfo(db, clock, request.params.token);
+        if (!info) return sendPage(reply, 404, renderMessagePage(view, 'linkInvalidTitle', view.t('linkInvalid'), { signIn: true }));
+        return sendPage(reply, 200, renderLinkPage(view, { token: request.params.token, ...info, problem: null }));
+      });
+
+      portal.post<{ Params: { token: string } }>('/link/:token', publicRoute, async (request, reply) => {
+        const form = formOf(request);
+        const token = request.params.token;
+        const outcome = await redeemLink(db, clock, token, { password: form.text('password'), confirm: form.text('confirm') }, deps.sessionPolicy);
+        const view = publicViewFor(request, reply);
+        if (outcome.kind === 'ok') {
+          await endPrevious(request);
+          setSessionCookie(reply, outcome.session);
+          return seeOther(reply, PORTAL);
+        }
+        if (outcome.kind === 'noMerchant') return sendPage(reply, 409, renderMessagePage(view, 'linkInvalidTitle', view.t('noMerchant')));
+        if (outcome.kind === 'invalid') return sendPage(reply, 404, renderMessagePage(view, 'linkInvalidTitle', view.t('linkInvalid'), { signIn: true }));
+        const info = await linkInfo(db, clock, token);
+        if (!info) return sendPage(reply, 404, renderMessagePage(view, 'linkInvalidTitle', view.t('linkInvalid'), { signIn: true }));
+        return sendPage(reply, 400, renderLinkPage(view, { token, ...info, problem: outcome.problem }));
+      });
+
+      portal.post('/sign-out', publicRoute, async (request, reply) => {
+        if (request.portalSession) await signOut(db, request.portalSession);
+        clearSessionCookie(reply);
+        return seeOther(reply, `${PORTAL}/sign-in?m=out`);
+      });
+
+      // The language of the pages: saved with a signed-in user, and in a cookie for the sign-in page.
+      portal.post('/language', publicRoute, async (request, reply) => {
+        const form = formOf(request);
+        const language = form.text('language');
+        if (!isLanguage(language)) throw new ApiError('VALIDATION_FAILED', 'unknown language');
+        if (request.portalSession) await setLanguage(db, request.portalSession.userId, language);
+        reply.setCookie(LANG_COOKIE, language, { path: '/', httpOnly: true, sameSite: 'lax', secure: secureCookies, maxAge: 365 * 86_400 });
+        return seeOther(reply, safeReturnPath(form.text('back')));
+      });
+
+      portal.post('/switch', signedIn, async (request, reply) => {
+        const session = sessionOfRequest(request);
+        if (!(await switchMerchant(db, session, formOf(request).text('merchantId')))) throw new ApiError('NOT_FOUND', 'no such merchant');
+        return seeOther(reply, PORTAL);
+      });
+
+      portal.get<{ Querystring: { done?: string } }>('/account', signedIn, async (request, reply) => {
+        const view = await viewFor(request, reply, deps);
+        const done = request.query.done;
+        return sendPage(reply, 200, renderAccount(view, { notice: done === 'saved' ? 'saved' : done === 'password' ? 'passwordChanged' : null, problem: null }));
+      });
+
+      portal.post('/account/language', signedIn, async (request, reply) => {
+        const language = formOf(request).text('language');
+        if (!isLanguage(language)) throw new ApiError('VALIDATION_FAILED', 'unknown language');
+        await setLanguage(db, sessionOfRequest(request).userId, language);
+        reply.setCookie(LANG_COOKIE, language, { path: '/', httpOnly: true, sameSite: 'lax', secure: secureCookies, maxAge: 365 * 86_400 });
+        return seeOther(reply, `${PORTAL}/account?done=saved`);
+      });
+
+      portal.post('/account/password', signedIn, async (request, reply) => {
+        const session = sessionOfRequest(request);
+        const form = formOf(request);
+        const outcome = await changePassword(db, session, { current: form.text('current'), next: form.text('next'), confirm: form.text('confirm') });
+        if (outcome.kind === 'ok') {
+          await recordAudit(db, clock, { merchantId: session.merchantId, actor: { userId: session.userId, email: session.email }, action: 'user.password', target: session.email });
+          return seeOther(reply, `${PORTAL}/account?done=password`);
+        }
+        const problem: PasswordProblem = outcome.kind === 'wrongCurrent' ? 'wrongCurrent' : outcome.problem;
+        return sendPage(reply, 400, renderAccount(await viewFor(request, reply, deps), { notice: null, problem }));
+      });
+
+      portal.post('/account/sign-out-everywhere', signedIn, async (request, reply) => {
+        const session = sessionOfRequest(request);
+        await signOutEverywhere(db, session.userId);
+        await recordAudit(db, clock, { merchantId: session.merchantId, actor: { userId: session.userId, email: session.email }, action: 'user.signOutEverywhere', target: session.email });
+        clearSessionCookie(reply);
+        return seeOther(reply, `${PORTAL}/sign-in?m=out`);
+      });
+
+      for (const area of AREAS) await area.routes(portal as App, deps);
+    },
+    { prefix: PORTAL },
+  );
+}

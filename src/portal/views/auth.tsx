@@ -1,0 +1,229 @@
+import type { VNode } from 'preact';
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, type Language } from '../../users/service.js';
+import type { CoreKey } from '../i18n.js';
+import type { PublicView, View } from '../view.js';
+import { Csrf, Notice, PostButton, Select, Time } from './components.js';
+import { PORTAL, portalPage, publicPage } from './layout.js';
+
+// Signing in, one-time links, the account page and the portal's error pages.
+
+export type PasswordProblem = 'required' | 'tooShort' | 'tooLong' | 'sameAsEmail' | 'mismatch' | 'wrongCurrent';
+
+const PROBLEM_KEY: Record<PasswordProblem, CoreKey> = {
+  required: 'pwRequired',
+  tooShort: 'pwTooShort',
+  tooLong: 'pwTooLong',
+  sameAsEmail: 'pwSameAsEmail',
+  mismatch: 'pwMismatch',
+  wrongCurrent: 'pwWrongCurrent',
+};
+
+function problemText(view: PublicView, p: PasswordProblem): string {
+  return view.t(PROBLEM_KEY[p], { min: PASSWORD_MIN_LENGTH, max: PASSWORD_MAX_LENGTH });
+}
+
+function PasswordError({ id, text }: { id: string; text: string }): VNode {
+  return (
+    <p class="error" id={id}>
+      {text}
+    </p>
+  );
+}
+
+export function renderSignIn(view: PublicView, s: { email: string; next: string; message: 'failed' | 'throttled' | 'signedOut' | 'ended' | null; retryMinutes?: number }): string {
+  const { t } = view;
+  const failed = s.message === 'failed' || s.message === 'throttled';
+  return publicPage({
+    view,
+    title: t('signInTitle'),
+    children: (
+      <>
+        {s.message === 'failed' ? <Notice kind="error">{t('signInFailed')}</Notice> : null}
+        {s.message === 'throttled' ? <Notice kind="error">{t('signInThrottled', { minutes: s.retryMinutes ?? 15 })}</Notice> : null}
+        {s.message === 'signedOut' ? <Notice>{t('signedOut')}</Notice> : null}
+        {s.message === 'ended' ? <Notice kind="warn">{t('sessionEnded')}</Notice> : null}
+        <form method="post" action={`${PORTAL}/sign-in`} novalidate>
+          <Csrf view={view} />
+          <input type="hidden" name="next" value={s.next} />
+          <div class="field">
+            <label for="email">{t('email')}</label>
+            <input id="email" name="email" type="email" autocomplete="username" required value={s.email} aria-invalid={failed ? 'true' : undefined} />
+          </div>
+          <div class="field">
+            <label for="password">{t('password')}</label>
+            <input id="password" name="password" type="password" autocomplete="current-password" required aria-invalid={failed ? 'true' : undefined} />
+          </div>
+          <button type="submit" class="primary wide">
+            {t('signIn')}
+          </button>
+        </form>
+        <p class="muted small">{t('signInHelp')}</p>
+      </>
+    ),
+  });
+}
+
+export function renderLinkPage(view: PublicView, s: { token: string; email: string; purpose: 'sign-in' | 'invite'; hasPassword: boolean; problem: PasswordProblem | null }): string {
+  const { t } = view;
+  const choose = !s.hasPassword || s.purpose === 'invite';
+  const intro = s.purpose === 'invite' ? t('linkIntroInvite', { email: s.email }) : choose ? t('linkIntroChoose', { email: s.email }) : t('linkIntroContinue', { email: s.email });
+  const pwError = s.problem !== null && s.problem !== 'mismatch' ? problemText(view, s.problem) : null;
+  const confirmError = s.problem === 'mismatch' ? problemText(view, s.problem) : null;
+  return publicPage({
+    view,
+    title: s.purpose === 'invite' ? t('linkTitleInvite') : t('linkTitleSignIn'),
+    children: (
+      <>
+        <p>{intro}</p>
+        <form method="post" action={`${PORTAL}/link/${s.token}`} novalidate>
+          <Csrf view={view} />
+          <input type="text" name="username" value={s.email} autocomplete="username" hidden readonly />
+          {choose ? (
+            <>
+              <div class="field">
+                <label for="password">{t('newPassword')}</label>
+                <input
+                  id="password"
+                  name="password"
+                  type="password"
+                  autocomplete="new-password"
+                  required
+                  minLength={PASSWORD_MIN_LENGTH}
+                  aria-invalid={pwError ? 'true' : undefined}
+                  aria-describedby={pwError ? 'password-hint password-error' : 'password-hint'}
+                />
+                <span class="hint" id="password-hint">
+                  {t('newPasswordHint', { min: PASSWORD_MIN_LENGTH })}
+                </span>
+                {pwError ? <PasswordError id="password-error" text={pwError} /> : null}
+              </div>
+              <div class="field">
+                <label for="confirm">{t('confirmPassword')}</label>
+                <input id="confirm" name="confirm" type="password" autocomplete="new-password" required aria-invalid={confirmError ? 'true' : undefined} aria-describedby={confirmError ? 'confirm-error' : undefined} />
+                {confirmError ? <PasswordError id="confirm-error" text={confirmError} /> : null}
+              </div>
+            </>
+          ) : null}
+          <button type="submit" class="primary wide">
+            {choose ? t('savePassword') : t('linkContinue')}
+          </button>
+        </form>
+      </>
+    ),
+  });
+}
+
+export function renderMessagePage(view: PublicView, title: CoreKey, text: string, opts: { signIn?: boolean } = {}): string {
+  return publicPage({
+    view,
+    title: view.t(title),
+    children: (
+      <>
+        <p>{text}</p>
+        {opts.signIn ? (
+          <p>
+            <a href={`${PORTAL}/sign-in`}>{view.t('signIn')}</a>
+          </p>
+        ) : (
+          <p>
+            <a href={PORTAL}>{view.t('portal')}</a>
+          </p>
+        )}
+      </>
+    ),
+  });
+}
+
+/** An error page inside the signed-in frame (404, 403, 409 ...). */
+export function renderSignedInMessage(view: View, title: CoreKey, text: string): string {
+  return portalPage({
+    view,
+    title: view.t(title),
+    section: '',
+    children: (
+      <>
+        <p>{text}</p>
+        <p>
+          <a href={PORTAL}>{view.t('navOverview')}</a>
+        </p>
+      </>
+    ),
+  });
+}
+
+export function renderAccount(view: View, s: { notice: 'saved' | 'passwordChanged' | null; problem: PasswordProblem | null }): string {
+  const { t } = view;
+  const languages: { value: Language; label: string }[] = [
+    { value: 'en', label: 'English' },
+    { value: 'is', label: 'Íslenska' },
+  ];
+  const currentError = s.problem === 'wrongCurrent' ? problemText(view, s.problem) : null;
+  const nextError = s.problem !== null && s.problem !== 'wrongCurrent' && s.problem !== 'mismatch' ? problemText(view, s.problem) : null;
+  const confirmError = s.problem === 'mismatch' ? problemText(view, s.problem) : null;
+  return portalPage({
+    view,
+    title: t('accountTitle'),
+    section: 'account',
+    lead: t('signedInAs', { email: view.user.email }),
+    children: (
+      <>
+        {s.notice === 'saved' ? <Notice>{t('saved')}</Notice> : null}
+        {s.notice === 'passwordChanged' ? <Notice>{t('passwordChanged')}</Notice> : null}
+        <section class="panel" aria-labelledby="lang-h">
+          <h2 id="lang-h">{t('accountLanguage')}</h2>
+          <form method="post" action={`${PORTAL}/account/language`} class="row-form">
+            <Csrf view={view} />
+            <Select view={view} name="language" label={t('language')} options={languages} value={view.lang} />
+            <button type="submit" class="primary">
+              {t('save')}
+            </button>
+          </form>
+        </section>
+        <section class="panel" aria-labelledby="pw-h">
+          <h2 id="pw-h">{t('passwordTitle')}</h2>
+          <form method="post" action={`${PORTAL}/account/password`} novalidate>
+            <Csrf view={view} />
+            <input type="text" name="username" value={view.user.email} autocomplete="username" hidden readonly />
+            <div class="field">
+              <label for="current">{t('currentPassword')}</label>
+              <input id="current" name="current" type="password" autocomplete="current-password" required aria-invalid={currentError ? 'true' : undefined} aria-describedby={currentError ? 'current-error' : undefined} />
+              {currentError ? <PasswordError id="current-error" text={currentError} /> : null}
+            </div>
+            <div class="field">
+              <label for="next">{t('newPassword')}</label>
+              <input
+                id="next"
+                name="next"
+                type="password"
+                autocomplete="new-password"
+                required
+                aria-invalid={nextError ? 'true' : undefined}
+                aria-describedby={nextError ? 'next-hint next-error' : 'next-hint'}
+              />
+              <span class="hint" id="next-hint">
+                {t('newPasswordHint', { min: PASSWORD_MIN_LENGTH })}
+              </span>
+              {nextError ? <PasswordError id="next-error" text={nextError} /> : null}
+            </div>
+            <div class="field">
+              <label for="confirm">{t('confirmPassword')}</label>
+              <input id="confirm" name="confirm" type="password" autocomplete="new-password" required aria-invalid={confirmError ? 'true' : undefined} aria-describedby={confirmError ? 'confirm-error' : undefined} />
+              {confirmError ? <PasswordError id="confirm-error" text={confirmError} /> : null}
+            </div>
+            <button type="submit" class="primary">
+              {t('savePassword')}
+            </button>
+          </form>
+        </section>
+        <section class="panel" aria-labelledby="sessions-h">
+          <h2 id="sessions-h">{t('sessionsTitle')}</h2>
+          <p>
+            {t('sessionExpires')} <Time view={view} at={view.sessionExpiresAt} />.
+          </p>
+          <p class="muted">{t('sessionsIntro')}</p>
+          <PostButton view={view} action={`${PORTAL}/account/sign-out-everywhere`} label={t('signOutEverywhere')} kind="danger" />
+        </section>
+      </>
+    ),
+  });
+}

@@ -1,0 +1,178 @@
+import type { ComponentChildren, VNode } from 'preact';
+import { renderDocument } from '../../html/render.js';
+import type { Permission } from '../access.js';
+import { ROLE_KEY, type CoreKey } from '../i18n.js';
+import type { PublicView, View } from '../view.js';
+import { Csrf } from './components.js';
+
+// The portal's two page frames: the signed-in one (header with merchant and user, the navigation of
+// what the role allows, the page) and the public one (sign-in, one-time links).
+
+export const PORTAL = '/portal';
+
+export interface NavEntry {
+  section: string;
+  href: string;
+  label: CoreKey;
+  permission: Permission;
+}
+
+export const NAV: readonly NavEntry[] = [
+  { section: 'overview', href: `${PORTAL}`, label: 'navOverview', permission: 'portal.use' },
+  { section: 'links', href: `${PORTAL}/links`, label: 'navLinks', permission: 'links.read' },
+  { section: 'sessions', href: `${PORTAL}/sessions`, label: 'navSessions', permission: 'sessions.read' },
+  { section: 'payments', href: `${PORTAL}/payments`, label: 'navPayments', permission: 'payments.read' },
+  { section: 'webhooks', href: `${PORTAL}/webhooks`, label: 'navWebhooks', permission: 'webhooks.read' },
+  { section: 'developers', href: `${PORTAL}/developers`, label: 'navDevelopers', permission: 'developers.manage' },
+  { section: 'themes', href: `${PORTAL}/themes`, label: 'navThemes', permission: 'themes.manage' },
+  { section: 'users', href: `${PORTAL}/users`, label: 'navUsers', permission: 'users.manage' },
+  { section: 'audit', href: `${PORTAL}/audit`, label: 'navAudit', permission: 'audit.read' },
+];
+
+function Head({ title, view }: { title: string; view: PublicView }): VNode {
+  return (
+    <head>
+      <meta charset="utf-8" />
+      <meta name="viewport" content="width=device-width, initial-scale=1" />
+      <meta name="robots" content="noindex, nofollow" />
+      <title>{`${title} · ${view.t('portal')}`}</title>
+      <link rel="icon" href="/favicon.svg" type="image/svg+xml" />
+      <link rel="stylesheet" href={`${PORTAL}/assets/portal.css`} />
+      <script src={`${PORTAL}/assets/portal.js`} defer />
+    </head>
+  );
+}
+
+/** The language switch: a link to the same page in the other language (the choice is saved for a signed-in user). */
+function LanguageSwitch({ view }: { view: PublicView }): VNode {
+  const other = view.lang === 'is' ? 'en' : 'is';
+  return (
+    <form method="post" action={`${PORTAL}/language`} class="inline lang">
+      <Csrf view={view} />
+      <input type="hidden" name="language" value={other} />
+      <input type="hidden" name="back" value={view.here} />
+      <button type="submit" class="link" lang={other}>
+        {view.t('otherLanguage')}
+      </button>
+    </form>
+  );
+}
+
+function MerchantSwitch({ view }: { view: View }): VNode {
+  if (view.merchants.length < 2) return <span class="merchant-name">{view.merchant.name}</span>;
+  return (
+    <form method="post" action={`${PORTAL}/switch`} class="inline switch">
+      <Csrf view={view} />
+      <label for="switch-merchant" class="visually-hidden">
+        {view.t('merchant')}
+      </label>
+      <select id="switch-merchant" name="merchantId">
+        {view.merchants.map((m) => (
+          <option value={m.merchantId} selected={m.merchantId === view.merchant.merchantId}>
+            {m.name}
+          </option>
+        ))}
+      </select>
+      <button type="submit" class="secondary small">
+        {view.t('switchMerchant')}
+      </button>
+    </form>
+  );
+}
+
+export interface PageProps {
+  view: View;
+  /** The heading (and the tab's title). */
+  title: string;
+  /** Which navigation entry is current. */
+  section: string;
+  children: ComponentChildren;
+  /** Links or buttons beside the heading. */
+  actions?: ComponentChildren;
+  /** A short line under the heading. */
+  lead?: ComponentChildren;
+}
+
+export function Page({ view, title, section, children, actions, lead }: PageProps): VNode {
+  const { t } = view;
+  return (
+    <html lang={view.lang}>
+      <Head title={title} view={view} />
+      <body>
+        <a class="skip" href="#main">
+          {t('skipToContent')}
+        </a>
+        <header class="topbar">
+          <a class="brand" href={PORTAL}>
+            <img src="/favicon.svg" alt="" width={24} height={24} />
+            <span>paylinks</span>
+          </a>
+          <div class="who">
+            <MerchantSwitch view={view} />
+            <span class="role">{t(ROLE_KEY[view.user.role])}</span>
+          </div>
+          <div class="user">
+            <LanguageSwitch view={view} />
+            <a href={`${PORTAL}/account`} class={section === 'account' ? 'current' : undefined} aria-current={section === 'account' ? 'page' : undefined}>
+              <span class="visually-hidden">{t('navAccount')}: </span>
+              {view.user.email}
+            </a>
+            <form method="post" action={`${PORTAL}/sign-out`} class="inline">
+              <Csrf view={view} />
+              <button type="submit" class="link">
+                {t('signOut')}
+              </button>
+            </form>
+          </div>
+        </header>
+        <div class="shell">
+          <nav class="sidenav" aria-label={t('mainNavigation')}>
+            <ul>
+              {NAV.filter((n) => view.can(n.permission)).map((n) => (
+                <li>
+                  <a href={n.href} aria-current={n.section === section ? 'page' : undefined}>
+                    {t(n.label)}
+                  </a>
+                </li>
+              ))}
+            </ul>
+          </nav>
+          <main id="main" tabindex={-1}>
+            <div class="page-head">
+              <h1>{title}</h1>
+              {actions ? <div class="page-actions">{actions}</div> : null}
+            </div>
+            {lead ? <p class="lead">{lead}</p> : null}
+            {children}
+          </main>
+        </div>
+      </body>
+    </html>
+  );
+}
+
+export function portalPage(props: PageProps): string {
+  return renderDocument(<Page {...props} />);
+}
+
+/** A page for someone not signed in: a narrow card with the language switch. */
+export function publicPage({ view, title, children }: { view: PublicView; title: string; children: ComponentChildren }): string {
+  return renderDocument(
+    <html lang={view.lang}>
+      <Head title={title} view={view} />
+      <body class="public">
+        <main id="main" class="card">
+          <div class="card-head">
+            <span class="brand">
+              <img src="/favicon.svg" alt="" width={24} height={24} />
+              <span>paylinks</span>
+            </span>
+            <LanguageSwitch view={view} />
+          </div>
+          <h1>{title}</h1>
+          {children}
+        </main>
+      </body>
+    </html>,
+  );
+}

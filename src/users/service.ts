@@ -1,0 +1,409 @@
+import type { Clock } from '../clock.js';
+import type { Database } from '../db/database.js';
+import { withTransaction } from '../db/database.js';
+import { BatchLoader, perDatabase } from '../db/batch.js';
+import { hashSecret, prefixedId, randomToken } from '../ids.js';
+import { isPartnerLinked, merchantExists, merchantsOfPartner, partnerExists } from '../accounts/service.js';
+import { dummyHash, hashPassword, passwordProblem, verifyPassword } from './password.js';
+import * as sql from './sql.js';
+
+export { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from './password.js';
+
+// The portal's people (§The portal: people and access): users separate from API keys, their sessions,
+// one-time links (the operator's sign-in link, an owner's invitation) and the sign-in throttle.
+
+export const ROLES = ['owner', 'developer', 'staff'] as const;
+export type Role = (typeof ROLES)[number];
+export const LANGUAGES = ['en', 'is'] as const;
+export type Language = (typeof LANGUAGES)[number];
+
+export function isRole(v: string): v is Role {
+  return (ROLES as readonly string[]).includes(v);
+}
+
+export function isLanguage(v: string): v is Language {
+  return (LANGUAGES as readonly string[]).includes(v);
+}
+
+/** A refused account operation; `reason` is stable (the portal translates it, the CLI prints `message`). */
+export class UserError extends Error {
+  constructor(
+    readonly reason: 'emailInvalid' | 'emailTaken' | 'roleInvalid' | 'ownerMissing' | 'notFound' | 'lastOwner' | 'self',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'UserError';
+  }
+}
+
+/** How long sessions and one-time links last (configuration; see docs/portal.md). */
+export interface SessionPolicy {
+  /** A session unused this long is over. */
+  idleMs: number;
+  /** A session is over this long after sign-in, used or not. */
+  absoluteMs: number;
+}
+
+export const SIGN_IN_LINK_TTL_MS = 24 * 3_600_000;
+export const INVITE_TTL_MS = 7 * 24 * 3_600_000;
+
+/** Sign-in throttle: failures allowed per window, per account and per client address. */
+export const THROTTLE = { windowMs: 15 * 60_000, perAccount: 5, perAddress: 30 } as const;
+
+const EMAIL = /^[^\s@<>()",;:\\]+@[^\s@<>()",;:\\]+\.[^\s@<>()",;:\\]+$/;
+
+/** The address as stored: trimmed and in lower case; undefined when it cannot be one. */
+export function normalizeEmail(raw: string): string | undefined {
+  const e = raw.trim().toLowerCase();
+  return e.length >= 3 && e.length <= 254 && EMAIL.test(e) ? e : undefined;
+}
+
+export type UserOwner = { merchantId: string } | { partnerId: string };
+
+export interface OneTimeLink {
+  userId: string;
+  email: string;
+  /** The secret part of the link: /portal/link/{token}. Shown once; only its hash is kept. */
+  token: string;
+  expiresAt: Date;
+}
+
+async function issueLink(clock: Clock, tx: Parameters<typeof sql.insertToken>[0], userId: string, purpose: 'sign-in' | 'invite'): Promise<{ token: string; expiresAt: Date }> {
+  const now = clock.now();
+  const token = randomToken(32);
+  const expiresAt = new Date(now.getTime() + (purpose === 'invite' ? INVITE_TTL_MS : SIGN_IN_LINK_TTL_MS));
+  await sql.expireTokensOf(tx, userId, now);
+  await sql.insertToken(tx, { tokenHash: hashSecret(token), userId, purpose, at: now, expiresAt });
+  return { token, expiresAt };
+}
+
+/**
+ * A new user with no password yet, and the one-time link with which they choose one: a sign-in link
+ * (the operator's CLI) or an invitation (an owner in the portal).
+ */
+export async function createUser(
+  db: Database,
+  clock: Clock,
+  input: { email: string; owner: UserOwner; role: string; createdBy: string | null; language?: Language; purpose: 'sign-in' | 'invite' },
+): Promise<OneTimeLink> {
+  const email = normalizeEmail(input.email);
+  if (email === undefined) throw new UserError('emailInvalid', `${JSON.stringify(input.email)} is not an e-mail address`);
+  if (!isRole(input.role)) throw new UserError('roleInvalid', `role must be one of ${ROLES.join(', ')}`);
+  if ('merchantId' in input.owner && !(await merchantExists(db, input.owner.merchantId))) throw new UserError('ownerMissing', `merchant ${input.owner.merchantId} not found`);
+  if ('partnerId' in input.owner && !(await partnerExists(db, input.owner.partnerId))) throw new UserError('ownerMissing', `partner ${input.owner.partnerId} not found`);
+  return withTransaction(db, async (tx) => {
+    const userId = prefixedId('usr');
+    const inserted = await sql.insertUser(tx, {
+      id: userId,
+      email,
+      merchantId: 'merchantId' in input.owner ? input.owner.merchantId : null,
+      partnerId: 'partnerId' in input.owner ? input.owner.partnerId : null,
+      role: input.role,
+      passwordHash: null,
+      language: input.language ?? 'en',
+      createdAt: clock.now(),
+      createdBy: input.createdBy,
+    });
+    if (!inserted) throw new UserError('emailTaken', `a user with the address ${email} exists already`);
+    return { userId, email, ...(await issueLink(clock, tx, userId, input.purpose)) };
+  });
+}
+
+/** A new one-time sign-in link for an existing user (a forgotten password): earlier links stop working. */
+export async function newSignInLink(db: Database, clock: Clock, rawEmail: string): Promise<OneTimeLink> {
+  const email = normalizeEmail(rawEmail) ?? '';
+  const user = await sql.findUserByEmail(db.pool, email);
+  if (!user) throw new UserError('notFound', `no user with the address ${JSON.stringify(rawEmail)}`);
+  return withTransaction(db, async (tx) => ({ userId: user.id, email: user.email, ...(await issueLink(clock, tx, user.id, 'sign-in')) }));
+}
+
+/** What a one-time link's page shows before it is used; undefined when it is unknown, used or expired. */
+export async function linkInfo(db: Database, clock: Clock, token: string): Promise<{ email: string; purpose: 'sign-in' | 'invite'; hasPassword: boolean } | undefined> {
+  if (!plausibleToken(token)) return undefined;
+  const t = await sql.findToken(db.pool, hashSecret(token));
+  if (!t || t.used_at !== null || t.expires_at <= clock.now()) return undefined;
+  const user = await sql.findUser(db.pool, t.user_id);
+  if (!user) return undefined;
+  return { email: user.email, purpose: t.purpose, hasPassword: user.password_hash !== null };
+}
+
+const plausibleToken = (t: string): boolean => /^[A-Za-z0-9_-]{20,100}$/.test(t);
+
+export interface StartedSession {
+  /** The cookie's value: shown to nobody, kept by the browser; the table keeps its hash. */
+  token: string;
+  userId: string;
+  language: Language;
+}
+
+async function startSession(db: Parameters<typeof sql.insertSession>[0], clock: Clock, user: sql.UserRow, merchantId: string, policy: SessionPolicy): Promise<StartedSession> {
+  const now = clock.now();
+  // A new token at every sign-in: whatever session id the browser had before is never promoted.
+  const token = randomToken(32);
+  await sql.insertSession(db, { tokenHash: hashSecret(token), userId: user.id, merchantId, at: now, expiresAt: new Date(now.getTime() + policy.absoluteMs) });
+  await sql.markSignedIn(db, user.id, now);
+  return { token, userId: user.id, language: isLanguage(user.language) ? user.language : 'en' };
+}
+
+/** The merchant a user starts on: their own, or a partner's first linked merchant. */
+async function homeMerchant(db: Database, user: sql.UserRow): Promise<string | undefined> {
+  if (user.merchant_id !== null) return user.merchant_id;
+  if (user.partner_id !== null) return (await merchantsOfPartner(db, user.partner_id))[0]?.merchantId;
+  return undefined;
+}
+
+export type RedeemOutcome =
+  | { kind: 'ok'; session: StartedSession }
+  | { kind: 'invalid' }
+  | { kind: 'password'; problem: 'required' | 'tooShort' | 'tooLong' | 'sameAsEmail' | 'mismatch' }
+  | { kind: 'noMerchant' };
+
+/**
+ * Uses a one-time link: the user chooses a password (when they have none, or always for an
+ * invitation) and is signed in with a new session. The link works once.
+ */
+export async function redeemLink(
+  db: Database,
+  clock: Clock,
+  token: string,
+  input: { password: string; confirm: string },
+  policy: SessionPolicy,
+): Promise<RedeemOutcome> {
+  if (!plausibleToken(token)) return { kind: 'invalid' };
+  const found = await sql.findToken(db.pool, hashSecret(token));
+  const user = found && found.used_at === null && found.expires_at > clock.now() ? await sql.findUser(db.pool, found.user_id) : undefined;
+  if (!found || !user) return { kind: 'invalid' };
+  // Read before the transaction: on the embedded database a transaction holds the only connection.
+  const merchantId = await homeMerchant(db, user);
+  if (merchantId === undefined) return { kind: 'noMerchant' };
+  const choosing = user.password_hash === null || found.purpose === 'invite' || input.password !== '';
+  let passwordHash: string | null = null;
+  if (choosing) {
+    if (input.password === '') return { kind: 'password', problem: 'required' };
+    const problem = passwordProblem(input.password, user.email);
+    if (problem) return { kind: 'password', problem };
+    if (input.password !== input.confirm) return { kind: 'password', problem: 'mismatch' };
+    passwordHash = await hashPassword(input.password);
+  }
+  return withTransaction(db, async (tx): Promise<RedeemOutcome> => {
+    // Used once: of two tabs sending the same link, one signs in and the other is told the link is used.
+    if (!(await sql.useToken(tx, hashSecret(token), clock.now()))) return { kind: 'invalid' };
+    if (passwordHash !== null) {
+      await sql.setPassword(tx, user.id, passwordHash);
+      // A new password ends every other session of the account.
+      await sql.deleteUserSessions(tx, user.id, null);
+    }
+    return { kind: 'ok', session: await startSession(tx, clock, user, merchantId, policy) };
+  });
+}
+
+export type SignInOutcome = { kind: 'ok'; session: StartedSession } | { kind: 'invalid' } | { kind: 'throttled'; retryAfterSeconds: number };
+
+/**
+ * Signs in by e-mail address and password. An unknown address and a wrong password get the same
+ * answer in the same time; failures are counted per account and per client address, and past the
+ * limits every attempt is refused (right password or not) until the window ends.
+ */
+export async function signIn(db: Database, clock: Clock, input: { email: string; password: string; address: string }, policy: SessionPolicy): Promise<SignInOutcome> {
+  const now = clock.now();
+  const email = normalizeEmail(input.email) ?? input.email.trim().toLowerCase().slice(0, 254);
+  const accountKey = `account:${email}`;
+  const addressKey = `address:${input.address}`;
+  const windowStart = new Date(now.getTime() - THROTTLE.windowMs);
+  const counted = await sql.findFailures(db.pool, [accountKey, addressKey]);
+  for (const f of counted) {
+    const limit = f.throttle_key === accountKey ? THROTTLE.perAccount : THROTTLE.perAddress;
+    if (f.window_started_at > windowStart && f.failures >= limit) {
+      const retryAfterSeconds = Math.max(1, Math.ceil((f.window_started_at.getTime() + THROTTLE.windowMs - now.getTime()) / 1000));
+      return { kind: 'throttled', retryAfterSeconds };
+    }
+  }
+  const user = await sql.findUserByEmail(db.pool, email);
+  const stored = user?.password_hash ?? (await dummyHash());
+  const matches = (await verifyPassword(stored, input.password)) && user?.password_hash != null;
+  const merchantId = matches && user ? await homeMerchant(db, user) : undefined;
+  if (!user || !matches || merchantId === undefined) {
+    await sql.addFailures(db.pool, [accountKey, addressKey], now, windowStart);
+    return { kind: 'invalid' };
+  }
+  await sql.clearFailures(db.pool, accountKey);
+  await sql.deleteExpiredSessions(db.pool, now, new Date(now.getTime() - policy.idleMs));
+  return { kind: 'ok', session: await startSession(db.pool, clock, user, merchantId, policy) };
+}
+
+/** A signed-in user on one merchant, as every portal request sees it. */
+export interface PortalSession {
+  tokenHash: Buffer;
+  userId: string;
+  email: string;
+  role: Role;
+  language: Language;
+  /** The merchant being worked on. */
+  merchantId: string;
+  /** Set for a partner's user, who may switch between the partner's merchants. */
+  partnerId: string | null;
+  expiresAt: Date;
+}
+
+/** Sessions of the requests of one turn read in one query (as API keys are; docs/performance.md). */
+const sessionLoader = perDatabase(
+  (db: Database) =>
+    new BatchLoader<string, sql.SessionRow>(async (hexHashes) => {
+      const rows = await sql.findSessions(db.pool, hexHashes.map((h) => Buffer.from(h, 'hex')));
+      return new Map(rows.map((r) => [r.token_hash.toString('hex'), r]));
+    }),
+);
+
+/** How often a session's last use is written: idle expiry is exact to this much. */
+const TOUCH_EVERY_MS = 60_000;
+
+/** The live session this cookie value names, or undefined (unknown, idle too long, past its end). */
+export async function sessionOf(db: Database, clock: Clock, token: string, policy: SessionPolicy): Promise<PortalSession | undefined> {
+  if (!plausibleToken(token)) return undefined;
+  const tokenHash = hashSecret(token);
+  const row = await sessionLoader(db).get(tokenHash.toString('hex'));
+  if (!row || !isRole(row.role)) return undefined;
+  const now = clock.now();
+  if (row.expires_at <= now || row.last_seen_at.getTime() + policy.idleMs <= now.getTime()) return undefined;
+  // A partner's user works on a linked merchant only: an unlinked one ends the session there.
+  if (row.user_merchant_id !== null ? row.user_merchant_id !== row.merchant_id : row.partner_id === null || !(await isPartnerLinked(db, row.partner_id, row.merchant_id))) {
+    return undefined;
+  }
+  if (now.getTime() - row.last_seen_at.getTime() >= TOUCH_EVERY_MS) await sql.touchSessions(db.pool, [tokenHash], now);
+  return {
+    tokenHash,
+    userId: row.user_id,
+    email: row.email,
+    role: row.role,
+    language: isLanguage(row.language) ? row.language : 'en',
+    merchantId: row.merchant_id,
+    partnerId: row.partner_id,
+    expiresAt: row.expires_at,
+  };
+}
+
+export async function signOut(db: Database, session: Pick<PortalSession, 'tokenHash'>): Promise<void> {
+  await sql.deleteSession(db.pool, session.tokenHash);
+}
+
+/** Ends every session of the user, this one included; answers how many ended. */
+export async function signOutEverywhere(db: Database, userId: string): Promise<number> {
+  return sql.deleteUserSessions(db.pool, userId, null);
+}
+
+/** The merchants this session's user may switch between (one, unless a partner's user). */
+export async function merchantsFor(db: Database, session: Pick<PortalSession, 'partnerId' | 'merchantId'>): Promise<{ merchantId: string; name: string }[]> {
+  if (session.partnerId === null) return [];
+  return merchantsOfPartner(db, session.partnerId);
+}
+
+export async function switchMerchant(db: Database, session: PortalSession, merchantId: string): Promise<boolean> {
+  if (session.partnerId === null || !(await isPartnerLinked(db, session.partnerId, merchantId))) return false;
+  await sql.setSessionMerchant(db.pool, session.tokenHash, merchantId);
+  return true;
+}
+
+export type PasswordChange = { kind: 'ok' } | { kind: 'wrongCurrent' } | { kind: 'problem'; problem: 'tooShort' | 'tooLong' | 'sameAsEmail' | 'mismatch' };
+
+/** A new password, given the current one; every other session of the account ends. */
+export async function changePassword(db: Database, session: PortalSession, input: { current: string; next: string; confirm: string }): Promise<PasswordChange> {
+  const user = await sql.findUser(db.pool, session.userId);
+  if (!user?.password_hash || !(await verifyPassword(user.password_hash, input.current))) return { kind: 'wrongCurrent' };
+  const problem = passwordProblem(input.next, user.email);
+  if (problem) return { kind: 'problem', problem };
+  if (input.next !== input.confirm) return { kind: 'problem', problem: 'mismatch' };
+  const passwordHash = await hashPassword(input.next);
+  await withTransaction(db, async (tx) => {
+    await sql.setPassword(tx, user.id, passwordHash);
+    await sql.deleteUserSessions(tx, user.id, session.tokenHash);
+  });
+  return { kind: 'ok' };
+}
+
+export async function setLanguage(db: Database, userId: string, language: Language): Promise<void> {
+  await sql.setLanguage(db.pool, userId, language);
+}
+
+export interface UserSummary {
+  userId: string;
+  email: string;
+  role: Role;
+  /** active: has a password; invited: an invitation not yet used (until inviteExpiresAt); expired: the invitation ran out. */
+  status: 'active' | 'invited' | 'expired';
+  inviteExpiresAt: Date | null;
+  lastSignInAt: Date | null;
+  createdAt: Date;
+}
+
+/** A merchant's own users, oldest first. */
+export async function listUsers(db: Database, clock: Clock, merchantId: string): Promise<UserSummary[]> {
+  return summaries(db, clock, await sql.listMerchantUsers(db.pool, merchantId));
+}
+
+async function summaries(db: Database, clock: Clock, rows: sql.UserRow[]): Promise<UserSummary[]> {
+  const invites = await sql.pendingInvites(db.pool, rows.map((r) => r.id), clock.now());
+  return rows.map((r) => {
+    const invite = invites.get(r.id) ?? null;
+    return {
+      userId: r.id,
+      email: r.email,
+      role: isRole(r.role) ? r.role : 'staff',
+      status: r.password_hash !== null ? 'active' : invite ? 'invited' : 'expired',
+      inviteExpiresAt: r.password_hash === null ? invite : null,
+      lastSignInAt: r.last_sign_in_at,
+      createdAt: r.created_at,
+    };
+  });
+}
+
+/** An owner invites someone to their merchant: the invitation link is shown once and expires. */
+export async function inviteUser(db: Database, clock: Clock, merchantId: string, input: { email: string; role: string; invitedBy: string }): Promise<OneTimeLink> {
+  return createUser(db, clock, { email: input.email, owner: { merchantId }, role: input.role, createdBy: input.invitedBy, purpose: 'invite' });
+}
+
+/** A new invitation for a merchant's user who has not yet accepted one (the earlier link stops working). */
+export async function reinvite(db: Database, clock: Clock, merchantId: string, userId: string): Promise<OneTimeLink> {
+  const user = await sql.findUser(db.pool, userId);
+  if (!user || user.merchant_id !== merchantId || user.password_hash !== null) throw new UserError('notFound', 'no such invitation');
+  return withTransaction(db, async (tx) => ({ userId, email: user.email, ...(await issueLink(clock, tx, userId, 'invite')) }));
+}
+
+async function keepsAnOwner(tx: Parameters<typeof sql.countOwners>[0], merchantId: string, user: sql.UserRow): Promise<boolean> {
+  if (user.role !== 'owner' || user.password_hash === null) return true;
+  return (await sql.countOwners(tx, merchantId)) > 1;
+}
+
+/** Removes a merchant's user; their sessions end at once. The last owner stays. */
+export async function removeUser(db: Database, clock: Clock, merchantId: string, userId: string, by: { userId: string }): Promise<{ email: string }> {
+  if (userId === by.userId) throw new UserError('self', 'you cannot remove yourself');
+  return withTransaction(db, async (tx) => {
+    const user = await sql.findUser(tx, userId);
+    if (!user || user.merchant_id !== merchantId) throw new UserError('notFound', 'no such user');
+    if (!(await keepsAnOwner(tx, merchantId, user))) throw new UserError('lastOwner', 'a merchant keeps at least one owner');
+    await sql.removeUser(tx, userId, merchantId, clock.now());
+    return { email: user.email };
+  });
+}
+
+/** Gives a merchant's user another role; their sessions see it on their next request. */
+export async function changeRole(db: Database, merchantId: string, userId: string, role: string, by: { userId: string }): Promise<{ email: string; from: Role; to: Role }> {
+  if (!isRole(role)) throw new UserError('roleInvalid', `role must be one of ${ROLES.join(', ')}`);
+  if (userId === by.userId) throw new UserError('self', 'you cannot change your own role');
+  return withTransaction(db, async (tx) => {
+    const user = await sql.findUser(tx, userId);
+    if (!user || user.merchant_id !== merchantId || !isRole(user.role)) throw new UserError('notFound', 'no such user');
+    if (role !== 'owner' && !(await keepsAnOwner(tx, merchantId, user))) throw new UserError('lastOwner', 'a merchant keeps at least one owner');
+    await sql.setRole(tx, userId, merchantId, role);
+    return { email: user.email, from: user.role, to: role };
+  });
+}
+
+/** Every user of a merchant or partner, for the operator's CLI. */
+export async function usersOf(db: Database, clock: Clock, owner: UserOwner): Promise<UserSummary[]> {
+  if ('merchantId' in owner) {
+    if (!(await merchantExists(db, owner.merchantId))) throw new UserError('ownerMissing', `merchant ${owner.merchantId} not found`);
+    return listUsers(db, clock, owner.merchantId);
+  }
+  if (!(await partnerExists(db, owner.partnerId))) throw new UserError('ownerMissing', `partner ${owner.partnerId} not found`);
+  return summaries(db, clock, await sql.listPartnerUsers(db.pool, owner.partnerId));
+}

@@ -1,0 +1,237 @@
+import type { Queryable } from '../db/database.js';
+
+// The portal's people: users, their sessions, one-time links and the sign-in throttle (migration 0016).
+
+export interface UserRow {
+  id: string;
+  email: string;
+  merchant_id: string | null;
+  partner_id: string | null;
+  role: string;
+  password_hash: string | null;
+  language: string;
+  created_at: Date;
+  created_by: string | null;
+  last_sign_in_at: Date | null;
+}
+
+const USER_COLUMNS = 'id, email, merchant_id, partner_id, role, password_hash, language, created_at, created_by, last_sign_in_at';
+
+export async function insertUser(
+  db: Queryable,
+  u: { id: string; email: string; merchantId: string | null; partnerId: string | null; role: string; passwordHash: string | null; language: string; createdAt: Date; createdBy: string | null },
+): Promise<boolean> {
+  const r = await db.query(
+    `INSERT INTO portal_users (id, email, merchant_id, partner_id, role, password_hash, language, created_at, created_by)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+     ON CONFLICT (email) WHERE removed_at IS NULL DO NOTHING`,
+    [u.id, u.email, u.merchantId, u.partnerId, u.role, u.passwordHash, u.language, u.createdAt, u.createdBy],
+  );
+  return (r.rowCount ?? 0) === 1;
+}
+
+export async function findUserByEmail(db: Queryable, email: string): Promise<UserRow | undefined> {
+  const { rows } = await db.query<UserRow>(`SELECT ${USER_COLUMNS} FROM portal_users WHERE email = $1 AND removed_at IS NULL`, [email]);
+  return rows[0];
+}
+
+export async function findUser(db: Queryable, id: string): Promise<UserRow | undefined> {
+  const { rows } = await db.query<UserRow>(`SELECT ${USER_COLUMNS} FROM portal_users WHERE id = $1 AND removed_at IS NULL`, [id]);
+  return rows[0];
+}
+
+/** A merchant's own users (partner users are listed with their partner), oldest first. */
+export async function listMerchantUsers(db: Queryable, merchantId: string): Promise<UserRow[]> {
+  const { rows } = await db.query<UserRow>(
+    `SELECT ${USER_COLUMNS} FROM portal_users WHERE merchant_id = $1 AND removed_at IS NULL ORDER BY created_at, id`,
+    [merchantId],
+  );
+  return rows;
+}
+
+export async function listPartnerUsers(db: Queryable, partnerId: string): Promise<UserRow[]> {
+  const { rows } = await db.query<UserRow>(
+    `SELECT ${USER_COLUMNS} FROM portal_users WHERE partner_id = $1 AND removed_at IS NULL ORDER BY created_at, id`,
+    [partnerId],
+  );
+  return rows;
+}
+
+export async function countOwners(db: Queryable, merchantId: string): Promise<number> {
+  const { rows } = await db.query<{ n: number }>(
+    "SELECT count(*)::int AS n FROM portal_users WHERE merchant_id = $1 AND role = 'owner' AND removed_at IS NULL AND password_hash IS NOT NULL",
+    [merchantId],
+  );
+  return rows[0]?.n ?? 0;
+}
+
+export async function setPassword(db: Queryable, userId: string, passwordHash: string): Promise<void> {
+  await db.query('UPDATE portal_users SET password_hash = $2 WHERE id = $1', [userId, passwordHash]);
+}
+
+export async function setLanguage(db: Queryable, userId: string, language: string): Promise<void> {
+  await db.query('UPDATE portal_users SET language = $2 WHERE id = $1', [userId, language]);
+}
+
+export async function setRole(db: Queryable, userId: string, merchantId: string, role: string): Promise<boolean> {
+  const r = await db.query('UPDATE portal_users SET role = $3 WHERE id = $1 AND merchant_id = $2 AND removed_at IS NULL', [userId, merchantId, role]);
+  return (r.rowCount ?? 0) === 1;
+}
+
+export async function markSignedIn(db: Queryable, userId: string, at: Date): Promise<void> {
+  await db.query('UPDATE portal_users SET last_sign_in_at = $2 WHERE id = $1', [userId, at]);
+}
+
+/** Removes a merchant's user: the row stays (the audit log names it), its sessions and links go. */
+export async function removeUser(db: Queryable, userId: string, merchantId: string, at: Date): Promise<UserRow | undefined> {
+  const { rows } = await db.query<UserRow>(
+    `UPDATE portal_users SET removed_at = $3 WHERE id = $1 AND merchant_id = $2 AND removed_at IS NULL RETURNING ${USER_COLUMNS}`,
+    [userId, merchantId, at],
+  );
+  if (rows[0]) {
+    await db.query('DELETE FROM portal_sessions WHERE user_id = $1', [userId]);
+    await db.query('DELETE FROM portal_tokens WHERE user_id = $1', [userId]);
+  }
+  return rows[0];
+}
+
+// ---- sessions
+
+export interface SessionRow {
+  user_id: string;
+  merchant_id: string;
+  created_at: Date;
+  last_seen_at: Date;
+  expires_at: Date;
+  email: string;
+  role: string;
+  language: string;
+  user_merchant_id: string | null;
+  partner_id: string | null;
+}
+
+export async function insertSession(
+  db: Queryable,
+  s: { tokenHash: Buffer; userId: string; merchantId: string; at: Date; expiresAt: Date },
+): Promise<void> {
+  await db.query(
+    'INSERT INTO portal_sessions (token_hash, user_id, merchant_id, created_at, last_seen_at, expires_at) VALUES ($1, $2, $3, $4, $4, $5)',
+    [s.tokenHash, s.userId, s.merchantId, s.at, s.expiresAt],
+  );
+}
+
+/** The sessions with these hashes, with their users (removed users have no sessions left). */
+export async function findSessions(db: Queryable, hashes: readonly Buffer[]): Promise<(SessionRow & { token_hash: Buffer })[]> {
+  const { rows } = await db.query<SessionRow & { token_hash: Buffer }>({
+    name: 'portal_find_sessions',
+    text: `SELECT s.token_hash, s.user_id, s.merchant_id, s.created_at, s.last_seen_at, s.expires_at,
+                  u.email, u.role, u.language, u.merchant_id AS user_merchant_id, u.partner_id
+             FROM portal_sessions s JOIN portal_users u ON u.id = s.user_id AND u.removed_at IS NULL
+            WHERE s.token_hash = ANY($1::bytea[])`,
+    values: [hashes],
+  });
+  return rows;
+}
+
+export async function touchSessions(db: Queryable, hashes: readonly Buffer[], at: Date): Promise<void> {
+  await db.query('UPDATE portal_sessions SET last_seen_at = $2 WHERE token_hash = ANY($1::bytea[]) AND last_seen_at < $2', [hashes, at]);
+}
+
+export async function deleteSession(db: Queryable, tokenHash: Buffer): Promise<void> {
+  await db.query('DELETE FROM portal_sessions WHERE token_hash = $1', [tokenHash]);
+}
+
+export async function deleteUserSessions(db: Queryable, userId: string, except: Buffer | null): Promise<number> {
+  const r = await db.query('DELETE FROM portal_sessions WHERE user_id = $1 AND ($2::bytea IS NULL OR token_hash <> $2)', [userId, except]);
+  return r.rowCount ?? 0;
+}
+
+export async function setSessionMerchant(db: Queryable, tokenHash: Buffer, merchantId: string): Promise<void> {
+  await db.query('UPDATE portal_sessions SET merchant_id = $2 WHERE token_hash = $1', [tokenHash, merchantId]);
+}
+
+export async function deleteExpiredSessions(db: Queryable, now: Date, idleBefore: Date): Promise<number> {
+  const r = await db.query('DELETE FROM portal_sessions WHERE expires_at <= $1 OR last_seen_at <= $2', [now, idleBefore]);
+  return r.rowCount ?? 0;
+}
+
+// ---- one-time links
+
+export async function insertToken(db: Queryable, t: { tokenHash: Buffer; userId: string; purpose: 'sign-in' | 'invite'; at: Date; expiresAt: Date }): Promise<void> {
+  await db.query('INSERT INTO portal_tokens (token_hash, user_id, purpose, created_at, expires_at) VALUES ($1, $2, $3, $4, $5)', [
+    t.tokenHash,
+    t.userId,
+    t.purpose,
+    t.at,
+    t.expiresAt,
+  ]);
+}
+
+export interface TokenRow {
+  user_id: string;
+  purpose: 'sign-in' | 'invite';
+  expires_at: Date;
+  used_at: Date | null;
+}
+
+export async function findToken(db: Queryable, tokenHash: Buffer): Promise<TokenRow | undefined> {
+  const { rows } = await db.query<TokenRow>(
+    `SELECT t.user_id, t.purpose, t.expires_at, t.used_at FROM portal_tokens t JOIN portal_users u ON u.id = t.user_id AND u.removed_at IS NULL WHERE t.token_hash = $1`,
+    [tokenHash],
+  );
+  return rows[0];
+}
+
+/** Uses a live token once: answers its user, or nothing when it is unknown, used or expired. */
+export async function useToken(db: Queryable, tokenHash: Buffer, now: Date): Promise<TokenRow | undefined> {
+  const { rows } = await db.query<TokenRow>(
+    `UPDATE portal_tokens SET used_at = $2 WHERE token_hash = $1 AND used_at IS NULL AND expires_at > $2
+      RETURNING user_id, purpose, expires_at, used_at`,
+    [tokenHash, now],
+  );
+  return rows[0];
+}
+
+/** A user's earlier links stop working when a new one is made. */
+export async function expireTokensOf(db: Queryable, userId: string, now: Date): Promise<void> {
+  await db.query('UPDATE portal_tokens SET expires_at = $2 WHERE user_id = $1 AND used_at IS NULL AND expires_at > $2', [userId, now]);
+}
+
+/** Users with an invitation not yet used, and when it runs out. */
+export async function pendingInvites(db: Queryable, userIds: readonly string[], now: Date): Promise<Map<string, Date>> {
+  const { rows } = await db.query<{ user_id: string; expires_at: Date }>(
+    `SELECT user_id, max(expires_at) AS expires_at FROM portal_tokens
+      WHERE user_id = ANY($1::text[]) AND purpose = 'invite' AND used_at IS NULL AND expires_at > $2 GROUP BY user_id`,
+    [userIds, now],
+  );
+  return new Map(rows.map((r) => [r.user_id, r.expires_at]));
+}
+
+// ---- throttle
+
+export interface FailureRow {
+  throttle_key: string;
+  failures: number;
+  window_started_at: Date;
+}
+
+export async function findFailures(db: Queryable, keys: readonly string[]): Promise<FailureRow[]> {
+  const { rows } = await db.query<FailureRow>('SELECT throttle_key, failures, window_started_at FROM portal_sign_in_failures WHERE throttle_key = ANY($1::text[])', [keys]);
+  return rows;
+}
+
+/** Counts one failure for each key; a window older than windowStart starts again at one. */
+export async function addFailures(db: Queryable, keys: readonly string[], now: Date, windowStart: Date): Promise<void> {
+  await db.query(
+    `INSERT INTO portal_sign_in_failures (throttle_key, failures, window_started_at)
+     SELECT k, 1, $2 FROM unnest($1::text[]) AS k
+     ON CONFLICT (throttle_key) DO UPDATE SET
+       failures = CASE WHEN portal_sign_in_failures.window_started_at <= $3 THEN 1 ELSE portal_sign_in_failures.failures + 1 END,
+       window_started_at = CASE WHEN portal_sign_in_failures.window_started_at <= $3 THEN $2 ELSE portal_sign_in_failures.window_started_at END`,
+    [keys, now, windowStart],
+  );
+}
+
+export async function clearFailures(db: Queryable, key: string): Promise<void> {
+  await db.query('DELETE FROM portal_sign_in_failures WHERE throttle_key = $1', [key]);
+}

@@ -1,0 +1,105 @@
+import type { LightMyRequestResponse } from 'fastify';
+import { expect } from 'vitest';
+import type { TestContext } from '../helpers/app.js';
+import { createUser, redeemLink, type Role, type UserOwner } from '../../src/users/service.js';
+import { sessionPolicyOf } from '../../src/portal/routes.js';
+
+// A browser for the portal through app.inject: it keeps cookies, takes the form token of the last page
+// it loaded, and posts forms the way a browser does (application/x-www-form-urlencoded).
+
+export const PASSWORD = 'correct horse battery staple';
+
+export class PortalBrowser {
+  readonly cookies = new Map<string, string>();
+  csrf = '';
+  /** The last page's HTML. */
+  html = '';
+
+  constructor(readonly ctx: TestContext) {}
+
+  cookieHeader(): string {
+    return [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+  }
+
+  /** Takes Set-Cookie (a cleared cookie is forgotten) and the page's form token. */
+  remember(res: LightMyRequestResponse): void {
+    const set = res.headers['set-cookie'];
+    for (const line of Array.isArray(set) ? set : set ? [set] : []) {
+      const [pair = '', ...attrs] = line.split(';');
+      const eq = pair.indexOf('=');
+      const name = pair.slice(0, eq).trim();
+      const value = pair.slice(eq + 1).trim();
+      const expired = attrs.some((a) => /^\s*expires=Thu, 01 Jan 1970/i.test(a)) || attrs.some((a) => /^\s*max-age=0$/i.test(a));
+      if (expired || value === '') this.cookies.delete(name);
+      else this.cookies.set(name, value);
+    }
+    if ((res.headers['content-type'] ?? '').toString().startsWith('text/html')) {
+      this.html = res.body;
+      const m = /name="_csrf" value="([^"]+)"/.exec(res.body);
+      if (m?.[1]) this.csrf = m[1];
+    }
+  }
+
+  async get(url: string): Promise<LightMyRequestResponse> {
+    const res = await this.ctx.app.inject({ method: 'GET', url, headers: { cookie: this.cookieHeader() } });
+    this.remember(res);
+    return res;
+  }
+
+  /** Posts a form with the current token (give `_csrf` to send another, or null to send none). */
+  async post(url: string, fields: Record<string, string | string[]> | URLSearchParams, opts: { csrf?: string | null } = {}): Promise<LightMyRequestResponse> {
+    const body = fields instanceof URLSearchParams ? fields : new URLSearchParams();
+    if (!(fields instanceof URLSearchParams)) {
+      for (const [k, v] of Object.entries(fields)) for (const one of Array.isArray(v) ? v : [v]) body.append(k, one);
+    }
+    const token = opts.csrf === undefined ? this.csrf : opts.csrf;
+    if (token !== null && !body.has('_csrf')) body.set('_csrf', token);
+    const res = await this.ctx.app.inject({
+      method: 'POST',
+      url,
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: this.cookieHeader() },
+      payload: body.toString(),
+    });
+    this.remember(res);
+    return res;
+  }
+
+  /** Follows a 303 with a GET, as a browser does. */
+  async follow(res: LightMyRequestResponse): Promise<LightMyRequestResponse> {
+    expect(res.statusCode, res.body.slice(0, 500)).toBe(303);
+    return this.get(String(res.headers.location));
+  }
+
+  /** Signs in from the sign-in page (signed in already, from the account page: a form token is bound to the session). */
+  async signIn(email: string, password = PASSWORD): Promise<LightMyRequestResponse> {
+    if ((await this.get('/portal/sign-in')).statusCode === 303) await this.get('/portal/account');
+    return this.post('/portal/sign-in', { email, password, next: '/portal' });
+  }
+}
+
+/** A user with a password (made as the CLI and an invitation make them), and a browser signed in as them. */
+export async function portalUser(ctx: TestContext, role: Role, opts: { owner?: UserOwner; email?: string } = {}): Promise<{ userId: string; email: string; browser: PortalBrowser }> {
+  const email = opts.email ?? `${role}.${Math.random().toString(36).slice(2, 8)}@example.com`;
+  const link = await createUser(ctx.tdb.db, ctx.clock, { email, owner: opts.owner ?? { merchantId: ctx.merchant.merchantId }, role, createdBy: null, purpose: 'sign-in' });
+  const redeemed = await redeemLink(ctx.tdb.db, ctx.clock, link.token, { password: PASSWORD, confirm: PASSWORD }, sessionPolicyOf(ctx.config));
+  expect(redeemed.kind).toBe('ok');
+  const browser = new PortalBrowser(ctx);
+  const res = await browser.signIn(email);
+  expect(res.statusCode, res.body.slice(0, 300)).toBe(303);
+  return { userId: link.userId, email, browser };
+}
+
+/** The text of a page without its tags (to look for words in it). */
+export function textOf(html: string): string {
+  return html
+    .replace(/<script[\s\S]*?<\/script>/g, '')
+    .replace(/<[^>]+>/g, ' ')
+    .replace(/&nbsp;|\u00a0/g, ' ')
+    .replace(/&amp;/g, '&')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&#x27;|&#39;/g, "'")
+    .replace(/\s+/g, ' ')
+    .trim();
+}
