@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { AuthRequirement } from './auth.js';
+import type { PortalAccess } from '../portal/access.js';
 
 // Every route the app serves, as Fastify registered it (§Hardening): the tenant-isolation table and the
 // fuzzers enumerate this, so a route added later is covered without anyone remembering to list it.
@@ -10,6 +11,8 @@ export interface RouteEntry {
   url: string;
   /** The §Authentication requirement of an API route; undefined for public routes (pages, health, docs). */
   auth: AuthRequirement | undefined;
+  /** What a portal route needs (a permission, or nothing); undefined outside the portal. */
+  portal: PortalAccess | undefined;
   /** The route's JSON schemas by request part, as given to Fastify. */
   schema: { body?: unknown; querystring?: unknown; params?: unknown };
 }
@@ -27,9 +30,9 @@ export function installRouteTable(app: FastifyInstance): void {
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     const schema = (route.schema ?? {}) as RouteEntry['schema'];
-    const auth = (route.config as { auth?: AuthRequirement } | undefined)?.auth;
+    const config = route.config as { auth?: AuthRequirement; portal?: PortalAccess } | undefined;
     for (const method of methods) {
-      table.push({ method, url: route.url, auth, schema: { body: schema.body, querystring: schema.querystring, params: schema.params } });
+      table.push({ method, url: route.url, auth: config?.auth, portal: config?.portal, schema: { body: schema.body, querystring: schema.querystring, params: schema.params } });
     }
   });
 }

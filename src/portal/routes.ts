@@ -147,6 +147,8 @@ export async function portalRoutes(app: App, appDeps: AppDeps): Promise<void> {
         };
         if (error.code === 'FST_CSRF_INVALID_TOKEN' || error.code === 'FST_CSRF_MISSING_SECRET') return page(403, 'csrfTitle', view.t('csrf'));
         if (error instanceof ApiError && error.code === 'NOT_FOUND') return page(404, 'notFoundTitle', view.t('notFound'));
+      // A service's refusal that no page turned into a form error: the request's fault, shown plainly.
+      if (error instanceof ApiError && error.status < 500) return page(error.status, 'badRequestTitle', view.t('badRequest'));
         if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || error.code === 'FST_REQ_FILE_TOO_LARGE' || error.code === 'FST_PARTS_LIMIT' || error.code === 'FST_FILES_LIMIT' || error.code === 'FST_FIELDS_LIMIT') {
           return page(413, 'tooLargeTitle', view.t('tooLarge'));
         }
