@@ -114,6 +114,8 @@ thead th { font-size: .8rem; text-transform: uppercase; letter-spacing: .03em; c
 tbody tr:last-child td { border-bottom: 0; }
 th.num, td.num { text-align: right; }
 td.wrap { overflow-wrap: anywhere; }
+.row-actions { display: inline-flex; gap: .4rem .9rem; flex-wrap: wrap; align-items: baseline; }
+a.danger-link { color: var(--error); }
 .facts { display: grid; grid-template-columns: minmax(8rem, max-content) 1fr; gap: .35rem 1.25rem; margin: 0; }
 .facts dt { color: var(--muted); }
 .facts dd { margin: 0; overflow-wrap: anywhere; }

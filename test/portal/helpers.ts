@@ -78,7 +78,7 @@ export class PortalBrowser {
     const token = opts.csrf === undefined ? this.csrf : opts.csrf;
     if (token !== null && !('_csrf' in fields)) form.append('_csrf', token);
     for (const [k, v] of Object.entries(fields)) form.append(k, v);
-    for (const [k, f] of Object.entries(files)) form.append(k, new Blob([f.bytes], { type: f.type }), f.filename);
+    for (const [k, f] of Object.entries(files)) form.append(k, new Blob([new Uint8Array(f.bytes)], { type: f.type }), f.filename);
     // The platform's own encoder writes the body and its boundary.
     const encoded = new Request('http://portal.test/', { method: 'POST', body: form });
     const res = await this.ctx.app.inject({

@@ -14,8 +14,6 @@ export const THEMES_CSS = `
 .logo-current img { display: block; max-height: 3rem; max-width: min(12rem, 100%); border: 1px dashed var(--border); padding: .25rem; background: #fff; }
 .swatches { display: inline-flex; gap: .5rem; align-items: center; white-space: nowrap; }
 .swatches svg { display: block; flex: none; }
-.row-actions { display: inline-flex; gap: .9rem; flex-wrap: wrap; }
-.danger-link { color: var(--error); }
 .builtins { display: flex; flex-wrap: wrap; gap: .5rem 1rem; list-style: none; padding: 0; margin: 0; }
 
 .pay-preview-figure { margin: 0; }
