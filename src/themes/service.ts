@@ -73,27 +73,32 @@ export function imageTypeOf(bytes: Buffer): LogoType | undefined {
   return undefined;
 }
 
+/** A contrast as said to a reader: rounded down, so a pair just short of 4.5:1 never reads "4.5:1". */
+function ratio(c: number): string {
+  return (Math.floor(c * 10) / 10).toFixed(1);
+}
+
 /** The colours and shape as the palette takes them, and every field error of the three. */
 function checkLook(input: Pick<ThemeInput, 'accentColor' | 'backgroundColor' | 'buttonShape'>, errors: FieldError[]): { accent: string; background: string; shape: ButtonShape } | undefined {
   const accent = normalizeColor(input.accentColor);
   const background = normalizeColor(input.backgroundColor);
-  if (accent === undefined) errors.push({ field: 'accentColor', code: 'FORMAT', message: 'must be a colour written #rrggbb' });
-  if (background === undefined) errors.push({ field: 'backgroundColor', code: 'FORMAT', message: 'must be a colour written #rrggbb' });
-  if (!isShape(input.buttonShape)) errors.push({ field: 'buttonShape', code: 'ENUM', message: `must be one of ${BUTTON_SHAPES.join(', ')}` });
+  if (accent === undefined) errors.push({ field: 'accentColor', code: 'FORMAT', message: 'Write the colour as #rrggbb.' });
+  if (background === undefined) errors.push({ field: 'backgroundColor', code: 'FORMAT', message: 'Write the colour as #rrggbb.' });
+  if (!isShape(input.buttonShape)) errors.push({ field: 'buttonShape', code: 'ENUM', message: `Choose one of ${BUTTON_SHAPES.join(', ')}.` });
   if (accent === undefined || background === undefined || !isShape(input.buttonShape)) return undefined;
   const palette = derivePalette(accent, background, input.buttonShape);
   if (palette.buttonContrast < MIN_CONTRAST) {
     errors.push({
       field: 'accentColor',
       code: 'CONTRAST',
-      message: `the pay button's text would contrast only ${palette.buttonContrast.toFixed(1)}:1 with this colour (at least ${MIN_CONTRAST}:1): choose a darker or a lighter one`,
+      message: `The pay button’s text would contrast only ${ratio(palette.buttonContrast)}:1 with this colour; at least ${MIN_CONTRAST}:1 is needed. Choose a darker or a lighter colour.`,
     });
   }
   if (palette.textContrast < MIN_CONTRAST) {
     errors.push({
       field: 'backgroundColor',
       code: 'CONTRAST',
-      message: `the page's text would contrast only ${palette.textContrast.toFixed(1)}:1 with this colour (at least ${MIN_CONTRAST}:1): choose a darker or a lighter one`,
+      message: `The page’s text would contrast only ${ratio(palette.textContrast)}:1 with this colour; at least ${MIN_CONTRAST}:1 is needed. Choose a darker or a lighter colour.`,
     });
   }
   return { accent, background, shape: input.buttonShape };
@@ -110,14 +115,14 @@ interface CheckedTheme {
 function checkTheme(input: ThemeInput): CheckedTheme {
   const errors: FieldError[] = [];
   const name = input.name.trim();
-  if (name === '') errors.push({ field: 'name', code: 'REQUIRED', message: 'a theme needs a name' });
-  else if ([...name].length > NAME_MAX) errors.push({ field: 'name', code: 'LENGTH', message: `at most ${NAME_MAX} characters` });
+  if (name === '') errors.push({ field: 'name', code: 'REQUIRED', message: 'Give the theme a name.' });
+  else if ([...name].length > NAME_MAX) errors.push({ field: 'name', code: 'LENGTH', message: `Use at most ${NAME_MAX} characters.` });
   const look = checkLook(input, errors);
   let logo: CheckedTheme['logo'];
   if (input.logo !== undefined) {
     const type = imageTypeOf(input.logo);
-    if (input.logo.length > LOGO_MAX_BYTES) errors.push({ field: 'logo', code: 'LOGO_TOO_LARGE', message: `the logo is larger than ${LOGO_MAX_BYTES / 1024} KB` });
-    else if (type === undefined) errors.push({ field: 'logo', code: 'LOGO_TYPE', message: 'the logo must be a PNG or a JPEG image' });
+    if (input.logo.length > LOGO_MAX_BYTES) errors.push({ field: 'logo', code: 'LOGO_TOO_LARGE', message: `The logo is larger than ${LOGO_MAX_BYTES / 1024} KB.` });
+    else if (type === undefined) errors.push({ field: 'logo', code: 'LOGO_TYPE', message: 'The logo must be a PNG or a JPEG image.' });
     else logo = { bytes: input.logo, type };
   }
   if (errors.length > 0 || look === undefined) throw validationError(errors);

@@ -26,6 +26,8 @@ export const CHECKOUT_CSS = `
 body { margin: 0; background: var(--bg); color: var(--text); font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
 main { max-width: 32rem; margin: 2rem auto; padding: 1.5rem; background: var(--panel); border: 1px solid var(--border); border-radius: 12px; }
 header { display: flex; justify-content: space-between; align-items: baseline; gap: 1rem; }
+header:has(.logo) { align-items: center; }
+a { color: var(--link, var(--accent)); }
 .merchant { margin: 0; font-weight: 600; color: var(--muted); }
 .lang a { color: var(--link, var(--accent)); font-size: .9rem; }
 .merchant .logo { display: block; max-height: 3rem; max-width: min(14rem, 100%); height: auto; width: auto; }

@@ -11,6 +11,7 @@ export const THEMES_CSS = `
 @media (max-width: 1000px) { .theme-editor { grid-template-columns: minmax(0, 1fr); } }
 .shapes { display: flex; gap: .25rem 1.25rem; flex-wrap: wrap; }
 .logo-current { display: flex; gap: .75rem; align-items: center; flex-wrap: wrap; margin: .1rem 0 .5rem; }
+.theme-editor .logo-field .check { margin-top: .5rem; }
 .logo-current img { display: block; max-height: 3rem; max-width: min(12rem, 100%); border: 1px dashed var(--border); padding: .25rem; background: #fff; }
 .swatches { display: inline-flex; gap: .5rem; align-items: center; white-space: nowrap; }
 .swatches svg { display: block; flex: none; }

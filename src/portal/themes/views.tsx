@@ -375,7 +375,7 @@ function LogoField({ view, logo, values, errors }: { view: View; logo: string | 
   const own = errors.of('logo');
   const described = [`${id}-hint`, ...(own.length > 0 ? [`${id}-error`] : [])].join(' ');
   return (
-    <div class="field">
+    <div class="field logo-field">
       <label for={id}>{t('logo')}</label>
       {logo ? (
         <div class="logo-current">
