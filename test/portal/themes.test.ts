@@ -351,6 +351,10 @@ describe('portal themes', () => {
     expect(body.variables).toMatchObject({ '--accent': '#fde047', '--accent-text': '#0b0f15', '--bg': '#111827', '--text': '#eef1f6', '--button-radius': '0' });
     const bad = JSON.parse((await dev.get('/portal/themes/palette?accentColor=%237a7a7a&backgroundColor=%23ffffff&buttonShape=rounded')).body) as { errors: { field: string; message: string }[] };
     expect(bad.errors.map((e) => e.field)).toEqual(['accentColor']);
+    // A repeated parameter is no colour (and no crash).
+    const twice = await dev.get('/portal/themes/palette?accentColor=%23000000&accentColor=%23ffffff&backgroundColor=%23ffffff&buttonShape=rounded');
+    expect(twice.statusCode).toBe(200);
+    expect((JSON.parse(twice.body) as { errors: { field: string }[] }).errors.map((e) => e.field)).toEqual(['accentColor']);
     const { browser: staff } = await portalUser(ctx, 'staff');
     expect((await staff.get('/portal/themes/palette?accentColor=%23000000&backgroundColor=%23ffffff&buttonShape=rounded')).statusCode).toBe(403);
   });

@@ -111,9 +111,13 @@ export const themesArea: PortalArea = {
     });
 
     // The live preview's question: the palette these colours make, or why they would be refused.
-    portal.get<{ Querystring: Record<string, string | undefined> }>('/themes/palette', manage, async (request, reply) => {
-      const q = request.query;
-      const look = previewLook({ accentColor: q.accentColor ?? '', backgroundColor: q.backgroundColor ?? '', buttonShape: q.buttonShape ?? '' });
+    portal.get<{ Querystring: Record<string, unknown> }>('/themes/palette', manage, async (request, reply) => {
+      // A repeated parameter arrives as a list: only a single value is a colour or a shape.
+      const q = (name: string): string => {
+        const v = request.query[name];
+        return typeof v === 'string' ? v : '';
+      };
+      const look = previewLook({ accentColor: q('accentColor'), backgroundColor: q('backgroundColor'), buttonShape: q('buttonShape') });
       const lang = request.portalSession?.language ?? 'en';
       return reply.type('application/json; charset=utf-8').send({
         variables: look.variables,
