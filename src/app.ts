@@ -23,6 +23,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { hostedCheckoutRoutes } from './checkout/routes.js';
 import { shopperPageRoutes } from './checkout/pages/routes.js';
 import { portalRoutes } from './portal/routes.js';
+import { themeAssetRoutes } from './themes/routes.js';
 import { paymentRoutes } from './payments/routes.js';
 import type { App, AppDeps } from './deps.js';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -189,6 +190,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     { prefix: '/api/v1' },
   );
   await shopperPageRoutes(app, deps);
+  await themeAssetRoutes(app, deps);
   await portalRoutes(app, deps);
 
   app.get('/api/v1/openapi.json', { schema: { hide: true } }, async (_request, reply) => {

@@ -7,7 +7,7 @@ import { createSealer } from './sealing.js';
 import { buildApp, type App } from './app.js';
 import { createMerchant, isEmpty } from './accounts/service.js';
 import { createUser } from './users/service.js';
-import { portalLinkUrl } from './admin/commands.js';
+import { portalLinkUrl } from './urls.js';
 import { loggerOptions } from './logging.js';
 import { DeliveryWorker } from './webhooks/delivery/worker.js';
 import { startAdminServer, type AdminServer } from './admin/server.js';

@@ -1,5 +1,6 @@
 import type { Clock } from '../clock.js';
 import type { Database } from '../db/database.js';
+import { portalLinkUrl } from '../urls.js';
 import { UserError, createUser, newSignInLink, usersOf, type OneTimeLink } from '../users/service.js';
 import {
   AccountError,
@@ -55,11 +56,6 @@ function capabilities(args: Args): Capability[] {
   const bad = caps.filter((c) => !isCapability(c));
   if (caps.length === 0 || bad.length > 0) throw new AccountError(`unknown capability ${bad.join(', ') || '(none given)'}`);
   return caps as Capability[];
-}
-
-/** The portal's address of a one-time link. */
-export function portalLinkUrl(publicBaseUrl: string, token: string): string {
-  return `${publicBaseUrl}/portal/link/${token}`;
 }
 
 function linkResult(c: AdminContext, link: OneTimeLink, extra: Record<string, unknown> = {}): Record<string, unknown> {

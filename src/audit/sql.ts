@@ -22,11 +22,14 @@ export async function insertEntry(
   );
 }
 
-/** A merchant's entries, newest first, from before `beforeId` (keyset paging). */
+/**
+ * A merchant's entries, newest first, from before `beforeId` (keyset paging). The column is named in
+ * full: the select list's `id` is its text, and ORDER BY id would sort that text ("99" before "120").
+ */
 export async function listEntries(db: Queryable, merchantId: string, beforeId: string | null, limit: number): Promise<AuditRow[]> {
   const { rows } = await db.query<AuditRow>(
     `SELECT id::text AS id, actor_user_id, actor_email, action, target, details, created_at FROM audit_log
-      WHERE merchant_id = $1 AND ($2::bigint IS NULL OR id < $2::bigint) ORDER BY id DESC LIMIT $3`,
+      WHERE merchant_id = $1 AND ($2::bigint IS NULL OR audit_log.id < $2::bigint) ORDER BY audit_log.id DESC LIMIT $3`,
     [merchantId, beforeId, limit],
   );
   return rows;

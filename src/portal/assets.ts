@@ -39,10 +39,12 @@ h3 { font-size: 1rem; margin: 1rem 0 .5rem; }
 main { padding: 1.5rem 2rem 3rem; max-width: 72rem; width: 100%; }
 main:focus { outline: none; }
 .page-head { display: flex; align-items: center; justify-content: space-between; gap: 1rem; flex-wrap: wrap; margin-bottom: 1rem; }
+.page-head h1 { min-width: 0; overflow-wrap: anywhere; }
 .page-actions { display: flex; gap: .5rem; flex-wrap: wrap; align-items: center; }
 .lead { color: var(--muted); margin: -.5rem 0 1rem; }
 .panel { background: var(--panel); border: 1px solid var(--border); border-radius: 10px; padding: 1.1rem 1.25rem; margin-bottom: 1.25rem; }
-.panel > h2:first-child { margin-top: 0; }
+.panel > h2:first-child, .panel > p:first-child { margin-top: 0; }
+.panel > p:last-child { margin-bottom: 0; }
 .grid { display: grid; gap: 1.25rem; grid-template-columns: repeat(auto-fit, minmax(16rem, 1fr)); }
 .stat { font-size: 1.6rem; font-weight: 700; margin: 0; }
 .stat-label { color: var(--muted); margin: 0; font-size: .9rem; }
@@ -114,6 +116,8 @@ thead th { font-size: .8rem; text-transform: uppercase; letter-spacing: .03em; c
 tbody tr:last-child td { border-bottom: 0; }
 th.num, td.num { text-align: right; }
 td.wrap { overflow-wrap: anywhere; }
+.row-actions { display: inline-flex; gap: .4rem .9rem; flex-wrap: wrap; align-items: baseline; }
+a.danger-link { color: var(--error); }
 .facts { display: grid; grid-template-columns: minmax(8rem, max-content) 1fr; gap: .35rem 1.25rem; margin: 0; }
 .facts dt { color: var(--muted); }
 .facts dd { margin: 0; overflow-wrap: anywhere; }

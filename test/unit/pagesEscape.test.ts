@@ -5,6 +5,7 @@ import {
   renderChargeOutcome,
   renderMessage,
   renderPayPage,
+  renderPayPreview,
   renderReceipt,
   renderStatusPage,
   renderThreeDSPage,
@@ -70,7 +71,7 @@ function unescaped(html: string): string[] {
 
 describe('shopper pages escape every value they show', () => {
   for (const culture of ['en', 'is'] as const) {
-    it(`in ${culture}: pay page (with errors and shown-again values), status, 3-D Secure, receipt, charge outcome, message`, () => {
+    it(`in ${culture}: pay page (with errors and shown-again values, and in a theme), status, 3-D Secure, receipt, charge outcome, message, theme preview`, () => {
       const c = checkoutable({ culture });
       const k = ctx(culture);
       const pages = {
@@ -85,6 +86,9 @@ describe('shopper pages escape every value they show', () => {
         receipt: renderReceipt(k, c, { payfacReference: HOSTILE, amount: 48900, currency: 'ISK', cardSummary: HOSTILE, paymentMethod: HOSTILE, token: null }),
         charge: renderChargeOutcome(k, c, { amount: 4900, currency: 'EUR' }, HOSTILE_URL),
         message: renderMessage(k, c, 'notFoundTitle', 'notFound', { href: HOSTILE_URL, label: 'continue' }),
+        // A merchant's theme (its stylesheet and logo), and the portal's preview of it with a note.
+        themed: renderPayPage({ ...k, theme: { stylesheet: `/assets/themes/${HOSTILE}/theme.css`, logo: `/assets/themes/${HOSTILE}/logo` } }, c, HOSTILE, { values: {}, errors: {}, alert: null }),
+        preview: renderPayPreview({ ...k, theme: { stylesheet: HOSTILE_URL, logo: HOSTILE_URL } }, c, HOSTILE),
       };
       for (const [name, html] of Object.entries(pages)) {
         expect(unescaped(html), name).toEqual([]);

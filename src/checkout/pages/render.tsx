@@ -5,6 +5,7 @@ import type { CardSummary } from '../../payments/card.js';
 import { formatMoney, formatQuantity } from '../../html/format.js';
 import type { Culture, MessageKey, Translate } from './i18n.js';
 import { themeClass } from './styles.js';
+import { CUSTOM_THEME_CLASS, type ThemeAssets } from '../../themes/service.js';
 
 // The shopper's pages as server-rendered HTML, written as typed components (Preact's JSX, rendered to
 // a string on the server; no Preact runs in the browser). Every value is escaped by the renderer:
@@ -18,6 +19,8 @@ export interface PageContext {
   t: Translate;
   /** `/pay/{reference}` or `/checkout/{reference}`. */
   basePath: string;
+  /** The merchant's own theme, when the link's or session's themeKey names one (else a built-in palette). */
+  theme?: ThemeAssets | null;
 }
 
 export interface FormState {
@@ -52,6 +55,7 @@ const REFRESH_SECONDS = 5;
 /** A whole page: the doctype and the rendered document. */
 function page(ctx: PageContext, c: Checkoutable | null, title: string, body: ComponentChildren, head?: ComponentChildren): string {
   const other: Culture = ctx.culture === 'is' ? 'en' : 'is';
+  const theme = c ? ctx.theme : null;
   const doc = (
     <html lang={ctx.culture}>
       <head>
@@ -61,12 +65,14 @@ function page(ctx: PageContext, c: Checkoutable | null, title: string, body: Com
         <title>{title}</title>
         <link rel="icon" href="/favicon.svg" type="image/svg+xml" />
         <link rel="stylesheet" href="/assets/checkout.css" />
+        {theme ? <link rel="stylesheet" href={theme.stylesheet} /> : null}
         {head}
       </head>
-      <body class={themeClass(c?.themeKey ?? null)}>
+      {/* A theme's stylesheet sets the default palette's properties again; without it the page keeps the default. */}
+      <body class={theme ? `${themeClass(null)} ${CUSTOM_THEME_CLASS}` : themeClass(c?.themeKey ?? null)}>
         <main data-status={c ? c.status : undefined}>
           <header>
-            {c ? <p class="merchant">{c.merchantName}</p> : <span />}
+            {c ? <p class="merchant">{theme?.logo ? <img class="logo" src={theme.logo} alt={c.merchantName} /> : c.merchantName}</p> : <span />}
             {c ? (
               <nav class="lang" aria-label={ctx.t('language')}>
                 <a href={`${ctx.basePath}?lang=${other}`} lang={other} hreflang={other}>
@@ -311,6 +317,30 @@ export function renderPayPage(ctx: PageContext, c: Checkoutable, csrf: string, s
   );
   const title = saving ? t('htmlTitleSaveCard', { merchant: c.merchantName }) : t('htmlTitlePay', { amount, merchant: c.merchantName });
   return page(ctx, c, title, body, <script src="/assets/checkout.js" defer />);
+}
+
+/**
+ * The payment page as the portal previews a theme: the same parts with sample data, above them a
+ * note saying what this is, and a form that sends nothing (its button does not submit).
+ */
+export function renderPayPreview(ctx: PageContext, c: Checkoutable, note: ComponentChildren): string {
+  const { t } = ctx;
+  const amount = formatMoney(c.amount, c.currency, ctx.culture);
+  const body = (
+    <>
+      <p class="notice" role="status">
+        {note}
+      </p>
+      <h1>{heading(ctx, c)}</h1>
+      <Summary ctx={ctx} c={c} />
+      <form autocomplete="off">
+        <ShopperFields ctx={ctx} c={c} state={EMPTY_FORM} />
+        <CardFields ctx={ctx} state={EMPTY_FORM} />
+        <button type="button">{t('pay', { amount })}</button>
+      </form>
+    </>
+  );
+  return page(ctx, c, t('htmlTitlePay', { amount, merchant: c.merchantName }), body);
 }
 
 const STATUS_MESSAGE: Record<string, { link: MessageKey; session: MessageKey }> = {

@@ -12,6 +12,7 @@ import { CHARGE_PAGE_PREFIX, completeTokenChallenge, findTokenChallenge, type To
 import { EMPTY_FORM, renderChargeOutcome, renderMessage, renderPayPage, renderReceipt, renderStatusPage, renderThreeDSPage, type FormState, type PageContext } from './render.js';
 import { PAGE_ASSETS } from './assets.js';
 import { pageHeaders } from '../../html/render.js';
+import { pageTheme } from '../../themes/service.js';
 import { CSRF_COOKIE, PageSigner, newNonce, readCookie } from './tokens.js';
 
 // The shopper's pages (§References and URLs, §Link status, §Hosted checkout, §The simulated acquirer): /pay/{paymentLinkReference} and /checkout/{checkoutReference}.
@@ -75,7 +76,7 @@ export async function shopperPageRoutes(app: App, deps: AppDeps): Promise<void> 
         const target = { kind, reference: request.params.reference };
         // §Link status: every page view counts (a HEAD is not a view).
         const c = await openCheckoutable({ db, clock }, target, { countVisit: kind === 'link' && request.method === 'GET' });
-        const ctx = pageContext(request, c, basePath(target), request.query.lang);
+        const ctx = await themedContext(request, c, basePath(target), request.query.lang);
         if (!c) return html(reply, 404, renderMessage(ctx, null, 'notFoundTitle', 'notFound'));
         if (!c.payable) return html(reply, 200, renderStatusPage(ctx, c));
         const csrf = await csrfFor(request, reply, target);
@@ -88,7 +89,7 @@ export async function shopperPageRoutes(app: App, deps: AppDeps): Promise<void> 
         // The card leaves the form at once; from here on it exists only as this local.
         const rawCard = form?.takeCard() ?? { cardNumber: '', expiryDate: '', cvc: '' };
         const c = await openCheckoutable({ db, clock }, target, { countVisit: false });
-        const ctx = pageContext(request, c, basePath(target), form?.get('lang'));
+        const ctx = await themedContext(request, c, basePath(target), form?.get('lang'));
         if (!c) return html(reply, 404, renderMessage(ctx, null, 'notFoundTitle', 'notFound'));
         if (!form) return html(reply, 415, renderMessage(ctx, c, 'errorTitle', 'error'));
         if (!(await csrfValid(request, form, target))) return csrfFailed(reply, ctx, c);
@@ -113,7 +114,7 @@ export async function shopperPageRoutes(app: App, deps: AppDeps): Promise<void> 
         const target = { kind, reference: request.params.reference };
         const form = request.body instanceof PageForm ? request.body : null;
         const c = await openCheckoutable({ db, clock }, target, { countVisit: false });
-        const ctx = pageContext(request, c, basePath(target), form?.get('lang'));
+        const ctx = await themedContext(request, c, basePath(target), form?.get('lang'));
         if (!c) return html(reply, 404, renderMessage(ctx, null, 'notFoundTitle', 'notFound'));
         if (!form) return html(reply, 415, renderMessage(ctx, c, 'errorTitle', 'error'));
         if (!(await csrfValid(request, form, target))) return csrfFailed(reply, ctx, c);
@@ -130,7 +131,7 @@ export async function shopperPageRoutes(app: App, deps: AppDeps): Promise<void> 
         const target = { kind, reference: request.params.reference };
         const { p, s } = request.query;
         const c = await openCheckoutable({ db, clock }, target, { countVisit: false });
-        const ctx = pageContext(request, c, basePath(target), request.query.lang);
+        const ctx = await themedContext(request, c, basePath(target), request.query.lang);
         const valid = c !== undefined && p !== undefined && (await signer.verify(s, 'receipt', kind, target.reference, p));
         const payment = valid && p !== undefined ? await receiptOf({ db }, p) : undefined;
         if (!c || !payment || !payment.success) return html(reply, 404, renderMessage(ctx, null, 'notFoundTitle', 'notFound'));
@@ -213,7 +214,13 @@ export async function shopperPageRoutes(app: App, deps: AppDeps): Promise<void> 
 
   function pageContext(_request: FastifyRequest, c: Checkoutable | undefined, path: string, lang?: string): PageContext {
     const culture = cultureOf(lang, c?.culture ?? 'is');
-    return { culture, t: translator(culture), basePath: path };
+    return { culture, t: translator(culture), basePath: path, theme: null };
+  }
+
+  /** The context of a link's or session's page, with its merchant's theme when its themeKey names one. */
+  async function themedContext(request: FastifyRequest, c: Checkoutable | undefined, path: string, lang?: string): Promise<PageContext> {
+    const ctx = pageContext(request, c, path, lang);
+    return c ? { ...ctx, theme: (await pageTheme(db, c.merchantId, c.themeKey)) ?? null } : ctx;
   }
 
   /** The form's CSRF token: the HMAC of the browser's nonce cookie, bound to this page. */

@@ -1,6 +1,8 @@
 // The pages' one stylesheet, served by the app at /assets/checkout.css (no CDN: the service runs
 // where there may be no internet). Kept in code so the build needs no asset copying. Themes are
-// palettes chosen by themeKey; an unknown key gets the default.
+// palettes chosen by themeKey: one of the six below, or a theme the merchant made in the portal (its
+// own stylesheet sets the same properties, and --link and --button-radius besides); an unknown key
+// gets the default.
 
 export const THEMES = ['default', 'light', 'dark', 'ocean', 'forest', 'sunset'] as const;
 
@@ -9,9 +11,12 @@ export function themeClass(themeKey: string | null): string {
   return `theme-${(THEMES as readonly string[]).includes(key) ? key : 'default'}`;
 }
 
+/** The default palette's properties: pages without a theme, and the portal's preview of a theme not yet saved. */
+export const DEFAULT_PALETTE = '--bg: #f4f5f7; --panel: #ffffff; --text: #1d2330; --muted: #5b6475; --accent: #1f5eff; --accent-text: #ffffff; --border: #d5d9e0; --error: #b00020; --ok: #16794c;';
+
 export const CHECKOUT_CSS = `
 :root { color-scheme: light; }
-.theme-default { --bg: #f4f5f7; --panel: #ffffff; --text: #1d2330; --muted: #5b6475; --accent: #1f5eff; --accent-text: #ffffff; --border: #d5d9e0; --error: #b00020; --ok: #16794c; }
+.theme-default { ${DEFAULT_PALETTE} }
 .theme-light   { --bg: #ffffff; --panel: #ffffff; --text: #111111; --muted: #555555; --accent: #222222; --accent-text: #ffffff; --border: #cccccc; --error: #b00020; --ok: #16794c; }
 .theme-dark    { --bg: #11151c; --panel: #1b212b; --text: #eef1f6; --muted: #a9b3c3; --accent: #6ea8ff; --accent-text: #0b0f15; --border: #364152; --error: #ff8a8a; --ok: #6fdca5; color-scheme: dark; }
 .theme-ocean   { --bg: #e6f2f7; --panel: #ffffff; --text: #0d2a36; --muted: #4a6572; --accent: #006d8f; --accent-text: #ffffff; --border: #b9d4de; --error: #b00020; --ok: #16794c; }
@@ -21,8 +26,11 @@ export const CHECKOUT_CSS = `
 body { margin: 0; background: var(--bg); color: var(--text); font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
 main { max-width: 32rem; margin: 2rem auto; padding: 1.5rem; background: var(--panel); border: 1px solid var(--border); border-radius: 12px; }
 header { display: flex; justify-content: space-between; align-items: baseline; gap: 1rem; }
+header:has(.logo) { align-items: center; }
+a { color: var(--link, var(--accent)); }
 .merchant { margin: 0; font-weight: 600; color: var(--muted); }
-.lang a { color: var(--accent); font-size: .9rem; }
+.lang a { color: var(--link, var(--accent)); font-size: .9rem; }
+.merchant .logo { display: block; max-height: 3rem; max-width: min(14rem, 100%); height: auto; width: auto; }
 h1 { font-size: 1.4rem; margin: .25rem 0 1rem; }
 table { width: 100%; border-collapse: collapse; margin: 0 0 1rem; }
 caption { text-align: left; font-weight: 600; margin-bottom: .25rem; }
@@ -47,8 +55,8 @@ input:focus, textarea:focus, button:focus, a:focus { outline: 3px solid var(--ac
 .alert { border: 1px solid var(--error); color: var(--error); border-radius: 8px; padding: .75rem; margin: 0 0 1rem; }
 .notice { border: 1px solid var(--border); border-radius: 8px; padding: .75rem; margin: 0 0 1rem; color: var(--muted); }
 .success { color: var(--ok); }
-button, .button { display: inline-block; width: 100%; padding: .75rem 1rem; font: inherit; font-weight: 700; color: var(--accent-text); background: var(--accent); border: 0; border-radius: 8px; cursor: pointer; text-align: center; text-decoration: none; }
-button.secondary { background: transparent; color: var(--accent); border: 1px solid var(--accent); margin-top: .5rem; }
+button, .button { display: inline-block; width: 100%; padding: .75rem 1rem; font: inherit; font-weight: 700; color: var(--accent-text); background: var(--accent); border: 0; border-radius: var(--button-radius, 8px); cursor: pointer; text-align: center; text-decoration: none; }
+button.secondary { background: transparent; color: var(--link, var(--accent)); border: 1px solid var(--link, var(--accent)); margin-top: .5rem; }
 .cancel { display: block; margin-top: 1rem; text-align: center; color: var(--muted); }
 dl { display: grid; grid-template-columns: auto 1fr; gap: .25rem 1rem; }
 dt { color: var(--muted); }

@@ -1,0 +1,289 @@
+import type { VNode } from 'preact';
+import { formatDateTime } from '../../html/format.js';
+import { ROLES, type Role, type UserError, type UserSummary } from '../../users/service.js';
+import { ROLE_KEY, messages, translator } from '../i18n.js';
+import type { FieldErrors, View } from '../view.js';
+import { Badge, CopyField, Csrf, ErrorSummary, Field, Notice, PostButton, Select, TableWrap, Time } from '../views/components.js';
+import { PORTAL, portalPage } from '../views/layout.js';
+
+// The users pages: the merchant's users with their roles and invitations, the invitation form, the
+// page that shows a new invitation's link once, and the confirmation before a user is removed.
+
+export const M = messages(
+  {
+    title: 'Users',
+    lead: 'The people who sign in to the portal for {merchant}, and what their role lets them do.',
+    email: 'E-mail address',
+    role: 'Role',
+    status: 'Status',
+    lastSignIn: 'Last sign-in',
+    you: 'you',
+    active: 'Active',
+    invited: 'Invited',
+    invitedUntil: 'until {at}',
+    expired: 'Invitation expired',
+    changeRoleTo: 'Change role to',
+    changeRole: 'Change',
+    roleOf: 'Change the role of {email}',
+    reinvite: 'New invitation',
+    reinviteOf: 'New invitation for {email}',
+    remove: 'Remove',
+    removeOf: 'Remove {email}',
+    inviteTitle: 'Invite someone',
+    inviteIntro: 'The portal shows you a link to send them. With it they choose a password; it works once, for 7 days.',
+    invite: 'Create invitation',
+    roleOwnerHint: 'Owner: everything, users and the audit log included.',
+    roleDeveloperHint: 'Developer: API keys, webhooks and themes; sees payment links and payments.',
+    roleStaffHint: 'Staff: payment links, checkout sessions and payments, refunds and captures included.',
+    invitationTitle: 'Invitation for {email}',
+    invitationText: 'Send this link to {email}. It works once, until {at}; with it they choose a password and sign in as {role}.',
+    invitationLink: 'Invitation link',
+    backToUsers: 'Back to users',
+    roleChanged: 'The role is changed. It applies from their next page.',
+    removed: 'The user is removed, and their sessions have ended.',
+    removeTitle: 'Remove {email}?',
+    removeText: 'They can no longer sign in, and every session of theirs ends at once. The address can be invited again later.',
+    removeConfirm: 'Remove user',
+    alreadyActive: 'This user has accepted their invitation already.',
+    // the users module's refusals
+    emailInvalid: 'This is not an e-mail address.',
+    emailTaken: 'There is a user with this address already.',
+    roleInvalid: 'Choose one of the roles.',
+    lastOwner: 'The account must keep at least one owner who can sign in.',
+    self: 'You cannot change your own role or remove yourself; another owner can.',
+  },
+  {
+    title: 'Notendur',
+    lead: 'Fólkið sem skráir sig inn á þjónustuvefinn fyrir {merchant}, og hvað hlutverk þess leyfir.',
+    email: 'Netfang',
+    role: 'Hlutverk',
+    status: 'Staða',
+    lastSignIn: 'Síðasta innskráning',
+    you: 'þú',
+    active: 'Virkur',
+    invited: 'Boðið',
+    invitedUntil: 'til {at}',
+    expired: 'Boð útrunnið',
+    changeRoleTo: 'Breyta hlutverki í',
+    changeRole: 'Breyta',
+    roleOf: 'Breyta hlutverki {email}',
+    reinvite: 'Nýtt boð',
+    reinviteOf: 'Nýtt boð fyrir {email}',
+    remove: 'Fjarlægja',
+    removeOf: 'Fjarlægja {email}',
+    inviteTitle: 'Bjóða notanda',
+    inviteIntro: 'Þjónustuvefurinn sýnir þér hlekk til að senda viðkomandi. Með honum er valið lykilorð; hann virkar einu sinni, í 7 daga.',
+    invite: 'Búa til boð',
+    roleOwnerHint: 'Eigandi: allt, líka notendur og aðgerðaskrá.',
+    roleDeveloperHint: 'Forritari: API-lyklar, vefkrókar og útlit; sér greiðsluhlekki og greiðslur.',
+    roleStaffHint: 'Starfsmaður: greiðsluhlekkir, greiðslusíður og greiðslur, líka endurgreiðslur og innheimta.',
+    invitationTitle: 'Boð til {email}',
+    invitationText: 'Sendu {email} þennan hlekk. Hann virkar einu sinni, til {at}; með honum er valið lykilorð og skráð inn sem {role}.',
+    invitationLink: 'Boðshlekkur',
+    backToUsers: 'Aftur í notendur',
+    roleChanged: 'Hlutverkinu er breytt. Það gildir frá næstu síðu viðkomandi.',
+    removed: 'Notandinn er fjarlægður og setum hans er lokið.',
+    removeTitle: 'Fjarlægja {email}?',
+    removeText: 'Viðkomandi getur ekki lengur skráð sig inn og öllum setum hans lýkur strax. Bjóða má netfanginu aftur síðar.',
+    removeConfirm: 'Fjarlægja notanda',
+    alreadyActive: 'Þessi notandi hefur þegar þegið boðið.',
+    emailInvalid: 'Þetta er ekki netfang.',
+    emailTaken: 'Notandi með þetta netfang er þegar til.',
+    roleInvalid: 'Veldu eitt hlutverkanna.',
+    lastOwner: 'Aðgangurinn verður að halda a.m.k. einum eiganda sem getur skráð sig inn.',
+    self: 'Þú getur ekki breytt eigin hlutverki eða fjarlægt sjálfa(n) þig; annar eigandi getur það.',
+  },
+);
+
+/** The users module's refusals that a page shows (not found is the 404 page). */
+export type Refusal = Exclude<UserError['reason'], 'notFound' | 'ownerMissing'> | 'alreadyActive';
+
+export function refusalText(view: View, reason: Refusal): string {
+  return translator(M, view.lang)(reason);
+}
+
+function roleOptions(view: View): { value: Role; label: string }[] {
+  return ROLES.map((r) => ({ value: r, label: view.t(ROLE_KEY[r]) }));
+}
+
+function StatusOf({ view, user }: { view: View; user: UserSummary }): VNode {
+  const t = translator(M, view.lang);
+  if (user.status === 'active') return <Badge tone="ok">{t('active')}</Badge>;
+  if (user.status === 'expired') return <Badge tone="warn">{t('expired')}</Badge>;
+  return (
+    <>
+      <Badge tone="info">{t('invited')}</Badge>{' '}
+      <span class="small muted">{user.inviteExpiresAt ? t('invitedUntil', { at: formatDateTime(user.inviteExpiresAt, view.lang) }) : null}</span>
+    </>
+  );
+}
+
+/** A problem with one user's row (a refused role change or invitation), said in that row. */
+export interface RowProblem {
+  userId: string;
+  reason: Refusal;
+}
+
+function UserRow({ view, user, problem }: { view: View; user: UserSummary; problem: RowProblem | null }): VNode {
+  const t = translator(M, view.lang);
+  const self = user.userId === view.user.userId;
+  const base = `${PORTAL}/users/${encodeURIComponent(user.userId)}`;
+  const selectId = `role-${user.userId}`;
+  // A refused role change is said beside the role; a refused invitation only at the top of the page.
+  const message = problem?.userId === user.userId && problem.reason !== 'alreadyActive' ? refusalText(view, problem.reason) : null;
+  return (
+    <tr>
+      <td class="wrap">
+        {user.email}
+        {self ? <span class="muted"> ({t('you')})</span> : null}
+      </td>
+      <td>{view.t(ROLE_KEY[user.role])}</td>
+      <td>
+        <StatusOf view={view} user={user} />
+      </td>
+      <td>{user.lastSignInAt ? <Time view={view} at={user.lastSignInAt} /> : <span class="muted">{view.t('never')}</span>}</td>
+      <td>
+        {self ? null : (
+          <div class="user-actions">
+            <form method="post" action={`${base}/role`} class="role-form">
+              <Csrf view={view} />
+              <label for={selectId}>{t('changeRoleTo')}</label>
+              <select id={selectId} name="role" aria-invalid={message ? 'true' : undefined} aria-describedby={message ? `${selectId}-error` : undefined}>
+                {roleOptions(view).map((o) => (
+                  <option value={o.value} selected={o.value === user.role}>
+                    {o.label}
+                  </option>
+                ))}
+              </select>
+              <button type="submit" class="secondary small" aria-label={t('roleOf', { email: user.email })}>
+                {t('changeRole')}
+              </button>
+              {message ? (
+                <p class="error" id={`${selectId}-error`}>
+                  {message}
+                </p>
+              ) : null}
+            </form>
+            <span class="row-actions">
+              {user.status !== 'active' ? <PostButton view={view} action={`${base}/reinvite`} label={t('reinvite')} ariaLabel={t('reinviteOf', { email: user.email })} kind="link" /> : null}
+              <a href={`${base}/remove`} class="danger-link" aria-label={t('removeOf', { email: user.email })}>
+                {t('remove')}
+              </a>
+            </span>
+          </div>
+        )}
+      </td>
+    </tr>
+  );
+}
+
+export interface UsersPage {
+  users: readonly UserSummary[];
+  invite: { email: string; role: string; errors: FieldErrors };
+  notice: 'roleChanged' | 'removed' | null;
+  problem: RowProblem | null;
+}
+
+export function renderUsers(view: View, data: UsersPage): string {
+  const t = translator(M, view.lang);
+  // The role the select shows: the one sent back, else the least powerful.
+  const role = (ROLES as readonly string[]).includes(data.invite.role) ? data.invite.role : 'staff';
+  return portalPage({
+    view,
+    title: t('title'),
+    section: 'users',
+    lead: t('lead', { merchant: view.merchant.name }),
+    children: (
+      <>
+        {data.notice ? <Notice>{t(data.notice)}</Notice> : null}
+        {data.problem ? <Notice kind="error">{refusalText(view, data.problem.reason)}</Notice> : null}
+        <TableWrap label={t('title')}>
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">{t('email')}</th>
+                <th scope="col">{t('role')}</th>
+                <th scope="col">{t('status')}</th>
+                <th scope="col">{t('lastSignIn')}</th>
+                <th scope="col">{view.t('actions')}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {data.users.map((user) => (
+                <UserRow view={view} user={user} problem={data.problem} />
+              ))}
+            </tbody>
+          </table>
+        </TableWrap>
+        <section class="panel" aria-labelledby="invite-title">
+          <h2 id="invite-title">{t('inviteTitle')}</h2>
+          <p class="muted">{t('inviteIntro')}</p>
+          <form method="post" action={`${PORTAL}/users`}>
+            <Csrf view={view} />
+            <ErrorSummary view={view} errors={data.invite.errors} shownFields={['email', 'role']} />
+            <div class="two">
+              <Field view={view} name="email" label={t('email')} type="email" value={data.invite.email} errors={data.invite.errors} required autocomplete="off" maxLength={254} />
+              <Select view={view} name="role" label={t('role')} options={roleOptions(view)} value={role} errors={data.invite.errors} />
+            </div>
+            <ul class="role-hints small muted">
+              <li>{t('roleOwnerHint')}</li>
+              <li>{t('roleDeveloperHint')}</li>
+              <li>{t('roleStaffHint')}</li>
+            </ul>
+            <div class="form-actions">
+              <button type="submit" class="primary">
+                {t('invite')}
+              </button>
+            </div>
+          </form>
+        </section>
+      </>
+    ),
+  });
+}
+
+/** A new invitation's link, shown this once (only its hash is kept). */
+export function renderInvitation(view: View, data: { email: string; role: Role; url: string; expiresAt: Date }): string {
+  const t = translator(M, view.lang);
+  return portalPage({
+    view,
+    title: t('invitationTitle', { email: data.email }),
+    section: 'users',
+    children: (
+      <section class="panel">
+        <Notice kind="warn">{view.t('shownOnce')}</Notice>
+        <p>{t('invitationText', { email: data.email, at: formatDateTime(data.expiresAt, view.lang), role: view.t(ROLE_KEY[data.role]) })}</p>
+        <CopyField view={view} label={t('invitationLink')} value={data.url} id="invitation-link" secret />
+        <p>
+          <a href={`${PORTAL}/users`}>{t('backToUsers')}</a>
+        </p>
+      </section>
+    ),
+  });
+}
+
+export function renderRemove(view: View, user: UserSummary, problem: Refusal | null): string {
+  const t = translator(M, view.lang);
+  const self = user.userId === view.user.userId;
+  const shown = problem ?? (self ? 'self' : null);
+  return portalPage({
+    view,
+    title: t('removeTitle', { email: user.email }),
+    section: 'users',
+    children: (
+      <section class="panel">
+        {shown ? <Notice kind="error">{refusalText(view, shown)}</Notice> : null}
+        <p>{t('removeText')}</p>
+        <form method="post" action={`${PORTAL}/users/${encodeURIComponent(user.userId)}/remove`} class="form-actions" data-confirm={t('removeTitle', { email: user.email })}>
+          <Csrf view={view} />
+          {self ? null : (
+            <button type="submit" class="danger">
+              {t('removeConfirm')}
+            </button>
+          )}
+          <a href={`${PORTAL}/users`}>{view.t('cancel')}</a>
+        </form>
+      </section>
+    ),
+  });
+}

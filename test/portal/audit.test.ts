@@ -1,0 +1,124 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMerchant } from '../../src/accounts/service.js';
+import { recordAudit } from '../../src/audit/service.js';
+import { createTestContext, type TestContext } from '../helpers/app.js';
+import type { PortalBrowser} from './helpers.js';
+import { portalUser, textOf } from './helpers.js';
+
+// The audit log page (§The portal's audit log): owners only, newest first, a sentence per action in
+// both languages with who, what it concerned and the details, paged by a cursor; one merchant's log
+// only.
+
+/** The rows of the log's table, as text, in page order. */
+function rows(html: string): string[] {
+  const body = html.split('<tbody>')[1]?.split('</tbody>')[0] ?? '';
+  return body
+    .split('<tr>')
+    .slice(1)
+    .map((r) => textOf(r));
+}
+
+describe('portal audit log', () => {
+  let ctx: TestContext;
+  let owner: { userId: string; email: string; browser: PortalBrowser };
+
+  beforeAll(async () => {
+    ctx = await createTestContext({ LOG_LEVEL: 'warn' });
+    owner = await portalUser(ctx, 'owner', { email: 'boss@shop.example' });
+  });
+  afterAll(async () => {
+    await ctx.close();
+  });
+
+  it('shows what owners and others did, newest first, with who, target and details', async () => {
+    const empty = await owner.browser.get('/portal/audit');
+    expect(empty.statusCode).toBe(200);
+    expect(textOf(empty.body)).toContain('Nothing recorded yet.');
+
+    // Things done through the portal...
+    await owner.browser.get('/portal/users');
+    expect((await owner.browser.post('/portal/users', { email: 'helper@shop.example', role: 'staff' })).statusCode).toBe(200);
+    await owner.browser.get('/portal/themes/new');
+    expect((await owner.browser.postMultipart('/portal/themes', { name: 'Plain', accentColor: '#1f5eff', backgroundColor: '#ffffff', buttonShape: 'square' })).statusCode).toBe(303);
+    // ...and by other parts of the portal (a refund, recorded with its amount), later.
+    ctx.clock.advance(60_000);
+    await recordAudit(ctx.tdb.db, ctx.clock, {
+      merchantId: ctx.merchant.merchantId,
+      actor: { userId: 'usr_x', email: 'clerk@shop.example' },
+      action: 'payment.refund',
+      target: '1234567890123456',
+      details: { amount: 48900, currency: 'ISK' },
+    });
+
+    const page = await owner.browser.get('/portal/audit');
+    const [refund, theme, invite, ...rest] = rows(page.body);
+    expect(rest).toEqual([]);
+    expect(refund).toContain('clerk@shop.example');
+    expect(refund).toContain('Refunded a payment');
+    expect(refund).toContain('1234567890123456');
+    expect(refund).toContain('Amount: ISK 489');
+    expect(theme).toContain('boss@shop.example');
+    expect(theme).toContain('Created a theme');
+    expect(theme).toMatch(/th_[\w-]+/);
+    expect(theme).toContain('Name: Plain');
+    expect(invite).toContain('Invited a user');
+    expect(invite).toContain('helper@shop.example');
+    expect(invite).toContain('Role: Staff');
+
+    await owner.browser.post('/portal/language', { language: 'is', back: '/portal/audit' });
+    const is = await owner.browser.get('/portal/audit');
+    expect(textOf(is.body)).toContain('Aðgerðaskrá');
+    const [refundIs, themeIs, inviteIs] = rows(is.body);
+    expect(refundIs).toContain('Endurgreiddi greiðslu');
+    expect(refundIs).toContain('Upphæð: 489 kr.');
+    expect(themeIs).toContain('Bjó til útlit');
+    expect(inviteIs).toContain('Bauð notanda');
+    expect(inviteIs).toContain('Hlutverk: Starfsmaður');
+    await owner.browser.post('/portal/language', { language: 'en', back: '/portal/audit' });
+  });
+
+  it('pages fifty at a time, each page continuing before the last entry of the one before', async () => {
+    const m = await createMerchant(ctx.tdb.db, 'Busy shop');
+    const busy = await portalUser(ctx, 'owner', { owner: { merchantId: m.merchantId } });
+    for (let i = 0; i < 120; i++) {
+      await recordAudit(ctx.tdb.db, ctx.clock, { merchantId: m.merchantId, actor: { userId: null, email: null }, action: 'link.create', target: `pl_${String(i).padStart(3, '0')}` });
+    }
+    const seen: string[] = [];
+    let url: string | null = '/portal/audit';
+    const sizes: number[] = [];
+    while (url !== null) {
+      const res = await busy.browser.get(url);
+      expect(res.statusCode).toBe(200);
+      const targets = rows(res.body).map((r) => /pl_\d{3}/.exec(r)?.[0] ?? '');
+      sizes.push(targets.length);
+      seen.push(...targets);
+      const next = /<a href="(\/portal\/audit\?before=\d+)" rel="next">/.exec(res.body)?.[1];
+      url = next ?? null;
+      if (url !== null) expect(res.body).toContain(url);
+      if (sizes.length > 1) expect(textOf(res.body)).toContain('Back to the newest');
+    }
+    expect(sizes).toEqual([50, 50, 20]);
+    // Newest first, each entry once, the operator's (no user) shown as such.
+    expect(seen).toEqual(Array.from({ length: 120 }, (_, i) => `pl_${String(119 - i).padStart(3, '0')}`));
+    expect(textOf((await busy.browser.get('/portal/audit')).body)).toContain('The operator');
+    // A cursor that is not one is the first page.
+    expect(rows((await busy.browser.get('/portal/audit?before=abc')).body)[0]).toContain('pl_119');
+  });
+
+  it('is for owners only, and shows one merchant’s entries only', async () => {
+    const { browser: dev } = await portalUser(ctx, 'developer');
+    const { browser: staff } = await portalUser(ctx, 'staff');
+    expect((await dev.get('/portal/audit')).statusCode).toBe(403);
+    expect((await staff.get('/portal/audit')).statusCode).toBe(403);
+    const other = await createMerchant(ctx.tdb.db, 'Quiet shop');
+    const theirs = await portalUser(ctx, 'owner', { owner: { merchantId: other.merchantId } });
+    const page = await theirs.browser.get('/portal/audit');
+    expect(page.statusCode).toBe(200);
+    expect(rows(page.body)).toEqual([]);
+    expect(page.body).not.toContain('boss@shop.example');
+    // Their own cursor cannot reach another merchant's entries either.
+    const { rows: ids } = await ctx.tdb.db.pool.query<{ id: string }>('SELECT max(id)::text AS id FROM audit_log WHERE merchant_id = $1', [ctx.merchant.merchantId]);
+    const paged = await theirs.browser.get(`/portal/audit?before=${Number(ids[0]?.id) + 1}`);
+    expect(rows(paged.body)).toEqual([]);
+  });
+});
