@@ -3,7 +3,7 @@ import type { Database } from '../db/database.js';
 import { withTransaction } from '../db/database.js';
 import { hashSecret, newApiKey, newTerminalIdentifier, prefixedId } from '../ids.js';
 import * as sql from './sql.js';
-import { ApiError } from '../errors.js';
+import { ApiError, notFound, validationError, type FieldError } from '../errors.js';
 
 export const CAPABILITIES = ['PaymentLinks', 'TokenizeLinks', 'HostedCheckout', 'Webhooks'] as const;
 export type Capability = (typeof CAPABILITIES)[number];
@@ -117,8 +117,34 @@ export async function listKeys(db: Database, owner: { merchantId: string } | { p
   return (await sql.listApiKeys(db.pool, owner)).map(keySummary);
 }
 
-/** Revokes a key at once (the next request with it is refused); revoking it again changes nothing. */
-export async function revokeKey(db: Database, keyId: string): Promise<{ key: KeySummary; revokedNow: boolean }> {
+/**
+ * The capabilities of a new key as a form names them: at least one, each known (§Authentication).
+ * Throws §Errors field errors on `capabilities`.
+ */
+export function keyCapabilities(values: readonly string[]): Capability[] {
+  const errors: FieldError[] = [];
+  if (values.length === 0) errors.push({ field: 'capabilities', code: 'REQUIRED', message: 'choose at least one capability' });
+  values.forEach((v, i) => {
+    if (!isCapability(v)) errors.push({ field: `capabilities[${i}]`, code: 'ENUM', message: `must be one of ${CAPABILITIES.join(', ')}` });
+  });
+  if (errors.length > 0) throw validationError(errors);
+  return [...new Set(values as Capability[])];
+}
+
+/** One of the merchant's own keys; another merchant's or a partner's is not found (§Authentication). */
+export async function merchantKey(db: Database, merchantId: string, keyId: string): Promise<KeySummary> {
+  const row = await sql.findApiKey(db.pool, keyId);
+  if (!row || row.merchant_id !== merchantId) throw notFound('key');
+  return keySummary(row);
+}
+
+/**
+ * Revokes a key at once (the next request with it is refused); revoking it again changes nothing.
+ * With `scope`, only that merchant's own key: any other id is not found and nothing is revoked.
+ */
+export async function revokeKey(db: Database, keyId: string, scope?: { merchantId: string }): Promise<{ key: KeySummary; revokedNow: boolean }> {
+  // The owner of a key never changes, so checking before the update is enough.
+  if (scope) await merchantKey(db, scope.merchantId, keyId);
   const revokedNow = await sql.revokeApiKey(db.pool, keyId);
   const row = await sql.findApiKey(db.pool, keyId);
   if (!row) throw new AccountError(`key ${keyId} not found`);
@@ -205,6 +231,44 @@ export async function linkPartner(db: Database, partnerId: string, merchantId: s
 export async function setOrigins(db: Database, merchantId: string, origins: readonly string[]): Promise<void> {
   if (!(await sql.merchantExists(db.pool, merchantId))) throw new AccountError(`merchant ${merchantId} not found`);
   await sql.setAllowedOrigins(db.pool, merchantId, origins);
+}
+
+/** At most this many allowed origins per merchant (each is compared on every create from a browser). */
+export const MAX_ORIGINS = 50;
+
+/**
+ * A browser origin as the Origin header carries it: http or https, a host and an optional port, no
+ * path, query or fragment (a trailing slash is dropped). Returns its canonical form (lower case, no
+ * default port), or null when it is not one.
+ */
+function canonicalOrigin(raw: string): string | null {
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    return null;
+  }
+  if ((u.protocol !== 'https:' && u.protocol !== 'http:') || u.hostname === '' || u.username !== '' || u.password !== '') return null;
+  if (u.pathname !== '/' || u.search !== '' || u.hash !== '' || /[?#]/.test(raw) || !/^[a-z]+:\/\/[^/]+\/?$/i.test(raw)) return null;
+  return u.origin;
+}
+
+/**
+ * Replaces the merchant's allowed origins (§Authentication) with these, each checked and kept in its
+ * canonical form, duplicates once. Throws §Errors field errors on `allowedOrigins[i]`.
+ */
+export async function updateAllowedOrigins(db: Database, merchantId: string, origins: readonly string[]): Promise<string[]> {
+  const errors: FieldError[] = [];
+  const canonical: string[] = [];
+  origins.forEach((o, i) => {
+    const c = canonicalOrigin(o);
+    if (c === null) errors.push({ field: `allowedOrigins[${i}]`, code: 'FORMAT', message: 'must be an http or https origin: scheme, host and optional port, without a path' });
+    else if (!canonical.includes(c)) canonical.push(c);
+  });
+  if (origins.length > MAX_ORIGINS) errors.push({ field: 'allowedOrigins', code: 'COUNT', message: `must list at most ${MAX_ORIGINS} origins` });
+  if (errors.length > 0) throw validationError(errors);
+  await setOrigins(db, merchantId, canonical);
+  return canonical;
 }
 
 /** A key's presented length is checked before hashing: anything else cannot be a key of ours. */

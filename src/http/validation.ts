@@ -262,6 +262,25 @@ export function normalizeToSchema(schema: JsonSchema | undefined, value: unknown
   return value;
 }
 
+const bodyValidators = new WeakMap<object, ValidateFunction>();
+
+/**
+ * The field errors an API route answers for this body under its body schema, with the same validator
+ * and the same wording, for callers that build the body themselves: the portal's forms build the
+ * body the API takes and show these errors beside the fields they name.
+ */
+export function bodyErrors(schema: object, body: unknown): FieldError[] {
+  let validate = bodyValidators.get(schema);
+  if (!validate) {
+    validate = bodyAjv.compile(schema) as ValidateFunction;
+    bodyValidators.set(schema, validate);
+  }
+  const ok = validate(body);
+  const nul = nulErrors(body);
+  if (ok && nul.length === 0) return [];
+  return toFieldErrors([...(validate.errors ?? []), ...nul], schema as JsonSchema);
+}
+
 /**
  * The schema's errors of a route validated with `attachValidation` (creates and updates): collected
  * instead of answered at once, so the rules across fields run too and one answer names every failing

@@ -18,7 +18,7 @@ a:hover { text-decoration-thickness: 2px; }
 .small { font-size: .85rem; }
 .mono, code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: .9em; }
 .num { font-variant-numeric: tabular-nums; white-space: nowrap; }
-h1 { font-size: 1.5rem; margin: 0; line-height: 1.25; }
+h1 { font-size: 1.5rem; margin: 0; line-height: 1.25; overflow-wrap: anywhere; }
 h2 { font-size: 1.1rem; margin: 0 0 .75rem; }
 h3 { font-size: 1rem; margin: 1rem 0 .5rem; }
 
@@ -41,7 +41,7 @@ main:focus { outline: none; }
 .page-head { display: flex; align-items: center; justify-content: space-between; gap: 1rem; flex-wrap: wrap; margin-bottom: 1rem; }
 .page-head h1 { min-width: 0; overflow-wrap: anywhere; }
 .page-actions { display: flex; gap: .5rem; flex-wrap: wrap; align-items: center; }
-.lead { color: var(--muted); margin: -.5rem 0 1rem; }
+.lead { color: var(--muted); margin: -.5rem 0 1rem; overflow-wrap: anywhere; }
 .panel { background: var(--panel); border: 1px solid var(--border); border-radius: 10px; padding: 1.1rem 1.25rem; margin-bottom: 1.25rem; }
 .panel > h2:first-child, .panel > p:first-child { margin-top: 0; }
 .panel > p:last-child { margin-bottom: 0; }
@@ -70,6 +70,9 @@ input[readonly] { background: var(--bg); }
 .error { color: var(--error); font-size: .85rem; margin: .25rem 0 0; }
 .check { display: flex; gap: .5rem; align-items: baseline; flex-wrap: wrap; margin-bottom: .4rem; }
 .check label { font-weight: 400; margin: 0; }
+.checks { display: grid; grid-template-columns: repeat(auto-fit, minmax(15rem, 1fr)); gap: .1rem 1rem; margin-top: .5rem; }
+.checks .check { row-gap: 0; align-content: flex-start; }
+.checks .check .hint { flex-basis: 100%; margin: 0 0 0 1.6rem; }
 fieldset { border: 1px solid var(--border); border-radius: 8px; padding: .75rem 1rem; margin: 0 0 1rem; }
 legend { font-weight: 600; padding: 0 .25rem; }
 .row-form { display: flex; gap: .75rem; align-items: flex-end; flex-wrap: wrap; }
@@ -109,7 +112,8 @@ button:disabled { opacity: .55; cursor: not-allowed; }
 .badge-neutral { background: var(--neutral-bg); color: #3d4452; }
 
 /* tables */
-.table-wrap { overflow-x: auto; background: var(--panel); border: 1px solid var(--border); border-radius: 10px; margin-bottom: 1rem; }
+/* positioned, so a visually hidden heading inside scrolls with the table instead of widening the page */
+.table-wrap { position: relative; overflow-x: auto; background: var(--panel); border: 1px solid var(--border); border-radius: 10px; margin-bottom: 1rem; }
 table { width: 100%; border-collapse: collapse; }
 th, td { text-align: left; padding: .55rem .8rem; border-bottom: 1px solid var(--border); vertical-align: top; }
 thead th { font-size: .8rem; text-transform: uppercase; letter-spacing: .03em; color: var(--muted); background: #fafbfc; white-space: nowrap; }

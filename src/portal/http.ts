@@ -4,7 +4,7 @@ import { merchantNames } from '../accounts/service.js';
 import { ApiError } from '../errors.js';
 import { merchantsFor, type PortalSession, type SessionPolicy } from '../users/service.js';
 import type { Lang } from './i18n.js';
-import { publicView, signedInView, type PublicView, type View } from './view.js';
+import { FieldErrors, publicView, signedInView, type PublicView, type View } from './view.js';
 
 // What the portal's route files share: the session of the request, its view (language, user,
 // merchant, form token), reading a posted form, and answering with a page or a redirect.
@@ -121,6 +121,19 @@ export function seeOther(reply: FastifyReply, location: string): FastifyReply {
 /** A path inside the portal to go back to, or the portal's home (never another site: no open redirect). */
 export function safeReturnPath(raw: string, fallback = '/portal'): string {
   return /^\/portal(?:[/?#]|$)/.test(raw) && !raw.startsWith('//') && !raw.includes('\\') && !/[\r\n]/.test(raw) ? raw : fallback;
+}
+
+/**
+ * Runs a change through its service; the service's refusal with field errors (the API's 400) comes
+ * back as those errors, for the form to show beside its fields. Anything else is thrown on.
+ */
+export async function refusable<R>(run: () => Promise<R>): Promise<{ ok: R } | { errors: FieldErrors }> {
+  try {
+    return { ok: await run() };
+  } catch (err) {
+    if (err instanceof ApiError && err.code === 'VALIDATION_FAILED' && err.errors) return { errors: new FieldErrors(err.errors) };
+    throw err;
+  }
 }
 
 /** Page numbers from a query (from 0, as in the API); anything else is the first page. */

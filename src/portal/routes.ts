@@ -47,6 +47,8 @@ import { overviewArea } from './overview/routes.js';
 import { themesArea } from './themes/routes.js';
 import { usersArea } from './users/routes.js';
 import { auditArea } from './audit/routes.js';
+import { webhooksArea } from './webhooks/routes.js';
+import { developersArea } from './developers/routes.js';
 
 // The merchant portal (§The portal), served by the same process as the API under /portal (route
 // paths below are relative to it; links in pages are absolute, from PORTAL): pages
@@ -68,7 +70,7 @@ const FORM_LIMIT = 256 * 1024;
 export const UPLOAD_LIMIT = 256 * 1024;
 
 /** The parts of the portal, each with its routes (and the scripts its pages use). */
-const AREAS: readonly PortalArea[] = [overviewArea, themesArea, usersArea, auditArea];
+const AREAS: readonly PortalArea[] = [overviewArea, webhooksArea, developersArea, themesArea, usersArea, auditArea];
 
 export function sessionPolicyOf(config: AppDeps['config']): SessionPolicy {
   return { idleMs: config.portalIdleMinutes * 60_000, absoluteMs: config.portalSessionHours * 3_600_000 };

@@ -196,6 +196,14 @@ export async function rotateSecrets(
   });
 }
 
+/** While a rotation's overlap lasts, until when the previous HMAC key still signs beside the new one; else null. */
+export async function previousSecretValidUntil(deps: WebhookServiceDeps, principal: Principal, webhookId: string): Promise<string | null> {
+  const found = await sql.previousSecretsUntil(deps.db.pool, ownerOf(principal), webhookId);
+  if (!found) throw notFound('webhook');
+  const { until } = found;
+  return until !== null && until.getTime() > deps.clock.now().getTime() ? formatTimestamp(until) : null;
+}
+
 /** Due deliveries not being sent, and the oldest due time (read by the metrics at scrape time). */
 export async function deliveryBacklog(db: Database, now: Date): Promise<{ due: number; oldestDueAt: Date | null }> {
   return dueBacklog(db.pool, now);

@@ -92,6 +92,15 @@ export async function setWebhookSecrets(db: Queryable, args: { id: string; apiKe
   );
 }
 
+/** Until when the HMAC key replaced by the owner's webhook's last rotation still signs (null: not at all); undefined: no such webhook. */
+export async function previousSecretsUntil(db: Queryable, owner: Owner, id: string): Promise<{ until: Date | null } | undefined> {
+  const { rows } = await db.query<{ previous_secrets_until: Date | null }>(
+    'SELECT previous_secrets_until FROM webhooks WHERE id = $1 AND deleted_at IS NULL AND (merchant_id = $2 OR partner_id = $3)',
+    [id, owner.merchantId, owner.partnerId],
+  );
+  return rows[0] ? { until: rows[0].previous_secrets_until } : undefined;
+}
+
 export async function webhookSecrets(db: Queryable, id: string): Promise<{ hmac_key_sealed: string; enabled: boolean; deleted: boolean; kind: WebhookKind } | undefined> {
   const { rows } = await db.query<{ hmac_key_sealed: string; enabled: boolean; deleted: boolean; kind: WebhookKind }>(
     'SELECT hmac_key_sealed, enabled, deleted_at IS NOT NULL AS deleted, kind FROM webhooks WHERE id = $1',

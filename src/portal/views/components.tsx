@@ -159,6 +159,29 @@ export function Checkbox(p: { name: string; label: string; checked: boolean; val
   );
 }
 
+/**
+ * A group of checkboxes sharing one name (event types, capabilities), each with a hint; the errors of
+ * the field and of its entries (`name[2]`) are shown under the group.
+ */
+export function CheckGroup(p: { view: PublicView; name: string; legend: string; hint: string; options: readonly (Option & { hint: string })[]; chosen: readonly string[]; errors: FieldErrors }): VNode {
+  const id = fieldId(p.name);
+  const problems = p.errors.within(p.name);
+  return (
+    <fieldset id={id} aria-describedby={problems.length > 0 ? `${id}-hint ${id}-error` : `${id}-hint`}>
+      <legend>{p.legend}</legend>
+      <span class="hint" id={`${id}-hint`}>
+        {p.hint}
+      </span>
+      <div class="checks">
+        {p.options.map((o) => (
+          <Checkbox name={p.name} value={o.value} label={o.label} hint={o.hint} checked={p.chosen.includes(o.value)} />
+        ))}
+      </div>
+      <FieldMessages view={p.view} id={id} errors={problems} />
+    </fieldset>
+  );
+}
+
 /** The errors at the top of a form: how many, and those that name no field shown on it. */
 export function ErrorSummary({ view, errors, shownFields }: { view: PublicView; errors: FieldErrors; shownFields?: readonly string[] }): VNode | null {
   if (errors.size === 0) return null;
