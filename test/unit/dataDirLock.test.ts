@@ -102,28 +102,47 @@ describe('data folder lock', () => {
   it('lets exactly one of several processes that find the same stale lock take it over', async () => {
     writeLock({ pid: deadPid() });
     const module = new URL('../../src/db/dataDirLock.ts', import.meta.url).pathname;
+    // The racers start together when the go file appears (each has loaded first, however slowly the
+    // machine starts them), and a winner holds the lock until every racer has answered: neither a
+    // late start nor an early release can let a second racer find the folder free.
+    const go = join(dir, 'go');
+    const done = join(dir, 'done');
     const script = `
+      import { existsSync } from 'node:fs';
       import { acquireDataDirLock } from ${JSON.stringify(module)};
-      const start = Number(process.argv[2]);
-      while (Date.now() < start) {}
+      process.stdout.write('ready\\n');
+      while (!existsSync(${JSON.stringify(go)})) {}
       try {
         acquireDataDirLock(${JSON.stringify(dir)}, { command: 'racer' });
-        process.stdout.write('won');
-        setTimeout(() => process.exit(0), 1500);
+        process.stdout.write('won\\n');
+        const wait = setInterval(() => { if (existsSync(${JSON.stringify(done)})) { clearInterval(wait); process.exit(0); } }, 20);
       } catch (err) {
-        process.stdout.write(err.name);
+        process.stdout.write(err.name + '\\n');
       }`;
-    const start = Date.now() + 1500;
-    const racers = Array.from({ length: 6 }, () =>
-      new Promise<string>((resolve) => {
-        const p = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script, String(start)]);
-        let out = '';
-        p.stdout.on('data', (d: Buffer) => (out += d.toString()));
-        p.on('exit', () => resolve(out));
-      }),
+    const outputs: string[] = Array.from({ length: 6 }, () => '');
+    const exits = outputs.map(
+      (_o, i) =>
+        new Promise<void>((resolve) => {
+          const p = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script]);
+          p.stdout.on('data', (d: Buffer) => (outputs[i] += d.toString()));
+          p.on('exit', () => resolve());
+        }),
     );
-    const outcomes = await Promise.all(racers);
+    const lines = (): string[][] => outputs.map((o) => o.split('\n').filter((l) => l !== ''));
+    const until = async (ok: () => boolean): Promise<void> => {
+      const deadline = Date.now() + 60_000;
+      while (!ok()) {
+        if (Date.now() > deadline) throw new Error(`racers: ${JSON.stringify(outputs)}`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    };
+    await until(() => lines().every((l) => l[0] === 'ready'));
+    writeFileSync(go, '');
+    await until(() => lines().every((l) => l.length >= 2));
+    writeFileSync(done, '');
+    await Promise.all(exits);
+    const outcomes = lines().map((l) => l[1]);
     expect(outcomes.filter((o) => o === 'won')).toHaveLength(1);
     expect(outcomes.filter((o) => o === 'DataDirLockedError')).toHaveLength(5);
-  }, 30_000);
+  }, 90_000);
 });
