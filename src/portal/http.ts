@@ -55,16 +55,28 @@ export function csrfUserInfo(request: FastifyRequest): string {
   return request.portalSession?.tokenHash.toString('base64url') ?? 'signed-out';
 }
 
+/**
+ * Where the language switch brings the reader back: this page, or for the answer to a post (a form
+ * shown again with its errors; a post's address may have no page of its own) the part of the portal
+ * it belongs to.
+ */
+function pageAddressOf(request: FastifyRequest): string {
+  const pattern = request.routeOptions.url;
+  if (request.method === 'GET' || (pattern !== undefined && request.server.hasRoute({ method: 'GET', url: pattern }))) return request.url;
+  const section = /^\/portal\/[a-z-]+/.exec(request.url)?.[0];
+  return section ?? '/portal';
+}
+
 export function publicViewFor(request: FastifyRequest, reply: FastifyReply): PublicView {
   const lang = request.portalSession?.language ?? visitorLanguage(request);
-  return publicView(lang, csrfFor(request, reply), request.url);
+  return publicView(lang, csrfFor(request, reply), pageAddressOf(request));
 }
 
 /** The view of a signed-in page: the user, the merchant's name (read with the other requests of this turn), the form token. */
 export async function viewFor(request: FastifyRequest, reply: FastifyReply, deps: Pick<AppDeps, 'db'>): Promise<View> {
   const session = sessionOfRequest(request);
   const [name, merchants] = await Promise.all([merchantNames(deps.db).get(session.merchantId), merchantsFor(deps.db, session)]);
-  return signedInView(session, csrfFor(request, reply), request.url, { merchantId: session.merchantId, name: name ?? session.merchantId }, merchants);
+  return signedInView(session, csrfFor(request, reply), pageAddressOf(request), { merchantId: session.merchantId, name: name ?? session.merchantId }, merchants);
 }
 
 /** A form post's fields: one value, or several for a repeated name; a file as its bytes. */
