@@ -45,6 +45,7 @@ import { renderAccount, renderLinkPage, renderMessagePage, renderSignIn, renderS
 import { PORTAL } from './views/layout.js';
 import { overviewArea } from './overview/routes.js';
 import { linksArea } from './links/routes.js';
+import { sessionsArea } from './sessions/routes.js';
 
 // The merchant portal (§The portal), served by the same process as the API under /portal (route
 // paths below are relative to it; links in pages are absolute, from PORTAL): pages
@@ -66,7 +67,7 @@ const FORM_LIMIT = 256 * 1024;
 export const UPLOAD_LIMIT = 256 * 1024;
 
 /** The parts of the portal, each with its routes (and the scripts its pages use). */
-const AREAS: readonly PortalArea[] = [overviewArea, linksArea];
+const AREAS: readonly PortalArea[] = [overviewArea, linksArea, sessionsArea];
 
 export function sessionPolicyOf(config: AppDeps['config']): SessionPolicy {
   return { idleMs: config.portalIdleMinutes * 60_000, absoluteMs: config.portalSessionHours * 3_600_000 };
