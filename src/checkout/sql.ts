@@ -146,12 +146,13 @@ export async function listSessions(db: Queryable, merchantId: string, keyset: Ke
   const values: unknown[] = [merchantId, limit];
   const after = keyset ? `AND (created_at, reference) ${newer ? '>' : '<'} ($3::timestamptz, $4)` : '';
   if (keyset) values.push(keyset.at, keyset.reference);
-  const { rows } = await db.query<SessionSummaryRow>(
-    `SELECT reference, merchant_reference, amount, currency, expires_at, completed_at, payfac_reference, created_at, ${cursorTimeSql('created_at')} AS at
-       FROM checkout_sessions WHERE merchant_id = $1 ${after}
-      ORDER BY created_at ${newer ? 'ASC' : 'DESC'}, reference ${newer ? 'ASC' : 'DESC'} LIMIT $2`,
+  const { rows } = await db.query<SessionSummaryRow>({
+    name: `checkout.listSessions.${keyset?.direction ?? 'first'}`,
+    text: `SELECT reference, merchant_reference, amount, currency, expires_at, completed_at, payfac_reference, created_at, ${cursorTimeSql('created_at')} AS at
+             FROM checkout_sessions WHERE merchant_id = $1 ${after}
+            ORDER BY created_at ${newer ? 'ASC' : 'DESC'}, reference ${newer ? 'ASC' : 'DESC'} LIMIT $2`,
     values,
-  );
+  });
   return rows;
 }
 

@@ -219,7 +219,6 @@ export interface LinkSummary {
   currency: string;
   type: LinkType;
   status: LinkStatus;
-  visitCount: number;
   salesCount: number;
   maxSalesCount: number | null;
   validUntil: Date | null;
@@ -234,7 +233,6 @@ function summaryOf(r: sql.LinkSummaryRow, now: Date): LinkSummary {
     currency: r.currency,
     type: r.type,
     status: linkStatus(r, now),
-    visitCount: r.visitCount,
     salesCount: r.salesCount,
     maxSalesCount: r.maxSalesCount,
     validUntil: r.validUntil,

@@ -1,6 +1,6 @@
 import type { VNode } from 'preact';
 import type { FieldError } from '../../errors.js';
-import { formatNumber } from '../../html/format.js';
+import { formatDateTime, formatMoney, formatNumber } from '../../html/format.js';
 import { CULTURES, CURRENCIES, LINK_STATUSES, RECURRING_MODELS, REQUIREMENT_TYPES, type LinkStatus, type LinkType } from '../../paymentLinks/schemas.js';
 import type { LinkSummary, PaymentLinkView } from '../../paymentLinks/service.js';
 import type { PaymentSummary } from '../../payments/service.js';
@@ -76,6 +76,8 @@ export function renderLinkList(view: View, data: ListData): string {
   const status = data.kind === 'search' ? data.status : null;
   const q = data.kind === 'search' ? data.q : '';
   const query: Record<string, string> = { ...(status ? { status } : {}), ...(q ? { q } : {}) };
+  const statusWord = Object.fromEntries(LINK_STATUSES.map((s) => [s, t(STATUS_KEY[s])])) as Record<LinkStatus, string>;
+  const typeWord = { PayByLink: t(TYPE_KEY.PayByLink), TokenizeByLink: t(TYPE_KEY.TokenizeByLink) };
   const actions = view.can('links.write') ? (
     <>
       <a class="button primary" href={`${PORTAL}/links/new?type=PayByLink`}>
@@ -130,19 +132,20 @@ export function renderLinkList(view: View, data: ListData): string {
               </thead>
               <tbody>
                 {data.links.map((l) => (
+                  // The busiest page of the portal: each row is plain elements, its words looked up once a page.
                   <tr>
                     <td class="wrap min-col">
                       <a href={linkPath(l.paymentLinkReference)}>{l.description || l.paymentLinkReference}</a>
                       {l.description ? <div class="muted small mono">{l.paymentLinkReference}</div> : null}
                     </td>
                     <td>
-                      <StatusBadge t={t} status={l.status} />
+                      <Badge tone={STATUS_TONE[l.status]}>{statusWord[l.status]}</Badge>
                     </td>
-                    <td class="num">{l.type === 'PayByLink' ? <Money view={view} minor={l.amount} currency={l.currency} /> : '–'}</td>
+                    <td class="num">{l.type === 'PayByLink' ? formatMoney(l.amount, l.currency, view.lang) : '–'}</td>
                     <td class="num">{l.maxSalesCount === null ? formatNumber(l.salesCount, view.lang) : t('salesOf', { sales: formatNumber(l.salesCount, view.lang), max: formatNumber(l.maxSalesCount, view.lang) })}</td>
-                    <td>{t(TYPE_KEY[l.type])}</td>
+                    <td>{typeWord[l.type]}</td>
                     <td>
-                      <Time view={view} at={l.createdAt} />
+                      <time datetime={l.createdAt.toISOString()}>{formatDateTime(l.createdAt, view.lang)}</time>
                     </td>
                   </tr>
                 ))}
