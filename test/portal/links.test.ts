@@ -308,6 +308,16 @@ describe('payment links in the portal', () => {
     expect(text).toMatch(new RegExp(`Visits ${visits}\\b`));
   });
 
+  it('a card-saving link’s page shows the card its submission saved', async () => {
+    const reference = await createLink(ctx, { type: 'TokenizeByLink', terminalIdentifier: ctx.merchant.terminalIdentifier, amount: 0, currency: 'ISK', items: [], recurringProcessingModel: 'CardOnFile' });
+    await pay(ctx, reference);
+    const token = ((await linkDetails(ctx, reference)).submissions as { token: string | null }[])[0]?.token;
+    expect(token).toMatch(/^tok_/);
+    const page = await staff.get(`/portal/links/${reference}`);
+    expect(textOf(page.body)).toContain(`Saved card: ${token as string}`);
+    expect(textOf(page.body)).toContain('Completed');
+  });
+
   it('edits a link under the API’s rules, and records what changed', async () => {
     const reference = await createLink(ctx, payByLink(ctx, { exactSalesCount: 2 }));
     const form = await staff.get(`/portal/links/${reference}/edit`);
@@ -400,6 +410,23 @@ describe('payment links in the portal', () => {
     const res = await staff.post(`/portal/links/${reference}/edit`, { description: 'Still expired', culture: 'is', validUntil: value });
     expect(res.statusCode, textOf(res.body).slice(0, 400)).toBe(303);
     expect(await linkDetails(ctx, reference)).toMatchObject({ description: 'Still expired', validUntil: expiresAt, status: 'Expired' });
+  });
+
+  it('shows what a merchant typed, however hostile, as text on every page', async () => {
+    const hostile = `x"'><script>alert(1)</script><img src=x onerror=alert(2)>`;
+    const reference = await createLink(ctx, {
+      ...payByLink(ctx),
+      description: hostile,
+      returnUrl: 'https://shop.example/back?a="><script>alert(3)</script>',
+      items: [{ name: hostile, quantity: 1, unitPrice: 48900, amountWithoutDiscount: 48900, amount: 48900 }],
+      shopperInfo: [{ field: 'Comments', requirementType: 'Prefilled', prefilledValue: hostile }],
+    });
+    for (const path of ['/portal/links', `/portal/links?q=${encodeURIComponent('<script>')}`, `/portal/links/${reference}`, `/portal/links/${reference}/edit`, `/portal/links/${reference}/disable`]) {
+      const res = await staff.get(path);
+      expect(res.statusCode, path).toBe(200);
+      expect(res.body, path).not.toMatch(/<script>alert|<img src=x|"><script/);
+      expect(textOf(res.body), path).toContain('<script>alert(1)</script>');
+    }
   });
 
   it('disables a link after a confirmation page, and a disabled link cannot be edited', async () => {

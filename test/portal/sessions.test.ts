@@ -91,6 +91,17 @@ describe('checkout sessions in the portal', () => {
     expect((await staff.get('/portal/sessions/cs_nothing_here')).statusCode).toBe(404);
   });
 
+  it('shows what the shop sent, however hostile, as text', async () => {
+    const hostile = `x"'><script>alert(1)</script>`;
+    const reference = await createSession(ctx, { reference: hostile, returnUrl: 'https://shop.example/back?a="><script>alert(3)</script>', items: [{ name: hostile, amount: 12345 }] });
+    for (const path of ['/portal/sessions', `/portal/sessions/${reference}`]) {
+      const res = await staff.get(path);
+      expect(res.statusCode, path).toBe(200);
+      expect(res.body, path).not.toMatch(/<script>alert|"><script/);
+      expect(textOf(res.body), path).toContain('<script>alert(1)</script>');
+    }
+  });
+
   it('pages by older and newer', async () => {
     const made: string[] = [];
     for (let i = 0; i < 21; i++) {

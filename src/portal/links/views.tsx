@@ -582,7 +582,7 @@ export function renderLinkDetail(view: View, data: { link: PaymentLinkView; paym
           </section>
         </div>
         {link.type === 'PayByLink' ? (
-          <section aria-labelledby="items-title">
+          <section>
             <h2 id="items-title">{t('sectionItems')}</h2>
             {link.items.length === 0 ? (
               <p class="muted">{t('noItems')}</p>
@@ -632,7 +632,7 @@ export function renderLinkDetail(view: View, data: { link: PaymentLinkView; paym
             )}
           </section>
         ) : null}
-        <section aria-labelledby="submissions-title">
+        <section>
           <h2 id="submissions-title">{t('submissions')}</h2>
           <p class="muted small">{t('submissionsLead')}</p>
           {link.submissions.length === 0 ? (
@@ -678,6 +678,11 @@ export function renderLinkDetail(view: View, data: { link: PaymentLinkView; paym
                         ) : (
                           '–'
                         )}
+                        {s.token ? (
+                          <div class="muted small">
+                            {t('savedCard')} <span class="mono break">{s.token}</span>
+                          </div>
+                        ) : null}
                       </td>
                     </tr>
                   ))}
@@ -686,7 +691,7 @@ export function renderLinkDetail(view: View, data: { link: PaymentLinkView; paym
             </TableWrap>
           )}
         </section>
-        <section aria-labelledby="payments-title">
+        <section>
           <h2 id="payments-title">{t('payments')}</h2>
           {data.payments.length === 0 ? (
             <p class="empty panel">{t('noPayments')}</p>

@@ -222,7 +222,7 @@ export function renderSessionDetail(view: View, data: { session: SessionDetails;
             ]}
           />
         </section>
-        <section aria-labelledby="items-title">
+        <section>
           <h2 id="items-title">{t('items')}</h2>
           {s.items.length === 0 ? (
             <p class="empty panel">{t('noItems')}</p>
@@ -257,7 +257,7 @@ export function renderSessionDetail(view: View, data: { session: SessionDetails;
             </TableWrap>
           )}
         </section>
-        <section aria-labelledby="payments-title">
+        <section>
           <h2 id="payments-title">{t('payments')}</h2>
           {data.payments.length === 0 ? <p class="empty panel">{t('noPayments')}</p> : <PaymentsTable view={view} payments={data.payments} label={t('payments')} />}
         </section>
