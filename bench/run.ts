@@ -1,5 +1,6 @@
 import { apiBenchmarks, pgliteStartup, selected } from './api.js';
 import { deliveryBenchmarks } from './delivery.js';
+import { portalBenchmarks } from './portal.js';
 import { fmt, printTable, type Row } from './lib.js';
 
 // `npm run bench`: every benchmark, one table (docs/performance.md). Figures are reported against a baseline
@@ -9,6 +10,7 @@ const rows: Row[] = [];
 const api = await apiBenchmarks();
 rows.push(...api.rows);
 if (selected('pglite')) rows.push(...(await pgliteStartup()));
+if (selected('portal')) rows.push(...(await portalBenchmarks()));
 if (selected('delivery')) {
   const fresh = await deliveryBenchmarks();
   console.log(fresh.log);

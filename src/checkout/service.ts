@@ -1,6 +1,7 @@
 import type { Static } from 'typebox';
 import type { Clock } from '../clock.js';
 import type { Database } from '../db/database.js';
+import { keysetPage, type Keyset } from '../db/keyset.js';
 import { notFound } from '../errors.js';
 import { isTerminalOf } from '../accounts/service.js';
 import { newReference } from '../ids.js';
@@ -14,6 +15,11 @@ import * as sql from './sql.js';
 // Hosted checkout sessions (§Hosted checkout): create, read status. Paying a session is src/payments/service.ts.
 
 export type CreateCheckoutRequest = Static<typeof CreateCheckoutBody>;
+
+/** Where a session's payment page opens (§References and URLs). */
+export function sessionUrl(publicBaseUrl: string, reference: string): string {
+  return `${publicBaseUrl}/checkout/${reference}`;
+}
 
 export function sessionStatusOf(row: { completed_at: Date | null; expires_at: Date }, now: Date): SessionStatus {
   if (row.completed_at !== null) return 'Completed';
@@ -80,7 +86,7 @@ export async function createSession(
       abandonUrl: body.abandonUrl ?? null,
       createdAt: now,
     });
-    return { checkoutReference: reference, url: `${deps.publicBaseUrl}/checkout/${reference}` };
+    return { checkoutReference: reference, url: sessionUrl(deps.publicBaseUrl, reference) };
   });
   return created;
 }
@@ -94,4 +100,56 @@ export async function sessionStatus(
   // §Authentication: another merchant's session is reported as not found.
   if (!row) throw notFound('checkout session');
   return { status: sessionStatusOf(row, deps.clock.now()), payfacReference: row.payfac_reference };
+}
+
+// ---------------------------------------------------------------- the portal's pages (§The portal)
+
+export interface SessionSummary {
+  checkoutReference: string;
+  merchantReference: string;
+  amount: number;
+  currency: string;
+  status: SessionStatus;
+  payfacReference: string | null;
+  expiresAt: Date;
+  createdAt: Date;
+}
+
+/**
+ * The merchant's sessions, newest first, a page at a time by keyset (newer and older from a cursor):
+ * sessions are made by every checkout of a shop, so a merchant has many, and no count is kept.
+ */
+export async function listSessions(
+  deps: { db: Database; clock: Clock },
+  merchantId: string,
+  keyset: Keyset | null,
+  pageSize: number,
+): Promise<{ sessions: SessionSummary[]; older: string | null; newer: string | null }> {
+  const now = deps.clock.now();
+  const rows = await sql.listSessions(deps.db.pool, merchantId, keyset, pageSize + 1);
+  const page = keysetPage(rows, pageSize, keyset);
+  return {
+    sessions: page.rows.map((r) => ({
+      checkoutReference: r.reference,
+      merchantReference: r.merchant_reference,
+      amount: r.amount,
+      currency: r.currency,
+      status: sessionStatusOf(r, now),
+      payfacReference: r.payfac_reference,
+      expiresAt: r.expires_at,
+      createdAt: r.created_at,
+    })),
+    older: page.older,
+    newer: page.newer,
+  };
+}
+
+export type SessionDetails = Omit<sql.SessionRow, 'merchant_id' | 'merchant_name'> & { status: SessionStatus };
+
+/** One of the merchant's sessions with every field and its status now; another merchant's is not found (§Authentication). */
+export async function getSession(deps: { db: Database; clock: Clock }, merchantId: string, reference: string): Promise<SessionDetails> {
+  const row = await sql.findMerchantSession(deps.db.pool, merchantId, reference);
+  if (!row) throw notFound('checkout session');
+  const { merchant_id: _m, merchant_name: _n, ...rest } = row;
+  return { ...rest, status: sessionStatusOf(row, deps.clock.now()) };
 }

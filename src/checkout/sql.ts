@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/database.js';
+import { cursorTimeSql, type Keyset } from '../db/keyset.js';
 
 // Hosted checkout sessions (§Hosted checkout). The status is computed from these columns and the clock, never
 // stored, so an expiry is visible the moment it passes.
@@ -120,4 +121,46 @@ export async function pageSigningKey(db: Queryable, candidate: string): Promise<
   const secret = rows[0]?.secret;
   if (secret === undefined) throw new Error('page signing key missing');
   return secret;
+}
+
+/** A session as the portal lists it. */
+export interface SessionSummaryRow {
+  reference: string;
+  merchant_reference: string;
+  amount: number;
+  currency: string;
+  expires_at: Date;
+  completed_at: Date | null;
+  payfac_reference: string | null;
+  created_at: Date;
+  /** created_at to the microsecond, for the cursor of the next page. */
+  at: string;
+}
+
+/**
+ * Up to `limit` of the merchant's sessions next to the cursor's row in its direction (from the newest
+ * when there is none), oldest first when going newer, on the (merchant_id, created_at) index.
+ */
+export async function listSessions(db: Queryable, merchantId: string, keyset: Keyset | null, limit: number): Promise<SessionSummaryRow[]> {
+  const newer = keyset?.direction === 'newer';
+  const values: unknown[] = [merchantId, limit];
+  const after = keyset ? `AND (created_at, reference) ${newer ? '>' : '<'} ($3::timestamptz, $4)` : '';
+  if (keyset) values.push(keyset.at, keyset.reference);
+  const { rows } = await db.query<SessionSummaryRow>({
+    name: `checkout.listSessions.${keyset?.direction ?? 'first'}`,
+    text: `SELECT reference, merchant_reference, amount, currency, expires_at, completed_at, payfac_reference, created_at, ${cursorTimeSql('created_at')} AS at
+             FROM checkout_sessions WHERE merchant_id = $1 ${after}
+            ORDER BY created_at ${newer ? 'ASC' : 'DESC'}, reference ${newer ? 'ASC' : 'DESC'} LIMIT $2`,
+    values,
+  });
+  return rows;
+}
+
+/** One of the merchant's sessions, every column; another merchant's is not found (§Authentication). */
+export async function findMerchantSession(db: Queryable, merchantId: string, reference: string): Promise<SessionRow | undefined> {
+  const { rows } = await db.query<SessionRow>(
+    `SELECT ${SESSION_COLUMNS} FROM checkout_sessions s JOIN merchants m ON m.id = s.merchant_id WHERE s.reference = $1 AND s.merchant_id = $2`,
+    [reference, merchantId],
+  );
+  return rows[0];
 }

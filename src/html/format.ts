@@ -24,8 +24,21 @@ export function formatMoney(minor: number, currency: string, culture: Culture): 
   return f.format(minor / 100);
 }
 
+// Making an Intl formatter costs about a hundred times what using one does: one per culture, kept.
+const quantities = new Map<Culture, Intl.NumberFormat>();
+const numbers = new Map<Culture, Intl.NumberFormat>();
+
+function kept(map: Map<Culture, Intl.NumberFormat>, culture: Culture, make: () => Intl.NumberFormat): Intl.NumberFormat {
+  let f = map.get(culture);
+  if (!f) {
+    f = make();
+    map.set(culture, f);
+  }
+  return f;
+}
+
 export function formatQuantity(q: number, culture: Culture): string {
-  return new Intl.NumberFormat(LOCALES[culture], { maximumFractionDigits: 6 }).format(q);
+  return kept(quantities, culture, () => new Intl.NumberFormat(LOCALES[culture], { maximumFractionDigits: 6 })).format(q);
 }
 
 const dateTimes = new Map<string, Intl.DateTimeFormat>();
@@ -67,5 +80,5 @@ export function formatDate(at: Date, culture: Culture, withYear = false): string
 }
 
 export function formatNumber(n: number, culture: Culture): string {
-  return new Intl.NumberFormat(LOCALES[culture]).format(n);
+  return kept(numbers, culture, () => new Intl.NumberFormat(LOCALES[culture])).format(n);
 }

@@ -6,6 +6,7 @@ import type { Sealer } from '../sealing.js';
 import type { Database, Queryable } from '../db/database.js';
 import { withTransaction } from '../db/database.js';
 import { BatchLoader, BatchWriter, perDatabase } from '../db/batch.js';
+import { keysetPage, type Keyset } from '../db/keyset.js';
 import { ApiError, notFound, type FieldError } from '../errors.js';
 import { newReference, prefixedId } from '../ids.js';
 import { merchantHasTerminal } from '../accounts/service.js';
@@ -206,6 +207,70 @@ export async function listPaymentLinks(deps: Deps, merchantId: string, page: num
     })),
     totalCount,
   };
+}
+
+// ---------------------------------------------------------------- the portal's list (§The portal)
+
+/** A link in a list: enough to show its status, price and sales. */
+export interface LinkSummary {
+  paymentLinkReference: string;
+  description: string;
+  amount: number;
+  currency: string;
+  type: LinkType;
+  status: LinkStatus;
+  salesCount: number;
+  maxSalesCount: number | null;
+  validUntil: Date | null;
+  createdAt: Date;
+}
+
+function summaryOf(r: sql.LinkSummaryRow, now: Date): LinkSummary {
+  return {
+    paymentLinkReference: r.reference,
+    description: r.description,
+    amount: r.amount,
+    currency: r.currency,
+    type: r.type,
+    status: linkStatus(r, now),
+    salesCount: r.salesCount,
+    maxSalesCount: r.maxSalesCount,
+    validUntil: r.validUntil,
+    createdAt: r.createdAt,
+  };
+}
+
+/** A page of all the merchant's links by number (§Lists order), with their total. */
+export async function listLinkSummaries(deps: Pick<Deps, 'db' | 'clock'>, merchantId: string, page: number, pageSize: number): Promise<{ links: LinkSummary[]; totalCount: number }> {
+  const { rows, totalCount } = await sql.linkSummaryPage(deps.db.pool, merchantId, pageSize, page * pageSize);
+  const now = deps.clock.now();
+  return { links: rows.map((r) => summaryOf(r, now)), totalCount };
+}
+
+export interface LinkSearch {
+  status: LinkStatus | null;
+  /** A piece of the description (any case), or a whole reference. */
+  text: string | null;
+}
+
+/**
+ * The merchant's links with a status and/or a text, a page at a time by keyset (newer and older from
+ * a cursor), without a total. The unfiltered list has its total for free (a count kept by triggers);
+ * a filtered one has none kept, and counting the matches would read every one of a merchant's links
+ * on every request (200,000 rows at the size docs/performance.md plans for), while a keyset page
+ * reads the index only until it has a page full of matches.
+ */
+export async function searchPaymentLinks(
+  deps: Pick<Deps, 'db' | 'clock'>,
+  merchantId: string,
+  search: LinkSearch,
+  keyset: Keyset | null,
+  pageSize: number,
+): Promise<{ links: LinkSummary[]; older: string | null; newer: string | null }> {
+  const now = deps.clock.now();
+  const rows = await sql.searchLinks(deps.db.pool, merchantId, { status: search.status, text: search.text, now }, keyset, pageSize + 1);
+  const page = keysetPage(rows, pageSize, keyset);
+  return { links: page.rows.map((r) => summaryOf(r, now)), older: page.older, newer: page.newer };
 }
 
 // ---------------------------------------------------------------- update (§Updating a link) and disable (§Disabling a link)

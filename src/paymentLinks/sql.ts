@@ -1,6 +1,7 @@
 import type { Queryable } from '../db/database.js';
 import type { Item, ShopperInfo } from './rules.js';
 import type { LinkType } from './schemas.js';
+import { cursorTimeSql, type Keyset } from '../db/keyset.js';
 
 // Every query of the payment links module (STYLE habit 3): values go in as $n parameters only.
 
@@ -148,27 +149,36 @@ export interface ListEntryRow {
 }
 
 /**
- * One page, newest first, then by reference so that links created in the same instant keep one order
- * (§Lists), with the merchant's totalCount from the same snapshot, in one round trip. The count is kept by
- * triggers (migration 0006) rather than counted. A page past the end has no rows but still the count.
+ * The text of a page of a merchant's links with its total: `columns` (fixed text) of one page, newest
+ * first, then by reference so that links created in the same instant keep one order (§Lists), with
+ * the merchant's count from the same snapshot, in one round trip. The count is kept by triggers
+ * (migration 0006) rather than counted. A page past the end has no rows but still the count.
  */
-export async function listLinks(db: Queryable, merchantId: string, limit: number, offset: number): Promise<{ rows: ListEntryRow[]; totalCount: number }> {
-  const { rows } = await db.query<Partial<ListEntryRow> & { totalCount: number }>({
-    name: 'paymentLinks.listLinks',
-    text: `SELECT c.n AS "totalCount", l.*
+function pageWithTotalText(columns: string): string {
+  return `SELECT c.n AS "totalCount", l.*
              FROM (SELECT COALESCE((SELECT links FROM merchant_link_counts WHERE merchant_id = $1), 0) AS n) c
              LEFT JOIN LATERAL (
-               SELECT reference AS "paymentLinkReference", description, amount, currency, type,
-                      to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt"
+               SELECT ${columns}
                  FROM payment_links WHERE merchant_id = $1
                 ORDER BY created_at DESC, reference DESC
-                LIMIT $2 OFFSET $3) l ON true`,
-    values: [merchantId, limit, offset],
-  });
+                LIMIT $2 OFFSET $3) l ON true`;
+}
+
+async function pageWithTotal<R extends object>(db: Queryable, name: string, text: string, key: keyof R, merchantId: string, limit: number, offset: number): Promise<{ rows: R[]; totalCount: number }> {
+  const { rows } = await db.query<Partial<R> & { totalCount: number }>({ name, text, values: [merchantId, limit, offset] });
   return {
     totalCount: rows[0]?.totalCount ?? 0,
-    rows: rows.filter((r): r is ListEntryRow & { totalCount: number } => r.paymentLinkReference !== undefined && r.paymentLinkReference !== null),
+    // The one row of a page past the end carries the count and nulls.
+    rows: rows.filter((r) => r[key] !== undefined && r[key] !== null) as unknown as R[],
   };
+}
+
+const LIST_TEXT = pageWithTotalText(`reference AS "paymentLinkReference", description, amount, currency, type,
+                      to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt"`);
+
+/** One page of Get Payment Links (§Lists) and the merchant's totalCount. */
+export async function listLinks(db: Queryable, merchantId: string, limit: number, offset: number): Promise<{ rows: ListEntryRow[]; totalCount: number }> {
+  return pageWithTotal<ListEntryRow>(db, 'paymentLinks.listLinks', LIST_TEXT, 'paymentLinkReference', merchantId, limit, offset);
 }
 
 export type LinkWithSubmissions = PaymentLinkRow & { submissions: SubmissionRow[] };
@@ -255,4 +265,81 @@ export async function recordLinkSale(db: Queryable, reference: string, now: Date
 
 export async function completeTokenizeLink(db: Queryable, reference: string, now: Date): Promise<void> {
   await db.query('UPDATE payment_links SET completed_at = $2, updated_at = $2 WHERE reference = $1 AND completed_at IS NULL', [reference, now]);
+}
+
+// ---------------------------------------------------------------- the portal's list of links
+
+/** A link as a list shows it: what its status is computed from, and (from a search) its place in the order. */
+export interface LinkSummaryRow {
+  reference: string;
+  description: string;
+  amount: number;
+  currency: string;
+  type: LinkType;
+  salesCount: number;
+  maxSalesCount: number | null;
+  validUntil: Date | null;
+  disabledAt: Date | null;
+  completedAt: Date | null;
+  createdAt: Date;
+}
+
+// A list page is read on every visit of the portal's busiest page: only what it shows is read.
+const SUMMARY_COLUMNS = `reference, description, amount, currency, type, sales_count AS "salesCount", max_sales_count AS "maxSalesCount",
+  valid_until AS "validUntil", disabled_at AS "disabledAt", completed_at AS "completedAt", created_at AS "createdAt"`;
+
+const SUMMARY_PAGE_TEXT = pageWithTotalText(SUMMARY_COLUMNS);
+
+/** One page of the merchant's links by page number for the portal's list, and the merchant's total (as listLinks). */
+export async function linkSummaryPage(db: Queryable, merchantId: string, limit: number, offset: number): Promise<{ rows: LinkSummaryRow[]; totalCount: number }> {
+  return pageWithTotal<LinkSummaryRow>(db, 'paymentLinks.linkSummaryPage', SUMMARY_PAGE_TEXT, 'reference', merchantId, limit, offset);
+}
+
+/**
+ * A link's status in SQL, for filtering by it: the same precedence as linkStatus in service.ts
+ * (§Link status), which decides the status every page shows; the portal's tests hold the two together
+ * on a link of every status. `now` names the parameter holding the clock's time.
+ */
+function statusSql(now: string): string {
+  return `CASE WHEN disabled_at IS NOT NULL THEN 'Disabled'
+               WHEN type = 'TokenizeByLink' AND completed_at IS NOT NULL THEN 'Completed'
+               WHEN max_sales_count IS NOT NULL AND sales_count >= max_sales_count THEN 'Used'
+               WHEN valid_until IS NOT NULL AND valid_until <= ${now} THEN 'Expired'
+               ELSE 'Active' END`;
+}
+
+export interface LinkFilter {
+  status: string | null;
+  /** Matches the description as a case-insensitive substring, or the reference exactly. */
+  text: string | null;
+  now: Date;
+}
+
+/**
+ * Up to `limit` links matching the filter, next to the cursor's row in its direction (from the newest
+ * when there is none): oldest first when going newer. The index is walked in order and the filter
+ * applied to each row, so a page stops reading once it is full.
+ */
+export async function searchLinks(db: Queryable, merchantId: string, filter: LinkFilter, keyset: Keyset | null, limit: number): Promise<(LinkSummaryRow & { at: string })[]> {
+  const values: unknown[] = [merchantId, limit];
+  const where = ['merchant_id = $1'];
+  const param = (v: unknown): string => `$${values.push(v)}`;
+  if (filter.status !== null) where.push(`${statusSql(param(filter.now))} = ${param(filter.status)}`);
+  if (filter.text !== null) {
+    const like = `%${filter.text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    where.push(`(reference = ${param(filter.text)} OR description ILIKE ${param(like)})`);
+  }
+  const newer = keyset?.direction === 'newer';
+  // A row comparison, so that the index's (created_at, reference) order is the condition itself.
+  if (keyset) where.push(`(created_at, reference) ${newer ? '>' : '<'} (${param(keyset.at)}::timestamptz, ${param(keyset.reference)})`);
+  const order = newer ? 'created_at ASC, reference ASC' : 'created_at DESC, reference DESC';
+  // One prepared statement per shape (status or not, text or not, which way): planning the status
+  // expression took longer than running the query, and a prepared plan is made once per connection.
+  const shape = `${filter.status !== null ? 's' : ''}${filter.text !== null ? 't' : ''}${keyset ? keyset.direction : 'first'}`;
+  const { rows } = await db.query<LinkSummaryRow & { at: string }>({
+    name: `paymentLinks.searchLinks.${shape}`,
+    text: `SELECT ${SUMMARY_COLUMNS}, ${cursorTimeSql('created_at')} AS at FROM payment_links WHERE ${where.join(' AND ')} ORDER BY ${order} LIMIT $2`,
+    values,
+  });
+  return rows;
 }

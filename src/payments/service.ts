@@ -175,3 +175,18 @@ export async function takeChallenge(tx: PoolClient, id: string, targetKind: 'lin
 export async function receiptOf(deps: { db: Database }, payfacReference: string) {
   return sql.findPayment(deps.db.pool, payfacReference);
 }
+
+export type PaymentSummary = sql.PaymentSummaryRow;
+
+/**
+ * The payments made on a link or a session of the merchant, newest first, at most `limit` (the
+ * portal's link and session pages). Another merchant's link or session has none.
+ */
+export async function paymentsOf(
+  deps: { db: Database },
+  merchantId: string,
+  of: { paymentLinkReference: string } | { checkoutReference: string },
+  limit: number,
+): Promise<PaymentSummary[]> {
+  return sql.paymentsOf(deps.db.pool, merchantId, of, limit);
+}

@@ -110,3 +110,37 @@ export async function takeChallenge(db: Queryable, id: string, targetKind: 'link
   );
   return rows[0];
 }
+
+/** A payment as the portal lists it beside its link or session. */
+export interface PaymentSummaryRow {
+  payfacReference: string;
+  amount: number;
+  currency: string;
+  success: boolean;
+  reason: string | null;
+  captureState: string;
+  capturedAmount: number;
+  refundedAmount: number;
+  cardSummary: string;
+  paymentMethod: string;
+  createdAt: Date;
+}
+
+const SUMMARY_COLUMNS = `payfac_reference AS "payfacReference", amount, currency, success, reason, capture_state AS "captureState",
+  captured_amount AS "capturedAmount", refunded_amount AS "refundedAmount", card_summary AS "cardSummary",
+  payment_method AS "paymentMethod", created_at AS "createdAt"`;
+
+/** The payments on one link or one session of the merchant, newest first (by the payments_link_idx / payments_session_idx index). */
+export async function paymentsOf(
+  db: Queryable,
+  merchantId: string,
+  of: { paymentLinkReference: string } | { checkoutReference: string },
+  limit: number,
+): Promise<PaymentSummaryRow[]> {
+  const [column, value] = 'paymentLinkReference' in of ? ['payment_link_reference', of.paymentLinkReference] : ['checkout_reference', of.checkoutReference];
+  const { rows } = await db.query<PaymentSummaryRow>(
+    `SELECT ${SUMMARY_COLUMNS} FROM payments WHERE ${column} = $1 AND merchant_id = $2 ORDER BY created_at DESC, payfac_reference DESC LIMIT $3`,
+    [value, merchantId, limit],
+  );
+  return rows;
+}

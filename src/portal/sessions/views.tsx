@@ -1,0 +1,267 @@
+import type { VNode } from 'preact';
+import { formatNumber, formatQuantity } from '../../html/format.js';
+import type { SessionDetails, SessionSummary } from '../../checkout/service.js';
+import type { SessionStatus } from '../../checkout/schemas.js';
+import type { PaymentSummary } from '../../payments/service.js';
+import { messages, translator, type Translate } from '../i18n.js';
+import type { View } from '../view.js';
+import { PaymentsTable } from '../links/views.js';
+import { Badge, CopyField, Facts, Money, TableWrap, Time } from '../views/components.js';
+import { KeysetPager } from '../views/keysetPager.js';
+import { PORTAL, portalPage } from '../views/layout.js';
+
+// The checkout session pages: the list, newest first, and a session's page with its payment.
+
+const M = messages(
+  {
+    lead: 'Hosted checkouts your shop has started: each is one order to pay, open for up to 24 hours.',
+    none: 'No checkout sessions yet. Your shop makes one for each order paid here.',
+    statusNew: 'Open',
+    statusCompleted: 'Completed',
+    statusExpired: 'Expired',
+    merchantReference: 'Your reference',
+    checkoutReference: 'Checkout reference',
+    expires: 'Expires',
+    completedAt: 'Completed',
+    newer: 'Newer',
+    older: 'Older',
+    newest: 'Newest',
+    facts: 'Details',
+    address: 'Address of the payment page',
+    returnUrl: 'Return address',
+    abandonUrl: 'Address on cancel',
+    terminal: 'Terminal',
+    culture: 'Language of the payment page',
+    cultureIs: 'Icelandic',
+    cultureEn: 'English',
+    capture: 'Capture',
+    captureAtOnce: 'At once',
+    captureManual: 'By you, later',
+    captureDelay: '{hours} hours after authorisation',
+    preAuth: 'Pre-authorisation',
+    shopperReference: 'Shopper reference',
+    shopperEmail: 'Shopper’s e-mail',
+    recurring: 'Saves the card for',
+    theme: 'Theme',
+    defaultTheme: 'default',
+    items: 'Items',
+    itemName: 'Name',
+    quantity: 'Quantity',
+    unitPrice: 'Unit price',
+    noItems: 'The shop sent no item lines.',
+    payment: 'Payment',
+    paidWith: 'Paid: payment {reference}',
+    payments: 'Payment attempts',
+    noPayments: 'No one has tried to pay yet.',
+  },
+  {
+    lead: 'Greiðslusíður sem verslunin þín hefur stofnað: hver er ein pöntun til greiðslu, opin í allt að sólarhring.',
+    none: 'Engar greiðslusíður enn. Verslunin stofnar eina fyrir hverja pöntun sem greidd er hér.',
+    statusNew: 'Opin',
+    statusCompleted: 'Lokin',
+    statusExpired: 'Útrunnin',
+    merchantReference: 'Þín tilvísun',
+    checkoutReference: 'Tilvísun greiðslusíðu',
+    expires: 'Rennur út',
+    completedAt: 'Lokið',
+    newer: 'Nýrri',
+    older: 'Eldri',
+    newest: 'Nýjustu',
+    facts: 'Upplýsingar',
+    address: 'Vefslóð greiðslusíðunnar',
+    returnUrl: 'Vefslóð að greiðslu lokinni',
+    abandonUrl: 'Vefslóð ef hætt er við',
+    terminal: 'Útstöð',
+    culture: 'Tungumál greiðslusíðunnar',
+    cultureIs: 'Íslenska',
+    cultureEn: 'Enska',
+    capture: 'Innheimta',
+    captureAtOnce: 'Strax',
+    captureManual: 'Af þér, síðar',
+    captureDelay: '{hours} klst. eftir heimild',
+    preAuth: 'Forheimild',
+    shopperReference: 'Tilvísun kaupanda',
+    shopperEmail: 'Netfang kaupanda',
+    recurring: 'Vistar kortið fyrir',
+    theme: 'Útlit',
+    defaultTheme: 'sjálfgefið',
+    items: 'Vörulínur',
+    itemName: 'Heiti',
+    quantity: 'Magn',
+    unitPrice: 'Einingarverð',
+    noItems: 'Verslunin sendi engar vörulínur.',
+    payment: 'Greiðsla',
+    paidWith: 'Greitt: greiðsla {reference}',
+    payments: 'Greiðslutilraunir',
+    noPayments: 'Enginn hefur reynt að greiða enn.',
+  },
+);
+
+type T = Translate<keyof typeof M.en>;
+
+const STATUS = {
+  New: ['statusNew', 'info'],
+  Completed: ['statusCompleted', 'ok'],
+  Expired: ['statusExpired', 'warn'],
+} as const satisfies Record<SessionStatus, readonly [keyof typeof M.en, 'ok' | 'info' | 'warn']>;
+
+function StatusBadge({ t, status }: { t: T; status: SessionStatus }): VNode {
+  const [key, tone] = STATUS[status];
+  return <Badge tone={tone}>{t(key)}</Badge>;
+}
+
+const sessionPath = (reference: string): string => `${PORTAL}/sessions/${encodeURIComponent(reference)}`;
+
+export function renderSessionList(view: View, data: { sessions: readonly SessionSummary[]; older: string | null; newer: string | null }): string {
+  const t = translator(M, view.lang);
+  return portalPage({
+    view,
+    title: view.t('navSessions'),
+    section: 'sessions',
+    lead: t('lead'),
+    children: (
+      <>
+        {data.sessions.length === 0 ? (
+          <p class="empty panel">{t('none')}</p>
+        ) : (
+          <TableWrap label={view.t('navSessions')}>
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">{t('merchantReference')}</th>
+                  <th scope="col">{view.t('status')}</th>
+                  <th scope="col" class="num">
+                    {view.t('amount')}
+                  </th>
+                  <th scope="col">{view.t('created')}</th>
+                  <th scope="col">{t('expires')}</th>
+                </tr>
+              </thead>
+              <tbody>
+                {data.sessions.map((s) => (
+                  <tr>
+                    <td class="wrap min-col">
+                      <a href={sessionPath(s.checkoutReference)}>{s.merchantReference}</a>
+                      <div class="muted small mono">{s.checkoutReference}</div>
+                    </td>
+                    <td>
+                      <StatusBadge t={t} status={s.status} />
+                    </td>
+                    <td class="num">
+                      <Money view={view} minor={s.amount} currency={s.currency} />
+                    </td>
+                    <td>
+                      <Time view={view} at={s.createdAt} />
+                    </td>
+                    <td>
+                      <Time view={view} at={s.expiresAt} />
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </TableWrap>
+        )}
+        <KeysetPager base={`${PORTAL}/sessions`} query={{}} older={data.older} newer={data.newer} words={{ newer: t('newer'), older: t('older'), newest: t('newest') }} />
+      </>
+    ),
+  });
+}
+
+export function renderSessionDetail(view: View, data: { session: SessionDetails; url: string; payments: readonly PaymentSummary[] }): string {
+  const t = translator(M, view.lang);
+  const s = data.session;
+  const money = (minor: number) => <Money view={view} minor={minor} currency={s.currency} />;
+  const capture = s.is_manual_capture ? t('captureManual') : s.capture_hours_delay !== null ? t('captureDelay', { hours: formatNumber(s.capture_hours_delay, view.lang) }) : t('captureAtOnce');
+  return portalPage({
+    view,
+    title: s.merchant_reference,
+    section: 'sessions',
+    lead: (
+      <>
+        <StatusBadge t={t} status={s.status} /> {money(s.amount)}
+      </>
+    ),
+    children: (
+      <>
+        {s.payfac_reference ? (
+          <section class="panel" aria-labelledby="payment-title">
+            <h2 id="payment-title">{t('payment')}</h2>
+            <p>
+              <a href={`${PORTAL}/payments/${encodeURIComponent(s.payfac_reference)}`}>{t('paidWith', { reference: s.payfac_reference })}</a>
+              {s.completed_at ? (
+                <>
+                  {' · '}
+                  <Time view={view} at={s.completed_at} />
+                </>
+              ) : null}
+            </p>
+          </section>
+        ) : null}
+        <section class="panel" aria-labelledby="facts-title">
+          <h2 id="facts-title">{t('facts')}</h2>
+          {s.status === 'New' ? <CopyField view={view} label={t('address')} value={data.url} id="session-url" /> : null}
+          <Facts
+            rows={[
+              [t('checkoutReference'), <span class="mono">{s.reference}</span>],
+              [t('merchantReference'), s.merchant_reference],
+              [view.t('amount'), money(s.amount)],
+              [view.t('created'), <Time view={view} at={s.created_at} />],
+              [t('expires'), <Time view={view} at={s.expires_at} />],
+              s.completed_at ? [t('completedAt'), <Time view={view} at={s.completed_at} />] : null,
+              [t('returnUrl'), <span class="mono">{s.return_url}</span>],
+              s.abandon_url ? [t('abandonUrl'), <span class="mono">{s.abandon_url}</span>] : null,
+              [t('capture'), capture],
+              s.is_pre_auth ? [t('preAuth'), view.t('yes')] : null,
+              [t('terminal'), <span class="mono">{s.terminal_identifier}</span>],
+              [t('culture'), s.culture === 'en' ? t('cultureEn') : t('cultureIs')],
+              [t('theme'), s.theme_key ?? t('defaultTheme')],
+              s.merchant_shopper_reference ? [t('shopperReference'), s.merchant_shopper_reference] : null,
+              s.shopper_email ? [t('shopperEmail'), s.shopper_email] : null,
+              s.recurring_processing_model ? [t('recurring'), s.recurring_processing_model] : null,
+            ]}
+          />
+        </section>
+        <section>
+          <h2 id="items-title">{t('items')}</h2>
+          {s.items.length === 0 ? (
+            <p class="empty panel">{t('noItems')}</p>
+          ) : (
+            <TableWrap label={t('items')}>
+              <table>
+                <thead>
+                  <tr>
+                    <th scope="col">{t('itemName')}</th>
+                    <th scope="col" class="num">
+                      {t('quantity')}
+                    </th>
+                    <th scope="col" class="num">
+                      {t('unitPrice')}
+                    </th>
+                    <th scope="col" class="num">
+                      {view.t('amount')}
+                    </th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {s.items.map((i) => (
+                    <tr>
+                      <td class="wrap">{i.name}</td>
+                      <td class="num">{i.quantity === null ? '–' : formatQuantity(i.quantity, view.lang)}</td>
+                      <td class="num">{i.unitPrice === null ? '–' : money(i.unitPrice)}</td>
+                      <td class="num">{money(i.amount)}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </TableWrap>
+          )}
+        </section>
+        <section>
+          <h2 id="payments-title">{t('payments')}</h2>
+          {data.payments.length === 0 ? <p class="empty panel">{t('noPayments')}</p> : <PaymentsTable view={view} payments={data.payments} label={t('payments')} />}
+        </section>
+      </>
+    ),
+  });
+}
