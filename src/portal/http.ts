@@ -13,6 +13,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The signed-in user of a portal request (set by the portal's access hook), or null. */
     portalSession: PortalSession | null;
+    /** Whether the body was parsed (set after the body parsers; see the portal's error handler). */
+    portalBodyRead: boolean;
   }
 }
 

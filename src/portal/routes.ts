@@ -89,12 +89,21 @@ export async function portalRoutes(app: App, appDeps: AppDeps): Promise<void> {
   await app.register(
     async (portal) => {
       portal.decorateRequest('portalSession', null);
+      portal.decorateRequest('portalBodyRead', false);
       await portal.register(cookie, { secret: derive('cookies') });
       await portal.register(formbody, { bodyLimit: FORM_LIMIT });
       await portal.register(multipart, {
         attachFieldsToBody: 'keyValues',
         throwFileSizeLimit: true,
         limits: { fileSize: UPLOAD_LIMIT, files: 1, fields: 50, parts: 51 },
+      });
+      // The multipart parser reads the body in its own preValidation hook, and the parser underneath
+      // throws plain errors for a body that is not well formed ("Unexpected end of multipart data"):
+      // this hook, added after it, marks the body as read, so that such an error is known for the
+      // request's fault (400) and never mistaken for the service's.
+      portal.addHook('preValidation', (request, _reply, done) => {
+        request.portalBodyRead = true;
+        done();
       });
       await portal.register(csrf, {
         cookieKey: secureCookies ? '__Host-paylinks_csrf' : 'paylinks_csrf',
@@ -165,7 +174,8 @@ export async function portalRoutes(app: App, appDeps: AppDeps): Promise<void> {
         }
         // A malformed post, a value the database refuses (a NUL), a media type the portal does not
         // take: the request's fault, never a 500.
-        if ((typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) || isDataException(error)) {
+        const unreadableBody = !request.portalBodyRead && request.isMultipart();
+        if ((typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) || isDataException(error) || unreadableBody) {
           return page(error.statusCode === 415 ? 415 : 400, 'badRequestTitle', view.t('badRequest'));
         }
         request.log.error({ err: { message: error.message, code: error.code, stack: error.stack } }, 'portal page failed');

@@ -154,6 +154,19 @@ describe('portal sign-in and sessions', () => {
     expect(page.body).not.toMatch(/<script>/);
   });
 
+  it('a multipart body that is not well formed is the request’s fault (400), never a 500', async () => {
+    const { browser } = await portalUser(ctx, 'owner');
+    for (const url of ['/portal/links', '/portal/link/xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx', '/portal/themes']) {
+      const res = await ctx.app.inject({
+        method: 'POST',
+        url,
+        headers: { cookie: browser.cookieHeader(), 'content-type': 'multipart/form-data; boundary=xyz' },
+        payload: '--xyz\r\nContent-Disposition: form-data; name="a"\r\n\r\nunfinished',
+      });
+      expect(res.statusCode, url).toBe(400);
+    }
+  });
+
   it('the language is chosen per user and kept', async () => {
     const { browser } = await portalUser(ctx, 'owner');
     await browser.get('/portal/account');
