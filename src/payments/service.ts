@@ -1,5 +1,7 @@
 import type { PoolClient } from 'pg';
 import type { Database } from '../db/database.js';
+import { keysetPage, type Keyset } from '../db/keyset.js';
+import { notFound } from '../errors.js';
 import { newPayfacReference, newReference, prefixedId } from '../ids.js';
 import { enqueueEvent, type EventDeps, type PaymentEvent } from '../webhooks/events.js';
 import type { FinalAuthoriseResult } from './acquirer.js';
@@ -189,4 +191,60 @@ export async function paymentsOf(
   limit: number,
 ): Promise<PaymentSummary[]> {
   return sql.paymentsOf(deps.db.pool, merchantId, of, limit);
+}
+
+// ---------------------------------------------------------------- the portal's payments pages
+
+export { PAYMENT_STATES, type PaymentFilter, type PaymentState } from './sql.js';
+export type PaymentListItem = sql.PaymentListRow;
+export type PaymentDetail = sql.PaymentDetailRow;
+
+/** Where a payment stands (the same words as the payments list's filter, §The portal). */
+export function paymentState(p: Pick<PaymentSummary, 'success' | 'captureState' | 'refundedAmount' | 'capturedAmount'>): sql.PaymentState {
+  if (!p.success) return 'refused';
+  if (p.captureState === 'Cancelled') return 'cancelled';
+  if (p.refundedAmount > 0) return p.refundedAmount >= p.capturedAmount ? 'refunded' : 'partlyRefunded';
+  if (p.captureState === 'Captured') return 'captured';
+  if (p.captureState === 'Scheduled') return 'scheduled';
+  if (p.captureState === 'Manual') return 'authorised';
+  return 'cardSaved';
+}
+
+export function isPaymentState(raw: unknown): raw is sql.PaymentState {
+  return typeof raw === 'string' && Object.hasOwn(sql.PAYMENT_STATES, raw);
+}
+
+/** A page of the merchant's payments (links, sessions and token charges) under a filter, newest first, paged by keyset. */
+export async function searchPayments(
+  deps: { db: Database },
+  merchantId: string,
+  filter: sql.PaymentFilter,
+  keyset: Keyset | null,
+  limit: number,
+): Promise<{ payments: PaymentListItem[]; older: string | null; newer: string | null }> {
+  const rows = await sql.searchPayments(deps.db.pool, merchantId, filter, keyset, limit + 1);
+  const page = keysetPage(rows, limit, keyset);
+  return { payments: page.rows, older: page.older, newer: page.newer };
+}
+
+/** One payment of the merchant; another merchant's is not found. */
+export async function paymentDetail(deps: { db: Database }, merchantId: string, payfacReference: string): Promise<PaymentDetail> {
+  const row = await sql.paymentDetail(deps.db.pool, merchantId, payfacReference);
+  if (!row) throw notFound('payment');
+  return row;
+}
+
+/**
+ * Every payment under a filter, newest first, read in batches of `batch` rows by keyset: a caller
+ * streaming them (the CSV export) holds one batch at a time, however many there are.
+ */
+export async function* eachPayment(deps: { db: Database }, merchantId: string, filter: sql.PaymentFilter, batch = 1000): AsyncGenerator<PaymentListItem> {
+  let keyset: Keyset | null = null;
+  for (;;) {
+    const rows: PaymentListItem[] = await sql.searchPayments(deps.db.pool, merchantId, filter, keyset, batch);
+    yield* rows;
+    const last = rows.at(-1);
+    if (rows.length < batch || !last) return;
+    keyset = { direction: 'older', at: last.at, reference: last.reference };
+  }
 }

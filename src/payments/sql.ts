@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/database.js';
+import { cursorTimeSql, type Keyset } from '../db/keyset.js';
 
 // Payments, saved cards and the 3-D Secure steps of the shopper's pages. $n parameters only.
 
@@ -143,4 +144,108 @@ export async function paymentsOf(
     [value, merchantId, limit],
   );
   return rows;
+}
+
+// ---------------------------------------------------------------- the portal's payments pages
+
+/**
+ * Where a payment stands, as one word, and the SQL that finds payments in it: one table, so that the
+ * list's filter and the badge of each row never disagree. `p` is the payments table's alias.
+ */
+export const PAYMENT_STATES = {
+  refused: 'NOT p.success',
+  cancelled: "p.success AND p.capture_state = 'Cancelled'",
+  refunded: "p.success AND p.capture_state <> 'Cancelled' AND p.refunded_amount > 0 AND p.refunded_amount >= p.captured_amount",
+  partlyRefunded: "p.success AND p.capture_state <> 'Cancelled' AND p.refunded_amount > 0 AND p.refunded_amount < p.captured_amount",
+  captured: "p.success AND p.capture_state = 'Captured' AND p.refunded_amount = 0",
+  scheduled: "p.success AND p.capture_state = 'Scheduled' AND p.refunded_amount = 0",
+  authorised: "p.success AND p.capture_state = 'Manual' AND p.refunded_amount = 0",
+  cardSaved: "p.success AND p.capture_state = 'None' AND p.refunded_amount = 0",
+} as const;
+export type PaymentState = keyof typeof PAYMENT_STATES;
+
+export interface PaymentFilter {
+  state: PaymentState | null;
+  /** Made at or after. */
+  from: Date | null;
+  /** Made before. */
+  until: Date | null;
+  /** A payfacReference, the merchant's reference, a link's or a session's reference: matched exactly. */
+  reference: string | null;
+}
+
+export interface PaymentListRow extends PaymentSummaryRow {
+  merchantReference: string | null;
+  paymentLinkReference: string | null;
+  checkoutReference: string | null;
+  byToken: boolean;
+  threeDAuthenticated: boolean;
+  /** The cursor's time (created_at to the microsecond). */
+  at: string;
+  reference: string;
+}
+
+const LIST_COLUMNS = `p.payfac_reference AS "payfacReference", p.amount, p.currency, p.success, p.reason, p.capture_state AS "captureState",
+  p.captured_amount AS "capturedAmount", p.refunded_amount AS "refundedAmount", p.card_summary AS "cardSummary",
+  p.payment_method AS "paymentMethod", p.created_at AS "createdAt", p.merchant_reference AS "merchantReference",
+  p.payment_link_reference AS "paymentLinkReference", p.checkout_reference AS "checkoutReference",
+  p.charged_token IS NOT NULL AS "byToken", p.three_d_authenticated AS "threeDAuthenticated",
+  ${cursorTimeSql('p.created_at')} AS at, p.payfac_reference AS reference`;
+
+/**
+ * The merchant's payments under a filter, newest first, `limit` rows from a keyset (by the
+ * payments_merchant_keyset_idx index). A reference is looked up by the index of each column it may
+ * name, never by reading every payment of the merchant.
+ */
+export async function searchPayments(db: Queryable, merchantId: string, filter: PaymentFilter, keyset: Keyset | null, limit: number): Promise<PaymentListRow[]> {
+  const values: unknown[] = [merchantId, limit];
+  const param = (v: unknown): string => `$${values.push(v)}`;
+  const where = ['p.merchant_id = $1'];
+  if (filter.state !== null) where.push(`(${PAYMENT_STATES[filter.state]})`);
+  if (filter.from !== null) where.push(`p.created_at >= ${param(filter.from)}`);
+  if (filter.until !== null) where.push(`p.created_at < ${param(filter.until)}`);
+  if (filter.reference !== null) {
+    const r = param(filter.reference);
+    where.push(`p.payfac_reference IN (
+      SELECT payfac_reference FROM payments WHERE payfac_reference = ${r}
+      UNION ALL SELECT payfac_reference FROM payments WHERE payment_link_reference = ${r}
+      UNION ALL SELECT payfac_reference FROM payments WHERE checkout_reference = ${r}
+      UNION ALL SELECT payfac_reference FROM payments WHERE merchant_id = $1 AND merchant_reference = ${r})`);
+  }
+  const newer = keyset?.direction === 'newer';
+  if (keyset) where.push(`(p.created_at, p.payfac_reference) ${newer ? '>' : '<'} (${param(keyset.at)}::timestamptz, ${param(keyset.reference)})`);
+  const order = newer ? 'p.created_at ASC, p.payfac_reference ASC' : 'p.created_at DESC, p.payfac_reference DESC';
+  const shape = `${filter.state ?? ''}.${filter.from ? 'f' : ''}${filter.until ? 'u' : ''}${filter.reference !== null ? 'r' : ''}.${keyset ? keyset.direction : 'first'}`;
+  const { rows } = await db.query<PaymentListRow>({
+    name: `payments.search.${shape}`,
+    text: `SELECT ${LIST_COLUMNS} FROM payments p WHERE ${where.join(' AND ')} ORDER BY ${order} LIMIT $2`,
+    values,
+  });
+  return rows;
+}
+
+export interface PaymentDetailRow extends PaymentListRow {
+  terminalIdentifier: string;
+  cardMasked: string;
+  cardExpiry: string;
+  authCode: string | null;
+  isPreAuth: boolean;
+  token: string | null;
+  chargedToken: string | null;
+  recurringProcessingModel: string | null;
+  captureDueAt: Date | null;
+  eventCheckoutReference: string;
+}
+
+/** One payment of the merchant with everything the portal shows of it (card data masked, as stored). */
+export async function paymentDetail(db: Queryable, merchantId: string, payfacReference: string): Promise<PaymentDetailRow | undefined> {
+  const { rows } = await db.query<PaymentDetailRow>(
+    `SELECT ${LIST_COLUMNS}, p.terminal_identifier AS "terminalIdentifier", p.card_masked AS "cardMasked", p.card_expiry AS "cardExpiry",
+            p.auth_code AS "authCode", p.is_pre_auth AS "isPreAuth", p.token, p.charged_token AS "chargedToken",
+            p.recurring_processing_model AS "recurringProcessingModel", p.capture_due_at AS "captureDueAt",
+            p.event_checkout_reference AS "eventCheckoutReference"
+       FROM payments p WHERE p.payfac_reference = $1 AND p.merchant_id = $2`,
+    [payfacReference, merchantId],
+  );
+  return rows[0];
 }

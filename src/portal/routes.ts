@@ -46,6 +46,7 @@ import { PORTAL } from './views/layout.js';
 import { overviewArea } from './overview/routes.js';
 import { linksArea } from './links/routes.js';
 import { sessionsArea } from './sessions/routes.js';
+import { paymentsArea } from './payments/routes.js';
 import { themesArea } from './themes/routes.js';
 import { usersArea } from './users/routes.js';
 import { auditArea } from './audit/routes.js';
@@ -72,7 +73,7 @@ const FORM_LIMIT = 256 * 1024;
 export const UPLOAD_LIMIT = 256 * 1024;
 
 /** The parts of the portal, each with its routes (and the scripts its pages use). */
-const AREAS: readonly PortalArea[] = [overviewArea, linksArea, sessionsArea, webhooksArea, developersArea, themesArea, usersArea, auditArea];
+const AREAS: readonly PortalArea[] = [overviewArea, linksArea, sessionsArea, paymentsArea, webhooksArea, developersArea, themesArea, usersArea, auditArea];
 
 export function sessionPolicyOf(config: AppDeps['config']): SessionPolicy {
   return { idleMs: config.portalIdleMinutes * 60_000, absoluteMs: config.portalSessionHours * 3_600_000 };

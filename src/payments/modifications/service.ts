@@ -21,6 +21,44 @@ export type ModificationInput =
   | { kind: 'Refund'; reference: string; payfacReference: string; amount: number; currency: string; refundReason?: string }
   | { kind: 'Reversal'; reference: string; payfacReference: string };
 
+/** What a capture may still take: authorised − captured − captures in progress. */
+function capturableOf(payment: sql.LedgerRow, progress: sql.InProgress): number {
+  return payment.amount - payment.captured_amount - progress.pending_capture;
+}
+
+/** What a refund may still take: captured − refunded − refunds in progress. */
+function refundableOf(payment: sql.LedgerRow, progress: sql.InProgress): number {
+  return payment.captured_amount - payment.refunded_amount - progress.pending_refund;
+}
+
+/** What a reversal would release (nothing captured, nor being captured) or refund (what is left). */
+function reversibleOf(payment: sql.LedgerRow, progress: sql.InProgress): number {
+  const willBeCaptured = payment.captured_amount + progress.pending_capture;
+  return willBeCaptured === 0 ? payment.amount : willBeCaptured - payment.refunded_amount - progress.pending_refund;
+}
+
+/** What a payment of the merchant can still take, by the rules requestModification applies (0 for each when it takes none). */
+export interface Headroom {
+  capturable: number;
+  refundable: number;
+  reversible: number;
+}
+
+export async function headroomOf(deps: { db: Database }, merchantId: string, payfacReference: string): Promise<Headroom> {
+  const payment = await sql.readLedger(deps.db.pool, payfacReference, merchantId);
+  if (!payment) throw notFound('payment');
+  const progress = await sql.inProgress(deps.db.pool, payfacReference);
+  if (!payment.success || progress.reversed) return { capturable: 0, refundable: 0, reversible: 0 };
+  return { capturable: Math.max(0, capturableOf(payment, progress)), refundable: Math.max(0, refundableOf(payment, progress)), reversible: Math.max(0, reversibleOf(payment, progress)) };
+}
+
+export type ModificationHistory = sql.ModificationHistoryRow;
+
+/** A payment's modifications, oldest first (its page's timeline). */
+export async function modificationsOf(deps: { db: Database }, merchantId: string, payfacReference: string): Promise<ModificationHistory[]> {
+  return sql.modificationsOf(deps.db.pool, merchantId, payfacReference);
+}
+
 export async function requestModification(deps: { db: Database; clock: Clock }, merchantId: string, input: ModificationInput): Promise<{ status: 'Received'; payfacReference: string }> {
   const payfacReference = newPayfacReference();
   await withTransaction(deps.db, async (tx) => {
@@ -36,7 +74,7 @@ export async function requestModification(deps: { db: Database; clock: Clock }, 
         errors.push({ field: 'currency', code: 'CURRENCY_MISMATCH', message: `must be the payment's currency, ${payment.currency}` });
       }
       if (input.kind === 'Capture') {
-        const capturable = payment.amount - payment.captured_amount - progress.pending_capture;
+        const capturable = capturableOf(payment, progress);
         if (input.amount > capturable) {
           errors.push({
             field: 'amount',
@@ -45,7 +83,7 @@ export async function requestModification(deps: { db: Database; clock: Clock }, 
           });
         }
       } else {
-        const refundable = payment.captured_amount - payment.refunded_amount - progress.pending_refund;
+        const refundable = refundableOf(payment, progress);
         if (input.amount > refundable) {
           errors.push({
             field: 'amount',
@@ -57,9 +95,7 @@ export async function requestModification(deps: { db: Database; clock: Clock }, 
       if (errors.length > 0) throw validationError(errors);
     } else {
       // A reversal releases an authorisation nothing was captured from, or refunds what is left.
-      const willBeCaptured = payment.captured_amount + progress.pending_capture;
-      const left = willBeCaptured === 0 ? payment.amount : willBeCaptured - payment.refunded_amount - progress.pending_refund;
-      if (left <= 0) throw new ApiError('INVALID_STATE', 'nothing is left to reverse on this payment');
+      if (reversibleOf(payment, progress) <= 0) throw new ApiError('INVALID_STATE', 'nothing is left to reverse on this payment');
     }
 
     await sql.insertModification(tx, {

@@ -41,6 +41,12 @@ export async function lockPayment(db: Queryable, payfacReference: string, mercha
   return rows[0];
 }
 
+/** The payment's ledger as it stands, unlocked (for showing what it can still take). */
+export async function readLedger(db: Queryable, payfacReference: string, merchantId: string): Promise<LedgerRow | undefined> {
+  const { rows } = await db.query<LedgerRow>(`SELECT ${LEDGER_COLUMNS} FROM payments WHERE payfac_reference = $1 AND merchant_id = $2`, [payfacReference, merchantId]);
+  return rows[0];
+}
+
 /** What Received modifications of a payment will still move, and whether it is (being) reversed. */
 export interface InProgress {
   pending_capture: number;
@@ -191,4 +197,30 @@ export async function findModification(db: Queryable, payfacReference: string): 
     [payfacReference],
   );
   return rows[0];
+}
+
+export interface ModificationHistoryRow {
+  payfacReference: string;
+  kind: ModificationKind;
+  source: 'Api' | 'Scheduled';
+  reference: string | null;
+  amount: number | null;
+  currency: string;
+  refundReason: string | null;
+  state: 'Received' | 'Succeeded' | 'Failed';
+  outcome: 'Captured' | 'Refunded' | 'Cancelled' | null;
+  reason: string | null;
+  createdAt: Date;
+  completedAt: Date | null;
+}
+
+/** Every modification of one payment of the merchant, in the order they were accepted. */
+export async function modificationsOf(db: Queryable, merchantId: string, originalPayfacReference: string): Promise<ModificationHistoryRow[]> {
+  const { rows } = await db.query<ModificationHistoryRow>(
+    `SELECT payfac_reference AS "payfacReference", kind, source, reference, amount, currency, refund_reason AS "refundReason", state, outcome, reason,
+            created_at AS "createdAt", completed_at AS "completedAt"
+       FROM modifications WHERE original_payfac_reference = $1 AND merchant_id = $2 ORDER BY seq`,
+    [originalPayfacReference, merchantId],
+  );
+  return rows;
 }

@@ -27,6 +27,7 @@ import { KeysetPager } from '../views/keysetPager.js';
 import { PORTAL, portalPage } from '../views/layout.js';
 import { CREATE_NAMES, UPDATE_NAMES, minorOf, type FieldNames, type ItemEntry, type LinkEntry, type ShopperEntry } from './form.js';
 import { M, type LinkKey } from './messages.js';
+import { PaymentsTable } from '../payments/views.js';
 
 // The payment link pages: the list, the create and edit forms, a link's page, and the confirmation
 // before disabling.
@@ -432,77 +433,6 @@ export function renderLinkForm(view: View, data: FormData): string {
 // ---------------------------------------------------------------- a link's page
 
 export type DetailNotice = 'created' | 'updated' | 'disabled' | null;
-
-const PAY_STATE = {
-  refused: ['payRefused', 'bad'],
-  cancelled: ['payCancelled', 'neutral'],
-  refunded: ['payRefunded', 'warn'],
-  partlyRefunded: ['payPartlyRefunded', 'warn'],
-  captured: ['payCaptured', 'ok'],
-  scheduled: ['payScheduled', 'info'],
-  authorised: ['payAuthorised', 'info'],
-  cardSaved: ['payCardSaved', 'ok'],
-} as const satisfies Record<string, readonly [LinkKey, 'ok' | 'warn' | 'bad' | 'neutral' | 'info']>;
-
-/** Where a payment stands, from what the payment records (§Modifications and saved cards). */
-function payState(p: PaymentSummary): keyof typeof PAY_STATE {
-  if (!p.success) return 'refused';
-  if (p.captureState === 'Cancelled') return 'cancelled';
-  if (p.refundedAmount > 0) return p.refundedAmount >= p.capturedAmount ? 'refunded' : 'partlyRefunded';
-  if (p.captureState === 'Captured') return 'captured';
-  if (p.captureState === 'Scheduled') return 'scheduled';
-  if (p.captureState === 'Manual') return 'authorised';
-  return 'cardSaved';
-}
-
-/** A list's payments: when, where each stands, how much, the card, and a link to the payment's page. */
-export function PaymentsTable({ view, payments, label }: { view: View; payments: readonly PaymentSummary[]; label: string }): VNode {
-  const t = translator(M, view.lang);
-  return (
-    <TableWrap label={label}>
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">{view.t('date')}</th>
-            <th scope="col">{view.t('status')}</th>
-            <th scope="col" class="num">
-              {view.t('amount')}
-            </th>
-            <th scope="col">{t('card')}</th>
-            <th scope="col">{t('payment')}</th>
-          </tr>
-        </thead>
-        <tbody>
-          {payments.map((p) => {
-            const [key, tone] = PAY_STATE[payState(p)];
-            return (
-              <tr>
-                <td>
-                  <Time view={view} at={p.createdAt} />
-                </td>
-                <td>
-                  <Badge tone={tone}>{t(key)}</Badge>
-                  {!p.success && p.reason && p.reason.toLowerCase() !== 'refused' ? <div class="muted small">{p.reason}</div> : null}
-                </td>
-                <td class="num">
-                  <Money view={view} minor={p.amount} currency={p.currency} />
-                </td>
-                <td class="nowrap">
-                  {p.paymentMethod} •••• {p.cardSummary}
-                </td>
-                <td>
-                  <a class="mono" href={`${PORTAL}/payments/${encodeURIComponent(p.payfacReference)}`}>
-                    {p.payfacReference}
-                  </a>
-                </td>
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
-    </TableWrap>
-  );
-}
 
 export function renderLinkDetail(view: View, data: { link: PaymentLinkView; payments: readonly PaymentSummary[]; paymentsLimit: number; notice: DetailNotice }): string {
   const t = translator(M, view.lang);

@@ -5,7 +5,7 @@ import type { SessionStatus } from '../../checkout/schemas.js';
 import type { PaymentSummary } from '../../payments/service.js';
 import { messages, translator, type Translate } from '../i18n.js';
 import type { View } from '../view.js';
-import { PaymentsTable } from '../links/views.js';
+import { PaymentsTable } from '../payments/views.js';
 import { Badge, CopyField, Facts, Money, TableWrap, Time } from '../views/components.js';
 import { KeysetPager } from '../views/keysetPager.js';
 import { PORTAL, portalPage } from '../views/layout.js';

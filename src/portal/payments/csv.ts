@@ -1,0 +1,79 @@
+import { paymentState, type PaymentListItem } from '../../payments/service.js';
+
+// The payments CSV export (§The portal): one line per payment, written as the rows are read, so the
+// export of a million payments holds one batch in memory. RFC 4180 quoting; amounts in the
+// currency's major units with a point; times in UTC (ISO 8601).
+
+export const CSV_COLUMNS = [
+  'payfacReference',
+  'createdAt',
+  'status',
+  'amount',
+  'currency',
+  'capturedAmount',
+  'refundedAmount',
+  'paymentMethod',
+  'cardSummary',
+  'threeDSecure',
+  'paidThrough',
+  'paymentLinkReference',
+  'checkoutReference',
+  'merchantReference',
+  'refusalReason',
+] as const;
+
+/**
+ * One cell. A text that a spreadsheet would run as a formula (it starts with =, +, -, @, a tab or a
+ * carriage return) is kept as text by a leading apostrophe; a references that came from a shop's
+ * own system must never run in the merchant's spreadsheet.
+ */
+export function csvCell(value: string | number | boolean | null): string {
+  if (value === null) return '';
+  if (typeof value !== 'string') return String(value);
+  const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+  return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
+}
+
+/** Minor units as major units with a point: 12345 → "123.45". */
+export function majorUnits(minor: number): string {
+  const cents = minor % 100;
+  return `${(minor - cents) / 100}.${String(cents).padStart(2, '0')}`;
+}
+
+function line(p: PaymentListItem): string {
+  const through = p.paymentLinkReference ? 'link' : p.checkoutReference ? 'checkout' : 'savedCard';
+  return [
+    p.payfacReference,
+    p.createdAt.toISOString(),
+    paymentState(p),
+    majorUnits(p.amount),
+    p.currency,
+    majorUnits(p.capturedAmount),
+    majorUnits(p.refundedAmount),
+    p.paymentMethod,
+    p.cardSummary,
+    p.threeDAuthenticated,
+    through,
+    p.paymentLinkReference,
+    p.checkoutReference,
+    p.merchantReference,
+    p.success ? null : p.reason,
+  ]
+    .map(csvCell)
+    .join(',');
+}
+
+/** The export's text in chunks of lines: the header, then the payments as they are read. */
+export async function* csvLines(payments: AsyncIterable<PaymentListItem>, linesPerChunk = 500): AsyncGenerator<string> {
+  // A byte order mark, so that spreadsheet programs read the file as UTF-8.
+  let chunk = `\uFEFF${CSV_COLUMNS.join(',')}\r\n`;
+  let n = 0;
+  for await (const p of payments) {
+    chunk += `${line(p)}\r\n`;
+    if (++n % linesPerChunk === 0) {
+      yield chunk;
+      chunk = '';
+    }
+  }
+  if (chunk !== '') yield chunk;
+}

@@ -1,0 +1,200 @@
+import { Readable } from 'node:stream';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { recordAudit, type AuditAction } from '../../audit/service.js';
+import { parseCursor } from '../../db/keyset.js';
+import { ApiError, validationError, type FieldError } from '../../errors.js';
+import { formatMoney } from '../../html/format.js';
+import { bodyErrors } from '../../http/validation.js';
+import { headroomOf, modificationsOf, requestModification, type Headroom, type ModificationInput } from '../../payments/modifications/service.js';
+import { CaptureBody, RefundBody, ReverseBody } from '../../payments/schemas.js';
+import { eachPayment, isPaymentState, paymentDetail, searchPayments, type PaymentDetail, type PaymentFilter } from '../../payments/service.js';
+import { listDeliveries, type DeliveryView } from '../../webhooks/service.js';
+import { formOf, seeOther, sendPage, sessionOfRequest, viewFor, type PortalArea, type PortalDeps } from '../http.js';
+import { translator } from '../i18n.js';
+import { FieldErrors, type View } from '../view.js';
+import { merchantPrincipal } from '../webhooks/routes.js';
+import { majorText, minorOf } from '../links/form.js';
+import { csvLines } from './csv.js';
+import { M } from './messages.js';
+import { paymentPath, renderPaymentDetail, renderPaymentList, renderReverse, type ListFilter, type ModificationForm, type ModificationKind } from './views.js';
+
+// Payments in the portal (§The portal): every payment of the merchant (links, sessions, token
+// charges) with filters and a streamed CSV export, a payment's page, and capture, refund and reverse
+// through the service the API's /modification routes call, with the API's body schemas, so every
+// rule and every error is the API's; an error is shown beside the input it names.
+
+const PAGE_SIZE = 20;
+/** The webhooks a payment caused: its own events and its modifications' (a handful each). */
+const DELIVERIES_SHOWN = 50;
+
+const read = { config: { portal: { permission: 'payments.read' as const } }, schema: { hide: true } };
+const modify = { config: { portal: { permission: 'payments.modify' as const } }, schema: { hide: true } };
+
+type RefParams = { Params: { payfacReference: string } };
+type ListQuery = { state?: string; from?: string; until?: string; reference?: string; before?: string; after?: string };
+
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/** A YYYY-MM-DD date as the start of that day in UTC (the portal shows times in UTC), or null when it is none. */
+function dayStart(text: string): Date | null {
+  const m = DATE.exec(text);
+  if (!m) return null;
+  const at = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
+  return Number.isNaN(at.getTime()) || at.toISOString().slice(0, 10) !== text ? null : at;
+}
+
+/** The list's filter from its query; a date that is none is an error beside its input and filters nothing. */
+export function filterOf(q: ListQuery, lang: View['lang']): { shown: ListFilter; filter: PaymentFilter; errors: FieldErrors } {
+  const text = (v: unknown, max: number): string => (typeof v === 'string' ? v.trim().slice(0, max) : '');
+  const shown: ListFilter = { state: isPaymentState(q.state) ? q.state : null, from: text(q.from, 10), until: text(q.until, 10), reference: text(q.reference, 200) };
+  const errors = new FieldErrors();
+  const t = translator(M, lang);
+  const from = shown.from === '' ? null : dayStart(shown.from);
+  const untilDay = shown.until === '' ? null : dayStart(shown.until);
+  if (shown.from !== '' && from === null) errors.add({ field: 'from', code: 'DATE', message: t('badDate') });
+  if (shown.until !== '' && untilDay === null) errors.add({ field: 'until', code: 'DATE', message: t('badDate') });
+  // "To" names a whole day: payments made before the next one.
+  const until = untilDay === null ? null : new Date(untilDay.getTime() + 86_400_000);
+  return { shown, filter: { state: shown.state, from, until, reference: shown.reference === '' ? null : shown.reference }, errors };
+}
+
+const ACTION: Record<ModificationKind, AuditAction> = { capture: 'payment.capture', refund: 'payment.refund', reverse: 'payment.reverse' };
+
+export const paymentsArea: PortalArea = {
+  styles: `
+.timeline { list-style: none; margin: 0; padding: 0; }
+.timeline li { position: relative; padding: 0 0 .9rem 1.4rem; border-left: 2px solid var(--border); margin-left: .4rem; }
+.timeline li:last-child { border-left-color: transparent; padding-bottom: 0; }
+.timeline time { display: block; font-size: .8rem; color: var(--muted); }
+.timeline .dot { position: absolute; left: -.45rem; top: .25rem; width: .8rem; height: .8rem; border-radius: 50%; background: var(--muted); }
+.timeline .dot-ok { background: var(--ok); }
+.timeline .dot-bad { background: var(--error); }
+.timeline .dot-info { background: var(--accent); }
+`,
+  routes(portal, deps: PortalDeps) {
+    const { db, clock } = deps;
+    const svc = { config: deps.config, db, clock, sealer: deps.sealer };
+
+    /** The webhooks this payment caused: its events, and those of its captures, refunds and reversals (their own references). */
+    const deliveriesOf = async (request: FastifyRequest, references: readonly string[]): Promise<DeliveryView[]> => {
+      const principal = merchantPrincipal(sessionOfRequest(request));
+      const lists = await Promise.all(references.map((r) => listDeliveries(svc, principal, { payfacReference: r }, 0, DELIVERIES_SHOWN)));
+      return lists
+        .flatMap((l) => l.data)
+        .sort((a, b) => a.createdAt.localeCompare(b.createdAt))
+        .slice(0, DELIVERIES_SHOWN);
+    };
+
+    const detailPage = async (
+      request: FastifyRequest,
+      reply: FastifyReply,
+      status: number,
+      payment: PaymentDetail,
+      form: ModificationForm | null,
+      notice: ModificationKind | 'refused' | null,
+    ): Promise<FastifyReply> => {
+      const merchantId = sessionOfRequest(request).merchantId;
+      const [view, modifications, headroom] = await Promise.all([viewFor(request, reply, deps), modificationsOf(deps, merchantId, payment.payfacReference), headroomOf(deps, merchantId, payment.payfacReference)]);
+      const deliveries = await deliveriesOf(request, [payment.payfacReference, ...modifications.map((m) => m.payfacReference)]);
+      const defaults = { capture: majorText(headroom.capturable, view.lang), refund: majorText(headroom.refundable, view.lang), reference: payment.merchantReference ?? payment.payfacReference };
+      return sendPage(reply, status, renderPaymentDetail(view, { payment, modifications, headroom, deliveries, form, notice, defaults }));
+    };
+
+    portal.get<{ Querystring: ListQuery }>('/payments', read, async (request, reply) => {
+      const merchantId = sessionOfRequest(request).merchantId;
+      const viewing = viewFor(request, reply, deps);
+      const { shown, filter, errors } = filterOf(request.query, sessionOfRequest(request).language);
+      const keyset = parseCursor('newer', request.query.after) ?? parseCursor('older', request.query.before);
+      const [view, found] = await Promise.all([viewing, searchPayments(deps, merchantId, filter, keyset, PAGE_SIZE)]);
+      return sendPage(reply, errors.size > 0 ? 400 : 200, renderPaymentList(view, { filter: shown, errors, ...found }));
+    });
+
+    portal.get<{ Querystring: ListQuery }>('/payments/export.csv', read, async (request, reply) => {
+      const session = sessionOfRequest(request);
+      const { filter } = filterOf(request.query, session.language);
+      const day = clock.now().toISOString().slice(0, 10);
+      reply
+        .header('Content-Disposition', `attachment; filename="payments-${day}.csv"`)
+        .header('Cache-Control', 'no-store')
+        .type('text/csv; charset=utf-8');
+      return reply.send(Readable.from(csvLines(eachPayment(deps, session.merchantId, filter))));
+    });
+
+    portal.get<RefParams & { Querystring: { done?: string } }>('/payments/:payfacReference', read, async (request, reply) => {
+      const payment = await paymentDetail(deps, sessionOfRequest(request).merchantId, request.params.payfacReference);
+      const done = request.query.done;
+      const notice = done === 'capture' || done === 'refund' || done === 'reverse' ? done : null;
+      return detailPage(request, reply, 200, payment, null, notice);
+    });
+
+    /**
+     * A capture, refund or reversal as the API takes it: the body is checked against the API's own
+     * schema, then the service applies the ledger's rules. Refusals come back to the form, beside
+     * the input they name; amounts over the limit are said in money, not in minor units.
+     */
+    const modification = async (request: FastifyRequest<RefParams>, reply: FastifyReply, kind: ModificationKind): Promise<FastifyReply> => {
+      const session = sessionOfRequest(request);
+      const merchantId = session.merchantId;
+      // Another merchant's payment is not found before anything in the form is looked at.
+      const payment = await paymentDetail(deps, merchantId, request.params.payfacReference);
+      const form = formOf(request);
+      const typed: ModificationForm = { kind, amount: form.text('amount').trim(), reference: form.text('reference').trim(), refundReason: form.text('refundReason'), errors: new FieldErrors() };
+      const minor = minorOf(typed.amount);
+      const base = { reference: typed.reference, payfacReference: payment.payfacReference };
+      const body: Record<string, unknown> =
+        kind === 'reverse' ? base : { ...base, amount: minor ?? typed.amount, currency: payment.currency, ...(kind === 'refund' && typed.refundReason !== '' ? { refundReason: typed.refundReason } : {}) };
+      const schema = kind === 'capture' ? CaptureBody : kind === 'refund' ? RefundBody : ReverseBody;
+      try {
+        const problems = bodyErrors(schema, body);
+        if (problems.length > 0) throw validationError(problems);
+        const input: ModificationInput =
+          kind === 'reverse'
+            ? { kind: 'Reversal', ...base }
+            : kind === 'capture'
+              ? { kind: 'Capture', ...base, amount: minor ?? 0, currency: payment.currency }
+              : { kind: 'Refund', ...base, amount: minor ?? 0, currency: payment.currency, ...(typed.refundReason !== '' ? { refundReason: typed.refundReason } : {}) };
+        const received = await requestModification(deps, merchantId, input);
+        await recordAudit(db, clock, {
+          merchantId,
+          actor: { userId: session.userId, email: session.email },
+          action: ACTION[kind],
+          target: payment.payfacReference,
+          details: { modification: received.payfacReference, ...(input.kind === 'Reversal' ? {} : { amount: input.amount, currency: input.currency }) },
+        });
+        return seeOther(reply, `${paymentPath(payment.payfacReference)}?done=${kind}`);
+      } catch (err) {
+        if (err instanceof ApiError && err.code === 'INVALID_STATE') return detailPage(request, reply, 409, payment, null, 'refused');
+        if (!(err instanceof ApiError && err.errors)) throw err;
+        if (kind === 'reverse') return detailPage(request, reply, 400, payment, null, 'refused');
+        const headroom = await headroomOf(deps, merchantId, payment.payfacReference);
+        typed.errors = new FieldErrors(err.errors.map((e) => inMoney(e, typed.amount, minor, headroom, payment.currency, session.language)));
+        return detailPage(request, reply, 400, payment, typed, null);
+      }
+    };
+
+    portal.post<RefParams>('/payments/:payfacReference/capture', modify, (request, reply) => modification(request, reply, 'capture'));
+    portal.post<RefParams>('/payments/:payfacReference/refund', modify, (request, reply) => modification(request, reply, 'refund'));
+    portal.post<RefParams>('/payments/:payfacReference/reverse', modify, (request, reply) => modification(request, reply, 'reverse'));
+
+    portal.get<RefParams>('/payments/:payfacReference/reverse', modify, async (request, reply) => {
+      const merchantId = sessionOfRequest(request).merchantId;
+      const payment = await paymentDetail(deps, merchantId, request.params.payfacReference);
+      const [view, headroom] = await Promise.all([viewFor(request, reply, deps), headroomOf(deps, merchantId, payment.payfacReference)]);
+      return sendPage(reply, 200, renderReverse(view, { payment, headroom }));
+    });
+  },
+};
+
+/**
+ * The API's amount errors as a merchant reads them in the portal: the API speaks in minor units
+ * ("must be at most 12345"), the form in money ("At most €123.45 can be refunded"); text that is no
+ * amount is said to be none. Every other error is the API's own.
+ */
+function inMoney(e: FieldError, typed: string, minor: number | undefined, headroom: Headroom, currency: string, lang: View['lang']): FieldError {
+  if (e.field !== 'amount') return e;
+  const t = translator(M, lang);
+  if (e.code === 'EXCEEDS_CAPTURABLE') return { ...e, message: t('exceedsCapturable', { amount: formatMoney(headroom.capturable, currency, lang) }) };
+  if (e.code === 'EXCEEDS_REFUNDABLE') return { ...e, message: t('exceedsRefundable', { amount: formatMoney(headroom.refundable, currency, lang) }) };
+  if (typed !== '' && minor === undefined) return { ...e, code: 'AMOUNT', message: t('notAnAmount') };
+  return e;
+}

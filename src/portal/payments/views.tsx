@@ -1,0 +1,431 @@
+import type { VNode } from 'preact';
+import { formatMoney } from '../../html/format.js';
+import type { Headroom, ModificationHistory } from '../../payments/modifications/service.js';
+import { REFUND_REASONS } from '../../payments/schemas.js';
+import { PAYMENT_STATES, paymentState, type PaymentDetail, type PaymentListItem, type PaymentState, type PaymentSummary } from '../../payments/service.js';
+import type { DeliveryView } from '../../webhooks/service.js';
+import { translator, type Translate } from '../i18n.js';
+import type { FieldErrors, View } from '../view.js';
+import { Badge, Csrf, ErrorSummary, Facts, Field, Money, Notice, Select, TableWrap, Time } from '../views/components.js';
+import { KeysetPager } from '../views/keysetPager.js';
+import { PORTAL, portalPage } from '../views/layout.js';
+import { M, STATE_BADGE, type Key } from './messages.js';
+
+// The payments pages (§The portal): every payment with its filters and the CSV export, and a
+// payment's page with its card, its timeline, the webhooks it caused, and the capture, refund and
+// reverse forms of the modifications API.
+
+type T = Translate<Key>;
+
+export const paymentPath = (payfacReference: string): string => `${PORTAL}/payments/${encodeURIComponent(payfacReference)}`;
+
+export function StateBadge({ view, p }: { view: View; p: Pick<PaymentSummary, 'success' | 'captureState' | 'refundedAmount' | 'capturedAmount'> }): VNode {
+  const [key, tone] = STATE_BADGE[paymentState(p)];
+  return <Badge tone={tone}>{translator(M, view.lang)(key)}</Badge>;
+}
+
+/** A list's payments: when, where each stands, how much, the card, and a link to the payment's page. */
+export function PaymentsTable({ view, payments, label }: { view: View; payments: readonly (PaymentSummary | PaymentListItem)[]; label: string }): VNode {
+  const t = translator(M, view.lang);
+  const withOrigin = payments.some((p) => 'byToken' in p);
+  return (
+    <TableWrap label={label}>
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">{t('date')}</th>
+            <th scope="col">{view.t('status')}</th>
+            <th scope="col" class="num">
+              {view.t('amount')}
+            </th>
+            <th scope="col">{t('card')}</th>
+            {withOrigin ? <th scope="col">{t('origin')}</th> : null}
+            <th scope="col">{t('payment')}</th>
+          </tr>
+        </thead>
+        <tbody>
+          {payments.map((p) => (
+            <tr>
+              <td>
+                <Time view={view} at={p.createdAt} />
+              </td>
+              <td>
+                <StateBadge view={view} p={p} />
+                {!p.success && p.reason && p.reason.toLowerCase() !== 'refused' ? <div class="muted small">{p.reason}</div> : null}
+              </td>
+              <td class="num">
+                <Money view={view} minor={p.amount} currency={p.currency} />
+              </td>
+              <td class="nowrap">
+                {p.paymentMethod} •••• {p.cardSummary}
+              </td>
+              {withOrigin ? <td class="wrap">{'byToken' in p ? <Origin t={t} p={p} /> : null}</td> : null}
+              <td>
+                <a class="mono" href={paymentPath(p.payfacReference)}>
+                  {p.payfacReference}
+                </a>
+                {'merchantReference' in p && p.merchantReference ? <div class="muted small">{p.merchantReference}</div> : null}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </TableWrap>
+  );
+}
+
+function Origin({ t, p }: { t: T; p: PaymentListItem }): VNode {
+  if (p.paymentLinkReference) return <a href={`${PORTAL}/links/${encodeURIComponent(p.paymentLinkReference)}`}>{t('originLink')}</a>;
+  if (p.checkoutReference) return <a href={`${PORTAL}/sessions/${encodeURIComponent(p.checkoutReference)}`}>{t('originSession')}</a>;
+  return <span>{t('originToken')}</span>;
+}
+
+// ---------------------------------------------------------------- list
+
+export interface ListFilter {
+  state: PaymentState | null;
+  from: string;
+  until: string;
+  reference: string;
+}
+
+/** The filter as a query (empty values left out), for the pager and the export link. */
+export function filterQuery(f: ListFilter): Record<string, string> {
+  const q: Record<string, string> = {};
+  if (f.state) q.state = f.state;
+  if (f.from) q.from = f.from;
+  if (f.until) q.until = f.until;
+  if (f.reference) q.reference = f.reference;
+  return q;
+}
+
+export function renderPaymentList(
+  view: View,
+  data: { filter: ListFilter; errors: FieldErrors; payments: readonly PaymentListItem[]; older: string | null; newer: string | null },
+): string {
+  const t = translator(M, view.lang);
+  const query = filterQuery(data.filter);
+  const filtered = Object.keys(query).length > 0;
+  const exportQuery = new URLSearchParams(query).toString();
+  return portalPage({
+    view,
+    title: view.t('navPayments'),
+    section: 'payments',
+    lead: t('lead'),
+    actions: (
+      <a class="button secondary" href={`${PORTAL}/payments/export.csv${exportQuery ? `?${exportQuery}` : ''}`} download>
+        {t('exportCsv')}
+      </a>
+    ),
+    children: (
+      <>
+        <form method="get" action={`${PORTAL}/payments`} class="filters" role="search" aria-label={t('filters')}>
+          <Select
+            view={view}
+            name="state"
+            label={view.t('status')}
+            value={data.filter.state ?? ''}
+            options={[{ value: '', label: t('stateAll') }, ...(Object.keys(PAYMENT_STATES) as PaymentState[]).map((s) => ({ value: s, label: t(STATE_BADGE[s][0]) }))]}
+          />
+          <Field view={view} name="from" type="date" label={t('from')} value={data.filter.from} errors={data.errors} />
+          <Field view={view} name="until" type="date" label={t('until')} value={data.filter.until} errors={data.errors} />
+          <Field view={view} name="reference" type="search" label={t('reference')} hint={t('referenceHint')} value={data.filter.reference} maxLength={200} />
+          <button type="submit" class="secondary">
+            {t('filter')}
+          </button>
+          {filtered ? <a href={`${PORTAL}/payments`}>{view.t('clear')}</a> : null}
+        </form>
+        <p class="muted small">{t('exportHint')}</p>
+        {data.payments.length === 0 ? (
+          <p class="empty panel">{filtered || data.newer !== null ? t('noMatches') : t('none')}</p>
+        ) : (
+          <PaymentsTable view={view} payments={data.payments} label={view.t('navPayments')} />
+        )}
+        <KeysetPager base={`${PORTAL}/payments`} query={query} older={data.older} newer={data.newer} words={{ newer: t('newer'), older: t('older'), newest: t('newest') }} />
+      </>
+    ),
+  });
+}
+
+// ---------------------------------------------------------------- detail
+
+export type ModificationKind = 'capture' | 'refund' | 'reverse';
+
+export interface ModificationForm {
+  kind: ModificationKind;
+  amount: string;
+  reference: string;
+  refundReason: string;
+  errors: FieldErrors;
+}
+
+export interface DetailData {
+  payment: PaymentDetail;
+  modifications: readonly ModificationHistory[];
+  headroom: Headroom;
+  deliveries: readonly DeliveryView[] | null;
+  /** The form shown again with its errors, if a post was refused. */
+  form: ModificationForm | null;
+  notice: ModificationKind | 'refused' | null;
+  /** The amounts the forms start with (major units, as typed). */
+  defaults: { capture: string; refund: string; reference: string };
+}
+
+const KIND_KEY = { Capture: 'kindCapture', Refund: 'kindRefund', Reversal: 'kindReversal' } as const satisfies Record<ModificationHistory['kind'], Key>;
+const DELIVERY_KEY = { Pending: 'deliveryPending', Delivered: 'deliveryDelivered', Failed: 'deliveryFailed' } as const satisfies Record<DeliveryView['state'], Key>;
+const DELIVERY_TONE = { Pending: 'info', Delivered: 'ok', Failed: 'bad' } as const;
+
+interface Moment {
+  at: Date;
+  text: string;
+  detail?: string;
+  tone: 'ok' | 'warn' | 'bad' | 'neutral' | 'info';
+}
+
+/** The payment's story, oldest first: its authorisation, then each modification as requested and as completed. */
+function timelineOf(view: View, t: T, p: PaymentDetail, mods: readonly ModificationHistory[]): Moment[] {
+  const money = (minor: number | null): string => (minor === null ? '' : formatMoney(minor, p.currency, view.lang));
+  const out: Moment[] = [p.success ? { at: p.createdAt, text: t('evAuthorised', { amount: money(p.amount) }), tone: 'ok' } : { at: p.createdAt, text: t('evRefused'), detail: p.reason ?? undefined, tone: 'bad' }];
+  for (const m of mods) {
+    const kind = t(KIND_KEY[m.kind]);
+    const detail = [m.source === 'Scheduled' ? t('evScheduled') : null, m.reference ? t('evReference', { reference: m.reference }) : null, m.refundReason].filter((x): x is string => !!x).join(' · ');
+    out.push({
+      at: m.createdAt,
+      text: m.kind === 'Reversal' ? t('evRequestedReversal') : t('evRequested', { kind, amount: money(m.amount) }),
+      detail: m.state === 'Received' ? `${detail}${detail ? ' · ' : ''}${t('inProgress')}` : detail || undefined,
+      tone: 'info',
+    });
+    if (m.completedAt) {
+      const text =
+        m.state === 'Failed'
+          ? t('evFailed', { kind })
+          : m.kind === 'Reversal'
+            ? m.outcome === 'Cancelled'
+              ? t('evReversedCancelled')
+              : t('evReversedRefunded', { amount: money(m.amount) })
+            : t('evSucceeded', { kind, amount: money(m.amount) });
+      out.push({ at: m.completedAt, text, detail: m.state === 'Failed' ? m.reason ?? undefined : undefined, tone: m.state === 'Failed' ? 'bad' : 'ok' });
+    }
+  }
+  return out;
+}
+
+function Timeline({ view, moments }: { view: View; moments: readonly Moment[] }): VNode {
+  return (
+    <ol class="timeline">
+      {moments.map((m) => (
+        <li>
+          <Time view={view} at={m.at} seconds />
+          <span class={`dot dot-${m.tone}`} aria-hidden="true" />
+          <span>{m.text}</span>
+          {m.detail ? <div class="muted small">{m.detail}</div> : null}
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+function Deliveries({ view, t, deliveries }: { view: View; t: T; deliveries: readonly DeliveryView[] }): VNode {
+  const linked = view.can('webhooks.read');
+  return (
+    <TableWrap label={t('webhooks')}>
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">{t('date')}</th>
+            <th scope="col">{t('eventType')}</th>
+            <th scope="col">{view.t('status')}</th>
+            <th scope="col" class="num">
+              {t('attempts')}
+            </th>
+            <th scope="col">{t('delivery')}</th>
+          </tr>
+        </thead>
+        <tbody>
+          {deliveries.map((d) => (
+            <tr>
+              <td>
+                <Time view={view} at={new Date(d.createdAt)} />
+              </td>
+              <td>{d.eventType}</td>
+              <td>
+                <Badge tone={DELIVERY_TONE[d.state]}>{t(DELIVERY_KEY[d.state])}</Badge>
+              </td>
+              <td class="num">{d.attemptCount}</td>
+              <td>
+                {linked ? (
+                  <a class="mono" href={`${PORTAL}/webhooks/${encodeURIComponent(d.webhookId)}/deliveries/${encodeURIComponent(d.deliveryId)}`}>
+                    {d.deliveryId}
+                  </a>
+                ) : (
+                  <span class="mono">{d.deliveryId}</span>
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </TableWrap>
+  );
+}
+
+/** The capture, refund and reverse forms: each only while the payment can take it, with what it can still take. */
+function Modifications({ view, t, data }: { view: View; t: T; data: DetailData }): VNode {
+  const p = data.payment;
+  const { capturable, refundable, reversible } = data.headroom;
+  const money = (minor: number): string => formatMoney(minor, p.currency, view.lang);
+  const path = paymentPath(p.payfacReference);
+  const shown = (kind: ModificationKind) => (data.form?.kind === kind ? data.form : null);
+  const amountForm = (kind: 'capture' | 'refund', max: number) => {
+    const again = shown(kind);
+    const errors = again?.errors;
+    return (
+      <form method="post" action={`${path}/${kind}`} class="panel" aria-labelledby={`${kind}-title`}>
+        <h3 id={`${kind}-title`}>{t(kind)}</h3>
+        <Csrf view={view} />
+        {errors ? <ErrorSummary view={view} errors={errors} shownFields={['amount', 'reference', 'refundReason']} /> : null}
+        <Field
+          view={view}
+          name="amount"
+          label={t('amountLabel', { currency: p.currency })}
+          value={again ? again.amount : kind === 'capture' ? data.defaults.capture : data.defaults.refund}
+          inputmode="decimal"
+          hint={t(kind === 'capture' ? 'captureHint' : 'refundHint', { amount: money(max) })}
+          errors={errors}
+          required
+        />
+        {kind === 'refund' ? (
+          <Select
+            view={view}
+            name="refundReason"
+            label={t('refundReason')}
+            value={again?.refundReason ?? ''}
+            errors={errors}
+            options={[{ value: '', label: t('reasonNone') }, ...REFUND_REASONS.map((r) => ({ value: r, label: t(`reason${r}`) }))]}
+          />
+        ) : null}
+        <Field view={view} name="reference" label={t('modReference')} hint={t('modReferenceHint')} value={again ? again.reference : data.defaults.reference} errors={errors} maxLength={200} required />
+        <div class="form-actions">
+          <button type="submit">{t(kind === 'capture' ? 'captureButton' : 'refundButton')}</button>
+        </div>
+      </form>
+    );
+  };
+  if (capturable === 0 && refundable === 0 && reversible === 0) return <p class="muted">{t('actionsNone')}</p>;
+  return (
+    <div class="grid">
+      {capturable > 0 ? amountForm('capture', capturable) : null}
+      {refundable > 0 ? amountForm('refund', refundable) : null}
+      {reversible > 0 ? (
+        <div class="panel">
+          <h3 id="reverse-title">{t('reverse')}</h3>
+          <p class="small">{t('reverseHint', { amount: money(reversible) })}</p>
+          <p>
+            <a class="button danger" href={`${path}/reverse`}>
+              {t('reverse')}…
+            </a>
+          </p>
+        </div>
+      ) : null}
+    </div>
+  );
+}
+
+export function renderPaymentDetail(view: View, data: DetailData): string {
+  const t = translator(M, view.lang);
+  const p = data.payment;
+  const money = (minor: number) => <Money view={view} minor={minor} currency={p.currency} />;
+  const notice =
+    data.notice === 'capture' ? t('received', { kind: t('kindCapture') }) : data.notice === 'refund' ? t('received', { kind: t('kindRefund') }) : data.notice === 'reverse' ? t('received', { kind: t('kindReversal') }) : null;
+  return portalPage({
+    view,
+    title: `${t('payment')} ${p.payfacReference}`,
+    section: 'payments',
+    lead: (
+      <>
+        <StateBadge view={view} p={p} /> {money(p.amount)} · <Time view={view} at={p.createdAt} />
+      </>
+    ),
+    children: (
+      <>
+        {notice ? <Notice>{notice}</Notice> : null}
+        {data.notice === 'refused' ? <Notice kind="warn">{t('actionsNone')}</Notice> : null}
+        {view.can('payments.modify') && p.success ? (
+          <section aria-labelledby="actions-title">
+            <h2 id="actions-title">{t('actions')}</h2>
+            <Modifications view={view} t={t} data={data} />
+          </section>
+        ) : null}
+        <section class="panel" aria-labelledby="facts-title">
+          <h2 id="facts-title">{t('facts')}</h2>
+          <Facts
+            rows={[
+              [t('payfacReference'), <span class="mono">{p.payfacReference}</span>],
+              p.merchantReference ? [t('merchantReference'), p.merchantReference] : null,
+              [t('authorised'), money(p.amount)],
+              p.success ? [t('captured'), money(p.capturedAmount)] : null,
+              p.success ? [t('refunded'), money(p.refundedAmount)] : null,
+              p.captureDueAt ? [t('captureDue'), <Time view={view} at={p.captureDueAt} />] : null,
+              !p.success && p.reason ? [t('reason'), p.reason] : null,
+              [t('cardNumber'), <span class="mono">{p.cardMasked}</span>],
+              [t('cardExpiry'), p.cardExpiry],
+              [t('method'), p.paymentMethod],
+              [t('threeDS'), p.threeDAuthenticated ? t('threeDSYes') : t('threeDSNo')],
+              p.authCode ? [t('authCode'), <span class="mono">{p.authCode}</span>] : null,
+              p.isPreAuth ? [t('preAuth'), view.t('yes')] : null,
+              p.paymentLinkReference ? [t('link'), <a href={`${PORTAL}/links/${encodeURIComponent(p.paymentLinkReference)}`}>{p.paymentLinkReference}</a>] : null,
+              p.checkoutReference ? [t('session'), <a href={`${PORTAL}/sessions/${encodeURIComponent(p.checkoutReference)}`}>{p.checkoutReference}</a>] : null,
+              p.byToken ? [t('origin'), t('originToken')] : null,
+              p.token ? [t('savedCard'), <span class="mono break">{p.token}</span>] : null,
+              p.recurringProcessingModel ? [t('recurring'), p.recurringProcessingModel] : null,
+              [t('terminal'), <span class="mono">{p.terminalIdentifier}</span>],
+            ]}
+          />
+        </section>
+        <section class="panel" aria-labelledby="timeline-title">
+          <h2 id="timeline-title">{t('timeline')}</h2>
+          <Timeline view={view} moments={timelineOf(view, t, p, data.modifications)} />
+        </section>
+        {data.deliveries !== null ? (
+          <section aria-labelledby="webhooks-title">
+            <h2 id="webhooks-title">{t('webhooks')}</h2>
+            {data.deliveries.length === 0 ? <p class="empty panel">{t('noWebhooks')}</p> : <Deliveries view={view} t={t} deliveries={data.deliveries} />}
+          </section>
+        ) : null}
+      </>
+    ),
+  });
+}
+
+export function renderReverse(view: View, data: { payment: PaymentDetail; headroom: Headroom }): string {
+  const t = translator(M, view.lang);
+  const p = data.payment;
+  const path = paymentPath(p.payfacReference);
+  const left = formatMoney(data.headroom.reversible, p.currency, view.lang);
+  return portalPage({
+    view,
+    title: t('reverseTitle'),
+    section: 'payments',
+    children:
+      data.headroom.reversible === 0 ? (
+        <>
+          <Notice kind="warn">{t('actionsNone')}</Notice>
+          <p>
+            <a href={path}>{view.t('back')}</a>
+          </p>
+        </>
+      ) : (
+        <div class="panel">
+          <p>{t('reverseText', { reference: p.payfacReference, amount: formatMoney(p.amount, p.currency, view.lang), left })}</p>
+          <form method="post" action={`${path}/reverse`} class="form-actions">
+            <Csrf view={view} />
+            <input type="hidden" name="reference" value={p.merchantReference ?? p.payfacReference} />
+            <button type="submit" class="danger">
+              {t('reverseConfirm')}
+            </button>
+            <a href={path}>{view.t('cancel')}</a>
+          </form>
+        </div>
+      ),
+  });
+}
