@@ -248,3 +248,12 @@ export async function* eachPayment(deps: { db: Database }, merchantId: string, f
     keyset = { direction: 'older', at: last.at, reference: last.reference };
   }
 }
+
+export type DailySales = sql.DailySalesRow;
+
+/** The merchant's sales per day (UTC) and currency over the last `days` days, today included (the portal's overview). */
+export async function dailySales(deps: { db: Database; clock: { now(): Date } }, merchantId: string, days: number): Promise<{ since: Date; rows: DailySales[] }> {
+  const now = deps.clock.now();
+  const since = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() - (days - 1)));
+  return { since, rows: await sql.dailySales(deps.db.pool, merchantId, since) };
+}

@@ -249,3 +249,32 @@ export async function paymentDetail(db: Queryable, merchantId: string, payfacRef
   );
   return rows[0];
 }
+
+export interface DailySalesRow {
+  /** The day in UTC, YYYY-MM-DD. */
+  day: string;
+  currency: string;
+  /** Authorised amounts of successful payments (card saves of no amount left out). */
+  sales: number;
+  payments: number;
+  refused: number;
+  refunded: number;
+}
+
+/** The merchant's payments from `since` on, summed per day (UTC) and currency (by the keyset index's range). */
+export async function dailySales(db: Queryable, merchantId: string, since: Date): Promise<DailySalesRow[]> {
+  const { rows } = await db.query<DailySalesRow>({
+    name: 'payments.dailySales',
+    text: `SELECT to_char(date_trunc('day', p.created_at AT TIME ZONE 'UTC'), 'YYYY-MM-DD') AS day, p.currency,
+                  COALESCE(sum(p.amount) FILTER (WHERE p.success), 0)::bigint AS sales,
+                  count(*) FILTER (WHERE p.success AND p.amount > 0)::int AS payments,
+                  count(*) FILTER (WHERE NOT p.success)::int AS refused,
+                  COALESCE(sum(p.refunded_amount), 0)::bigint AS refunded
+             FROM payments p
+            WHERE p.merchant_id = $1 AND p.created_at >= $2
+            GROUP BY 1, 2
+            ORDER BY 1, 2`,
+    values: [merchantId, since],
+  });
+  return rows;
+}

@@ -465,3 +465,22 @@ export async function advanceDelivery(deps: WebhookServiceDeps, principal: Princ
     }
   });
 }
+
+export interface FailingWebhook {
+  webhookId: string;
+  url: string;
+  description: string;
+  enabled: boolean;
+  /** Deliveries that failed all their attempts. */
+  failed: number;
+  /** Deliveries being retried after a failed attempt. */
+  retrying: number;
+  lastFailureAt: Date;
+}
+
+/** The webhooks whose deliveries of the last `days` days failed or are being retried (the portal's overview). */
+export async function failingWebhooks(deps: Pick<WebhookServiceDeps, 'db' | 'clock'>, principal: Principal, days: number, limit = 10): Promise<FailingWebhook[]> {
+  const since = new Date(deps.clock.now().getTime() - days * 86_400_000);
+  const rows = await sql.failingWebhooks(deps.db.pool, ownerOf(principal), since, limit);
+  return rows.map((r) => ({ webhookId: r.id, url: r.url, description: r.description, enabled: r.enabled, failed: r.failed, retrying: r.retrying, lastFailureAt: r.last_failure_at }));
+}

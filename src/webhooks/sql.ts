@@ -345,3 +345,37 @@ export async function failedDeliveriesIn(db: Queryable, webhookId: string, since
   return rows;
 }
 
+
+export interface FailingRow {
+  id: string;
+  url: string;
+  description: string;
+  enabled: boolean;
+  failed: number;
+  retrying: number;
+  last_failure_at: Date;
+}
+
+/**
+ * The owner's webhooks whose deliveries since `since` failed (all five attempts) or are being
+ * retried after a failed attempt, with how many of each; the worst first.
+ */
+export async function failingWebhooks(db: Queryable, owner: Owner, since: Date, limit: number): Promise<FailingRow[]> {
+  const { rows } = await db.query<FailingRow>(
+    `SELECT w.id, w.url, w.description, w.enabled, f.failed, f.retrying, f.last_failure_at
+       FROM webhooks w
+       CROSS JOIN LATERAL (
+         SELECT count(*) FILTER (WHERE d.state = 'Failed')::int AS failed,
+                count(*) FILTER (WHERE d.state = 'Pending' AND d.attempt_count > 0)::int AS retrying,
+                max(d.updated_at) AS last_failure_at
+           FROM webhook_deliveries d
+          WHERE d.webhook_id = w.id AND d.created_at >= $3
+            AND (d.state = 'Failed' OR (d.state = 'Pending' AND d.attempt_count > 0))
+       ) f
+      WHERE (w.merchant_id = $1 OR w.partner_id = $2) AND w.deleted_at IS NULL AND f.failed + f.retrying > 0
+      ORDER BY f.failed DESC, f.retrying DESC, w.id
+      LIMIT $4`,
+    [owner.merchantId, owner.partnerId, since, limit],
+  );
+  return rows;
+}

@@ -1,0 +1,79 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestContext, type TestContext } from '../helpers/app.js';
+import type { DeliveryWorker } from '../../src/webhooks/delivery/worker.js';
+import { CARD, paidSession } from '../modifications/helpers.js';
+import { refusedPort, register, testWorker } from '../webhooks/helpers.js';
+import { portalUser, textOf, type PortalBrowser } from './helpers.js';
+
+// The portal's overview (§The portal): sales of the last 7 or 30 days per currency with a chart and
+// its figures, the newest payments, and the webhooks whose deliveries fail (for those who may read them).
+
+describe('the overview', () => {
+  let ctx: TestContext;
+  let worker: DeliveryWorker;
+  let owner: PortalBrowser;
+  let staff: PortalBrowser;
+  let newest = '';
+
+  beforeAll(async () => {
+    ctx = await createTestContext({ LOG_LEVEL: 'warn' });
+    owner = (await portalUser(ctx, 'owner')).browser;
+    staff = (await portalUser(ctx, 'staff')).browser;
+  });
+  afterAll(async () => {
+    await worker?.stop();
+    await ctx.close();
+  });
+
+  it('a merchant with no payments is shown how to start', async () => {
+    const text = textOf((await owner.get('/portal')).body);
+    expect(text).toContain('No payments in this period yet.');
+    expect(text).toContain('Make a payment link');
+    expect(text).toContain('Every webhook is delivering');
+  });
+
+  it('shows the sales of the period per currency, with the figures of each day, and the newest payments', async () => {
+    ctx.clock.set(new Date('2026-05-01T09:00:00Z'));
+    await paidSession(ctx, { reference: 'old-order', amount: 100000 });
+    ctx.clock.set(new Date('2026-05-20T09:00:00Z'));
+    await paidSession(ctx, { reference: 'order-1', amount: 12345 });
+    ctx.clock.set(new Date('2026-05-21T09:00:00Z'));
+    await paidSession(ctx, { reference: 'order-2', amount: 5000 });
+    await paidSession(ctx, { reference: 'order-3', amount: 700 }, CARD.refused);
+    newest = (await paidSession(ctx, { reference: 'order-4', amount: 2500, currency: 'ISK' })).payfacReference;
+
+    const week = await owner.get('/portal');
+    expect(week.statusCode).toBe(200);
+    const text = textOf(week.body);
+    // EUR: 123.45 + 50.00 this week (the 1 May sale is older than 7 days); one refused.
+    expect(text).toContain('Sales · EUR');
+    expect(text).toMatch(/€173\.45 Sales 2 Payments 1 Refused €0\.00 Refunded/);
+    expect(text).toContain('Sales · ISK');
+    expect(week.body).toMatch(/<svg class="chart"[^>]*role="img"[^>]*aria-label="Sales in EUR per day, [^"]+: €173\.45 in all\."/);
+    // Each day's figure as a table too: the 20th and the 21st, and the days without sales as zero.
+    expect(text).toMatch(/20 May 2026 €123\.45/);
+    expect(text).toMatch(/21 May 2026 €50\.00/);
+    expect(text).toMatch(/19 May 2026 €0\.00/);
+    expect(week.body.indexOf(newest)).toBeGreaterThan(0);
+
+    const month = textOf((await owner.get('/portal?days=30')).body);
+    expect(month).toMatch(/€1,173\.45 Sales 3 Payments 1 Refused/);
+  });
+
+  it('names a webhook whose deliveries fail to those who may read webhooks, not to staff', async () => {
+    const wh = await register(ctx, `https://127.0.0.1:${await refusedPort()}/hook`);
+    await paidSession(ctx, { reference: 'order-5' });
+    worker = testWorker(ctx);
+    await worker.start();
+    await worker.settled();
+    const text = textOf((await owner.get('/portal')).body);
+    expect(text).toContain('Deliveries of these webhooks failed in the last 7 days');
+    // Its events (the payment's Authorisation and Capture) each had one failed attempt.
+    expect(text).toMatch(/[1-9]\d* being retried/);
+    expect((await owner.get('/portal')).body).toContain(`/portal/webhooks/${wh.webhookId}/deliveries`);
+    const staffPage = await staff.get('/portal');
+    expect(staffPage.statusCode).toBe(200);
+    expect(staffPage.body).not.toContain(wh.webhookId);
+    expect(textOf(staffPage.body)).not.toContain('Webhooks');
+  });
+});
