@@ -274,8 +274,12 @@ function DeliveryTable({ view, t, deliveries }: { view: View; t: T; deliveries: 
           {deliveries.map((d) => (
             <tr>
               <td>
-                <a href={deliveryHref(d)} aria-label={`${t('delivery')} ${d.deliveryId}`}>
+                <a href={deliveryHref(d)}>
                   <Time view={view} at={at(d.createdAt)} seconds />
+                  <span class="visually-hidden">
+                    {' '}
+                    {t('delivery')} {d.deliveryId}
+                  </span>
                 </a>
               </td>
               <td>{d.eventType}</td>
