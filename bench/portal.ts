@@ -4,7 +4,7 @@ import { createMerchant } from '../src/accounts/service.js';
 import { openDatabase } from '../src/db/database.js';
 import { migrate } from '../src/db/migrate.js';
 import { createUser, redeemLink } from '../src/users/service.js';
-import { createBenchDatabase, fmt, startServer, type Row } from './lib.js';
+import { createBenchDatabase, fmt, startServer, type Row, type ServerProcess } from './lib.js';
 
 // The portal's pages at a merchant's full size (docs/performance.md): one merchant with 200,000 links
 // and 1,000,000 payments on PostgreSQL, each page beside the API list of the same page size in the
@@ -54,6 +54,47 @@ async function seed(url: string): Promise<{ apiKey: string; cookie: string; refe
   }
 }
 
+/** The payfacReference of the newest seeded payment. */
+const FIRST_PAYMENT = String(1_000_000_000_000_000 + PAYMENTS);
+
+/**
+ * The CSV export of every payment, read to its end as a browser downloads it, with the server's
+ * resident memory sampled meanwhile: streamed in batches, its peak stays near where it started
+ * however large the file (the file is many times the growth).
+ */
+async function csvExport(server: ServerProcess, cookie: string): Promise<Row> {
+  const before = server.rssMb();
+  let peak = before;
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, server.rssMb());
+  }, 50);
+  const t0 = performance.now();
+  let bytes = 0;
+  let lines = 0;
+  try {
+    const res = await fetch(`${server.baseUrl}/portal/payments/export.csv`, { headers: { cookie } });
+    if (res.status !== 200 || !res.body) throw new Error(`portal bench: the export answered ${res.status}`);
+    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+      bytes += chunk.length;
+      for (const b of chunk) if (b === 10) lines++;
+    }
+  } finally {
+    clearInterval(sampler);
+  }
+  peak = Math.max(peak, server.rssMb());
+  const seconds = (performance.now() - t0) / 1000;
+  const growth = peak - before;
+  const mb = bytes / 1024 / 1024;
+  return {
+    operation: `portal CSV export of ${fmt(lines - 1)} payments (${fmt(mb)} MB)`,
+    figure: `${fmt(seconds)} s (${fmt((lines - 1) / seconds)} rows/s); server RSS ${fmt(before)} MB before, peak ${fmt(peak)} MB`,
+    baseline: `file size ${fmt(mb)} MB`,
+    ratio: (growth / mb).toFixed(2),
+    target: 'RSS growth ≤ 0.25 × file',
+    met: lines - 1 === PAYMENTS && growth <= 0.25 * mb,
+  };
+}
+
 export async function portalBenchmarks(): Promise<Row[]> {
   const bdb = await createBenchDatabase('portal');
   try {
@@ -88,6 +129,12 @@ export async function portalBenchmarks(): Promise<Row[]> {
       await page(`portal links page (${fmt(LINKS)} links, 20 a page)`, '/portal/links', true);
       await page('portal links page, filtered by status', '/portal/links?status=Active', false);
       await page(`portal link page with its payments (${fmt(PAYMENTS)} payments)`, `/portal/links/${reference}`, false);
+      await page(`portal payments page (${fmt(PAYMENTS)} payments, 20 a page)`, '/portal/payments', true);
+      await page('portal payments page, filtered by status and day', '/portal/payments?state=captured&from=2020-01-01', false);
+      await page(`portal payment page (timeline, webhooks, forms)`, `/portal/payments/${FIRST_PAYMENT}`, false);
+      await page('portal overview (7 days of sales, newest payments, failing webhooks)', '/portal', false);
+      await page('portal overview (30 days)', '/portal?days=30', false);
+      rows.push(await csvExport(server, cookie));
       // Last: a text that only a few old links hold is looked for in every one of the merchant's
       // links (no index serves a substring), and the queries a timed-out run leaves queued would
       // slow whatever ran next.

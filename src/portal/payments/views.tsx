@@ -175,6 +175,12 @@ const KIND_KEY = { Capture: 'kindCapture', Refund: 'kindRefund', Reversal: 'kind
 const DELIVERY_KEY = { Pending: 'deliveryPending', Delivered: 'deliveryDelivered', Failed: 'deliveryFailed' } as const satisfies Record<DeliveryView['state'], Key>;
 const DELIVERY_TONE = { Pending: 'info', Delivered: 'ok', Failed: 'bad' } as const;
 
+/** A refund's reason in the reader's words (as stored: one of the API's reasons). */
+function reasonText(t: T, reason: string): string {
+  const known = REFUND_REASONS.find((r) => r === reason.toUpperCase());
+  return known ? t(`reason${known}`) : reason;
+}
+
 interface Moment {
   at: Date;
   text: string;
@@ -188,7 +194,7 @@ function timelineOf(view: View, t: T, p: PaymentDetail, mods: readonly Modificat
   const out: Moment[] = [p.success ? { at: p.createdAt, text: t('evAuthorised', { amount: money(p.amount) }), tone: 'ok' } : { at: p.createdAt, text: t('evRefused'), detail: p.reason ?? undefined, tone: 'bad' }];
   for (const m of mods) {
     const kind = t(KIND_KEY[m.kind]);
-    const detail = [m.source === 'Scheduled' ? t('evScheduled') : null, m.reference ? t('evReference', { reference: m.reference }) : null, m.refundReason].filter((x): x is string => !!x).join(' · ');
+    const detail = [m.source === 'Scheduled' ? t('evScheduled') : null, m.reference ? t('evReference', { reference: m.reference }) : null, m.refundReason ? reasonText(t, m.refundReason) : null].filter((x): x is string => !!x).join(' · ');
     out.push({
       at: m.createdAt,
       text: m.kind === 'Reversal' ? t('evRequestedReversal') : t('evRequested', { kind, amount: money(m.amount) }),
@@ -306,7 +312,9 @@ function Modifications({ view, t, data }: { view: View; t: T; data: DetailData }
         ) : null}
         <Field view={view} name="reference" label={t('modReference')} hint={t('modReferenceHint')} value={again ? again.reference : data.defaults.reference} errors={errors} maxLength={200} required />
         <div class="form-actions">
-          <button type="submit">{t(kind === 'capture' ? 'captureButton' : 'refundButton')}</button>
+          <button type="submit" class="primary">
+            {t(kind === 'capture' ? 'captureButton' : 'refundButton')}
+          </button>
         </div>
       </form>
     );
