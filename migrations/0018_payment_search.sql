@@ -4,3 +4,5 @@
 CREATE INDEX payments_merchant_keyset_idx ON payments (merchant_id, created_at DESC, payfac_reference DESC);
 DROP INDEX payments_merchant_idx;
 CREATE INDEX payments_merchant_reference_idx ON payments (merchant_id, merchant_reference) WHERE merchant_reference IS NOT NULL;
+-- The overview's refunds of a period, by when they completed.
+CREATE INDEX modifications_merchant_completed_idx ON modifications (merchant_id, completed_at) WHERE state = 'Succeeded';

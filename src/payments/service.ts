@@ -7,6 +7,7 @@ import { enqueueEvent, type EventDeps, type PaymentEvent } from '../webhooks/eve
 import type { FinalAuthoriseResult } from './acquirer.js';
 import type { CardSummary } from './card.js';
 import * as sql from './sql.js';
+import { refundedPerDay } from './modifications/service.js';
 
 // Recording a card payment (a link's or a checkout session's) once the acquirer has answered: the
 // payment, the saved card, and every event with its deliveries, inside the caller's transaction, so
@@ -249,11 +250,106 @@ export async function* eachPayment(deps: { db: Database }, merchantId: string, f
   }
 }
 
-export type DailySales = sql.DailySalesRow;
+export interface DailySales {
+  /** The day in UTC, YYYY-MM-DD. */
+  day: string;
+  currency: string;
+  sales: number;
+  payments: number;
+  refused: number;
+  /** Refunded on that day (refunds and reversals that refunded, by when they completed). */
+  refunded: number;
+}
 
-/** The merchant's sales per day (UTC) and currency over the last `days` days, today included (the portal's overview). */
+/**
+ * The merchant's sales per day (UTC) and currency over the last `days` days, today included (the
+ * portal's overview). Read from an incremental summary kept per process (see SalesSummary): a
+ * request reads only the payments of the last hour or so, however many the merchant has.
+ */
 export async function dailySales(deps: { db: Database; clock: { now(): Date } }, merchantId: string, days: number): Promise<{ since: Date; rows: DailySales[] }> {
   const now = deps.clock.now();
   const since = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() - (days - 1)));
-  return { since, rows: await sql.dailySales(deps.db.pool, merchantId, since) };
+  const [hours, refunds] = await Promise.all([salesSummaries(deps.db).hours(merchantId, since, now), refundedPerDay(deps, merchantId, since)]);
+  const byKey = new Map<string, DailySales>();
+  const row = (day: string, currency: string): DailySales => {
+    const key = `${day}|${currency}`;
+    let r = byKey.get(key);
+    if (!r) {
+      r = { day, currency, sales: 0, payments: 0, refused: 0, refunded: 0 };
+      byKey.set(key, r);
+    }
+    return r;
+  };
+  for (const h of hours) {
+    const r = row(h.hour.toISOString().slice(0, 10), h.currency);
+    r.sales += h.sales;
+    r.payments += h.payments;
+    r.refused += h.refused;
+  }
+  for (const f of refunds) row(f.day, f.currency).refunded += f.refunded;
+  return { since, rows: [...byKey.values()].sort((a, b) => a.day.localeCompare(b.day) || a.currency.localeCompare(b.currency)) };
+}
+
+const HOUR = 3_600_000;
+/**
+ * A payment is in the summary once its hour ended this long ago: a payment's row carries the time it
+ * was recorded, and its transaction commits a moment later (far less than this).
+ */
+const SETTLE_MS = 10 * 60_000;
+/** Hours are kept this long (the longest period the overview shows, and a day to spare). */
+const KEEP_MS = 31 * 24 * HOUR;
+/** Merchants kept per process; the least recently read goes first. */
+const MAX_MERCHANTS = 2_000;
+
+interface MerchantHours {
+  /** Hours before this are summed in `rows` (an hour boundary). */
+  until: Date;
+  from: Date;
+  rows: sql.HourlySalesRow[];
+}
+
+/**
+ * Per merchant, the sums of its payments per hour for the hours that have settled. What a payment
+ * adds to its hour never changes (its amount, outcome and time are fixed when it is recorded), so a
+ * settled hour is read once per process; each request reads the hours after it (about an hour of
+ * payments) and adds them.
+ */
+class SalesSummary {
+  private readonly merchants = new Map<string, MerchantHours>();
+
+  constructor(private readonly db: Database) {}
+
+  async hours(merchantId: string, since: Date, now: Date): Promise<sql.HourlySalesRow[]> {
+    const settled = new Date(Math.floor((now.getTime() - SETTLE_MS) / HOUR) * HOUR);
+    let kept = this.merchants.get(merchantId);
+    this.merchants.delete(merchantId);
+    if (!kept || since < kept.from || settled < kept.until) {
+      // First read (or a clock that went back): every settled hour of the period, at once.
+      const from = new Date(Math.min(since.getTime(), settled.getTime() - KEEP_MS));
+      kept = { from, until: settled, rows: await sql.hourlySales(this.db.pool, merchantId, from, settled) };
+    } else if (settled > kept.until) {
+      const more = await sql.hourlySales(this.db.pool, merchantId, kept.until, settled);
+      // Older hours than any period shown go (a period starts at most 30 days back).
+      const keepFrom = new Date(settled.getTime() - KEEP_MS);
+      const from = keepFrom > kept.from ? keepFrom : kept.from;
+      kept = { from, until: settled, rows: [...kept.rows.filter((r) => r.hour >= from), ...more] };
+    }
+    this.merchants.set(merchantId, kept);
+    if (this.merchants.size > MAX_MERCHANTS) {
+      const oldest = this.merchants.keys().next().value;
+      if (oldest !== undefined) this.merchants.delete(oldest);
+    }
+    const recent = await sql.hourlySales(this.db.pool, merchantId, kept.until, null);
+    return [...kept.rows.filter((r) => r.hour >= since), ...recent];
+  }
+}
+
+const summaries = new WeakMap<Database, SalesSummary>();
+function salesSummaries(db: Database): SalesSummary {
+  let s = summaries.get(db);
+  if (!s) {
+    s = new SalesSummary(db);
+    summaries.set(db, s);
+  }
+  return s;
 }

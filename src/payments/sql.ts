@@ -250,31 +250,32 @@ export async function paymentDetail(db: Queryable, merchantId: string, payfacRef
   return rows[0];
 }
 
-export interface DailySalesRow {
-  /** The day in UTC, YYYY-MM-DD. */
-  day: string;
+export interface HourlySalesRow {
+  /** The hour's start. */
+  hour: Date;
   currency: string;
-  /** Authorised amounts of successful payments (card saves of no amount left out). */
+  /** Authorised amounts of successful payments. */
   sales: number;
+  /** Successful payments of an amount (card saves of none left out). */
   payments: number;
   refused: number;
-  refunded: number;
 }
 
-/** The merchant's payments from `since` on, summed per day (UTC) and currency (by the keyset index's range). */
-export async function dailySales(db: Queryable, merchantId: string, since: Date): Promise<DailySalesRow[]> {
-  const { rows } = await db.query<DailySalesRow>({
-    name: 'payments.dailySales',
-    text: `SELECT to_char(date_trunc('day', p.created_at AT TIME ZONE 'UTC'), 'YYYY-MM-DD') AS day, p.currency,
+/**
+ * The merchant's payments made in [from, until) (until null: up to now), summed per hour and currency,
+ * by the keyset index's range. What a payment contributes here never changes once it is recorded.
+ */
+export async function hourlySales(db: Queryable, merchantId: string, from: Date, until: Date | null): Promise<HourlySalesRow[]> {
+  const { rows } = await db.query<HourlySalesRow>({
+    name: until === null ? 'payments.hourlySales.open' : 'payments.hourlySales',
+    text: `SELECT date_trunc('hour', p.created_at) AS hour, p.currency,
                   COALESCE(sum(p.amount) FILTER (WHERE p.success), 0)::bigint AS sales,
                   count(*) FILTER (WHERE p.success AND p.amount > 0)::int AS payments,
-                  count(*) FILTER (WHERE NOT p.success)::int AS refused,
-                  COALESCE(sum(p.refunded_amount), 0)::bigint AS refunded
+                  count(*) FILTER (WHERE NOT p.success)::int AS refused
              FROM payments p
-            WHERE p.merchant_id = $1 AND p.created_at >= $2
-            GROUP BY 1, 2
-            ORDER BY 1, 2`,
-    values: [merchantId, since],
+            WHERE p.merchant_id = $1 AND p.created_at >= $2${until === null ? '' : ' AND p.created_at < $3'}
+            GROUP BY 1, 2`,
+    values: until === null ? [merchantId, from] : [merchantId, from, until],
   });
   return rows;
 }

@@ -56,8 +56,13 @@ describe('the overview', () => {
     expect(text).toMatch(/19 May 2026 €0\.00/);
     expect(week.body.indexOf(newest)).toBeGreaterThan(0);
 
+    // Hours go from being read at each request to being kept as the clock moves on: nothing counted twice or lost.
+    ctx.clock.set(new Date('2026-05-21T13:30:00Z'));
+    await paidSession(ctx, { reference: 'order-late', amount: 100 });
+    ctx.clock.set(new Date('2026-05-21T15:45:00Z'));
+    expect(textOf((await owner.get('/portal')).body)).toMatch(/€174\.45 Sales 3 Payments 1 Refused/);
     const month = textOf((await owner.get('/portal?days=30')).body);
-    expect(month).toMatch(/€1,173\.45 Sales 3 Payments 1 Refused/);
+    expect(month).toMatch(/€1,174\.45 Sales 4 Payments 1 Refused/);
   });
 
   it('names a webhook whose deliveries fail to those who may read webhooks, not to staff', async () => {

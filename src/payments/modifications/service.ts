@@ -114,3 +114,8 @@ export async function requestModification(deps: { db: Database; clock: Clock }, 
   });
   return { status: 'Received', payfacReference };
 }
+
+/** What was refunded per day (UTC) and currency from `since` on (the portal's overview). */
+export async function refundedPerDay(deps: { db: Database }, merchantId: string, since: Date): Promise<{ day: string; currency: string; refunded: number }[]> {
+  return sql.refundedPerDay(deps.db.pool, merchantId, since);
+}

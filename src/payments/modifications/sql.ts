@@ -224,3 +224,17 @@ export async function modificationsOf(db: Queryable, merchantId: string, origina
   );
   return rows;
 }
+
+/** What was refunded per day (UTC) and currency from `since` on: refunds, and reversals that refunded, by when they completed. */
+export async function refundedPerDay(db: Queryable, merchantId: string, since: Date): Promise<{ day: string; currency: string; refunded: number }[]> {
+  const { rows } = await db.query<{ day: string; currency: string; refunded: number }>({
+    name: 'modifications.refundedPerDay',
+    text: `SELECT to_char(date_trunc('day', completed_at AT TIME ZONE 'UTC'), 'YYYY-MM-DD') AS day, currency, sum(amount)::bigint AS refunded
+             FROM modifications
+            WHERE merchant_id = $1 AND state = 'Succeeded' AND completed_at >= $2
+              AND (kind = 'Refund' OR (kind = 'Reversal' AND outcome = 'Refunded'))
+            GROUP BY 1, 2`,
+    values: [merchantId, since],
+  });
+  return rows;
+}

@@ -53,8 +53,8 @@ const M = messages(
     showFigures: 'Sýna tölurnar sem töflu',
     day: 'Dagur',
     noSales: 'Engar greiðslur á þessu tímabili enn.',
-    startHint: 'Búðu til greiðslutengil og sendu viðskiptavini: greiðslan hans birtist hér strax.',
-    makeLink: 'Búa til greiðslutengil',
+    startHint: 'Búðu til greiðsluhlekk og sendu viðskiptavini: greiðslan hans birtist hér strax.',
+    makeLink: 'Búa til greiðsluhlekk',
     recent: 'Nýjustu greiðslur',
     allPayments: 'Allar greiðslur',
     noPayments: 'Engar greiðslur enn.',
@@ -291,7 +291,10 @@ export const OVERVIEW_STYLES = `
 .period { display: flex; gap: .5rem; margin-bottom: 1rem; flex-wrap: wrap; }
 .period a { padding: .3rem .8rem; border: 1px solid var(--border); border-radius: 999px; text-decoration: none; background: var(--panel); }
 .period a[aria-current="page"] { background: var(--info-bg); color: var(--accent-dark); font-weight: 600; border-color: var(--accent); }
-.figures { grid-template-columns: repeat(auto-fit, minmax(8rem, 1fr)); margin-bottom: 1rem; }
+.figures { grid-template-columns: repeat(auto-fit, minmax(9.5rem, 1fr)); margin-bottom: 1rem; }
+.figures .stat { font-size: 1.4rem; overflow-wrap: anywhere; }
+/* The chart is drawn 700 units wide: on a phone its labels are drawn larger to stay readable. */
+@media (max-width: 600px) { .chart text { font-size: 24px; } }
 .failing { padding-left: 1.1rem; }
 .failing li { margin-bottom: .5rem; }
 details summary { cursor: pointer; color: var(--accent-dark); margin-top: .5rem; }
