@@ -23,7 +23,7 @@ async function rps(url: string, headers: Record<string, string>, duration = DURA
 }
 
 /** The merchant, its links and payments written by SQL (an API create per row would take an hour), and a signed-in owner. */
-async function seed(url: string): Promise<{ apiKey: string; cookie: string; reference: string }> {
+export async function seed(url: string): Promise<{ apiKey: string; cookie: string; reference: string }> {
   const db = await openDatabase({ databaseUrl: url, dataDir: '', poolSize: 2 });
   try {
     await migrate(db);
