@@ -315,29 +315,41 @@ interface MerchantHours {
  * payments) and adds them.
  */
 class SalesSummary {
-  private readonly merchants = new Map<string, MerchantHours>();
+  private readonly merchants = new Map<string, Promise<MerchantHours>>();
 
   constructor(private readonly db: Database) {}
 
   async hours(merchantId: string, since: Date, now: Date): Promise<sql.HourlySalesRow[]> {
     const settled = new Date(Math.floor((now.getTime() - SETTLE_MS) / HOUR) * HOUR);
-    let kept = this.merchants.get(merchantId);
-    this.merchants.delete(merchantId);
-    if (!kept || since < kept.from || settled < kept.until) {
-      // First read (or a clock that went back): every settled hour of the period, at once.
-      const from = new Date(Math.min(since.getTime(), settled.getTime() - KEEP_MS));
-      kept = { from, until: settled, rows: await sql.hourlySales(this.db.pool, merchantId, from, settled) };
-    } else if (settled > kept.until) {
+    // Requests that arrive together share one read of the settled hours (the first after a start
+    // would otherwise each sum every payment of the period).
+    const pending = this.merchants.get(merchantId);
+    const next = (async (): Promise<MerchantHours> => {
+      const kept = pending ? await pending.catch(() => undefined) : undefined;
+      if (!kept || since < kept.from || settled < kept.until) {
+        // First read (or a clock that went back): every settled hour of the period, at once.
+        const from = new Date(Math.min(since.getTime(), settled.getTime() - KEEP_MS));
+        return { from, until: settled, rows: await sql.hourlySales(this.db.pool, merchantId, from, settled) };
+      }
+      if (settled.getTime() === kept.until.getTime()) return kept;
       const more = await sql.hourlySales(this.db.pool, merchantId, kept.until, settled);
       // Older hours than any period shown go (a period starts at most 30 days back).
       const keepFrom = new Date(settled.getTime() - KEEP_MS);
       const from = keepFrom > kept.from ? keepFrom : kept.from;
-      kept = { from, until: settled, rows: [...kept.rows.filter((r) => r.hour >= from), ...more] };
-    }
-    this.merchants.set(merchantId, kept);
+      return { from, until: settled, rows: [...kept.rows.filter((r) => r.hour >= from), ...more] };
+    })();
+    this.merchants.delete(merchantId);
+    this.merchants.set(merchantId, next);
     if (this.merchants.size > MAX_MERCHANTS) {
       const oldest = this.merchants.keys().next().value;
       if (oldest !== undefined) this.merchants.delete(oldest);
+    }
+    let kept: MerchantHours;
+    try {
+      kept = await next;
+    } catch (err) {
+      if (this.merchants.get(merchantId) === next) this.merchants.delete(merchantId);
+      throw err;
     }
     const recent = await sql.hourlySales(this.db.pool, merchantId, kept.until, null);
     return [...kept.rows.filter((r) => r.hour >= since), ...recent];
