@@ -108,8 +108,9 @@ const dayDate = (day: string): Date => new Date(`${day}T00:00:00Z`);
 /** The bars of one currency's sales: drawn to scale, each with its day and amount as a tooltip; the figures are in the table beside it. */
 function Chart({ view, t, c }: { view: View; t: T; c: CurrencySales }): VNode {
   const width = 700;
-  const height = 180;
-  const top = 16;
+  const height = 190;
+  // Room above the bars for the scale's label, also at the larger size it has on a phone.
+  const top = 30;
   const bottom = 22;
   const plot = height - top - bottom;
   const max = Math.max(1, ...c.days.map((d) => d.sales));
@@ -123,7 +124,7 @@ function Chart({ view, t, c }: { view: View; t: T; c: CurrencySales }): VNode {
   return (
     <svg class="chart" viewBox={`0 0 ${width} ${height}`} role="img" aria-label={label} preserveAspectRatio="none">
       <line class="axis" x1={0} y1={top + plot} x2={width} y2={top + plot} />
-      <text x={0} y={11}>
+      <text x={0} y={22}>
         {money(max)}
       </text>
       {c.days.map((d, i) => {
