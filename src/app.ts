@@ -28,6 +28,9 @@ import { paymentRoutes } from './payments/routes.js';
 import type { App, AppDeps } from './deps.js';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 
+/** How long a listen stream's claim on a delivery lasts: it is not renewed while the CLI forwards it. */
+const LISTENER_LEASE_MS = 60_000;
+
 export type { App, AppDeps } from './deps.js';
 
 declare module 'fastify' {
@@ -103,7 +106,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   installRouteTable(app);
   // The streams of `paylinks listen`: ended first when the server closes, so the drain never waits on
   // a stream that would stay open for ever.
-  const listeners = new ListenerHub({ db, clock, sealer: deps.sealer, leaseMs: config.deliveryLeaseMs, logger: app.log });
+  const listeners = new ListenerHub({ db, clock, sealer: deps.sealer, leaseMs: LISTENER_LEASE_MS, logger: app.log });
   app.decorate('listeners', listeners);
   app.addHook('preClose', (done) => {
     listeners.closeAll();

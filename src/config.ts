@@ -141,7 +141,7 @@ export function parseConfig(env: Env): Config {
   const sandbox = boolean('PAYLINKS_SANDBOX', envName === 'development');
   const logLevel = oneOf<LogLevel>('LOG_LEVEL', LOG_LEVELS, 'info');
   const webhookMaxInFlightPerEndpoint = integer('PAYLINKS_WEBHOOK_MAX_IN_FLIGHT', 10, 1, 1000);
-  const deliveryLeaseMs = integer('PAYLINKS_DELIVERY_LEASE_MS', 60_000, 16_000, 3_600_000);
+  const deliveryLeaseMs = integer('PAYLINKS_DELIVERY_LEASE_MS', 3_000, 1_000, 600_000);
   const deliveryRetentionDays = integer('PAYLINKS_DELIVERY_RETENTION_DAYS', 30, 0, 3650);
   const databasePoolSize = integer('PAYLINKS_DB_POOL_SIZE', 10, 1, 200);
   const keyCacheMs = integer('PAYLINKS_KEY_CACHE_MS', 0, 0, 60_000);

@@ -102,6 +102,23 @@ export async function claimDueDeliveries(
   return rows;
 }
 
+/**
+ * Extends the lease of the deliveries this worker holds (claimed, on the wire or finished and not yet
+ * recorded) to `until`, each only while its claim is still this worker's. A worker that dies stops
+ * renewing, and its deliveries are due again when the short lease runs out.
+ */
+export async function renewLeases(db: Queryable, until: Date, held: readonly (readonly [string, string])[]): Promise<number> {
+  if (held.length === 0) return 0;
+  const { rowCount } = await db.query({
+    name: 'delivery.renewLeases',
+    text: `UPDATE webhook_deliveries d SET next_attempt_at = $1
+             FROM unnest($2::text[], $3::uuid[]) AS h(id, token)
+            WHERE d.id = h.id AND d.claim_token = h.token AND d.state = 'Pending' AND d.next_attempt_at < $1`,
+    values: [until, held.map(([id]) => id), held.map(([, token]) => token)],
+  });
+  return rowCount ?? 0;
+}
+
 export interface AttemptRecord {
   deliveryId: string;
   webhookId: string;

@@ -11,7 +11,7 @@ import { standardWebhookHeaders } from './sign.js';
 import { ATTEMPT_TIMEOUT_MS, createDeliveryAgent, sendAttempt } from './send.js';
 import type { AttemptRecord, ClaimedRow } from './sql.js';
 import { NotifiedLoop } from '../../db/notifiedLoop.js';
-import { DELIVERIES_CHANNEL, removeFinishedBefore } from './sql.js';
+import { DELIVERIES_CHANNEL, removeFinishedBefore, renewLeases } from './sql.js';
 import type { DeliveryMetrics } from '../../metrics.js';
 
 // The delivery worker . It claims due deliveries in batches under a lease and sends each
@@ -25,6 +25,14 @@ import type { DeliveryMetrics } from '../../metrics.js';
 // It runs as a NotifiedLoop (src/db/notifiedLoop.ts) whose pass is the cycle loop: woken by the
 // NOTIFY of the transaction that made deliveries due, by each batch of finished attempts (slots
 // freed), and by a slow fallback poll for retries that come due and leases of dead workers that run out.
+//
+// Leases are short (PAYLINKS_DELIVERY_LEASE_MS, 3 s) and renewed: every quarter of a lease the worker
+// extends the lease of every delivery it holds, from its claim until its attempt is recorded, so an
+// attempt may take its full 15 s and keep its claim. A worker that dies (kill -9, a lost machine or
+// connection) stops renewing: its deliveries are due again within a lease and the next claim of
+// another worker takes them over, its endpoints' slots free again. Renewing rather than a
+// heartbeat row per worker keeps the claim as it is (a lease is a time on the row, checked by the
+// same index) and needs nothing of PGlite that it lacks.
 
 type Logger = Pick<FastifyBaseLogger, 'info' | 'warn' | 'error' | 'debug'>;
 
@@ -86,6 +94,10 @@ export class DeliveryWorker {
    * cost about 45 µs of each attempt (docs/performance.md). A rotated key is a new sealed form, so a new entry.
    */
   private readonly openedKeys = new Map<string, string>();
+  /** Deliveries this worker holds (claimed, and not yet recorded), with their claim token: their leases are renewed. */
+  private readonly held = new Map<string, string>();
+  private renewTimer: NodeJS.Timeout | undefined;
+  private renewing = false;
   /** Counters for logs and the benchmark. */
   readonly stats = { attempts: 0, delivered: 0, failedAttempts: 0, cycles: 0, cycleMs: 0 };
 
@@ -109,7 +121,8 @@ export class DeliveryWorker {
       channel: DELIVERIES_CHANNEL,
       pass: () => this.cycleLoop(),
       listen: opts.listen ?? true,
-      pollIntervalMs: opts.pollIntervalMs ?? 2_000,
+      // Also how soon a dead worker's lapsed lease is noticed: within a third of a lease.
+      pollIntervalMs: opts.pollIntervalMs ?? Math.min(2_000, Math.max(250, Math.floor(opts.config.deliveryLeaseMs / 3))),
       onPassError: (err) => this.log.error({ err: err.message }, 'delivery cycle crashed; the next wake-up starts a new one'),
       // Attempts on the wire or unrecorded are work too: settled() and the drain wait for them.
       busy: () => this.cycleScheduled || this.onWire > 0 || this.buffer.length > 0,
@@ -117,8 +130,6 @@ export class DeliveryWorker {
       passAfterStop: () => this.buffer.length > 0,
       log: this.log,
     });
-    // A lease must outlive an attempt, or a live worker's claim could be taken over mid-send.
-    if (this.leaseMs <= this.timeoutMs) throw new Error('deliveryLeaseMs must be longer than the attempt timeout');
   }
 
   /** Starts listening and claiming; resolves once listening has started. */
@@ -126,6 +137,8 @@ export class DeliveryWorker {
     if (this.running) return;
     this.running = true;
     await this.loop.start();
+    this.renewTimer = setInterval(() => void this.renewLeases(), Math.max(100, Math.floor(this.leaseMs / 4)));
+    this.renewTimer.unref();
     // Retention: once shortly after start, then every ten minutes (real time), a few batches at a time.
     if (this.retentionDays > 0) {
       const sweep = () => void this.removeOld().catch((err: unknown) => this.log.warn({ err: (err as Error).message }, 'removing old deliveries failed; trying again later'));
@@ -171,6 +184,7 @@ export class DeliveryWorker {
   async stop(graceMs = 20_000): Promise<void> {
     if (this.loop.isStopped) return;
     const clean = await this.loop.stop(graceMs);
+    clearInterval(this.renewTimer);
     clearTimeout(this.retryTimer);
     clearInterval(this.retentionTimer);
     if (!clean) this.log.warn({ onWire: this.onWire, unrecorded: this.buffer.length }, 'delivery worker stopped with attempts in flight; their leases will run out and another worker retries them');
@@ -210,6 +224,7 @@ export class DeliveryWorker {
       }
       this.stats.cycles++;
       this.stats.cycleMs += performance.now() - started;
+      for (const r of records) this.held.delete(r.deliveryId);
       if (result.recorded < records.length) this.log.warn({ lost: records.length - result.recorded }, 'attempts finished after their lease was taken over; not recorded');
       for (const row of result.claim.rows) this.startAttempt(row, result.claim.token);
       // Stop when the claim found less than it could take and nothing new needs recording.
@@ -234,6 +249,7 @@ export class DeliveryWorker {
       return;
     }
     this.onWire++;
+    this.held.set(row.id, claimToken);
     const attemptNumber = row.attempt_count + 1;
     const correlationId = newUuid();
     const sentAt = this.clock.now();
@@ -273,6 +289,19 @@ export class DeliveryWorker {
       });
       this.scheduleCycle();
     });
+  }
+
+  /** Extends the leases of the deliveries held; a renewal that fails is tried again at the next tick, within the lease. */
+  private async renewLeases(): Promise<void> {
+    if (this.renewing || this.held.size === 0) return;
+    this.renewing = true;
+    try {
+      await renewLeases(this.db.pool, new Date(this.clock.now().getTime() + this.leaseMs), [...this.held]);
+    } catch (err) {
+      this.log.warn({ err: (err as Error).message, held: this.held.size }, 'renewing delivery leases failed; trying again');
+    } finally {
+      this.renewing = false;
+    }
   }
 
   /** A webhook secret opened from its sealed form, once per sealed form (a rotation is a new one). */
