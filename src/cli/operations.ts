@@ -220,17 +220,27 @@ export function registerOperations(program: Command): void {
     .requiredOption('--url <url>', 'absolute https URL of the receiver')
     .option('--event-types <list>', `comma-separated, of ${EVENT_TYPES.join(', ')}; default all`, parseEventTypes)
     .option('--description <text>', 'description')
+    .option('--max-in-flight <n>', 'deliveries sent to it at the same time, 1 to 100 (default 10)', int('--max-in-flight'))
+    .option('--rate-limit <n>', 'deliveries started per second at most, 1 to 1000 (default: no limit)', int('--rate-limit'))
     .option('--idempotency-key <key>', 'Idempotency-Key: a retry with the same key and body gets the first answer; default a new one')
     .action(
-      action(async (o: ClientFlags & { url: string; eventTypes?: EventType[]; description?: string; idempotencyKey?: string }) => {
+      action(async (o: ClientFlags & { url: string; eventTypes?: EventType[]; description?: string; maxInFlight?: number; rateLimit?: number; idempotencyKey?: string }) => {
         const r = await client(o).webhooks.register(
-          { url: o.url, ...(o.eventTypes ? { eventTypes: o.eventTypes } : {}), ...(o.description !== undefined ? { description: o.description } : {}) },
+          {
+            url: o.url,
+            ...(o.eventTypes ? { eventTypes: o.eventTypes } : {}),
+            ...(o.description !== undefined ? { description: o.description } : {}),
+            ...(o.maxInFlight !== undefined ? { maxInFlight: o.maxInFlight } : {}),
+            ...(o.rateLimit !== undefined ? { rateLimit: o.rateLimit } : {}),
+          },
           o.idempotencyKey ? { idempotencyKey: o.idempotencyKey } : {},
         );
         emit(o, r, () => [
           `webhookId   ${r.webhookId}`,
           `url         ${r.url}`,
           `eventTypes  ${r.eventTypes.length > 0 ? r.eventTypes.join(',') : '(all)'}`,
+          `maxInFlight ${r.maxInFlight}`,
+          `rateLimit   ${r.rateLimit === null ? '(none)' : `${r.rateLimit}/s`}`,
           `apiKey      ${r.apiKey}  (shown only now)`,
           `hmacKey     ${r.hmacKey}  (shown only now)`,
           `signingSecret  ${r.signingSecret}  (Standard Webhooks secret; shown only now)`,
@@ -257,6 +267,8 @@ export function registerOperations(program: Command): void {
       ['enabled', String(w.enabled)],
       ['eventTypes', w.eventTypes.length > 0 ? w.eventTypes.join(',') : '(all)'],
       ['description', w.description],
+      ['maxInFlight', String(w.maxInFlight)],
+      ['rateLimit', w.rateLimit === null ? '(none)' : `${w.rateLimit}/s`],
       ['createdAt', w.createdAt],
       ['updatedAt', w.updatedAt],
     ]);
@@ -275,18 +287,23 @@ export function registerOperations(program: Command): void {
     .option('--url <url>', 'new absolute https URL')
     .option('--event-types <list>', `comma-separated, of ${EVENT_TYPES.join(', ')}; "all" for every type`, (v: string) => (v.trim() === 'all' ? [] : parseEventTypes(v)))
     .option('--description <text>', 'new description')
+    .option('--max-in-flight <n>', 'deliveries sent to it at the same time, 1 to 100', int('--max-in-flight'))
+    .option('--rate-limit <n>', 'deliveries started per second at most, 1 to 1000; "none" removes the limit', (v: string) => (v.trim() === 'none' ? 'none' : int('--rate-limit')(v)))
     .option('--enable', 'enable it')
     .option('--disable', 'disable it')
     .action(
-      action(async (webhookId: string, o: ClientFlags & { url?: string; eventTypes?: EventType[]; description?: string; enable?: boolean; disable?: boolean }) => {
+      action(async (webhookId: string, o: ClientFlags & { url?: string; eventTypes?: EventType[]; description?: string; maxInFlight?: number; rateLimit?: number | 'none'; enable?: boolean; disable?: boolean }) => {
         if (o.enable && o.disable) throw new UsageError('give at most one of --enable and --disable');
         const params: UpdateWebhookParams = {
           ...(o.url !== undefined ? { url: o.url } : {}),
           ...(o.eventTypes !== undefined ? { eventTypes: o.eventTypes } : {}),
           ...(o.description !== undefined ? { description: o.description } : {}),
+          ...(o.maxInFlight !== undefined ? { maxInFlight: o.maxInFlight } : {}),
+          // Commander keeps no null from a parser: "none" stands for it until here.
+          ...(o.rateLimit !== undefined ? { rateLimit: o.rateLimit === 'none' ? null : o.rateLimit } : {}),
           ...(o.enable ? { enabled: true } : o.disable ? { enabled: false } : {}),
         };
-        if (Object.keys(params).length === 0) throw new UsageError('nothing to change: give --url, --event-types, --description, --enable or --disable');
+        if (Object.keys(params).length === 0) throw new UsageError('nothing to change: give --url, --event-types, --description, --max-in-flight, --rate-limit, --enable or --disable');
         const r = await client(o).webhooks.update(webhookId, params);
         emit(o, r, () => webhookLines(r.webhook));
       }),

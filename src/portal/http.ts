@@ -119,6 +119,13 @@ export class Form {
   }
 }
 
+/** A whole number typed in a form as the API takes it; other text as typed, so that the API's own error names it; blank: undefined. */
+export function wholeNumberOf(text: string): number | string | undefined {
+  const t = text.trim();
+  if (t === '') return undefined;
+  return /^-?\d{1,15}$/.test(t) ? Number(t) : t;
+}
+
 export function formOf(request: FastifyRequest): Form {
   return new Form(request.body);
 }

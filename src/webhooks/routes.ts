@@ -37,14 +37,21 @@ export async function webhookRoutes(app: App, deps: AppDeps, listeners: Listener
           'Deliveries of the chosen event types (all when eventTypes is empty or left out) go to url as a signed POST. The answer carries the ' +
           'webhook\'s secrets, shown only now: apiKey (sent as the Authorization header of each delivery), hmacKey (signs hmacSignature) and signingSecret ' +
           '(the same key as a Standard Webhooks secret, for the webhook-id/webhook-timestamp/webhook-signature headers). A partner key ' +
-          'registers a webhook for all its merchants. An Idempotency-Key header makes a retry return the first answer.',
+          'registers a webhook for all its merchants. maxInFlight (1 to 100, default 10) bounds the attempts sent to it at once and rateLimit ' +
+          '(1 to 1000 deliveries per second) how fast they start. An Idempotency-Key header makes a retry return the first answer.',
         body: s.RegisterBody,
         response: { 200: s.RegisterResponse },
       },
     },
     async (request) => {
       const body = request.body;
-      const input = { url: body.url, ...(body.eventTypes ? { eventTypes: body.eventTypes as EventType[] } : {}), ...(body.description !== undefined ? { description: body.description } : {}) };
+      const input: service.RegisterInput = {
+        url: body.url,
+        ...(body.eventTypes ? { eventTypes: body.eventTypes as EventType[] } : {}),
+        ...(body.description !== undefined ? { description: body.description } : {}),
+        ...(body.maxInFlight !== undefined ? { maxInFlight: body.maxInFlight } : {}),
+        ...(body.rateLimit !== undefined ? { rateLimit: body.rateLimit } : {}),
+      };
       return ok(request, await service.registerWebhook(svc, principalOf(request), input, request.idempotencyKey));
     },
   );
@@ -242,8 +249,8 @@ export async function webhookRoutes(app: App, deps: AppDeps, listeners: Listener
         tags,
         summary: 'Update a webhook',
         description:
-          'Change url, eventTypes, description or enabled; a field left out keeps its value. A disabled webhook gets no new deliveries. The ' +
-          'secrets do not change (rotate-secrets does that).',
+          'Change url, eventTypes, description, enabled, maxInFlight or rateLimit; a field left out keeps its value (rateLimit null removes the ' +
+          'limit). A disabled webhook gets no new deliveries. The secrets do not change (rotate-secrets does that).',
         params: s.WebhookParams,
         body: s.UpdateBody,
         response: { 200: s.WebhookResponse },
@@ -256,6 +263,8 @@ export async function webhookRoutes(app: App, deps: AppDeps, listeners: Listener
         ...(b.eventTypes !== undefined ? { eventTypes: b.eventTypes as EventType[] } : {}),
         ...(b.description !== undefined ? { description: b.description } : {}),
         ...(b.enabled !== undefined ? { enabled: b.enabled } : {}),
+        ...(b.maxInFlight !== undefined ? { maxInFlight: b.maxInFlight } : {}),
+        ...(b.rateLimit !== undefined ? { rateLimit: b.rateLimit } : {}),
       };
       return ok(request, { webhook: await service.updateWebhook(svc, principalOf(request), request.params.webhookId, input) });
     },

@@ -10,15 +10,24 @@ const EventTypeSchema = Type.Enum([...EVENT_TYPES], { description: 'payment even
 const Url = Type.String({ minLength: 1, maxLength: 2048, description: 'absolute https URL (in development also http on localhost or a loopback address)' });
 const EventTypes = Type.Array(EventTypeSchema, { maxItems: 16, description: 'event types to receive; empty or absent: all' });
 const Description = Type.String({ maxLength: 500 });
+const MaxInFlight = Type.Integer({ minimum: 1, maximum: 100, description: 'attempts to this webhook in flight at once, 1 to 100; default 10 (the operator may set another default)' });
+const RateLimit = Type.Union([Type.Integer({ minimum: 1, maximum: 1000 }), Type.Null()], { description: 'deliveries per second at most, 1 to 1000; null or absent: no limit' });
 
 export const RegisterBody = Type.Object(
-  { url: Url, eventTypes: Type.Optional(EventTypes), description: Type.Optional(Description) },
+  { url: Url, eventTypes: Type.Optional(EventTypes), description: Type.Optional(Description), maxInFlight: Type.Optional(MaxInFlight), rateLimit: Type.Optional(RateLimit) },
   { additionalProperties: false },
 );
 export type RegisterBody = Static<typeof RegisterBody>;
 
 export const UpdateBody = Type.Object(
-  { url: Type.Optional(Url), eventTypes: Type.Optional(EventTypes), description: Type.Optional(Description), enabled: Type.Optional(Type.Boolean()) },
+  {
+    url: Type.Optional(Url),
+    eventTypes: Type.Optional(EventTypes),
+    description: Type.Optional(Description),
+    enabled: Type.Optional(Type.Boolean()),
+    maxInFlight: Type.Optional(MaxInFlight),
+    rateLimit: Type.Optional(RateLimit),
+  },
   { additionalProperties: false },
 );
 export type UpdateBody = Static<typeof UpdateBody>;
@@ -30,6 +39,8 @@ const WebhookProps = {
   eventTypes: Type.Array(Type.String()),
   description: Type.String(),
   enabled: Type.Boolean(),
+  maxInFlight: Type.Integer({ description: 'attempts to this webhook in flight at once (its own setting, else the default)' }),
+  rateLimit: Type.Union([Type.Integer(), Type.Null()], { description: 'deliveries per second at most; null: no limit' }),
   createdAt: Type.String({ format: 'date-time' }),
   updatedAt: Type.String({ format: 'date-time' }),
 };

@@ -44,11 +44,15 @@ export interface WebhookView {
   eventTypes: string[];
   description: string;
   enabled: boolean;
+  /** Attempts in flight at once (the webhook's own, else the operator's default). */
+  maxInFlight: number;
+  /** Deliveries per second at most; null: no limit. */
+  rateLimit: number | null;
   createdAt: string;
   updatedAt: string;
 }
 
-function view(w: sql.WebhookRow): WebhookView {
+function view(w: sql.WebhookRow, deps: Pick<WebhookServiceDeps, 'config'>): WebhookView {
   return {
     webhookId: w.id,
     kind: w.kind,
@@ -56,6 +60,8 @@ function view(w: sql.WebhookRow): WebhookView {
     eventTypes: w.event_types,
     description: w.description,
     enabled: w.enabled,
+    maxInFlight: w.max_in_flight ?? deps.config.webhookMaxInFlightPerEndpoint,
+    rateLimit: w.rate_limit,
     createdAt: formatTimestamp(w.created_at),
     updatedAt: formatTimestamp(w.updated_at),
   };
@@ -79,6 +85,8 @@ export interface RegisterInput {
   url: string;
   eventTypes?: EventType[];
   description?: string;
+  maxInFlight?: number;
+  rateLimit?: number | null;
 }
 
 export type RegisteredWebhook = WebhookView & { apiKey: string; hmacKey: string; signingSecret: string };
@@ -106,24 +114,26 @@ export async function registerWebhook(
       url: input.url,
       eventTypes: uniqueEventTypes(input.eventTypes),
       description: input.description ?? '',
+      maxInFlight: input.maxInFlight ?? null,
+      rateLimit: input.rateLimit ?? null,
       apiKeySealed: deps.sealer.seal(apiKey),
       hmacKeySealed: deps.sealer.seal(hmacKey),
       now: deps.clock.now(),
     });
-    return { ...view(row), apiKey, hmacKey, signingSecret: signingSecretOf(hmacKey) };
+    return { ...view(row, deps), apiKey, hmacKey, signingSecret: signingSecretOf(hmacKey) };
   });
   return body;
 }
 
 export async function listWebhooks(deps: WebhookServiceDeps, principal: Principal, page: number, pageSize: number): Promise<{ data: WebhookView[]; totalCount: number }> {
   const r = await sql.listWebhooks(deps.db.pool, ownerOf(principal), page, pageSize);
-  return { data: r.rows.map(view), totalCount: r.total };
+  return { data: r.rows.map((w) => view(w, deps)), totalCount: r.total };
 }
 
 export async function getWebhook(deps: WebhookServiceDeps, principal: Principal, webhookId: string): Promise<WebhookView> {
   const w = await sql.findWebhook(deps.db.pool, ownerOf(principal), webhookId);
   if (!w) throw notFound('webhook');
-  return view(w);
+  return view(w, deps);
 }
 
 export interface UpdateInput {
@@ -131,6 +141,9 @@ export interface UpdateInput {
   eventTypes?: EventType[];
   description?: string;
   enabled?: boolean;
+  maxInFlight?: number;
+  /** null removes the limit. */
+  rateLimit?: number | null;
 }
 
 export async function updateWebhook(deps: WebhookServiceDeps, principal: Principal, webhookId: string, input: UpdateInput): Promise<WebhookView> {
@@ -148,10 +161,12 @@ export async function updateWebhook(deps: WebhookServiceDeps, principal: Princip
       eventTypes: input.eventTypes !== undefined ? uniqueEventTypes(input.eventTypes) : w.event_types,
       description: input.description ?? w.description,
       enabled: input.enabled ?? w.enabled,
+      maxInFlight: input.maxInFlight ?? w.max_in_flight,
+      rateLimit: input.rateLimit !== undefined ? input.rateLimit : w.rate_limit,
       now,
     });
     if (w.enabled && !updated.enabled) await sql.failPendingDeliveries(tx, w.id, now);
-    return view(updated);
+    return view(updated, deps);
   });
 }
 
@@ -235,7 +250,7 @@ export async function registerListener(
       const row = await sql.findWebhook(tx, owner, stale.id);
       if (!row) throw notFound('webhook');
       const hmacKey = deps.sealer.open(stale.hmac_key_sealed);
-      return { ...view(row), apiKey: deps.sealer.open(stale.api_key_sealed), hmacKey, signingSecret: signingSecretOf(hmacKey), reused: true };
+      return { ...view(row, deps), apiKey: deps.sealer.open(stale.api_key_sealed), hmacKey, signingSecret: signingSecretOf(hmacKey), reused: true };
     }
     const id = prefixedId('wh');
     const apiKey = newWebhookApiKey();
@@ -251,7 +266,7 @@ export async function registerListener(
       now,
       kind: 'listener',
     });
-    return { ...view(row), apiKey, hmacKey, signingSecret: signingSecretOf(hmacKey), reused: false };
+    return { ...view(row, deps), apiKey, hmacKey, signingSecret: signingSecretOf(hmacKey), reused: false };
   });
 }
 
@@ -261,7 +276,7 @@ export async function requireListener(deps: WebhookServiceDeps, principal: Princ
   if (!w) throw notFound('webhook');
   if (w.kind !== 'listener') throw new ApiError('INVALID_STATE', 'this webhook delivers to its URL; only a listener webhook (paylinks listen) has a stream');
   if (!w.enabled) throw new ApiError('INVALID_STATE', 'this listener webhook is disabled');
-  return view(w);
+  return view(w, deps);
 }
 
 // Trace and replay (§Deliveries)

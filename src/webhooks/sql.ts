@@ -18,6 +18,10 @@ export interface WebhookRow {
   description: string;
   enabled: boolean;
   kind: WebhookKind;
+  /** Attempts in flight at once; null: the operator's default. */
+  max_in_flight: number | null;
+  /** Deliveries per second at most; null: no limit. */
+  rate_limit: number | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -25,18 +29,31 @@ export interface WebhookRow {
 /** `url`: delivered to its URL by the workers; `listener`: delivered to `paylinks listen` over its stream. */
 export type WebhookKind = 'url' | 'listener';
 
-const WEBHOOK_COLUMNS = 'id, merchant_id, partner_id, url, event_types, description, enabled, kind, created_at, updated_at';
+const WEBHOOK_COLUMNS = 'id, merchant_id, partner_id, url, event_types, description, enabled, kind, max_in_flight, rate_limit, created_at, updated_at';
 
 export async function insertWebhook(
   db: Queryable,
-  args: { id: string; owner: Owner; url: string; eventTypes: readonly string[]; description: string; apiKeySealed: string; hmacKeySealed: string; now: Date; kind?: WebhookKind },
+  args: {
+    id: string;
+    owner: Owner;
+    url: string;
+    eventTypes: readonly string[];
+    description: string;
+    apiKeySealed: string;
+    hmacKeySealed: string;
+    now: Date;
+    kind?: WebhookKind;
+    maxInFlight?: number | null;
+    rateLimit?: number | null;
+  },
 ): Promise<WebhookRow> {
   const kind = args.kind ?? 'url';
   const { rows } = await db.query<WebhookRow>(
-    `INSERT INTO webhooks (id, merchant_id, partner_id, url, event_types, description, enabled, api_key_sealed, hmac_key_sealed, created_at, updated_at, kind, listener_seen_at)
-     VALUES ($1, $2, $3, $4, $5, $6, true, $7, $8, $9, $9, $10, CASE WHEN $10 = 'listener' THEN $9::timestamptz END)
+    `INSERT INTO webhooks (id, merchant_id, partner_id, url, event_types, description, enabled, api_key_sealed, hmac_key_sealed, created_at, updated_at, kind, listener_seen_at,
+                           max_in_flight, rate_limit, rate_tokens, rate_at)
+     VALUES ($1, $2, $3, $4, $5, $6, true, $7, $8, $9, $9, $10, CASE WHEN $10 = 'listener' THEN $9::timestamptz END, $11::int, $12::int, $12::int, $9)
      RETURNING ${WEBHOOK_COLUMNS}`,
-    [args.id, args.owner.merchantId, args.owner.partnerId, args.url, args.eventTypes, args.description, args.apiKeySealed, args.hmacKeySealed, args.now, kind],
+    [args.id, args.owner.merchantId, args.owner.partnerId, args.url, args.eventTypes, args.description, args.apiKeySealed, args.hmacKeySealed, args.now, kind, args.maxInFlight ?? null, args.rateLimit ?? null],
   );
   return rows[0] as WebhookRow;
 }
@@ -68,12 +85,16 @@ export async function listWebhooks(db: Queryable, owner: Owner, page: number, pa
 
 export async function updateWebhook(
   db: Queryable,
-  args: { id: string; url: string; eventTypes: readonly string[]; description: string; enabled: boolean; now: Date },
+  args: { id: string; url: string; eventTypes: readonly string[]; description: string; enabled: boolean; maxInFlight: number | null; rateLimit: number | null; now: Date },
 ): Promise<WebhookRow> {
+  // A new rate starts with a full bucket (one second of deliveries).
   const { rows } = await db.query<WebhookRow>(
-    `UPDATE webhooks SET url = $2, event_types = $3, description = $4, enabled = $5, updated_at = $6
+    `UPDATE webhooks SET url = $2, event_types = $3, description = $4, enabled = $5, updated_at = $6, max_in_flight = $7,
+            rate_tokens = CASE WHEN rate_limit IS DISTINCT FROM $8::int THEN $8::int ELSE rate_tokens END,
+            rate_at = CASE WHEN rate_limit IS DISTINCT FROM $8::int THEN $6 ELSE rate_at END,
+            rate_limit = $8::int
       WHERE id = $1 RETURNING ${WEBHOOK_COLUMNS}`,
-    [args.id, args.url, args.eventTypes, args.description, args.enabled, args.now],
+    [args.id, args.url, args.eventTypes, args.description, args.enabled, args.now, args.maxInFlight, args.rateLimit],
   );
   return rows[0] as WebhookRow;
 }

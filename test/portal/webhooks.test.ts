@@ -194,6 +194,30 @@ describe('portal webhooks', () => {
     expect(await auditOf(ctx, 'webhook.update', webhookId)).toHaveLength(1);
   });
 
+  it("sets the deliveries at once and per second; out of range is the API's error beside the field", async () => {
+    const b = developer;
+    const { webhookId } = await registerInPortal(b, { url: 'https://limits.example/one', eventTypes: ['Capture'], description: 'limits' });
+    const form = await b.get(`/portal/webhooks/${webhookId}/edit`);
+    expect(form.body).toMatch(/name="maxInFlight"[^>]*value="10"|value="10"[^>]*name="maxInFlight"/);
+
+    const refused = await b.post(`/portal/webhooks/${webhookId}/edit`, { url: 'https://limits.example/one', description: 'limits', maxInFlight: '101', rateLimit: 'fast' });
+    expect(refused.statusCode).toBe(400);
+    expect(errorBeside(refused.body, 'f-maxInFlight')).not.toBe('');
+    expect(errorBeside(refused.body, 'f-rateLimit')).not.toBe('');
+    expect((await apiWebhook(ctx, webhookId)).webhook).toMatchObject({ maxInFlight: 10, rateLimit: null });
+
+    const saved = await b.post(`/portal/webhooks/${webhookId}/edit`, { url: 'https://limits.example/one', description: 'limits', maxInFlight: '4', rateLimit: '25' });
+    expect(saved.statusCode).toBe(303);
+    expect((await apiWebhook(ctx, webhookId)).webhook).toMatchObject({ maxInFlight: 4, rateLimit: 25 });
+    const page = textOf((await b.follow(saved)).body);
+    expect(page).toContain('Deliveries at once');
+    expect(page).toContain('25 per second');
+
+    // A blank rate limit removes it.
+    await b.post(`/portal/webhooks/${webhookId}/edit`, { url: 'https://limits.example/one', description: 'limits', maxInFlight: '4', rateLimit: '' });
+    expect((await apiWebhook(ctx, webhookId)).webhook).toMatchObject({ maxInFlight: 4, rateLimit: null });
+  });
+
   it('disables and enables a webhook', async () => {
     const b = owner.browser;
     const { webhookId } = await register(ctx, 'https://toggle.example/hook');

@@ -147,6 +147,8 @@ describe('paylinks links, webhooks, deliveries and trigger', { timeout: 120_000 
 
       const updated = (await json('webhook', 'update', id, '--description', 'shop hook', '--event-types', 'all')).webhook as { description: string; eventTypes: string[] };
       expect(updated).toMatchObject({ description: 'shop hook', eventTypes: [] });
+      expect((await json('webhook', 'update', id, '--max-in-flight', '3', '--rate-limit', '40')).webhook).toMatchObject({ maxInFlight: 3, rateLimit: 40 });
+      expect((await json('webhook', 'update', id, '--rate-limit', 'none')).webhook).toMatchObject({ maxInFlight: 3, rateLimit: null });
       const nothing = await failure(['webhook', 'update', id, ...flags]);
       expect(nothing.code).toBe(2);
       expect(nothing.stderr).toContain('nothing to change');

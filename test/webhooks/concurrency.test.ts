@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestContext, type TestContext } from '../helpers/app.js';
+import { call, createTestContext, type TestContext } from '../helpers/app.js';
 import { TEST_DB } from '../helpers/db.js';
 import { openDatabase, withTransaction } from '../../src/db/database.js';
 import { enqueueEvent, type EventType } from '../../src/webhooks/events.js';
@@ -112,6 +112,63 @@ describe('delivery under concurrency', () => {
       // Closing the black hole ends its attempts (connection errors), so the worker drains at once.
       await hole.close();
       await worker.stop(10_000);
+    }
+  });
+
+  it("holds a black-hole endpoint to the webhook's own max in flight", async () => {
+    const hole = await startReceiver();
+    hole.on('/own', blackHole);
+    const r = await call(ctx, 'POST', '/api/v1/webhooks', { url: `${hole.url}/own`, eventTypes: ['Authorization'], maxInFlight: 3 });
+    expect(r.status).toBe(200);
+    const webhookId = r.body.webhookId as string;
+    await enqueueMany(ctx, 40, 'Authorization', '44');
+    const worker = testWorker(ctx, { attemptTimeoutMs: 15_000 });
+    try {
+      await worker.start();
+      await eventually(() => hole.received.length >= 3, 'three attempts on the wire');
+      // Give the worker more claims' time: none of them may add a fourth.
+      for (let i = 0; i < 5; i++) {
+        worker.wake();
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(hole.received.length).toBe(3);
+      const claimed = await ctx.tdb.db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1 AND claim_token IS NOT NULL', [webhookId]);
+      expect(claimed.rows[0]?.n).toBe(3);
+    } finally {
+      await hole.close();
+      await worker.stop(10_000);
+    }
+  });
+
+  it('starts no more deliveries than the rate limit allows, by the injected clock', async () => {
+    const r = await call(ctx, 'POST', '/api/v1/webhooks', { url: `${receiver.url}/rated`, eventTypes: ['Tokenization'], rateLimit: 5 });
+    expect(r.status).toBe(200);
+    await enqueueMany(ctx, 20, 'Tokenization', '33');
+    const worker = testWorker(ctx);
+    const sent = (): number => payfacRefs(receiver, '/rated').length;
+    try {
+      await worker.start();
+      // A new limit starts with a full bucket: one second of deliveries.
+      await eventually(() => sent() === 5, 'the first five');
+      await worker.settled();
+      expect(sent()).toBe(5);
+      // The clock stands still: the bucket stays empty.
+      worker.wake();
+      await worker.settled();
+      expect(sent()).toBe(5);
+      ctx.clock.advance(400);
+      worker.wake();
+      await eventually(() => sent() === 7, 'two more after 0.4 s');
+      await worker.settled();
+      expect(sent()).toBe(7);
+      // A long pause fills the bucket to one second's worth, no more.
+      ctx.clock.advance(60_000);
+      worker.wake();
+      await eventually(() => sent() === 12, 'five more after a minute');
+      await worker.settled();
+      expect(sent()).toBe(12);
+    } finally {
+      await worker.stop(5_000);
     }
   });
 });

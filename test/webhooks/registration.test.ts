@@ -110,6 +110,44 @@ describe('webhook registration (§Webhooks)', () => {
     expect((list.body.data as { webhookId: string }[]).map((w) => w.webhookId)).not.toContain(wh.webhookId);
   });
 
+  it('takes a max in flight and a rate limit, shows them on reads, and refuses them out of range without writing', async () => {
+    const plain = await register(ctx, 'https://limits.example.com/plain');
+    const read = await call(ctx, 'GET', `/api/v1/webhooks/${plain.webhookId}`);
+    expect(read.body.webhook).toMatchObject({ maxInFlight: ctx.config.webhookMaxInFlightPerEndpoint, rateLimit: null });
+
+    const r = await call(ctx, 'POST', '/api/v1/webhooks', { url: 'https://limits.example.com/own', maxInFlight: 3, rateLimit: 20 });
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ maxInFlight: 3, rateLimit: 20 });
+    const id = r.body.webhookId as string;
+    const list = await call(ctx, 'GET', '/api/v1/webhooks', undefined, { query: { PageSize: '100' } });
+    expect((list.body.data as { webhookId: string }[]).find((w) => w.webhookId === id)).toMatchObject({ maxInFlight: 3, rateLimit: 20 });
+
+    const u = await call(ctx, 'POST', `/api/v1/webhooks/${id}/update`, { maxInFlight: 100, rateLimit: null });
+    expect(u.status).toBe(200);
+    expect(u.body.webhook).toMatchObject({ maxInFlight: 100, rateLimit: null });
+    // A field left out keeps its value.
+    const kept = await call(ctx, 'POST', `/api/v1/webhooks/${id}/update`, { description: 'x' });
+    expect(kept.body.webhook).toMatchObject({ maxInFlight: 100, rateLimit: null });
+
+    const before = await count(ctx, 'webhooks');
+    for (const [body, field] of [
+      [{ maxInFlight: 0 }, 'maxInFlight'],
+      [{ maxInFlight: 101 }, 'maxInFlight'],
+      [{ maxInFlight: 2.5 }, 'maxInFlight'],
+      [{ rateLimit: 0 }, 'rateLimit'],
+      [{ rateLimit: 1001 }, 'rateLimit'],
+      [{ rateLimit: 2.5 }, 'rateLimit'],
+    ] as const) {
+      const bad = await call(ctx, 'POST', '/api/v1/webhooks', { url: 'https://limits.example.com/bad', ...body });
+      expect(bad.status, JSON.stringify(body)).toBe(400);
+      expect((bad.body.errors as { field: string }[]).map((e) => e.field)).toContain(field);
+      const badUpdate = await call(ctx, 'POST', `/api/v1/webhooks/${id}/update`, body);
+      expect(badUpdate.status, JSON.stringify(body)).toBe(400);
+    }
+    expect(await count(ctx, 'webhooks')).toBe(before);
+    expect((await call(ctx, 'GET', `/api/v1/webhooks/${id}`)).body.webhook).toMatchObject({ maxInFlight: 100, rateLimit: null, description: 'x' });
+  });
+
   it('pages the list like §Lists: newest first, totalCount, case-insensitive parameters, PageSize at most 100', async () => {
     const fresh = await createMerchant(ctx.tdb.db, 'Pager');
     const ids: string[] = [];

@@ -201,6 +201,10 @@ export interface RegisterWebhookParams {
   /** Empty or absent: every event type. */
   eventTypes?: EventType[];
   description?: string;
+  /** Attempts to this webhook in flight at once, 1 to 100 (default 10). */
+  maxInFlight?: number;
+  /** Deliveries per second at most, 1 to 1000; null or absent: no limit. */
+  rateLimit?: number | null;
 }
 
 export interface UpdateWebhookParams {
@@ -208,6 +212,9 @@ export interface UpdateWebhookParams {
   eventTypes?: EventType[];
   description?: string;
   enabled?: boolean;
+  maxInFlight?: number;
+  /** null removes the limit. */
+  rateLimit?: number | null;
 }
 
 export interface Webhook {
@@ -219,6 +226,10 @@ export interface Webhook {
   eventTypes: string[];
   description: string;
   enabled: boolean;
+  /** Attempts in flight at once (the webhook's own setting, else the default). */
+  maxInFlight: number;
+  /** Deliveries per second at most; null: no limit. */
+  rateLimit: number | null;
   createdAt: string;
   updatedAt: string;
 }

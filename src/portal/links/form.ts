@@ -1,7 +1,7 @@
 import type { FieldError } from '../../errors.js';
 import { SHOPPER_FIELDS, type LinkType } from '../../paymentLinks/schemas.js';
 import type { PaymentLinkView } from '../../paymentLinks/service.js';
-import type { Form } from '../http.js';
+import { wholeNumberOf, type Form } from '../http.js';
 import { CORE, translator, type Lang } from '../i18n.js';
 import { CODE_IS, M } from './messages.js';
 
@@ -100,13 +100,6 @@ export function majorText(minor: number, lang: Lang): string {
   const cents = abs % 100;
   const whole = String((abs - cents) / 100);
   return cents === 0 ? `${sign}${whole}` : `${sign}${whole}${lang === 'is' ? ',' : '.'}${String(cents).padStart(2, '0')}`;
-}
-
-/** A whole number as the API takes it; other text as typed, so that the API's own error names it. */
-function intOf(text: string): number | string | undefined {
-  const t = text.trim();
-  if (t === '') return undefined;
-  return /^-?\d{1,15}$/.test(t) ? Number(t) : t;
 }
 
 /** A datetime-local value (UTC, as the portal shows times) as the API's timestamp; other text as typed, for the API's FORMAT error. */
@@ -223,7 +216,7 @@ function itemsOf(rows: readonly ItemEntry[], lang: Lang): ItemsBuilt {
   rows.forEach((r, i) => {
     const item: Record<string, unknown> = {};
     if (r.name.trim() !== '') item.name = r.name.trim();
-    const quantity = intOf(r.quantity);
+    const quantity = wholeNumberOf(r.quantity);
     if (quantity !== undefined) item.quantity = quantity;
     const price = money(r.unitPrice, `items[${i}].unitPrice`);
     if (price !== undefined) item.unitPrice = price;
@@ -307,7 +300,7 @@ export function createBody(e: CreateEntry, lang: Lang): Built {
   if (e.returnUrl.trim() !== '') body.returnUrl = e.returnUrl.trim();
   const expiresAt = timestampOf(e.expiry);
   if (expiresAt !== undefined) body.expiresAt = expiresAt;
-  const cap = intOf(e.salesCap);
+  const cap = wholeNumberOf(e.salesCap);
   if (cap !== undefined) body.exactSalesCount = cap;
   const shopper = shopperInfosOf(e.shopper);
   if (shopper.list.length > 0) body.shopperInfo = shopper.list;
@@ -340,7 +333,7 @@ export function updateBody(link: PaymentLinkView, e: LinkEntry, withMoney: boole
   // The form shows the expiry to the minute: shown back unchanged, it is the stored instant (which
   // may be past, on an expired link, and have seconds), not a new one.
   body.validUntil = e.expiry.trim() === '' ? null : e.expiry === localInputOf(link.validUntil) ? link.validUntil : timestampOf(e.expiry);
-  body.maxSalesCount = intOf(e.salesCap) ?? null;
+  body.maxSalesCount = wholeNumberOf(e.salesCap) ?? null;
   const shopper = shopperInfosOf(e.shopper);
   body.shopperInfos = shopper.list;
   let items: ItemsBuilt | null = null;

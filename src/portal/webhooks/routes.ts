@@ -7,7 +7,7 @@ import type { PortalSession } from '../../users/service.js';
 import type { EventType } from '../../webhooks/events.js';
 import { RecoverBody, RegisterBody, RotateQuery, SandboxEventBody, UpdateBody } from '../../webhooks/schemas.js';
 import * as webhooks from '../../webhooks/service.js';
-import { formOf, pageParam, refusable, seeOther, sendPage, sessionOfRequest, viewFor, type Form, type PortalArea, type PortalDeps } from '../http.js';
+import { formOf, pageParam, wholeNumberOf, refusable, seeOther, sendPage, sessionOfRequest, viewFor, type Form, type PortalArea, type PortalDeps } from '../http.js';
 import { FieldErrors } from '../view.js';
 import {
   WEBHOOK_STYLES,
@@ -67,7 +67,22 @@ function isNotReceiving(err: unknown): boolean {
 
 /** The form's fields as the API's register and update bodies name them. */
 function webhookFormOf(form: Form): WebhookFormValues {
-  return { url: form.text('url').trim(), description: form.text('description').trim(), eventTypes: form.texts('eventTypes') };
+  return {
+    url: form.text('url').trim(),
+    description: form.text('description').trim(),
+    eventTypes: form.texts('eventTypes'),
+    maxInFlight: form.text('maxInFlight').trim(),
+    rateLimit: form.text('rateLimit').trim(),
+  };
+}
+
+/**
+ * The limits as the API's body names them: a blank max in flight is left out (register: the default;
+ * edit: unchanged), a blank rate limit is no limit (null); other text as typed, for the API's error.
+ */
+function limitsOf(values: WebhookFormValues): { maxInFlight?: number; rateLimit: number | null } {
+  const maxInFlight = wholeNumberOf(values.maxInFlight) as number | undefined;
+  return { ...(maxInFlight !== undefined ? { maxInFlight } : {}), rateLimit: (wholeNumberOf(values.rateLimit) as number | undefined) ?? null };
 }
 
 /** A datetime-local value (minutes, UTC as the portal shows times) as the API's ISO 8601 instant; anything else as typed. */
@@ -131,16 +146,16 @@ export const webhooksArea: PortalArea = {
 
     portal.get('/webhooks/new', write, async (request, reply) => {
       const view = await viewFor(request, reply, deps);
-      return sendPage(reply, 200, renderWebhookForm(view, { webhook: null, values: { url: '', description: '', eventTypes: [] }, errors: new FieldErrors(), devUrls }));
+      return sendPage(reply, 200, renderWebhookForm(view, { webhook: null, values: { url: '', description: '', eventTypes: [], maxInFlight: String(deps.config.webhookMaxInFlightPerEndpoint), rateLimit: '' }, errors: new FieldErrors(), devUrls }));
     });
 
     portal.post('/webhooks', write, async (request, reply) => {
       const values = webhookFormOf(formOf(request));
       // A blank URL is left out, so the answer is the API's "is required".
-      const body = { ...(values.url !== '' ? { url: values.url } : {}), eventTypes: values.eventTypes, description: values.description };
+      const body = { ...(values.url !== '' ? { url: values.url } : {}), eventTypes: values.eventTypes, description: values.description, ...limitsOf(values) };
       const outcome = await refusable(async () => {
         checkBody(RegisterBody, body);
-        return webhooks.registerWebhook(svc, principalOf(request), { url: values.url, eventTypes: values.eventTypes as EventType[], description: values.description }, undefined);
+        return webhooks.registerWebhook(svc, principalOf(request), { ...body, url: values.url, eventTypes: values.eventTypes as EventType[] }, undefined);
       });
       const view = await viewFor(request, reply, deps);
       if ('errors' in outcome) return sendPage(reply, 400, renderWebhookForm(view, { webhook: null, values, errors: outcome.errors, devUrls }));
@@ -165,7 +180,7 @@ export const webhooksArea: PortalArea = {
       const webhook = await webhookOf(request);
       const values = webhookFormOf(formOf(request));
       // A listener has no URL to change; every other field is sent as the form shows it.
-      const body = { ...(webhook.kind === 'url' ? { url: values.url } : {}), eventTypes: values.eventTypes, description: values.description };
+      const body = { ...(webhook.kind === 'url' ? { url: values.url, ...limitsOf(values) } : {}), eventTypes: values.eventTypes, description: values.description };
       const outcome = await refusable(async () => {
         checkBody(UpdateBody, body);
         return webhooks.updateWebhook(svc, principalOf(request), webhook.webhookId, { ...body, eventTypes: values.eventTypes as EventType[] });

@@ -31,10 +31,12 @@ export interface WebhookFormValues {
   url: string;
   description: string;
   eventTypes: readonly string[];
+  maxInFlight: string;
+  rateLimit: string;
 }
 
 export function formValuesOf(w: WebhookView): WebhookFormValues {
-  return { url: w.url, description: w.description, eventTypes: w.eventTypes };
+  return { url: w.url, description: w.description, eventTypes: w.eventTypes, maxInFlight: String(w.maxInFlight), rateLimit: w.rateLimit === null ? '' : String(w.rateLimit) };
 }
 
 function StatusBadge({ t, webhook }: { t: T; webhook: WebhookView }): VNode {
@@ -156,11 +158,17 @@ function WebhookFields({ view, t, values, errors, urlEditable, devUrls }: { view
       ) : null}
       <EventTypeChoice view={view} t={t} chosen={values.eventTypes} errors={errors} />
       <Field view={view} name="description" label={view.t('description')} value={values.description} errors={errors} hint={t('descriptionHint')} maxLength={500} />
+      {urlEditable ? (
+        <>
+          <Field view={view} name="maxInFlight" label={t('maxInFlight')} value={values.maxInFlight} errors={errors} hint={t('maxInFlightHint')} inputmode="numeric" maxLength={3} />
+          <Field view={view} name="rateLimit" label={t('rateLimit')} value={values.rateLimit} errors={errors} hint={t('rateLimitHint')} inputmode="numeric" maxLength={4} />
+        </>
+      ) : null}
     </>
   );
 }
 
-export const FORM_FIELDS = ['url', 'eventTypes', 'description'] as const;
+export const FORM_FIELDS = ['url', 'eventTypes', 'description', 'maxInFlight', 'rateLimit'] as const;
 
 export function renderWebhookForm(view: View, s: { webhook: WebhookView | null; values: WebhookFormValues; errors: FieldErrors; devUrls: boolean }): string {
   const t = words(view);
@@ -240,6 +248,8 @@ function webhookFacts(view: View, t: T, w: WebhookView, previousUntil: string | 
     [t('events'), <EventList t={t} types={w.eventTypes} />],
     [view.t('status'), <StatusBadge t={t} webhook={w} />],
     w.description ? [view.t('description'), w.description] : null,
+    w.kind === 'url' ? [t('maxInFlight'), String(w.maxInFlight)] : null,
+    w.kind === 'url' ? [t('rateLimit'), w.rateLimit === null ? t('noRateLimit') : t('perSecond', { n: w.rateLimit })] : null,
     previousUntil !== null
       ? [
           t('previousUntil'),

@@ -37,9 +37,10 @@ export async function notifyDeliveries(db: Queryable): Promise<void> {
 export const LOCK_CLAIMS_SQL = `SELECT set_config('enable_bitmapscan', 'off', true), pg_advisory_xact_lock(${CLAIM_LOCK_ID})`;
 
 /**
- * Claims up to `limit` due deliveries for `claimToken` until `leaseUntil`, at most `perEndpoint`
- * attempts in flight per webhook: those claimed by any worker and not expired, less the caller's
- * own that have finished and wait to be recorded.
+ * Claims up to `limit` due deliveries for `claimToken` until `leaseUntil`, at most the webhook's own
+ * max in flight (else `perEndpoint`) attempts in flight per webhook: those claimed by any worker and
+ * not expired, less the caller's own that have finished and wait to be recorded. A webhook with a
+ * rate limit is also held to the tokens of its bucket, which the claim spends.
  *
  * The scan reads the partial index of pending deliveries in due order, skipping webhooks already at
  * their limit, so a black-hole endpoint with a long backlog never fills the scan window; `scan`
@@ -70,16 +71,29 @@ export async function claimDueDeliveries(
                 WHERE state = 'Pending' AND claim_token IS NOT NULL AND next_attempt_at > $1
                 GROUP BY webhook_id) c
          LEFT JOIN finished f ON f.webhook_id = c.webhook_id
+     ), room AS (
+       -- Per webhook with attempts in flight or a rate limit: how many more it may take now, the
+       -- smaller of its free slots (its own max in flight, else the operator's default) and the
+       -- whole deliveries left in its token bucket (refilled at rate_limit per second, at most one
+       -- second's worth). A webhook with no room is skipped by the scan.
+       SELECT w.id AS webhook_id,
+              LEAST(COALESCE(w.max_in_flight, $5) - COALESCE(b.n, 0),
+                    CASE WHEN w.rate_limit IS NULL THEN 2147483647
+                         ELSE floor(LEAST(w.rate_limit::float8, COALESCE(w.rate_tokens, 0)
+                                + GREATEST(0, extract(epoch FROM $1::timestamptz - COALESCE(w.rate_at, $1::timestamptz))) * w.rate_limit))::int END) AS n
+         FROM webhooks w LEFT JOIN busy b ON b.webhook_id = w.id
+        WHERE w.id IN (SELECT webhook_id FROM busy) OR w.rate_limit IS NOT NULL
      ), candidates AS (
        SELECT d.id, d.webhook_id,
               row_number() OVER (PARTITION BY d.webhook_id ORDER BY d.next_attempt_at, d.id) AS rn
          FROM (SELECT id, webhook_id, next_attempt_at FROM webhook_deliveries
                 WHERE state = 'Pending' AND NOT via_listener AND next_attempt_at <= $1
-                  AND webhook_id NOT IN (SELECT webhook_id FROM busy WHERE n >= $5)
+                  AND webhook_id NOT IN (SELECT webhook_id FROM room WHERE n <= 0)
                 ORDER BY next_attempt_at LIMIT $6) d
      ), picked AS (
-       SELECT c.id FROM candidates c LEFT JOIN busy b ON b.webhook_id = c.webhook_id
-        WHERE c.rn <= $5 - COALESCE(b.n, 0)
+       -- A webhook without a room row has nothing in flight and no rate limit: its whole max in flight.
+       SELECT c.id FROM candidates c JOIN webhooks w ON w.id = c.webhook_id LEFT JOIN room r ON r.webhook_id = c.webhook_id
+        WHERE c.rn <= COALESCE(r.n, w.max_in_flight, $5)
         ORDER BY c.rn
         LIMIT $4
      ), locked AS (
@@ -90,13 +104,23 @@ export async function claimDueDeliveries(
        SELECT d.id FROM webhook_deliveries d
         WHERE d.id = ANY (ARRAY(SELECT id FROM picked)) AND d.state || '' = 'Pending' AND d.next_attempt_at <= $1
         FOR UPDATE OF d SKIP LOCKED
+     ), claimed AS (
+       UPDATE webhook_deliveries d
+          SET next_attempt_at = $2, claim_token = $3
+         FROM locked, webhooks w
+        WHERE d.id = locked.id AND w.id = d.webhook_id AND w.enabled AND w.deleted_at IS NULL
+       RETURNING d.id, d.webhook_id, d.body, d.attempt_count, w.url, w.api_key_sealed, w.hmac_key_sealed,
+                 CASE WHEN w.previous_secrets_until > $1 THEN w.previous_hmac_key_sealed END AS previous_hmac_key_sealed
+     ), spent AS (
+       -- Rate-limited webhooks pay one token per delivery claimed.
+       UPDATE webhooks w
+          SET rate_tokens = LEAST(w.rate_limit::float8, COALESCE(w.rate_tokens, 0)
+                  + GREATEST(0, extract(epoch FROM $1::timestamptz - COALESCE(w.rate_at, $1::timestamptz))) * w.rate_limit) - k.n,
+              rate_at = $1
+         FROM (SELECT webhook_id, count(*)::int AS n FROM claimed GROUP BY webhook_id) k
+        WHERE w.id = k.webhook_id AND w.rate_limit IS NOT NULL
      )
-     UPDATE webhook_deliveries d
-        SET next_attempt_at = $2, claim_token = $3
-       FROM locked, webhooks w
-      WHERE d.id = locked.id AND w.id = d.webhook_id AND w.enabled AND w.deleted_at IS NULL
-     RETURNING d.id, d.webhook_id, d.body, d.attempt_count, w.url, w.api_key_sealed, w.hmac_key_sealed,
-               CASE WHEN w.previous_secrets_until > $1 THEN w.previous_hmac_key_sealed END AS previous_hmac_key_sealed`,
+     SELECT * FROM claimed`,
     values: [args.now, args.leaseUntil, args.claimToken, args.limit, args.perEndpoint, args.scan, finished.map(([w]) => w), finished.map(([, n]) => n)],
   });
   return rows;
