@@ -21,6 +21,8 @@ export interface Config {
   readonly deliveryLeaseMs: number;
   /** Finished deliveries and their attempts older than this many days are removed (0: kept for ever). */
   readonly deliveryRetentionDays: number;
+  /** A webhook whose deliveries have failed this many days with no success in between is disabled (0: never). */
+  readonly webhookDisableAfterDays: number;
   /** Size of the PostgreSQL pool (PGlite always has one connection). */
   readonly databasePoolSize: number;
   /**
@@ -143,6 +145,7 @@ export function parseConfig(env: Env): Config {
   const webhookMaxInFlightPerEndpoint = integer('PAYLINKS_WEBHOOK_MAX_IN_FLIGHT', 10, 1, 1000);
   const deliveryLeaseMs = integer('PAYLINKS_DELIVERY_LEASE_MS', 3_000, 1_000, 600_000);
   const deliveryRetentionDays = integer('PAYLINKS_DELIVERY_RETENTION_DAYS', 30, 0, 3650);
+  const webhookDisableAfterDays = integer('PAYLINKS_WEBHOOK_DISABLE_AFTER_DAYS', 5, 0, 365);
   const databasePoolSize = integer('PAYLINKS_DB_POOL_SIZE', 10, 1, 200);
   const keyCacheMs = integer('PAYLINKS_KEY_CACHE_MS', 0, 0, 60_000);
   // The default is a ceiling against a runaway integration, far above one key's honest load: the
@@ -209,6 +212,7 @@ export function parseConfig(env: Env): Config {
     webhookMaxInFlightPerEndpoint,
     deliveryLeaseMs,
     deliveryRetentionDays,
+    webhookDisableAfterDays,
     databasePoolSize,
     keyCacheMs,
     rateLimitPerSecond,

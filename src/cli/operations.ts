@@ -7,6 +7,7 @@ import {
   type DeliveryState,
   type EventType,
   type Item,
+  type PaymentEventType,
   type LinkType,
   type RecurringProcessingModel,
   type UpdateWebhookParams,
@@ -17,7 +18,8 @@ import {
 // trigger, all through @paylinks/sdk against a running service, so the CLI exercises the same client
 // merchants use. Tables for people; --json prints the response body as one JSON object for scripts.
 
-export const EVENT_TYPES: readonly EventType[] = ['Authorization', 'Capture', 'Tokenization', 'Refund', 'TokenDisabled', 'Adjustment'];
+const PAYMENT_EVENT_TYPES: readonly PaymentEventType[] = ['Authorization', 'Capture', 'Tokenization', 'Refund', 'TokenDisabled', 'Adjustment'];
+export const EVENT_TYPES: readonly EventType[] = [...PAYMENT_EVENT_TYPES, 'EndpointDisabled'];
 const DELIVERY_STATES: readonly DeliveryState[] = ['Pending', 'Delivered', 'Failed'];
 const DEFAULT_BASE_URL = 'http://127.0.0.1:8080';
 
@@ -408,7 +410,7 @@ export function registerOperations(program: Command): void {
 
   // ---------------------------------------------------------------- sandbox
   withClient(program.command('trigger').description('sandbox: record a payment event as if a payment had made it, and deliver it to the webhooks'))
-    .argument('<eventType>', EVENT_TYPES.join(' | '))
+    .argument('<eventType>', PAYMENT_EVENT_TYPES.join(' | '))
     .option('--amount <minor>', 'amount in minor units', int('--amount'), 1000)
     .option('--currency <code>', 'ISO 4217 code', 'ISK')
     .option('--failed', 'success "false" (default "true")')
@@ -418,9 +420,9 @@ export function registerOperations(program: Command): void {
     .option('--data <key=value>', 'an additionalData entry (repeatable)', parseData)
     .action(
       action(async (eventType: string, o: ClientFlags & { amount: number; currency: string; failed?: boolean; reason?: string; merchantReference?: string; checkoutReference?: string; data?: Record<string, string> }) => {
-        if (!EVENT_TYPES.includes(eventType as EventType)) throw new UsageError(`unknown event type ${eventType}; use ${EVENT_TYPES.join(', ')}`);
+        if (!PAYMENT_EVENT_TYPES.includes(eventType as PaymentEventType)) throw new UsageError(`unknown event type ${eventType}; use ${PAYMENT_EVENT_TYPES.join(', ')}`);
         const r = await client(o).sandbox.trigger({
-          eventType: eventType as EventType,
+          eventType: eventType as PaymentEventType,
           amount: o.amount,
           currency: o.currency,
           success: !o.failed,

@@ -9,9 +9,22 @@ import * as sql from './sql.js';
 // The outbox (§Events, STYLE habit 4): an event and its deliveries are written with the caller's client,
 // inside the caller's transaction, so they commit or vanish with the state change that caused them.
 
-export type EventType = 'Authorization' | 'Capture' | 'Tokenization' | 'Refund' | 'TokenDisabled' | 'Adjustment';
+export type PaymentEventType = 'Authorization' | 'Capture' | 'Tokenization' | 'Refund' | 'TokenDisabled' | 'Adjustment';
 
-export const EVENT_TYPES: readonly EventType[] = ['Authorization', 'Capture', 'Tokenization', 'Refund', 'TokenDisabled', 'Adjustment'];
+/** The events of payments (and the sandbox's Adjustment): what the sandbox can trigger. */
+export const PAYMENT_EVENT_TYPES: readonly PaymentEventType[] = ['Authorization', 'Capture', 'Tokenization', 'Refund', 'TokenDisabled', 'Adjustment'];
+
+/**
+ * EndpointDisabled is a notice about the merchant's own webhooks (one was disabled because its
+ * deliveries kept failing); it goes to every other enabled webhook of the merchant, whatever event
+ * types they chose.
+ */
+export type EventType = PaymentEventType | 'EndpointDisabled';
+
+export const EVENT_TYPES: readonly EventType[] = [...PAYMENT_EVENT_TYPES, 'EndpointDisabled'];
+
+/** Event types sent to every webhook, not only to those that chose them. */
+const NOTICE_TYPES: readonly EventType[] = ['EndpointDisabled'];
 
 export interface PaymentEvent {
   merchantId: string;
@@ -77,7 +90,7 @@ export async function enqueueEvent(tx: Queryable, deps: EventDeps, event: Paymen
   const now = clock.now();
   const eventId = prefixedId('evt');
   await sql.insertEvent(tx, { id: eventId, merchantId: event.merchantId, eventType: event.eventType, payfacReference: event.payfacReference, message, createdAt: now });
-  const targets = await sql.webhooksForEvent(tx, event.merchantId, event.eventType);
+  const targets = await sql.webhooksForEvent(tx, event.merchantId, event.eventType, NOTICE_TYPES.includes(event.eventType));
   const deliveries = targets.map((w) => ({ id: prefixedId('dlv'), webhookId: w.id, body: buildBody(message, deps.sealer.open(w.hmac_key_sealed)), viaListener: w.kind === 'listener' }));
   await sql.insertDeliveries(tx, { eventId, eventType: event.eventType, payfacReference: event.payfacReference, now, deliveries });
   if (deliveries.length > 0) {

@@ -233,7 +233,9 @@ export async function webhookRoutes(app: App, deps: AppDeps, listeners: Listener
       schema: {
         tags,
         summary: 'Read a webhook',
-        description: 'The webhook\'s URL, event types, description and whether it is enabled. Its secrets are never shown again; rotate them if lost.',
+        description:
+          'The webhook\'s URL, event types, description, limits, whether it is enabled, and its health: lastSuccessAt, failingSince and ' +
+          'failedDeliveries; disabledReason failing when the service disabled it after days of failures. Its secrets are never shown again; rotate them if lost.',
         params: s.WebhookParams,
         response: { 200: s.WebhookResponse },
       },

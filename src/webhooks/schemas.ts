@@ -1,12 +1,13 @@
 import { Type, type Static } from 'typebox';
 import { WithEnvelope } from '../http/envelope.js';
 import { PagingQuery } from '../http/paging.js';
-import { EVENT_TYPES } from './events.js';
+import { EVENT_TYPES, PAYMENT_EVENT_TYPES } from './events.js';
 
 // Request and response schemas of the webhook operations (§Webhooks, §Deliveries): they validate, type the
 // handlers and feed the OpenAPI document.
 
-const EventTypeSchema = Type.Enum([...EVENT_TYPES], { description: 'payment event type' });
+const EventTypeSchema = Type.Enum([...EVENT_TYPES], { description: 'event type' });
+const PaymentEventTypeSchema = Type.Enum([...PAYMENT_EVENT_TYPES], { description: 'payment event type' });
 const Url = Type.String({ minLength: 1, maxLength: 2048, description: 'absolute https URL (in development also http on localhost or a loopback address)' });
 const EventTypes = Type.Array(EventTypeSchema, { maxItems: 16, description: 'event types to receive; empty or absent: all' });
 const Description = Type.String({ maxLength: 500 });
@@ -41,6 +42,13 @@ const WebhookProps = {
   enabled: Type.Boolean(),
   maxInFlight: Type.Integer({ description: 'attempts to this webhook in flight at once (its own setting, else the default)' }),
   rateLimit: Type.Union([Type.Integer(), Type.Null()], { description: 'deliveries per second at most; null: no limit' }),
+  lastSuccessAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'when a delivery last succeeded (to the minute); null: never' }),
+  failingSince: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'since when deliveries have failed with no success in between; null while healthy' }),
+  failedDeliveries: Type.Integer({ description: 'deliveries that ended Failed since the last success' }),
+  disabledReason: Type.Union([Type.Literal('failing'), Type.Null()], {
+    description: 'failing: disabled automatically after its deliveries failed for days with no success (an EndpointDisabled event was sent); null otherwise',
+  }),
+  disabledAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'when it was disabled; null while enabled' }),
   createdAt: Type.String({ format: 'date-time' }),
   updatedAt: Type.String({ format: 'date-time' }),
 };
@@ -142,7 +150,7 @@ export const RedeliverResponse = WithEnvelope({ deliveryId: Type.String() });
 
 export const SandboxEventBody = Type.Object(
   {
-    eventType: EventTypeSchema,
+    eventType: PaymentEventTypeSchema,
     amount: Type.Integer({ minimum: 0, maximum: 100_000_000_000 }),
     currency: Type.String({ minLength: 3, maxLength: 3, pattern: '^[A-Z]{3}$' }),
     success: Type.Optional(Type.Boolean()),

@@ -48,9 +48,21 @@ export interface WebhookView {
   maxInFlight: number;
   /** Deliveries per second at most; null: no limit. */
   rateLimit: number | null;
+  /** When a delivery to it last succeeded (to the minute); null: never. */
+  lastSuccessAt: string | null;
+  /** Since when its deliveries have failed with no success in between; null while healthy. */
+  failingSince: string | null;
+  /** Deliveries that ended Failed since the last success. */
+  failedDeliveries: number;
+  /** `failing`: disabled automatically because its deliveries kept failing; null otherwise. */
+  disabledReason: 'failing' | null;
+  /** When it was disabled; null while enabled. */
+  disabledAt: string | null;
   createdAt: string;
   updatedAt: string;
 }
+
+const timestampOrNull = (d: Date | null): string | null => (d === null ? null : formatTimestamp(d));
 
 function view(w: sql.WebhookRow, deps: Pick<WebhookServiceDeps, 'config'>): WebhookView {
   return {
@@ -62,6 +74,11 @@ function view(w: sql.WebhookRow, deps: Pick<WebhookServiceDeps, 'config'>): Webh
     enabled: w.enabled,
     maxInFlight: w.max_in_flight ?? deps.config.webhookMaxInFlightPerEndpoint,
     rateLimit: w.rate_limit,
+    lastSuccessAt: timestampOrNull(w.last_success_at),
+    failingSince: timestampOrNull(w.failing_since),
+    failedDeliveries: w.failed_deliveries,
+    disabledReason: w.disabled_reason,
+    disabledAt: timestampOrNull(w.disabled_at),
     createdAt: formatTimestamp(w.created_at),
     updatedAt: formatTimestamp(w.updated_at),
   };
@@ -277,6 +294,53 @@ export async function requireListener(deps: WebhookServiceDeps, principal: Princ
   if (w.kind !== 'listener') throw new ApiError('INVALID_STATE', 'this webhook delivers to its URL; only a listener webhook (paylinks listen) has a stream');
   if (!w.enabled) throw new ApiError('INVALID_STATE', 'this listener webhook is disabled');
   return view(w, deps);
+}
+
+// Endpoint health
+
+/**
+ * Disables every enabled URL webhook whose deliveries have failed for `days` days with no success in
+ * between (by the injected clock): its pending deliveries end as Failed (as when a person disables
+ * it), and an EndpointDisabled event, in the same transaction, goes to the merchant's other enabled
+ * webhooks and stays recorded. Each webhook in its own transaction; one that succeeded or was changed
+ * meanwhile is left alone. Returns the webhooks disabled.
+ */
+export async function disableFailingWebhooks(deps: Pick<WebhookServiceDeps, 'db' | 'clock' | 'sealer'>, days: number): Promise<string[]> {
+  if (days <= 0) return [];
+  const now = deps.clock.now();
+  const cutoff = new Date(now.getTime() - days * 86_400_000);
+  const disabled: string[] = [];
+  for (const id of await sql.webhooksFailingSince(deps.db.pool, cutoff)) {
+    const done = await withTransaction(deps.db, async (tx) => {
+      const w = await sql.disableFailing(tx, id, cutoff, now);
+      if (!w) return false;
+      await sql.failPendingDeliveries(tx, id, now);
+      if (w.merchant_id !== null) {
+        const failingSince = formatTimestamp(w.failing_since ?? now);
+        await enqueueEvent(tx, deps, {
+          merchantId: w.merchant_id,
+          eventType: 'EndpointDisabled',
+          checkoutReference: null,
+          payfacReference: w.id,
+          merchantReference: null,
+          amount: 0,
+          currency: '',
+          reason: `deliveries to ${w.url} failed since ${failingSince} with no success; the webhook was disabled`,
+          success: false,
+          additionalData: {
+            webhookId: w.id,
+            url: w.url,
+            failingSince,
+            lastSuccessAt: w.last_success_at === null ? '' : formatTimestamp(w.last_success_at),
+            failedDeliveries: String(w.failed_deliveries),
+          },
+        });
+      }
+      return true;
+    });
+    if (done) disabled.push(id);
+  }
+  return disabled;
 }
 
 // Trace and replay (§Deliveries)

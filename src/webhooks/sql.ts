@@ -22,6 +22,14 @@ export interface WebhookRow {
   max_in_flight: number | null;
   /** Deliveries per second at most; null: no limit. */
   rate_limit: number | null;
+  last_success_at: Date | null;
+  /** The first failure after the last success; null while healthy. */
+  failing_since: Date | null;
+  /** Deliveries ended Failed since the last success. */
+  failed_deliveries: number;
+  /** 'failing': disabled by the worker because its deliveries kept failing; null otherwise. */
+  disabled_reason: 'failing' | null;
+  disabled_at: Date | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -29,7 +37,8 @@ export interface WebhookRow {
 /** `url`: delivered to its URL by the workers; `listener`: delivered to `paylinks listen` over its stream. */
 export type WebhookKind = 'url' | 'listener';
 
-const WEBHOOK_COLUMNS = 'id, merchant_id, partner_id, url, event_types, description, enabled, kind, max_in_flight, rate_limit, created_at, updated_at';
+const WEBHOOK_COLUMNS =
+  'id, merchant_id, partner_id, url, event_types, description, enabled, kind, max_in_flight, rate_limit, last_success_at, failing_since, failed_deliveries, disabled_reason, disabled_at, created_at, updated_at';
 
 export async function insertWebhook(
   db: Queryable,
@@ -89,7 +98,13 @@ export async function updateWebhook(
 ): Promise<WebhookRow> {
   // A new rate starts with a full bucket (one second of deliveries).
   const { rows } = await db.query<WebhookRow>(
-    `UPDATE webhooks SET url = $2, event_types = $3, description = $4, enabled = $5, updated_at = $6, max_in_flight = $7,
+    // Enabling starts the webhook's health afresh; disabling by hand records when (no reason: a person's choice).
+    `UPDATE webhooks SET url = $2, event_types = $3, description = $4, updated_at = $6, max_in_flight = $7,
+            failing_since = CASE WHEN $5 AND NOT enabled THEN NULL ELSE failing_since END,
+            failed_deliveries = CASE WHEN $5 AND NOT enabled THEN 0 ELSE failed_deliveries END,
+            disabled_reason = CASE WHEN $5 THEN NULL ELSE disabled_reason END,
+            disabled_at = CASE WHEN $5 THEN NULL WHEN enabled THEN $6 ELSE disabled_at END,
+            enabled = $5,
             rate_tokens = CASE WHEN rate_limit IS DISTINCT FROM $8::int THEN $8::int ELSE rate_tokens END,
             rate_at = CASE WHEN rate_limit IS DISTINCT FROM $8::int THEN $6 ELSE rate_at END,
             rate_limit = $8::int
@@ -143,6 +158,26 @@ export async function failPendingDeliveries(db: Queryable, webhookId: string, no
   return r.rowCount ?? 0;
 }
 
+/** Enabled URL webhooks whose deliveries have failed since before `cutoff` with no success since. */
+export async function webhooksFailingSince(db: Queryable, cutoff: Date): Promise<string[]> {
+  const { rows } = await db.query<{ id: string }>(
+    `SELECT id FROM webhooks WHERE failing_since <= $1 AND enabled AND deleted_at IS NULL AND kind = 'url' ORDER BY failing_since LIMIT 100`,
+    [cutoff],
+  );
+  return rows.map((r) => r.id);
+}
+
+/** Disables the webhook if it is still enabled and failing since before `cutoff`; the row as it is now, or null. */
+export async function disableFailing(db: Queryable, id: string, cutoff: Date, now: Date): Promise<WebhookRow | null> {
+  const { rows } = await db.query<WebhookRow>(
+    `UPDATE webhooks SET enabled = false, disabled_reason = 'failing', disabled_at = $3, updated_at = $3
+      WHERE id = $1 AND enabled AND deleted_at IS NULL AND failing_since <= $2
+      RETURNING ${WEBHOOK_COLUMNS}`,
+    [id, cutoff, now],
+  );
+  return rows[0] ?? null;
+}
+
 // Events and deliveries
 
 export async function insertEvent(
@@ -156,14 +191,14 @@ export async function insertEvent(
 }
 
 /** The enabled webhooks an event of this merchant reaches: its own and its linked partners' (6.2). */
-export async function webhooksForEvent(db: Queryable, merchantId: string, eventType: string): Promise<{ id: string; hmac_key_sealed: string; kind: WebhookKind }[]> {
+export async function webhooksForEvent(db: Queryable, merchantId: string, eventType: string, everyWebhook = false): Promise<{ id: string; hmac_key_sealed: string; kind: WebhookKind }[]> {
   const { rows } = await db.query<{ id: string; hmac_key_sealed: string; kind: WebhookKind }>(
     `SELECT w.id, w.hmac_key_sealed, w.kind FROM webhooks w
       WHERE w.deleted_at IS NULL AND w.enabled
-        AND (cardinality(w.event_types) = 0 OR $2 = ANY (w.event_types))
+        AND ($3 OR cardinality(w.event_types) = 0 OR $2 = ANY (w.event_types))
         AND (w.merchant_id = $1 OR w.partner_id IN (SELECT partner_id FROM partner_merchants WHERE merchant_id = $1))
       ORDER BY w.id`,
-    [merchantId, eventType],
+    [merchantId, eventType, everyWebhook],
   );
   return rows;
 }

@@ -1,3 +1,4 @@
+import { disableFailingWebhooks } from '../../src/webhooks/service.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createTestContext, type TestContext } from '../helpers/app.js';
 import { createMerchant, createPartner, linkPartner, type CreatedMerchant } from '../../src/accounts/service.js';
@@ -216,6 +217,25 @@ describe('portal webhooks', () => {
     // A blank rate limit removes it.
     await b.post(`/portal/webhooks/${webhookId}/edit`, { url: 'https://limits.example/one', description: 'limits', maxInFlight: '4', rateLimit: '' });
     expect((await apiWebhook(ctx, webhookId)).webhook).toMatchObject({ maxInFlight: 4, rateLimit: null });
+  });
+
+  it('shows a failing webhook\'s health, and why the worker disabled it', async () => {
+    const b = developer;
+    const { webhookId } = await registerInPortal(b, { url: 'https://failing.example/hook', eventTypes: ['Capture'], description: 'failing' });
+    expect(textOf((await b.get(`/portal/webhooks/${webhookId}`)).body)).toContain('Last delivered Never');
+    // Its deliveries have failed for six days (set directly: the delivery tests make it happen).
+    const since = new Date(ctx.clock.now().getTime() - 6 * 86_400_000);
+    await ctx.tdb.db.pool.query('UPDATE webhooks SET failing_since = $2, failed_deliveries = 3 WHERE id = $1', [webhookId, since]);
+    const failing = textOf((await b.get(`/portal/webhooks/${webhookId}`)).body);
+    expect(failing).toContain('Failing since');
+    expect(failing).toContain('3 deliveries failed since the last success');
+    expect(await disableFailingWebhooks({ db: ctx.tdb.db, clock: ctx.clock, sealer: ctx.sealer }, 5)).toContain(webhookId);
+    const page = textOf((await b.get(`/portal/webhooks/${webhookId}`)).body);
+    expect(page).toContain('Disabled automatically on');
+    expect(page).toContain('EndpointDisabled');
+    // Enabling from the portal starts its health afresh.
+    await b.post(`/portal/webhooks/${webhookId}/enable`, {});
+    expect((await apiWebhook(ctx, webhookId)).webhook).toMatchObject({ enabled: true, failingSince: null, failedDeliveries: 0, disabledReason: null });
   });
 
   it('disables and enables a webhook', async () => {

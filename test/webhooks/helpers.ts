@@ -109,9 +109,9 @@ export function testWorker(ctx: TestContext, opts: Partial<DeliveryWorkerOptions
   return new DeliveryWorker({
     db: ctx.tdb.db,
     clock: ctx.clock,
-    // Retention off unless a test asks for it: tests move the clock by days, and a sweep of the
-    // worker's own must not remove what a test is about to read.
-    config: { ...ctx.config, deliveryRetentionDays: 0 },
+    // Retention and the disabling of failing webhooks off unless a test asks for them: tests move the
+    // clock by days, and a sweep of the worker's own must not change what a test is about to read.
+    config: { ...ctx.config, deliveryRetentionDays: 0, webhookDisableAfterDays: 0 },
     sealer: ctx.sealer,
     dispatcher: trustingAgent(),
     attemptTimeoutMs: TEST_ATTEMPT_TIMEOUT_MS,

@@ -16,7 +16,9 @@ export type Culture = 'is' | 'en';
 export type PaymentLinkStatus = 'Active' | 'Expired' | 'Used' | 'Disabled' | 'Completed';
 export type ShopperField = 'Ssn' | 'FullName' | 'Address' | 'PostCode' | 'City' | 'Country' | 'Telephone' | 'EmailAddress' | 'Comments';
 export type RequirementType = 'Hidden' | 'Optional' | 'Required' | 'Prefilled';
-export type EventType = 'Authorization' | 'Capture' | 'Tokenization' | 'Refund' | 'TokenDisabled' | 'Adjustment';
+export type PaymentEventType = 'Authorization' | 'Capture' | 'Tokenization' | 'Refund' | 'TokenDisabled' | 'Adjustment';
+/** EndpointDisabled: another of the merchant's webhooks was disabled because its deliveries kept failing (sent to every webhook). */
+export type EventType = PaymentEventType | 'EndpointDisabled';
 export type DeliveryState = 'Pending' | 'Delivered' | 'Failed';
 export type SessionStatus = 'New' | 'Completed' | 'Expired';
 
@@ -230,6 +232,15 @@ export interface Webhook {
   maxInFlight: number;
   /** Deliveries per second at most; null: no limit. */
   rateLimit: number | null;
+  /** When a delivery last succeeded (to the minute); null: never. */
+  lastSuccessAt: string | null;
+  /** Since when deliveries have failed with no success in between; null while healthy. */
+  failingSince: string | null;
+  /** Deliveries that ended Failed since the last success. */
+  failedDeliveries: number;
+  /** `failing`: disabled automatically because its deliveries kept failing (an EndpointDisabled event was sent). */
+  disabledReason: 'failing' | null;
+  disabledAt: string | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -359,7 +370,7 @@ export interface RedeliverResponse extends Envelope {
 // ------------------------------------------------------------------ sandbox
 
 export interface TriggerEventParams {
-  eventType: EventType;
+  eventType: PaymentEventType;
   amount: number;
   currency: string;
   success?: boolean;

@@ -1,6 +1,6 @@
 import type { ComponentChildren, VNode } from 'preact';
 import { formatDateTime } from '../../html/format.js';
-import { EVENT_TYPES } from '../../webhooks/events.js';
+import { EVENT_TYPES, PAYMENT_EVENT_TYPES } from '../../webhooks/events.js';
 import type { AttemptView, DeliveryView, RegisteredWebhook, WebhookView } from '../../webhooks/service.js';
 import { translator, type Translate } from '../i18n.js';
 import type { FieldErrors, View } from '../view.js';
@@ -248,6 +248,15 @@ function webhookFacts(view: View, t: T, w: WebhookView, previousUntil: string | 
     [t('events'), <EventList t={t} types={w.eventTypes} />],
     [view.t('status'), <StatusBadge t={t} webhook={w} />],
     w.description ? [view.t('description'), w.description] : null,
+    [t('lastSuccess'), w.lastSuccessAt === null ? t('never') : <Time view={view} at={at(w.lastSuccessAt)} />],
+    w.failingSince !== null
+      ? [
+          t('failingSince'),
+          <span>
+            <Time view={view} at={at(w.failingSince)} /> <span class="muted small">{t('failedDeliveries', { n: w.failedDeliveries })}</span>
+          </span>,
+        ]
+      : null,
     w.kind === 'url' ? [t('maxInFlight'), String(w.maxInFlight)] : null,
     w.kind === 'url' ? [t('rateLimit'), w.rateLimit === null ? t('noRateLimit') : t('perSecond', { n: w.rateLimit })] : null,
     previousUntil !== null
@@ -310,8 +319,10 @@ function DeliveryTable({ view, t, deliveries }: { view: View; t: T; deliveries: 
 }
 
 /** The sandbox's test event: a form only while the sandbox is on. */
-function TestEvent({ view, t, webhook, errors }: { view: View; t: T; webhook: WebhookView; errors?: FieldErrors }): VNode {
-  const types = webhook.eventTypes.length > 0 ? webhook.eventTypes : EVENT_TYPES;
+function TestEvent({ view, t, webhook, errors }: { view: View; t: T; webhook: WebhookView; errors?: FieldErrors }): VNode | null {
+  // The sandbox makes payment events only.
+  const types = (webhook.eventTypes.length > 0 ? webhook.eventTypes : EVENT_TYPES).filter((x) => (PAYMENT_EVENT_TYPES as readonly string[]).includes(x));
+  if (types.length === 0) return null;
   const preferred = types.includes('Adjustment') ? 'Adjustment' : (types[0] ?? 'Adjustment');
   return (
     <section class="panel" aria-labelledby="test-h">
@@ -362,7 +373,12 @@ export function renderWebhook(
       <>
         <Back href={`${PORTAL}/webhooks`} label={view.t('navWebhooks')} />
         {s.notice ? <Notice>{notices[s.notice]}</Notice> : null}
-        {!w.enabled ? <Notice kind="warn">{t('disabledNote')}</Notice> : null}
+        {!w.enabled ? (
+          <Notice kind="warn">
+            {w.disabledReason === 'failing' && w.disabledAt !== null ? t('autoDisabledNote', { at: formatDateTime(new Date(w.disabledAt), view.lang) }) + ' ' : ''}
+            {t('disabledNote')}
+          </Notice>
+        ) : null}
         {w.kind === 'listener' ? <p class="muted">{t('listenerNote')}</p> : null}
         <section class="panel">
           <Facts rows={webhookFacts(view, t, w, s.previousUntil)} />

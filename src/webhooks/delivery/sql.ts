@@ -194,6 +194,31 @@ export async function recordAttempts(db: Queryable, now: Date, records: readonly
        INSERT INTO webhook_attempts (delivery_id, attempt_number, correlation_id, sent_at, response_status, response_body, duration_ms, error_kind, error_detail)
        SELECT r."deliveryId", r."attemptNumber", r."correlationId", r."sentAt", r."responseStatus", r."responseBody", r."durationMs", r."errorKind", r."errorDetail"
          FROM r JOIN u ON u.id = r."deliveryId"
+     ), seen AS (
+       SELECT r."webhookId" AS webhook_id, r."sentAt" AS at, r.state FROM r JOIN u ON u.id = r."deliveryId"
+     ), last_ok AS (
+       SELECT webhook_id, max(at) FILTER (WHERE state = 'Delivered') AS ok_at FROM seen GROUP BY webhook_id
+     ), health AS (
+       -- Per webhook in this batch: its last success, and the failures after it (the first one's
+       -- time, and the deliveries that ended Failed).
+       SELECT s.webhook_id, l.ok_at,
+              min(s.at) FILTER (WHERE s.state <> 'Delivered' AND (l.ok_at IS NULL OR s.at > l.ok_at)) AS fail_at,
+              count(*) FILTER (WHERE s.state = 'Failed' AND (l.ok_at IS NULL OR s.at > l.ok_at))::int AS failed
+         FROM seen s JOIN last_ok l ON l.webhook_id = s.webhook_id
+        GROUP BY s.webhook_id, l.ok_at
+     ), touched AS (
+       -- The webhook's row is written only when its health changes: a healthy endpoint's last success
+       -- is kept to the minute, so a stream of successes does not rewrite the row every cycle.
+       UPDATE webhooks w
+          SET last_success_at = GREATEST(w.last_success_at, h.ok_at),
+              failing_since = CASE WHEN h.ok_at IS NOT NULL THEN h.fail_at ELSE COALESCE(w.failing_since, h.fail_at) END,
+              failed_deliveries = CASE WHEN h.ok_at IS NOT NULL THEN h.failed ELSE w.failed_deliveries + h.failed END
+         FROM health h
+        WHERE w.id = h.webhook_id
+          AND CASE WHEN h.ok_at IS NOT NULL
+                   THEN w.failing_since IS NOT NULL OR w.failed_deliveries > 0 OR h.fail_at IS NOT NULL
+                        OR w.last_success_at IS NULL OR w.last_success_at < h.ok_at - interval '1 minute'
+                   ELSE w.failing_since IS NULL OR h.failed > 0 END
      )
      SELECT id FROM u`,
     values: [JSON.stringify(records), now],

@@ -13,6 +13,7 @@ import type { AttemptRecord, ClaimedRow } from './sql.js';
 import { NotifiedLoop } from '../../db/notifiedLoop.js';
 import { DELIVERIES_CHANNEL, removeFinishedBefore, renewLeases } from './sql.js';
 import type { DeliveryMetrics } from '../../metrics.js';
+import { disableFailingWebhooks } from '../service.js';
 
 // The delivery worker . It claims due deliveries in batches under a lease and sends each
 // attempt on a keep-alive undici Agent. One database transaction per cycle records every attempt
@@ -39,7 +40,7 @@ type Logger = Pick<FastifyBaseLogger, 'info' | 'warn' | 'error' | 'debug'>;
 export interface DeliveryWorkerOptions {
   db: Database;
   clock: Clock;
-  config: Pick<Config, 'env' | 'webhookMaxInFlightPerEndpoint' | 'deliveryLeaseMs'> & Partial<Pick<Config, 'deliveryRetentionDays'>>;
+  config: Pick<Config, 'env' | 'webhookMaxInFlightPerEndpoint' | 'deliveryLeaseMs'> & Partial<Pick<Config, 'deliveryRetentionDays' | 'webhookDisableAfterDays'>>;
   /** Opens each webhook's apiKey, sealed at rest. */
   sealer: Sealer;
   logger?: Logger;
@@ -60,6 +61,7 @@ export interface DeliveryWorkerOptions {
 }
 
 const RETENTION_INTERVAL_MS = 10 * 60 * 1000;
+const HEALTH_INTERVAL_MS = 60 * 1000;
 const RETENTION_BATCH = 1_000;
 
 const silent: Logger = { info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined };
@@ -89,6 +91,8 @@ export class DeliveryWorker {
   private retryTimer: NodeJS.Timeout | undefined;
   private retentionTimer: NodeJS.Timeout | undefined;
   private readonly retentionDays: number;
+  private healthTimer: NodeJS.Timeout | undefined;
+  private readonly disableAfterDays: number;
   /**
    * Webhook keys opened from their sealed form, by sealed form: opening one per attempt (AES-GCM)
    * cost about 45 µs of each attempt (docs/performance.md). A rotated key is a new sealed form, so a new entry.
@@ -116,6 +120,7 @@ export class DeliveryWorker {
     this.metrics = opts.metrics;
     this.sealer = opts.sealer;
     this.retentionDays = opts.config.deliveryRetentionDays ?? 0;
+    this.disableAfterDays = opts.config.webhookDisableAfterDays ?? 0;
     this.loop = new NotifiedLoop({
       db: opts.db,
       channel: DELIVERIES_CHANNEL,
@@ -146,6 +151,23 @@ export class DeliveryWorker {
       this.retentionTimer.unref();
       setTimeout(sweep, 5_000).unref();
     }
+    // Endpoint health: every minute (real time), webhooks failing for too long are disabled.
+    if (this.disableAfterDays > 0) {
+      const check = () => void this.disableFailing().catch((err: unknown) => this.log.warn({ err: (err as Error).message }, 'checking failing webhooks failed; trying again later'));
+      this.healthTimer = setInterval(check, HEALTH_INTERVAL_MS);
+      this.healthTimer.unref();
+    }
+  }
+
+  /**
+   * Disables the webhooks whose deliveries have failed for PAYLINKS_WEBHOOK_DISABLE_AFTER_DAYS with no
+   * success in between, by the injected clock (see disableFailingWebhooks). Returns their ids.
+   */
+  async disableFailing(): Promise<string[]> {
+    if (this.disableAfterDays <= 0 || this.loop.isStopped) return [];
+    const disabled = await disableFailingWebhooks({ db: this.db, clock: this.clock, sealer: this.sealer }, this.disableAfterDays);
+    for (const webhookId of disabled) this.log.warn({ webhookId, days: this.disableAfterDays }, 'webhook disabled: its deliveries failed for days with no success');
+    return disabled;
   }
 
   /**
@@ -187,6 +209,7 @@ export class DeliveryWorker {
     clearInterval(this.renewTimer);
     clearTimeout(this.retryTimer);
     clearInterval(this.retentionTimer);
+    clearInterval(this.healthTimer);
     if (!clean) this.log.warn({ onWire: this.onWire, unrecorded: this.buffer.length }, 'delivery worker stopped with attempts in flight; their leases will run out and another worker retries them');
     if (this.ownsDispatcher) {
       if (clean) await this.dispatcher.close();
