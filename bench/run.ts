@@ -1,4 +1,5 @@
 import { apiBenchmarks, pgliteStartup, selected } from './api.js';
+import { blackboxBenchmarks } from './blackbox.js';
 import { deliveryBenchmarks } from './delivery.js';
 import { portalBenchmarks } from './portal.js';
 import { fmt, printTable, type Row } from './lib.js';
@@ -15,6 +16,11 @@ if (selected('delivery')) {
   const fresh = await deliveryBenchmarks();
   console.log(fresh.log);
   rows.push(...fresh.rows);
+}
+if (selected('blackbox')) {
+  const box = await blackboxBenchmarks();
+  console.log(box.log);
+  rows.push(...box.rows);
 }
 const HISTORY = Number(process.env.BENCH_HISTORY ?? 1_000_000);
 if (HISTORY > 0 && selected('history')) {

@@ -1,0 +1,201 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
+import { Agent, request } from 'undici';
+import { testCerts } from '../test/webhooks/certs.js';
+import { createBenchDatabase, fmt, ROOT, startServer, type Row, type ServerProcess } from './lib.js';
+
+// The delivery engine as a user runs it: `paylinks serve --no-worker`, `paylinks worker` and an HTTPS
+// receiver (bench/receiver.ts) as three processes, default settings, events made through the sandbox
+// API while no worker runs; then a worker is started and drains them. Beside it, in the same run, a
+// bare undici loop from this process to the same receiver with as many connections as the worker may
+// use (the default 10 in flight per endpoint, then 50). Reported, never asserted.
+//
+// BENCH_BLACKBOX_EVENTS (default 10000): deliveries per one-endpoint drain; the 100-endpoint drain
+// makes the same number of deliveries from a hundredth of the events.
+
+const N = Number(process.env.BENCH_BLACKBOX_EVENTS ?? 10_000);
+const ENDPOINTS = 100;
+
+interface Receiver {
+  proc: ChildProcess;
+  port: number;
+  stats(): Promise<{ count: number; first: number; last: number }>;
+  reset(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+async function startReceiver(keyFile: string, certFile: string, ca: string): Promise<Receiver> {
+  const proc = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'receiver.ts')], {
+    env: { ...process.env, RECEIVER_KEY: keyFile, RECEIVER_CERT: certFile },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let out = '';
+  proc.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+  const deadline = Date.now() + 30_000;
+  while (!/receiver listening on (\d+)/.test(out)) {
+    if (proc.exitCode !== null || Date.now() > deadline) throw new Error(`receiver did not start: ${out}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  const port = Number(/receiver listening on (\d+)/.exec(out)?.[1]);
+  const control = new Agent({ connect: { ca } });
+  const call = async (method: 'GET' | 'POST', path: string): Promise<string> => {
+    const r = await request(`https://127.0.0.1:${port}${path}`, { method, dispatcher: control });
+    return r.body.text();
+  };
+  return {
+    proc,
+    port,
+    stats: async () => JSON.parse(await call('GET', '/stats')) as { count: number; first: number; last: number },
+    reset: async () => void (await call('POST', '/reset')),
+    stop: async () => {
+      await control.close();
+      const exited = new Promise((r) => proc.once('exit', r));
+      proc.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+/** The bare loop: `connections` concurrent POSTs of a delivery-sized body on one keep-alive Agent, n in all. */
+async function bareLoop(url: string, ca: string, connections: number, n: number): Promise<number> {
+  const agent = new Agent({ connections, connect: { ca }, keepAliveTimeout: 60_000 });
+  const body = JSON.stringify({ checkoutReference: null, payfacReference: 'x'.repeat(24), merchantReference: null, amount: '1000', currency: 'ISK', reason: null, success: 'true', hmacSignature: 'y'.repeat(64), additionalData: { eventType: 'Adjustment' } });
+  let next = 0;
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: connections }, async () => {
+      while (next < n) {
+        next++;
+        const r = await request(url, { method: 'POST', body, headers: { 'content-type': 'application/json', authorization: 'k', 'x-webhook-correlationid': 'c' }, dispatcher: agent });
+        await r.body.text();
+      }
+    }),
+  );
+  const rate = n / ((performance.now() - t0) / 1000);
+  await agent.close();
+  return rate;
+}
+
+/** Events through the sandbox API, `concurrency` requests at a time; each makes one delivery per subscribed webhook. */
+async function makeEvents(server: ServerProcess, apiKey: string, eventType: string, n: number, concurrency = 16): Promise<void> {
+  const agent = new Agent({ connections: concurrency });
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < n) {
+        next++;
+        const r = await request(`${server.baseUrl}/api/v1/sandbox/events`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
+          body: JSON.stringify({ eventType, amount: 1000, currency: 'ISK' }),
+          dispatcher: agent,
+        });
+        const text = await r.body.text();
+        if (r.statusCode !== 200) throw new Error(`sandbox event: ${r.statusCode} ${text}`);
+      }
+    }),
+  );
+  await agent.close();
+}
+
+async function api(server: ServerProcess, apiKey: string, path: string, body: unknown): Promise<Record<string, unknown>> {
+  const r = await request(`${server.baseUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': apiKey }, body: JSON.stringify(body) });
+  const json = (await r.body.json()) as Record<string, unknown>;
+  if (r.statusCode !== 200) throw new Error(`${path}: ${r.statusCode} ${JSON.stringify(json)}`);
+  return json;
+}
+
+/** Starts `paylinks worker`, waits until the receiver has `n` deliveries, stops it; deliveries/s between the first and the last arrival. */
+async function drain(receiver: Receiver, env: Record<string, string>, n: number): Promise<{ rate: number; wallMs: number }> {
+  await receiver.reset();
+  const t0 = performance.now();
+  const proc = spawn(join(ROOT, 'bin/paylinks.js'), ['worker'], {
+    env: { PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}`, LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  proc.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+  proc.stderr?.on('data', (d: Buffer) => (out += d.toString()));
+  const deadline = Date.now() + 600_000;
+  let s = await receiver.stats();
+  while (s.count < n) {
+    if (proc.exitCode !== null) throw new Error(`worker exited ${proc.exitCode}: ${out}`);
+    if (Date.now() > deadline) throw new Error(`drain timed out at ${s.count} of ${n}: ${out.slice(-2000)}`);
+    await new Promise((r) => setTimeout(r, 50));
+    s = await receiver.stats();
+  }
+  const wallMs = performance.now() - t0;
+  const exited = new Promise((r) => proc.once('exit', r));
+  proc.kill('SIGTERM');
+  await exited;
+  return { rate: (s.count - 1) / ((s.last - s.first) / 1000), wallMs };
+}
+
+export async function blackboxBenchmarks(): Promise<{ rows: Row[]; log: string }> {
+  const certs = testCerts();
+  const dir = mkdtempSync(join(tmpdir(), 'paylinks-blackbox-'));
+  const files = { key: join(dir, 'leaf.key'), cert: join(dir, 'leaf.pem'), ca: join(dir, 'ca.pem') };
+  writeFileSync(files.key, certs.key);
+  writeFileSync(files.cert, certs.cert);
+  writeFileSync(files.ca, certs.ca);
+  const bench = await createBenchDatabase('blackbox');
+  const receiver = await startReceiver(files.key, files.cert, certs.ca);
+  const server = await startServer({ DATABASE_URL: bench.url }, ['serve', '--no-worker']);
+  const workerEnv = { DATABASE_URL: bench.url, NODE_EXTRA_CA_CERTS: files.ca };
+  const rows: Row[] = [];
+  const log: string[] = [];
+  try {
+    const { stdout } = await promisify(execFile)(process.execPath, [join(ROOT, 'bin/paylinks.js'), 'merchant', 'create', '--name', 'Blackbox', '--json'], {
+      env: { PATH: process.env.PATH ?? '', DATABASE_URL: bench.url },
+    });
+    const apiKey = (JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as { apiKey: string }).apiKey;
+    const hookUrl = `https://127.0.0.1:${receiver.port}`;
+
+    // One endpoint at the default cap (10 in flight), then at 50.
+    const one = (await api(server, apiKey, '/api/v1/webhooks', { url: `${hookUrl}/one`, eventTypes: ['Adjustment'] })) as { webhookId: string; maxInFlight: number };
+    for (const cap of [one.maxInFlight, 50]) {
+      if (cap !== one.maxInFlight) await api(server, apiKey, `/api/v1/webhooks/${one.webhookId}/update`, { maxInFlight: cap });
+      const t0 = performance.now();
+      await makeEvents(server, apiKey, 'Adjustment', N);
+      log.push(`${fmt(N)} events through the API in ${fmt(performance.now() - t0)} ms`);
+      await receiver.reset();
+      const loop = await bareLoop(`${hookUrl}/loop`, certs.ca, cap, N);
+      const drained = await drain(receiver, workerEnv, N);
+      log.push(`cap ${cap}: worker ${fmt(drained.rate)}/s (start to last arrival ${fmt(drained.wallMs)} ms), bare loop ${fmt(loop)}/s`);
+      rows.push({
+        operation: `black box: one endpoint, ${cap} in flight${cap === one.maxInFlight ? ' (default)' : ''}, ${fmt(N)} deliveries`,
+        figure: `${fmt(drained.rate)}/s`,
+        baseline: `bare undici loop, ${cap} connections: ${fmt(loop)}/s`,
+        ratio: `${fmt(drained.rate / loop, 2)}×`,
+        target: '≥ 0.5×',
+        met: drained.rate / loop >= 0.5,
+      });
+    }
+    await api(server, apiKey, `/api/v1/webhooks/${one.webhookId}/update`, { enabled: false });
+
+    // A hundred endpoints, each at the default cap; the worker's process-wide limit is 256 in flight.
+    for (let i = 0; i < ENDPOINTS; i++) await api(server, apiKey, '/api/v1/webhooks', { url: `${hookUrl}/many/${i}`, eventTypes: ['Refund'] });
+    await makeEvents(server, apiKey, 'Refund', Math.ceil(N / ENDPOINTS));
+    const total = Math.ceil(N / ENDPOINTS) * ENDPOINTS;
+    const loop = await bareLoop(`${hookUrl}/loop`, certs.ca, 256, total);
+    const drained = await drain(receiver, workerEnv, total);
+    log.push(`${ENDPOINTS} endpoints: worker ${fmt(drained.rate)}/s, bare loop (256 connections) ${fmt(loop)}/s`);
+    rows.push({
+      operation: `black box: ${ENDPOINTS} endpoints, ${fmt(total)} deliveries`,
+      figure: `${fmt(drained.rate)}/s`,
+      baseline: `bare undici loop, 256 connections: ${fmt(loop)}/s`,
+      ratio: `${fmt(drained.rate / loop, 2)}×`,
+      target: '≥ 0.5×',
+      met: drained.rate / loop >= 0.5,
+    });
+    return { rows, log: log.join('\n') };
+  } finally {
+    await server.stop();
+    await receiver.stop();
+    await bench.drop();
+  }
+}
