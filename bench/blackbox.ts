@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
@@ -110,7 +110,13 @@ async function api(server: ServerProcess, apiKey: string, path: string, body: un
 }
 
 /** Starts `paylinks worker`, waits until the receiver has `n` deliveries, stops it; deliveries/s between the first and the last arrival. */
-async function drain(receiver: Receiver, env: Record<string, string>, n: number): Promise<{ rate: number; wallMs: number }> {
+/** CPU seconds (user + system) the process has used so far. */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+async function drain(receiver: Receiver, env: Record<string, string>, n: number): Promise<{ rate: number; wallMs: number; cpu: number }> {
   await receiver.reset();
   const t0 = performance.now();
   const proc = spawn(join(ROOT, 'bin/paylinks.js'), ['worker'], {
@@ -129,10 +135,12 @@ async function drain(receiver: Receiver, env: Record<string, string>, n: number)
     s = await receiver.stats();
   }
   const wallMs = performance.now() - t0;
+  // The worker's share of one core over its whole run (start-up included).
+  const cpu = cpuSeconds(proc.pid as number) / (wallMs / 1000);
   const exited = new Promise((r) => proc.once('exit', r));
   proc.kill('SIGTERM');
   await exited;
-  return { rate: (s.count - 1) / ((s.last - s.first) / 1000), wallMs };
+  return { rate: (s.count - 1) / ((s.last - s.first) / 1000), wallMs, cpu };
 }
 
 export async function blackboxBenchmarks(): Promise<{ rows: Row[]; log: string }> {
@@ -165,7 +173,7 @@ export async function blackboxBenchmarks(): Promise<{ rows: Row[]; log: string }
       await receiver.reset();
       const loop = await bareLoop(`${hookUrl}/loop`, certs.ca, cap, N);
       const drained = await drain(receiver, workerEnv, N);
-      log.push(`cap ${cap}: worker ${fmt(drained.rate)}/s (start to last arrival ${fmt(drained.wallMs)} ms), bare loop ${fmt(loop)}/s`);
+      log.push(`cap ${cap}: worker ${fmt(drained.rate)}/s (start to last arrival ${fmt(drained.wallMs)} ms, worker CPU ${fmt(drained.cpu * 100)}% of a core), bare loop ${fmt(loop)}/s`);
       rows.push({
         operation: `black box: one endpoint, ${cap} in flight${cap === one.maxInFlight ? ' (default)' : ''}, ${fmt(N)} deliveries`,
         figure: `${fmt(drained.rate)}/s`,
@@ -183,7 +191,7 @@ export async function blackboxBenchmarks(): Promise<{ rows: Row[]; log: string }
     const total = Math.ceil(N / ENDPOINTS) * ENDPOINTS;
     const loop = await bareLoop(`${hookUrl}/loop`, certs.ca, 256, total);
     const drained = await drain(receiver, workerEnv, total);
-    log.push(`${ENDPOINTS} endpoints: worker ${fmt(drained.rate)}/s, bare loop (256 connections) ${fmt(loop)}/s`);
+    log.push(`${ENDPOINTS} endpoints: worker ${fmt(drained.rate)}/s (worker CPU ${fmt(drained.cpu * 100)}% of a core), bare loop (256 connections) ${fmt(loop)}/s`);
     rows.push({
       operation: `black box: ${ENDPOINTS} endpoints, ${fmt(total)} deliveries`,
       figure: `${fmt(drained.rate)}/s`,

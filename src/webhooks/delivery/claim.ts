@@ -3,7 +3,7 @@ import type { Clock } from '../../clock.js';
 import type { Database } from '../../db/database.js';
 import { withTransaction } from '../../db/database.js';
 import { newUuid } from '../../ids.js';
-import { claimDueDeliveries, LOCK_CLAIMS_SQL, recordAttempts, type AttemptRecord, type ClaimedRow } from './sql.js';
+import { allowances, claimDueDeliveries, LOCK_CLAIMS_SQL, recordAttempts, releaseClaims, type AttemptRecord, type ClaimedRow } from './sql.js';
 
 // Claiming (STYLE habit 5): due deliveries in batches, FOR UPDATE SKIP LOCKED, under a lease.
 //
@@ -24,19 +24,34 @@ export interface ClaimOptions {
   leaseMs: number;
 }
 
+/** What one cycle is asked besides recording and claiming. */
+export interface CycleAsks {
+  records: readonly AttemptRecord[];
+  /** The caller's finished, unrecorded attempts by webhook (read when the claim runs). */
+  finished?: () => ReadonlyMap<string, number>;
+  /** The deliveries the caller holds by webhook, those recorded by this cycle left out (read when the claim runs). */
+  mine?: () => ReadonlyMap<string, number>;
+  /** Claimed deliveries never sent, given back (a stopping worker's queue): [id, claim token]. */
+  release?: readonly (readonly [string, string])[];
+  /** Webhooks whose allowance to read again (queued deliveries held back by other workers' holdings). */
+  refresh?: () => ReadonlyMap<string, number>;
+}
+
 /**
- * One worker cycle in one transaction: record finished attempts, then claim up to `limit` more. The
- * attempts recorded here free their endpoint's slots for the claim that follows.
+ * One worker cycle in one transaction: record finished attempts, give back what is released, claim
+ * up to `limit` more, and read the allowances asked for. The attempts recorded here free their
+ * endpoint's places for the claim that follows.
  */
 export async function claimAndRecord(
   db: Database,
   clock: Clock,
-  opts: ClaimOptions & { records: readonly AttemptRecord[]; finished?: () => ReadonlyMap<string, number> },
-): Promise<{ recorded: number; claim: Claim }> {
+  opts: ClaimOptions & CycleAsks,
+): Promise<{ recorded: number; claim: Claim; allowances: Map<string, number> }> {
   const token = newUuid();
   const now = clock.now();
-  const cycle = async (tx: PoolClient): Promise<{ recorded: number; claim: Claim }> => {
+  const cycle = async (tx: PoolClient): Promise<{ recorded: number; claim: Claim; allowances: Map<string, number> }> => {
     const recorded = opts.records.length > 0 ? (await recordAttempts(tx, now, opts.records)).length : 0;
+    if (opts.release && opts.release.length > 0) await releaseClaims(tx, now, opts.release);
     const rows =
       opts.limit > 0
         ? await claimDueDeliveries(tx, {
@@ -47,9 +62,12 @@ export async function claimAndRecord(
             perEndpoint: opts.perEndpoint,
             scan: Math.max(opts.limit * 4, 400),
             ...(opts.finished ? { finished: opts.finished() } : {}),
+            ...(opts.mine ? { mine: opts.mine() } : {}),
           })
         : [];
-    return { recorded, claim: { token, rows } };
+    const refresh = opts.refresh?.();
+    const fresh = refresh && refresh.size > 0 ? await allowances(tx, now, opts.perEndpoint, refresh) : new Map<string, number>();
+    return { recorded, claim: { token, rows }, allowances: fresh };
   };
   // The claim lock is taken in BEGIN's own round trip: a cycle is BEGIN+lock, record, claim, COMMIT.
   return withTransaction(db, cycle, { withBegin: LOCK_CLAIMS_SQL });

@@ -16,6 +16,13 @@ export interface ClaimedRow {
   hmac_key_sealed: string;
   /** The key before the last rotation, while it still signs beside the new one; else null. */
   previous_hmac_key_sealed: string | null;
+  /** The webhook's max in flight (its own, else the default). */
+  cap: number;
+  /**
+   * How many of its attempts this worker may have on the wire now: the cap less what other workers
+   * hold for the webhook (claimed, queued or on the wire) at this claim.
+   */
+  allowance: number;
 }
 
 /** The NOTIFY channel that announces due deliveries to the workers (and to listen streams). */
@@ -37,10 +44,16 @@ export async function notifyDeliveries(db: Queryable): Promise<void> {
 export const LOCK_CLAIMS_SQL = `SELECT set_config('enable_bitmapscan', 'off', true), pg_advisory_xact_lock(${CLAIM_LOCK_ID})`;
 
 /**
- * Claims up to `limit` due deliveries for `claimToken` until `leaseUntil`, at most the webhook's own
- * max in flight (else `perEndpoint`) attempts in flight per webhook: those claimed by any worker and
- * not expired, less the caller's own that have finished and wait to be recorded. A webhook with a
- * rate limit is also held to the tokens of its bucket, which the claim spends.
+ * Claims up to `limit` due deliveries for `claimToken` until `leaseUntil`. Per webhook, the claimed
+ * deliveries of all workers (not expired, less the caller's own that have finished and wait to be
+ * recorded) stay within twice the webhook's max in flight (its own, else `perEndpoint`): a worker
+ * holds up to one max in flight on the wire and as many queued beside it, so that a slot is refilled
+ * the moment its attempt ends rather than after the next claim commits. What goes on the wire is
+ * bounded by each row's `allowance`: the max in flight less what the other workers hold now (the
+ * caller's own holdings, `mine`, are told). Other workers' holdings only shrink until they claim
+ * again, and their next claim counts the caller's, so attempts on the wire never exceed the max in
+ * flight across workers. A webhook with a rate limit claims no queue (the bucket is spent at the
+ * claim, so a queue would send in bursts) and is held to its bucket's tokens.
  *
  * The scan reads the partial index of pending deliveries in due order, skipping webhooks already at
  * their limit, so a black-hole endpoint with a long backlog never fills the scan window; `scan`
@@ -58,26 +71,38 @@ export async function claimDueDeliveries(
     scan: number;
     /** The caller's attempts that have finished but are not recorded yet, by webhook: not in flight. */
     finished?: ReadonlyMap<string, number>;
+    /** The deliveries the caller holds (queued, on the wire, finished and not yet recorded), by webhook. */
+    mine?: ReadonlyMap<string, number>;
   },
 ): Promise<ClaimedRow[]> {
   const finished = [...(args.finished ?? new Map<string, number>())];
+  const mine = [...(args.mine ?? new Map<string, number>())];
   const { rows } = await db.query<ClaimedRow>({
     name: 'delivery.claimDueDeliveries',
     text: `WITH finished AS (
        SELECT * FROM unnest($7::text[], $8::int[]) AS f(webhook_id, n)
+     ), mine AS (
+       SELECT * FROM unnest($9::text[], $10::int[]) AS m(webhook_id, n)
      ), busy AS (
-       SELECT c.webhook_id, c.n - COALESCE(f.n, 0) AS n
+       SELECT c.webhook_id, c.n - COALESCE(f.n, 0) AS n, GREATEST(0, c.n - COALESCE(m.n, 0)) AS others,
+              COALESCE(m.n, 0) - COALESCE(f.n, 0) AS own
          FROM (SELECT webhook_id, count(*)::int AS n FROM webhook_deliveries
                 WHERE state = 'Pending' AND claim_token IS NOT NULL AND next_attempt_at > $1
                 GROUP BY webhook_id) c
          LEFT JOIN finished f ON f.webhook_id = c.webhook_id
+         LEFT JOIN mine m ON m.webhook_id = c.webhook_id
      ), room AS (
        -- Per webhook with attempts in flight or a rate limit: how many more it may take now, the
-       -- smaller of its free slots (its own max in flight, else the operator's default) and the
-       -- whole deliveries left in its token bucket (refilled at rate_limit per second, at most one
-       -- second's worth). A webhook with no room is skipped by the scan.
+       -- smallest of its free places (twice its max in flight, else the operator's default: on the
+       -- wire and queued; once with a rate limit), this worker's share, and the whole deliveries
+       -- left in its token bucket (refilled at rate_limit per second, at most one second's worth).
+       -- A webhook with no room is skipped by the scan.
        SELECT w.id AS webhook_id,
-              LEAST(COALESCE(w.max_in_flight, $5) - COALESCE(b.n, 0),
+              LEAST(COALESCE(w.max_in_flight, $5) * CASE WHEN w.rate_limit IS NULL THEN 2 ELSE 1 END - COALESCE(b.n, 0),
+                    -- and this worker's own share: as many as its allowance on the wire (and as many
+                    -- queued), less what it holds unfinished, so that a worker held back by others
+                    -- claims nothing to hold back theirs in turn
+                    (COALESCE(w.max_in_flight, $5) - COALESCE(b.others, 0)) * CASE WHEN w.rate_limit IS NULL THEN 2 ELSE 1 END - COALESCE(b.own, 0),
                     CASE WHEN w.rate_limit IS NULL THEN 2147483647
                          ELSE floor(LEAST(w.rate_limit::float8, COALESCE(w.rate_tokens, 0)
                                 + GREATEST(0, extract(epoch FROM $1::timestamptz - COALESCE(w.rate_at, $1::timestamptz))) * w.rate_limit))::int END) AS n
@@ -91,9 +116,9 @@ export async function claimDueDeliveries(
                   AND webhook_id NOT IN (SELECT webhook_id FROM room WHERE n <= 0)
                 ORDER BY next_attempt_at LIMIT $6) d
      ), picked AS (
-       -- A webhook without a room row has nothing in flight and no rate limit: its whole max in flight.
+       -- A webhook without a room row has nothing in flight and no rate limit: all its places.
        SELECT c.id FROM candidates c JOIN webhooks w ON w.id = c.webhook_id LEFT JOIN room r ON r.webhook_id = c.webhook_id
-        WHERE c.rn <= COALESCE(r.n, w.max_in_flight, $5)
+        WHERE c.rn <= COALESCE(r.n, COALESCE(w.max_in_flight, $5) * 2)
         ORDER BY c.rn
         LIMIT $4
      ), locked AS (
@@ -107,10 +132,11 @@ export async function claimDueDeliveries(
      ), claimed AS (
        UPDATE webhook_deliveries d
           SET next_attempt_at = $2, claim_token = $3
-         FROM locked, webhooks w
+         FROM locked, webhooks w LEFT JOIN busy b ON b.webhook_id = w.id
         WHERE d.id = locked.id AND w.id = d.webhook_id AND w.enabled AND w.deleted_at IS NULL
        RETURNING d.id, d.webhook_id, d.body, d.attempt_count, w.url, w.api_key_sealed, w.hmac_key_sealed,
-                 CASE WHEN w.previous_secrets_until > $1 THEN w.previous_hmac_key_sealed END AS previous_hmac_key_sealed
+                 CASE WHEN w.previous_secrets_until > $1 THEN w.previous_hmac_key_sealed END AS previous_hmac_key_sealed,
+                 COALESCE(w.max_in_flight, $5) AS cap, COALESCE(w.max_in_flight, $5) - COALESCE(b.others, 0) AS allowance
      ), spent AS (
        -- Rate-limited webhooks pay one token per delivery claimed.
        UPDATE webhooks w
@@ -121,9 +147,43 @@ export async function claimDueDeliveries(
         WHERE w.id = k.webhook_id AND w.rate_limit IS NOT NULL
      )
      SELECT * FROM claimed`,
-    values: [args.now, args.leaseUntil, args.claimToken, args.limit, args.perEndpoint, args.scan, finished.map(([w]) => w), finished.map(([, n]) => n)],
+    values: [args.now, args.leaseUntil, args.claimToken, args.limit, args.perEndpoint, args.scan, finished.map(([w]) => w), finished.map(([, n]) => n), mine.map(([w]) => w), mine.map(([, n]) => n)],
   });
   return rows;
+}
+
+/**
+ * For webhooks whose queued deliveries this worker may not send yet (other workers held too many at
+ * its claim): how many it may have on the wire now, the max in flight less what the others hold now.
+ */
+export async function allowances(db: Queryable, now: Date, perEndpoint: number, mine: ReadonlyMap<string, number>): Promise<Map<string, number>> {
+  const list = [...mine];
+  const { rows } = await db.query<{ webhook_id: string; allowance: number }>({
+    name: 'delivery.allowances',
+    text: `SELECT m.webhook_id, COALESCE(w.max_in_flight, $4) - GREATEST(0, COALESCE(c.n, 0) - m.n) AS allowance
+             FROM unnest($1::text[], $2::int[]) AS m(webhook_id, n)
+             JOIN webhooks w ON w.id = m.webhook_id
+             LEFT JOIN LATERAL (SELECT count(*)::int AS n FROM webhook_deliveries d
+                                 WHERE d.webhook_id = m.webhook_id AND d.state = 'Pending' AND d.claim_token IS NOT NULL AND d.next_attempt_at > $3) c ON true`,
+    values: [list.map(([w]) => w), list.map(([, n]) => n), now, perEndpoint],
+  });
+  return new Map(rows.map((r) => [r.webhook_id, r.allowance]));
+}
+
+/**
+ * Gives back deliveries claimed and never sent (a stopping worker's queue): due now, claimed by no one.
+ * Only while the claim is still the caller's.
+ */
+export async function releaseClaims(db: Queryable, now: Date, held: readonly (readonly [string, string])[]): Promise<number> {
+  if (held.length === 0) return 0;
+  const { rowCount } = await db.query({
+    name: 'delivery.releaseClaims',
+    text: `UPDATE webhook_deliveries d SET next_attempt_at = $1, claim_token = NULL
+             FROM unnest($2::text[], $3::uuid[]) AS h(id, token)
+            WHERE d.id = h.id AND d.claim_token = h.token AND d.state = 'Pending'`,
+    values: [now, held.map(([id]) => id), held.map(([, token]) => token)],
+  });
+  return rowCount ?? 0;
 }
 
 /**

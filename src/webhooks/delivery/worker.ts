@@ -10,6 +10,17 @@ import { afterAttempt } from './schedule.js';
 import { standardWebhookHeaders } from './sign.js';
 import { ATTEMPT_TIMEOUT_MS, createDeliveryAgent, sendAttempt } from './send.js';
 import type { AttemptRecord, ClaimedRow } from './sql.js';
+
+/** A webhook's part of this worker: deliveries queued (claimed, not sent), on the wire, and held in all. */
+interface Endpoint {
+  queue: { row: ClaimedRow; token: string }[];
+  onWire: number;
+  /** Held: queued, on the wire, or finished and not yet recorded. */
+  held: number;
+  /** How many may be on the wire (the last claim's or allowance read's). */
+  allowance: number;
+  cap: number;
+}
 import { NotifiedLoop } from '../../db/notifiedLoop.js';
 import { DELIVERIES_CHANNEL, removeFinishedBefore, renewLeases } from './sql.js';
 import type { DeliveryMetrics } from '../../metrics.js';
@@ -17,11 +28,17 @@ import { disableFailingWebhooks } from '../service.js';
 
 // The delivery worker . It claims due deliveries in batches under a lease and sends each
 // attempt on a keep-alive undici Agent. One database transaction per cycle records every attempt
-// that finished since the last cycle and claims as many due deliveries as there are free slots
-// (group commit: while one cycle runs the next batch accumulates, so the database sees one
-// transaction per batch, not per attempt, and a lone attempt is still recorded on the next turn of
-// the event loop). Recording and claiming together also keeps the per-endpoint count exact: the
-// attempts just recorded no longer count as in flight when the claim counts.
+// that finished since the last cycle and claims more due deliveries (group commit: while one cycle
+// runs the next batch accumulates, so the database sees one transaction per batch, not per attempt,
+// and a lone attempt is still recorded on the next turn of the event loop).
+//
+// Full slots: per webhook the worker holds up to its max in flight on the wire and as many claimed
+// deliveries queued beside them, so an attempt that ends is followed at once by the next from the
+// queue, without waiting for a cycle to commit; the cycles refill the queue. How many may be on the
+// wire is the claim's `allowance` (the max in flight less what other workers hold), so the limit
+// holds across workers (claimDueDeliveries says why). A queue held back by other workers' holdings
+// asks the next cycle for its allowance again. A delivery sent from the queue whose result is not
+// recorded before the worker dies is sent again after its lease (at-least-once, never lost).
 //
 // It runs as a NotifiedLoop (src/db/notifiedLoop.ts) whose pass is the cycle loop: woken by the
 // NOTIFY of the transaction that made deliveries due, by each batch of finished attempts (slots
@@ -99,7 +116,13 @@ export class DeliveryWorker {
    */
   private readonly openedKeys = new Map<string, string>();
   /** Deliveries this worker holds (claimed, and not yet recorded), with their claim token: their leases are renewed. */
-  private readonly held = new Map<string, string>();
+  private readonly held = new Map<string, { token: string; webhookId: string }>();
+  /** Per webhook: its queue and counts (removed when nothing of it is held). */
+  private readonly endpoints = new Map<string, Endpoint>();
+  /** Deliveries queued, all webhooks together. */
+  private queued = 0;
+  /** A queue waits for the process-wide limit (maxInFlight): pump them all when a slot frees. */
+  private waitingForProcess = false;
   private renewTimer: NodeJS.Timeout | undefined;
   private renewing = false;
   /** Counters for logs and the benchmark. */
@@ -130,9 +153,9 @@ export class DeliveryWorker {
       pollIntervalMs: opts.pollIntervalMs ?? Math.min(2_000, Math.max(250, Math.floor(opts.config.deliveryLeaseMs / 3))),
       onPassError: (err) => this.log.error({ err: err.message }, 'delivery cycle crashed; the next wake-up starts a new one'),
       // Attempts on the wire or unrecorded are work too: settled() and the drain wait for them.
-      busy: () => this.cycleScheduled || this.onWire > 0 || this.buffer.length > 0,
-      // Stopping, finished attempts are still recorded.
-      passAfterStop: () => this.buffer.length > 0,
+      busy: () => this.cycleScheduled || this.onWire > 0 || this.buffer.length > 0 || this.queued > 0,
+      // Stopping, finished attempts are still recorded and the queue given back.
+      passAfterStop: () => this.buffer.length > 0 || this.queued > 0,
       log: this.log,
     });
   }
@@ -205,7 +228,10 @@ export class DeliveryWorker {
   /** Drain: stop claiming, let attempts in flight finish and be recorded (at most graceMs). */
   async stop(graceMs = 20_000): Promise<void> {
     if (this.loop.isStopped) return;
-    const clean = await this.loop.stop(graceMs);
+    const stopping = this.loop.stop(graceMs);
+    // Queued deliveries are given back by one more pass (an attempt that ends would also run it).
+    if (this.queued > 0) this.wake();
+    const clean = await stopping;
     clearInterval(this.renewTimer);
     clearTimeout(this.retryTimer);
     clearInterval(this.retentionTimer);
@@ -218,27 +244,36 @@ export class DeliveryWorker {
     this.running = false;
   }
 
-  /** One pass: record what finished and claim into the free slots, until nothing is left to do. */
+  /** One pass: record what finished and claim into the free places, until nothing is left to do. */
   private async cycleLoop(): Promise<void> {
     for (;;) {
       const records = this.buffer;
       this.buffer = [];
-      const limit = this.loop.isStopped ? 0 : Math.min(this.maxInFlight - this.onWire, this.batchSize);
-      if (records.length === 0 && limit <= 0) break;
+      const stopping = this.loop.isStopped;
+      // Stopping: the queue is given back, claimed by no one and due at once.
+      const release = stopping ? this.takeQueue() : [];
+      const limit = stopping ? 0 : Math.min(2 * this.maxInFlight - this.held.size + records.length, this.batchSize);
+      if (records.length === 0 && release.length === 0 && limit <= 0) break;
+      const recording = new Map<string, number>();
+      for (const r of records) recording.set(r.webhookId, (recording.get(r.webhookId) ?? 0) + 1);
       const started = performance.now();
       let result: Awaited<ReturnType<typeof claimAndRecord>>;
       try {
         result = await claimAndRecord(this.db, this.clock, {
           records,
+          release,
           limit: Math.max(limit, 0),
           perEndpoint: this.perEndpoint,
           leaseMs: this.leaseMs,
-          // Attempts that finished while this cycle ran are off the wire: their slots are free.
+          // Attempts that finished while this cycle ran are off the wire: their places are free.
           finished: () => this.unrecordedByWebhook(),
+          mine: () => this.heldByWebhook(recording),
+          refresh: () => this.heldBack(recording),
         });
       } catch (err) {
-        // Nothing was recorded or claimed (one transaction). Keep the results and try again
-        // shortly; until their leases run out no other worker sends those deliveries.
+        // Nothing was recorded, given back or claimed (one transaction). Keep the results and try
+        // again shortly; until their leases run out no other worker sends those deliveries (the
+        // queue given back is left to its leases, renewed no more).
         this.buffer = records.concat(this.buffer);
         this.log.error({ err: (err as Error).message, unrecorded: this.buffer.length }, 'delivery cycle failed; retrying');
         this.retryTimer = setTimeout(() => this.wake(), this.loop.isStopped ? 200 : 1_000);
@@ -247,16 +282,94 @@ export class DeliveryWorker {
       }
       this.stats.cycles++;
       this.stats.cycleMs += performance.now() - started;
-      for (const r of records) this.held.delete(r.deliveryId);
+      for (const r of records) this.forget(r.deliveryId, r.webhookId);
       if (result.recorded < records.length) this.log.warn({ lost: records.length - result.recorded }, 'attempts finished after their lease was taken over; not recorded');
-      for (const row of result.claim.rows) this.startAttempt(row, result.claim.token);
+      for (const [webhookId, allowance] of result.allowances) {
+        const ep = this.endpoints.get(webhookId);
+        if (ep) ep.allowance = allowance;
+      }
+      for (const row of result.claim.rows) this.enqueue(row, result.claim.token);
+      this.pumpAll();
       // Stop when the claim found less than it could take and nothing new needs recording.
       if (result.claim.rows.length < limit && this.buffer.length === 0) break;
       if (limit <= 0 && this.buffer.length === 0) break;
     }
   }
 
-  private startAttempt(row: ClaimedRow, claimToken: string): void {
+  /** A claimed delivery joins its webhook's queue. */
+  private enqueue(row: ClaimedRow, token: string): void {
+    let ep = this.endpoints.get(row.webhook_id);
+    if (!ep) {
+      ep = { queue: [], onWire: 0, held: 0, allowance: row.allowance, cap: row.cap };
+      this.endpoints.set(row.webhook_id, ep);
+    }
+    ep.allowance = row.allowance;
+    ep.cap = row.cap;
+    ep.queue.push({ row, token });
+    ep.held++;
+    this.queued++;
+    this.held.set(row.id, { token, webhookId: row.webhook_id });
+  }
+
+  /** Sends from the webhook's queue while it has places on the wire (and the process has). */
+  private pump(webhookId: string, ep: Endpoint): void {
+    while (ep.queue.length > 0 && ep.onWire < ep.allowance && !this.loop.isStopped) {
+      if (this.onWire >= this.maxInFlight) {
+        this.waitingForProcess = true;
+        return;
+      }
+      const next = ep.queue.shift() as { row: ClaimedRow; token: string };
+      this.queued--;
+      this.startAttempt(next.row, next.token, webhookId, ep);
+    }
+  }
+
+  private pumpAll(): void {
+    this.waitingForProcess = false;
+    for (const [webhookId, ep] of this.endpoints) this.pump(webhookId, ep);
+  }
+
+  /** A delivery is no longer held (recorded, given back, or never sent). */
+  private forget(deliveryId: string, webhookId: string): void {
+    if (!this.held.delete(deliveryId)) return;
+    const ep = this.endpoints.get(webhookId);
+    if (!ep) return;
+    ep.held--;
+    if (ep.held <= 0 && ep.queue.length === 0 && ep.onWire === 0) this.endpoints.delete(webhookId);
+  }
+
+  /** Empties every queue: the deliveries to give back, [id, claim token]. They are held no more (nor renewed). */
+  private takeQueue(): [string, string][] {
+    const out: [string, string][] = [];
+    for (const [webhookId, ep] of this.endpoints) {
+      const queue = ep.queue;
+      ep.queue = [];
+      this.queued -= queue.length;
+      for (const q of queue) {
+        out.push([q.row.id, q.token]);
+        this.forget(q.row.id, webhookId);
+      }
+    }
+    return out;
+  }
+
+  /** Deliveries held per webhook, less those this cycle records (no longer claimed when the claim counts). */
+  private heldByWebhook(recording: ReadonlyMap<string, number>): Map<string, number> {
+    const m = new Map<string, number>();
+    for (const [webhookId, ep] of this.endpoints) m.set(webhookId, ep.held - (recording.get(webhookId) ?? 0));
+    return m;
+  }
+
+  /** Webhooks whose queue other workers' holdings keep below their max in flight: their holdings, to read the allowance again. */
+  private heldBack(recording: ReadonlyMap<string, number>): Map<string, number> {
+    const m = new Map<string, number>();
+    for (const [webhookId, ep] of this.endpoints) {
+      if (ep.queue.length > 0 && ep.onWire >= ep.allowance && ep.allowance < ep.cap) m.set(webhookId, ep.held - (recording.get(webhookId) ?? 0));
+    }
+    return m;
+  }
+
+  private startAttempt(row: ClaimedRow, claimToken: string, webhookId: string, ep: Endpoint): void {
     let apiKey: string;
     let hmacKey: string;
     let previousKey: string | null;
@@ -269,10 +382,11 @@ export class DeliveryWorker {
       // spend no attempt. The claim lapses with its lease and the delivery waits until the key is
       // right again, instead of one bad row stopping the whole process.
       this.log.error({ deliveryId: row.id, webhookId: row.webhook_id, err: (err as Error).message }, 'webhook secret cannot be opened; delivery not sent');
+      this.forget(row.id, webhookId);
       return;
     }
     this.onWire++;
-    this.held.set(row.id, claimToken);
+    ep.onWire++;
     const attemptNumber = row.attempt_count + 1;
     const correlationId = newUuid();
     const sentAt = this.clock.now();
@@ -283,6 +397,7 @@ export class DeliveryWorker {
       { timeoutMs: this.timeoutMs, publicOnly: this.publicOnly },
     ).then((result) => {
       this.onWire--;
+      ep.onWire--;
       const outcome = afterAttempt(attemptNumber, sentAt, result.success);
       this.metrics?.attempt(result.success ? 'delivered' : (result.errorKind ?? 'status'), result.durationMs / 1000);
       if (outcome.state === 'Failed') this.metrics?.failedForGood(1);
@@ -310,6 +425,9 @@ export class DeliveryWorker {
         state: outcome.state,
         nextAttemptAt: outcome.nextAttemptAt,
       });
+      // The slot is refilled now from the queue; the next cycle records this attempt and claims more.
+      this.pump(webhookId, ep);
+      if (this.waitingForProcess) this.pumpAll();
       this.scheduleCycle();
     });
   }
@@ -319,7 +437,7 @@ export class DeliveryWorker {
     if (this.renewing || this.held.size === 0) return;
     this.renewing = true;
     try {
-      await renewLeases(this.db.pool, new Date(this.clock.now().getTime() + this.leaseMs), [...this.held]);
+      await renewLeases(this.db.pool, new Date(this.clock.now().getTime() + this.leaseMs), [...this.held].map(([id, h]) => [id, h.token] as const));
     } catch (err) {
       this.log.warn({ err: (err as Error).message, held: this.held.size }, 'renewing delivery leases failed; trying again');
     } finally {
