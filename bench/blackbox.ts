@@ -119,7 +119,10 @@ function cpuSeconds(pid: number): number {
 async function drain(receiver: Receiver, env: Record<string, string>, n: number): Promise<{ rate: number; wallMs: number; cpu: number }> {
   await receiver.reset();
   const t0 = performance.now();
-  const proc = spawn(join(ROOT, 'bin/paylinks.js'), ['worker'], {
+  // BENCH_WORKER_PROFILE=dir: the worker writes a CPU profile there (node --cpu-prof).
+  const profile = process.env.BENCH_WORKER_PROFILE;
+  const [command, args] = profile ? [process.execPath, ['--cpu-prof', '--cpu-prof-dir', profile, join(ROOT, 'bin/paylinks.js'), 'worker']] : [join(ROOT, 'bin/paylinks.js'), ['worker']];
+  const proc = spawn(command, args, {
     env: { PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}`, LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

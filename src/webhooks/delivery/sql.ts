@@ -3,6 +3,13 @@ import type { DeliveryState } from './schedule.js';
 
 // The delivery worker's SQL: claim, record, and the wake-up notification.
 
+/**
+ * Deliveries a worker may hold queued per webhook beside those on the wire: the webhook's max in
+ * flight, and at least this many, enough to cover one claim cycle at several thousand deliveries a
+ * second (a queue that runs dry before the next cycle refills it leaves slots empty).
+ */
+export const QUEUE_DEPTH = 64;
+
 /** An arbitrary constant naming the claim lock (see claimDueDeliveries). */
 const CLAIM_LOCK_ID = 7_341_209_552;
 
@@ -46,9 +53,10 @@ export const LOCK_CLAIMS_SQL = `SELECT set_config('enable_bitmapscan', 'off', tr
 /**
  * Claims up to `limit` due deliveries for `claimToken` until `leaseUntil`. Per webhook, the claimed
  * deliveries of all workers (not expired, less the caller's own that have finished and wait to be
- * recorded) stay within twice the webhook's max in flight (its own, else `perEndpoint`): a worker
- * holds up to one max in flight on the wire and as many queued beside it, so that a slot is refilled
- * the moment its attempt ends rather than after the next claim commits. What goes on the wire is
+ * recorded) stay within the webhook's max in flight (its own, else `perEndpoint`) plus a queue of as
+ * many or QUEUE_DEPTH, whichever is more: a worker holds up to one max in flight on the wire and the
+ * queue beside it, so that a slot is refilled the moment its attempt ends rather than after the
+ * next claim commits. What goes on the wire is
  * bounded by each row's `allowance`: the max in flight less what the other workers hold now (the
  * caller's own holdings, `mine`, are told). Other workers' holdings only shrink until they claim
  * again, and their next claim counts the caller's, so attempts on the wire never exceed the max in
@@ -93,16 +101,18 @@ export async function claimDueDeliveries(
          LEFT JOIN mine m ON m.webhook_id = c.webhook_id
      ), room AS (
        -- Per webhook with attempts in flight or a rate limit: how many more it may take now, the
-       -- smallest of its free places (twice its max in flight, else the operator's default: on the
-       -- wire and queued; once with a rate limit), this worker's share, and the whole deliveries
+       -- smallest of its free places (its max in flight, else the operator's default, on the wire
+       -- and a queue beside them; no queue with a rate limit), this worker's share, and the whole deliveries
        -- left in its token bucket (refilled at rate_limit per second, at most one second's worth).
        -- A webhook with no room is skipped by the scan.
        SELECT w.id AS webhook_id,
-              LEAST(COALESCE(w.max_in_flight, $5) * CASE WHEN w.rate_limit IS NULL THEN 2 ELSE 1 END - COALESCE(b.n, 0),
+              LEAST(COALESCE(w.max_in_flight, $5) + CASE WHEN w.rate_limit IS NULL THEN GREATEST(COALESCE(w.max_in_flight, $5), $11) ELSE 0 END - COALESCE(b.n, 0),
                     -- and this worker's own share: as many as its allowance on the wire (and as many
                     -- queued), less what it holds unfinished, so that a worker held back by others
                     -- claims nothing to hold back theirs in turn
-                    (COALESCE(w.max_in_flight, $5) - COALESCE(b.others, 0)) * CASE WHEN w.rate_limit IS NULL THEN 2 ELSE 1 END - COALESCE(b.own, 0),
+                    CASE WHEN COALESCE(w.max_in_flight, $5) <= COALESCE(b.others, 0) THEN 0
+                         ELSE COALESCE(w.max_in_flight, $5) - COALESCE(b.others, 0)
+                              + CASE WHEN w.rate_limit IS NULL THEN GREATEST(COALESCE(w.max_in_flight, $5), $11) ELSE 0 END - COALESCE(b.own, 0) END,
                     CASE WHEN w.rate_limit IS NULL THEN 2147483647
                          ELSE floor(LEAST(w.rate_limit::float8, COALESCE(w.rate_tokens, 0)
                                 + GREATEST(0, extract(epoch FROM $1::timestamptz - COALESCE(w.rate_at, $1::timestamptz))) * w.rate_limit))::int END) AS n
@@ -118,7 +128,7 @@ export async function claimDueDeliveries(
      ), picked AS (
        -- A webhook without a room row has nothing in flight and no rate limit: all its places.
        SELECT c.id FROM candidates c JOIN webhooks w ON w.id = c.webhook_id LEFT JOIN room r ON r.webhook_id = c.webhook_id
-        WHERE c.rn <= COALESCE(r.n, COALESCE(w.max_in_flight, $5) * 2)
+        WHERE c.rn <= COALESCE(r.n, COALESCE(w.max_in_flight, $5) + GREATEST(COALESCE(w.max_in_flight, $5), $11))
         ORDER BY c.rn
         LIMIT $4
      ), locked AS (
@@ -147,7 +157,7 @@ export async function claimDueDeliveries(
         WHERE w.id = k.webhook_id AND w.rate_limit IS NOT NULL
      )
      SELECT * FROM claimed`,
-    values: [args.now, args.leaseUntil, args.claimToken, args.limit, args.perEndpoint, args.scan, finished.map(([w]) => w), finished.map(([, n]) => n), mine.map(([w]) => w), mine.map(([, n]) => n)],
+    values: [args.now, args.leaseUntil, args.claimToken, args.limit, args.perEndpoint, args.scan, finished.map(([w]) => w), finished.map(([, n]) => n), mine.map(([w]) => w), mine.map(([, n]) => n), QUEUE_DEPTH],
   });
   return rows;
 }
