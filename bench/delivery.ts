@@ -8,7 +8,7 @@ import { systemClock } from '../src/clock.js';
 import { openDatabase, withTransaction, type Database } from '../src/db/database.js';
 import { migrate } from '../src/db/migrate.js';
 import { createMerchant } from '../src/accounts/service.js';
-import { registerWebhook } from '../src/webhooks/service.js';
+import { listDeliveries, registerWebhook } from '../src/webhooks/service.js';
 import { enqueueEvent, type PaymentEvent } from '../src/webhooks/events.js';
 import { createDeliveryAgent } from '../src/webhooks/delivery/send.js';
 import { DeliveryWorker } from '../src/webhooks/delivery/worker.js';
@@ -139,6 +139,23 @@ export async function deliveryBenchmarks(opts: { history?: number } = {}): Promi
     }
     await worker.stop(20_000);
     latencies.sort((a, b) => a - b);
+
+    // 4. The delivery list a merchant reads (the webhook's newest page of 20), 200 times.
+    const listMs: number[] = [];
+    for (let i = 0; i < 200; i++) {
+      const t = performance.now();
+      await listDeliveries(deps, principal, { webhookId: backlogHook.webhookId }, 0, 20);
+      listMs.push(performance.now() - t);
+    }
+    listMs.sort((a, b) => a - b);
+
+    // 5. With history: retention removes 100,000 of the old deliveries in its batches of 1,000.
+    let removeRate = NaN;
+    if (history > 0) {
+      const removeStart = performance.now();
+      const removed = await new DeliveryWorker({ db, clock: systemClock, config: { ...config, deliveryRetentionDays: 0 }, sealer }).removeOldBefore(new Date(Date.now() - 3_600_000), 100_000);
+      removeRate = removed / ((performance.now() - removeStart) / 1000);
+    }
     const p50 = percentile(latencies, 50);
     const p99 = percentile(latencies, 99);
 
@@ -149,7 +166,9 @@ export async function deliveryBenchmarks(opts: { history?: number } = {}): Promi
       { operation: `event → first attempt, p50 (${LATENCY_EVENTS} single events)`, figure: `${fmt(p50, 1)} ms`, baseline: '-', ratio: '-', target: '-' },
       { operation: 'event → first attempt, p99', figure: `${fmt(p99, 1)} ms`, baseline: '-', ratio: '-', target: '≤ 50 ms', met: p99 <= 50 },
       { operation: 'enqueue (500 events per transaction, 1 webhook)', figure: `${fmt(enqueueRate)} events/s`, baseline: '-', ratio: '-', target: '-' },
+      { operation: "a webhook's delivery list, newest 20, p50 / p99 (200 reads)", figure: `${fmt(percentile(listMs, 50), 2)} / ${fmt(percentile(listMs, 99), 2)} ms`, baseline: '-', ratio: '-', target: '-' },
     );
+    if (history > 0) rows.push({ operation: 'retention: old deliveries removed (batches of 1,000)', figure: `${fmt(removeRate)} deliveries/s`, baseline: '-', ratio: '-', target: '-' });
     const st = worker.stats;
     const label = history > 0 ? ` (with ${fmt(history)} delivered/failed deliveries in the table)` : '';
     for (const r of rows) r.operation += label;

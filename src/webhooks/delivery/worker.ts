@@ -201,14 +201,20 @@ export class DeliveryWorker {
   async removeOld(): Promise<number> {
     if (this.retentionDays <= 0) return 0;
     const before = new Date(this.clock.now().getTime() - this.retentionDays * 86_400_000);
+    const removed = await this.removeOldBefore(before);
+    if (removed > 0) this.log.info({ removed, before: before.toISOString() }, 'old deliveries removed');
+    return removed;
+  }
+
+  /** Removes finished deliveries last changed before `before`, in batches, at most `most` of them (the bench's measure). */
+  async removeOldBefore(before: Date, most = Infinity): Promise<number> {
     let removed = 0;
-    for (;;) {
+    while (removed < most) {
       if (this.loop.isStopped) break;
-      const n = await removeFinishedBefore(this.db.pool, before, RETENTION_BATCH);
+      const n = await removeFinishedBefore(this.db.pool, before, Math.min(RETENTION_BATCH, most - removed));
       removed += n;
       if (n < RETENTION_BATCH) break;
     }
-    if (removed > 0) this.log.info({ removed, before: before.toISOString() }, 'old deliveries removed');
     return removed;
   }
 
