@@ -296,6 +296,18 @@ export async function requireListener(deps: WebhookServiceDeps, principal: Princ
   return view(w, deps);
 }
 
+// Kept counts
+
+/** Folds the delivery counts' change rows (see sql.foldDeliveryCounts); the worker calls it now and then. */
+export async function foldDeliveryCounts(deps: Pick<WebhookServiceDeps, 'db'>): Promise<number> {
+  let folded = 0;
+  for (;;) {
+    const n = await sql.foldDeliveryCounts(deps.db.pool, 8, 100);
+    folded += n;
+    if (n < 100) return folded;
+  }
+}
+
 // Endpoint health
 
 /**

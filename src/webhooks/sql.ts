@@ -298,11 +298,38 @@ export async function listDeliveries(
       LIMIT $7 OFFSET $8`,
     [...params, pageSize, page * pageSize],
   );
-  const count = await db.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id WHERE ${where}`,
-    params,
-  );
+  // Without a reference or correlation id to look for, the count is the kept one (migration 0021):
+  // constant however long the history; with one, the matching deliveries are few and counted.
+  const count =
+    filter.payfacReference === undefined && filter.correlationId === undefined
+      ? await db.query<{ n: number }>(
+          `SELECT COALESCE(sum(c.n), 0)::int AS n FROM webhook_delivery_counts c JOIN webhooks w ON w.id = c.webhook_id
+            WHERE (w.merchant_id = $1 OR w.partner_id = $2) AND ($3::text IS NULL OR c.webhook_id = $3) AND ($4::text IS NULL OR c.state = $4)`,
+          [owner.merchantId, owner.partnerId, filter.webhookId ?? null, filter.state ?? null],
+        )
+      : await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id WHERE ${where}`, params);
   return { rows, total: count.rows[0]?.n ?? 0 };
+}
+
+/**
+ * Folds the kept delivery counts of webhooks with many change rows into one row per state (the
+ * triggers only ever insert changes). One statement: changes committed meanwhile stay for the next
+ * fold. Returns the webhooks folded.
+ */
+export async function foldDeliveryCounts(db: Queryable, moreThan: number, webhooks: number): Promise<number> {
+  const { rows } = await db.query<{ n: number }>(
+    `WITH many AS (
+       SELECT webhook_id FROM webhook_delivery_counts GROUP BY webhook_id HAVING count(*) > $1 LIMIT $2
+     ), gone AS (
+       DELETE FROM webhook_delivery_counts c USING many WHERE c.webhook_id = many.webhook_id RETURNING c.webhook_id, c.state, c.n
+     ), kept AS (
+       INSERT INTO webhook_delivery_counts (webhook_id, state, n)
+       SELECT webhook_id, state, sum(n) FROM gone GROUP BY webhook_id, state HAVING sum(n) <> 0
+     )
+     SELECT count(*)::int AS n FROM many`,
+    [moreThan, webhooks],
+  );
+  return rows[0]?.n ?? 0;
 }
 
 export async function findDelivery(

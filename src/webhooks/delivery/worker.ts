@@ -24,7 +24,7 @@ interface Endpoint {
 import { NotifiedLoop } from '../../db/notifiedLoop.js';
 import { DELIVERIES_CHANNEL, removeFinishedBefore, renewLeases } from './sql.js';
 import type { DeliveryMetrics } from '../../metrics.js';
-import { disableFailingWebhooks } from '../service.js';
+import { disableFailingWebhooks, foldDeliveryCounts } from '../service.js';
 
 // The delivery worker . It claims due deliveries in batches under a lease and sends each
 // attempt on a keep-alive undici Agent. One database transaction per cycle records every attempt
@@ -79,6 +79,8 @@ export interface DeliveryWorkerOptions {
 
 const RETENTION_INTERVAL_MS = 10 * 60 * 1000;
 const HEALTH_INTERVAL_MS = 60 * 1000;
+/** How often the kept delivery counts are folded (real time). */
+const FOLD_INTERVAL_MS = 10 * 1000;
 const RETENTION_BATCH = 1_000;
 
 const silent: Logger = { info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined };
@@ -109,6 +111,7 @@ export class DeliveryWorker {
   private retentionTimer: NodeJS.Timeout | undefined;
   private readonly retentionDays: number;
   private healthTimer: NodeJS.Timeout | undefined;
+  private foldTimer: NodeJS.Timeout | undefined;
   private readonly disableAfterDays: number;
   /**
    * Webhook keys opened from their sealed form, by sealed form: opening one per attempt (AES-GCM)
@@ -174,6 +177,9 @@ export class DeliveryWorker {
       this.retentionTimer.unref();
       setTimeout(sweep, 5_000).unref();
     }
+    // The delivery list's kept counts: their change rows folded every ten seconds.
+    this.foldTimer = setInterval(() => void foldDeliveryCounts({ db: this.db }).catch((err: unknown) => this.log.warn({ err: (err as Error).message }, 'folding delivery counts failed; trying again later')), FOLD_INTERVAL_MS);
+    this.foldTimer.unref();
     // Endpoint health: every minute (real time), webhooks failing for too long are disabled.
     if (this.disableAfterDays > 0) {
       const check = () => void this.disableFailing().catch((err: unknown) => this.log.warn({ err: (err as Error).message }, 'checking failing webhooks failed; trying again later'));
@@ -242,6 +248,7 @@ export class DeliveryWorker {
     clearTimeout(this.retryTimer);
     clearInterval(this.retentionTimer);
     clearInterval(this.healthTimer);
+    clearInterval(this.foldTimer);
     if (!clean) this.log.warn({ onWire: this.onWire, unrecorded: this.buffer.length }, 'delivery worker stopped with attempts in flight; their leases will run out and another worker retries them');
     if (this.ownsDispatcher) {
       if (clean) await this.dispatcher.close();
