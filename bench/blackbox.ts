@@ -4,6 +4,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
+import pg from 'pg';
 import { Agent, request } from 'undici';
 import { testCerts } from '../test/webhooks/certs.js';
 import { createBenchDatabase, fmt, ROOT, startServer, type Row, type ServerProcess } from './lib.js';
@@ -18,6 +19,29 @@ import { createBenchDatabase, fmt, ROOT, startServer, type Row, type ServerProce
 // makes the same number of deliveries from a hundredth of the events.
 
 const N = Number(process.env.BENCH_BLACKBOX_EVENTS ?? 10_000);
+/** The peer the issue names: a graphile-worker dispatcher, installed into a scratch folder (not a project dependency). */
+const PEER = 'graphile-worker@0.17';
+
+// The peer's dispatcher, written into its scratch folder: one task that POSTs its payload's body to
+// the receiver with Node's fetch (undici), at the given concurrency, as a process of its own.
+const PEER_RUNNER = `import { run } from 'graphile-worker';
+const url = process.env.PEER_URL;
+const runner = await run({
+  connectionString: process.env.DATABASE_URL,
+  concurrency: Number(process.env.PEER_CONCURRENCY),
+  noHandleSignals: true,
+  pollInterval: 1000,
+  taskList: {
+    deliver: async (payload) => {
+      const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: payload.body });
+      await r.text();
+      if (r.status !== 200) throw new Error('status ' + r.status);
+    },
+  },
+});
+console.log('peer running');
+process.on('SIGTERM', () => void runner.stop().then(() => process.exit(0)));
+`;
 const ENDPOINTS = 100;
 
 interface Receiver {
@@ -116,14 +140,14 @@ function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
-async function drain(receiver: Receiver, env: Record<string, string>, n: number): Promise<{ rate: number; wallMs: number; cpu: number }> {
+async function drain(receiver: Receiver, env: Record<string, string>, n: number): Promise<{ rate: number; wallMs: number; cpu: number; cycles: string }> {
   await receiver.reset();
   const t0 = performance.now();
   // BENCH_WORKER_PROFILE=dir: the worker writes a CPU profile there (node --cpu-prof).
   const profile = process.env.BENCH_WORKER_PROFILE;
   const [command, args] = profile ? [process.execPath, ['--cpu-prof', '--cpu-prof-dir', profile, join(ROOT, 'bin/paylinks.js'), 'worker']] : [join(ROOT, 'bin/paylinks.js'), ['worker']];
   const proc = spawn(command, args, {
-    env: { PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}`, LOG_LEVEL: 'warn', ...env },
+    env: { PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}`, LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -143,7 +167,59 @@ async function drain(receiver: Receiver, env: Record<string, string>, n: number)
   const exited = new Promise((r) => proc.once('exit', r));
   proc.kill('SIGTERM');
   await exited;
-  return { rate: (s.count - 1) / ((s.last - s.first) / 1000), wallMs, cpu };
+  // The worker's own counters, from its last log line: how many record-and-claim cycles, how long each.
+  const stopped = out.split('\n').find((l) => l.includes('"delivery worker stopped"'));
+  const counters = stopped ? (JSON.parse(stopped) as { cycles?: number; meanCycleMs?: number }) : {};
+  const cycles = counters.cycles === undefined ? 'cycles not logged' : `${fmt(counters.cycles)} cycles of ${fmt(counters.meanCycleMs ?? 0, 1)} ms`;
+  return { rate: (s.count - 1) / ((s.last - s.first) / 1000), wallMs, cpu, cycles };
+}
+
+/**
+ * The peer: graphile-worker installed into `dir` (once), its schema made in a database of its own,
+ * `n` jobs added by SQL while no runner runs, then a runner process at `concurrency` drains them to
+ * the receiver. Deliveries/s between the first and last arrival; null when it cannot be installed.
+ */
+async function peerDrain(dir: string, receiver: Receiver, caFile: string, concurrency: number, n: number): Promise<number | null> {
+  const run = promisify(execFile);
+  try {
+    await run('npm', ['install', '--no-save', '--no-audit', '--no-fund', '--prefix', dir, PEER], { timeout: 180_000 });
+  } catch (err) {
+    console.log(`the peer (${PEER}) could not be installed: ${(err as Error).message.split('\n')[0] ?? ''}`);
+    return null;
+  }
+  writeFileSync(join(dir, 'runner.mjs'), PEER_RUNNER);
+  const db = await createBenchDatabase(`peer${concurrency}`);
+  try {
+    await run(process.execPath, ['-e', "import('graphile-worker').then((g) => g.runMigrations({ connectionString: process.env.DATABASE_URL }))"], { cwd: dir, env: { ...process.env, DATABASE_URL: db.url } });
+    const client = new pg.Client({ connectionString: db.url });
+    await client.connect();
+    const body = JSON.stringify({ checkoutReference: null, payfacReference: 'x'.repeat(24), merchantReference: null, amount: '1000', currency: 'ISK', reason: null, success: 'true', hmacSignature: 'y'.repeat(64), additionalData: { eventType: 'Adjustment' } });
+    await client.query(`SELECT graphile_worker.add_job('deliver', json_build_object('body', $1::text)) FROM generate_series(1, $2::int)`, [body, n]);
+    await client.end();
+    await receiver.reset();
+    const proc = spawn(process.execPath, [join(dir, 'runner.mjs')], {
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? '', DATABASE_URL: db.url, PEER_URL: `https://127.0.0.1:${receiver.port}/peer`, PEER_CONCURRENCY: String(concurrency), NODE_EXTRA_CA_CERTS: caFile },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    proc.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+    proc.stderr?.on('data', (d: Buffer) => (out += d.toString()));
+    const deadline = Date.now() + 600_000;
+    let st = await receiver.stats();
+    while (st.count < n) {
+      if (proc.exitCode !== null) throw new Error(`peer exited ${proc.exitCode}: ${out}`);
+      if (Date.now() > deadline) throw new Error(`peer timed out at ${st.count} of ${n}: ${out.slice(-2000)}`);
+      await new Promise((r) => setTimeout(r, 50));
+      st = await receiver.stats();
+    }
+    const exited = new Promise((r) => proc.once('exit', r));
+    proc.kill('SIGTERM');
+    await exited;
+    return (st.count - 1) / ((st.last - st.first) / 1000);
+  } finally {
+    await db.drop();
+  }
 }
 
 export async function blackboxBenchmarks(): Promise<{ rows: Row[]; log: string }> {
@@ -176,7 +252,19 @@ export async function blackboxBenchmarks(): Promise<{ rows: Row[]; log: string }
       await receiver.reset();
       const loop = await bareLoop(`${hookUrl}/loop`, certs.ca, cap, N);
       const drained = await drain(receiver, workerEnv, N);
-      log.push(`cap ${cap}: worker ${fmt(drained.rate)}/s (start to last arrival ${fmt(drained.wallMs)} ms, worker CPU ${fmt(drained.cpu * 100)}% of a core), bare loop ${fmt(loop)}/s`);
+      // BENCH_BLACKBOX_PEER=0 leaves the peer out (it is installed from the npm registry).
+      const peer = process.env.BENCH_BLACKBOX_PEER === '0' ? null : await peerDrain(join(dir, 'peer'), receiver, files.ca, cap, N);
+      log.push(`cap ${cap}: worker ${fmt(drained.rate)}/s (start to last arrival ${fmt(drained.wallMs)} ms, worker CPU ${fmt(drained.cpu * 100)}% of a core, ${drained.cycles}), bare loop ${fmt(loop)}/s, ${PEER} ${peer === null ? 'not run' : `${fmt(peer)}/s`}`);
+      if (peer !== null) {
+        rows.push({
+          operation: `black box: one endpoint, ${cap} in flight, against ${PEER} at concurrency ${cap}`,
+          figure: `${fmt(drained.rate)}/s`,
+          baseline: `${PEER}: ${fmt(peer)}/s`,
+          ratio: `${fmt(drained.rate / peer, 2)}×`,
+          target: '≥ 3×',
+          met: drained.rate / peer >= 3,
+        });
+      }
       rows.push({
         operation: `black box: one endpoint, ${cap} in flight${cap === one.maxInFlight ? ' (default)' : ''}, ${fmt(N)} deliveries`,
         figure: `${fmt(drained.rate)}/s`,
@@ -194,7 +282,7 @@ export async function blackboxBenchmarks(): Promise<{ rows: Row[]; log: string }
     const total = Math.ceil(N / ENDPOINTS) * ENDPOINTS;
     const loop = await bareLoop(`${hookUrl}/loop`, certs.ca, 256, total);
     const drained = await drain(receiver, workerEnv, total);
-    log.push(`${ENDPOINTS} endpoints: worker ${fmt(drained.rate)}/s (worker CPU ${fmt(drained.cpu * 100)}% of a core), bare loop (256 connections) ${fmt(loop)}/s`);
+    log.push(`${ENDPOINTS} endpoints: worker ${fmt(drained.rate)}/s (worker CPU ${fmt(drained.cpu * 100)}% of a core, ${drained.cycles}), bare loop (256 connections) ${fmt(loop)}/s`);
     rows.push({
       operation: `black box: ${ENDPOINTS} endpoints, ${fmt(total)} deliveries`,
       figure: `${fmt(drained.rate)}/s`,

@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createTestContext, type TestContext } from '../helpers/app.js';
 import { TEST_DB } from '../helpers/db.js';
+import pg from 'pg';
 import { openDatabase, withTransaction } from '../../src/db/database.js';
 import { enqueueEvent, type EventType } from '../../src/webhooks/events.js';
 import { claimAndRecord } from '../../src/webhooks/delivery/claim.js';
-import { QUEUE_DEPTH, recordAttempts } from '../../src/webhooks/delivery/sql.js';
+import { QUEUE_DEPTH, recordAttempts, renewLeases } from '../../src/webhooks/delivery/sql.js';
 import { blackHole, eventually, register, slow, startReceiver, testWorker, type Receiver } from './helpers.js';
 
 // Many workers, dead workers, and an endpoint that never answers (, §Deliveries).
@@ -241,6 +242,34 @@ describe('delivery under concurrency', () => {
     } finally {
       await worker.stop(5_000);
       await slowHook.close();
+    }
+  });
+
+  it.skipIf(TEST_DB === 'pglite')('renewing leases skips a delivery another transaction has locked instead of waiting for it (waiting deadlocked with the cycle recording it; needs real PostgreSQL)', async () => {
+    const wh = await register(ctx, `${receiver.url}/renew`, { eventTypes: ['Authorization'] });
+    await enqueueMany(ctx, 3, 'Authorization', '44');
+    // (Earlier tests' webhooks may have deliveries due too: only this webhook's are looked at.)
+    const { claim } = await claimAndRecord(ctx.tdb.db, ctx.clock, { records: [], limit: 500, perEndpoint: 10, leaseMs: ctx.config.deliveryLeaseMs });
+    const held = claim.rows.filter((r) => r.webhook_id === wh.webhookId).map((r) => [r.id, claim.token] as const);
+    expect(held).toHaveLength(3);
+    const locker = new pg.Client({ connectionString: ctx.tdb.url });
+    await locker.connect();
+    try {
+      // Another transaction (a cycle recording this attempt, say) holds one of the rows.
+      await locker.query('BEGIN');
+      await locker.query('SELECT id FROM webhook_deliveries WHERE id = $1 FOR UPDATE', [held[0]?.[0]]);
+      const until = new Date(ctx.clock.now().getTime() + 10 * ctx.config.deliveryLeaseMs);
+      const renewed = await Promise.race([
+        renewLeases(ctx.tdb.db.pool, until, held),
+        new Promise<string>((resolve) => setTimeout(() => resolve('still waiting after 3 s'), 3_000)),
+      ]);
+      expect(renewed).toBe(2);
+      await locker.query('COMMIT');
+      // The skipped one is renewed at the next tick.
+      expect(await renewLeases(ctx.tdb.db.pool, new Date(until.getTime() + 1), held)).toBe(3);
+    } finally {
+      await locker.query('ROLLBACK').catch(() => undefined);
+      await locker.end();
     }
   });
 });

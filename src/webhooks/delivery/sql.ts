@@ -200,14 +200,22 @@ export async function releaseClaims(db: Queryable, now: Date, held: readonly (re
  * Extends the lease of the deliveries this worker holds (claimed, on the wire or finished and not yet
  * recorded) to `until`, each only while its claim is still this worker's. A worker that dies stops
  * renewing, and its deliveries are due again when the short lease runs out.
+ *
+ * Rows another transaction has locked are skipped, never waited for: most are being recorded by this
+ * worker's own cycle at that moment (and need no lease after it), the rest are renewed at the next
+ * tick, well within the lease. Waiting instead deadlocked with the cycle, which locks the same rows
+ * in another order: PostgreSQL broke the tie after a second and the cycle was tried again a second
+ * later, stalling the worker about two seconds each time.
  */
 export async function renewLeases(db: Queryable, until: Date, held: readonly (readonly [string, string])[]): Promise<number> {
   if (held.length === 0) return 0;
   const { rowCount } = await db.query({
     name: 'delivery.renewLeases',
     text: `UPDATE webhook_deliveries d SET next_attempt_at = $1
-             FROM unnest($2::text[], $3::uuid[]) AS h(id, token)
-            WHERE d.id = h.id AND d.claim_token = h.token AND d.state = 'Pending' AND d.next_attempt_at < $1`,
+             FROM (SELECT l.id FROM webhook_deliveries l JOIN unnest($2::text[], $3::uuid[]) AS h(id, token) ON l.id = h.id AND l.claim_token = h.token
+                    WHERE l.state = 'Pending' AND l.next_attempt_at < $1
+                    FOR UPDATE OF l SKIP LOCKED) k
+            WHERE d.id = k.id`,
     values: [until, held.map(([id]) => id), held.map(([, token]) => token)],
   });
   return rowCount ?? 0;

@@ -250,6 +250,8 @@ export class DeliveryWorker {
     clearInterval(this.healthTimer);
     clearInterval(this.foldTimer);
     if (!clean) this.log.warn({ onWire: this.onWire, unrecorded: this.buffer.length }, 'delivery worker stopped with attempts in flight; their leases will run out and another worker retries them');
+    const { cycles, cycleMs, ...counts } = this.stats;
+    this.log.info({ ...counts, cycles, meanCycleMs: cycles === 0 ? 0 : Math.round((cycleMs / cycles) * 100) / 100 }, 'delivery worker stopped');
     if (this.ownsDispatcher) {
       if (clean) await this.dispatcher.close();
       else await this.dispatcher.destroy();
