@@ -266,7 +266,9 @@ export async function recordAttempts(db: Queryable, now: Date, records: readonly
               next_attempt_at = CASE WHEN r.state = 'Pending' AND gone.id IS NOT NULL THEN NULL ELSE r."nextAttemptAt" END,
               claim_token = NULL, updated_at = $2
          FROM r LEFT JOIN gone ON gone.id = r."webhookId"
-        WHERE d.id = r."deliveryId" AND d.claim_token = r."claimToken"
+        -- The ids as an array too, so the deliveries are found by primary key: with statistics taken
+        -- before a backlog arrived, the planner otherwise read the whole table to join it with r.
+        WHERE d.id = ANY (ARRAY(SELECT "deliveryId" FROM r)) AND d.id = r."deliveryId" AND d.claim_token = r."claimToken"
        RETURNING d.id
      ), a AS (
        INSERT INTO webhook_attempts (delivery_id, attempt_number, correlation_id, sent_at, response_status, response_body, duration_ms, error_kind, error_detail)
