@@ -140,6 +140,33 @@ function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
+/**
+ * Waits until the receiver has `n` deliveries from the child `proc` (a worker or the peer), then stops
+ * Fails when the child exits first or ten minutes pass. Returns the receiver's counts, the child's
+ * output so far (and on), and the wall time from `t0` to the last arrival being seen.
+ */
+async function untilArrived(proc: ChildProcess, receiver: Receiver, n: number, what: string, t0: number): Promise<{ stats: { count: number; first: number; last: number }; output: () => string; wallMs: number }> {
+  let out = '';
+  proc.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+  proc.stderr?.on('data', (d: Buffer) => (out += d.toString()));
+  const deadline = Date.now() + 600_000;
+  let stats = await receiver.stats();
+  while (stats.count < n) {
+    if (proc.exitCode !== null) throw new Error(`${what} exited ${proc.exitCode}: ${out}`);
+    if (Date.now() > deadline) throw new Error(`${what} timed out at ${stats.count} of ${n}: ${out.slice(-2000)}`);
+    await new Promise((r) => setTimeout(r, 50));
+    stats = await receiver.stats();
+  }
+  return { stats, output: () => out, wallMs: performance.now() - t0 };
+}
+
+/** Stops a child with SIGTERM and waits for it to exit. */
+async function stopChild(proc: ChildProcess): Promise<void> {
+  const exited = new Promise((r) => proc.once('exit', r));
+  proc.kill('SIGTERM');
+  await exited;
+}
+
 async function drain(receiver: Receiver, env: Record<string, string>, n: number): Promise<{ rate: number; wallMs: number; cpu: number; cycles: string }> {
   await receiver.reset();
   const t0 = performance.now();
@@ -150,23 +177,11 @@ async function drain(receiver: Receiver, env: Record<string, string>, n: number)
     env: { PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}`, LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let out = '';
-  proc.stdout?.on('data', (d: Buffer) => (out += d.toString()));
-  proc.stderr?.on('data', (d: Buffer) => (out += d.toString()));
-  const deadline = Date.now() + 600_000;
-  let s = await receiver.stats();
-  while (s.count < n) {
-    if (proc.exitCode !== null) throw new Error(`worker exited ${proc.exitCode}: ${out}`);
-    if (Date.now() > deadline) throw new Error(`drain timed out at ${s.count} of ${n}: ${out.slice(-2000)}`);
-    await new Promise((r) => setTimeout(r, 50));
-    s = await receiver.stats();
-  }
-  const wallMs = performance.now() - t0;
+  const { stats: s, wallMs, output } = await untilArrived(proc, receiver, n, 'worker', t0);
   // The worker's share of one core over its whole run (start-up included).
   const cpu = cpuSeconds(proc.pid as number) / (wallMs / 1000);
-  const exited = new Promise((r) => proc.once('exit', r));
-  proc.kill('SIGTERM');
-  await exited;
+  await stopChild(proc);
+  const out = output();
   // The worker's own counters, from its last log line: how many record-and-claim cycles, how long each.
   const stopped = out.split('\n').find((l) => l.includes('"delivery worker stopped"'));
   const counters = stopped ? (JSON.parse(stopped) as { cycles?: number; meanCycleMs?: number }) : {};
@@ -202,20 +217,8 @@ async function peerDrain(dir: string, receiver: Receiver, caFile: string, concur
       env: { PATH: process.env.PATH ?? '', DATABASE_URL: db.url, PEER_URL: `https://127.0.0.1:${receiver.port}/peer`, PEER_CONCURRENCY: String(concurrency), NODE_EXTRA_CA_CERTS: caFile },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    let out = '';
-    proc.stdout?.on('data', (d: Buffer) => (out += d.toString()));
-    proc.stderr?.on('data', (d: Buffer) => (out += d.toString()));
-    const deadline = Date.now() + 600_000;
-    let st = await receiver.stats();
-    while (st.count < n) {
-      if (proc.exitCode !== null) throw new Error(`peer exited ${proc.exitCode}: ${out}`);
-      if (Date.now() > deadline) throw new Error(`peer timed out at ${st.count} of ${n}: ${out.slice(-2000)}`);
-      await new Promise((r) => setTimeout(r, 50));
-      st = await receiver.stats();
-    }
-    const exited = new Promise((r) => proc.once('exit', r));
-    proc.kill('SIGTERM');
-    await exited;
+    const { stats: st } = await untilArrived(proc, receiver, n, 'peer', performance.now());
+    await stopChild(proc);
     return (st.count - 1) / ((st.last - st.first) / 1000);
   } finally {
     await db.drop();

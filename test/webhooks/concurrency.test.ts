@@ -252,7 +252,9 @@ describe('delivery under concurrency', () => {
     const { claim } = await claimAndRecord(ctx.tdb.db, ctx.clock, { records: [], limit: 500, perEndpoint: 10, leaseMs: ctx.config.deliveryLeaseMs });
     const held = claim.rows.filter((r) => r.webhook_id === wh.webhookId).map((r) => [r.id, claim.token] as const);
     expect(held).toHaveLength(3);
-    const locker = new pg.Client({ connectionString: ctx.tdb.url });
+    const url = ctx.tdb.url;
+    if (url === null) throw new Error('needs PostgreSQL');
+    const locker = new pg.Client({ connectionString: url });
     await locker.connect();
     try {
       // Another transaction (a cycle recording this attempt, say) holds one of the rows.
