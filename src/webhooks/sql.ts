@@ -146,13 +146,21 @@ export async function webhookSecrets(db: Queryable, id: string): Promise<{ hmac_
 }
 
 /**
+ * Pending deliveries are found through the two partial indexes of pending rows (sent by the workers,
+ * or through a listen stream) when a statement names both of their conditions, as this does; a plain
+ * `state = 'Pending'` matches neither index, and PostgreSQL then read the whole history: 370 ms for a
+ * webhook with 2,000,000 finished deliveries, against 12 ms this way.
+ */
+const PENDING = `((d.state = 'Pending' AND NOT d.via_listener) OR (d.state = 'Pending' AND d.via_listener))`;
+
+/**
  * A webhook that stops receiving (disabled or deleted) ends its pending deliveries as Failed, except
  * those a worker is sending right now (their attempt is recorded as usual).
  */
 export async function failPendingDeliveries(db: Queryable, webhookId: string, now: Date): Promise<number> {
   const r = await db.query(
-    `UPDATE webhook_deliveries SET state = 'Failed', next_attempt_at = NULL, updated_at = $2
-      WHERE webhook_id = $1 AND state = 'Pending' AND claim_token IS NULL`,
+    `UPDATE webhook_deliveries d SET state = 'Failed', next_attempt_at = NULL, updated_at = $2
+      WHERE d.webhook_id = $1 AND ${PENDING} AND d.claim_token IS NULL`,
     [webhookId, now],
   );
   return r.rowCount ?? 0;
@@ -376,7 +384,7 @@ export async function makeAllDueNow(db: Queryable, owner: Owner, webhookId: stri
     `UPDATE webhook_deliveries d SET next_attempt_at = $4, updated_at = $4
        FROM webhooks w
       WHERE w.id = d.webhook_id AND (w.merchant_id = $1 OR w.partner_id = $2) AND ($3::text IS NULL OR w.id = $3)
-        AND d.state = 'Pending' AND d.claim_token IS NULL AND d.next_attempt_at > $4`,
+        AND ${PENDING} AND d.claim_token IS NULL AND d.next_attempt_at > $4`,
     [owner.merchantId, owner.partnerId, webhookId, now],
   );
   return rowCount ?? 0;
