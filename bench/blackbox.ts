@@ -167,7 +167,7 @@ async function stopChild(proc: ChildProcess): Promise<void> {
   await exited;
 }
 
-async function drain(receiver: Receiver, env: Record<string, string>, n: number): Promise<{ rate: number; wallMs: number; cpu: number; cycles: string }> {
+async function drain(receiver: Receiver, env: Record<string, string>, n: number): Promise<{ rate: number; wallMs: number; cpu: number; cycles: string; turnaround: { p50: number | null; p99: number | null } }> {
   await receiver.reset();
   const t0 = performance.now();
   // BENCH_WORKER_PROFILE=dir: the worker writes a CPU profile there (node --cpu-prof).
@@ -184,9 +184,10 @@ async function drain(receiver: Receiver, env: Record<string, string>, n: number)
   const out = output();
   // The worker's own counters, from its last log line: how many record-and-claim cycles, how long each.
   const stopped = out.split('\n').find((l) => l.includes('"delivery worker stopped"'));
-  const counters = stopped ? (JSON.parse(stopped) as { cycles?: number; meanCycleMs?: number }) : {};
+  const counters = stopped ? (JSON.parse(stopped) as { cycles?: number; meanCycleMs?: number; slotTurnaroundP50Ms?: number | null; slotTurnaroundP99Ms?: number | null }) : {};
   const cycles = counters.cycles === undefined ? 'cycles not logged' : `${fmt(counters.cycles)} cycles of ${fmt(counters.meanCycleMs ?? 0, 1)} ms`;
-  return { rate: (s.count - 1) / ((s.last - s.first) / 1000), wallMs, cpu, cycles };
+  const turnaround = { p50: counters.slotTurnaroundP50Ms ?? null, p99: counters.slotTurnaroundP99Ms ?? null };
+  return { rate: (s.count - 1) / ((s.last - s.first) / 1000), wallMs, cpu, cycles, turnaround };
 }
 
 /**
@@ -257,7 +258,7 @@ export async function blackboxBenchmarks(): Promise<{ rows: Row[]; log: string }
       const drained = await drain(receiver, workerEnv, N);
       // BENCH_BLACKBOX_PEER=0 leaves the peer out (it is installed from the npm registry).
       const peer = process.env.BENCH_BLACKBOX_PEER === '0' ? null : await peerDrain(join(dir, 'peer'), receiver, files.ca, cap, N);
-      log.push(`cap ${cap}: worker ${fmt(drained.rate)}/s (start to last arrival ${fmt(drained.wallMs)} ms, worker CPU ${fmt(drained.cpu * 100)}% of a core, ${drained.cycles}), bare loop ${fmt(loop)}/s, ${PEER} ${peer === null ? 'not run' : `${fmt(peer)}/s`}`);
+      log.push(`cap ${cap}: worker ${fmt(drained.rate)}/s (start to last arrival ${fmt(drained.wallMs)} ms, worker CPU ${fmt(drained.cpu * 100)}% of a core, ${drained.cycles}, slot turnaround p50 ${drained.turnaround.p50 ?? '-'} ms, p99 ${drained.turnaround.p99 ?? '-'} ms), bare loop ${fmt(loop)}/s, ${PEER} ${peer === null ? 'not run' : `${fmt(peer)}/s`}`);
       if (peer !== null) {
         rows.push({
           operation: `black box: one endpoint, ${cap} in flight, against ${PEER} at concurrency ${cap}`,
@@ -276,6 +277,17 @@ export async function blackboxBenchmarks(): Promise<{ rows: Row[]; log: string }
         target: '≥ 0.5×',
         met: drained.rate / loop >= 0.5,
       });
+      if (cap === one.maxInFlight) {
+        // From an attempt's end to the next attempt on that slot, while deliveries waited (the worker's own measure).
+        rows.push({
+          operation: `black box: slot turnaround, one endpoint, ${cap} in flight, p50 (p99)`,
+          figure: drained.turnaround.p50 === null ? 'not logged' : `${fmt(drained.turnaround.p50, 3)} ms (${fmt(drained.turnaround.p99 ?? 0, 1)} ms)`,
+          baseline: '',
+          ratio: '',
+          target: 'p50 ≤ 2 ms',
+          met: drained.turnaround.p50 !== null && drained.turnaround.p50 <= 2,
+        });
+      }
     }
     await api(server, apiKey, `/api/v1/webhooks/${one.webhookId}/update`, { enabled: false });
 

@@ -245,6 +245,26 @@ describe('delivery under concurrency', () => {
     }
   });
 
+  it('counts a slot turnaround for each attempt that takes a slot another attempt freed while work waited', async () => {
+    const hook = await startReceiver();
+    hook.on('/turn', slow(20));
+    const r = await call(ctx, 'POST', '/api/v1/webhooks', { url: `${hook.url}/turn`, eventTypes: ['Tokenization'], maxInFlight: 2 });
+    const webhookId = r.body.webhookId as string;
+    await enqueueMany(ctx, 10, 'Tokenization', '55');
+    const worker = testWorker(ctx);
+    try {
+      await worker.start();
+      await eventually(async () => (await states(ctx, webhookId)).Delivered === 10, 'all delivered');
+      // Two attempts start in empty slots; each of the other eight takes a slot freed by one before it.
+      const t = worker.slotTurnaround();
+      expect(t.n).toBe(8);
+      expect(typeof t.p50).toBe('number');
+    } finally {
+      await worker.stop(5_000);
+      await hook.close();
+    }
+  });
+
   it.skipIf(TEST_DB === 'pglite')('renewing leases skips a delivery another transaction has locked instead of waiting for it (waiting deadlocked with the cycle recording it; needs real PostgreSQL)', async () => {
     const wh = await register(ctx, `${receiver.url}/renew`, { eventTypes: ['Authorization'] });
     await enqueueMany(ctx, 3, 'Authorization', '44');

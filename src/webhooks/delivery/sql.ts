@@ -6,9 +6,11 @@ import type { DeliveryState } from './schedule.js';
 /**
  * Deliveries a worker may hold queued per webhook beside those on the wire: the webhook's max in
  * flight, and at least this many, enough to cover one claim cycle at several thousand deliveries a
- * second (a queue that runs dry before the next cycle refills it leaves slots empty).
+ * second (a queue that runs dry before the next cycle refills it leaves slots empty: with 64, one
+ * endpoint at 50 in flight took about 70 deliveries per 16 ms cycle and a freed slot waited 2.7 ms
+ * at the median for work; with 128, 0.009 ms).
  */
-export const QUEUE_DEPTH = 64;
+export const QUEUE_DEPTH = 128;
 
 /** An arbitrary constant naming the claim lock (see claimDueDeliveries). */
 const CLAIM_LOCK_ID = 7_341_209_552;

@@ -20,7 +20,16 @@ interface Endpoint {
   /** How many may be on the wire (the last claim's or allowance read's). */
   allowance: number;
   cap: number;
+  /**
+   * When each of its slots freed while work waited for it, oldest first (performance.now()): the next
+   * attempt started takes one and the wait is the slot's turnaround. Emptied when a cycle finds
+   * nothing due for the webhook (a slot idle for want of work is not waiting).
+   */
+  freed: number[];
 }
+
+/** Slot turnarounds kept for the stop log's percentiles (the most recent ones). */
+const TURNAROUND_SAMPLES = 20_000;
 import { NotifiedLoop } from '../../db/notifiedLoop.js';
 import { DELIVERIES_CHANNEL, removeFinishedBefore, renewLeases } from './sql.js';
 import type { DeliveryMetrics } from '../../metrics.js';
@@ -130,6 +139,9 @@ export class DeliveryWorker {
   private renewing = false;
   /** Counters for logs and the benchmark. */
   readonly stats = { attempts: 0, delivered: 0, failedAttempts: 0, cycles: 0, cycleMs: 0 };
+  /** Recent slot turnarounds in ms: from an attempt's end to the next attempt on that slot. */
+  private readonly turnarounds: number[] = [];
+  private turnaroundNext = 0;
 
   constructor(opts: DeliveryWorkerOptions) {
     this.db = opts.db;
@@ -251,7 +263,11 @@ export class DeliveryWorker {
     clearInterval(this.foldTimer);
     if (!clean) this.log.warn({ onWire: this.onWire, unrecorded: this.buffer.length }, 'delivery worker stopped with attempts in flight; their leases will run out and another worker retries them');
     const { cycles, cycleMs, ...counts } = this.stats;
-    this.log.info({ ...counts, cycles, meanCycleMs: cycles === 0 ? 0 : Math.round((cycleMs / cycles) * 100) / 100 }, 'delivery worker stopped');
+    const turnaround = this.slotTurnaround();
+    this.log.info(
+      { ...counts, cycles, meanCycleMs: cycles === 0 ? 0 : Math.round((cycleMs / cycles) * 100) / 100, slotTurnarounds: turnaround.n, slotTurnaroundP50Ms: turnaround.p50, slotTurnaroundP99Ms: turnaround.p99 },
+      'delivery worker stopped',
+    );
     if (this.ownsDispatcher) {
       if (clean) await this.dispatcher.close();
       else await this.dispatcher.destroy();
@@ -304,6 +320,8 @@ export class DeliveryWorker {
         if (ep) ep.allowance = allowance;
       }
       for (const row of result.claim.rows) this.enqueue(row, result.claim.token);
+      // A webhook the claim gave nothing to queue has nothing due: its free slots wait for no work.
+      for (const ep of this.endpoints.values()) if (ep.queue.length === 0) ep.freed.length = 0;
       this.pumpAll();
       // Stop when the claim found less than it could take and nothing new needs recording.
       if (result.claim.rows.length < limit && this.buffer.length === 0) break;
@@ -315,7 +333,7 @@ export class DeliveryWorker {
   private enqueue(row: ClaimedRow, token: string): void {
     let ep = this.endpoints.get(row.webhook_id);
     if (!ep) {
-      ep = { queue: [], onWire: 0, held: 0, allowance: row.allowance, cap: row.cap };
+      ep = { queue: [], onWire: 0, held: 0, allowance: row.allowance, cap: row.cap, freed: [] };
       this.endpoints.set(row.webhook_id, ep);
     }
     ep.allowance = row.allowance;
@@ -335,6 +353,8 @@ export class DeliveryWorker {
       }
       const next = ep.queue.shift() as { row: ClaimedRow; token: string };
       this.queued--;
+      const freedAt = ep.freed.shift();
+      if (freedAt !== undefined) this.addTurnaround(performance.now() - freedAt);
       this.startAttempt(next.row, next.token, webhookId, ep);
     }
   }
@@ -413,6 +433,7 @@ export class DeliveryWorker {
     ).then((result) => {
       this.onWire--;
       ep.onWire--;
+      if (ep.freed.length < ep.cap) ep.freed.push(performance.now());
       const outcome = afterAttempt(attemptNumber, sentAt, result.success);
       this.metrics?.attempt(result.success ? 'delivered' : (result.errorKind ?? 'status'), result.durationMs / 1000);
       if (outcome.state === 'Failed') this.metrics?.failedForGood(1);
@@ -445,6 +466,19 @@ export class DeliveryWorker {
       if (this.waitingForProcess) this.pumpAll();
       this.scheduleCycle();
     });
+  }
+
+  private addTurnaround(ms: number): void {
+    if (this.turnarounds.length < TURNAROUND_SAMPLES) this.turnarounds.push(ms);
+    else this.turnarounds[this.turnaroundNext] = ms;
+    this.turnaroundNext = (this.turnaroundNext + 1) % TURNAROUND_SAMPLES;
+  }
+
+  /** How long a freed slot waited for its next attempt (the recent ones): how many, p50 and p99 in ms. */
+  slotTurnaround(): { n: number; p50: number | null; p99: number | null } {
+    const sorted = [...this.turnarounds].sort((a, b) => a - b);
+    const at = (q: number): number | null => (sorted.length === 0 ? null : Math.round((sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] as number) * 1000) / 1000);
+    return { n: sorted.length, p50: at(0.5), p99: at(0.99) };
   }
 
   /** Extends the leases of the deliveries held; a renewal that fails is tried again at the next tick, within the lease. */
