@@ -8,20 +8,44 @@ export const LOCALES: Record<Culture, string> = { is: 'is-IS', en: 'en-GB' };
 // unit, ISK included (the provider's rule that ISK amounts end in 00 says so), but ISK is shown without
 // decimals: 48900 is "489 kr.".
 
-const cache = new Map<string, Intl.NumberFormat>();
+/**
+ * An amount's text, kept: a list shows the same few prices again and again, and an Intl format costs
+ * about ten times a lookup. Bounded: a map that fills up is emptied and filled again.
+ */
+const MEMO_LIMIT = 4096;
+
+function remembered<K>(memo: Map<K, string>, key: K, make: () => string): string {
+  let text = memo.get(key);
+  if (text === undefined) {
+    if (memo.size >= MEMO_LIMIT) memo.clear();
+    text = make();
+    memo.set(key, text);
+  }
+  return text;
+}
+
+interface MoneyFormats {
+  whole: Intl.NumberFormat;
+  /** For a currency shown without decimals (ISK) when an amount has some. */
+  cents: Intl.NumberFormat;
+  memo: Map<number, string>;
+}
+
+const moneyFormats = new Map<string, MoneyFormats>();
 
 export function formatMoney(minor: number, currency: string, culture: Culture): string {
-  const exact = minor % 100 === 0;
-  const key = `${culture}|${currency}|${exact}`;
-  let f = cache.get(key);
-  if (!f) {
-    const base = new Intl.NumberFormat(LOCALES[culture], { style: 'currency', currency });
-    const digits = base.resolvedOptions().maximumFractionDigits ?? 2;
+  const key = `${culture}|${currency}`;
+  let m = moneyFormats.get(key);
+  if (!m) {
+    const whole = new Intl.NumberFormat(LOCALES[culture], { style: 'currency', currency });
+    const digits = whole.resolvedOptions().maximumFractionDigits ?? 2;
     // A currency shown without decimals (ISK) still shows them when an amount has some.
-    f = digits === 0 && !exact ? new Intl.NumberFormat(LOCALES[culture], { style: 'currency', currency, minimumFractionDigits: 2, maximumFractionDigits: 2 }) : base;
-    cache.set(key, f);
+    const cents = digits === 0 ? new Intl.NumberFormat(LOCALES[culture], { style: 'currency', currency, minimumFractionDigits: 2, maximumFractionDigits: 2 }) : whole;
+    m = { whole, cents, memo: new Map() };
+    moneyFormats.set(key, m);
   }
-  return f.format(minor / 100);
+  const f = m;
+  return remembered(f.memo, minor, () => (minor % 100 === 0 ? f.whole : f.cents).format(minor / 100));
 }
 
 // Making an Intl formatter costs about a hundred times what using one does: one per culture, kept.
@@ -41,7 +65,49 @@ export function formatQuantity(q: number, culture: Culture): string {
   return kept(quantities, culture, () => new Intl.NumberFormat(LOCALES[culture], { maximumFractionDigits: 6 })).format(q);
 }
 
-const dateTimes = new Map<string, Intl.DateTimeFormat>();
+/**
+ * An Intl date format turned into a template of its parts (the month names and the literals read
+ * from Intl once), for UTC formats of numeric day, short month, numeric year and two-digit time:
+ * filling it in costs a tenth of Intl's own format, and a page of 20 rows formats 20 moments. It is
+ * checked against Intl on every month, day, hour, minute and second when made, and not used if any
+ * differs (then Intl formats every moment); years outside 1000–9999 always go to Intl.
+ */
+function compiled(f: Intl.DateTimeFormat): (at: Date) => string {
+  const intl = (at: Date): string => f.format(at);
+  const sample = new Date(Date.UTC(2001, 0, 2, 3, 4, 5));
+  const months = Array.from({ length: 12 }, (_, m) => f.formatToParts(new Date(Date.UTC(2001, m, 2))).find((p) => p.type === 'month')?.value ?? '');
+  const pad = (n: number): string => (n < 10 ? `0${n}` : String(n));
+  const pieces: ((at: Date) => string)[] = [];
+  for (const part of f.formatToParts(sample)) {
+    const { type, value } = part;
+    if (type === 'literal') pieces.push(() => value);
+    else if (type === 'day') pieces.push(value === '02' ? (at) => pad(at.getUTCDate()) : (at) => String(at.getUTCDate()));
+    else if (type === 'month') pieces.push((at) => months[at.getUTCMonth()] as string);
+    else if (type === 'year' && value === '2001') pieces.push((at) => String(at.getUTCFullYear()));
+    else if (type === 'hour' && value === '03') pieces.push((at) => pad(at.getUTCHours()));
+    else if (type === 'minute' && value === '04') pieces.push((at) => pad(at.getUTCMinutes()));
+    else if (type === 'second' && value === '05') pieces.push((at) => pad(at.getUTCSeconds()));
+    else return intl;
+  }
+  const fast = (at: Date): string => {
+    const year = at.getUTCFullYear();
+    if (!(year >= 1000 && year <= 9999)) return f.format(at);
+    let text = '';
+    for (const piece of pieces) text += piece(at);
+    return text;
+  };
+  // Every month and day of 2026 (a day in ten at 23:59:59 as well), and every hour, minute and
+  // second of one day.
+  const checks: Date[] = [];
+  for (let d = 0; d < 365; d++) {
+    checks.push(new Date(Date.UTC(2026, 0, 1 + d)));
+    if (d % 10 === 0) checks.push(new Date(Date.UTC(2026, 0, 1 + d, 23, 59, 59)));
+  }
+  for (let i = 0; i < 24 * 60; i++) checks.push(new Date(Date.UTC(2026, 10, 24, Math.floor(i / 60), i % 60, i % 60)));
+  return checks.every((at) => fast(at) === f.format(at)) ? fast : intl;
+}
+
+const dateTimes = new Map<string, (at: Date) => string>();
 
 /**
  * A moment as the portal shows it: day, month, year and time to the minute, in UTC (which is
@@ -51,34 +117,43 @@ export function formatDateTime(at: Date, culture: Culture, opts: { seconds?: boo
   const key = `${culture}|${opts.seconds === true}`;
   let f = dateTimes.get(key);
   if (!f) {
-    f = new Intl.DateTimeFormat(LOCALES[culture], {
-      timeZone: 'UTC',
-      day: 'numeric',
-      month: 'short',
-      year: 'numeric',
-      hour: '2-digit',
-      minute: '2-digit',
-      ...(opts.seconds ? { second: '2-digit' } : {}),
-      hourCycle: 'h23',
-    });
+    f = compiled(
+      new Intl.DateTimeFormat(LOCALES[culture], {
+        timeZone: 'UTC',
+        day: 'numeric',
+        month: 'short',
+        year: 'numeric',
+        hour: '2-digit',
+        minute: '2-digit',
+        ...(opts.seconds ? { second: '2-digit' } : {}),
+        hourCycle: 'h23',
+      }),
+    );
     dateTimes.set(key, f);
   }
-  return f.format(at);
+  return f(at);
 }
 
-const dates = new Map<string, Intl.DateTimeFormat>();
+const dates = new Map<string, (at: Date) => string>();
 
 /** A day, e.g. "24 Nov" (with the year when asked). */
 export function formatDate(at: Date, culture: Culture, withYear = false): string {
   const key = `${culture}|${withYear}`;
   let f = dates.get(key);
   if (!f) {
-    f = new Intl.DateTimeFormat(LOCALES[culture], { timeZone: 'UTC', day: 'numeric', month: 'short', ...(withYear ? { year: 'numeric' } : {}) });
+    f = compiled(new Intl.DateTimeFormat(LOCALES[culture], { timeZone: 'UTC', day: 'numeric', month: 'short', ...(withYear ? { year: 'numeric' } : {}) }));
     dates.set(key, f);
   }
-  return f.format(at);
+  return f(at);
 }
 
+const numberMemos = new Map<Culture, Map<number, string>>();
+
 export function formatNumber(n: number, culture: Culture): string {
-  return kept(numbers, culture, () => new Intl.NumberFormat(LOCALES[culture])).format(n);
+  let memo = numberMemos.get(culture);
+  if (!memo) {
+    memo = new Map();
+    numberMemos.set(culture, memo);
+  }
+  return remembered(memo, n, () => kept(numbers, culture, () => new Intl.NumberFormat(LOCALES[culture])).format(n));
 }
