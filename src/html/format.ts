@@ -107,6 +107,16 @@ function compiled(f: Intl.DateTimeFormat): (at: Date) => string {
   return checks.every((at) => fast(at) === f.format(at)) ? fast : intl;
 }
 
+/** What a moment shows: day, short month, year and the time to the minute (or second), in UTC. */
+export function dateTimeOptions(seconds: boolean): Intl.DateTimeFormatOptions {
+  return { timeZone: 'UTC', day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit', ...(seconds ? { second: '2-digit' } : {}), hourCycle: 'h23' };
+}
+
+/** What a day shows: day and short month (and the year), in UTC. */
+export function dateOptions(withYear: boolean): Intl.DateTimeFormatOptions {
+  return { timeZone: 'UTC', day: 'numeric', month: 'short', ...(withYear ? { year: 'numeric' } : {}) };
+}
+
 const dateTimes = new Map<string, (at: Date) => string>();
 
 /**
@@ -117,18 +127,7 @@ export function formatDateTime(at: Date, culture: Culture, opts: { seconds?: boo
   const key = `${culture}|${opts.seconds === true}`;
   let f = dateTimes.get(key);
   if (!f) {
-    f = compiled(
-      new Intl.DateTimeFormat(LOCALES[culture], {
-        timeZone: 'UTC',
-        day: 'numeric',
-        month: 'short',
-        year: 'numeric',
-        hour: '2-digit',
-        minute: '2-digit',
-        ...(opts.seconds ? { second: '2-digit' } : {}),
-        hourCycle: 'h23',
-      }),
-    );
+    f = compiled(new Intl.DateTimeFormat(LOCALES[culture], dateTimeOptions(opts.seconds === true)));
     dateTimes.set(key, f);
   }
   return f(at);
@@ -141,7 +140,7 @@ export function formatDate(at: Date, culture: Culture, withYear = false): string
   const key = `${culture}|${withYear}`;
   let f = dates.get(key);
   if (!f) {
-    f = compiled(new Intl.DateTimeFormat(LOCALES[culture], { timeZone: 'UTC', day: 'numeric', month: 'short', ...(withYear ? { year: 'numeric' } : {}) }));
+    f = compiled(new Intl.DateTimeFormat(LOCALES[culture], dateOptions(withYear)));
     dates.set(key, f);
   }
   return f(at);

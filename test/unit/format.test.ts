@@ -1,23 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { formatDate, formatDateTime, formatMoney, formatNumber, LOCALES, type Culture } from '../../src/html/format.js';
+import { dateOptions, dateTimeOptions, formatDate, formatDateTime, formatMoney, formatNumber, LOCALES, type Culture } from '../../src/html/format.js';
 
 // The pages' formats are templates filled in, and amounts are kept once formatted: each must say
 // exactly what Intl says, for any moment and any amount.
 
 const CULTURES: readonly Culture[] = ['en', 'is'];
 
-const dateTimeIntl = (culture: Culture, seconds: boolean): Intl.DateTimeFormat =>
-  new Intl.DateTimeFormat(LOCALES[culture], {
-    timeZone: 'UTC',
-    day: 'numeric',
-    month: 'short',
-    year: 'numeric',
-    hour: '2-digit',
-    minute: '2-digit',
-    ...(seconds ? { second: '2-digit' } : {}),
-    hourCycle: 'h23',
-  });
+const dateTimeIntl = (culture: Culture, seconds: boolean): Intl.DateTimeFormat => new Intl.DateTimeFormat(LOCALES[culture], dateTimeOptions(seconds));
 
 // From before year 1000 to after 9999 (those two go to Intl itself).
 const moments = fc.integer({ min: Date.UTC(-500, 0, 1), max: Date.UTC(12000, 0, 1) }).map((ms) => new Date(ms));
@@ -41,7 +31,7 @@ describe('page formats', () => {
   it('formats a day as Intl does, with and without the year', () => {
     for (const culture of CULTURES) {
       for (const withYear of [false, true]) {
-        const intl = new Intl.DateTimeFormat(LOCALES[culture], { timeZone: 'UTC', day: 'numeric', month: 'short', ...(withYear ? { year: 'numeric' } : {}) });
+        const intl = new Intl.DateTimeFormat(LOCALES[culture], dateOptions(withYear));
         fc.assert(
           fc.property(moments, (at) => formatDate(at, culture, withYear) === intl.format(at)),
           { numRuns: 2000 },
