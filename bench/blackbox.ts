@@ -281,7 +281,7 @@ export async function blackboxBenchmarks(): Promise<{ rows: Row[]; log: string }
         // From an attempt's end to the next attempt on that slot, while deliveries waited (the worker's own measure).
         rows.push({
           operation: `black box: slot turnaround, one endpoint, ${cap} in flight, p50 (p99)`,
-          figure: drained.turnaround.p50 === null ? 'not logged' : `${fmt(drained.turnaround.p50, 3)} ms (${fmt(drained.turnaround.p99 ?? 0, 1)} ms)`,
+          figure: drained.turnaround.p50 === null ? 'not logged' : `${fmt(drained.turnaround.p50, 3)} ms (${fmt(drained.turnaround.p99 ?? 0, 3)} ms)`,
           baseline: '',
           ratio: '',
           target: 'p50 ≤ 2 ms',
