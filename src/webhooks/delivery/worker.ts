@@ -9,33 +9,12 @@ import { claimAndRecord } from './claim.js';
 import { afterAttempt } from './schedule.js';
 import { standardWebhookHeaders } from './sign.js';
 import { ATTEMPT_TIMEOUT_MS, createDeliveryAgent, sendAttempt } from './send.js';
-import type { AttemptRecord, ClaimedRow } from './sql.js';
-
-/** A webhook's part of this worker: deliveries queued (claimed, not sent), on the wire, and held in all. */
-interface Endpoint {
-  queue: { row: ClaimedRow; token: string }[];
-  onWire: number;
-  /** Held: queued, on the wire, or finished and not yet recorded. */
-  held: number;
-  /** How many may be on the wire (the last claim's or allowance read's). */
-  allowance: number;
-  cap: number;
-  /**
-   * When each of its slots freed while work waited for it, oldest first (performance.now()): the next
-   * attempt started takes one and the wait is the slot's turnaround. Emptied when a cycle finds
-   * nothing due for the webhook (a slot idle for want of work is not waiting).
-   */
-  freed: number[];
-}
-
-/** Slot turnarounds kept for the stop log's percentiles (the most recent ones). */
-const TURNAROUND_SAMPLES = 20_000;
 import { NotifiedLoop } from '../../db/notifiedLoop.js';
-import { DELIVERIES_CHANNEL, removeFinishedBefore, renewLeases } from './sql.js';
+import { DELIVERIES_CHANNEL, removeFinishedBefore, renewLeases, type AttemptRecord, type ClaimedRow } from './sql.js';
 import type { DeliveryMetrics } from '../../metrics.js';
 import { disableFailingWebhooks, foldDeliveryCounts } from '../service.js';
 
-// The delivery worker . It claims due deliveries in batches under a lease and sends each
+// The delivery worker. It claims due deliveries in batches under a lease and sends each
 // attempt on a keep-alive undici Agent. One database transaction per cycle records every attempt
 // that finished since the last cycle and claims more due deliveries (group commit: while one cycle
 // runs the next batch accumulates, so the database sees one transaction per batch, not per attempt,
@@ -60,6 +39,26 @@ import { disableFailingWebhooks, foldDeliveryCounts } from '../service.js';
 // another worker takes them over, its endpoints' slots free again. Renewing rather than a
 // heartbeat row per worker keeps the claim as it is (a lease is a time on the row, checked by the
 // same index) and needs nothing of PGlite that it lacks.
+
+/** A webhook's part of this worker: deliveries queued (claimed, not sent), on the wire, and held in all. */
+interface Endpoint {
+  queue: { row: ClaimedRow; token: string }[];
+  onWire: number;
+  /** Held: queued, on the wire, or finished and not yet recorded. */
+  held: number;
+  /** How many may be on the wire (the last claim's or allowance read's). */
+  allowance: number;
+  cap: number;
+  /**
+   * When each of its slots freed while work waited for it, oldest first (performance.now()): the next
+   * attempt started takes one and the wait is the slot's turnaround. Emptied when a cycle finds
+   * nothing due for the webhook (a slot idle for want of work is not waiting).
+   */
+  freed: number[];
+}
+
+/** Slot turnarounds kept for the stop log's percentiles (the most recent ones). */
+const TURNAROUND_SAMPLES = 20_000;
 
 type Logger = Pick<FastifyBaseLogger, 'info' | 'warn' | 'error' | 'debug'>;
 
