@@ -1,5 +1,5 @@
 import type { VNode } from 'preact';
-import { formatMoney } from '../../html/format.js';
+import { formatDateTime, formatMoney } from '../../html/format.js';
 import type { Headroom, ModificationHistory } from '../../payments/modifications/service.js';
 import { REFUND_REASONS } from '../../payments/schemas.js';
 import { PAYMENT_STATES, paymentState, type PaymentDetail, type PaymentListItem, type PaymentState, type PaymentSummary } from '../../payments/service.js';
@@ -28,6 +28,9 @@ export function StateBadge({ view, p }: { view: View; p: Pick<PaymentSummary, 's
 export function PaymentsTable({ view, payments, label }: { view: View; payments: readonly (PaymentSummary | PaymentListItem)[]; label: string }): VNode {
   const t = translator(M, view.lang);
   const withOrigin = payments.some((p) => 'byToken' in p);
+  // A list page's rows are plain elements, their words looked up once a table (a component per cell
+  // costs the renderer more than the cell itself).
+  const stateWord = Object.fromEntries((Object.keys(STATE_BADGE) as PaymentState[]).map((s) => [s, t(STATE_BADGE[s][0])])) as Record<PaymentState, string>;
   return (
     <TableWrap label={label}>
       <table>
@@ -44,37 +47,40 @@ export function PaymentsTable({ view, payments, label }: { view: View; payments:
           </tr>
         </thead>
         <tbody>
-          {payments.map((p) => (
-            <tr>
-              <td>
-                <Time view={view} at={p.createdAt} />
-              </td>
-              <td>
-                <StateBadge view={view} p={p} />
-                {!p.success && p.reason && p.reason.toLowerCase() !== 'refused' ? <div class="muted small">{p.reason}</div> : null}
-              </td>
-              <td class="num">
-                <Money view={view} minor={p.amount} currency={p.currency} />
-              </td>
-              <td class="nowrap">
-                {p.paymentMethod} •••• {p.cardSummary}
-              </td>
-              {withOrigin ? <td class="wrap">{'byToken' in p ? <Origin t={t} p={p} /> : null}</td> : null}
-              <td>
-                <a class="mono" href={paymentPath(p.payfacReference)}>
-                  {p.payfacReference}
-                </a>
-                {'merchantReference' in p && p.merchantReference ? <div class="muted small">{p.merchantReference}</div> : null}
-              </td>
-            </tr>
-          ))}
+          {payments.map((p) => {
+            const state = paymentState(p);
+            return (
+              <tr>
+                <td>
+                  <time datetime={p.createdAt.toISOString()}>{formatDateTime(p.createdAt, view.lang)}</time>
+                </td>
+                <td>
+                  <span class={`badge badge-${STATE_BADGE[state][1]}`}>{stateWord[state]}</span>
+                  {!p.success && p.reason && p.reason.toLowerCase() !== 'refused' ? <div class="muted small">{p.reason}</div> : null}
+                </td>
+                <td class="num">
+                  <span class="num">{formatMoney(p.amount, p.currency, view.lang)}</span>
+                </td>
+                <td class="nowrap">
+                  {p.paymentMethod} •••• {p.cardSummary}
+                </td>
+                {withOrigin ? <td class="wrap">{'byToken' in p ? origin(t, p) : null}</td> : null}
+                <td>
+                  <a class="mono" href={paymentPath(p.payfacReference)}>
+                    {p.payfacReference}
+                  </a>
+                  {'merchantReference' in p && p.merchantReference ? <div class="muted small">{p.merchantReference}</div> : null}
+                </td>
+              </tr>
+            );
+          })}
         </tbody>
       </table>
     </TableWrap>
   );
 }
 
-function Origin({ t, p }: { t: T; p: PaymentListItem }): VNode {
+function origin(t: T, p: PaymentListItem): VNode {
   if (p.paymentLinkReference) return <a href={`${PORTAL}/links/${encodeURIComponent(p.paymentLinkReference)}`}>{t('originLink')}</a>;
   if (p.checkoutReference) return <a href={`${PORTAL}/sessions/${encodeURIComponent(p.checkoutReference)}`}>{t('originSession')}</a>;
   return <span>{t('originToken')}</span>;
