@@ -1,6 +1,7 @@
 import type { VNode } from 'preact';
 import type { FieldError } from '../../errors.js';
 import { formatDateTime, formatMoney, formatNumber } from '../../html/format.js';
+import { html } from '../../html/template.js';
 import { CULTURES, CURRENCIES, LINK_STATUSES, RECURRING_MODELS, REQUIREMENT_TYPES, type LinkStatus, type LinkType } from '../../paymentLinks/schemas.js';
 import type { LinkSummary, PaymentLinkView } from '../../paymentLinks/service.js';
 import type { PaymentSummary } from '../../payments/service.js';
@@ -132,24 +133,21 @@ export function renderLinkList(view: View, data: ListData): string {
                 </tr>
               </thead>
               <tbody>
-                {data.links.map((l) => (
-                  // The busiest page of the portal: each row is plain elements, its words looked up once a page.
-                  <tr>
-                    <td class="wrap min-col">
-                      <a href={linkPath(l.paymentLinkReference)}>{l.description || l.paymentLinkReference}</a>
-                      {l.description ? <div class="muted small mono">{l.paymentLinkReference}</div> : null}
-                    </td>
-                    <td>
-                      <Badge tone={STATUS_TONE[l.status]}>{statusWord[l.status]}</Badge>
-                    </td>
-                    <td class="num">{l.type === 'PayByLink' ? formatMoney(l.amount, l.currency, view.lang) : '–'}</td>
-                    <td class="num">{l.maxSalesCount === null ? formatNumber(l.salesCount, view.lang) : t('salesOf', { sales: formatNumber(l.salesCount, view.lang), max: formatNumber(l.maxSalesCount, view.lang) })}</td>
-                    <td>{typeWord[l.type]}</td>
-                    <td>
-                      <time datetime={l.createdAt.toISOString()}>{formatDateTime(l.createdAt, view.lang)}</time>
-                    </td>
-                  </tr>
-                ))}
+                {data.links.map(
+                  // The busiest page of the portal: each row a template, its words looked up once a page.
+                  (l) => html`
+                    <tr>
+                      <td class="wrap min-col">
+                        <a href="${linkPath(l.paymentLinkReference)}">${l.description || l.paymentLinkReference}</a>
+                        ${l.description ? html`<div class="muted small mono">${l.paymentLinkReference}</div>` : null}
+                      </td>
+                      <td><span class="badge badge-${STATUS_TONE[l.status]}">${statusWord[l.status]}</span></td>
+                      <td class="num">${l.type === 'PayByLink' ? formatMoney(l.amount, l.currency, view.lang) : '–'}</td>
+                      <td class="num">${l.maxSalesCount === null ? formatNumber(l.salesCount, view.lang) : t('salesOf', { sales: formatNumber(l.salesCount, view.lang), max: formatNumber(l.maxSalesCount, view.lang) })}</td>
+                      <td>${typeWord[l.type]}</td>
+                      <td><time datetime="${l.createdAt.toISOString()}">${formatDateTime(l.createdAt, view.lang)}</time></td>
+                    </tr>`,
+                )}
               </tbody>
             </table>
           </TableWrap>

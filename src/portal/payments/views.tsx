@@ -1,5 +1,6 @@
 import type { VNode } from 'preact';
 import { formatDateTime, formatMoney } from '../../html/format.js';
+import { html } from '../../html/template.js';
 import type { Headroom, ModificationHistory } from '../../payments/modifications/service.js';
 import { REFUND_REASONS } from '../../payments/schemas.js';
 import { PAYMENT_STATES, paymentState, type PaymentDetail, type PaymentListItem, type PaymentState, type PaymentSummary } from '../../payments/service.js';
@@ -28,8 +29,8 @@ export function StateBadge({ view, p }: { view: View; p: Pick<PaymentSummary, 's
 export function PaymentsTable({ view, payments, label }: { view: View; payments: readonly (PaymentSummary | PaymentListItem)[]; label: string }): VNode {
   const t = translator(M, view.lang);
   const withOrigin = payments.some((p) => 'byToken' in p);
-  // A list page's rows are plain elements, their words looked up once a table (a component per cell
-  // costs the renderer more than the cell itself).
+  // A list page's rows are templates (src/html/template.ts), their words looked up once a table: a
+  // component or an element per cell costs the renderer more than the cell itself.
   const stateWord = Object.fromEntries((Object.keys(STATE_BADGE) as PaymentState[]).map((s) => [s, t(STATE_BADGE[s][0])])) as Record<PaymentState, string>;
   return (
     <TableWrap label={label}>
@@ -49,30 +50,21 @@ export function PaymentsTable({ view, payments, label }: { view: View; payments:
         <tbody>
           {payments.map((p) => {
             const state = paymentState(p);
-            return (
+            return html`
               <tr>
+                <td><time datetime="${p.createdAt.toISOString()}">${formatDateTime(p.createdAt, view.lang)}</time></td>
                 <td>
-                  <time datetime={p.createdAt.toISOString()}>{formatDateTime(p.createdAt, view.lang)}</time>
+                  <span class="badge badge-${STATE_BADGE[state][1]}">${stateWord[state]}</span>
+                  ${!p.success && p.reason && p.reason.toLowerCase() !== 'refused' ? html`<div class="muted small">${p.reason}</div>` : null}
                 </td>
+                <td class="num"><span class="num">${formatMoney(p.amount, p.currency, view.lang)}</span></td>
+                <td class="nowrap">${p.paymentMethod} •••• ${p.cardSummary}</td>
+                ${withOrigin ? html`<td class="wrap">${'byToken' in p ? origin(t, p) : null}</td>` : null}
                 <td>
-                  <span class={`badge badge-${STATE_BADGE[state][1]}`}>{stateWord[state]}</span>
-                  {!p.success && p.reason && p.reason.toLowerCase() !== 'refused' ? <div class="muted small">{p.reason}</div> : null}
+                  <a class="mono" href="${paymentPath(p.payfacReference)}">${p.payfacReference}</a>
+                  ${'merchantReference' in p && p.merchantReference ? html`<div class="muted small">${p.merchantReference}</div>` : null}
                 </td>
-                <td class="num">
-                  <span class="num">{formatMoney(p.amount, p.currency, view.lang)}</span>
-                </td>
-                <td class="nowrap">
-                  {p.paymentMethod} •••• {p.cardSummary}
-                </td>
-                {withOrigin ? <td class="wrap">{'byToken' in p ? origin(t, p) : null}</td> : null}
-                <td>
-                  <a class="mono" href={paymentPath(p.payfacReference)}>
-                    {p.payfacReference}
-                  </a>
-                  {'merchantReference' in p && p.merchantReference ? <div class="muted small">{p.merchantReference}</div> : null}
-                </td>
-              </tr>
-            );
+              </tr>`;
           })}
         </tbody>
       </table>
