@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { h } from 'preact';
 import { renderToString } from 'preact-render-to-string';
-import { html } from '../../src/html/template.js';
+import { attrs, html } from '../../src/html/template.js';
 
 // The markup templates of the busiest pages (src/html/template.ts): every value is escaped as JSX
 // escapes it, a value where escaping would not hold is refused, and the HTML is what JSX gives.
@@ -44,7 +44,10 @@ describe('html templates', () => {
     const v = 'x';
     expect(() => html`<a href=${v}>x</a>`).toThrow(/would not be safe/);
     expect(() => html`<a href='${v}'>x</a>`).toThrow(/would not be safe/);
-    expect(() => html`<a ${v}="1">x</a>`).toThrow(/would not be safe/);
+    expect(() => html`<a x${v}="1">x</a>`).toThrow(/would not be safe/);
+    // Where an attribute may begin, only a list made by attrs() stands.
+    expect(() => html`<a ${v}>x</a>`).toThrow(/only attrs/);
+    expect(() => html`<p>${attrs({ id: 'x' })}</p>`).toThrow(/only where an attribute may begin/);
     expect(() => html`<script>${v}</script>`).toThrow(/would not be safe/);
     expect(() => html`<style>${v}</style>`).toThrow(/would not be safe/);
     expect(() => html`<!-- ${v} -->`).toThrow(/would not be safe/);
@@ -59,5 +62,12 @@ describe('html templates', () => {
     expect(renderToString(html`<td colspan="${2}" class="a ${'b'}">x</td>`)).toBe('<td colspan="2" class="a b">x</td>');
     expect(() => html`<a href="${null as unknown as string}">x</a>`).toThrow(/must be a string or a number/);
     expect(() => html`<a href="${h('b', null) as unknown as string}">x</a>`).toThrow(/must be a string or a number/);
+  });
+
+  it('writes attribute lists as JSX writes the same props, and refuses a name that is not a plain attribute', () => {
+    const props = { id: 'f-a', name: HOSTILE, required: true, disabled: false, placeholder: undefined, maxlength: 200, 'aria-invalid': 'true', 'data-item': '', value: '' };
+    expect(renderToString(html`<input${attrs(props)}/>`)).toBe(renderToString(h('input', props)));
+    expect(renderToString(html`<div class="x"${attrs({ 'aria-hidden': true, 'data-on': false })}>y</div>`)).toBe(renderToString(h('div', { class: 'x', 'aria-hidden': true, 'data-on': false }, 'y')));
+    for (const name of ['onclick', 'style', 'Bad', 'a b', 'x"y', '']) expect(() => attrs({ [name]: 'v' })).toThrow(/not an attribute a template writes/);
   });
 });

@@ -1,6 +1,7 @@
 import type { ComponentChildren, VNode } from 'preact';
 import type { FieldError } from '../../errors.js';
 import { formatDateTime, formatMoney } from '../../html/format.js';
+import { attrs, html } from '../../html/template.js';
 import { fieldMessage, type FieldErrors, type PublicView } from '../view.js';
 
 // The portal's shared pieces. Every input has a visible <label>; an error is tied to its input
@@ -13,7 +14,7 @@ export function fieldId(name: string): string {
 }
 
 export function Csrf({ view }: { view: PublicView }): VNode {
-  return <input type="hidden" name="_csrf" value={view.csrf} />;
+  return html`<input type="hidden" name="_csrf" value="${view.csrf}"/>`;
 }
 
 interface FieldProps {
@@ -50,17 +51,28 @@ function describedBy(id: string, hint: boolean, errors: readonly FieldError[], r
 
 export function FieldMessages({ view, id, errors }: { view: PublicView; id: string; errors: readonly FieldError[] }): VNode | null {
   if (errors.length === 0) return null;
-  return (
-    <p class="error" id={`${id}-error`}>
-      {errors.map((e) => fieldMessage(view, e)).join(' ')}
-    </p>
-  );
+  return html`<p class="error" id="${id}-error">${errors.map((e) => fieldMessage(view, e)).join(' ')}</p>`;
 }
 
+/** The data-* attributes of a field's input, for the scripts that enhance it. */
+function dataAttributes(data: Readonly<Record<string, string>> | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (data) for (const k in data) out[`data-${k}`] = data[k] as string;
+  return out;
+}
+
+/** What follows a field's input: its hint, why it is disabled, its errors. */
+function fieldNotes(p: { view: PublicView; hint?: string; disabledReason?: string }, id: string, errors: readonly FieldError[]): VNode {
+  return html`
+    ${p.hint ? html`<span class="hint" id="${id}-hint">${p.hint}</span>` : null}
+    ${p.disabledReason ? html`<span class="hint" id="${id}-why">${p.disabledReason}</span>` : null}
+    ${FieldMessages({ view: p.view, id, errors })}`;
+}
+
+// The fields are on every form and filter, so they are templates (src/html/template.ts).
 export function Field(p: FieldProps): VNode {
   const id = fieldId(p.name);
   const errors = p.errors?.of(p.name) ?? [];
-  const dataAttrs = Object.fromEntries(Object.entries(p.data ?? {}).map(([k, v]) => [`data-${k}`, v]));
   const common = {
     id,
     name: p.name,
@@ -69,37 +81,20 @@ export function Field(p: FieldProps): VNode {
     autocomplete: p.autocomplete,
     inputmode: p.inputmode,
     placeholder: p.placeholder,
-    maxLength: p.maxLength,
-    'aria-invalid': errors.length > 0 ? ('true' as const) : undefined,
+    maxlength: p.maxLength,
+    'aria-invalid': errors.length > 0 ? 'true' : undefined,
     'aria-describedby': describedBy(id, p.hint !== undefined, errors, p.disabledReason !== undefined),
-    ...dataAttrs,
+    ...dataAttributes(p.data),
   };
-  return (
-    <div class={`field${p.class ? ` ${p.class}` : ''}`}>
-      <label for={id}>
-        {p.label}
-        {p.required ? <span class="tag"> ({p.view.t('required')})</span> : null}
-      </label>
-      {p.multiline ? (
-        <textarea {...common} rows={3}>
-          {p.value ?? ''}
-        </textarea>
-      ) : (
-        <input {...common} type={(p.type ?? 'text') as 'text'} value={p.value ?? ''} min={p.min} max={p.max} step={p.step} pattern={p.pattern} />
-      )}
-      {p.hint ? (
-        <span class="hint" id={`${id}-hint`}>
-          {p.hint}
-        </span>
-      ) : null}
-      {p.disabledReason ? (
-        <span class="hint" id={`${id}-why`}>
-          {p.disabledReason}
-        </span>
-      ) : null}
-      <FieldMessages view={p.view} id={id} errors={errors} />
-    </div>
-  );
+  const input = p.multiline
+    ? html`<textarea${attrs({ ...common, rows: 3 })}>${p.value ?? ''}</textarea>`
+    : html`<input${attrs({ ...common, type: p.type ?? 'text', value: p.value ?? '', min: p.min, max: p.max, step: p.step, pattern: p.pattern })}/>`;
+  return html`
+    <div class="field${p.class ? ` ${p.class}` : ''}">
+      <label for="${id}">${p.label}${p.required ? html`<span class="tag"> (${p.view.t('required')})</span>` : null}</label>
+      ${input}
+      ${fieldNotes(p, id, errors)}
+    </div>`;
 }
 
 export interface Option {
@@ -110,38 +105,22 @@ export interface Option {
 export function Select(p: { view: PublicView; name: string; label: string; options: readonly Option[]; value?: string | null; errors?: FieldErrors; hint?: string; required?: boolean; disabled?: boolean; disabledReason?: string; class?: string; data?: Record<string, string> }): VNode {
   const id = fieldId(p.name);
   const errors = p.errors?.of(p.name) ?? [];
-  const dataAttrs = Object.fromEntries(Object.entries(p.data ?? {}).map(([k, v]) => [`data-${k}`, v]));
-  return (
-    <div class={`field${p.class ? ` ${p.class}` : ''}`}>
-      <label for={id}>{p.label}</label>
-      <select
-        id={id}
-        name={p.name}
-        disabled={p.disabled}
-        required={p.required}
-        aria-invalid={errors.length > 0 ? 'true' : undefined}
-        aria-describedby={describedBy(id, p.hint !== undefined, errors, p.disabledReason !== undefined)}
-        {...dataAttrs}
-      >
-        {p.options.map((o) => (
-          <option value={o.value} selected={o.value === (p.value ?? '')}>
-            {o.label}
-          </option>
-        ))}
-      </select>
-      {p.hint ? (
-        <span class="hint" id={`${id}-hint`}>
-          {p.hint}
-        </span>
-      ) : null}
-      {p.disabledReason ? (
-        <span class="hint" id={`${id}-why`}>
-          {p.disabledReason}
-        </span>
-      ) : null}
-      <FieldMessages view={p.view} id={id} errors={errors} />
-    </div>
-  );
+  const chosen = p.value ?? '';
+  const select = attrs({
+    id,
+    name: p.name,
+    disabled: p.disabled,
+    required: p.required,
+    'aria-invalid': errors.length > 0 ? 'true' : undefined,
+    'aria-describedby': describedBy(id, p.hint !== undefined, errors, p.disabledReason !== undefined),
+    ...dataAttributes(p.data),
+  });
+  return html`
+    <div class="field${p.class ? ` ${p.class}` : ''}">
+      <label for="${id}">${p.label}</label>
+      <select${select}>${p.options.map((o) => html`<option${attrs({ value: o.value, selected: o.value === chosen })}>${o.label}</option>`)}</select>
+      ${fieldNotes(p, id, errors)}
+    </div>`;
 }
 
 export function Checkbox(p: { name: string; label: string; checked: boolean; value?: string; hint?: string; disabled?: boolean }): VNode {
@@ -254,7 +233,7 @@ export function Time({ view, at, seconds }: { view: PublicView; at: Date | null;
 }
 
 export function Badge({ children, tone }: { children: ComponentChildren; tone: 'ok' | 'warn' | 'bad' | 'neutral' | 'info' }): VNode {
-  return <span class={`badge badge-${tone}`}>{children}</span>;
+  return html`<span class="badge badge-${tone}">${children}</span>`;
 }
 
 /**
@@ -270,21 +249,12 @@ export function Pager({ view, base, query, page, pageSize, total }: { view: Publ
   };
   const from = Math.min(total, page * pageSize + 1);
   const to = Math.min(total, (page + 1) * pageSize);
-  return (
-    <nav class="pager" aria-label={view.t('pageOf', { page: page + 1, pages })}>
-      <span>{view.t('showing', { from, to, total })}</span>
-      {page > 0 ? (
-        <a href={href(page - 1)} rel="prev">
-          {view.t('previous')}
-        </a>
-      ) : null}
-      {page + 1 < pages ? (
-        <a href={href(page + 1)} rel="next">
-          {view.t('next')}
-        </a>
-      ) : null}
-    </nav>
-  );
+  return html`
+    <nav class="pager" aria-label="${view.t('pageOf', { page: page + 1, pages })}">
+      <span>${view.t('showing', { from, to, total })}</span>
+      ${page > 0 ? html`<a href="${href(page - 1)}" rel="prev">${view.t('previous')}</a>` : null}
+      ${page + 1 < pages ? html`<a href="${href(page + 1)}" rel="next">${view.t('next')}</a>` : null}
+    </nav>`;
 }
 
 /** A cursor pager (lists that page by "before this one" instead of page numbers). */
@@ -318,9 +288,5 @@ export function Facts({ rows }: { rows: readonly (readonly [string, ComponentChi
 
 /** A table that scrolls sideways on a narrow screen instead of overflowing the page. */
 export function TableWrap({ children, label }: { children: ComponentChildren; label: string }): VNode {
-  return (
-    <div class="table-wrap" role="region" aria-label={label} tabindex={0}>
-      {children}
-    </div>
-  );
+  return html`<div class="table-wrap" role="region" aria-label="${label}" tabindex="0">${children}</div>`;
 }
