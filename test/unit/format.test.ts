@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { dateOptions, dateTimeOptions, formatDate, formatDateTime, formatMoney, formatNumber, LOCALES, type Culture } from '../../src/html/format.js';
+import { dateOptions, dateTimeOptions, formatDate, formatDateTime, formatMoney, formatNumber, isoTime, LOCALES, type Culture } from '../../src/html/format.js';
 
 // The pages' formats are templates filled in, and amounts are kept once formatted: each must say
 // exactly what Intl says, for any moment and any amount.
@@ -26,6 +26,15 @@ describe('page formats', () => {
     // Spot checks a reader would recognise.
     expect(formatDateTime(new Date(Date.UTC(2026, 10, 24, 14, 3)), 'en')).toBe('24 Nov 2026, 14:03');
     expect(formatDateTime(new Date(Date.UTC(2026, 0, 5, 8, 7, 9)), 'is', { seconds: true })).toBe(dateTimeIntl('is', true).format(new Date(Date.UTC(2026, 0, 5, 8, 7, 9))));
+  });
+
+  it('writes a moment as toISOString does, to the millisecond, in any year', () => {
+    const anyMs = fc.integer({ min: -8.64e15, max: 8.64e15 }).map((ms) => new Date(ms));
+    fc.assert(fc.property(fc.oneof(moments, anyMs), (at) => isoTime(at) === at.toISOString()), { numRuns: 20_000 });
+    // Leap days, ends of years and of centuries, the epoch and the moment before it.
+    for (const ms of [0, -1, Date.UTC(2000, 1, 29, 23, 59, 59, 999), Date.UTC(1900, 2, 1), Date.UTC(2100, 1, 28, 12), Date.UTC(2026, 11, 31, 23, 59, 59, 1), Date.UTC(1000, 0, 1), Date.UTC(9999, 11, 31, 23, 59, 59, 999)]) {
+      expect(isoTime(new Date(ms))).toBe(new Date(ms).toISOString());
+    }
   });
 
   it('formats a day as Intl does, with and without the year', () => {

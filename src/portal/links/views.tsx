@@ -1,6 +1,6 @@
 import type { VNode } from 'preact';
 import type { FieldError } from '../../errors.js';
-import { formatDateTime, formatMoney, formatNumber } from '../../html/format.js';
+import { formatDateTime, formatMoney, formatNumber, isoTime } from '../../html/format.js';
 import { html } from '../../html/template.js';
 import { CULTURES, CURRENCIES, LINK_STATUSES, RECURRING_MODELS, REQUIREMENT_TYPES, type LinkStatus, type LinkType } from '../../paymentLinks/schemas.js';
 import type { LinkSummary, PaymentLinkView } from '../../paymentLinks/service.js';
@@ -80,85 +80,73 @@ export function renderLinkList(view: View, data: ListData): string {
   const query: Record<string, string> = { ...(status ? { status } : {}), ...(q ? { q } : {}) };
   const statusWord = Object.fromEntries(LINK_STATUSES.map((s) => [s, t(STATUS_KEY[s])])) as Record<LinkStatus, string>;
   const typeWord = { PayByLink: t(TYPE_KEY.PayByLink), TokenizeByLink: t(TYPE_KEY.TokenizeByLink) };
-  const actions = view.can('links.write') ? (
-    <>
-      <a class="button primary" href={`${PORTAL}/links/new?type=PayByLink`}>
-        {t('newPayLink')}
-      </a>
-      <a class="button secondary" href={`${PORTAL}/links/new?type=TokenizeByLink`}>
-        {t('newTokenizeLink')}
-      </a>
-    </>
-  ) : undefined;
+  const actions = view.can('links.write')
+    ? html`
+        <a class="button primary" href="${PORTAL}/links/new?type=PayByLink">${t('newPayLink')}</a>
+        <a class="button secondary" href="${PORTAL}/links/new?type=TokenizeByLink">${t('newTokenizeLink')}</a>`
+    : undefined;
+  // The busiest page of the portal: a template (src/html/template.ts), its rows' words looked up once a page.
+  const filters = html`
+    <form method="get" action="${PORTAL}/links" class="filters" role="search">
+      ${Select({
+        view,
+        name: 'status',
+        label: view.t('status'),
+        value: status ?? '',
+        options: [{ value: '', label: t('statusAll') }, ...LINK_STATUSES.map((s) => ({ value: s, label: t(STATUS_KEY[s]) }))],
+      })}
+      ${Field({ view, name: 'q', type: 'search', label: t('searchLabel'), value: q, maxLength: 200 })}
+      <button type="submit" class="secondary">${view.t('search')}</button>
+      ${data.kind === 'search' ? html`<a href="${PORTAL}/links">${view.t('clear')}</a>` : null}
+    </form>`;
+  const table = TableWrap({
+    label: view.t('navLinks'),
+    children: html`
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">${view.t('description')}</th>
+            <th scope="col">${view.t('status')}</th>
+            <th scope="col" class="num">${view.t('amount')}</th>
+            <th scope="col" class="num">${t('sales')}</th>
+            <th scope="col">${t('type')}</th>
+            <th scope="col">${view.t('created')}</th>
+          </tr>
+        </thead>
+        <tbody>
+          ${data.links.map(
+            (l) => html`
+              <tr>
+                <td class="wrap min-col">
+                  <a href="${linkPath(l.paymentLinkReference)}">${l.description || l.paymentLinkReference}</a>
+                  ${l.description ? html`<div class="muted small mono">${l.paymentLinkReference}</div>` : null}
+                </td>
+                <td><span class="badge badge-${STATUS_TONE[l.status]}">${statusWord[l.status]}</span></td>
+                <td class="num">${l.type === 'PayByLink' ? formatMoney(l.amount, l.currency, view.lang) : '–'}</td>
+                <td class="num">${l.maxSalesCount === null ? formatNumber(l.salesCount, view.lang) : t('salesOf', { sales: formatNumber(l.salesCount, view.lang), max: formatNumber(l.maxSalesCount, view.lang) })}</td>
+                <td>${typeWord[l.type]}</td>
+                <td><time datetime="${isoTime(l.createdAt)}">${formatDateTime(l.createdAt, view.lang)}</time></td>
+              </tr>`,
+          )}
+        </tbody>
+      </table>`,
+  });
+  const empty = data.kind === 'all' && data.page === 0 ? t('noLinks') : t('noMatches');
   return portalPage({
     view,
     title: view.t('navLinks'),
     section: 'links',
     actions,
     lead: t('listLead'),
-    children: (
-      <>
-        <form method="get" action={`${PORTAL}/links`} class="filters" role="search">
-          <Select
-            view={view}
-            name="status"
-            label={view.t('status')}
-            value={status ?? ''}
-            options={[{ value: '', label: t('statusAll') }, ...LINK_STATUSES.map((s) => ({ value: s, label: t(STATUS_KEY[s]) }))]}
-          />
-          <Field view={view} name="q" type="search" label={t('searchLabel')} value={q} maxLength={200} />
-          <button type="submit" class="secondary">
-            {view.t('search')}
-          </button>
-          {data.kind === 'search' ? <a href={`${PORTAL}/links`}>{view.t('clear')}</a> : null}
-        </form>
-        {data.kind === 'all' ? <p class="muted small">{t('linksTotal', { count: formatNumber(data.totalCount, view.lang) })}</p> : null}
-        {data.links.length === 0 ? (
-          <p class="empty panel">{data.kind === 'all' && data.page === 0 ? t('noLinks') : t('noMatches')}</p>
-        ) : (
-          <TableWrap label={view.t('navLinks')}>
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">{view.t('description')}</th>
-                  <th scope="col">{view.t('status')}</th>
-                  <th scope="col" class="num">
-                    {view.t('amount')}
-                  </th>
-                  <th scope="col" class="num">
-                    {t('sales')}
-                  </th>
-                  <th scope="col">{t('type')}</th>
-                  <th scope="col">{view.t('created')}</th>
-                </tr>
-              </thead>
-              <tbody>
-                {data.links.map(
-                  // The busiest page of the portal: each row a template, its words looked up once a page.
-                  (l) => html`
-                    <tr>
-                      <td class="wrap min-col">
-                        <a href="${linkPath(l.paymentLinkReference)}">${l.description || l.paymentLinkReference}</a>
-                        ${l.description ? html`<div class="muted small mono">${l.paymentLinkReference}</div>` : null}
-                      </td>
-                      <td><span class="badge badge-${STATUS_TONE[l.status]}">${statusWord[l.status]}</span></td>
-                      <td class="num">${l.type === 'PayByLink' ? formatMoney(l.amount, l.currency, view.lang) : '–'}</td>
-                      <td class="num">${l.maxSalesCount === null ? formatNumber(l.salesCount, view.lang) : t('salesOf', { sales: formatNumber(l.salesCount, view.lang), max: formatNumber(l.maxSalesCount, view.lang) })}</td>
-                      <td>${typeWord[l.type]}</td>
-                      <td><time datetime="${l.createdAt.toISOString()}">${formatDateTime(l.createdAt, view.lang)}</time></td>
-                    </tr>`,
-                )}
-              </tbody>
-            </table>
-          </TableWrap>
-        )}
-        {data.kind === 'all' ? (
-          <Pager view={view} base={`${PORTAL}/links`} query={{}} page={data.page} pageSize={data.pageSize} total={data.totalCount} />
-        ) : (
-          <KeysetPager base={`${PORTAL}/links`} query={query} older={data.older} newer={data.newer} words={{ newer: t('newer'), older: t('older'), newest: t('newest') }} />
-        )}
-      </>
-    ),
+    children: html`
+      ${filters}
+      ${data.kind === 'all' ? html`<p class="muted small">${t('linksTotal', { count: formatNumber(data.totalCount, view.lang) })}</p>` : null}
+      ${data.links.length === 0 ? html`<p class="empty panel">${empty}</p>` : table}
+      ${
+        data.kind === 'all'
+          ? Pager({ view, base: `${PORTAL}/links`, query: {}, page: data.page, pageSize: data.pageSize, total: data.totalCount })
+          : KeysetPager({ base: `${PORTAL}/links`, query, older: data.older, newer: data.newer, words: { newer: t('newer'), older: t('older'), newest: t('newest') } })
+      }`,
   });
 }
 

@@ -1,5 +1,5 @@
 import type { VNode } from 'preact';
-import { formatDateTime, formatMoney } from '../../html/format.js';
+import { formatDateTime, formatMoney, isoTime } from '../../html/format.js';
 import { html } from '../../html/template.js';
 import type { Headroom, ModificationHistory } from '../../payments/modifications/service.js';
 import { REFUND_REASONS } from '../../payments/schemas.js';
@@ -32,27 +32,26 @@ export function PaymentsTable({ view, payments, label }: { view: View; payments:
   // A list page's rows are templates (src/html/template.ts), their words looked up once a table: a
   // component or an element per cell costs the renderer more than the cell itself.
   const stateWord = Object.fromEntries((Object.keys(STATE_BADGE) as PaymentState[]).map((s) => [s, t(STATE_BADGE[s][0])])) as Record<PaymentState, string>;
-  return (
-    <TableWrap label={label}>
+  return TableWrap({
+    label,
+    children: html`
       <table>
         <thead>
           <tr>
-            <th scope="col">{t('date')}</th>
-            <th scope="col">{view.t('status')}</th>
-            <th scope="col" class="num">
-              {view.t('amount')}
-            </th>
-            <th scope="col">{t('card')}</th>
-            {withOrigin ? <th scope="col">{t('origin')}</th> : null}
-            <th scope="col">{t('payment')}</th>
+            <th scope="col">${t('date')}</th>
+            <th scope="col">${view.t('status')}</th>
+            <th scope="col" class="num">${view.t('amount')}</th>
+            <th scope="col">${t('card')}</th>
+            ${withOrigin ? html`<th scope="col">${t('origin')}</th>` : null}
+            <th scope="col">${t('payment')}</th>
           </tr>
         </thead>
         <tbody>
-          {payments.map((p) => {
+          ${payments.map((p) => {
             const state = paymentState(p);
             return html`
               <tr>
-                <td><time datetime="${p.createdAt.toISOString()}">${formatDateTime(p.createdAt, view.lang)}</time></td>
+                <td><time datetime="${isoTime(p.createdAt)}">${formatDateTime(p.createdAt, view.lang)}</time></td>
                 <td>
                   <span class="badge badge-${STATE_BADGE[state][1]}">${stateWord[state]}</span>
                   ${!p.success && p.reason && p.reason.toLowerCase() !== 'refused' ? html`<div class="muted small">${p.reason}</div>` : null}
@@ -67,15 +66,14 @@ export function PaymentsTable({ view, payments, label }: { view: View; payments:
               </tr>`;
           })}
         </tbody>
-      </table>
-    </TableWrap>
-  );
+      </table>`,
+  });
 }
 
 function origin(t: T, p: PaymentListItem): VNode {
-  if (p.paymentLinkReference) return <a href={`${PORTAL}/links/${encodeURIComponent(p.paymentLinkReference)}`}>{t('originLink')}</a>;
-  if (p.checkoutReference) return <a href={`${PORTAL}/sessions/${encodeURIComponent(p.checkoutReference)}`}>{t('originSession')}</a>;
-  return <span>{t('originToken')}</span>;
+  if (p.paymentLinkReference) return html`<a href="${PORTAL}/links/${encodeURIComponent(p.paymentLinkReference)}">${t('originLink')}</a>`;
+  if (p.checkoutReference) return html`<a href="${PORTAL}/sessions/${encodeURIComponent(p.checkoutReference)}">${t('originSession')}</a>`;
+  return html`<span>${t('originToken')}</span>`;
 }
 
 // ---------------------------------------------------------------- list
@@ -110,38 +108,29 @@ export function renderPaymentList(
     title: view.t('navPayments'),
     section: 'payments',
     lead: t('lead'),
-    actions: (
-      <a class="button secondary" href={`${PORTAL}/payments/export.csv${exportQuery ? `?${exportQuery}` : ''}`} download>
-        {t('exportCsv')}
-      </a>
-    ),
-    children: (
-      <>
-        <form method="get" action={`${PORTAL}/payments`} class="filters" role="search" aria-label={t('filters')}>
-          <Select
-            view={view}
-            name="state"
-            label={view.t('status')}
-            value={data.filter.state ?? ''}
-            options={[{ value: '', label: t('stateAll') }, ...(Object.keys(PAYMENT_STATES) as PaymentState[]).map((s) => ({ value: s, label: t(STATE_BADGE[s][0]) }))]}
-          />
-          <Field view={view} name="from" type="date" label={t('from')} value={data.filter.from} errors={data.errors} />
-          <Field view={view} name="until" type="date" label={t('until')} value={data.filter.until} errors={data.errors} />
-          <Field view={view} name="reference" type="search" label={t('reference')} hint={t('referenceHint')} value={data.filter.reference} maxLength={200} />
-          <button type="submit" class="secondary">
-            {t('filter')}
-          </button>
-          {filtered ? <a href={`${PORTAL}/payments`}>{view.t('clear')}</a> : null}
-        </form>
-        <p class="muted small">{t('exportHint')}</p>
-        {data.payments.length === 0 ? (
-          <p class="empty panel">{filtered || data.newer !== null ? t('noMatches') : t('none')}</p>
-        ) : (
-          <PaymentsTable view={view} payments={data.payments} label={view.t('navPayments')} />
-        )}
-        <KeysetPager base={`${PORTAL}/payments`} query={query} older={data.older} newer={data.newer} words={{ newer: t('newer'), older: t('older'), newest: t('newest') }} />
-      </>
-    ),
+    actions: html`<a class="button secondary" href="${PORTAL}/payments/export.csv${exportQuery ? `?${exportQuery}` : ''}" download>${t('exportCsv')}</a>`,
+    children: html`
+      <form method="get" action="${PORTAL}/payments" class="filters" role="search" aria-label="${t('filters')}">
+        ${Select({
+          view,
+          name: 'state',
+          label: view.t('status'),
+          value: data.filter.state ?? '',
+          options: [{ value: '', label: t('stateAll') }, ...(Object.keys(PAYMENT_STATES) as PaymentState[]).map((s) => ({ value: s, label: t(STATE_BADGE[s][0]) }))],
+        })}
+        ${Field({ view, name: 'from', type: 'date', label: t('from'), value: data.filter.from, errors: data.errors })}
+        ${Field({ view, name: 'until', type: 'date', label: t('until'), value: data.filter.until, errors: data.errors })}
+        ${Field({ view, name: 'reference', type: 'search', label: t('reference'), hint: t('referenceHint'), value: data.filter.reference, maxLength: 200 })}
+        <button type="submit" class="secondary">${t('filter')}</button>
+        ${filtered ? html`<a href="${PORTAL}/payments">${view.t('clear')}</a>` : null}
+      </form>
+      <p class="muted small">${t('exportHint')}</p>
+      ${
+        data.payments.length === 0
+          ? html`<p class="empty panel">${filtered || data.newer !== null ? t('noMatches') : t('none')}</p>`
+          : PaymentsTable({ view, payments: data.payments, label: view.t('navPayments') })
+      }
+      ${KeysetPager({ base: `${PORTAL}/payments`, query, older: data.older, newer: data.newer, words: { newer: t('newer'), older: t('older'), newest: t('newest') } })}`,
   });
 }
 

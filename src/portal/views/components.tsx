@@ -1,6 +1,6 @@
 import type { ComponentChildren, VNode } from 'preact';
 import type { FieldError } from '../../errors.js';
-import { formatDateTime, formatMoney } from '../../html/format.js';
+import { formatDateTime, formatMoney, isoTime } from '../../html/format.js';
 import { attrs, html } from '../../html/template.js';
 import { fieldMessage, type FieldErrors, type PublicView } from '../view.js';
 
@@ -224,12 +224,12 @@ export function CopyField({ view, label, value, id, secret }: { view: PublicView
 }
 
 export function Money({ view, minor, currency }: { view: PublicView; minor: number; currency: string }): VNode {
-  return <span class="num">{formatMoney(minor, currency, view.lang)}</span>;
+  return html`<span class="num">${formatMoney(minor, currency, view.lang)}</span>`;
 }
 
 export function Time({ view, at, seconds }: { view: PublicView; at: Date | null; seconds?: boolean }): VNode {
-  if (at === null) return <span class="muted">–</span>;
-  return <time datetime={at.toISOString()}>{formatDateTime(at, view.lang, { seconds })}</time>;
+  if (at === null) return html`<span class="muted">–</span>`;
+  return html`<time datetime="${isoTime(at)}">${formatDateTime(at, view.lang, { seconds })}</time>`;
 }
 
 export function Badge({ children, tone }: { children: ComponentChildren; tone: 'ok' | 'warn' | 'bad' | 'neutral' | 'info' }): VNode {
