@@ -69,5 +69,29 @@ describe('html templates', () => {
     expect(renderToString(html`<input${attrs(props)}/>`)).toBe(renderToString(h('input', props)));
     expect(renderToString(html`<div class="x"${attrs({ 'aria-hidden': true, 'data-on': false })}>y</div>`)).toBe(renderToString(h('div', { class: 'x', 'aria-hidden': true, 'data-on': false }, 'y')));
     for (const name of ['onclick', 'style', 'Bad', 'a b', 'x"y', '']) expect(() => attrs({ [name]: 'v' })).toThrow(/not an attribute a template writes/);
+    // A good name is checked once; a bad one is refused every time, also after good ones.
+    expect(renderToString(html`<i${attrs({ id: 'a' })}></i><i${attrs({ id: 'b' })}></i>`)).toBe('<i id="a"></i><i id="b"></i>');
+    for (let i = 0; i < 2; i++) expect(() => attrs({ id: 'a', onclick: 'v' })).toThrow(/not an attribute a template writes/);
+  });
+
+  it('takes several attribute lists one after another, and null for none', () => {
+    const props = { id: 'f-a', 'data-x': '1', type: 'text', value: HOSTILE };
+    expect(renderToString(html`<input${attrs({ id: 'f-a' })}${null}${attrs({ 'data-x': '1' })}${attrs({ type: 'text', value: HOSTILE })}/>`)).toBe(renderToString(h('input', props)));
+    expect(() => html`<a ${{} as unknown as null}>x</a>`).toThrow(/only attrs/);
+  });
+
+  it('writes the same HTML whether its values are known at once or an element among them is left to the renderer', () => {
+    const inner = (x: unknown) => html`<li class="${'c"'}">${x as string}</li>`;
+    const values: unknown[] = ['a<b', 7, null, undefined, true, false, () => 'f', { plain: 1 }, [['x&', 2], inner('<')], inner(inner('y'))];
+    const jsx = (x: unknown): unknown => (Array.isArray(x) ? x.map(jsx) : x);
+    for (const v of values) {
+      const known = renderToString(html`<ul>${v as string}</ul>`);
+      // The same value beside a JSX element: the template is the renderer's to write.
+      const rendered = renderToString(html`<ul>${v as string}${h('b', null)}</ul>`);
+      expect(rendered).toBe(known.replace('</ul>', '<b></b></ul>'));
+      expect(known).toBe(renderToString(h('ul', null, jsx(v) as string)));
+    }
+    // A template written at once is one piece of markup, rendered as it is wherever it stands.
+    expect(renderToString(h('div', null, html`<p>${'<'}</p>`, h('span', null, html`${'&'}`)))).toBe('<div><p>&lt;</p><span>&amp;</span></div>');
   });
 });

@@ -1,7 +1,7 @@
 import type { ComponentChildren, VNode } from 'preact';
 import type { FieldError } from '../../errors.js';
 import { formatDateTime, formatMoney, isoTime } from '../../html/format.js';
-import { attrs, html } from '../../html/template.js';
+import { attrs, html, type Attributes } from '../../html/template.js';
 import { fieldMessage, type FieldErrors, type PublicView } from '../view.js';
 
 // The portal's shared pieces. Every input has a visible <label>; an error is tied to its input
@@ -55,10 +55,11 @@ export function FieldMessages({ view, id, errors }: { view: PublicView; id: stri
 }
 
 /** The data-* attributes of a field's input, for the scripts that enhance it. */
-function dataAttributes(data: Readonly<Record<string, string>> | undefined): Record<string, string> {
+function dataAttributes(data: Readonly<Record<string, string>> | undefined): Attributes | null {
+  if (!data) return null;
   const out: Record<string, string> = {};
-  if (data) for (const k in data) out[`data-${k}`] = data[k] as string;
-  return out;
+  for (const k in data) out[`data-${k}`] = data[k] as string;
+  return attrs(out);
 }
 
 /** What follows a field's input: its hint, why it is disabled, its errors. */
@@ -73,7 +74,8 @@ function fieldNotes(p: { view: PublicView; hint?: string; disabledReason?: strin
 export function Field(p: FieldProps): VNode {
   const id = fieldId(p.name);
   const errors = p.errors?.of(p.name) ?? [];
-  const common = {
+  // The input's attributes in JSX's order: its own, the scripts' data-*, then those of its kind.
+  const common = attrs({
     id,
     name: p.name,
     required: p.required,
@@ -84,11 +86,11 @@ export function Field(p: FieldProps): VNode {
     maxlength: p.maxLength,
     'aria-invalid': errors.length > 0 ? 'true' : undefined,
     'aria-describedby': describedBy(id, p.hint !== undefined, errors, p.disabledReason !== undefined),
-    ...dataAttributes(p.data),
-  };
+  });
+  const data = dataAttributes(p.data);
   const input = p.multiline
-    ? html`<textarea${attrs({ ...common, rows: 3 })}>${p.value ?? ''}</textarea>`
-    : html`<input${attrs({ ...common, type: p.type ?? 'text', value: p.value ?? '', min: p.min, max: p.max, step: p.step, pattern: p.pattern })}/>`;
+    ? html`<textarea${common}${data} rows="3">${p.value ?? ''}</textarea>`
+    : html`<input${common}${data}${attrs({ type: p.type ?? 'text', value: p.value ?? '', min: p.min, max: p.max, step: p.step, pattern: p.pattern })}/>`;
   return html`
     <div class="field${p.class ? ` ${p.class}` : ''}">
       <label for="${id}">${p.label}${p.required ? html`<span class="tag"> (${p.view.t('required')})</span>` : null}</label>
@@ -113,12 +115,12 @@ export function Select(p: { view: PublicView; name: string; label: string; optio
     required: p.required,
     'aria-invalid': errors.length > 0 ? 'true' : undefined,
     'aria-describedby': describedBy(id, p.hint !== undefined, errors, p.disabledReason !== undefined),
-    ...dataAttributes(p.data),
   });
+  const data = dataAttributes(p.data);
   return html`
     <div class="field${p.class ? ` ${p.class}` : ''}">
       <label for="${id}">${p.label}</label>
-      <select${select}>${p.options.map((o) => html`<option${attrs({ value: o.value, selected: o.value === chosen })}>${o.label}</option>`)}</select>
+      <select${select}${data}>${p.options.map((o) => html`<option${attrs({ value: o.value, selected: o.value === chosen })}>${o.label}</option>`)}</select>
       ${fieldNotes(p, id, errors)}
     </div>`;
 }
