@@ -1,6 +1,7 @@
 import pg from 'pg';
 import type { PGlite } from '@electric-sql/pglite';
 import { acquireDataDirLock, type DataDirLock } from './dataDirLock.js';
+import { timestamptzParser } from './timestamps.js';
 
 // One `pg` code path for both databases: PostgreSQL from DATABASE_URL, else PGlite through its
 // node-postgres adapter. PGlite has exactly one connection, so its pool has size 1 and every
@@ -97,6 +98,8 @@ async function listenPostgres(url: string, channel: string, onNotify: () => void
 
 // Amounts are bigint columns; JavaScript numbers hold them exactly up to 2^53, far above the limit of §Creating a link.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v: string) => Number(v));
+// Timestamps in the usual ISO text by their fixed positions, the rest by pg's own parser (timestamps.ts).
+pg.types.setTypeParser(pg.types.builtins.TIMESTAMPTZ, timestamptzParser(pg.types.getTypeParser(pg.types.builtins.TIMESTAMPTZ)));
 
 export interface OpenOptions {
   databaseUrl: string | null;
