@@ -31,18 +31,18 @@ interface MoneyFormats {
   memo: Map<number, string>;
 }
 
-const moneyFormats = new Map<string, MoneyFormats>();
+/** Per culture, per currency. */
+const moneyFormats: Record<Culture, Map<string, MoneyFormats>> = { is: new Map(), en: new Map() };
 
 export function formatMoney(minor: number, currency: string, culture: Culture): string {
-  const key = `${culture}|${currency}`;
-  let m = moneyFormats.get(key);
+  let m = moneyFormats[culture].get(currency);
   if (!m) {
     const whole = new Intl.NumberFormat(LOCALES[culture], { style: 'currency', currency });
     const digits = whole.resolvedOptions().maximumFractionDigits ?? 2;
     // A currency shown without decimals (ISK) still shows them when an amount has some.
     const cents = digits === 0 ? new Intl.NumberFormat(LOCALES[culture], { style: 'currency', currency, minimumFractionDigits: 2, maximumFractionDigits: 2 }) : whole;
     m = { whole, cents, memo: new Map() };
-    moneyFormats.set(key, m);
+    moneyFormats[culture].set(currency, m);
   }
   const f = m;
   return remembered(f.memo, minor, () => (minor % 100 === 0 ? f.whole : f.cents).format(minor / 100));
@@ -106,8 +106,11 @@ function utcFields(at: Date): UtcFields {
   return { year, month, day, hours, minutes, seconds, ms };
 }
 
-const pad2 = (n: number): string => (n < 10 ? `0${n}` : String(n));
-const pad3 = (n: number): string => (n < 10 ? `00${n}` : n < 100 ? `0${n}` : String(n));
+/** 00 to 99 and 000 to 999, made once: a page writes hundreds of them. */
+const PAD2 = Array.from({ length: 100 }, (_, n) => String(n).padStart(2, '0'));
+const PAD3 = Array.from({ length: 1000 }, (_, n) => String(n).padStart(3, '0'));
+const pad2 = (n: number): string => PAD2[n] ?? String(n);
+const pad3 = (n: number): string => PAD3[n] ?? String(n);
 
 /** The moment as `Date.prototype.toISOString` writes it (for a `<time datetime>`), in a third of its time. */
 export function isoTime(at: Date): string {
@@ -167,18 +170,20 @@ export function dateOptions(withYear: boolean): Intl.DateTimeFormatOptions {
   return { timeZone: 'UTC', day: 'numeric', month: 'short', ...(withYear ? { year: 'numeric' } : {}) };
 }
 
-const dateTimes = new Map<string, (at: Date) => string>();
+/** The formats of moments per culture, without and with seconds. */
+const dateTimes: Record<Culture, [((at: Date) => string) | undefined, ((at: Date) => string) | undefined]> = { is: [undefined, undefined], en: [undefined, undefined] };
 
 /**
  * A moment as the portal shows it: day, month, year and time to the minute, in UTC (which is
  * Iceland's time all year round), e.g. "24 Nov 2026, 14:03".
  */
-export function formatDateTime(at: Date, culture: Culture, opts: { seconds?: boolean } = {}): string {
-  const key = `${culture}|${opts.seconds === true}`;
-  let f = dateTimes.get(key);
+export function formatDateTime(at: Date, culture: Culture, opts?: { seconds?: boolean }): string {
+  const seconds = opts?.seconds === true;
+  const kept = dateTimes[culture];
+  let f = kept[seconds ? 1 : 0];
   if (!f) {
-    f = compiled(new Intl.DateTimeFormat(LOCALES[culture], dateTimeOptions(opts.seconds === true)));
-    dateTimes.set(key, f);
+    f = compiled(new Intl.DateTimeFormat(LOCALES[culture], dateTimeOptions(seconds)));
+    kept[seconds ? 1 : 0] = f;
   }
   return f(at);
 }
