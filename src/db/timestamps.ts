@@ -6,6 +6,8 @@
 // this matches exactly where both apply (test/unit/timestamps.test.ts compares them).
 
 const ZERO = 48;
+/** What the first three digits of a fraction of a second are worth in milliseconds. */
+const PLACE = [100, 10, 1];
 
 /** The two digits at i as a number, or -1. */
 function two(s: string, i: number): number {
@@ -33,7 +35,7 @@ export function isoTimestamptzMs(s: string): number | undefined {
     i++;
     const start = i;
     while (i < n && s.charCodeAt(i) - ZERO >= 0 && s.charCodeAt(i) - ZERO <= 9) {
-      if (i - start < 3) ms += (s.charCodeAt(i) - ZERO) * (i - start === 0 ? 100 : i - start === 1 ? 10 : 1);
+      if (i - start < 3) ms += (s.charCodeAt(i) - ZERO) * (PLACE[i - start] as number);
       i++;
     }
     if (i === start) return undefined;

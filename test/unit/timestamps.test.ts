@@ -34,23 +34,19 @@ describe('timestamptz parser', () => {
     };
     const lo = Date.UTC(1000, 0, 2);
     const hi = Date.UTC(9999, 11, 30);
-    let checked = 0;
     for (let i = 0; i < 100_000; i++) {
       const ms = lo + Math.floor(random() * (hi - lo));
       const text = asPostgres(ms, Math.floor(random() * 1000), zones[i % zones.length] as number, i % 7);
       const fast = isoTimestamptzMs(text);
       expect(fast, text).toBeDefined();
       expect(fast, text).toBe((pgParse(text) as Date).getTime());
-      checked++;
     }
     // Every millisecond of a second, written with three and with six digits.
     for (let f = 0; f < 1000; f++) {
       for (const text of [`2026-11-25 19:25:56.${pad(f, 3)}+00`, `2026-11-25 19:25:56.${pad(f, 3)}999+00`]) {
         expect(isoTimestamptzMs(text), text).toBe((pgParse(text) as Date).getTime());
-        checked++;
-      }
+        }
     }
-    expect(checked).toBe(102_000);
   });
 
   it('leaves every other text to pg', () => {
