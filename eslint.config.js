@@ -4,7 +4,23 @@ import tseslint from 'typescript-eslint';
 // Each module under src/ owns its tables: only its own files import its sql.ts (or the sql.ts of a
 // folder inside it); every other file goes through its service.ts. These blocks make any other import
 // of a module's queries a lint error.
-const MODULES = ['accounts', 'admin', 'audit', 'checkout', 'cli', 'db', 'html', 'http', 'idempotency', 'paymentLinks', 'payments', 'portal', 'themes', 'users', 'webhooks'];
+const MODULES = [
+  'accounts',
+  'admin',
+  'audit',
+  'checkout',
+  'cli',
+  'db',
+  'html',
+  'http',
+  'idempotency',
+  'paymentLinks',
+  'payments',
+  'portal',
+  'themes',
+  'users',
+  'webhooks',
+];
 
 function sqlOf(modules) {
   return modules.flatMap((m) => [`**/${m}/sql.js`, `**/${m}/**/sql.js`]);
@@ -42,5 +58,10 @@ export default tseslint.config(
     },
   },
   ownTables(['src/*.ts', 'src/*.tsx'], MODULES),
-  ...MODULES.map((m) => ownTables([`src/${m}/**/*.ts`, `src/${m}/**/*.tsx`], MODULES.filter((o) => o !== m))),
+  ...MODULES.map((m) =>
+    ownTables(
+      [`src/${m}/**/*.ts`, `src/${m}/**/*.tsx`],
+      MODULES.filter((o) => o !== m),
+    ),
+  ),
 );

@@ -16,7 +16,10 @@ export default defineConfig({
       { extends: true, test: { name: 'unit', include: unitTests } },
       // Type-level tests (*.test-d.ts): checked by the TypeScript compiler, not run; a type that
       // drifts fails here, in npm test.
-      { extends: true, test: { name: 'types', include: [], typecheck: { enabled: true, only: true, include: ['test/types/**/*.test-d.ts'], tsconfig: './tsconfig.json' } } },
+      {
+        extends: true,
+        test: { name: 'types', include: [], typecheck: { enabled: true, only: true, include: ['test/types/**/*.test-d.ts'], tsconfig: './tsconfig.json' } },
+      },
       { extends: true, test: { name: 'postgres', include: dbTests, exclude: unitTests, env: { TEST_DB: 'postgres' } } },
       { extends: true, test: { name: 'pglite', include: dbTests, exclude: unitTests, env: { TEST_DB: 'pglite' } } },
     ],

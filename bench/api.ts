@@ -42,7 +42,9 @@ async function load(
 /** Raw single-row INSERT transactions/s through pg with the same pool size and concurrency. */
 async function rawInsertBaseline(url: string): Promise<{ tps: number; p99: number }> {
   const pool = new pg.Pool({ connectionString: url, max: POOL_SIZE });
-  await pool.query('CREATE TABLE IF NOT EXISTS bench_raw (id bigserial PRIMARY KEY, merchant_id text NOT NULL, description text NOT NULL, amount bigint NOT NULL, items jsonb NOT NULL, created_at timestamptz NOT NULL)');
+  await pool.query(
+    'CREATE TABLE IF NOT EXISTS bench_raw (id bigserial PRIMARY KEY, merchant_id text NOT NULL, description text NOT NULL, amount bigint NOT NULL, items jsonb NOT NULL, created_at timestamptz NOT NULL)',
+  );
   const items = JSON.stringify([{ name: 'Coffee', quantity: 1, unitPrice: 48900, amountWithoutDiscount: 48900, amount: 48900 }]);
   const deadline = performance.now() + DURATION * 1000;
   const latencies: number[] = [];
@@ -54,7 +56,12 @@ async function rawInsertBaseline(url: string): Promise<{ tps: number; p99: numbe
         const c = await pool.connect();
         try {
           await c.query('BEGIN');
-          await c.query('INSERT INTO bench_raw (merchant_id, description, amount, items, created_at) VALUES ($1, $2, $3, $4, now())', ['mch_bench', 'bench', 48900, items]);
+          await c.query('INSERT INTO bench_raw (merchant_id, description, amount, items, created_at) VALUES ($1, $2, $3, $4, now())', [
+            'mch_bench',
+            'bench',
+            48900,
+            items,
+          ]);
           await c.query('COMMIT');
         } finally {
           c.release();
@@ -70,15 +77,24 @@ async function rawInsertBaseline(url: string): Promise<{ tps: number; p99: numbe
 }
 
 async function merchantFor(url: string): Promise<{ apiKey: string; terminal: string }> {
-  const { stdout } = await promisify(execFile)(process.execPath, [join(import.meta.dirname, '../bin/paylinks.js'), 'merchant', 'create', '--name', 'Bench', '--json'], {
-    env: { PATH: process.env.PATH ?? '', DATABASE_URL: url },
-  });
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    [join(import.meta.dirname, '../bin/paylinks.js'), 'merchant', 'create', '--name', 'Bench', '--json'],
+    {
+      env: { PATH: process.env.PATH ?? '', DATABASE_URL: url },
+    },
+  );
   const m = JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as { apiKey: string; terminalIdentifier: string };
   return { apiKey: m.apiKey, terminal: m.terminalIdentifier };
 }
 
 /** BENCH_ONLY=create,get,list,page,pglite,delivery,history (comma-separated) runs a subset; unset runs all. */
-const ONLY = new Set((process.env.BENCH_ONLY ?? '').split(',').map((s) => s.trim()).filter((s) => s !== ''));
+const ONLY = new Set(
+  (process.env.BENCH_ONLY ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== ''),
+);
 export const selected = (name: string): boolean => ONLY.size === 0 || ONLY.has(name);
 
 /** How many different links the GET and page runs cycle through, so that no answer is a repeat of one row. */
@@ -118,12 +134,17 @@ export async function apiBenchmarks(): Promise<{ rows: Row[]; peakRssMb: number 
     // The GET and page runs cycle through this many links of the merchant, newest first.
     const refs: string[] = [];
     for (let page = 0; refs.length < DISTINCT_LINKS; page++) {
-      const listed = (await (await fetch(`${server.baseUrl}/api/v1/paymentlinks?PageSize=100&Page=${page}`, { headers })).json()) as { data: { paymentLinkReference: string }[] };
+      const listed = (await (await fetch(`${server.baseUrl}/api/v1/paymentlinks?PageSize=100&Page=${page}`, { headers })).json()) as {
+        data: { paymentLinkReference: string }[];
+      };
       if (listed.data.length === 0) break;
       refs.push(...listed.data.map((d) => d.paymentLinkReference));
     }
     while (refs.length < DISTINCT_LINKS) {
-      refs.push(((await (await fetch(`${server.baseUrl}/api/v1/paymentlinks/create`, { method: 'POST', headers, body })).json()) as { paymentLinkReference: string }).paymentLinkReference);
+      refs.push(
+        ((await (await fetch(`${server.baseUrl}/api/v1/paymentlinks/create`, { method: 'POST', headers, body })).json()) as { paymentLinkReference: string })
+          .paymentLinkReference,
+      );
     }
     const cycle = (prefix: string) => {
       let i = 0;
@@ -187,8 +208,20 @@ export async function pgliteStartup(): Promise<Row[]> {
     const peak = second.peakRssMb();
     await second.stop();
     return [
-      { operation: 'PGlite first start (creates the database)', figure: `${fmt(firstMs)} ms, peak RSS ${fmt(firstRss)} MB`, baseline: '', ratio: '', target: 'reported' },
-      { operation: 'PGlite start (existing database)', figure: `${fmt(secondMs)} ms, RSS ${fmt(idleRss)} MB (peak ${fmt(peak)} MB)`, baseline: '', ratio: '', target: 'reported' },
+      {
+        operation: 'PGlite first start (creates the database)',
+        figure: `${fmt(firstMs)} ms, peak RSS ${fmt(firstRss)} MB`,
+        baseline: '',
+        ratio: '',
+        target: 'reported',
+      },
+      {
+        operation: 'PGlite start (existing database)',
+        figure: `${fmt(secondMs)} ms, RSS ${fmt(idleRss)} MB (peak ${fmt(peak)} MB)`,
+        baseline: '',
+        ratio: '',
+        target: 'reported',
+      },
     ];
   } finally {
     await rm(dir, { recursive: true, force: true });

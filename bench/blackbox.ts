@@ -45,7 +45,17 @@ process.on('SIGTERM', () => void runner.stop().then(() => process.exit(0)));
 const ENDPOINTS = 100;
 
 /** A body the size of a delivery's, for the bare loop and the peer (the worker sends the events' own). */
-const DELIVERY_SIZED_BODY = JSON.stringify({ checkoutReference: null, payfacReference: 'x'.repeat(24), merchantReference: null, amount: '1000', currency: 'ISK', reason: null, success: 'true', hmacSignature: 'y'.repeat(64), additionalData: { eventType: 'Adjustment' } });
+const DELIVERY_SIZED_BODY = JSON.stringify({
+  checkoutReference: null,
+  payfacReference: 'x'.repeat(24),
+  merchantReference: null,
+  amount: '1000',
+  currency: 'ISK',
+  reason: null,
+  success: 'true',
+  hmacSignature: 'y'.repeat(64),
+  additionalData: { eventType: 'Adjustment' },
+});
 
 interface Receiver {
   proc: ChildProcess;
@@ -96,7 +106,12 @@ async function bareLoop(url: string, ca: string, connections: number, n: number)
     Array.from({ length: connections }, async () => {
       while (next < n) {
         next++;
-        const r = await request(url, { method: 'POST', body: DELIVERY_SIZED_BODY, headers: { 'content-type': 'application/json', authorization: 'k', 'x-webhook-correlationid': 'c' }, dispatcher: agent });
+        const r = await request(url, {
+          method: 'POST',
+          body: DELIVERY_SIZED_BODY,
+          headers: { 'content-type': 'application/json', authorization: 'k', 'x-webhook-correlationid': 'c' },
+          dispatcher: agent,
+        });
         await r.body.text();
       }
     }),
@@ -129,7 +144,11 @@ async function makeEvents(server: ServerProcess, apiKey: string, eventType: stri
 }
 
 async function api(server: ServerProcess, apiKey: string, path: string, body: unknown): Promise<Record<string, unknown>> {
-  const r = await request(`${server.baseUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': apiKey }, body: JSON.stringify(body) });
+  const r = await request(`${server.baseUrl}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
+    body: JSON.stringify(body),
+  });
   const json = (await r.body.json()) as Record<string, unknown>;
   if (r.statusCode !== 200) throw new Error(`${path}: ${r.statusCode} ${JSON.stringify(json)}`);
   return json;
@@ -147,7 +166,13 @@ function cpuSeconds(pid: number): number {
  * the child exits first or ten minutes pass. Returns the receiver's counts, the child's output so far
  * (and on), and the wall time from `t0` to the last arrival being seen.
  */
-async function untilArrived(proc: ChildProcess, receiver: Receiver, n: number, what: string, t0: number): Promise<{ stats: { count: number; first: number; last: number }; output: () => string; wallMs: number }> {
+async function untilArrived(
+  proc: ChildProcess,
+  receiver: Receiver,
+  n: number,
+  what: string,
+  t0: number,
+): Promise<{ stats: { count: number; first: number; last: number }; output: () => string; wallMs: number }> {
   let out = '';
   proc.stdout?.on('data', (d: Buffer) => (out += d.toString()));
   proc.stderr?.on('data', (d: Buffer) => (out += d.toString()));
@@ -169,12 +194,18 @@ async function stopChild(proc: ChildProcess): Promise<void> {
   await exited;
 }
 
-async function drain(receiver: Receiver, env: Record<string, string>, n: number): Promise<{ rate: number; wallMs: number; cpu: number; cycles: string; turnaround: { p50: number | null; p99: number | null } }> {
+async function drain(
+  receiver: Receiver,
+  env: Record<string, string>,
+  n: number,
+): Promise<{ rate: number; wallMs: number; cpu: number; cycles: string; turnaround: { p50: number | null; p99: number | null } }> {
   await receiver.reset();
   const t0 = performance.now();
   // BENCH_WORKER_PROFILE=dir: the worker writes a CPU profile there (node --cpu-prof).
   const profile = process.env.BENCH_WORKER_PROFILE;
-  const [command, args] = profile ? [process.execPath, ['--cpu-prof', '--cpu-prof-dir', profile, join(ROOT, 'bin/paylinks.js'), 'worker']] : [join(ROOT, 'bin/paylinks.js'), ['worker']];
+  const [command, args] = profile
+    ? [process.execPath, ['--cpu-prof', '--cpu-prof-dir', profile, join(ROOT, 'bin/paylinks.js'), 'worker']]
+    : [join(ROOT, 'bin/paylinks.js'), ['worker']];
   const proc = spawn(command, args, {
     env: { PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}`, LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -186,7 +217,9 @@ async function drain(receiver: Receiver, env: Record<string, string>, n: number)
   const out = output();
   // The worker's own counters, from its last log line: how many record-and-claim cycles, how long each.
   const stopped = out.split('\n').find((l) => l.includes('"delivery worker stopped"'));
-  const counters = stopped ? (JSON.parse(stopped) as { cycles?: number; meanCycleMs?: number; slotTurnaroundP50Ms?: number | null; slotTurnaroundP99Ms?: number | null }) : {};
+  const counters = stopped
+    ? (JSON.parse(stopped) as { cycles?: number; meanCycleMs?: number; slotTurnaroundP50Ms?: number | null; slotTurnaroundP99Ms?: number | null })
+    : {};
   const cycles = counters.cycles === undefined ? 'cycles not logged' : `${fmt(counters.cycles)} cycles of ${fmt(counters.meanCycleMs ?? 0, 1)} ms`;
   const turnaround = { p50: counters.slotTurnaroundP50Ms ?? null, p99: counters.slotTurnaroundP99Ms ?? null };
   return { rate: (s.count - 1) / ((s.last - s.first) / 1000), wallMs, cpu, cycles, turnaround };
@@ -201,7 +234,8 @@ async function peerDrain(dir: string, receiver: Receiver, caFile: string, concur
   const run = promisify(execFile);
   try {
     // Installed for the first concurrency, kept for the next.
-    if (!existsSync(join(dir, 'node_modules', 'graphile-worker'))) await run('npm', ['install', '--no-save', '--no-audit', '--no-fund', '--prefix', dir, PEER], { timeout: 180_000 });
+    if (!existsSync(join(dir, 'node_modules', 'graphile-worker')))
+      await run('npm', ['install', '--no-save', '--no-audit', '--no-fund', '--prefix', dir, PEER], { timeout: 180_000 });
   } catch (err) {
     console.log(`the peer (${PEER}) could not be installed: ${(err as Error).message.split('\n')[0] ?? ''}`);
     return null;
@@ -209,15 +243,27 @@ async function peerDrain(dir: string, receiver: Receiver, caFile: string, concur
   writeFileSync(join(dir, 'runner.mjs'), PEER_RUNNER);
   const db = await createBenchDatabase(`peer${concurrency}`);
   try {
-    await run(process.execPath, ['-e', "import('graphile-worker').then((g) => g.runMigrations({ connectionString: process.env.DATABASE_URL }))"], { cwd: dir, env: { ...process.env, DATABASE_URL: db.url } });
+    await run(process.execPath, ['-e', "import('graphile-worker').then((g) => g.runMigrations({ connectionString: process.env.DATABASE_URL }))"], {
+      cwd: dir,
+      env: { ...process.env, DATABASE_URL: db.url },
+    });
     const client = new pg.Client({ connectionString: db.url });
     await client.connect();
-    await client.query(`SELECT graphile_worker.add_job('deliver', json_build_object('body', $1::text)) FROM generate_series(1, $2::int)`, [DELIVERY_SIZED_BODY, n]);
+    await client.query(`SELECT graphile_worker.add_job('deliver', json_build_object('body', $1::text)) FROM generate_series(1, $2::int)`, [
+      DELIVERY_SIZED_BODY,
+      n,
+    ]);
     await client.end();
     await receiver.reset();
     const proc = spawn(process.execPath, [join(dir, 'runner.mjs')], {
       cwd: dir,
-      env: { PATH: process.env.PATH ?? '', DATABASE_URL: db.url, PEER_URL: `https://127.0.0.1:${receiver.port}/peer`, PEER_CONCURRENCY: String(concurrency), NODE_EXTRA_CA_CERTS: caFile },
+      env: {
+        PATH: process.env.PATH ?? '',
+        DATABASE_URL: db.url,
+        PEER_URL: `https://127.0.0.1:${receiver.port}/peer`,
+        PEER_CONCURRENCY: String(concurrency),
+        NODE_EXTRA_CA_CERTS: caFile,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const { stats: st } = await untilArrived(proc, receiver, n, 'peer', performance.now());
@@ -249,7 +295,10 @@ export async function blackboxBenchmarks(): Promise<{ rows: Row[]; log: string }
     const hookUrl = `https://127.0.0.1:${receiver.port}`;
 
     // One endpoint at the default cap (10 in flight), then at 50.
-    const one = (await api(server, apiKey, '/api/v1/webhooks', { url: `${hookUrl}/one`, eventTypes: ['Adjustment'] })) as { webhookId: string; maxInFlight: number };
+    const one = (await api(server, apiKey, '/api/v1/webhooks', { url: `${hookUrl}/one`, eventTypes: ['Adjustment'] })) as {
+      webhookId: string;
+      maxInFlight: number;
+    };
     for (const cap of [one.maxInFlight, 50]) {
       if (cap !== one.maxInFlight) await api(server, apiKey, `/api/v1/webhooks/${one.webhookId}/update`, { maxInFlight: cap });
       const t0 = performance.now();
@@ -260,7 +309,9 @@ export async function blackboxBenchmarks(): Promise<{ rows: Row[]; log: string }
       const drained = await drain(receiver, workerEnv, N);
       // BENCH_BLACKBOX_PEER=0 leaves the peer out (it is installed from the npm registry).
       const peer = process.env.BENCH_BLACKBOX_PEER === '0' ? null : await peerDrain(join(dir, 'peer'), receiver, files.ca, cap, N);
-      log.push(`cap ${cap}: worker ${fmt(drained.rate)}/s (start to last arrival ${fmt(drained.wallMs)} ms, worker CPU ${fmt(drained.cpu * 100)}% of a core, ${drained.cycles}, slot turnaround p50 ${drained.turnaround.p50 ?? '-'} ms, p99 ${drained.turnaround.p99 ?? '-'} ms), bare loop ${fmt(loop)}/s, ${PEER} ${peer === null ? 'not run' : `${fmt(peer)}/s`}`);
+      log.push(
+        `cap ${cap}: worker ${fmt(drained.rate)}/s (start to last arrival ${fmt(drained.wallMs)} ms, worker CPU ${fmt(drained.cpu * 100)}% of a core, ${drained.cycles}, slot turnaround p50 ${drained.turnaround.p50 ?? '-'} ms, p99 ${drained.turnaround.p99 ?? '-'} ms), bare loop ${fmt(loop)}/s, ${PEER} ${peer === null ? 'not run' : `${fmt(peer)}/s`}`,
+      );
       if (peer !== null) {
         rows.push({
           operation: `black box: one endpoint, ${cap} in flight, against ${PEER} at concurrency ${cap}`,
@@ -299,7 +350,9 @@ export async function blackboxBenchmarks(): Promise<{ rows: Row[]; log: string }
     const total = Math.ceil(N / ENDPOINTS) * ENDPOINTS;
     const loop = await bareLoop(`${hookUrl}/loop`, certs.ca, 256, total);
     const drained = await drain(receiver, workerEnv, total);
-    log.push(`${ENDPOINTS} endpoints: worker ${fmt(drained.rate)}/s (worker CPU ${fmt(drained.cpu * 100)}% of a core, ${drained.cycles}), bare loop (256 connections) ${fmt(loop)}/s`);
+    log.push(
+      `${ENDPOINTS} endpoints: worker ${fmt(drained.rate)}/s (worker CPU ${fmt(drained.cpu * 100)}% of a core, ${drained.cycles}), bare loop (256 connections) ${fmt(loop)}/s`,
+    );
     rows.push({
       operation: `black box: ${ENDPOINTS} endpoints, ${fmt(total)} deliveries`,
       figure: `${fmt(drained.rate)}/s`,

@@ -39,7 +39,12 @@ export async function deliveryBenchmarks(opts: { history?: number } = {}): Promi
   const history = opts.history ?? 0;
   const certs = testCerts();
   const bench = await createBenchDatabase('delivery');
-  const config = parseConfig({ DATABASE_URL: bench.url, LOG_LEVEL: 'silent', PAYLINKS_WEBHOOK_MAX_IN_FLIGHT: String(CONCURRENCY), PAYLINKS_DB_POOL_SIZE: '10' });
+  const config = parseConfig({
+    DATABASE_URL: bench.url,
+    LOG_LEVEL: 'silent',
+    PAYLINKS_WEBHOOK_MAX_IN_FLIGHT: String(CONCURRENCY),
+    PAYLINKS_DB_POOL_SIZE: '10',
+  });
   const db = await openDatabase({ databaseUrl: bench.url, dataDir: '', poolSize: config.databasePoolSize });
 
   // The receiver: answers 200 "ok" once the whole request body has arrived; notes arrival times.
@@ -86,7 +91,9 @@ export async function deliveryBenchmarks(opts: { history?: number } = {}): Promi
 
     // 1. Raw undici loop: the ceiling for this receiver, machine and concurrency.
     const rawAgent = createDeliveryAgent({ publicOnly: false, tls: { ca: certs.ca } });
-    const sampleBody = Buffer.from(JSON.stringify({ ...event(0, 'Capture'), amount: '48900', success: 'true', hmacSignature: 'x'.repeat(44), additionalData: { eventType: 'Capture' } }));
+    const sampleBody = Buffer.from(
+      JSON.stringify({ ...event(0, 'Capture'), amount: '48900', success: 'true', hmacSignature: 'x'.repeat(44), additionalData: { eventType: 'Capture' } }),
+    );
     let next = 0;
     const rawStart = performance.now();
     await Promise.all(
@@ -115,13 +122,24 @@ export async function deliveryBenchmarks(opts: { history?: number } = {}): Promi
     }
     const enqueueRate = N / ((performance.now() - enqueueStart) / 1000);
 
-    const worker = new DeliveryWorker({ db, clock: systemClock, config, sealer, dispatcher: createDeliveryAgent({ publicOnly: false, tls: { ca: certs.ca } }), maxInFlight: Math.max(CONCURRENCY, 64), batchSize: 100 });
+    const worker = new DeliveryWorker({
+      db,
+      clock: systemClock,
+      config,
+      sealer,
+      dispatcher: createDeliveryAgent({ publicOnly: false, tls: { ca: certs.ca } }),
+      maxInFlight: Math.max(CONCURRENCY, 64),
+      batchSize: 100,
+    });
     const before = received;
     const drainStart = performance.now();
     await worker.start();
     await worker.settled();
     const drainMs = performance.now() - drainStart;
-    const { rows: delivered } = await db.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM webhook_deliveries WHERE state = 'Delivered' AND webhook_id = $1 AND event_id <> 'evt_history'", [backlogHook.webhookId]);
+    const { rows: delivered } = await db.pool.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM webhook_deliveries WHERE state = 'Delivered' AND webhook_id = $1 AND event_id <> 'evt_history'",
+      [backlogHook.webhookId],
+    );
     const drainRate = N / (drainMs / 1000);
     const sent = received - before;
 
@@ -153,7 +171,10 @@ export async function deliveryBenchmarks(opts: { history?: number } = {}): Promi
     let removeRate = NaN;
     if (history > 0) {
       const removeStart = performance.now();
-      const removed = await new DeliveryWorker({ db, clock: systemClock, config: { ...config, deliveryRetentionDays: 0 }, sealer }).removeOldBefore(new Date(Date.now() - 3_600_000), 100_000);
+      const removed = await new DeliveryWorker({ db, clock: systemClock, config: { ...config, deliveryRetentionDays: 0 }, sealer }).removeOldBefore(
+        new Date(Date.now() - 3_600_000),
+        100_000,
+      );
       removeRate = removed / ((performance.now() - removeStart) / 1000);
     }
     const p50 = percentile(latencies, 50);
@@ -162,17 +183,40 @@ export async function deliveryBenchmarks(opts: { history?: number } = {}): Promi
     const ratio = drainRate / rawRate;
     rows.push(
       { operation: `raw undici POST loop, ${CONCURRENCY} in flight`, figure: `${fmt(rawRate)} req/s`, baseline: '-', ratio: '-', target: '-' },
-      { operation: `drain ${fmt(N)} due deliveries (${delivered[0]?.n ?? 0} Delivered, ${sent} received)`, figure: `${fmt(drainRate)} deliveries/s`, baseline: `${fmt(rawRate)} req/s raw`, ratio: fmt(ratio, 2), target: '≥ 0.5', met: ratio >= 0.5 },
+      {
+        operation: `drain ${fmt(N)} due deliveries (${delivered[0]?.n ?? 0} Delivered, ${sent} received)`,
+        figure: `${fmt(drainRate)} deliveries/s`,
+        baseline: `${fmt(rawRate)} req/s raw`,
+        ratio: fmt(ratio, 2),
+        target: '≥ 0.5',
+        met: ratio >= 0.5,
+      },
       { operation: `event → first attempt, p50 (${LATENCY_EVENTS} single events)`, figure: `${fmt(p50, 1)} ms`, baseline: '-', ratio: '-', target: '-' },
       { operation: 'event → first attempt, p99', figure: `${fmt(p99, 1)} ms`, baseline: '-', ratio: '-', target: '≤ 50 ms', met: p99 <= 50 },
       { operation: 'enqueue (500 events per transaction, 1 webhook)', figure: `${fmt(enqueueRate)} events/s`, baseline: '-', ratio: '-', target: '-' },
-      { operation: "a webhook's delivery list, newest 20, p50 / p99 (200 reads)", figure: `${fmt(percentile(listMs, 50), 2)} / ${fmt(percentile(listMs, 99), 2)} ms`, baseline: '-', ratio: '-', target: '-' },
+      {
+        operation: "a webhook's delivery list, newest 20, p50 / p99 (200 reads)",
+        figure: `${fmt(percentile(listMs, 50), 2)} / ${fmt(percentile(listMs, 99), 2)} ms`,
+        baseline: '-',
+        ratio: '-',
+        target: '-',
+      },
     );
-    if (history > 0) rows.push({ operation: 'retention: old deliveries removed (batches of 1,000)', figure: `${fmt(removeRate)} deliveries/s`, baseline: '-', ratio: '-', target: '-' });
+    if (history > 0)
+      rows.push({
+        operation: 'retention: old deliveries removed (batches of 1,000)',
+        figure: `${fmt(removeRate)} deliveries/s`,
+        baseline: '-',
+        ratio: '-',
+        target: '-',
+      });
     const st = worker.stats;
     const label = history > 0 ? ` (with ${fmt(history)} delivered/failed deliveries in the table)` : '';
     for (const r of rows) r.operation += label;
-    return { rows, log: `worker${label}: ${st.attempts} attempts in ${st.cycles} record+claim transactions (${fmt(st.cycleMs)} ms in all); drain ${fmt(drainMs)} ms` };
+    return {
+      rows,
+      log: `worker${label}: ${st.attempts} attempts in ${st.cycles} record+claim transactions (${fmt(st.cycleMs)} ms in all); drain ${fmt(drainMs)} ms`,
+    };
   } finally {
     server.closeAllConnections();
     server.close();

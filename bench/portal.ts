@@ -45,8 +45,20 @@ export async function seed(url: string): Promise<{ apiKey: string; cookie: strin
       [m.merchantId, m.terminalIdentifier, LINKS, PAYMENTS],
     );
     await db.pool.query('ANALYZE payment_links; ANALYZE payments');
-    const link = await createUser(db, systemClock, { email: 'bench@example.com', owner: { merchantId: m.merchantId }, role: 'owner', createdBy: null, purpose: 'sign-in' });
-    const redeemed = await redeemLink(db, systemClock, link.token, { password: PASSWORD, confirm: PASSWORD }, { idleMs: 3_600_000, absoluteMs: 12 * 3_600_000 });
+    const link = await createUser(db, systemClock, {
+      email: 'bench@example.com',
+      owner: { merchantId: m.merchantId },
+      role: 'owner',
+      createdBy: null,
+      purpose: 'sign-in',
+    });
+    const redeemed = await redeemLink(
+      db,
+      systemClock,
+      link.token,
+      { password: PASSWORD, confirm: PASSWORD },
+      { idleMs: 3_600_000, absoluteMs: 12 * 3_600_000 },
+    );
     if (redeemed.kind !== 'ok') throw new Error(`bench user: ${redeemed.kind}`);
     return { apiKey: m.apiKey, cookie: `paylinks_session=${redeemed.session.token}`, reference: `pl_bench${String(LINKS).padStart(7, '0')}` };
   } finally {

@@ -83,7 +83,14 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   // Every JSON object response of the API gets the envelope (interface §2.1); problem bodies carry
   // their own. The API reference's copy of the OpenAPI document (/docs/json) stays the document itself.
   app.addHook('preSerialization', (request, _reply, payload: unknown, done) => {
-    if (request.url.startsWith('/docs/') || payload === null || typeof payload !== 'object' || Array.isArray(payload) || Buffer.isBuffer(payload) || 'responseIdentifier' in payload) {
+    if (
+      request.url.startsWith('/docs/') ||
+      payload === null ||
+      typeof payload !== 'object' ||
+      Array.isArray(payload) ||
+      Buffer.isBuffer(payload) ||
+      'responseIdentifier' in payload
+    ) {
       done(null, payload);
       return;
     }
@@ -147,7 +154,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       info: {
         title: 'paylinks',
         version: '1.0.0',
-        description: 'Payment links, hosted checkout and webhook delivery. Every /api/v1 call carries the merchant\'s key in X-API-Key; every error is application/problem+json with a stable code.',
+        description:
+          "Payment links, hosted checkout and webhook delivery. Every /api/v1 call carries the merchant's key in X-API-Key; every error is application/problem+json with a stable code.",
       },
       servers: [{ url: config.publicBaseUrl }],
       components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } } },
@@ -165,7 +173,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     if (token !== null) {
       const given = Buffer.from(request.headers.authorization ?? '');
       if (given.length !== token.length || !timingSafeEqual(given, token)) {
-        throw new ApiError('UNAUTHENTICATED', 'the metrics need the header Authorization: Bearer <PAYLINKS_METRICS_TOKEN>', undefined, { 'WWW-Authenticate': 'Bearer' });
+        throw new ApiError('UNAUTHENTICATED', 'the metrics need the header Authorization: Bearer <PAYLINKS_METRICS_TOKEN>', undefined, {
+          'WWW-Authenticate': 'Bearer',
+        });
       }
     }
     const { contentType, body } = await metrics.text();
@@ -206,7 +216,14 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   // are set inline by the UI library).
   await app.register(swaggerUi, {
     routePrefix: '/docs',
-    uiConfig: { deepLinking: true, docExpansion: 'list', defaultModelsExpandDepth: 0, displayRequestDuration: true, tryItOutEnabled: false, persistAuthorization: false },
+    uiConfig: {
+      deepLinking: true,
+      docExpansion: 'list',
+      defaultModelsExpandDepth: 0,
+      displayRequestDuration: true,
+      tryItOutEnabled: false,
+      persistAuthorization: false,
+    },
     staticCSP:
       "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; font-src 'self' data:; " +
       "frame-ancestors 'none'; base-uri 'none'; form-action 'self'",

@@ -31,7 +31,10 @@ function loadConfig(): Config {
 }
 
 function parseCapabilities(value: string): Capability[] {
-  const caps = value.split(',').map((c) => c.trim()).filter((c) => c !== '');
+  const caps = value
+    .split(',')
+    .map((c) => c.trim())
+    .filter((c) => c !== '');
   const bad = caps.filter((c) => !isCapability(c));
   if (caps.length === 0 || bad.length > 0) {
     throw new InvalidArgumentError(`unknown capability ${bad.join(', ') || '(none given)'}; use PaymentLinks, TokenizeLinks, HostedCheckout, Webhooks`);
@@ -73,9 +76,7 @@ async function runAdmin(command: AdminCommand, label: string, args: Record<strin
           return await runThroughHolder(holder, command, args);
         } catch (e) {
           if (!(e instanceof AdminUnreachableError)) throw e;
-          throw new AccountError(
-            `${err.message}, and ${e.message}. If that process is stuck, stop it (kill ${holder.pid}) and run this command again.`,
-          );
+          throw new AccountError(`${err.message}, and ${e.message}. If that process is stuck, stop it (kill ${holder.pid}) and run this command again.`);
         }
       }
       // Another account command or a migration: they take a moment. Wait for it, then run here.
@@ -156,7 +157,11 @@ export function buildCli(): Command {
     .option('--json', 'print one JSON object')
     .action(async (opts: { name: string; json?: boolean }) => {
       const m = await runAdmin('merchant.create', 'merchant create', { name: opts.name });
-      emit(!!opts.json, m, [`merchantId          ${String(m.merchantId)}`, `terminalIdentifier  ${String(m.terminalIdentifier)}`, `apiKey              ${String(m.apiKey)}  (shown only now)`]);
+      emit(!!opts.json, m, [
+        `merchantId          ${String(m.merchantId)}`,
+        `terminalIdentifier  ${String(m.terminalIdentifier)}`,
+        `apiKey              ${String(m.apiKey)}  (shown only now)`,
+      ]);
     });
   merchant
     .command('list')
@@ -165,7 +170,14 @@ export function buildCli(): Command {
     .action(async (opts: { json?: boolean }) => {
       const r = await runAdmin('merchant.list', 'merchant list', {});
       const merchants = r.merchants as MerchantSummary[];
-      emit(!!opts.json, r, table(['MERCHANT', 'NAME', 'CREATED', 'KEYS', 'TERMINALS'], merchants.map((m) => [m.merchantId, m.name, when(m.createdAt), m.liveKeys, m.terminals.join(' ')])));
+      emit(
+        !!opts.json,
+        r,
+        table(
+          ['MERCHANT', 'NAME', 'CREATED', 'KEYS', 'TERMINALS'],
+          merchants.map((m) => [m.merchantId, m.name, when(m.createdAt), m.liveKeys, m.terminals.join(' ')]),
+        ),
+      );
     });
   merchant
     .command('origins')
@@ -200,11 +212,17 @@ export function buildCli(): Command {
     .option('--json', 'print one JSON object')
     .action(async (opts: { merchant?: string; partner?: string; capabilities: Capability[]; json?: boolean }) => {
       const k = await runAdmin('key.create', 'key create', { merchantId: opts.merchant, partnerId: opts.partner, capabilities: opts.capabilities });
-      emit(!!opts.json, k, [`keyId         ${String(k.keyId)}`, `apiKey        ${String(k.apiKey)}  (shown only now)`, `capabilities  ${(k.capabilities as string[]).join(',')}`]);
+      emit(!!opts.json, k, [
+        `keyId         ${String(k.keyId)}`,
+        `apiKey        ${String(k.apiKey)}  (shown only now)`,
+        `capabilities  ${(k.capabilities as string[]).join(',')}`,
+      ]);
     });
   key
     .command('list')
-    .description("a merchant's or partner's keys: id, first and last characters, capabilities, created, last used (about a minute's accuracy), revoked; never the secret")
+    .description(
+      "a merchant's or partner's keys: id, first and last characters, capabilities, created, last used (about a minute's accuracy), revoked; never the secret",
+    )
     .option('--merchant <id>', 'merchant id')
     .option('--partner <id>', 'partner id')
     .option('--json', 'print one JSON object')
@@ -228,10 +246,12 @@ export function buildCli(): Command {
     .action(async (keyId: string, opts: { json?: boolean }) => {
       const r = await runAdmin('key.revoke', 'key revoke', { keyId });
       const k = r.key as KeySummary;
-      emit(!!opts.json, r, [r.revokedNow ? `revoked ${k.keyId} (${k.display ?? 'no display form'})` : `${k.keyId} was already revoked at ${when(k.revokedAt)}`]);
+      emit(!!opts.json, r, [
+        r.revokedNow ? `revoked ${k.keyId} (${k.display ?? 'no display form'})` : `${k.keyId} was already revoked at ${when(k.revokedAt)}`,
+      ]);
     });
 
-  const partner = program.command('partner').description("partners: their webhooks receive the events of the merchants they are linked to");
+  const partner = program.command('partner').description('partners: their webhooks receive the events of the merchants they are linked to');
   partner
     .command('create')
     .description('a partner account and its API key (Webhooks capability); the key is shown only now')
@@ -255,15 +275,26 @@ export function buildCli(): Command {
   const user = program.command('user').description('people who sign in to the merchant portal (/portal), separate from API keys');
   user
     .command('create')
-    .description('a portal user of a merchant (or of a partner: then they see every merchant linked to it); prints a one-time sign-in link, valid 24 hours, where they choose a password')
+    .description(
+      'a portal user of a merchant (or of a partner: then they see every merchant linked to it); prints a one-time sign-in link, valid 24 hours, where they choose a password',
+    )
     .option('--merchant <id>', 'merchant id')
     .option('--partner <id>', 'partner id')
     .requiredOption('--email <address>', 'their e-mail address (what they sign in with)')
-    .requiredOption('--role <role>', 'owner (everything, users included), developer (keys, webhooks, themes; reads money) or staff (links, sessions, payments, refunds)')
+    .requiredOption(
+      '--role <role>',
+      'owner (everything, users included), developer (keys, webhooks, themes; reads money) or staff (links, sessions, payments, refunds)',
+    )
     .option('--json', 'print one JSON object')
     .action(async (opts: { merchant?: string; partner?: string; email: string; role: string; json?: boolean }) => {
       const r = await runAdmin('user.create', 'user create', { merchantId: opts.merchant, partnerId: opts.partner, email: opts.email, role: opts.role });
-      emit(!!opts.json, r, [`userId      ${String(r.userId)}`, `email       ${String(r.email)}`, `role        ${String(r.role)}`, `sign in at  ${String(r.signInUrl)}`, `            (one time, until ${when(String(r.expiresAt))}; they choose a password there)`]);
+      emit(!!opts.json, r, [
+        `userId      ${String(r.userId)}`,
+        `email       ${String(r.email)}`,
+        `role        ${String(r.role)}`,
+        `sign in at  ${String(r.signInUrl)}`,
+        `            (one time, until ${when(String(r.expiresAt))}; they choose a password there)`,
+      ]);
     });
   user
     .command('link')
@@ -283,7 +314,14 @@ export function buildCli(): Command {
     .action(async (opts: { merchant?: string; partner?: string; json?: boolean }) => {
       const r = await runAdmin('user.list', 'user list', { merchantId: opts.merchant, partnerId: opts.partner });
       const list = r.users as { userId: string; email: string; role: string; status: string; lastSignInAt: string | null; createdAt: string }[];
-      emit(!!opts.json, r, table(['USER', 'EMAIL', 'ROLE', 'STATUS', 'CREATED', 'LAST SIGN-IN'], list.map((u) => [u.userId, u.email, u.role, u.status, when(u.createdAt), when(u.lastSignInAt)])));
+      emit(
+        !!opts.json,
+        r,
+        table(
+          ['USER', 'EMAIL', 'ROLE', 'STATUS', 'CREATED', 'LAST SIGN-IN'],
+          list.map((u) => [u.userId, u.email, u.role, u.status, when(u.createdAt), when(u.lastSignInAt)]),
+        ),
+      );
     });
 
   registerOperations(program);

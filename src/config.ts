@@ -67,7 +67,9 @@ export class ConfigError extends Error {
  * nothing. It exists so that `npm start` works with no configuration; production refuses to start
  * without a real key.
  */
-export const DEVELOPMENT_SECRET_KEY = createHash('sha256').update('paylinks development secret key - NOT SECRET - set PAYLINKS_SECRET_KEY in production').digest();
+export const DEVELOPMENT_SECRET_KEY = createHash('sha256')
+  .update('paylinks development secret key - NOT SECRET - set PAYLINKS_SECRET_KEY in production')
+  .digest();
 
 /** 32 bytes given as 64 hex characters or as base64 (44 characters with padding, 43 without). */
 function parseSecretKey(raw: string): Buffer | undefined {

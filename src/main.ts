@@ -58,7 +58,13 @@ export async function serve(config: Config, opts: { worker: boolean; clock?: Clo
   // First start on an empty embedded database: a sandbox merchant to try the API with (§Running the service).
   if (db.kind === 'pglite' && (await isEmpty(db))) {
     const m = await createMerchant(db, 'Sandbox merchant');
-    const owner = await createUser(db, clock, { email: SANDBOX_OWNER_EMAIL, owner: { merchantId: m.merchantId }, role: 'owner', createdBy: null, purpose: 'sign-in' });
+    const owner = await createUser(db, clock, {
+      email: SANDBOX_OWNER_EMAIL,
+      owner: { merchantId: m.merchantId },
+      role: 'owner',
+      createdBy: null,
+      purpose: 'sign-in',
+    });
     out('');
     out('  A sandbox merchant was created on this new embedded database:');
     out(`    merchantId          ${m.merchantId}`);
@@ -79,7 +85,8 @@ export async function serve(config: Config, opts: { worker: boolean; clock?: Clo
   const app = await buildApp({ config, db, clock, acquirer, sealer, logger, metrics });
   const metricsServer = config.metricsListen ? await startMetricsServer(metrics, config.metricsListen) : undefined;
   const socketPath = db.lock?.holder.adminSocket ?? null;
-  const admin: AdminServer | undefined = socketPath !== null ? await startAdminServer({ db, clock, publicBaseUrl: config.publicBaseUrl }, socketPath, logger) : undefined;
+  const admin: AdminServer | undefined =
+    socketPath !== null ? await startAdminServer({ db, clock, publicBaseUrl: config.publicBaseUrl }, socketPath, logger) : undefined;
   const worker = opts.worker ? new DeliveryWorker({ db, clock, config, sealer, logger, metrics }) : undefined;
   await worker?.start();
   // Captures, refunds and reversals (§Modifications and saved cards) are completed where deliveries are sent.
@@ -157,12 +164,16 @@ export function stopOnSignals(stop: () => Promise<void>, log: (line: string) => 
 }
 
 /** `paylinks worker`: the delivery worker only (any number may share one PostgreSQL database). */
-export async function runWorker(config: Config, opts: { clock?: Clock; acquirer?: Acquirer; out?: (line: string) => void } = {}): Promise<{ stop(): Promise<void> }> {
+export async function runWorker(
+  config: Config,
+  opts: { clock?: Clock; acquirer?: Acquirer; out?: (line: string) => void } = {},
+): Promise<{ stop(): Promise<void> }> {
   const out = opts.out ?? ((line: string) => process.stdout.write(`${line}\n`));
   const acquirer = opts.acquirer ?? simulatorAcquirer;
   const sealer = createSealer(config.secretKey);
   // The embedded database belongs to one process: there, `serve` runs the worker.
-  if (config.databaseUrl === null) throw new Error('the worker command needs DATABASE_URL (PostgreSQL); with the embedded database, `paylinks serve` runs the worker');
+  if (config.databaseUrl === null)
+    throw new Error('the worker command needs DATABASE_URL (PostgreSQL); with the embedded database, `paylinks serve` runs the worker');
   const logger = pino(loggerOptions(config.logLevel));
   const db = await openAndMigrate(config, { command: 'worker' });
   const clock = opts.clock ?? systemClock;

@@ -97,7 +97,7 @@ export class Metrics implements DeliveryMetrics {
     if (pool) {
       new Gauge({
         name: 'paylinks_db_pool_connections',
-        help: "Database pool connections: total open, idle, and requests waiting for one",
+        help: 'Database pool connections: total open, idle, and requests waiting for one',
         labelNames: ['state'],
         registers,
         collect() {

@@ -160,7 +160,13 @@ export interface MerchantSummary {
 }
 
 export async function listMerchants(db: Database): Promise<MerchantSummary[]> {
-  return (await sql.listMerchants(db.pool)).map((m) => ({ merchantId: m.id, name: m.name, createdAt: m.created_at.toISOString(), terminals: m.terminals, liveKeys: m.live_keys }));
+  return (await sql.listMerchants(db.pool)).map((m) => ({
+    merchantId: m.id,
+    name: m.name,
+    createdAt: m.created_at.toISOString(),
+    terminals: m.terminals,
+    liveKeys: m.live_keys,
+  }));
 }
 
 /**
@@ -217,7 +223,14 @@ export async function createPartner(db: Database, name: string): Promise<{ partn
     const apiKey = newApiKey();
     await sql.insertPartner(tx, partnerId, name);
     // A partner acts on webhooks only (§Webhooks); its merchants' links stay theirs.
-    await sql.insertApiKey(tx, { id: prefixedId('key'), keyHash: hashSecret(apiKey), displayPrefix: displayFormOf(apiKey), merchantId: null, partnerId, capabilities: ['Webhooks'] });
+    await sql.insertApiKey(tx, {
+      id: prefixedId('key'),
+      keyHash: hashSecret(apiKey),
+      displayPrefix: displayFormOf(apiKey),
+      merchantId: null,
+      partnerId,
+      capabilities: ['Webhooks'],
+    });
     return { partnerId, apiKey };
   });
 }
@@ -262,7 +275,12 @@ export async function updateAllowedOrigins(db: Database, merchantId: string, ori
   const canonical: string[] = [];
   origins.forEach((o, i) => {
     const c = canonicalOrigin(o);
-    if (c === null) errors.push({ field: `allowedOrigins[${i}]`, code: 'FORMAT', message: 'must be an http or https origin: scheme, host and optional port, without a path' });
+    if (c === null)
+      errors.push({
+        field: `allowedOrigins[${i}]`,
+        code: 'FORMAT',
+        message: 'must be an http or https origin: scheme, host and optional port, without a path',
+      });
     else if (!canonical.includes(c)) canonical.push(c);
   });
   if (origins.length > MAX_ORIGINS) errors.push({ field: 'allowedOrigins', code: 'COUNT', message: `must list at most ${MAX_ORIGINS} origins` });
@@ -287,16 +305,20 @@ function principalOf(row: sql.KeyRow): Principal | undefined {
  * 256-bit random secret, so a timing difference in the comparison tells an attacker nothing about
  * any stored key (§Authentication).
  */
-const keyLoader = perDatabase((db: Database) =>
-  new BatchLoader<string, Principal>(async (hexHashes) => {
-    const rows = await sql.findKeysByHashes(db.pool, hexHashes.map((h) => Buffer.from(h, 'hex')));
-    const found = new Map<string, Principal>();
-    for (const row of rows) {
-      const p = principalOf(row);
-      if (p) found.set(row.key_hash.toString('hex'), p);
-    }
-    return found;
-  }),
+const keyLoader = perDatabase(
+  (db: Database) =>
+    new BatchLoader<string, Principal>(async (hexHashes) => {
+      const rows = await sql.findKeysByHashes(
+        db.pool,
+        hexHashes.map((h) => Buffer.from(h, 'hex')),
+      );
+      const found = new Map<string, Principal>();
+      for (const row of rows) {
+        const p = principalOf(row);
+        if (p) found.set(row.key_hash.toString('hex'), p);
+      }
+      return found;
+    }),
 );
 
 /** Resolves one API key to its principal, as a request's would be (CLI and tests). */
@@ -353,7 +375,8 @@ export async function merchantHasTerminal(db: Database, merchantId: string, term
 
 /** Terminal owners looked up by the creates of one turn together (docs/performance.md; see BatchLoader). */
 const terminalOwners = perDatabase(
-  (db: Database) => new BatchLoader<string, string>(async (ids) => new Map((await sql.findTerminals(db.pool, ids)).map((t) => [t.terminal_identifier, t.merchant_id]))),
+  (db: Database) =>
+    new BatchLoader<string, string>(async (ids) => new Map((await sql.findTerminals(db.pool, ids)).map((t) => [t.terminal_identifier, t.merchant_id]))),
 );
 
 /** The browser origins a merchant allows to call create (§Authentication); empty means any. */

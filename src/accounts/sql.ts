@@ -20,10 +20,7 @@ export async function insertPartner(db: Queryable, id: string, name: string): Pr
 }
 
 export async function insertPartnerLink(db: Queryable, partnerId: string, merchantId: string): Promise<boolean> {
-  const r = await db.query(
-    'INSERT INTO partner_merchants (partner_id, merchant_id) VALUES ($1, $2) ON CONFLICT DO NOTHING',
-    [partnerId, merchantId],
-  );
+  const r = await db.query('INSERT INTO partner_merchants (partner_id, merchant_id) VALUES ($1, $2) ON CONFLICT DO NOTHING', [partnerId, merchantId]);
   return (r.rowCount ?? 0) > 0;
 }
 
@@ -31,10 +28,14 @@ export async function insertApiKey(
   db: Queryable,
   args: { id: string; keyHash: Buffer; displayPrefix: string; merchantId: string | null; partnerId: string | null; capabilities: readonly string[] },
 ): Promise<void> {
-  await db.query(
-    'INSERT INTO api_keys (id, key_hash, display_prefix, merchant_id, partner_id, capabilities) VALUES ($1, $2, $3, $4, $5, $6)',
-    [args.id, args.keyHash, args.displayPrefix, args.merchantId, args.partnerId, args.capabilities],
-  );
+  await db.query('INSERT INTO api_keys (id, key_hash, display_prefix, merchant_id, partner_id, capabilities) VALUES ($1, $2, $3, $4, $5, $6)', [
+    args.id,
+    args.keyHash,
+    args.displayPrefix,
+    args.merchantId,
+    args.partnerId,
+    args.capabilities,
+  ]);
 }
 
 export interface KeyListRow {
@@ -66,10 +67,7 @@ export async function findApiKey(db: Queryable, id: string): Promise<(KeyListRow
 
 /** Records that these keys were used at `at` (never moving last_used_at backwards). */
 export async function touchApiKeys(db: Queryable, ids: readonly string[], at: Date): Promise<void> {
-  await db.query(
-    'UPDATE api_keys SET last_used_at = $2 WHERE id = ANY($1::text[]) AND (last_used_at IS NULL OR last_used_at < $2)',
-    [ids, at],
-  );
+  await db.query('UPDATE api_keys SET last_used_at = $2 WHERE id = ANY($1::text[]) AND (last_used_at IS NULL OR last_used_at < $2)', [ids, at]);
 }
 
 export interface MerchantListRow {
@@ -130,22 +128,13 @@ export async function findTerminals(db: Queryable, terminalIdentifiers: readonly
   return rows;
 }
 
-export async function findTerminal(
-  db: Queryable,
-  terminalIdentifier: string,
-): Promise<{ merchant_id: string } | undefined> {
-  const { rows } = await db.query<{ merchant_id: string }>(
-    'SELECT merchant_id FROM terminals WHERE terminal_identifier = $1',
-    [terminalIdentifier],
-  );
+export async function findTerminal(db: Queryable, terminalIdentifier: string): Promise<{ merchant_id: string } | undefined> {
+  const { rows } = await db.query<{ merchant_id: string }>('SELECT merchant_id FROM terminals WHERE terminal_identifier = $1', [terminalIdentifier]);
   return rows[0];
 }
 
 export async function merchantAllowedOrigins(db: Queryable, merchantId: string): Promise<string[]> {
-  const { rows } = await db.query<{ allowed_origins: string[] }>(
-    'SELECT allowed_origins FROM merchants WHERE id = $1',
-    [merchantId],
-  );
+  const { rows } = await db.query<{ allowed_origins: string[] }>('SELECT allowed_origins FROM merchants WHERE id = $1', [merchantId]);
   return rows[0]?.allowed_origins ?? [];
 }
 
@@ -160,10 +149,7 @@ export async function merchantName(db: Queryable, merchantId: string): Promise<s
 
 /** The partners whose contracts include this merchant (interface §6.2). */
 export async function partnersOfMerchant(db: Queryable, merchantId: string): Promise<string[]> {
-  const { rows } = await db.query<{ partner_id: string }>(
-    'SELECT partner_id FROM partner_merchants WHERE merchant_id = $1',
-    [merchantId],
-  );
+  const { rows } = await db.query<{ partner_id: string }>('SELECT partner_id FROM partner_merchants WHERE merchant_id = $1', [merchantId]);
   return rows.map((r) => r.partner_id);
 }
 

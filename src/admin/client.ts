@@ -56,7 +56,8 @@ export async function runThroughHolder(
         await new Promise((r) => setTimeout(r, 200));
         continue;
       }
-      if (code === 'ENOENT' || code === 'ECONNREFUSED' || code === 'EACCES') throw new AdminUnreachableError(`its admin socket ${holder.adminSocket} does not answer (${code})`);
+      if (code === 'ENOENT' || code === 'ECONNREFUSED' || code === 'EACCES')
+        throw new AdminUnreachableError(`its admin socket ${holder.adminSocket} does not answer (${code})`);
       throw err;
     }
   }

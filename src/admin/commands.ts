@@ -108,7 +108,14 @@ export const adminCommands = {
     const list = await users(() => usersOf(c.db, c.clock, o));
     return {
       ...o,
-      users: list.map((u) => ({ userId: u.userId, email: u.email, role: u.role, status: u.status, lastSignInAt: u.lastSignInAt?.toISOString() ?? null, createdAt: u.createdAt.toISOString() })),
+      users: list.map((u) => ({
+        userId: u.userId,
+        email: u.email,
+        role: u.role,
+        status: u.status,
+        lastSignInAt: u.lastSignInAt?.toISOString() ?? null,
+        createdAt: u.createdAt.toISOString(),
+      })),
     };
   },
 } satisfies Record<string, (c: AdminContext, args: Args) => Promise<Record<string, unknown>>>;

@@ -14,12 +14,25 @@ export interface AuditRow {
 
 export async function insertEntry(
   db: Queryable,
-  e: { merchantId: string; actorUserId: string | null; actorEmail: string | null; action: string; target: string | null; details: Record<string, unknown>; at: Date },
+  e: {
+    merchantId: string;
+    actorUserId: string | null;
+    actorEmail: string | null;
+    action: string;
+    target: string | null;
+    details: Record<string, unknown>;
+    at: Date;
+  },
 ): Promise<void> {
-  await db.query(
-    'INSERT INTO audit_log (merchant_id, actor_user_id, actor_email, action, target, details, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)',
-    [e.merchantId, e.actorUserId, e.actorEmail, e.action, e.target, JSON.stringify(e.details), e.at],
-  );
+  await db.query('INSERT INTO audit_log (merchant_id, actor_user_id, actor_email, action, target, details, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)', [
+    e.merchantId,
+    e.actorUserId,
+    e.actorEmail,
+    e.action,
+    e.target,
+    JSON.stringify(e.details),
+    e.at,
+  ]);
 }
 
 /**

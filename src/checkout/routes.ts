@@ -32,7 +32,10 @@ export async function hostedCheckoutRoutes(app: App, deps: AppDeps): Promise<voi
     async (request) => {
       const merchantId = merchantOf(request);
       const valid = await validateCreateSession(db, merchantId, request.body, schemaErrorsOf(request), clock.now());
-      return ok(request, await createSession({ db, clock, sealer: deps.sealer, publicBaseUrl: config.publicBaseUrl }, merchantId, valid, request.idempotencyKey));
+      return ok(
+        request,
+        await createSession({ db, clock, sealer: deps.sealer, publicBaseUrl: config.publicBaseUrl }, merchantId, valid, request.idempotencyKey),
+      );
     },
   );
 
@@ -41,7 +44,8 @@ export async function hostedCheckoutRoutes(app: App, deps: AppDeps): Promise<voi
     schema: {
       tags,
       summary: 'Read the status of a checkout session',
-      description: 'New, Completed or Expired (the moment expiresAt passes); payfacReference is null until Completed. POST answers the same, for older clients.',
+      description:
+        'New, Completed or Expired (the moment expiresAt passes); payfacReference is null until Completed. POST answers the same, for older clients.',
       params: StatusParams,
       response: { 200: StatusResponse, ...errors },
     },

@@ -22,8 +22,7 @@ export function sessionExpiry(requested: string | undefined, now: Date): Date {
   return new Date(requested === undefined ? latest : Math.min(new Date(requested).getTime(), latest));
 }
 
-const oneOf = (values: readonly string[], description?: string) =>
-  Type.String({ enum: [...values], ...(description ? { description } : {}) });
+const oneOf = (values: readonly string[], description?: string) => Type.String({ enum: [...values], ...(description ? { description } : {}) });
 
 const Email = Type.String({ format: 'email', maxLength: 320 });
 
@@ -33,7 +32,11 @@ export const CheckoutItemSchema = Type.Object(
     name: Type.String({ minLength: 1, maxLength: 500 }),
     amount: Type.Integer({ minimum: -MAX_AMOUNT, maximum: MAX_AMOUNT, description: 'minor units; negative for a discount line' }),
     // Some plugins send the quantity as a string ("1", "0.5").
-    quantity: Type.Optional(Type.Union([Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000 }), Type.String({ pattern: '^\\d{1,7}(\\.\\d{1,6})?$' })], { description: 'may be fractional' })),
+    quantity: Type.Optional(
+      Type.Union([Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000 }), Type.String({ pattern: '^\\d{1,7}(\\.\\d{1,6})?$' })], {
+        description: 'may be fractional',
+      }),
+    ),
     unitPrice: Type.Optional(Type.Integer({ minimum: -MAX_AMOUNT, maximum: MAX_AMOUNT, description: 'minor units' })),
   },
   { additionalProperties: false },
@@ -48,9 +51,16 @@ export const CreateCheckoutBody = Type.Object(
     terminalIdentifier: Type.String({ minLength: 12, maxLength: 12, pattern: '^[A-Za-z0-9]*$', description: "a terminal of the key's merchant" }),
     culture: Type.Optional(oneOf(CULTURES, 'default "is"')),
     isManualCapture: Type.Optional(Type.Boolean({ description: 'default false; true authorises only, and the merchant captures later' })),
-    captureHoursDelay: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_CAPTURE_HOURS_DELAY, description: 'capture this many hours after authorisation; ignored with isManualCapture' })),
+    captureHoursDelay: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: MAX_CAPTURE_HOURS_DELAY, description: 'capture this many hours after authorisation; ignored with isManualCapture' }),
+    ),
     isPreAuth: Type.Optional(Type.Boolean({ description: 'default false; a pre-authorisation, not captured automatically' })),
-    expiresAt: Type.Optional(Type.String({ format: 'date-time', description: 'ISO 8601 UTC, in the future, at most 24 hours ahead (up to 5 minutes more is taken as 24 hours); default 24 hours' })),
+    expiresAt: Type.Optional(
+      Type.String({
+        format: 'date-time',
+        description: 'ISO 8601 UTC, in the future, at most 24 hours ahead (up to 5 minutes more is taken as 24 hours); default 24 hours',
+      }),
+    ),
     merchantShopperReference: Type.Optional(Type.String({ minLength: 3, maxLength: 200 })),
     items: Type.Optional(Type.Array(CheckoutItemSchema, { maxItems: MAX_ITEMS, description: 'display lines; need not add up to amount' })),
     themeKey: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),

@@ -35,7 +35,13 @@ function quantityOf(q: number | string | undefined): number | null {
  * Every create rule at once (§Errors: all failing fields in one answer): the schema's errors, the rules of
  * §Hosted checkout, and the terminal's owner (§Authentication). Returns the body, now known to be valid.
  */
-export async function validateCreateSession(db: Database, merchantId: string, body: unknown, schemaErrors: readonly FieldError[], now: Date): Promise<CreateCheckoutRequest> {
+export async function validateCreateSession(
+  db: Database,
+  merchantId: string,
+  body: unknown,
+  schemaErrors: readonly FieldError[],
+  now: Date,
+): Promise<CreateCheckoutRequest> {
   const errors = mergeErrors(schemaErrors, createCheckoutRuleErrors(body, now));
   if (isRecord(body) && typeof body.terminalIdentifier === 'string' && /^[A-Za-z0-9]{12}$/.test(body.terminalIdentifier)) {
     if (!(await isTerminalOf(db, body.terminalIdentifier, merchantId))) {
@@ -62,32 +68,36 @@ export async function createSession(
   const manual = body.isManualCapture ?? false;
   const shopperEmail = body.shopperContact === undefined ? null : typeof body.shopperContact === 'string' ? body.shopperContact : body.shopperContact.email;
 
-  const { body: created } = await idempotentCreate(deps, { ownerId: merchantId, key: idempotencyKey, operation: CREATE_SESSION_OPERATION, body }, async (tx) => {
-    const reference = newReference('cs');
-    await sql.insertSession(tx, {
-      reference,
-      merchantId,
-      terminalIdentifier: body.terminalIdentifier,
-      amount: body.amount,
-      currency: body.currency,
-      returnUrl: body.returnUrl,
-      merchantReference: body.reference,
-      culture: body.culture ?? 'is',
-      isManualCapture: manual,
-      // §Hosted checkout: manual capture wins and the delay is ignored.
-      captureHoursDelay: manual ? null : body.captureHoursDelay ?? null,
-      isPreAuth: body.isPreAuth ?? false,
-      expiresAt,
-      merchantShopperReference: body.merchantShopperReference ?? null,
-      items: (body.items ?? []).map((i) => ({ name: i.name, amount: i.amount, quantity: quantityOf(i.quantity), unitPrice: i.unitPrice ?? null })),
-      themeKey: body.themeKey ?? null,
-      shopperEmail,
-      recurringProcessingModel: body.recurringProcessingModel ?? null,
-      abandonUrl: body.abandonUrl ?? null,
-      createdAt: now,
-    });
-    return { checkoutReference: reference, url: sessionUrl(deps.publicBaseUrl, reference) };
-  });
+  const { body: created } = await idempotentCreate(
+    deps,
+    { ownerId: merchantId, key: idempotencyKey, operation: CREATE_SESSION_OPERATION, body },
+    async (tx) => {
+      const reference = newReference('cs');
+      await sql.insertSession(tx, {
+        reference,
+        merchantId,
+        terminalIdentifier: body.terminalIdentifier,
+        amount: body.amount,
+        currency: body.currency,
+        returnUrl: body.returnUrl,
+        merchantReference: body.reference,
+        culture: body.culture ?? 'is',
+        isManualCapture: manual,
+        // §Hosted checkout: manual capture wins and the delay is ignored.
+        captureHoursDelay: manual ? null : (body.captureHoursDelay ?? null),
+        isPreAuth: body.isPreAuth ?? false,
+        expiresAt,
+        merchantShopperReference: body.merchantShopperReference ?? null,
+        items: (body.items ?? []).map((i) => ({ name: i.name, amount: i.amount, quantity: quantityOf(i.quantity), unitPrice: i.unitPrice ?? null })),
+        themeKey: body.themeKey ?? null,
+        shopperEmail,
+        recurringProcessingModel: body.recurringProcessingModel ?? null,
+        abandonUrl: body.abandonUrl ?? null,
+        createdAt: now,
+      });
+      return { checkoutReference: reference, url: sessionUrl(deps.publicBaseUrl, reference) };
+    },
+  );
   return created;
 }
 

@@ -82,7 +82,13 @@ export function fromLink(link: LinkForPage, now: Date): Checkoutable {
     currency: link.currency,
     culture: link.culture,
     themeKey: link.themeKey,
-    items: link.items.map((i) => ({ name: i.name, quantity: i.quantity, unitPrice: i.unitPrice, amountWithoutDiscount: i.amountWithoutDiscount, amount: i.amount })),
+    items: link.items.map((i) => ({
+      name: i.name,
+      quantity: i.quantity,
+      unitPrice: i.unitPrice,
+      amountWithoutDiscount: i.amountWithoutDiscount,
+      amount: i.amount,
+    })),
     shopperInfos: link.shopperInfos,
     returnUrl: link.returnUrl,
     cancelUrl: link.returnUrl,
@@ -185,9 +191,21 @@ export async function pay(deps: PayDeps, target: Target, input: { card: CardInpu
       const c = await lockTarget(tx, target, now);
       if (!c) return { kind: 'NotFound' };
       if (!c.payable) return { kind: 'NotPayable', status: c.status };
-      const result = await deps.acquirer.authorise({ card: input.card, amount: chargeAmount(c), currency: c.currency, tokenize: c.tokenize, preAuth: c.preAuth });
+      const result = await deps.acquirer.authorise({
+        card: input.card,
+        amount: chargeAmount(c),
+        currency: c.currency,
+        tokenize: c.tokenize,
+        preAuth: c.preAuth,
+      });
       if (result.outcome === 'ChallengeShopper') {
-        const challengeId = await saveChallenge(tx, { targetKind: c.kind, targetReference: c.reference, answers: input.answers, acquirerState: result.state, now });
+        const challengeId = await saveChallenge(tx, {
+          targetKind: c.kind,
+          targetReference: c.reference,
+          answers: input.answers,
+          acquirerState: result.state,
+          now,
+        });
         return { kind: 'Challenge', challengeId, card: result.card };
       }
       return record(tx, deps, c, result, input.answers);
@@ -197,7 +215,12 @@ export async function pay(deps: PayDeps, target: Target, input: { card: CardInpu
 }
 
 /** Finishes a 3-D Secure step: the shopper confirmed or cancelled it. Each step is finished once. */
-export async function completeChallenge(deps: PayDeps, target: Target, challengeId: string, confirmed: boolean): Promise<PayOutcome | { kind: 'ChallengeGone' }> {
+export async function completeChallenge(
+  deps: PayDeps,
+  target: Target,
+  challengeId: string,
+  confirmed: boolean,
+): Promise<PayOutcome | { kind: 'ChallengeGone' }> {
   return withTransaction(
     deps.db,
     async (tx) => {
@@ -219,7 +242,13 @@ function chargeAmount(c: Checkoutable): number {
 }
 
 /** The payment, then what it changes on the link or the session, in the same transaction. */
-async function record(tx: PoolClient, deps: PayDeps, c: Checkoutable, result: Exclude<AuthoriseResult, { outcome: 'ChallengeShopper' }>, answers: Answer[]): Promise<PayOutcome> {
+async function record(
+  tx: PoolClient,
+  deps: PayDeps,
+  c: Checkoutable,
+  result: Exclude<AuthoriseResult, { outcome: 'ChallengeShopper' }>,
+  answers: Answer[],
+): Promise<PayOutcome> {
   const intent: PaymentIntent = {
     merchantId: c.merchantId,
     terminalIdentifier: c.terminalIdentifier,

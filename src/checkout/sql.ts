@@ -65,9 +65,25 @@ export async function insertSession(db: Queryable, s: NewSession): Promise<void>
        merchant_shopper_reference, items, theme_key, shopper_email, recurring_processing_model, abandon_url, created_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)`,
     [
-      s.reference, s.merchantId, s.terminalIdentifier, s.amount, s.currency, s.returnUrl,
-      s.merchantReference, s.culture, s.isManualCapture, s.captureHoursDelay, s.isPreAuth, s.expiresAt,
-      s.merchantShopperReference, JSON.stringify(s.items), s.themeKey, s.shopperEmail, s.recurringProcessingModel, s.abandonUrl, s.createdAt,
+      s.reference,
+      s.merchantId,
+      s.terminalIdentifier,
+      s.amount,
+      s.currency,
+      s.returnUrl,
+      s.merchantReference,
+      s.culture,
+      s.isManualCapture,
+      s.captureHoursDelay,
+      s.isPreAuth,
+      s.expiresAt,
+      s.merchantShopperReference,
+      JSON.stringify(s.items),
+      s.themeKey,
+      s.shopperEmail,
+      s.recurringProcessingModel,
+      s.abandonUrl,
+      s.createdAt,
     ],
   );
 }
@@ -108,10 +124,11 @@ export async function sessionStatusRow(
 }
 
 export async function completeSession(db: Queryable, reference: string, payfacReference: string, at: Date): Promise<void> {
-  await db.query(
-    'UPDATE checkout_sessions SET completed_at = $3, payfac_reference = $2 WHERE reference = $1 AND completed_at IS NULL',
-    [reference, payfacReference, at],
-  );
+  await db.query('UPDATE checkout_sessions SET completed_at = $3, payfac_reference = $2 WHERE reference = $1 AND completed_at IS NULL', [
+    reference,
+    payfacReference,
+    at,
+  ]);
 }
 
 /** The page-signing key: the first instance to ask creates it, every other reads the same one. */

@@ -25,7 +25,10 @@ const out = (line: string): void => {
 
 function parseEvents(raw: string | undefined): EventType[] {
   if (raw === undefined || raw.trim() === '') return [];
-  const types = raw.split(',').map((t) => t.trim()).filter((t) => t !== '');
+  const types = raw
+    .split(',')
+    .map((t) => t.trim())
+    .filter((t) => t !== '');
   const bad = types.filter((t) => !EVENT_TYPES.includes(t as EventType));
   if (bad.length > 0) throw new UsageError(`unknown event type ${bad.join(', ')}; use ${EVENT_TYPES.join(', ')}`);
   return types as EventType[];
@@ -64,10 +67,17 @@ async function forward(dispatcher: Dispatcher, url: URL, attempt: ListenerAttemp
     const body = Buffer.concat(chunks).toString('utf8');
     return { responseStatus: status, responseBody: body, durationMs: elapsed(), errorKind: status === 200 ? null : 'status', errorDetail: null };
   } catch (err) {
-    if (signal.aborted) return { responseStatus: status, responseBody: null, durationMs: elapsed(), errorKind: 'timeout', errorDetail: `no complete response within ${FORWARD_TIMEOUT_MS} ms` };
+    if (signal.aborted)
+      return {
+        responseStatus: status,
+        responseBody: null,
+        durationMs: elapsed(),
+        errorKind: 'timeout',
+        errorDetail: `no complete response within ${FORWARD_TIMEOUT_MS} ms`,
+      };
     const code = (err as { code?: unknown }).code;
     const text = typeof code === 'string' ? `${code}: ${(err as Error).message}` : (err as Error).message;
-    const tls = typeof code === 'string' && (/CERT|SSL|TLS|SELF_SIGNED|EPROTO/.test(code));
+    const tls = typeof code === 'string' && /CERT|SSL|TLS|SELF_SIGNED|EPROTO/.test(code);
     return { responseStatus: status, responseBody: null, durationMs: elapsed(), errorKind: tls ? 'tls' : 'connection', errorDetail: text.slice(0, 500) };
   }
 }
@@ -109,7 +119,16 @@ export function registerListen(program: Command): void {
               `  signingSecret  ${l.signingSecret}   (verifies the Standard Webhooks webhook-signature header)`,
               'Press Ctrl-C to stop and remove the listener.',
             ].join('\n'),
-            { type: 'ready', webhookId: l.webhookId, forwardTo: target.href, eventTypes: l.eventTypes, apiKey: l.apiKey, hmacKey: l.hmacKey, signingSecret: l.signingSecret, reused: l.reused },
+            {
+              type: 'ready',
+              webhookId: l.webhookId,
+              forwardTo: target.href,
+              eventTypes: l.eventTypes,
+              apiKey: l.apiKey,
+              hmacKey: l.hmacKey,
+              signingSecret: l.signingSecret,
+              reused: l.reused,
+            },
           );
           return l.webhookId;
         };
@@ -150,7 +169,8 @@ export function registerListen(program: Command): void {
             webhookId ??= await register();
             for await (const e of paylinks.webhooks.listen(webhookId, { signal: stop.signal })) {
               backoff = 500;
-              if (e.type === 'attempt') void handle(webhookId, e.attempt).catch((err: unknown) => process.stderr.write(`paylinks: ${(err as Error).message}\n`));
+              if (e.type === 'attempt')
+                void handle(webhookId, e.attempt).catch((err: unknown) => process.stderr.write(`paylinks: ${(err as Error).message}\n`));
             }
             if (stop.signal.aborted) break;
             process.stderr.write('paylinks: the service ended the stream; reconnecting\n');
@@ -167,10 +187,14 @@ export function registerListen(program: Command): void {
           }
           await new Promise<void>((resolve) => {
             const t = setTimeout(resolve, backoff);
-            stop.signal.addEventListener('abort', () => {
-              clearTimeout(t);
-              resolve();
-            }, { once: true });
+            stop.signal.addEventListener(
+              'abort',
+              () => {
+                clearTimeout(t);
+                resolve();
+              },
+              { once: true },
+            );
           });
           backoff = Math.min(backoff * 2, 10_000);
         }

@@ -49,7 +49,12 @@ export function client(flags: ClientFlags): Paylinks {
 export function table(headers: string[], rows: (string | number | null | undefined)[][]): string[] {
   const cells = [headers, ...rows.map((r) => r.map((c) => (c === null || c === undefined ? '-' : String(c))))];
   const widths = headers.map((_, i) => Math.max(...cells.map((r) => (r[i] ?? '').length)));
-  return cells.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join('  ').trimEnd());
+  return cells.map((r) =>
+    r
+      .map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i] ?? 0)))
+      .join('  ')
+      .trimEnd(),
+  );
 }
 
 function emit(flags: ClientFlags, body: object, human: () => string[]): void {
@@ -75,13 +80,18 @@ export function action<A extends unknown[]>(fn: (...args: A) => Promise<void>): 
   };
 }
 
-const int = (name: string) => (value: string): number => {
-  if (!/^-?\d+$/.test(value)) throw new InvalidArgumentError(`${name} must be an integer`);
-  return Number(value);
-};
+const int =
+  (name: string) =>
+  (value: string): number => {
+    if (!/^-?\d+$/.test(value)) throw new InvalidArgumentError(`${name} must be an integer`);
+    return Number(value);
+  };
 
 function parseEventTypes(v: string): EventType[] {
-  const list = v.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const list = v
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
   const bad = list.filter((s) => !EVENT_TYPES.includes(s as EventType));
   if (bad.length > 0) throw new InvalidArgumentError(`unknown event type ${bad.join(', ')}; use ${EVENT_TYPES.join(', ')}`);
   return list as EventType[];
@@ -135,27 +145,45 @@ export function registerOperations(program: Command): void {
     .addOption(new Option('--culture <culture>', 'page language').choices(['is', 'en']))
     .option('--idempotency-key <key>', 'Idempotency-Key: the same key and body within 24 h returns the first answer; default a new one')
     .action(
-      action(async (o: ClientFlags & {
-        terminal: string; amount: number; currency: string; type: LinkType; description?: string; item?: Item[];
-        recurringProcessingModel?: RecurringProcessingModel; returnUrl?: string; expiresAt?: string; exactSalesCount?: number; culture?: 'is' | 'en'; idempotencyKey?: string;
-      }) => {
-        const items = o.item ?? (o.type === 'PayByLink' ? [{ name: o.description || 'Payment', quantity: 1, unitPrice: o.amount, amountWithoutDiscount: o.amount, amount: o.amount }] : []);
-        const params: CreatePaymentLinkParams = {
-          type: o.type,
-          terminalIdentifier: o.terminal,
-          amount: o.amount,
-          currency: o.currency,
-          items,
-          ...(o.recurringProcessingModel ? { recurringProcessingModel: o.recurringProcessingModel } : {}),
-          ...(o.description !== undefined ? { description: o.description } : {}),
-          ...(o.returnUrl !== undefined ? { returnUrl: o.returnUrl } : {}),
-          ...(o.expiresAt !== undefined ? { expiresAt: o.expiresAt } : {}),
-          ...(o.exactSalesCount !== undefined ? { exactSalesCount: o.exactSalesCount } : {}),
-          ...(o.culture !== undefined ? { culture: o.culture } : {}),
-        };
-        const r = await client(o).paymentLinks.create(params, o.idempotencyKey ? { idempotencyKey: o.idempotencyKey } : {});
-        emit(o, r, () => [`paymentLinkReference  ${r.paymentLinkReference}`, `url                   ${r.url}`]);
-      }),
+      action(
+        async (
+          o: ClientFlags & {
+            terminal: string;
+            amount: number;
+            currency: string;
+            type: LinkType;
+            description?: string;
+            item?: Item[];
+            recurringProcessingModel?: RecurringProcessingModel;
+            returnUrl?: string;
+            expiresAt?: string;
+            exactSalesCount?: number;
+            culture?: 'is' | 'en';
+            idempotencyKey?: string;
+          },
+        ) => {
+          const items =
+            o.item ??
+            (o.type === 'PayByLink'
+              ? [{ name: o.description || 'Payment', quantity: 1, unitPrice: o.amount, amountWithoutDiscount: o.amount, amount: o.amount }]
+              : []);
+          const params: CreatePaymentLinkParams = {
+            type: o.type,
+            terminalIdentifier: o.terminal,
+            amount: o.amount,
+            currency: o.currency,
+            items,
+            ...(o.recurringProcessingModel ? { recurringProcessingModel: o.recurringProcessingModel } : {}),
+            ...(o.description !== undefined ? { description: o.description } : {}),
+            ...(o.returnUrl !== undefined ? { returnUrl: o.returnUrl } : {}),
+            ...(o.expiresAt !== undefined ? { expiresAt: o.expiresAt } : {}),
+            ...(o.exactSalesCount !== undefined ? { exactSalesCount: o.exactSalesCount } : {}),
+            ...(o.culture !== undefined ? { culture: o.culture } : {}),
+          };
+          const r = await client(o).paymentLinks.create(params, o.idempotencyKey ? { idempotencyKey: o.idempotencyKey } : {});
+          emit(o, r, () => [`paymentLinkReference  ${r.paymentLinkReference}`, `url                   ${r.url}`]);
+        },
+      ),
     );
 
   withClient(paging(links.command('list').description('list payment links, newest first')))
@@ -170,10 +198,16 @@ export function registerOperations(program: Command): void {
           for await (const e of c.paymentLinks.listAll(o.pageSize !== undefined ? { pageSize: o.pageSize } : {})) data.push(e);
           totalCount = data.length;
         } else {
-          ({ data, totalCount } = await c.paymentLinks.list({ ...(o.page !== undefined ? { page: o.page } : {}), ...(o.pageSize !== undefined ? { pageSize: o.pageSize } : {}) }));
+          ({ data, totalCount } = await c.paymentLinks.list({
+            ...(o.page !== undefined ? { page: o.page } : {}),
+            ...(o.pageSize !== undefined ? { pageSize: o.pageSize } : {}),
+          }));
         }
         emit(o, { data, totalCount }, () => [
-          ...table(['REFERENCE', 'TYPE', 'AMOUNT', 'CURRENCY', 'CREATED', 'DESCRIPTION'], data.map((l) => [l.paymentLinkReference, l.type, l.amount, l.currency, l.createdAt, l.description])),
+          ...table(
+            ['REFERENCE', 'TYPE', 'AMOUNT', 'CURRENCY', 'CREATED', 'DESCRIPTION'],
+            data.map((l) => [l.paymentLinkReference, l.type, l.amount, l.currency, l.createdAt, l.description]),
+          ),
           `${data.length} shown of ${totalCount}`,
         ]);
       }),
@@ -186,22 +220,41 @@ export function registerOperations(program: Command): void {
         const r = await client(o).paymentLinks.get(reference);
         const l = r.paymentLink;
         emit(o, r, () => [
-          ...table(['FIELD', 'VALUE'], [
-            ['paymentLinkReference', l.paymentLinkReference],
-            ['type', l.type],
-            ['status', l.status],
-            ['amount', `${l.amount} ${l.currency}`],
-            ['description', l.description],
-            ['url', l.url],
-            ['terminalIdentifier', l.terminalIdentifier],
-            ['createdAt', l.createdAt],
-            ['validUntil', l.validUntil],
-            ['sales', `${l.salesCount}${l.maxSalesCount !== null ? ` of ${l.maxSalesCount}` : ''}`],
-            ['visitCount', l.visitCount],
-            ['returnUrl', l.returnUrl],
-          ]),
-          ...(l.items.length > 0 ? ['', ...table(['ITEM', 'QUANTITY', 'UNIT PRICE', 'AMOUNT'], l.items.map((i) => [i.name, i.quantity, i.unitPrice, i.amount]))] : []),
-          ...(l.submissions.length > 0 ? ['', ...table(['SUBMISSION', 'COMPLETED', 'AMOUNT', 'PAYFACREFERENCE'], l.submissions.map((s, i) => [i + 1, String(s.completed), `${s.amount} ${s.currency}`, s.payfacReference]))] : []),
+          ...table(
+            ['FIELD', 'VALUE'],
+            [
+              ['paymentLinkReference', l.paymentLinkReference],
+              ['type', l.type],
+              ['status', l.status],
+              ['amount', `${l.amount} ${l.currency}`],
+              ['description', l.description],
+              ['url', l.url],
+              ['terminalIdentifier', l.terminalIdentifier],
+              ['createdAt', l.createdAt],
+              ['validUntil', l.validUntil],
+              ['sales', `${l.salesCount}${l.maxSalesCount !== null ? ` of ${l.maxSalesCount}` : ''}`],
+              ['visitCount', l.visitCount],
+              ['returnUrl', l.returnUrl],
+            ],
+          ),
+          ...(l.items.length > 0
+            ? [
+                '',
+                ...table(
+                  ['ITEM', 'QUANTITY', 'UNIT PRICE', 'AMOUNT'],
+                  l.items.map((i) => [i.name, i.quantity, i.unitPrice, i.amount]),
+                ),
+              ]
+            : []),
+          ...(l.submissions.length > 0
+            ? [
+                '',
+                ...table(
+                  ['SUBMISSION', 'COMPLETED', 'AMOUNT', 'PAYFACREFERENCE'],
+                  l.submissions.map((s, i) => [i + 1, String(s.completed), `${s.amount} ${s.currency}`, s.payfacReference]),
+                ),
+              ]
+            : []),
         ]);
       }),
     );
@@ -226,54 +279,66 @@ export function registerOperations(program: Command): void {
     .option('--rate-limit <n>', 'deliveries started per second at most, 1 to 1000 (default: no limit)', int('--rate-limit'))
     .option('--idempotency-key <key>', 'Idempotency-Key: a retry with the same key and body gets the first answer; default a new one')
     .action(
-      action(async (o: ClientFlags & { url: string; eventTypes?: EventType[]; description?: string; maxInFlight?: number; rateLimit?: number; idempotencyKey?: string }) => {
-        const r = await client(o).webhooks.register(
-          {
-            url: o.url,
-            ...(o.eventTypes ? { eventTypes: o.eventTypes } : {}),
-            ...(o.description !== undefined ? { description: o.description } : {}),
-            ...(o.maxInFlight !== undefined ? { maxInFlight: o.maxInFlight } : {}),
-            ...(o.rateLimit !== undefined ? { rateLimit: o.rateLimit } : {}),
-          },
-          o.idempotencyKey ? { idempotencyKey: o.idempotencyKey } : {},
-        );
-        emit(o, r, () => [
-          `webhookId   ${r.webhookId}`,
-          `url         ${r.url}`,
-          `eventTypes  ${r.eventTypes.length > 0 ? r.eventTypes.join(',') : '(all)'}`,
-          `maxInFlight ${r.maxInFlight}`,
-          `rateLimit   ${r.rateLimit === null ? '(none)' : `${r.rateLimit}/s`}`,
-          `apiKey      ${r.apiKey}  (shown only now)`,
-          `hmacKey     ${r.hmacKey}  (shown only now)`,
-          `signingSecret  ${r.signingSecret}  (Standard Webhooks secret; shown only now)`,
-        ]);
-      }),
+      action(
+        async (
+          o: ClientFlags & { url: string; eventTypes?: EventType[]; description?: string; maxInFlight?: number; rateLimit?: number; idempotencyKey?: string },
+        ) => {
+          const r = await client(o).webhooks.register(
+            {
+              url: o.url,
+              ...(o.eventTypes ? { eventTypes: o.eventTypes } : {}),
+              ...(o.description !== undefined ? { description: o.description } : {}),
+              ...(o.maxInFlight !== undefined ? { maxInFlight: o.maxInFlight } : {}),
+              ...(o.rateLimit !== undefined ? { rateLimit: o.rateLimit } : {}),
+            },
+            o.idempotencyKey ? { idempotencyKey: o.idempotencyKey } : {},
+          );
+          emit(o, r, () => [
+            `webhookId   ${r.webhookId}`,
+            `url         ${r.url}`,
+            `eventTypes  ${r.eventTypes.length > 0 ? r.eventTypes.join(',') : '(all)'}`,
+            `maxInFlight ${r.maxInFlight}`,
+            `rateLimit   ${r.rateLimit === null ? '(none)' : `${r.rateLimit}/s`}`,
+            `apiKey      ${r.apiKey}  (shown only now)`,
+            `hmacKey     ${r.hmacKey}  (shown only now)`,
+            `signingSecret  ${r.signingSecret}  (Standard Webhooks secret; shown only now)`,
+          ]);
+        },
+      ),
     );
 
-  withClient(paging(webhooks.command('list').description('list webhooks, newest first (never their secrets)')))
-    .action(
-      action(async (o: ClientFlags & { page?: number; pageSize?: number }) => {
-        const r = await client(o).webhooks.list({ ...(o.page !== undefined ? { page: o.page } : {}), ...(o.pageSize !== undefined ? { pageSize: o.pageSize } : {}) });
-        emit(o, r, () => [
-          ...table(['WEBHOOK', 'ENABLED', 'EVENT TYPES', 'CREATED', 'URL'], r.data.map((w) => [w.webhookId, String(w.enabled), w.eventTypes.length > 0 ? w.eventTypes.join(',') : '(all)', w.createdAt, w.url])),
-          `${r.data.length} shown of ${r.totalCount}`,
-        ]);
-      }),
-    );
+  withClient(paging(webhooks.command('list').description('list webhooks, newest first (never their secrets)'))).action(
+    action(async (o: ClientFlags & { page?: number; pageSize?: number }) => {
+      const r = await client(o).webhooks.list({
+        ...(o.page !== undefined ? { page: o.page } : {}),
+        ...(o.pageSize !== undefined ? { pageSize: o.pageSize } : {}),
+      });
+      emit(o, r, () => [
+        ...table(
+          ['WEBHOOK', 'ENABLED', 'EVENT TYPES', 'CREATED', 'URL'],
+          r.data.map((w) => [w.webhookId, String(w.enabled), w.eventTypes.length > 0 ? w.eventTypes.join(',') : '(all)', w.createdAt, w.url]),
+        ),
+        `${r.data.length} shown of ${r.totalCount}`,
+      ]);
+    }),
+  );
 
   const webhookLines = (w: Webhook): string[] =>
-    table(['FIELD', 'VALUE'], [
-      ['webhookId', w.webhookId],
-      ['kind', w.kind],
-      ['url', w.url],
-      ['enabled', String(w.enabled)],
-      ['eventTypes', w.eventTypes.length > 0 ? w.eventTypes.join(',') : '(all)'],
-      ['description', w.description],
-      ['maxInFlight', String(w.maxInFlight)],
-      ['rateLimit', w.rateLimit === null ? '(none)' : `${w.rateLimit}/s`],
-      ['createdAt', w.createdAt],
-      ['updatedAt', w.updatedAt],
-    ]);
+    table(
+      ['FIELD', 'VALUE'],
+      [
+        ['webhookId', w.webhookId],
+        ['kind', w.kind],
+        ['url', w.url],
+        ['enabled', String(w.enabled)],
+        ['eventTypes', w.eventTypes.length > 0 ? w.eventTypes.join(',') : '(all)'],
+        ['description', w.description],
+        ['maxInFlight', String(w.maxInFlight)],
+        ['rateLimit', w.rateLimit === null ? '(none)' : `${w.rateLimit}/s`],
+        ['createdAt', w.createdAt],
+        ['updatedAt', w.updatedAt],
+      ],
+    );
 
   withClient(webhooks.command('get').description('a webhook (never its secrets)'))
     .argument('<webhookId>', 'webhookId')
@@ -287,28 +352,46 @@ export function registerOperations(program: Command): void {
   withClient(webhooks.command('update').description('change a webhook: what is not given keeps its value; disabling ends its pending deliveries as Failed'))
     .argument('<webhookId>', 'webhookId')
     .option('--url <url>', 'new absolute https URL')
-    .option('--event-types <list>', `comma-separated, of ${EVENT_TYPES.join(', ')}; "all" for every type`, (v: string) => (v.trim() === 'all' ? [] : parseEventTypes(v)))
+    .option('--event-types <list>', `comma-separated, of ${EVENT_TYPES.join(', ')}; "all" for every type`, (v: string) =>
+      v.trim() === 'all' ? [] : parseEventTypes(v),
+    )
     .option('--description <text>', 'new description')
     .option('--max-in-flight <n>', 'deliveries sent to it at the same time, 1 to 100', int('--max-in-flight'))
-    .option('--rate-limit <n>', 'deliveries started per second at most, 1 to 1000; "none" removes the limit', (v: string) => (v.trim() === 'none' ? 'none' : int('--rate-limit')(v)))
+    .option('--rate-limit <n>', 'deliveries started per second at most, 1 to 1000; "none" removes the limit', (v: string) =>
+      v.trim() === 'none' ? 'none' : int('--rate-limit')(v),
+    )
     .option('--enable', 'enable it')
     .option('--disable', 'disable it')
     .action(
-      action(async (webhookId: string, o: ClientFlags & { url?: string; eventTypes?: EventType[]; description?: string; maxInFlight?: number; rateLimit?: number | 'none'; enable?: boolean; disable?: boolean }) => {
-        if (o.enable && o.disable) throw new UsageError('give at most one of --enable and --disable');
-        const params: UpdateWebhookParams = {
-          ...(o.url !== undefined ? { url: o.url } : {}),
-          ...(o.eventTypes !== undefined ? { eventTypes: o.eventTypes } : {}),
-          ...(o.description !== undefined ? { description: o.description } : {}),
-          ...(o.maxInFlight !== undefined ? { maxInFlight: o.maxInFlight } : {}),
-          // Commander keeps no null from a parser: "none" stands for it until here.
-          ...(o.rateLimit !== undefined ? { rateLimit: o.rateLimit === 'none' ? null : o.rateLimit } : {}),
-          ...(o.enable ? { enabled: true } : o.disable ? { enabled: false } : {}),
-        };
-        if (Object.keys(params).length === 0) throw new UsageError('nothing to change: give --url, --event-types, --description, --max-in-flight, --rate-limit, --enable or --disable');
-        const r = await client(o).webhooks.update(webhookId, params);
-        emit(o, r, () => webhookLines(r.webhook));
-      }),
+      action(
+        async (
+          webhookId: string,
+          o: ClientFlags & {
+            url?: string;
+            eventTypes?: EventType[];
+            description?: string;
+            maxInFlight?: number;
+            rateLimit?: number | 'none';
+            enable?: boolean;
+            disable?: boolean;
+          },
+        ) => {
+          if (o.enable && o.disable) throw new UsageError('give at most one of --enable and --disable');
+          const params: UpdateWebhookParams = {
+            ...(o.url !== undefined ? { url: o.url } : {}),
+            ...(o.eventTypes !== undefined ? { eventTypes: o.eventTypes } : {}),
+            ...(o.description !== undefined ? { description: o.description } : {}),
+            ...(o.maxInFlight !== undefined ? { maxInFlight: o.maxInFlight } : {}),
+            // Commander keeps no null from a parser: "none" stands for it until here.
+            ...(o.rateLimit !== undefined ? { rateLimit: o.rateLimit === 'none' ? null : o.rateLimit } : {}),
+            ...(o.enable ? { enabled: true } : o.disable ? { enabled: false } : {}),
+          };
+          if (Object.keys(params).length === 0)
+            throw new UsageError('nothing to change: give --url, --event-types, --description, --max-in-flight, --rate-limit, --enable or --disable');
+          const r = await client(o).webhooks.update(webhookId, params);
+          emit(o, r, () => webhookLines(r.webhook));
+        },
+      ),
     );
 
   withClient(webhooks.command('delete').description('delete a webhook: nothing more is sent to it; its pending deliveries end as Failed (their history stays)'))
@@ -337,7 +420,10 @@ export function registerOperations(program: Command): void {
     );
 
   // ---------------------------------------------------------------- deliveries
-  const deliveries = program.command('delivery').alias('deliveries').description('webhook deliveries: trace every attempt, send again, make the next attempt due now (sandbox)');
+  const deliveries = program
+    .command('delivery')
+    .alias('deliveries')
+    .description('webhook deliveries: trace every attempt, send again, make the next attempt due now (sandbox)');
 
   withClient(paging(deliveries.command('list').description('list deliveries, newest first')))
     .option('--payfac-reference <ref>', 'only this payment')
@@ -345,20 +431,27 @@ export function registerOperations(program: Command): void {
     .option('--webhook <id>', 'only this webhook')
     .addOption(new Option('--state <state>', 'only this state').choices([...DELIVERY_STATES]))
     .action(
-      action(async (o: ClientFlags & { page?: number; pageSize?: number; payfacReference?: string; correlationId?: string; webhook?: string; state?: DeliveryState }) => {
-        const r = await client(o).deliveries.list({
-          ...(o.page !== undefined ? { page: o.page } : {}),
-          ...(o.pageSize !== undefined ? { pageSize: o.pageSize } : {}),
-          ...(o.payfacReference !== undefined ? { payfacReference: o.payfacReference } : {}),
-          ...(o.correlationId !== undefined ? { correlationId: o.correlationId } : {}),
-          ...(o.webhook !== undefined ? { webhookId: o.webhook } : {}),
-          ...(o.state !== undefined ? { state: o.state } : {}),
-        });
-        emit(o, r, () => [
-          ...table(['DELIVERY', 'STATE', 'ATTEMPTS', 'EVENT', 'PAYFACREFERENCE', 'NEXT ATTEMPT', 'WEBHOOK'], r.data.map((d) => [d.deliveryId, d.state, d.attemptCount, d.eventType, d.payfacReference, d.nextAttemptAt, d.webhookId])),
-          `${r.data.length} shown of ${r.totalCount}`,
-        ]);
-      }),
+      action(
+        async (
+          o: ClientFlags & { page?: number; pageSize?: number; payfacReference?: string; correlationId?: string; webhook?: string; state?: DeliveryState },
+        ) => {
+          const r = await client(o).deliveries.list({
+            ...(o.page !== undefined ? { page: o.page } : {}),
+            ...(o.pageSize !== undefined ? { pageSize: o.pageSize } : {}),
+            ...(o.payfacReference !== undefined ? { payfacReference: o.payfacReference } : {}),
+            ...(o.correlationId !== undefined ? { correlationId: o.correlationId } : {}),
+            ...(o.webhook !== undefined ? { webhookId: o.webhook } : {}),
+            ...(o.state !== undefined ? { state: o.state } : {}),
+          });
+          emit(o, r, () => [
+            ...table(
+              ['DELIVERY', 'STATE', 'ATTEMPTS', 'EVENT', 'PAYFACREFERENCE', 'NEXT ATTEMPT', 'WEBHOOK'],
+              r.data.map((d) => [d.deliveryId, d.state, d.attemptCount, d.eventType, d.payfacReference, d.nextAttemptAt, d.webhookId]),
+            ),
+            `${r.data.length} shown of ${r.totalCount}`,
+          ]);
+        },
+      ),
     );
 
   withClient(deliveries.command('show').alias('get').description('a delivery with every attempt: status, duration, why it failed, correlation id, the answer'))
@@ -370,20 +463,31 @@ export function registerOperations(program: Command): void {
         const d = r.delivery;
         const firstLine = (text: string | null): string | null => (text === null ? null : (text.split('\n')[0] ?? '').slice(0, 60));
         emit(o, r, () => [
-          ...table(['FIELD', 'VALUE'], [
-            ['deliveryId', d.deliveryId],
-            ['state', d.state],
-            ['eventType', d.eventType],
-            ['payfacReference', d.payfacReference],
-            ['webhookId', d.webhookId],
-            ['attemptCount', d.attemptCount],
-            ['nextAttemptAt', d.nextAttemptAt],
-            ['createdAt', d.createdAt],
-          ]),
+          ...table(
+            ['FIELD', 'VALUE'],
+            [
+              ['deliveryId', d.deliveryId],
+              ['state', d.state],
+              ['eventType', d.eventType],
+              ['payfacReference', d.payfacReference],
+              ['webhookId', d.webhookId],
+              ['attemptCount', d.attemptCount],
+              ['nextAttemptAt', d.nextAttemptAt],
+              ['createdAt', d.createdAt],
+            ],
+          ),
           '',
           ...table(
             ['ATTEMPT', 'SENT', 'STATUS', 'MS', 'ERROR', 'CORRELATION ID', 'ANSWER'],
-            d.attempts.map((a) => [a.attemptNumber, a.sentAt, a.responseStatus, a.durationMs, a.errorKind === null ? null : a.errorDetail ? `${a.errorKind}: ${a.errorDetail}` : a.errorKind, a.correlationId, firstLine(a.responseBody)]),
+            d.attempts.map((a) => [
+              a.attemptNumber,
+              a.sentAt,
+              a.responseStatus,
+              a.durationMs,
+              a.errorKind === null ? null : a.errorDetail ? `${a.errorKind}: ${a.errorDetail}` : a.errorKind,
+              a.correlationId,
+              firstLine(a.responseBody),
+            ]),
           ),
           ...(o.body ? ['', `body  ${d.body}`] : []),
         ]);
@@ -419,19 +523,33 @@ export function registerOperations(program: Command): void {
     .option('--checkout-reference <ref>', 'checkoutReference')
     .option('--data <key=value>', 'an additionalData entry (repeatable)', parseData)
     .action(
-      action(async (eventType: string, o: ClientFlags & { amount: number; currency: string; failed?: boolean; reason?: string; merchantReference?: string; checkoutReference?: string; data?: Record<string, string> }) => {
-        if (!PAYMENT_EVENT_TYPES.includes(eventType as PaymentEventType)) throw new UsageError(`unknown event type ${eventType}; use ${PAYMENT_EVENT_TYPES.join(', ')}`);
-        const r = await client(o).sandbox.trigger({
-          eventType: eventType as PaymentEventType,
-          amount: o.amount,
-          currency: o.currency,
-          success: !o.failed,
-          ...(o.reason !== undefined ? { reason: o.reason } : {}),
-          ...(o.merchantReference !== undefined ? { merchantReference: o.merchantReference } : {}),
-          ...(o.checkoutReference !== undefined ? { checkoutReference: o.checkoutReference } : {}),
-          ...(o.data !== undefined ? { additionalData: o.data } : {}),
-        });
-        emit(o, r, () => [`eventId          ${r.eventId}`, `payfacReference  ${r.payfacReference}`]);
-      }),
+      action(
+        async (
+          eventType: string,
+          o: ClientFlags & {
+            amount: number;
+            currency: string;
+            failed?: boolean;
+            reason?: string;
+            merchantReference?: string;
+            checkoutReference?: string;
+            data?: Record<string, string>;
+          },
+        ) => {
+          if (!PAYMENT_EVENT_TYPES.includes(eventType as PaymentEventType))
+            throw new UsageError(`unknown event type ${eventType}; use ${PAYMENT_EVENT_TYPES.join(', ')}`);
+          const r = await client(o).sandbox.trigger({
+            eventType: eventType as PaymentEventType,
+            amount: o.amount,
+            currency: o.currency,
+            success: !o.failed,
+            ...(o.reason !== undefined ? { reason: o.reason } : {}),
+            ...(o.merchantReference !== undefined ? { merchantReference: o.merchantReference } : {}),
+            ...(o.checkoutReference !== undefined ? { checkoutReference: o.checkoutReference } : {}),
+            ...(o.data !== undefined ? { additionalData: o.data } : {}),
+          });
+          emit(o, r, () => [`eventId          ${r.eventId}`, `payfacReference  ${r.payfacReference}`]);
+        },
+      ),
     );
 }

@@ -81,7 +81,10 @@ export class BatchLoader<K extends string, V> {
 
   private async run(batch: Map<K, Waiter<V>[]>): Promise<void> {
     try {
-      const found = await this.load([...batch.keys()], [...batch.values()].map((w) => w.length));
+      const found = await this.load(
+        [...batch.keys()],
+        [...batch.values()].map((w) => w.length),
+      );
       for (const [key, waiters] of batch) {
         const value = found.get(key);
         for (const w of waiters) w.resolve(value);

@@ -153,11 +153,7 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
 }
 
 /** Wraps an open PGlite instance (tests load one from a migrated template). */
-export function wrapPglite(
-  pglite: PGlite,
-  createPgConfig: (p: PGlite) => pg.PoolConfig,
-  lock?: DataDirLock,
-): Database {
+export function wrapPglite(pglite: PGlite, createPgConfig: (p: PGlite) => pg.PoolConfig, lock?: DataDirLock): Database {
   const pool = new pg.Pool({ ...createPgConfig(pglite), max: 1 });
   pool.on('error', () => undefined);
   // PGlite's adapter hands its one connection to every client of the pool. pg-pool's own query()
@@ -219,11 +215,7 @@ export interface TransactionOptions {
 }
 
 /** Runs fn inside one transaction on one client: commit on return, rollback on throw. */
-export async function withTransaction<T>(
-  db: Database,
-  fn: (tx: pg.PoolClient) => Promise<T>,
-  opts: TransactionOptions = {},
-): Promise<T> {
+export async function withTransaction<T>(db: Database, fn: (tx: pg.PoolClient) => Promise<T>, opts: TransactionOptions = {}): Promise<T> {
   const retries = opts.retries ?? 3;
   for (let attempt = 0; ; attempt++) {
     const client = await db.pool.connect();

@@ -37,7 +37,11 @@ export function parseCursor(direction: Direction, raw: unknown): Keyset | null {
  * the page newest first, and the cursors of the pages beside it. Coming from a page, the way back
  * exists; whether the way on does is told by the extra row.
  */
-export function keysetPage<T extends { at: string; reference: string }>(rows: readonly T[], limit: number, keyset: Keyset | null): { rows: T[]; older: string | null; newer: string | null } {
+export function keysetPage<T extends { at: string; reference: string }>(
+  rows: readonly T[],
+  limit: number,
+  keyset: Keyset | null,
+): { rows: T[]; older: string | null; newer: string | null } {
   const more = rows.length > limit;
   const page = rows.slice(0, limit);
   if (keyset?.direction === 'newer') page.reverse();

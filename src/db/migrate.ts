@@ -17,7 +17,9 @@ export interface Migration {
 }
 
 export function loadMigrations(dir = MIGRATIONS_DIR): Migration[] {
-  const files = readdirSync(dir).filter((f) => /^\d{4}_[a-z0-9_]+\.sql$/.test(f)).sort();
+  const files = readdirSync(dir)
+    .filter((f) => /^\d{4}_[a-z0-9_]+\.sql$/.test(f))
+    .sort();
   const seen = new Set<number>();
   return files.map((file) => {
     const version = Number(file.slice(0, 4));

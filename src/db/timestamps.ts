@@ -19,7 +19,8 @@ function two(s: string, i: number): number {
 /** The milliseconds since the epoch of a timestamptz in the ISO style, or undefined for any other text. */
 export function isoTimestamptzMs(s: string): number | undefined {
   const n = s.length;
-  if (n < 22 || s.charCodeAt(4) !== 45 || s.charCodeAt(7) !== 45 || s.charCodeAt(10) !== 32 || s.charCodeAt(13) !== 58 || s.charCodeAt(16) !== 58) return undefined;
+  if (n < 22 || s.charCodeAt(4) !== 45 || s.charCodeAt(7) !== 45 || s.charCodeAt(10) !== 32 || s.charCodeAt(13) !== 58 || s.charCodeAt(16) !== 58)
+    return undefined;
   const hi = two(s, 0);
   const lo = two(s, 2);
   const month = two(s, 5);
@@ -27,7 +28,21 @@ export function isoTimestamptzMs(s: string): number | undefined {
   const hours = two(s, 11);
   const minutes = two(s, 14);
   const seconds = two(s, 17);
-  if (hi < 10 || lo < 0 || month < 1 || month > 12 || day < 1 || day > 31 || hours < 0 || hours > 23 || minutes < 0 || minutes > 59 || seconds < 0 || seconds > 59) return undefined;
+  if (
+    hi < 10 ||
+    lo < 0 ||
+    month < 1 ||
+    month > 12 ||
+    day < 1 ||
+    day > 31 ||
+    hours < 0 ||
+    hours > 23 ||
+    minutes < 0 ||
+    minutes > 59 ||
+    seconds < 0 ||
+    seconds > 59
+  )
+    return undefined;
   let i = 19;
   let ms = 0;
   if (s.charCodeAt(i) === 46) {

@@ -40,7 +40,8 @@ export function formatMoney(minor: number, currency: string, culture: Culture): 
     const whole = new Intl.NumberFormat(LOCALES[culture], { style: 'currency', currency });
     const digits = whole.resolvedOptions().maximumFractionDigits ?? 2;
     // A currency shown without decimals (ISK) still shows them when an amount has some.
-    const cents = digits === 0 ? new Intl.NumberFormat(LOCALES[culture], { style: 'currency', currency, minimumFractionDigits: 2, maximumFractionDigits: 2 }) : whole;
+    const cents =
+      digits === 0 ? new Intl.NumberFormat(LOCALES[culture], { style: 'currency', currency, minimumFractionDigits: 2, maximumFractionDigits: 2 }) : whole;
     m = { whole, cents, memo: new Map() };
     moneyFormats[culture].set(currency, m);
   }
@@ -162,7 +163,16 @@ function compiled(f: Intl.DateTimeFormat): (at: Date) => string {
 
 /** What a moment shows: day, short month, year and the time to the minute (or second), in UTC. */
 export function dateTimeOptions(seconds: boolean): Intl.DateTimeFormatOptions {
-  return { timeZone: 'UTC', day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit', ...(seconds ? { second: '2-digit' } : {}), hourCycle: 'h23' };
+  return {
+    timeZone: 'UTC',
+    day: 'numeric',
+    month: 'short',
+    year: 'numeric',
+    hour: '2-digit',
+    minute: '2-digit',
+    ...(seconds ? { second: '2-digit' } : {}),
+    hourCycle: 'h23',
+  };
 }
 
 /** What a day shows: day and short month (and the year), in UTC. */
@@ -171,7 +181,10 @@ export function dateOptions(withYear: boolean): Intl.DateTimeFormatOptions {
 }
 
 /** The formats of moments per culture, without and with seconds. */
-const dateTimes: Record<Culture, [((at: Date) => string) | undefined, ((at: Date) => string) | undefined]> = { is: [undefined, undefined], en: [undefined, undefined] };
+const dateTimes: Record<Culture, [((at: Date) => string) | undefined, ((at: Date) => string) | undefined]> = {
+  is: [undefined, undefined],
+  en: [undefined, undefined],
+};
 
 /**
  * A moment as the portal shows it: day, month, year and time to the minute, in UTC (which is

@@ -82,7 +82,10 @@ function compile(strings: TemplateStringsArray): Compiled {
     else if (state === 'tag' && /^[a-zA-Z][\w-]*$|["\s]$/.test(tag)) slots.push('attributes');
     // Escaping keeps a value inside its quotes; it would not make a script or a style safe.
     else if (state === 'dq' && attribute !== '' && attribute !== 'style' && !attribute.startsWith('on')) slots.push('attribute');
-    else throw new Error(`html template: a value after ${JSON.stringify(s.slice(-40))} would not be safe there (values go between elements, inside a double-quoted attribute that is not a style or an event handler, or as attrs(...) where an attribute may begin)`);
+    else
+      throw new Error(
+        `html template: a value after ${JSON.stringify(s.slice(-40))} would not be safe there (values go between elements, inside a double-quoted attribute that is not a style or an event handler, or as attrs(...) where an attribute may begin)`,
+      );
   }
   if (state !== 'text') throw new Error(`html template: it ends inside a tag, a comment or a raw-text element (${JSON.stringify(parts.at(-1)?.slice(-40))})`);
   return { parts, slots };
@@ -96,7 +99,8 @@ const ATTRIBUTES: unique symbol = Symbol('attributes');
  */
 function textValue(value: TemplateChild | Attributes): string | VNode | null | readonly TemplateChild[] {
   if (Array.isArray(value)) return [...(value as readonly TemplateChild[])];
-  if (typeof value === 'object' && value !== null && ATTRIBUTES in value) throw new TypeError('html template: attrs(...) stands only where an attribute may begin');
+  if (typeof value === 'object' && value !== null && ATTRIBUTES in value)
+    throw new TypeError('html template: attrs(...) stands only where an attribute may begin');
   // Anything else that is not an element (a plain object) is nothing, as in JSX.
   if (typeof value === 'object' && value !== null && !isValidElement(value)) return null;
   return jsxEscape(value) as string | VNode | null;

@@ -48,7 +48,9 @@ export function installAuth(app: FastifyInstance, db: Database, limiter?: RateLi
     // Counted per key before the capability check: a key hammering a route it may not use is limited too.
     const rate = limiter?.take(principal.keyId);
     if (rate && !rate.allowed) {
-      throw new ApiError('RATE_LIMITED', `this API key sent too many requests; retry after ${rate.retryAfterSeconds} s`, undefined, { 'Retry-After': String(rate.retryAfterSeconds) });
+      throw new ApiError('RATE_LIMITED', `this API key sent too many requests; retry after ${rate.retryAfterSeconds} s`, undefined, {
+        'Retry-After': String(rate.retryAfterSeconds),
+      });
     }
     if (principal.kind === 'partner' && !auth.partners) {
       throw new ApiError('FORBIDDEN', 'a partner key may not use this operation');

@@ -38,9 +38,7 @@ export const ProblemSchema = Type.Object(
     code: Type.String({ description: 'stable UPPER_SNAKE code; see the error codes in the API guide' }),
     detail: Type.String(),
     message: Type.String(),
-    errors: Type.Optional(
-      Type.Array(Type.Object({ field: Type.String(), code: Type.String(), message: Type.String() })),
-    ),
+    errors: Type.Optional(Type.Array(Type.Object({ field: Type.String(), code: Type.String(), message: Type.String() }))),
     ...EnvelopeProps,
   },
   { description: 'An error, as application/problem+json' },

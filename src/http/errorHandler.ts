@@ -105,9 +105,11 @@ export function isDataException(err: unknown): boolean {
 export function frameworkErrorHandler(clock: Clock) {
   return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply => {
     const apiError =
-      error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? new ApiError('NOT_FOUND', 'no resource has an identifier that long')
-      : error.code === 'FST_ERR_BAD_URL' ? new ApiError('VALIDATION_FAILED', 'the URL is not valid percent-encoded UTF-8')
-      : toApiError(error, request);
+      error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+        ? new ApiError('NOT_FOUND', 'no resource has an identifier that long')
+        : error.code === 'FST_ERR_BAD_URL'
+          ? new ApiError('VALIDATION_FAILED', 'the URL is not valid percent-encoded UTF-8')
+          : toApiError(error, request);
     return sendProblem(reply, apiError, clock);
   };
 }
@@ -120,9 +122,11 @@ export function clientErrorHandler(clock: Clock) {
   return (err: NodeJS.ErrnoException, socket: Duplex): void => {
     if (err.code === 'ECONNRESET' || socket.destroyed) return;
     const apiError =
-      err.code === 'HPE_HEADER_OVERFLOW' ? new ApiError('HEADERS_TOO_LARGE', 'the request headers exceed 16 KiB')
-      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? new ApiError('VALIDATION_FAILED', 'the request did not arrive completely in time')
-      : new ApiError('VALIDATION_FAILED', 'the request is not valid HTTP');
+      err.code === 'HPE_HEADER_OVERFLOW'
+        ? new ApiError('HEADERS_TOO_LARGE', 'the request headers exceed 16 KiB')
+        : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? new ApiError('VALIDATION_FAILED', 'the request did not arrive completely in time')
+          : new ApiError('VALIDATION_FAILED', 'the request is not valid HTTP');
     const body = JSON.stringify(problemBody(apiError, newUuid(), clock));
     if (socket.writable) {
       socket.write(
@@ -153,9 +157,12 @@ export function installErrorHandling(app: FastifyInstance, clock: Clock): void {
     const path = request.url.split('?')[0] ?? '';
     const allowed = [...new Set(routes.filter((r) => r.pattern.test(path)).map((r) => r.method))];
     if (allowed.length > 0) {
-      return sendProblem(reply, new ApiError('METHOD_NOT_ALLOWED', `${request.method} is not allowed here; use ${allowed.join(', ')}`, undefined, { Allow: allowed.join(', ') }), clock);
+      return sendProblem(
+        reply,
+        new ApiError('METHOD_NOT_ALLOWED', `${request.method} is not allowed here; use ${allowed.join(', ')}`, undefined, { Allow: allowed.join(', ') }),
+        clock,
+      );
     }
     return sendProblem(reply, new ApiError('NOT_FOUND', `no route for ${request.method} ${path}`), clock);
   });
 }
-

@@ -32,7 +32,13 @@ export function installRouteTable(app: FastifyInstance): void {
     const schema = (route.schema ?? {}) as RouteEntry['schema'];
     const config = route.config as { auth?: AuthRequirement; portal?: PortalAccess } | undefined;
     for (const method of methods) {
-      table.push({ method, url: route.url, auth: config?.auth, portal: config?.portal, schema: { body: schema.body, querystring: schema.querystring, params: schema.params } });
+      table.push({
+        method,
+        url: route.url,
+        auth: config?.auth,
+        portal: config?.portal,
+        schema: { body: schema.body, querystring: schema.querystring, params: schema.params },
+      });
     }
   });
 }

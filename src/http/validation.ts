@@ -55,7 +55,13 @@ export function nulErrors(data: unknown): ErrorObject[] {
   if (!hasNul(data)) return [];
   const out: ErrorObject[] = [];
   const stack: { value: unknown; path: string }[] = [{ value: data, path: '' }];
-  const error = (instancePath: string): ErrorObject => ({ keyword: 'format', instancePath, schemaPath: '#/format', params: { format: 'no-nul' }, message: NUL_MESSAGE });
+  const error = (instancePath: string): ErrorObject => ({
+    keyword: 'format',
+    instancePath,
+    schemaPath: '#/format',
+    params: { format: 'no-nul' },
+    message: NUL_MESSAGE,
+  });
   while (stack.length > 0 && out.length < 100) {
     const { value, path } = stack.pop() as { value: unknown; path: string };
     if (typeof value === 'string') {
@@ -90,7 +96,10 @@ export type JsonSchema = {
 
 /** `/items/3/amount` → `items[3].amount` (§Errors). */
 export function jsonPathOf(instancePath: string, child?: string): string {
-  const parts = instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const parts = instancePath
+    .split('/')
+    .slice(1)
+    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
   if (child !== undefined) parts.push(child);
   let out = '';
   for (const p of parts) {
@@ -122,10 +131,13 @@ function describe(e: ErrorObject, knownProps: readonly string[]): FieldError {
     case 'maxLength': {
       const { minLength: min, maxLength: max } = parent;
       const message =
-        min !== undefined && min === max ? `must be exactly ${min} characters`
-        : min !== undefined && max !== undefined ? `must be ${min} to ${max} characters`
-        : min !== undefined ? `must be at least ${min} characters`
-        : `must be at most ${max} characters`;
+        min !== undefined && min === max
+          ? `must be exactly ${min} characters`
+          : min !== undefined && max !== undefined
+            ? `must be ${min} to ${max} characters`
+            : min !== undefined
+              ? `must be at least ${min} characters`
+              : `must be at most ${max} characters`;
       return { field: jsonPathOf(e.instancePath), code: 'LENGTH', message };
     }
     case 'type':
@@ -139,7 +151,7 @@ function describe(e: ErrorObject, knownProps: readonly string[]): FieldError {
     case 'exclusiveMinimum':
     case 'exclusiveMaximum': {
       const { minimum: min, maximum: max } = parent;
-      const message = min !== undefined && max !== undefined ? `must be from ${min} to ${max}` : e.message ?? 'is out of range';
+      const message = min !== undefined && max !== undefined ? `must be from ${min} to ${max}` : (e.message ?? 'is out of range');
       return { field: jsonPathOf(e.instancePath), code: 'RANGE', message };
     }
     case 'minItems':
@@ -230,8 +242,13 @@ export function normalizeToSchema(schema: JsonSchema | undefined, value: unknown
     if (value === null) return null;
     const branches = schema.anyOf.filter((b) => !hasType(b, 'null'));
     const pick =
-      branches.find((b) => (typeof value === 'object' && value !== null && !Array.isArray(value) ? hasType(b, 'object') : Array.isArray(value) ? hasType(b, 'array') : !hasType(b, 'object') && !hasType(b, 'array'))) ??
-      branches[0];
+      branches.find((b) =>
+        typeof value === 'object' && value !== null && !Array.isArray(value)
+          ? hasType(b, 'object')
+          : Array.isArray(value)
+            ? hasType(b, 'array')
+            : !hasType(b, 'object') && !hasType(b, 'array'),
+      ) ?? branches[0];
     return normalizeToSchema(pick, value, opts);
   }
   if (hasType(schema, 'integer') && typeof value === 'string' && /^-?\d{1,15}$/.test(value)) return Number(value);

@@ -27,7 +27,11 @@ export function hashRequest(operation: string, body: unknown): string {
   const canonical = (v: unknown): unknown => {
     if (Array.isArray(v)) return v.map(canonical);
     if (v !== null && typeof v === 'object') {
-      return Object.fromEntries(Object.keys(v).sort().map((k) => [k, canonical((v as Record<string, unknown>)[k])]));
+      return Object.fromEntries(
+        Object.keys(v)
+          .sort()
+          .map((k) => [k, canonical((v as Record<string, unknown>)[k])]),
+      );
     }
     return v;
   };
@@ -127,7 +131,15 @@ export async function idempotentCreate<T extends Record<string, unknown>>(
       const earlier = await sql.findIdempotencyKey(tx, ctx.ownerId, key);
       if (earlier) throw check(earlier);
       const result = await create(tx);
-      const taken = await sql.insertIdempotencyKey(tx, { ownerId: ctx.ownerId, key, operation: ctx.operation, requestHash, status: 200, body: sealResponse(sealer, result), createdAt: now });
+      const taken = await sql.insertIdempotencyKey(tx, {
+        ownerId: ctx.ownerId,
+        key,
+        operation: ctx.operation,
+        requestHash,
+        status: 200,
+        body: sealResponse(sealer, result),
+        createdAt: now,
+      });
       if (!taken) {
         // A concurrent request with the same key committed first: undo ours, answer with theirs.
         const first = await sql.findIdempotencyKey(tx, ctx.ownerId, key);

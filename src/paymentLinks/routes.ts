@@ -8,15 +8,7 @@ import { pageOf } from '../http/paging.js';
 import { schemaErrorsOf } from '../http/validation.js';
 import { linkTypeOf } from './rules.js';
 import { CreateBody, CreateResponse, DetailsParams, DetailsResponse, DisableBody, ListQuery, ListResponse, UpdateBody, type LinkType } from './schemas.js';
-import {
-  createPaymentLink,
-  disablePaymentLink,
-  getPaymentLink,
-  listPaymentLinks,
-  updatePaymentLink,
-  validateCreate,
-  CREATE_OPERATION,
-} from './service.js';
+import { createPaymentLink, disablePaymentLink, getPaymentLink, listPaymentLinks, updatePaymentLink, validateCreate, CREATE_OPERATION } from './service.js';
 
 // Payment Links API (interface §4.1–4.5; §Creating a link to §Lists, §Idempotent creates, §Clients in the field), under /api/v1.
 
@@ -44,7 +36,8 @@ export async function paymentLinkRoutes(app: App, deps: AppDeps): Promise<void> 
       config: { auth: anyLinkKey },
       schema: {
         summary: 'Get Payment Links',
-        description: 'The merchant’s links of both types, newest first. Page (from 0) and PageSize are optional (0 and 20 by default). Parameter names are matched without regard to case.',
+        description:
+          'The merchant’s links of both types, newest first. Page (from 0) and PageSize are optional (0 and 20 by default). Parameter names are matched without regard to case.',
         tags,
         querystring: ListQuery,
         response: { 200: ListResponse, ...errors },
@@ -62,7 +55,8 @@ export async function paymentLinkRoutes(app: App, deps: AppDeps): Promise<void> 
       config: { auth: anyLinkKey },
       schema: {
         summary: 'Get Payment Link Details',
-        description: 'The link with its items, shopper infos and submissions; status as of now: a link past validUntil or at maxSalesCount reads Expired or Completed.',
+        description:
+          'The link with its items, shopper infos and submissions; status as of now: a link past validUntil or at maxSalesCount reads Expired or Completed.',
         tags,
         params: DetailsParams,
         response: { 200: DetailsResponse, ...errors },

@@ -27,8 +27,7 @@ export const MAX_ITEMS = 200;
 export const MAX_QUANTITY = 1_000_000;
 export const MAX_SALES_COUNT = 1_000_000_000;
 
-const oneOf = (values: readonly string[], description?: string) =>
-  Type.String({ enum: [...values], ...(description ? { description } : {}) });
+const oneOf = (values: readonly string[], description?: string) => Type.String({ enum: [...values], ...(description ? { description } : {}) });
 
 /** A field the update may set to null (§Updating a link: null clears); OpenAPI 3.0's `nullable`, which Ajv knows. */
 function nullable<T extends TSchema>(schema: T): TUnsafe<Static<T> | null> {
@@ -57,7 +56,10 @@ export const ShopperInfoSchema = Type.Object(
   { additionalProperties: false },
 );
 
-const Items = Type.Array(ItemSchema, { maxItems: MAX_ITEMS, description: 'at least one for PayByLink; empty for TokenizeByLink; amounts add up to the link amount' });
+const Items = Type.Array(ItemSchema, {
+  maxItems: MAX_ITEMS,
+  description: 'at least one for PayByLink; empty for TokenizeByLink; amounts add up to the link amount',
+});
 const ShopperInfos = Type.Array(ShopperInfoSchema, { maxItems: SHOPPER_FIELDS.length });
 const Description = Type.String({ maxLength: 500, description: 'default ""' });
 const ThemeKey = Type.String({ minLength: 1, maxLength: 64 });
@@ -69,7 +71,12 @@ const Reference = Type.String({ minLength: 1, maxLength: 100 });
 export const CreateBody = Type.Object(
   {
     type: oneOf(LINK_TYPES),
-    terminalIdentifier: Type.String({ minLength: 12, maxLength: 12, pattern: '^[A-Za-z0-9]*$', description: "12 characters [A-Za-z0-9]; a terminal of the key's merchant" }),
+    terminalIdentifier: Type.String({
+      minLength: 12,
+      maxLength: 12,
+      pattern: '^[A-Za-z0-9]*$',
+      description: "12 characters [A-Za-z0-9]; a terminal of the key's merchant",
+    }),
     amount: { ...Amount, description: 'minor units; 1–100,000,000,000 for PayByLink, 0 for TokenizeByLink; ISK amounts end in 00' },
     currency: oneOf(CURRENCIES, 'upper-case ISO 4217 code'),
     items: Type.Optional(Items),
@@ -151,7 +158,9 @@ export const PaymentLinkSchema = Type.Object({
   visitCount: Type.Integer(),
   salesCount: Type.Integer(),
   maxSalesCount: nullable(Type.Integer()),
-  items: Type.Array(Type.Object({ name: Type.String(), quantity: Type.Integer(), amountWithoutDiscount: Type.Integer(), amount: Type.Integer(), unitPrice: Type.Integer() })),
+  items: Type.Array(
+    Type.Object({ name: Type.String(), quantity: Type.Integer(), amountWithoutDiscount: Type.Integer(), amount: Type.Integer(), unitPrice: Type.Integer() }),
+  ),
   shopperInfos: Type.Array(Type.Object({ field: Type.String(), requirementType: Type.String(), prefilledValue: nullable(Type.String()) })),
   submissions: Type.Array(SubmissionSchema),
 });

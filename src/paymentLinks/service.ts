@@ -50,7 +50,10 @@ export function linkUrl(config: Config, reference: string): string {
  * Disabled is final; a TokenizeByLink that tokenised is Completed; a link with all its sales made is
  * Used; one past validUntil is Expired (from the very instant validUntil is reached).
  */
-export function linkStatus(link: Pick<PaymentLinkRow, 'disabledAt' | 'completedAt' | 'type' | 'salesCount' | 'maxSalesCount' | 'validUntil'>, now: Date): LinkStatus {
+export function linkStatus(
+  link: Pick<PaymentLinkRow, 'disabledAt' | 'completedAt' | 'type' | 'salesCount' | 'maxSalesCount' | 'validUntil'>,
+  now: Date,
+): LinkStatus {
   if (link.disabledAt !== null) return 'Disabled';
   if (link.type === 'TokenizeByLink' && link.completedAt !== null) return 'Completed';
   if (link.maxSalesCount !== null && link.salesCount >= link.maxSalesCount) return 'Used';
@@ -71,7 +74,13 @@ const TERMINAL_NOT_FOUND: FieldError = { field: 'terminalIdentifier', code: 'TER
  * in the database too), saving a round trip per valid create (docs/performance.md). When something else failed,
  * the owner is looked up so that the one answer names every failing field.
  */
-export async function validateCreate(db: Database, merchantId: string, body: unknown, schemaErrors: readonly FieldError[], now: Date): Promise<Static<typeof CreateBody>> {
+export async function validateCreate(
+  db: Database,
+  merchantId: string,
+  body: unknown,
+  schemaErrors: readonly FieldError[],
+  now: Date,
+): Promise<Static<typeof CreateBody>> {
   const errors = mergeErrors(schemaErrors, createRuleErrors(body, now, failedFields(schemaErrors)));
   if (errors.length === 0) return body as Static<typeof CreateBody>;
   if (isRecord(body) && typeof body.terminalIdentifier === 'string' && /^[A-Za-z0-9]{12}$/.test(body.terminalIdentifier)) {
@@ -184,7 +193,9 @@ export function presentLink(config: Config, link: PaymentLinkRow, submissions: r
 /** Details of links asked for together are read in one query (docs/performance.md; see BatchLoader). */
 const detailLoader = perDatabase(
   (db: Database) =>
-    new BatchLoader<string, sql.LinkWithSubmissions>(async (references) => new Map((await sql.findLinksWithSubmissions(db.pool, references)).map((l) => [l.reference, l]))),
+    new BatchLoader<string, sql.LinkWithSubmissions>(
+      async (references) => new Map((await sql.findLinksWithSubmissions(db.pool, references)).map((l) => [l.reference, l])),
+    ),
 );
 
 export async function getPaymentLink(deps: Deps, merchantId: string, reference: string): Promise<PaymentLinkView> {
@@ -241,7 +252,12 @@ function summaryOf(r: sql.LinkSummaryRow, now: Date): LinkSummary {
 }
 
 /** A page of all the merchant's links by number (§Lists order), with their total. */
-export async function listLinkSummaries(deps: Pick<Deps, 'db' | 'clock'>, merchantId: string, page: number, pageSize: number): Promise<{ links: LinkSummary[]; totalCount: number }> {
+export async function listLinkSummaries(
+  deps: Pick<Deps, 'db' | 'clock'>,
+  merchantId: string,
+  page: number,
+  pageSize: number,
+): Promise<{ links: LinkSummary[]; totalCount: number }> {
   const { rows, totalCount } = await sql.linkSummaryPage(deps.db.pool, merchantId, pageSize, page * pageSize);
   const now = deps.clock.now();
   return { links: rows.map((r) => summaryOf(r, now)), totalCount };
@@ -315,7 +331,10 @@ export async function updatePaymentLink(deps: Deps, merchantId: string, body: un
     }
     if (isInt(body.visitCount) && body.visitCount !== link.visitCount) immutable('visitCount');
     if (isInt(body.salesCount) && body.salesCount !== link.salesCount) immutable('salesCount');
-    if ((typeof body.recurringProcessingModel === 'string' || body.recurringProcessingModel === null) && body.recurringProcessingModel !== link.recurringProcessingModel) {
+    if (
+      (typeof body.recurringProcessingModel === 'string' || body.recurringProcessingModel === null) &&
+      body.recurringProcessingModel !== link.recurringProcessingModel
+    ) {
       immutable('recurringProcessingModel');
     }
 
@@ -381,7 +400,8 @@ export async function updatePaymentLink(deps: Deps, merchantId: string, body: un
     // Status changes only through §Link status; sending the status the link has (before or after) is fine.
     if (typeof body.status === 'string') {
       const after = linkStatus({ ...link, validUntil: next.validUntil, maxSalesCount: next.maxSalesCount }, now);
-      if (body.status !== before && body.status !== after) immutable('status', 'changes only by Disable, or as validUntil, maxSalesCount and the sales made decide');
+      if (body.status !== before && body.status !== after)
+        immutable('status', 'changes only by Disable, or as validUntil, maxSalesCount and the sales made decide');
     }
 
     const all = mergeErrors(errors);
@@ -406,7 +426,9 @@ export type LinkForPage = sql.LinkForPage;
 /** Counts each page view; the views of one turn of the event loop are counted by one statement. */
 const visitCounter = perDatabase(
   (db: Database) =>
-    new BatchLoader<string, LinkForPage>(async (references, views) => new Map((await sql.countLinkVisits(db.pool, references, views)).map((l) => [l.reference, l]))),
+    new BatchLoader<string, LinkForPage>(
+      async (references, views) => new Map((await sql.countLinkVisits(db.pool, references, views)).map((l) => [l.reference, l])),
+    ),
 );
 
 /** The link as its page shows it; a page view counts as a visit when `countVisit`. */
@@ -426,7 +448,17 @@ export async function lockLinkForPayment(tx: Queryable, reference: string): Prom
  */
 export async function recordLinkPayment(
   tx: Queryable,
-  p: { reference: string; tokenize: boolean; answers: { field: string; value: string }[]; success: boolean; amount: number; currency: string; token: string | null; payfacReference: string; at: Date },
+  p: {
+    reference: string;
+    tokenize: boolean;
+    answers: { field: string; value: string }[];
+    success: boolean;
+    amount: number;
+    currency: string;
+    token: string | null;
+    payfacReference: string;
+    at: Date;
+  },
 ): Promise<void> {
   await sql.insertSubmission(tx, {
     id: submissionId(),

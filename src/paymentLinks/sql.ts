@@ -39,11 +39,26 @@ export interface SubmissionRow {
 
 /** Each column of a link and the name it has in PaymentLinkRow: the one list every query reads. */
 const LINK_FIELDS: readonly (readonly [column: string, field: keyof PaymentLinkRow])[] = [
-  ['reference', 'reference'], ['merchant_id', 'merchantId'], ['terminal_identifier', 'terminalIdentifier'], ['type', 'type'],
-  ['description', 'description'], ['theme_key', 'themeKey'], ['amount', 'amount'], ['currency', 'currency'], ['return_url', 'returnUrl'],
-  ['culture', 'culture'], ['valid_until', 'validUntil'], ['recurring_processing_model', 'recurringProcessingModel'],
-  ['visit_count', 'visitCount'], ['sales_count', 'salesCount'], ['max_sales_count', 'maxSalesCount'], ['items', 'items'],
-  ['shopper_infos', 'shopperInfos'], ['disabled_at', 'disabledAt'], ['completed_at', 'completedAt'], ['created_at', 'createdAt'],
+  ['reference', 'reference'],
+  ['merchant_id', 'merchantId'],
+  ['terminal_identifier', 'terminalIdentifier'],
+  ['type', 'type'],
+  ['description', 'description'],
+  ['theme_key', 'themeKey'],
+  ['amount', 'amount'],
+  ['currency', 'currency'],
+  ['return_url', 'returnUrl'],
+  ['culture', 'culture'],
+  ['valid_until', 'validUntil'],
+  ['recurring_processing_model', 'recurringProcessingModel'],
+  ['visit_count', 'visitCount'],
+  ['sales_count', 'salesCount'],
+  ['max_sales_count', 'maxSalesCount'],
+  ['items', 'items'],
+  ['shopper_infos', 'shopperInfos'],
+  ['disabled_at', 'disabledAt'],
+  ['completed_at', 'completedAt'],
+  ['created_at', 'createdAt'],
 ];
 
 /** The select list of a link, its columns taken from `alias` when the query names several tables. */
@@ -62,9 +77,22 @@ export async function insertLink(db: Queryable, l: NewLink): Promise<void> {
        return_url, culture, valid_until, recurring_processing_model, max_sales_count, items, shopper_infos, created_at, updated_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $16)`,
     [
-      l.reference, l.merchantId, l.terminalIdentifier, l.type, l.description, l.themeKey, l.amount, l.currency,
-      l.returnUrl, l.culture, l.validUntil, l.recurringProcessingModel, l.maxSalesCount,
-      JSON.stringify(l.items), JSON.stringify(l.shopperInfos), l.createdAt,
+      l.reference,
+      l.merchantId,
+      l.terminalIdentifier,
+      l.type,
+      l.description,
+      l.themeKey,
+      l.amount,
+      l.currency,
+      l.returnUrl,
+      l.culture,
+      l.validUntil,
+      l.recurringProcessingModel,
+      l.maxSalesCount,
+      JSON.stringify(l.items),
+      JSON.stringify(l.shopperInfos),
+      l.createdAt,
     ],
   );
 }
@@ -98,10 +126,10 @@ export async function insertLinks(db: Queryable, links: readonly NewLink[]): Pro
 
 /** A merchant's link, row-locked until the caller's transaction ends (§Updating a link); another merchant's is not found (§Authentication). */
 export async function lockLink(db: Queryable, merchantId: string, reference: string): Promise<PaymentLinkRow | undefined> {
-  const { rows } = await db.query<PaymentLinkRow>(
-    `SELECT ${LINK_COLUMNS} FROM payment_links WHERE reference = $1 AND merchant_id = $2 FOR UPDATE`,
-    [reference, merchantId],
-  );
+  const { rows } = await db.query<PaymentLinkRow>(`SELECT ${LINK_COLUMNS} FROM payment_links WHERE reference = $1 AND merchant_id = $2 FOR UPDATE`, [
+    reference,
+    merchantId,
+  ]);
   return rows[0];
 }
 
@@ -124,18 +152,25 @@ export async function updateLink(db: Queryable, reference: string, c: LinkChange
        max_sales_count = $7, shopper_infos = $8, amount = $9, currency = $10, items = $11, updated_at = $12
      WHERE reference = $1`,
     [
-      reference, c.description, c.themeKey, c.returnUrl, c.culture, c.validUntil, c.maxSalesCount,
-      JSON.stringify(c.shopperInfos), c.amount, c.currency, JSON.stringify(c.items), now,
+      reference,
+      c.description,
+      c.themeKey,
+      c.returnUrl,
+      c.culture,
+      c.validUntil,
+      c.maxSalesCount,
+      JSON.stringify(c.shopperInfos),
+      c.amount,
+      c.currency,
+      JSON.stringify(c.items),
+      now,
     ],
   );
 }
 
 /** Disable is idempotent (§Disabling a link): the first disabling time is kept. */
 export async function disableLink(db: Queryable, reference: string, now: Date): Promise<void> {
-  await db.query(
-    'UPDATE payment_links SET disabled_at = COALESCE(disabled_at, $2), updated_at = $2 WHERE reference = $1',
-    [reference, now],
-  );
+  await db.query('UPDATE payment_links SET disabled_at = COALESCE(disabled_at, $2), updated_at = $2 WHERE reference = $1', [reference, now]);
 }
 
 export interface ListEntryRow {
@@ -164,7 +199,15 @@ function pageWithTotalText(columns: string): string {
                 LIMIT $2 OFFSET $3) l ON true`;
 }
 
-async function pageWithTotal<R extends object>(db: Queryable, name: string, text: string, key: keyof R, merchantId: string, limit: number, offset: number): Promise<{ rows: R[]; totalCount: number }> {
+async function pageWithTotal<R extends object>(
+  db: Queryable,
+  name: string,
+  text: string,
+  key: keyof R,
+  merchantId: string,
+  limit: number,
+  offset: number,
+): Promise<{ rows: R[]; totalCount: number }> {
   const { rows } = await db.query<Partial<R> & { totalCount: number }>({ name, text, values: [merchantId, limit, offset] });
   return {
     totalCount: rows[0]?.totalCount ?? 0,
@@ -202,10 +245,7 @@ export async function findLinksWithSubmissions(db: Queryable, references: readon
   return rows;
 }
 
-export async function insertSubmission(
-  db: Queryable,
-  s: SubmissionRow & { id: string; paymentLinkReference: string; createdAt: Date },
-): Promise<void> {
+export async function insertSubmission(db: Queryable, s: SubmissionRow & { id: string; paymentLinkReference: string; createdAt: Date }): Promise<void> {
   await db.query(
     `INSERT INTO payment_link_submissions (id, payment_link_reference, answers, completed, amount, currency, token, payfac_reference, created_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
@@ -243,7 +283,9 @@ export async function countLinkVisits(db: Queryable, references: readonly string
 
 /** The link without counting a view (a form post re-rendering the page). */
 export async function findLinkForPage(db: Queryable, reference: string): Promise<LinkForPage | undefined> {
-  const { rows } = await db.query<LinkForPage>(`SELECT ${PAGE_COLUMNS} FROM payment_links l JOIN merchants m ON m.id = l.merchant_id WHERE l.reference = $1`, [reference]);
+  const { rows } = await db.query<LinkForPage>(`SELECT ${PAGE_COLUMNS} FROM payment_links l JOIN merchants m ON m.id = l.merchant_id WHERE l.reference = $1`, [
+    reference,
+  ]);
   return rows[0];
 }
 
@@ -291,7 +333,12 @@ const SUMMARY_COLUMNS = `reference, description, amount, currency, type, sales_c
 const SUMMARY_PAGE_TEXT = pageWithTotalText(SUMMARY_COLUMNS);
 
 /** One page of the merchant's links by page number for the portal's list, and the merchant's total (as listLinks). */
-export async function linkSummaryPage(db: Queryable, merchantId: string, limit: number, offset: number): Promise<{ rows: LinkSummaryRow[]; totalCount: number }> {
+export async function linkSummaryPage(
+  db: Queryable,
+  merchantId: string,
+  limit: number,
+  offset: number,
+): Promise<{ rows: LinkSummaryRow[]; totalCount: number }> {
   return pageWithTotal<LinkSummaryRow>(db, 'paymentLinks.linkSummaryPage', SUMMARY_PAGE_TEXT, 'reference', merchantId, limit, offset);
 }
 
@@ -320,7 +367,13 @@ export interface LinkFilter {
  * when there is none): oldest first when going newer. The index is walked in order and the filter
  * applied to each row, so a page stops reading once it is full.
  */
-export async function searchLinks(db: Queryable, merchantId: string, filter: LinkFilter, keyset: Keyset | null, limit: number): Promise<(LinkSummaryRow & { at: string })[]> {
+export async function searchLinks(
+  db: Queryable,
+  merchantId: string,
+  filter: LinkFilter,
+  keyset: Keyset | null,
+  limit: number,
+): Promise<(LinkSummaryRow & { at: string })[]> {
   const values: unknown[] = [merchantId, limit];
   const where = ['merchant_id = $1'];
   const param = (v: unknown): string => `$${values.push(v)}`;

@@ -23,7 +23,7 @@ const auth = { anyOf: ['HostedCheckout' as const] };
 
 const LEDGER =
   'Accepted at once as Received; the acquirer completes it afterwards and its outcome arrives as a webhook whose payfacReference is the one ' +
-  'answered here and whose additionalData.originalPayfacReference is the payment\'s. Over the limit: 400 with a field code on amount ' +
+  "answered here and whose additionalData.originalPayfacReference is the payment's. Over the limit: 400 with a field code on amount " +
   '(EXCEEDS_CAPTURABLE, EXCEEDS_REFUNDABLE); another currency: 400 CURRENCY_MISMATCH; a refused or reversed payment: 409 INVALID_STATE; ' +
   "another merchant's payment: 404.";
 
@@ -41,7 +41,8 @@ export async function paymentRoutes(app: App, deps: AppDeps): Promise<void> {
         summary: 'Capture an authorised payment, in full or in part',
         description:
           'For payments with manual capture or a pre-authorisation (authorisationType PreAuth). Partial captures add up to at most the authorised amount, ' +
-          'counting captures still in progress. Outcome: a Capture webhook. ' + LEDGER,
+          'counting captures still in progress. Outcome: a Capture webhook. ' +
+          LEDGER,
         body: CaptureBody,
         response: { 200: ModificationResponse, ...errors },
       },
@@ -74,7 +75,8 @@ export async function paymentRoutes(app: App, deps: AppDeps): Promise<void> {
         description:
           'Settled after every modification accepted before it. A payment with nothing captured is cancelled (its authorisation released, ' +
           'nothing more can be captured); a captured one is refunded what was not refunded yet. Afterwards the payment takes no more ' +
-          'modifications. Outcome: a Refund webhook (amount: what was released or refunded). ' + LEDGER,
+          'modifications. Outcome: a Refund webhook (amount: what was released or refunded). ' +
+          LEDGER,
         body: ReverseBody,
         response: { 200: ModificationResponse, ...errors },
       },
@@ -105,7 +107,10 @@ export async function paymentRoutes(app: App, deps: AppDeps): Promise<void> {
     async (request) => {
       const merchantId = merchantOf(request);
       const body = await validateTokenPayment(db, merchantId, request.body, schemaErrorsOf(request));
-      return ok(request, await chargeToken({ db, clock, acquirer, sealer: deps.sealer, publicBaseUrl: deps.config.publicBaseUrl }, merchantId, body, request.idempotencyKey));
+      return ok(
+        request,
+        await chargeToken({ db, clock, acquirer, sealer: deps.sealer, publicBaseUrl: deps.config.publicBaseUrl }, merchantId, body, request.idempotencyKey),
+      );
     },
   );
 
@@ -116,7 +121,8 @@ export async function paymentRoutes(app: App, deps: AppDeps): Promise<void> {
       schema: {
         tags: ['Token payments'],
         summary: 'Disable a saved card',
-        description: 'The token can no longer be charged. Raises a TokenDisabled webhook (additionalData.token). Disabling it again succeeds again, without a second webhook.',
+        description:
+          'The token can no longer be charged. Raises a TokenDisabled webhook (additionalData.token). Disabling it again succeeds again, without a second webhook.',
         body: DisableTokenBody,
         response: { 200: DisableTokenResponse, ...errors },
       },

@@ -9,8 +9,7 @@ import { CURRENCIES, MAX_AMOUNT, RECURRING_MODELS } from '../paymentLinks/schema
 export const REFUND_REASONS = ['OTHER', 'RETURN', 'DUPLICATE', 'FRAUD', 'CUSTOMER REQUEST'] as const;
 export const RESULT_CODES = ['Authorised', 'Refused', 'RedirectShopper'] as const;
 
-const oneOf = (values: readonly string[], description?: string) =>
-  Type.String({ enum: [...values], ...(description ? { description } : {}) });
+const oneOf = (values: readonly string[], description?: string) => Type.String({ enum: [...values], ...(description ? { description } : {}) });
 
 const Reference = Type.String({ minLength: 1, maxLength: 200, description: "the merchant's own reference (e.g. the order number)" });
 const PayfacReference = Type.String({ minLength: 1, maxLength: 100, description: 'the payfacReference of the payment (its Authorization webhook)' });
@@ -28,7 +27,9 @@ export const RefundBody = Type.Object(
     payfacReference: PayfacReference,
     amount: Amount,
     currency: Currency,
-    refundReason: Type.Optional(Type.String({ enum: [...REFUND_REASONS], description: 'why the money goes back; matched without regard to case', [CASE_INSENSITIVE]: true })),
+    refundReason: Type.Optional(
+      Type.String({ enum: [...REFUND_REASONS], description: 'why the money goes back; matched without regard to case', [CASE_INSENSITIVE]: true }),
+    ),
   },
   {
     additionalProperties: false,
@@ -43,7 +44,9 @@ export const ReverseBody = Type.Object(
 
 export const ModificationResponse = WithEnvelope({
   status: Type.Literal('Received', { description: 'accepted; the outcome arrives as a Capture or Refund webhook' }),
-  payfacReference: Type.String({ description: "the modification's own reference; the webhook carries the payment's as additionalData.originalPayfacReference" }),
+  payfacReference: Type.String({
+    description: "the modification's own reference; the webhook carries the payment's as additionalData.originalPayfacReference",
+  }),
 });
 
 export const TokenPaymentBody = Type.Object(
@@ -53,7 +56,11 @@ export const TokenPaymentBody = Type.Object(
     currency: oneOf(CURRENCIES, 'upper-case ISO 4217 code'),
     reference: Reference,
     returnUrl: Type.String({ description: 'absolute http(s) URL, at most 2048 characters (else INVALID_RETURN_URL)' }),
-    channel: Type.String({ minLength: 1, maxLength: 20, description: 'where the payment is made: Web, iOS, Android (recorded; the model decides who is present)' }),
+    channel: Type.String({
+      minLength: 1,
+      maxLength: 20,
+      description: 'where the payment is made: Web, iOS, Android (recorded; the model decides who is present)',
+    }),
     shopperIp: Type.Optional(Type.String({ maxLength: 45, description: "the shopper's IP address, when the shopper is present" })),
     origin: Type.Optional(Type.String({ maxLength: 2048, description: 'the shop origin' })),
     tokenDetails: Type.Object(

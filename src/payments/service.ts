@@ -169,7 +169,13 @@ export async function saveChallenge(
 }
 
 /** Takes a step for finishing: it must be this page's, unused and not expired; it is taken once. */
-export async function takeChallenge(tx: PoolClient, id: string, targetKind: 'link' | 'session', targetReference: string, now: Date): Promise<SavedChallenge | undefined> {
+export async function takeChallenge(
+  tx: PoolClient,
+  id: string,
+  targetKind: 'link' | 'session',
+  targetReference: string,
+  now: Date,
+): Promise<SavedChallenge | undefined> {
   const row = await sql.takeChallenge(tx, id, targetKind, targetReference, now);
   return row && { answers: row.answers, acquirerState: row.acquirer_state };
 }
@@ -266,7 +272,11 @@ export interface DailySales {
  * portal's overview). Read from an incremental summary kept per process (see SalesSummary): a
  * request reads only the payments of the last hour or so, however many the merchant has.
  */
-export async function dailySales(deps: { db: Database; clock: { now(): Date } }, merchantId: string, days: number): Promise<{ since: Date; rows: DailySales[] }> {
+export async function dailySales(
+  deps: { db: Database; clock: { now(): Date } },
+  merchantId: string,
+  days: number,
+): Promise<{ since: Date; rows: DailySales[] }> {
   const now = deps.clock.now();
   const since = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() - (days - 1)));
   const [hours, refunds] = await Promise.all([salesSummaries(deps.db).hours(merchantId, since, now), refundedPerDay(deps, merchantId, since)]);

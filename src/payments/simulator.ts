@@ -1,6 +1,14 @@
 import { randomInt } from 'node:crypto';
 import { prefixedId } from '../ids.js';
-import type { Acquirer, AuthoriseRequest, AuthoriseResult, FinalAuthoriseResult, ModificationRequest, ModificationResult, TokenAuthoriseRequest } from './acquirer.js';
+import type {
+  Acquirer,
+  AuthoriseRequest,
+  AuthoriseResult,
+  FinalAuthoriseResult,
+  ModificationRequest,
+  ModificationResult,
+  TokenAuthoriseRequest,
+} from './acquirer.js';
 import { maskCardNumber, summarize, type CardSummary } from './card.js';
 
 // The simulated acquirer (§The simulated acquirer): the card number decides the outcome. The page has already checked

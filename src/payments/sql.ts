@@ -38,9 +38,28 @@ export async function insertPayment(db: Queryable, p: NewPayment): Promise<void>
        event_checkout_reference)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23)`,
     [
-      p.payfacReference, p.merchantId, p.terminalIdentifier, p.checkoutReference, p.paymentLinkReference,
-      p.merchantReference, p.amount, p.currency, p.success, p.reason, p.cardMasked, p.cardSummary, p.cardExpiry, p.paymentMethod,
-      p.threeDAuthenticated, p.authCode, p.isPreAuth, p.token, p.captureState, p.capturedAmount, p.captureDueAt, p.createdAt,
+      p.payfacReference,
+      p.merchantId,
+      p.terminalIdentifier,
+      p.checkoutReference,
+      p.paymentLinkReference,
+      p.merchantReference,
+      p.amount,
+      p.currency,
+      p.success,
+      p.reason,
+      p.cardMasked,
+      p.cardSummary,
+      p.cardExpiry,
+      p.paymentMethod,
+      p.threeDAuthenticated,
+      p.authCode,
+      p.isPreAuth,
+      p.token,
+      p.captureState,
+      p.capturedAmount,
+      p.captureDueAt,
+      p.createdAt,
       p.eventCheckoutReference,
     ],
   );
@@ -76,7 +95,18 @@ export async function insertToken(
     `INSERT INTO payment_tokens (token, merchant_id, payfac_reference, recurring_processing_model, merchant_shopper_reference,
        card_masked, card_summary, card_expiry, payment_method, created_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-    [t.token, t.merchantId, t.payfacReference, t.recurringProcessingModel, t.merchantShopperReference, t.cardMasked, t.cardSummary, t.cardExpiry, t.paymentMethod, t.createdAt],
+    [
+      t.token,
+      t.merchantId,
+      t.payfacReference,
+      t.recurringProcessingModel,
+      t.merchantShopperReference,
+      t.cardMasked,
+      t.cardSummary,
+      t.cardExpiry,
+      t.paymentMethod,
+      t.createdAt,
+    ],
   );
 }
 
@@ -92,7 +122,15 @@ export interface ChallengeRow {
 
 export async function insertChallenge(
   db: Queryable,
-  c: { id: string; targetKind: 'link' | 'session'; targetReference: string; answers: { field: string; value: string }[]; acquirerState: Record<string, string>; createdAt: Date; expiresAt: Date },
+  c: {
+    id: string;
+    targetKind: 'link' | 'session';
+    targetReference: string;
+    answers: { field: string; value: string }[];
+    acquirerState: Record<string, string>;
+    createdAt: Date;
+    expiresAt: Date;
+  },
 ): Promise<void> {
   await db.query(
     `INSERT INTO three_d_challenges (id, target_kind, target_reference, answers, acquirer_state, created_at, expires_at)
@@ -102,7 +140,13 @@ export async function insertChallenge(
 }
 
 /** Takes a 3-D Secure step for finishing: it must be this page's, unused and not expired; it is used once. */
-export async function takeChallenge(db: Queryable, id: string, targetKind: 'link' | 'session', targetReference: string, now: Date): Promise<ChallengeRow | undefined> {
+export async function takeChallenge(
+  db: Queryable,
+  id: string,
+  targetKind: 'link' | 'session',
+  targetReference: string,
+  now: Date,
+): Promise<ChallengeRow | undefined> {
   const { rows } = await db.query<ChallengeRow>(
     `UPDATE three_d_challenges SET used_at = $4
       WHERE id = $1 AND target_kind = $2 AND target_reference = $3 AND used_at IS NULL AND expires_at > $4
@@ -197,7 +241,13 @@ const LIST_COLUMNS = `p.payfac_reference AS "payfacReference", p.amount, p.curre
  * payments_merchant_keyset_idx index). A reference is looked up by the index of each column it may
  * name, never by reading every payment of the merchant.
  */
-export async function searchPayments(db: Queryable, merchantId: string, filter: PaymentFilter, keyset: Keyset | null, limit: number): Promise<PaymentListRow[]> {
+export async function searchPayments(
+  db: Queryable,
+  merchantId: string,
+  filter: PaymentFilter,
+  keyset: Keyset | null,
+  limit: number,
+): Promise<PaymentListRow[]> {
   const values: unknown[] = [merchantId, limit];
   const param = (v: unknown): string => `$${values.push(v)}`;
   const where = ['p.merchant_id = $1'];

@@ -78,7 +78,13 @@ export function publicViewFor(request: FastifyRequest, reply: FastifyReply): Pub
 export async function viewFor(request: FastifyRequest, reply: FastifyReply, deps: Pick<AppDeps, 'db'>): Promise<View> {
   const session = sessionOfRequest(request);
   const [name, merchants] = await Promise.all([merchantNames(deps.db).get(session.merchantId), merchantsFor(deps.db, session)]);
-  return signedInView(session, csrfFor(request, reply), pageAddressOf(request), { merchantId: session.merchantId, name: name ?? session.merchantId }, merchants);
+  return signedInView(
+    session,
+    csrfFor(request, reply),
+    pageAddressOf(request),
+    { merchantId: session.merchantId, name: name ?? session.merchantId },
+    merchants,
+  );
 }
 
 /** A form post's fields: one value, or several for a repeated name; a file as its bytes. */

@@ -115,7 +115,8 @@ export async function portalRoutes(app: App, appDeps: AppDeps): Promise<void> {
 
       // A portal route without an access rule would be open to anyone: refuse to start instead.
       portal.addHook('onRoute', (route) => {
-        if (!(route.config as { portal?: unknown } | undefined)?.portal) throw new Error(`portal route ${route.method} ${route.url} declares no access (config.portal)`);
+        if (!(route.config as { portal?: unknown } | undefined)?.portal)
+          throw new Error(`portal route ${route.method} ${route.url} declares no access (config.portal)`);
       });
 
       portal.addHook('onRequest', (_request, reply, done) => {
@@ -164,9 +165,15 @@ export async function portalRoutes(app: App, appDeps: AppDeps): Promise<void> {
         };
         if (error.code === 'FST_CSRF_INVALID_TOKEN' || error.code === 'FST_CSRF_MISSING_SECRET') return page(403, 'csrfTitle', view.t('csrf'));
         if (error instanceof ApiError && error.code === 'NOT_FOUND') return page(404, 'notFoundTitle', view.t('notFound'));
-      // A service's refusal that no page turned into a form error: the request's fault, shown plainly.
-      if (error instanceof ApiError && error.status < 500) return page(error.status, 'badRequestTitle', view.t('badRequest'));
-        if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || error.code === 'FST_REQ_FILE_TOO_LARGE' || error.code === 'FST_PARTS_LIMIT' || error.code === 'FST_FILES_LIMIT' || error.code === 'FST_FIELDS_LIMIT') {
+        // A service's refusal that no page turned into a form error: the request's fault, shown plainly.
+        if (error instanceof ApiError && error.status < 500) return page(error.status, 'badRequestTitle', view.t('badRequest'));
+        if (
+          error.code === 'FST_ERR_CTP_BODY_TOO_LARGE' ||
+          error.code === 'FST_REQ_FILE_TOO_LARGE' ||
+          error.code === 'FST_PARTS_LIMIT' ||
+          error.code === 'FST_FILES_LIMIT' ||
+          error.code === 'FST_FIELDS_LIMIT'
+        ) {
           return page(413, 'tooLargeTitle', view.t('tooLarge'));
         }
         if (isConnectionError(error)) {
@@ -246,7 +253,12 @@ export async function portalRoutes(app: App, appDeps: AppDeps): Promise<void> {
         return sendPage(
           reply,
           outcome.kind === 'throttled' ? 429 : 401,
-          renderSignIn(view, { email, next, message: outcome.kind === 'throttled' ? 'throttled' : 'failed', retryMinutes: outcome.kind === 'throttled' ? Math.ceil(outcome.retryAfterSeconds / 60) : undefined }),
+          renderSignIn(view, {
+            email,
+            next,
+            message: outcome.kind === 'throttled' ? 'throttled' : 'failed',
+            retryMinutes: outcome.kind === 'throttled' ? Math.ceil(outcome.retryAfterSeconds / 60) : undefined,
+          }),
         );
       });
 
@@ -300,7 +312,11 @@ export async function portalRoutes(app: App, appDeps: AppDeps): Promise<void> {
       portal.get<{ Querystring: { done?: string } }>('/account', signedIn, async (request, reply) => {
         const view = await viewFor(request, reply, deps);
         const done = request.query.done;
-        return sendPage(reply, 200, renderAccount(view, { notice: done === 'saved' ? 'saved' : done === 'password' ? 'passwordChanged' : null, problem: null }));
+        return sendPage(
+          reply,
+          200,
+          renderAccount(view, { notice: done === 'saved' ? 'saved' : done === 'password' ? 'passwordChanged' : null, problem: null }),
+        );
       });
 
       portal.post('/account/language', signedIn, async (request, reply) => {
@@ -316,7 +332,12 @@ export async function portalRoutes(app: App, appDeps: AppDeps): Promise<void> {
         const form = formOf(request);
         const outcome = await changePassword(db, session, { current: form.text('current'), next: form.text('next'), confirm: form.text('confirm') });
         if (outcome.kind === 'ok') {
-          await recordAudit(db, clock, { merchantId: session.merchantId, actor: { userId: session.userId, email: session.email }, action: 'user.password', target: session.email });
+          await recordAudit(db, clock, {
+            merchantId: session.merchantId,
+            actor: { userId: session.userId, email: session.email },
+            action: 'user.password',
+            target: session.email,
+          });
           return seeOther(reply, `${PORTAL}/account?done=password`);
         }
         const problem: PasswordProblem = outcome.kind === 'wrongCurrent' ? 'wrongCurrent' : outcome.problem;
@@ -326,7 +347,12 @@ export async function portalRoutes(app: App, appDeps: AppDeps): Promise<void> {
       portal.post('/account/sign-out-everywhere', signedIn, async (request, reply) => {
         const session = sessionOfRequest(request);
         await signOutEverywhere(db, session.userId);
-        await recordAudit(db, clock, { merchantId: session.merchantId, actor: { userId: session.userId, email: session.email }, action: 'user.signOutEverywhere', target: session.email });
+        await recordAudit(db, clock, {
+          merchantId: session.merchantId,
+          actor: { userId: session.userId, email: session.email },
+          action: 'user.signOutEverywhere',
+          target: session.email,
+        });
         clearSessionCookie(reply);
         return seeOther(reply, `${PORTAL}/sign-in?m=out`);
       });

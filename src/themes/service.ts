@@ -79,7 +79,10 @@ function ratio(c: number): string {
 }
 
 /** The colours and shape as the palette takes them, and every field error of the three. */
-function checkLook(input: Pick<ThemeInput, 'accentColor' | 'backgroundColor' | 'buttonShape'>, errors: FieldError[]): { accent: string; background: string; shape: ButtonShape } | undefined {
+function checkLook(
+  input: Pick<ThemeInput, 'accentColor' | 'backgroundColor' | 'buttonShape'>,
+  errors: FieldError[],
+): { accent: string; background: string; shape: ButtonShape } | undefined {
   const accent = normalizeColor(input.accentColor);
   const background = normalizeColor(input.backgroundColor);
   if (accent === undefined) errors.push({ field: 'accentColor', code: 'FORMAT', message: 'Write the colour as #rrggbb.' });
@@ -121,7 +124,8 @@ function checkTheme(input: ThemeInput): CheckedTheme {
   let logo: CheckedTheme['logo'];
   if (input.logo !== undefined) {
     const type = imageTypeOf(input.logo);
-    if (input.logo.length > LOGO_MAX_BYTES) errors.push({ field: 'logo', code: 'LOGO_TOO_LARGE', message: `The logo is larger than ${LOGO_MAX_BYTES / 1024} KB.` });
+    if (input.logo.length > LOGO_MAX_BYTES)
+      errors.push({ field: 'logo', code: 'LOGO_TOO_LARGE', message: `The logo is larger than ${LOGO_MAX_BYTES / 1024} KB.` });
     else if (type === undefined) errors.push({ field: 'logo', code: 'LOGO_TYPE', message: 'The logo must be a PNG or a JPEG image.' });
     else logo = { bytes: input.logo, type };
   }
@@ -236,7 +240,10 @@ export async function themeLogo(db: Database, themeKey: string): Promise<{ bytes
  * The palette that colours and a shape make, for the portal's live preview: its custom properties,
  * or the field errors that saving them would give.
  */
-export function previewLook(input: Pick<ThemeInput, 'accentColor' | 'backgroundColor' | 'buttonShape'>): { variables: Record<string, string> | null; errors: FieldError[] } {
+export function previewLook(input: Pick<ThemeInput, 'accentColor' | 'backgroundColor' | 'buttonShape'>): {
+  variables: Record<string, string> | null;
+  errors: FieldError[];
+} {
   const errors: FieldError[] = [];
   const look = checkLook(input, errors);
   return { variables: look ? derivePalette(look.accent, look.background, look.shape).variables : null, errors };

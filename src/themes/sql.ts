@@ -19,7 +19,17 @@ const COLUMNS = 'theme_key, merchant_id, name, accent_color, background_color, b
 
 export async function insertTheme(
   db: Queryable,
-  t: { themeKey: string; merchantId: string; name: string; accentColor: string; backgroundColor: string; buttonShape: string; logo: Buffer | null; logoType: string | null; at: Date },
+  t: {
+    themeKey: string;
+    merchantId: string;
+    name: string;
+    accentColor: string;
+    backgroundColor: string;
+    buttonShape: string;
+    logo: Buffer | null;
+    logoType: string | null;
+    at: Date;
+  },
 ): Promise<ThemeRow> {
   const { rows } = await db.query<ThemeRow>(
     `INSERT INTO themes (theme_key, merchant_id, name, accent_color, background_color, button_shape, logo, logo_type, created_at, updated_at)
@@ -32,7 +42,18 @@ export async function insertTheme(
 /** Updates a merchant's theme; `keepLogo` leaves the logo as it is, else it becomes `logo` (null removes it). */
 export async function updateTheme(
   db: Queryable,
-  t: { themeKey: string; merchantId: string; name: string; accentColor: string; backgroundColor: string; buttonShape: string; keepLogo: boolean; logo: Buffer | null; logoType: string | null; at: Date },
+  t: {
+    themeKey: string;
+    merchantId: string;
+    name: string;
+    accentColor: string;
+    backgroundColor: string;
+    buttonShape: string;
+    keepLogo: boolean;
+    logo: Buffer | null;
+    logoType: string | null;
+    at: Date;
+  },
 ): Promise<ThemeRow | undefined> {
   const { rows } = await db.query<ThemeRow>(
     `UPDATE themes SET name = $3, accent_color = $4, background_color = $5, button_shape = $6,
@@ -67,6 +88,8 @@ export async function listThemes(db: Queryable, merchantId: string): Promise<The
 }
 
 export async function findLogo(db: Queryable, themeKey: string): Promise<{ logo: Buffer; logo_type: string } | undefined> {
-  const { rows } = await db.query<{ logo: Buffer; logo_type: string }>('SELECT logo, logo_type FROM themes WHERE theme_key = $1 AND logo IS NOT NULL', [themeKey]);
+  const { rows } = await db.query<{ logo: Buffer; logo_type: string }>('SELECT logo, logo_type FROM themes WHERE theme_key = $1 AND logo IS NOT NULL', [
+    themeKey,
+  ]);
   return rows[0];
 }

@@ -68,7 +68,12 @@ export interface OneTimeLink {
   expiresAt: Date;
 }
 
-async function issueLink(clock: Clock, tx: Parameters<typeof sql.insertToken>[0], userId: string, purpose: 'sign-in' | 'invite'): Promise<{ token: string; expiresAt: Date }> {
+async function issueLink(
+  clock: Clock,
+  tx: Parameters<typeof sql.insertToken>[0],
+  userId: string,
+  purpose: 'sign-in' | 'invite',
+): Promise<{ token: string; expiresAt: Date }> {
   const now = clock.now();
   const token = randomToken(32);
   const expiresAt = new Date(now.getTime() + (purpose === 'invite' ? INVITE_TTL_MS : SIGN_IN_LINK_TTL_MS));
@@ -89,8 +94,10 @@ export async function createUser(
   const email = normalizeEmail(input.email);
   if (email === undefined) throw new UserError('emailInvalid', `${JSON.stringify(input.email)} is not an e-mail address`);
   if (!isRole(input.role)) throw new UserError('roleInvalid', `role must be one of ${ROLES.join(', ')}`);
-  if ('merchantId' in input.owner && !(await merchantExists(db, input.owner.merchantId))) throw new UserError('ownerMissing', `merchant ${input.owner.merchantId} not found`);
-  if ('partnerId' in input.owner && !(await partnerExists(db, input.owner.partnerId))) throw new UserError('ownerMissing', `partner ${input.owner.partnerId} not found`);
+  if ('merchantId' in input.owner && !(await merchantExists(db, input.owner.merchantId)))
+    throw new UserError('ownerMissing', `merchant ${input.owner.merchantId} not found`);
+  if ('partnerId' in input.owner && !(await partnerExists(db, input.owner.partnerId)))
+    throw new UserError('ownerMissing', `partner ${input.owner.partnerId} not found`);
   return withTransaction(db, async (tx) => {
     const userId = prefixedId('usr');
     const inserted = await sql.insertUser(tx, {
@@ -118,7 +125,11 @@ export async function newSignInLink(db: Database, clock: Clock, rawEmail: string
 }
 
 /** What a one-time link's page shows before it is used; undefined when it is unknown, used or expired. */
-export async function linkInfo(db: Database, clock: Clock, token: string): Promise<{ email: string; purpose: 'sign-in' | 'invite'; hasPassword: boolean } | undefined> {
+export async function linkInfo(
+  db: Database,
+  clock: Clock,
+  token: string,
+): Promise<{ email: string; purpose: 'sign-in' | 'invite'; hasPassword: boolean } | undefined> {
   if (!plausibleToken(token)) return undefined;
   const t = await sql.findToken(db.pool, hashSecret(token));
   if (!t || t.used_at !== null || t.expires_at <= clock.now()) return undefined;
@@ -136,7 +147,13 @@ export interface StartedSession {
   language: Language;
 }
 
-async function startSession(db: Parameters<typeof sql.insertSession>[0], clock: Clock, user: sql.UserRow, merchantId: string, policy: SessionPolicy): Promise<StartedSession> {
+async function startSession(
+  db: Parameters<typeof sql.insertSession>[0],
+  clock: Clock,
+  user: sql.UserRow,
+  merchantId: string,
+  policy: SessionPolicy,
+): Promise<StartedSession> {
   const now = clock.now();
   // A new token at every sign-in: whatever session id the browser had before is never promoted.
   const token = randomToken(32);
@@ -204,7 +221,12 @@ export type SignInOutcome = { kind: 'ok'; session: StartedSession } | { kind: 'i
  * answer in the same time; failures are counted per account and per client address, and past the
  * limits every attempt is refused (right password or not) until the window ends.
  */
-export async function signIn(db: Database, clock: Clock, input: { email: string; password: string; address: string }, policy: SessionPolicy): Promise<SignInOutcome> {
+export async function signIn(
+  db: Database,
+  clock: Clock,
+  input: { email: string; password: string; address: string },
+  policy: SessionPolicy,
+): Promise<SignInOutcome> {
   const now = clock.now();
   const email = normalizeEmail(input.email) ?? input.email.trim().toLowerCase().slice(0, 254);
   const accountKey = `account:${email}`;
@@ -249,7 +271,10 @@ export interface PortalSession {
 const sessionLoader = perDatabase(
   (db: Database) =>
     new BatchLoader<string, sql.SessionRow>(async (hexHashes) => {
-      const rows = await sql.findSessions(db.pool, hexHashes.map((h) => Buffer.from(h, 'hex')));
+      const rows = await sql.findSessions(
+        db.pool,
+        hexHashes.map((h) => Buffer.from(h, 'hex')),
+      );
       return new Map(rows.map((r) => [r.token_hash.toString('hex'), r]));
     }),
 );
@@ -266,7 +291,11 @@ export async function sessionOf(db: Database, clock: Clock, token: string, polic
   const now = clock.now();
   if (row.expires_at <= now || row.last_seen_at.getTime() + policy.idleMs <= now.getTime()) return undefined;
   // A partner's user works on a linked merchant only: an unlinked one ends the session there.
-  if (row.user_merchant_id !== null ? row.user_merchant_id !== row.merchant_id : row.partner_id === null || !(await isPartnerLinked(db, row.partner_id, row.merchant_id))) {
+  if (
+    row.user_merchant_id !== null
+      ? row.user_merchant_id !== row.merchant_id
+      : row.partner_id === null || !(await isPartnerLinked(db, row.partner_id, row.merchant_id))
+  ) {
     return undefined;
   }
   if (now.getTime() - row.last_seen_at.getTime() >= TOUCH_EVERY_MS) await sql.touchSessions(db.pool, [tokenHash], now);
@@ -341,7 +370,11 @@ export async function listUsers(db: Database, clock: Clock, merchantId: string):
 }
 
 async function summaries(db: Database, clock: Clock, rows: sql.UserRow[]): Promise<UserSummary[]> {
-  const invites = await sql.pendingInvites(db.pool, rows.map((r) => r.id), clock.now());
+  const invites = await sql.pendingInvites(
+    db.pool,
+    rows.map((r) => r.id),
+    clock.now(),
+  );
   return rows.map((r) => {
     const invite = invites.get(r.id) ?? null;
     return {
@@ -357,7 +390,12 @@ async function summaries(db: Database, clock: Clock, rows: sql.UserRow[]): Promi
 }
 
 /** An owner invites someone to their merchant: the invitation link is shown once and expires. */
-export async function inviteUser(db: Database, clock: Clock, merchantId: string, input: { email: string; role: string; invitedBy: string }): Promise<OneTimeLink> {
+export async function inviteUser(
+  db: Database,
+  clock: Clock,
+  merchantId: string,
+  input: { email: string; role: string; invitedBy: string },
+): Promise<OneTimeLink> {
   return createUser(db, clock, { email: input.email, owner: { merchantId }, role: input.role, createdBy: input.invitedBy, purpose: 'invite' });
 }
 
@@ -386,7 +424,13 @@ export async function removeUser(db: Database, clock: Clock, merchantId: string,
 }
 
 /** Gives a merchant's user another role; their sessions see it on their next request. */
-export async function changeRole(db: Database, merchantId: string, userId: string, role: string, by: { userId: string }): Promise<{ email: string; from: Role; to: Role }> {
+export async function changeRole(
+  db: Database,
+  merchantId: string,
+  userId: string,
+  role: string,
+  by: { userId: string },
+): Promise<{ email: string; from: Role; to: Role }> {
   if (!isRole(role)) throw new UserError('roleInvalid', `role must be one of ${ROLES.join(', ')}`);
   if (userId === by.userId) throw new UserError('self', 'you cannot change your own role');
   return withTransaction(db, async (tx) => {

@@ -19,7 +19,17 @@ const USER_COLUMNS = 'id, email, merchant_id, partner_id, role, password_hash, l
 
 export async function insertUser(
   db: Queryable,
-  u: { id: string; email: string; merchantId: string | null; partnerId: string | null; role: string; passwordHash: string | null; language: string; createdAt: Date; createdBy: string | null },
+  u: {
+    id: string;
+    email: string;
+    merchantId: string | null;
+    partnerId: string | null;
+    role: string;
+    passwordHash: string | null;
+    language: string;
+    createdAt: Date;
+    createdBy: string | null;
+  },
 ): Promise<boolean> {
   const r = await db.query(
     `INSERT INTO portal_users (id, email, merchant_id, partner_id, role, password_hash, language, created_at, created_by)
@@ -42,18 +52,16 @@ export async function findUser(db: Queryable, id: string): Promise<UserRow | und
 
 /** A merchant's own users (partner users are listed with their partner), oldest first. */
 export async function listMerchantUsers(db: Queryable, merchantId: string): Promise<UserRow[]> {
-  const { rows } = await db.query<UserRow>(
-    `SELECT ${USER_COLUMNS} FROM portal_users WHERE merchant_id = $1 AND removed_at IS NULL ORDER BY created_at, id`,
-    [merchantId],
-  );
+  const { rows } = await db.query<UserRow>(`SELECT ${USER_COLUMNS} FROM portal_users WHERE merchant_id = $1 AND removed_at IS NULL ORDER BY created_at, id`, [
+    merchantId,
+  ]);
   return rows;
 }
 
 export async function listPartnerUsers(db: Queryable, partnerId: string): Promise<UserRow[]> {
-  const { rows } = await db.query<UserRow>(
-    `SELECT ${USER_COLUMNS} FROM portal_users WHERE partner_id = $1 AND removed_at IS NULL ORDER BY created_at, id`,
-    [partnerId],
-  );
+  const { rows } = await db.query<UserRow>(`SELECT ${USER_COLUMNS} FROM portal_users WHERE partner_id = $1 AND removed_at IS NULL ORDER BY created_at, id`, [
+    partnerId,
+  ]);
   return rows;
 }
 
@@ -110,14 +118,14 @@ export interface SessionRow {
   partner_id: string | null;
 }
 
-export async function insertSession(
-  db: Queryable,
-  s: { tokenHash: Buffer; userId: string; merchantId: string; at: Date; expiresAt: Date },
-): Promise<void> {
-  await db.query(
-    'INSERT INTO portal_sessions (token_hash, user_id, merchant_id, created_at, last_seen_at, expires_at) VALUES ($1, $2, $3, $4, $4, $5)',
-    [s.tokenHash, s.userId, s.merchantId, s.at, s.expiresAt],
-  );
+export async function insertSession(db: Queryable, s: { tokenHash: Buffer; userId: string; merchantId: string; at: Date; expiresAt: Date }): Promise<void> {
+  await db.query('INSERT INTO portal_sessions (token_hash, user_id, merchant_id, created_at, last_seen_at, expires_at) VALUES ($1, $2, $3, $4, $4, $5)', [
+    s.tokenHash,
+    s.userId,
+    s.merchantId,
+    s.at,
+    s.expiresAt,
+  ]);
 }
 
 /** The sessions with these hashes, with their users (removed users have no sessions left). */
@@ -157,7 +165,10 @@ export async function deleteExpiredSessions(db: Queryable, now: Date, idleBefore
 
 // ---- one-time links
 
-export async function insertToken(db: Queryable, t: { tokenHash: Buffer; userId: string; purpose: 'sign-in' | 'invite'; at: Date; expiresAt: Date }): Promise<void> {
+export async function insertToken(
+  db: Queryable,
+  t: { tokenHash: Buffer; userId: string; purpose: 'sign-in' | 'invite'; at: Date; expiresAt: Date },
+): Promise<void> {
   await db.query('INSERT INTO portal_tokens (token_hash, user_id, purpose, created_at, expires_at) VALUES ($1, $2, $3, $4, $5)', [
     t.tokenHash,
     t.userId,
@@ -216,7 +227,10 @@ export interface FailureRow {
 }
 
 export async function findFailures(db: Queryable, keys: readonly string[]): Promise<FailureRow[]> {
-  const { rows } = await db.query<FailureRow>('SELECT throttle_key, failures, window_started_at FROM portal_sign_in_failures WHERE throttle_key = ANY($1::text[])', [keys]);
+  const { rows } = await db.query<FailureRow>(
+    'SELECT throttle_key, failures, window_started_at FROM portal_sign_in_failures WHERE throttle_key = ANY($1::text[])',
+    [keys],
+  );
   return rows;
 }
 

@@ -110,7 +110,8 @@ const systemResolver: Resolver = (host) =>
 /** Production rule of §Webhooks at registration: every address the host resolves to must be public. */
 export async function checkProductionAddress(raw: string, resolver: Resolver = systemResolver): Promise<UrlProblem | null> {
   const host = hostOf(new URL(raw));
-  if (isIP(host)) return isPublicAddress(host) ? null : { code: 'ADDRESS_NOT_ALLOWED', message: 'must not point to a loopback, private, link-local or internal address' };
+  if (isIP(host))
+    return isPublicAddress(host) ? null : { code: 'ADDRESS_NOT_ALLOWED', message: 'must not point to a loopback, private, link-local or internal address' };
   if (isInternalName(host)) return { code: 'ADDRESS_NOT_ALLOWED', message: 'must not point to a loopback, private, link-local or internal address' };
   let addresses: string[];
   try {
@@ -119,7 +120,8 @@ export async function checkProductionAddress(raw: string, resolver: Resolver = s
     return { code: 'UNRESOLVABLE', message: 'the host name does not resolve' };
   }
   if (addresses.length === 0) return { code: 'UNRESOLVABLE', message: 'the host name does not resolve' };
-  if (!addresses.every(isPublicAddress)) return { code: 'ADDRESS_NOT_ALLOWED', message: 'must not point to a loopback, private, link-local or internal address' };
+  if (!addresses.every(isPublicAddress))
+    return { code: 'ADDRESS_NOT_ALLOWED', message: 'must not point to a loopback, private, link-local or internal address' };
   return null;
 }
 

@@ -89,9 +89,21 @@ export async function enqueueEvent(tx: Queryable, deps: EventDeps, event: Paymen
   const message = toMessage(event);
   const now = clock.now();
   const eventId = prefixedId('evt');
-  await sql.insertEvent(tx, { id: eventId, merchantId: event.merchantId, eventType: event.eventType, payfacReference: event.payfacReference, message, createdAt: now });
+  await sql.insertEvent(tx, {
+    id: eventId,
+    merchantId: event.merchantId,
+    eventType: event.eventType,
+    payfacReference: event.payfacReference,
+    message,
+    createdAt: now,
+  });
   const targets = await sql.webhooksForEvent(tx, event.merchantId, event.eventType, NOTICE_TYPES.includes(event.eventType));
-  const deliveries = targets.map((w) => ({ id: prefixedId('dlv'), webhookId: w.id, body: buildBody(message, deps.sealer.open(w.hmac_key_sealed)), viaListener: w.kind === 'listener' }));
+  const deliveries = targets.map((w) => ({
+    id: prefixedId('dlv'),
+    webhookId: w.id,
+    body: buildBody(message, deps.sealer.open(w.hmac_key_sealed)),
+    viaListener: w.kind === 'listener',
+  }));
   await sql.insertDeliveries(tx, { eventId, eventType: event.eventType, payfacReference: event.payfacReference, now, deliveries });
   if (deliveries.length > 0) {
     await notifyDeliveries(tx);

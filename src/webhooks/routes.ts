@@ -22,7 +22,13 @@ function principalOf(request: FastifyRequest): Principal {
 }
 
 export async function webhookRoutes(app: App, deps: AppDeps, listeners: ListenerHub): Promise<void> {
-  const svc: service.WebhookServiceDeps = { config: deps.config, db: deps.db, clock: deps.clock, sealer: deps.sealer, ...(deps.webhookResolver ? { resolver: deps.webhookResolver } : {}) };
+  const svc: service.WebhookServiceDeps = {
+    config: deps.config,
+    db: deps.db,
+    clock: deps.clock,
+    sealer: deps.sealer,
+    ...(deps.webhookResolver ? { resolver: deps.webhookResolver } : {}),
+  };
   const tags = ['Webhooks'];
   const ok = answerWith(deps.clock);
 
@@ -35,7 +41,7 @@ export async function webhookRoutes(app: App, deps: AppDeps, listeners: Listener
         summary: 'Register a webhook',
         description:
           'Deliveries of the chosen event types (all when eventTypes is empty or left out) go to url as a signed POST. The answer carries the ' +
-          'webhook\'s secrets, shown only now: apiKey (sent as the Authorization header of each delivery), hmacKey (signs hmacSignature) and signingSecret ' +
+          "webhook's secrets, shown only now: apiKey (sent as the Authorization header of each delivery), hmacKey (signs hmacSignature) and signingSecret " +
           '(the same key as a Standard Webhooks secret, for the webhook-id/webhook-timestamp/webhook-signature headers). A partner key ' +
           'registers a webhook for all its merchants. maxInFlight (1 to 100, default 10) bounds the attempts sent to it at once and rateLimit ' +
           '(1 to 1000 deliveries per second) how fast they start. An Idempotency-Key header makes a retry return the first answer.',
@@ -63,7 +69,7 @@ export async function webhookRoutes(app: App, deps: AppDeps, listeners: Listener
       schema: {
         tags,
         summary: 'List webhooks',
-        description: 'The caller\'s webhooks, newest first, without their secrets. Page (from 0) and PageSize are optional (0 and 20 by default).',
+        description: "The caller's webhooks, newest first, without their secrets. Page (from 0) and PageSize are optional (0 and 20 by default).",
         querystring: s.PageQuery,
         response: { 200: s.WebhookListResponse },
       },
@@ -109,7 +115,7 @@ export async function webhookRoutes(app: App, deps: AppDeps, listeners: Listener
         tags,
         summary: 'A delivery with its body and attempts',
         description:
-          'The exact body that was signed and sent, and every attempt: when, the receiver\'s status and the start of its answer, how long it ' +
+          "The exact body that was signed and sent, and every attempt: when, the receiver's status and the start of its answer, how long it " +
           'took, and for a failure its kind and detail (for example a TLS certificate error).',
         params: s.DeliveryParams,
         response: { 200: s.DeliveryResponse },
@@ -152,7 +158,13 @@ export async function webhookRoutes(app: App, deps: AppDeps, listeners: Listener
     },
     async (request) => {
       const b = request.body;
-      return ok(request, await service.registerListener(svc, principalOf(request), { ...(b.eventTypes ? { eventTypes: b.eventTypes as EventType[] } : {}), ...(b.description !== undefined ? { description: b.description } : {}) }));
+      return ok(
+        request,
+        await service.registerListener(svc, principalOf(request), {
+          ...(b.eventTypes ? { eventTypes: b.eventTypes as EventType[] } : {}),
+          ...(b.description !== undefined ? { description: b.description } : {}),
+        }),
+      );
     },
   );
 
@@ -177,12 +189,19 @@ export async function webhookRoutes(app: App, deps: AppDeps, listeners: Listener
       const { webhookId } = request.params;
       await service.requireListener(svc, principal, webhookId);
       if (!/text\/event-stream/i.test(request.headers.accept ?? '')) {
-        throw new ApiError('VALIDATION_FAILED', 'this stream needs the header Accept: text/event-stream', [{ field: 'Accept', code: 'FORMAT', message: 'must accept text/event-stream' }]);
+        throw new ApiError('VALIDATION_FAILED', 'this stream needs the header Accept: text/event-stream', [
+          { field: 'Accept', code: 'FORMAT', message: 'must accept text/event-stream' },
+        ]);
       }
       if (listeners.isOpen(webhookId)) throw new ApiError('INVALID_STATE', 'another paylinks listen already has this listener open');
       reply.hijack();
       const res = reply.raw;
-      res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', connection: 'keep-alive', 'x-accel-buffering': 'no' });
+      res.writeHead(200, {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-store',
+        connection: 'keep-alive',
+        'x-accel-buffering': 'no',
+      });
       const opened = listeners.open(webhookId, {
         send: (event, data) => {
           if (!res.writableEnded) res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
@@ -234,7 +253,7 @@ export async function webhookRoutes(app: App, deps: AppDeps, listeners: Listener
         tags,
         summary: 'Read a webhook',
         description:
-          'The webhook\'s URL, event types, description, limits, whether it is enabled, and its health: lastSuccessAt, failingSince and ' +
+          "The webhook's URL, event types, description, limits, whether it is enabled, and its health: lastSuccessAt, failingSince and " +
           'failedDeliveries; disabledReason failing when the service disabled it after days of failures. Its secrets are never shown again; rotate them if lost.',
         params: s.WebhookParams,
         response: { 200: s.WebhookResponse },
@@ -308,13 +327,23 @@ export async function webhookRoutes(app: App, deps: AppDeps, listeners: Listener
     },
     async (request) => {
       const b = request.body;
-      return ok(request, await service.recoverFailed(svc, principalOf(request), request.params.webhookId, { since: new Date(b.since), until: b.until !== undefined ? new Date(b.until) : null }));
+      return ok(
+        request,
+        await service.recoverFailed(svc, principalOf(request), request.params.webhookId, {
+          since: new Date(b.since),
+          until: b.until !== undefined ? new Date(b.until) : null,
+        }),
+      );
     },
   );
 
   app.post(
     '/webhooks/:webhookId/rotate-secrets',
-    { config: webhooksAuth, schema: { tags, summary: 'Rotate a webhook\'s secrets',
+    {
+      config: webhooksAuth,
+      schema: {
+        tags,
+        summary: "Rotate a webhook's secrets",
         description:
           'New apiKey, hmacKey and signingSecret, shown only now. Attempts from now on send the new apiKey and hmacSignature under the ' +
           'new hmacKey. For overlapHours (default 24, at most 168, 0 for none) the webhook-signature header also carries a signature ' +
@@ -340,23 +369,26 @@ export async function webhookRoutes(app: App, deps: AppDeps, listeners: Listener
         summary: 'Record a payment event as if the acquirer had produced it',
         description:
           'Sandbox only (PAYLINKS_SANDBOX=true; otherwise this path is 404). Makes an event of any type with the given amount and outcome and ' +
-          'delivers it to the merchant\'s webhooks like a real one, to test a receiver.',
+          "delivers it to the merchant's webhooks like a real one, to test a receiver.",
         body: s.SandboxEventBody,
         response: { 200: s.SandboxEventResponse },
       },
     },
     async (request) => {
       const b = request.body;
-      return ok(request, await service.recordSandboxEvent(svc, merchantOf(request), {
-        eventType: b.eventType as EventType,
-        amount: b.amount,
-        currency: b.currency,
-        ...(b.success !== undefined ? { success: b.success } : {}),
-        ...(b.reason !== undefined ? { reason: b.reason } : {}),
-        ...(b.merchantReference !== undefined ? { merchantReference: b.merchantReference } : {}),
-        ...(b.checkoutReference !== undefined ? { checkoutReference: b.checkoutReference } : {}),
-        ...(b.additionalData !== undefined ? { additionalData: b.additionalData } : {}),
-      }));
+      return ok(
+        request,
+        await service.recordSandboxEvent(svc, merchantOf(request), {
+          eventType: b.eventType as EventType,
+          amount: b.amount,
+          currency: b.currency,
+          ...(b.success !== undefined ? { success: b.success } : {}),
+          ...(b.reason !== undefined ? { reason: b.reason } : {}),
+          ...(b.merchantReference !== undefined ? { merchantReference: b.merchantReference } : {}),
+          ...(b.checkoutReference !== undefined ? { checkoutReference: b.checkoutReference } : {}),
+          ...(b.additionalData !== undefined ? { additionalData: b.additionalData } : {}),
+        }),
+      );
     },
   );
 

@@ -11,11 +11,23 @@ const PaymentEventTypeSchema = Type.Enum([...PAYMENT_EVENT_TYPES], { description
 const Url = Type.String({ minLength: 1, maxLength: 2048, description: 'absolute https URL (in development also http on localhost or a loopback address)' });
 const EventTypes = Type.Array(EventTypeSchema, { maxItems: 16, description: 'event types to receive; empty or absent: all' });
 const Description = Type.String({ maxLength: 500 });
-const MaxInFlight = Type.Integer({ minimum: 1, maximum: 100, description: 'attempts to this webhook in flight at once, 1 to 100; default 10 (the operator may set another default)' });
-const RateLimit = Type.Union([Type.Integer({ minimum: 1, maximum: 1000 }), Type.Null()], { description: 'deliveries per second at most, 1 to 1000; null or absent: no limit' });
+const MaxInFlight = Type.Integer({
+  minimum: 1,
+  maximum: 100,
+  description: 'attempts to this webhook in flight at once, 1 to 100; default 10 (the operator may set another default)',
+});
+const RateLimit = Type.Union([Type.Integer({ minimum: 1, maximum: 1000 }), Type.Null()], {
+  description: 'deliveries per second at most, 1 to 1000; null or absent: no limit',
+});
 
 export const RegisterBody = Type.Object(
-  { url: Url, eventTypes: Type.Optional(EventTypes), description: Type.Optional(Description), maxInFlight: Type.Optional(MaxInFlight), rateLimit: Type.Optional(RateLimit) },
+  {
+    url: Url,
+    eventTypes: Type.Optional(EventTypes),
+    description: Type.Optional(Description),
+    maxInFlight: Type.Optional(MaxInFlight),
+    rateLimit: Type.Optional(RateLimit),
+  },
   { additionalProperties: false },
 );
 export type RegisterBody = Static<typeof RegisterBody>;
@@ -42,8 +54,12 @@ const WebhookProps = {
   enabled: Type.Boolean(),
   maxInFlight: Type.Integer({ description: 'attempts to this webhook in flight at once (its own setting, else the default)' }),
   rateLimit: Type.Union([Type.Integer(), Type.Null()], { description: 'deliveries per second at most; null: no limit' }),
-  lastSuccessAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'when a delivery last succeeded (to the minute); null: never' }),
-  failingSince: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'since when deliveries have failed with no success in between; null while healthy' }),
+  lastSuccessAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+    description: 'when a delivery last succeeded (to the minute); null: never',
+  }),
+  failingSince: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+    description: 'since when deliveries have failed with no success in between; null while healthy',
+  }),
   failedDeliveries: Type.Integer({ description: 'deliveries that ended Failed since the last success' }),
   disabledReason: Type.Union([Type.Literal('failing'), Type.Null()], {
     description: 'failing: disabled automatically after its deliveries failed for days with no success (an EndpointDisabled event was sent); null otherwise',
@@ -70,10 +86,14 @@ export const RotateResponse = WithEnvelope({
   apiKey: Type.String(),
   hmacKey: Type.String(),
   signingSecret: Type.String({ description: 'the new hmacKey as a Standard Webhooks secret (whsec_...)' }),
-  previousSecretValidUntil: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'until when the previous key still signs beside the new one (null: no overlap)' }),
+  previousSecretValidUntil: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+    description: 'until when the previous key still signs beside the new one (null: no overlap)',
+  }),
 });
 export const RotateQuery = Type.Object({
-  overlapHours: Type.Optional(Type.Integer({ minimum: 0, maximum: 168, description: 'how long the previous key keeps signing beside the new one: 0 to 168 hours (7 days), default 24' })),
+  overlapHours: Type.Optional(
+    Type.Integer({ minimum: 0, maximum: 168, description: 'how long the previous key keeps signing beside the new one: 0 to 168 hours (7 days), default 24' }),
+  ),
 });
 
 export const ListenerBody = Type.Object(
@@ -94,7 +114,9 @@ export const AttemptReportBody = Type.Object(
   {
     deliveryId: Type.String({ minLength: 1, maxLength: 100 }),
     attemptToken: Type.String({ minLength: 1, maxLength: 1000, description: 'the attemptToken of the streamed attempt, as received' }),
-    responseStatus: Type.Union([Type.Integer({ minimum: 100, maximum: 599 }), Type.Null()], { description: "the local receiver's HTTP status; null when it gave none" }),
+    responseStatus: Type.Union([Type.Integer({ minimum: 100, maximum: 599 }), Type.Null()], {
+      description: "the local receiver's HTTP status; null when it gave none",
+    }),
     responseBody: Type.Union([Type.String({ maxLength: 65_536 }), Type.Null()], { description: 'the first 64 KiB of its answer' }),
     durationMs: Type.Integer({ minimum: 0, maximum: 3_600_000 }),
     errorKind: Type.Union([Type.Enum(['timeout', 'connection', 'tls', 'status']), Type.Null()]),
@@ -139,7 +161,8 @@ const Attempt = Type.Object({
     description: 'null on success; status: an answer other than 200; timeout: no complete answer within 15 s; connection; tls',
   }),
   errorDetail: Type.Union([Type.String(), Type.Null()], {
-    description: 'why it failed when no status says it: the certificate error code (DEPTH_ZERO_SELF_SIGNED_CERT, CERT_HAS_EXPIRED, ...), the connection error (ECONNREFUSED: ...), or the time limit',
+    description:
+      'why it failed when no status says it: the certificate error code (DEPTH_ZERO_SELF_SIGNED_CERT, CERT_HAS_EXPIRED, ...), the connection error (ECONNREFUSED: ...), or the time limit',
   }),
 });
 export const DeliveryListResponse = WithEnvelope({ data: Type.Array(Type.Object(DeliveryProps)), totalCount: Type.Integer() });
@@ -177,7 +200,7 @@ export const RecoverResponse = WithEnvelope({
 });
 
 export const AdvanceAllBody = Type.Object(
-  { webhookId: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'only this webhook\'s deliveries; default all of the caller\'s' })) },
+  { webhookId: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: "only this webhook's deliveries; default all of the caller's" })) },
   { additionalProperties: false, examples: [{ webhookId: 'wh_JgkM6hDPouXTcZii' }] },
 );
 export const AdvanceAllResponse = WithEnvelope({ advanced: Type.Integer({ description: 'how many pending deliveries became due now' }) });

@@ -142,7 +142,12 @@ export async function registerWebhook(
   return body;
 }
 
-export async function listWebhooks(deps: WebhookServiceDeps, principal: Principal, page: number, pageSize: number): Promise<{ data: WebhookView[]; totalCount: number }> {
+export async function listWebhooks(
+  deps: WebhookServiceDeps,
+  principal: Principal,
+  page: number,
+  pageSize: number,
+): Promise<{ data: WebhookView[]; totalCount: number }> {
   const r = await sql.listWebhooks(deps.db.pool, ownerOf(principal), page, pageSize);
   return { data: r.rows.map((w) => view(w, deps)), totalCount: r.total };
 }
@@ -224,7 +229,13 @@ export async function rotateSecrets(
     const now = deps.clock.now();
     const previousUntil = overlapHours > 0 ? new Date(now.getTime() + overlapHours * 3_600_000) : null;
     await sql.setWebhookSecrets(tx, { id: w.id, apiKeySealed: deps.sealer.seal(apiKey), hmacKeySealed: deps.sealer.seal(hmacKey), previousUntil, now });
-    return { webhookId: w.id, apiKey, hmacKey, signingSecret: signingSecretOf(hmacKey), previousSecretValidUntil: previousUntil ? formatTimestamp(previousUntil) : null };
+    return {
+      webhookId: w.id,
+      apiKey,
+      hmacKey,
+      signingSecret: signingSecretOf(hmacKey),
+      previousSecretValidUntil: previousUntil ? formatTimestamp(previousUntil) : null,
+    };
   });
 }
 
@@ -467,7 +478,12 @@ export async function redeliver(deps: WebhookServiceDeps, principal: Principal, 
  * of its own (signed with the webhook's current key, as a redelivery is). Asking again for the same
  * window re-queues nothing and answers the same count.
  */
-export async function recoverFailed(deps: WebhookServiceDeps, principal: Principal, webhookId: string, window: { since: Date; until: Date | null }): Promise<{ requeued: number; repeated: boolean }> {
+export async function recoverFailed(
+  deps: WebhookServiceDeps,
+  principal: Principal,
+  webhookId: string,
+  window: { since: Date; until: Date | null },
+): Promise<{ requeued: number; repeated: boolean }> {
   if (window.until !== null && window.until.getTime() <= window.since.getTime()) {
     throw validationError([{ field: 'until', code: 'RANGE', message: 'must be after since' }]);
   }
@@ -514,7 +530,11 @@ export interface SandboxEventInput {
   additionalData?: Record<string, string>;
 }
 
-export async function recordSandboxEvent(deps: WebhookServiceDeps, merchantId: string, input: SandboxEventInput): Promise<{ eventId: string; payfacReference: string }> {
+export async function recordSandboxEvent(
+  deps: WebhookServiceDeps,
+  merchantId: string,
+  input: SandboxEventInput,
+): Promise<{ eventId: string; payfacReference: string }> {
   const payfacReference = newPayfacReference();
   const { eventId } = await withTransaction(deps.db, (tx) =>
     enqueueEvent(tx, deps, {
@@ -570,8 +590,21 @@ export interface FailingWebhook {
 }
 
 /** The webhooks whose deliveries of the last `days` days failed or are being retried (the portal's overview). */
-export async function failingWebhooks(deps: Pick<WebhookServiceDeps, 'db' | 'clock'>, principal: Principal, days: number, limit = 10): Promise<FailingWebhook[]> {
+export async function failingWebhooks(
+  deps: Pick<WebhookServiceDeps, 'db' | 'clock'>,
+  principal: Principal,
+  days: number,
+  limit = 10,
+): Promise<FailingWebhook[]> {
   const since = new Date(deps.clock.now().getTime() - days * 86_400_000);
   const rows = await sql.failingWebhooks(deps.db.pool, ownerOf(principal), since, limit);
-  return rows.map((r) => ({ webhookId: r.id, url: r.url, description: r.description, enabled: r.enabled, failed: r.failed, retrying: r.retrying, lastFailureAt: r.last_failure_at }));
+  return rows.map((r) => ({
+    webhookId: r.id,
+    url: r.url,
+    description: r.description,
+    enabled: r.enabled,
+    failed: r.failed,
+    retrying: r.retrying,
+    lastFailureAt: r.last_failure_at,
+  }));
 }

@@ -62,7 +62,20 @@ export async function insertWebhook(
                            max_in_flight, rate_limit, rate_tokens, rate_at)
      VALUES ($1, $2, $3, $4, $5, $6, true, $7, $8, $9, $9, $10, CASE WHEN $10 = 'listener' THEN $9::timestamptz END, $11::int, $12::int, $12::int, $9)
      RETURNING ${WEBHOOK_COLUMNS}`,
-    [args.id, args.owner.merchantId, args.owner.partnerId, args.url, args.eventTypes, args.description, args.apiKeySealed, args.hmacKeySealed, args.now, kind, args.maxInFlight ?? null, args.rateLimit ?? null],
+    [
+      args.id,
+      args.owner.merchantId,
+      args.owner.partnerId,
+      args.url,
+      args.eventTypes,
+      args.description,
+      args.apiKeySealed,
+      args.hmacKeySealed,
+      args.now,
+      kind,
+      args.maxInFlight ?? null,
+      args.rateLimit ?? null,
+    ],
   );
   return rows[0] as WebhookRow;
 }
@@ -85,16 +98,25 @@ export async function listWebhooks(db: Queryable, owner: Owner, page: number, pa
       LIMIT $3 OFFSET $4`,
     [owner.merchantId, owner.partnerId, pageSize, page * pageSize],
   );
-  const count = await db.query<{ n: number }>(
-    'SELECT count(*)::int AS n FROM webhooks WHERE deleted_at IS NULL AND (merchant_id = $1 OR partner_id = $2)',
-    [owner.merchantId, owner.partnerId],
-  );
+  const count = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM webhooks WHERE deleted_at IS NULL AND (merchant_id = $1 OR partner_id = $2)', [
+    owner.merchantId,
+    owner.partnerId,
+  ]);
   return { rows, total: count.rows[0]?.n ?? 0 };
 }
 
 export async function updateWebhook(
   db: Queryable,
-  args: { id: string; url: string; eventTypes: readonly string[]; description: string; enabled: boolean; maxInFlight: number | null; rateLimit: number | null; now: Date },
+  args: {
+    id: string;
+    url: string;
+    eventTypes: readonly string[];
+    description: string;
+    enabled: boolean;
+    maxInFlight: number | null;
+    rateLimit: number | null;
+    now: Date;
+  },
 ): Promise<WebhookRow> {
   // A new rate starts with a full bucket (one second of deliveries).
   const { rows } = await db.query<WebhookRow>(
@@ -119,7 +141,10 @@ export async function softDeleteWebhook(db: Queryable, id: string, now: Date): P
 }
 
 /** New secrets; the HMAC key they replace stays valid beside them until `previousUntil` (null: not at all). */
-export async function setWebhookSecrets(db: Queryable, args: { id: string; apiKeySealed: string; hmacKeySealed: string; previousUntil: Date | null; now: Date }): Promise<void> {
+export async function setWebhookSecrets(
+  db: Queryable,
+  args: { id: string; apiKeySealed: string; hmacKeySealed: string; previousUntil: Date | null; now: Date },
+): Promise<void> {
   await db.query(
     `UPDATE webhooks SET previous_hmac_key_sealed = CASE WHEN $5::timestamptz IS NULL THEN NULL ELSE hmac_key_sealed END,
             previous_secrets_until = $5, api_key_sealed = $2, hmac_key_sealed = $3, updated_at = $4
@@ -137,7 +162,10 @@ export async function previousSecretsUntil(db: Queryable, owner: Owner, id: stri
   return rows[0] ? { until: rows[0].previous_secrets_until } : undefined;
 }
 
-export async function webhookSecrets(db: Queryable, id: string): Promise<{ hmac_key_sealed: string; enabled: boolean; deleted: boolean; kind: WebhookKind } | undefined> {
+export async function webhookSecrets(
+  db: Queryable,
+  id: string,
+): Promise<{ hmac_key_sealed: string; enabled: boolean; deleted: boolean; kind: WebhookKind } | undefined> {
   const { rows } = await db.query<{ hmac_key_sealed: string; enabled: boolean; deleted: boolean; kind: WebhookKind }>(
     'SELECT hmac_key_sealed, enabled, deleted_at IS NOT NULL AS deleted, kind FROM webhooks WHERE id = $1',
     [id],
@@ -192,14 +220,23 @@ export async function insertEvent(
   db: Queryable,
   args: { id: string; merchantId: string; eventType: string; payfacReference: string; message: unknown; createdAt: Date },
 ): Promise<void> {
-  await db.query(
-    'INSERT INTO webhook_events (id, merchant_id, event_type, payfac_reference, message, created_at) VALUES ($1, $2, $3, $4, $5, $6)',
-    [args.id, args.merchantId, args.eventType, args.payfacReference, JSON.stringify(args.message), args.createdAt],
-  );
+  await db.query('INSERT INTO webhook_events (id, merchant_id, event_type, payfac_reference, message, created_at) VALUES ($1, $2, $3, $4, $5, $6)', [
+    args.id,
+    args.merchantId,
+    args.eventType,
+    args.payfacReference,
+    JSON.stringify(args.message),
+    args.createdAt,
+  ]);
 }
 
 /** The enabled webhooks an event of this merchant reaches: its own and its linked partners' (6.2). */
-export async function webhooksForEvent(db: Queryable, merchantId: string, eventType: string, everyWebhook = false): Promise<{ id: string; hmac_key_sealed: string; kind: WebhookKind }[]> {
+export async function webhooksForEvent(
+  db: Queryable,
+  merchantId: string,
+  eventType: string,
+  everyWebhook = false,
+): Promise<{ id: string; hmac_key_sealed: string; kind: WebhookKind }[]> {
   const { rows } = await db.query<{ id: string; hmac_key_sealed: string; kind: WebhookKind }>(
     `SELECT w.id, w.hmac_key_sealed, w.kind FROM webhooks w
       WHERE w.deleted_at IS NULL AND w.enabled
@@ -245,9 +282,19 @@ export async function insertDeliveryRows(db: Queryable, now: Date, deliveries: r
 /** One event's deliveries, one per webhook. */
 export async function insertDeliveries(
   db: Queryable,
-  args: { eventId: string; eventType: string; payfacReference: string; now: Date; deliveries: readonly { id: string; webhookId: string; body: string; viaListener: boolean }[] },
+  args: {
+    eventId: string;
+    eventType: string;
+    payfacReference: string;
+    now: Date;
+    deliveries: readonly { id: string; webhookId: string; body: string; viaListener: boolean }[];
+  },
 ): Promise<void> {
-  await insertDeliveryRows(db, args.now, args.deliveries.map((d) => ({ ...d, eventId: args.eventId, eventType: args.eventType, payfacReference: args.payfacReference })));
+  await insertDeliveryRows(
+    db,
+    args.now,
+    args.deliveries.map((d) => ({ ...d, eventId: args.eventId, eventType: args.eventType, payfacReference: args.payfacReference })),
+  );
 }
 
 export interface EventRow {
@@ -298,7 +345,14 @@ export async function listDeliveries(
       AND ($4::uuid IS NULL OR d.id IN (SELECT a.delivery_id FROM webhook_attempts a WHERE a.correlation_id = $4))
       AND ($5::text IS NULL OR d.webhook_id = $5)
       AND ($6::text IS NULL OR d.state = $6)`;
-  const params = [owner.merchantId, owner.partnerId, filter.payfacReference ?? null, filter.correlationId ?? null, filter.webhookId ?? null, filter.state ?? null];
+  const params = [
+    owner.merchantId,
+    owner.partnerId,
+    filter.payfacReference ?? null,
+    filter.correlationId ?? null,
+    filter.webhookId ?? null,
+    filter.state ?? null,
+  ];
   const { rows } = await db.query<DeliveryRow>(
     `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
       WHERE ${where}
@@ -435,7 +489,6 @@ export async function failedDeliveriesIn(db: Queryable, webhookId: string, since
   );
   return rows;
 }
-
 
 export interface FailingRow {
   id: string;

@@ -21,7 +21,9 @@ function fieldsOf(body: Record<string, unknown>): { field: string; code: string 
 }
 
 async function stored(ctx: TestContext, ref: string): Promise<Record<string, unknown>> {
-  const { rows } = await ctx.tdb.db.pool.query<{ row: Record<string, unknown> }>('SELECT to_jsonb(s) AS row FROM checkout_sessions s WHERE reference = $1', [ref]);
+  const { rows } = await ctx.tdb.db.pool.query<{ row: Record<string, unknown> }>('SELECT to_jsonb(s) AS row FROM checkout_sessions s WHERE reference = $1', [
+    ref,
+  ]);
   return rows[0]?.row ?? {};
 }
 
@@ -138,7 +140,7 @@ describe('Hosted checkout API (interface §4.6, §Hosted checkout)', () => {
     expect((await call(ctx, 'POST', CREATE, session(ctx, { expiresAt: edge }))).status).toBe(200);
   });
 
-  it('takes an ISK amount that does not end in 00: that rule is Create Payment Link\'s (interface §8), not §Hosted checkout\'s', async () => {
+  it("takes an ISK amount that does not end in 00: that rule is Create Payment Link's (interface §8), not §Hosted checkout's", async () => {
     const r = await call(ctx, 'POST', CREATE, session(ctx, { amount: 48950, currency: 'ISK' }));
     expect(r.status).toBe(200);
     expect(typeof r.body.checkoutReference).toBe('string');

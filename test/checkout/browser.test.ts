@@ -18,7 +18,16 @@ import { createLink, createSession, linkDetails, payByLink, sessionStatus } from
 // HTTPS server fed by the real delivery worker. Runs on both database projects: one Chromium per
 // file, about ten page flows, a few seconds each.
 
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 /** Screenshots the tests take, to look at (not compared): outside the repository. */
 const SHOTS = join(tmpdir(), 'paylinks-screenshots');
 const SIGNED = ['checkoutReference', 'payfacReference', 'merchantReference', 'amount', 'currency', 'reason', 'success'] as const;
@@ -81,7 +90,11 @@ describe('shopper pages in Chromium, without JavaScript', () => {
     base = `http://127.0.0.1:${port}`;
     ctx = await createTestContext({ PUBLIC_BASE_URL: base });
     await ctx.app.listen({ port, host: '127.0.0.1' });
-    [receiver, shop, browser] = await Promise.all([startReceiver(), startShop(), chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS })]);
+    [receiver, shop, browser] = await Promise.all([
+      startReceiver(),
+      startShop(),
+      chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS }),
+    ]);
     hook = await register(ctx, `${receiver.url}/hooks`);
     worker = testWorker(ctx);
     await worker.start();
@@ -141,12 +154,23 @@ describe('shopper pages in Chromium, without JavaScript', () => {
     expect(link.submissions).toEqual([{ answers: [], completed: true, amount: 48900, currency: 'ISK', token: null, payfacReference: payfac }]);
 
     const delivered = await eventually(
-      () => receiver.received.find((r) => r.path === '/hooks' && JSON.parse(r.body).payfacReference === payfac && JSON.parse(r.body).additionalData?.eventType === 'Authorization'),
+      () =>
+        receiver.received.find(
+          (r) => r.path === '/hooks' && JSON.parse(r.body).payfacReference === payfac && JSON.parse(r.body).additionalData?.eventType === 'Authorization',
+        ),
       'the Authorization webhook',
     );
     const body = JSON.parse(delivered.body) as Record<string, unknown>;
     expect(delivered.headers.authorization).toBe(hook.apiKey);
-    expect(body).toMatchObject({ checkoutReference: expect.stringMatching(/^cs_/), payfacReference: payfac, merchantReference: ref, amount: '48900', currency: 'ISK', reason: null, success: 'true' });
+    expect(body).toMatchObject({
+      checkoutReference: expect.stringMatching(/^cs_/),
+      payfacReference: payfac,
+      merchantReference: ref,
+      amount: '48900',
+      currency: 'ISK',
+      reason: null,
+      success: 'true',
+    });
     expect(body.hmacSignature).toBe(expectedSignature(hook.hmacKey, body));
     expect(body.additionalData).toMatchObject({ cardNumber: '424242******4242', cardSummary: '4242', paymentMethod: 'visa', threeDAuthenticated: 'false' });
   });
@@ -183,26 +207,43 @@ describe('shopper pages in Chromium, without JavaScript', () => {
     await submit(page, 'Confirm');
     expect(await h1(page)).toBe('Payment successful');
     await context.close();
-    const { rows } = await ctx.tdb.db.pool.query("SELECT message FROM webhook_events WHERE event_type = 'Authorization' AND message->>'merchantReference' = $1 AND message->>'success' = 'true'", [ref]);
+    const { rows } = await ctx.tdb.db.pool.query(
+      "SELECT message FROM webhook_events WHERE event_type = 'Authorization' AND message->>'merchantReference' = $1 AND message->>'success' = 'true'",
+      [ref],
+    );
     expect(rows[0]?.message.additionalData.threeDAuthenticated).toBe('true');
   });
 
   it('charges a saved 3-D Secure card with the shopper present: RedirectShopper, the step in the browser, back to the shop, then the webhook', async () => {
     // The card is saved in a checkout (through its own 3-D Secure step), then charged as CardOnFile on the web.
     const session = await call(ctx, 'POST', '/api/v1/hostedcheckout', {
-      amount: 0, currency: 'EUR', reference: 'save-3ds', returnUrl: `${shop.url}/saved`, terminalIdentifier: ctx.merchant.terminalIdentifier, culture: 'en', recurringProcessingModel: 'CardOnFile',
+      amount: 0,
+      currency: 'EUR',
+      reference: 'save-3ds',
+      returnUrl: `${shop.url}/saved`,
+      terminalIdentifier: ctx.merchant.terminalIdentifier,
+      culture: 'en',
+      recurringProcessingModel: 'CardOnFile',
     });
     const { page, context } = await newPage();
     await page.goto(session.body.url as string);
     await fillCard(page, '4000 0000 0000 3220');
     await submit(page, /^Save|^Pay/);
     await submit(page, 'Confirm');
-    const { rows } = await ctx.tdb.db.pool.query<{ token: string }>("SELECT message->'additionalData'->>'token' AS token FROM webhook_events WHERE event_type = 'Tokenization' AND message->>'checkoutReference' = $1", [session.body.checkoutReference]);
+    const { rows } = await ctx.tdb.db.pool.query<{ token: string }>(
+      "SELECT message->'additionalData'->>'token' AS token FROM webhook_events WHERE event_type = 'Tokenization' AND message->>'checkoutReference' = $1",
+      [session.body.checkoutReference],
+    );
     const token = rows[0]?.token ?? '';
     expect(token).toMatch(/^tok_/);
 
     const charge = await call(ctx, 'POST', '/api/v1/payment', {
-      terminalIdentifier: ctx.merchant.terminalIdentifier, amount: 4900, currency: 'EUR', reference: 'order-88', returnUrl: `${shop.url}/thanks?order=88`, channel: 'Web',
+      terminalIdentifier: ctx.merchant.terminalIdentifier,
+      amount: 4900,
+      currency: 'EUR',
+      reference: 'order-88',
+      returnUrl: `${shop.url}/thanks?order=88`,
+      channel: 'Web',
       tokenDetails: { tokenValue: token, recurringProcessingModel: 'CardOnFile' },
     });
     expect(charge.body).toMatchObject({ resultCode: 'RedirectShopper', redirect: { url: expect.stringMatching(new RegExp(`^${base}/charge/cs_`)) } });
@@ -216,21 +257,46 @@ describe('shopper pages in Chromium, without JavaScript', () => {
     await submit(page, 'Confirm');
     expect(await h1(page)).toBe('Payment successful');
     await page.screenshot({ path: join(SHOTS, 'charge-3ds-done.png'), fullPage: true });
-    await Promise.all([page.waitForURL(`${shop.url}/thanks?order=88&checkoutReference=${checkoutReference}`), page.getByRole('link', { name: 'Continue' }).click()]);
+    await Promise.all([
+      page.waitForURL(`${shop.url}/thanks?order=88&checkoutReference=${checkoutReference}`),
+      page.getByRole('link', { name: 'Continue' }).click(),
+    ]);
     expect(await h1(page)).toBe('Thank you from the shop');
     await context.close();
 
     const delivered = await eventually(
-      () => receiver.received.find((r) => r.path === '/hooks' && JSON.parse(r.body).payfacReference === charge.body.payfacReference && JSON.parse(r.body).additionalData?.eventType === 'Authorization'),
+      () =>
+        receiver.received.find(
+          (r) =>
+            r.path === '/hooks' &&
+            JSON.parse(r.body).payfacReference === charge.body.payfacReference &&
+            JSON.parse(r.body).additionalData?.eventType === 'Authorization',
+        ),
       'the Authorization webhook of the charge',
     );
     const body = JSON.parse(delivered.body) as Record<string, unknown>;
-    expect(body).toMatchObject({ checkoutReference, merchantReference: 'order-88', amount: '4900', success: 'true', additionalData: { threeDAuthenticated: 'true' } });
+    expect(body).toMatchObject({
+      checkoutReference,
+      merchantReference: 'order-88',
+      amount: '4900',
+      success: 'true',
+      additionalData: { threeDAuthenticated: 'true' },
+    });
     expect(body.hmacSignature).toBe(expectedSignature(hook.hmacKey, body));
   });
 
   it('asks for a required Ssn: the browser will not send the form without it, nor will the server take it', async () => {
-    const ref = await createLink(ctx, payByLink(ctx, { culture: 'en', shopperInfo: [{ field: 'Ssn', requirementType: 'Required' }, { field: 'City', requirementType: 'Prefilled', prefilledValue: 'Reykjavík' }, { field: 'Comments', requirementType: 'Hidden' }] }));
+    const ref = await createLink(
+      ctx,
+      payByLink(ctx, {
+        culture: 'en',
+        shopperInfo: [
+          { field: 'Ssn', requirementType: 'Required' },
+          { field: 'City', requirementType: 'Prefilled', prefilledValue: 'Reykjavík' },
+          { field: 'Comments', requirementType: 'Hidden' },
+        ],
+      }),
+    );
     const { page, context } = await newPage();
     await page.goto(`${base}/pay/${ref}`);
     expect(await page.getByLabel('City').inputValue()).toBe('Reykjavík');
@@ -254,7 +320,10 @@ describe('shopper pages in Chromium, without JavaScript', () => {
     expect(await h1(page)).toBe('Payment successful');
     await context.close();
     const subs = (await linkDetails(ctx, ref)).submissions as { answers: unknown }[];
-    expect(subs[0]?.answers).toEqual([{ field: 'Ssn', value: '010130-2989' }, { field: 'City', value: 'Reykjavík' }]);
+    expect(subs[0]?.answers).toEqual([
+      { field: 'Ssn', value: '010130-2989' },
+      { field: 'City', value: 'Reykjavík' },
+    ]);
   });
 
   it('speaks Icelandic for culture is, and English after the language switch', async () => {
@@ -293,7 +362,10 @@ describe('shopper pages in Chromium, without JavaScript', () => {
     const checkoutReference = await createSession(ctx, {
       returnUrl: `${shop.url}/done?order=17&lang=is`,
       abandonUrl: `${shop.url}/cart`,
-      items: [{ name: 'Cake', amount: 13345, quantity: 1.5 }, { name: 'Discount', amount: -1000 }],
+      items: [
+        { name: 'Cake', amount: 13345, quantity: 1.5 },
+        { name: 'Discount', amount: -1000 },
+      ],
     });
     const { page, context } = await newPage();
     await page.goto(`${base}/checkout/${checkoutReference}`);
@@ -325,7 +397,10 @@ describe('shopper pages in Chromium, without JavaScript', () => {
       expect(expiry && cvc, lang).toBeTruthy();
       expect(Math.abs((expiry?.y ?? 0) - (cvc?.y ?? 1)), `${lang}: tops of the two boxes`).toBeLessThan(1);
       expect(Math.abs((expiry?.height ?? 0) - (cvc?.height ?? 1)), `${lang}: heights`).toBeLessThan(1);
-      await page.locator('fieldset').last().screenshot({ path: `${SHOTS}/card-fields-390-${lang}.png` });
+      await page
+        .locator('fieldset')
+        .last()
+        .screenshot({ path: `${SHOTS}/card-fields-390-${lang}.png` });
       await context.close();
     }
   });
@@ -383,7 +458,10 @@ describe('shopper pages in Chromium, without JavaScript', () => {
           { name: 'Lopapeysa, size M', quantity: 1, unitPrice: 12900, amountWithoutDiscount: 12900, amount: 10900 },
           { name: 'Wool hat', quantity: 2, unitPrice: 500, amountWithoutDiscount: 1000, amount: 1000 },
         ],
-        shopperInfo: [{ field: 'FullName', requirementType: 'Required' }, { field: 'EmailAddress', requirementType: 'Optional' }],
+        shopperInfo: [
+          { field: 'FullName', requirementType: 'Required' },
+          { field: 'EmailAddress', requirementType: 'Optional' },
+        ],
       }),
       { apiKey: shopOwner.apiKey },
     );

@@ -51,7 +51,9 @@ describe('many shoppers on one link at once (§Link status)', () => {
     // Each update changes one field and leaves the others (§Updating a link): a lost update would bring back an
     // old value of another field, or of salesCount, which payments change at the same time.
     const updates = Array.from({ length: 20 }, (_, i) =>
-      call(ctx, 'POST', '/api/v1/paymentlinks/update', { paymentLinkReference: ref, ...(i % 2 === 0 ? { description: `d${i}` } : { themeKey: `t${i}` }) }).then((r) => ({ i, r })),
+      call(ctx, 'POST', '/api/v1/paymentlinks/update', { paymentLinkReference: ref, ...(i % 2 === 0 ? { description: `d${i}` } : { themeKey: `t${i}` }) }).then(
+        (r) => ({ i, r }),
+      ),
     );
     const disable = call(ctx, 'POST', '/api/v1/paymentlinks/disable', { paymentLinkReference: ref });
     const [paid, updated, disabled] = await Promise.all([Promise.all(payments), Promise.all(updates), disable]);
@@ -87,7 +89,9 @@ describe('many shoppers on one link at once (§Link status)', () => {
     const ref = await createSession(ctx);
     const card = { number: '4242424242424242', expiryMonth: 12, expiryYear: 2039, cvc: '123' };
     const outcomes = await Promise.all(
-      Array.from({ length: 20 }, () => pay({ db: ctx.tdb.db, clock: ctx.clock, acquirer: simulatorAcquirer, sealer: ctx.sealer }, { kind: 'session', reference: ref }, { card, answers: [] })),
+      Array.from({ length: 20 }, () =>
+        pay({ db: ctx.tdb.db, clock: ctx.clock, acquirer: simulatorAcquirer, sealer: ctx.sealer }, { kind: 'session', reference: ref }, { card, answers: [] }),
+      ),
     );
     expect(outcomes.filter((o) => o.kind === 'Authorised')).toHaveLength(1);
     expect(outcomes.filter((o) => o.kind === 'NotPayable')).toHaveLength(19);

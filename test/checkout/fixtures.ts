@@ -14,9 +14,7 @@ export function payByLink(ctx: TestContext, overrides: Record<string, unknown> =
     currency: 'ISK',
     description: 'Lopapeysa',
     returnUrl: 'https://shop.example/thanks?order=7',
-    items: [
-      { name: 'Lopapeysa', quantity: 1, unitPrice: 49400, amountWithoutDiscount: 49400, amount: 48900 },
-    ],
+    items: [{ name: 'Lopapeysa', quantity: 1, unitPrice: 49400, amountWithoutDiscount: 49400, amount: 48900 }],
     ...overrides,
   };
 }

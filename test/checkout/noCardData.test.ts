@@ -49,7 +49,9 @@ describe('no card number or CVC in the database or the logs (§The simulated acq
     const { rows: tables } = await ctx.tdb.db.pool.query<{ table_name: string }>(
       "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY table_name",
     );
-    expect(tables.map((t) => t.table_name)).toEqual(expect.arrayContaining(['payments', 'payment_link_submissions', 'webhook_events', 'checkout_sessions', 'three_d_challenges']));
+    expect(tables.map((t) => t.table_name)).toEqual(
+      expect.arrayContaining(['payments', 'payment_link_submissions', 'webhook_events', 'checkout_sessions', 'three_d_challenges']),
+    );
     const dump: string[] = [];
     const values: string[] = [];
     for (const { table_name } of tables) {

@@ -74,7 +74,15 @@ describe('payment link page (§Link status, §The simulated acquirer)', () => {
   });
 
   it('speaks English for culture en (every label), and switches language by ?lang=', async () => {
-    const ref = await createLink(ctx, payByLink(ctx, { culture: 'en', currency: 'EUR', amount: 1250, items: [{ name: 'Tea', quantity: 1, unitPrice: 1250, amountWithoutDiscount: 1250, amount: 1250 }] }));
+    const ref = await createLink(
+      ctx,
+      payByLink(ctx, {
+        culture: 'en',
+        currency: 'EUR',
+        amount: 1250,
+        items: [{ name: 'Tea', quantity: 1, unitPrice: 1250, amountWithoutDiscount: 1250, amount: 1250 }],
+      }),
+    );
     const page = await ctx.app.inject({ method: 'GET', url: `/pay/${ref}` });
     expect(page.body).toContain('<html lang="en">');
     for (const label of ['Card number', 'Expiry date', 'CVC', 'Total', 'Order summary']) expect(page.body).toContain(label);
@@ -125,7 +133,14 @@ describe('payment link page (§Link status, §The simulated acquirer)', () => {
       currency: 'ISK',
       reason: null,
       success: 'true',
-      additionalData: { eventType: 'Authorization', cardNumber: '424242******4242', cardSummary: '4242', paymentMethod: 'visa', threeDAuthenticated: 'false', authCode: expect.stringMatching(/^\d{6}$/) },
+      additionalData: {
+        eventType: 'Authorization',
+        cardNumber: '424242******4242',
+        cardSummary: '4242',
+        paymentMethod: 'visa',
+        threeDAuthenticated: 'false',
+        authCode: expect.stringMatching(/^\d{6}$/),
+      },
     });
   });
 
@@ -154,7 +169,12 @@ describe('payment link page (§Link status, §The simulated acquirer)', () => {
     expect(subs.slice(0, 4).every((x) => x.payfacReference === null)).toBe(true);
     const events = (await eventsOf(ctx, ref)).filter((e) => e.event_type === 'Authorization');
     expect(events.map((e) => [e.message.success, e.message.reason])).toEqual(
-      expect.arrayContaining([['false', 'Refused'], ['false', 'Expired Card'], ['false', '3D Not Authenticated'], ['true', null]]),
+      expect.arrayContaining([
+        ['false', 'Refused'],
+        ['false', 'Expired Card'],
+        ['false', '3D Not Authenticated'],
+        ['true', null],
+      ]),
     );
     expect(events).toHaveLength(5);
   });
@@ -210,7 +230,13 @@ describe('payment link page (§Link status, §The simulated acquirer)', () => {
     expect(missing.statusCode).toBe(400);
     expect(missing.body).toContain('id="shopper-Ssn-error"');
     expect(missing.body).toContain('Please fill in this field.');
-    const badEmail = await s.post(`/pay/${ref}`, { cardNumber: '4242424242424242', expiryDate: '12/39', cvc: '123', 'shopper-Ssn': '0101302989', 'shopper-EmailAddress': 'nope' });
+    const badEmail = await s.post(`/pay/${ref}`, {
+      cardNumber: '4242424242424242',
+      expiryDate: '12/39',
+      cvc: '123',
+      'shopper-Ssn': '0101302989',
+      'shopper-EmailAddress': 'nope',
+    });
     expect(badEmail.statusCode).toBe(400);
     expect(badEmail.body).toContain('value="0101302989"');
     expect((await linkDetails(ctx, ref)).submissions).toEqual([]);
@@ -294,7 +320,15 @@ describe('payment link page (§Link status, §The simulated acquirer)', () => {
   });
 
   it('TokenizeByLink saves the card without charging and becomes Completed (§Link status, §Events)', async () => {
-    const ref = await createLink(ctx, { type: 'TokenizeByLink', terminalIdentifier: ctx.merchant.terminalIdentifier, amount: 0, currency: 'ISK', items: [], recurringProcessingModel: 'CardOnFile', culture: 'en' });
+    const ref = await createLink(ctx, {
+      type: 'TokenizeByLink',
+      terminalIdentifier: ctx.merchant.terminalIdentifier,
+      amount: 0,
+      currency: 'ISK',
+      items: [],
+      recurringProcessingModel: 'CardOnFile',
+      culture: 'en',
+    });
     const s = new Shopper(ctx);
     const page = await s.get(`/pay/${ref}`);
     expect(page.body).toContain('No money is taken now.');
@@ -331,7 +365,10 @@ describe('checkout session page (§Hosted checkout)', () => {
 
   it('shows display lines (a discount, a fractional quantity), the shopper e-mail, and a cancel link to abandonUrl', async () => {
     const ref = await createSession(ctx, {
-      items: [{ name: 'Cake', amount: 13345, quantity: 1.5, unitPrice: 8897 }, { name: 'Discount', amount: -1000 }],
+      items: [
+        { name: 'Cake', amount: 13345, quantity: 1.5, unitPrice: 8897 },
+        { name: 'Discount', amount: -1000 },
+      ],
       shopperContact: { email: 'anna@example.is' },
       abandonUrl: 'https://shop.example/cart',
     });
@@ -384,7 +421,12 @@ describe('checkout session page (§Hosted checkout)', () => {
 
   it('manual capture raises no Capture; a capture delay is recorded as a scheduled capture; isPreAuth is not captured', async () => {
     const capturesOf = async (ref: string) =>
-      (await ctx.tdb.db.pool.query<{ capture_state: string; capture_due_at: Date | null; is_pre_auth: boolean }>('SELECT capture_state, capture_due_at, is_pre_auth FROM payments WHERE checkout_reference = $1', [ref])).rows[0];
+      (
+        await ctx.tdb.db.pool.query<{ capture_state: string; capture_due_at: Date | null; is_pre_auth: boolean }>(
+          'SELECT capture_state, capture_due_at, is_pre_auth FROM payments WHERE checkout_reference = $1',
+          [ref],
+        )
+      ).rows[0];
     const manual = await createSession(ctx, { isManualCapture: true, captureHoursDelay: 5 });
     const m = await new Shopper(ctx).payWith(`/checkout/${manual}`, '4242424242424242');
     expect((await eventsOf(ctx, payfacOf(m.headers.location as string))).map((e) => e.event_type)).toEqual(['Authorization']);
@@ -410,7 +452,10 @@ describe('checkout session page (§Hosted checkout)', () => {
     const events = await eventsOf(ctx, payfac);
     expect(events.map((e) => e.event_type).sort()).toEqual(['Authorization', 'Capture', 'Tokenization']);
     expect(events.find((e) => e.event_type === 'Tokenization')?.message).toMatchObject({ reason: 'Tokenized:4242:07/2033', amount: '12345' });
-    const { rows } = await ctx.tdb.db.pool.query('SELECT merchant_shopper_reference, recurring_processing_model FROM payment_tokens WHERE payfac_reference = $1', [payfac]);
+    const { rows } = await ctx.tdb.db.pool.query(
+      'SELECT merchant_shopper_reference, recurring_processing_model FROM payment_tokens WHERE payfac_reference = $1',
+      [payfac],
+    );
     expect(rows).toEqual([{ merchant_shopper_reference: 'shopper-1', recurring_processing_model: 'Subscription' }]);
 
     const zero = await createSession(ctx, { amount: 0, recurringProcessingModel: 'CardOnFile' });

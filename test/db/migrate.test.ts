@@ -24,7 +24,11 @@ describe('migrations', () => {
       for (let i = 0; i < 3; i++) dbs.push(await openDatabase({ databaseUrl: u.toString(), dataDir: '' }));
       const results = await Promise.all(dbs.map((db) => migrate(db)));
       const all = results.flat();
-      expect(all.sort()).toEqual(loadMigrations().map((m) => m.name).sort());
+      expect(all.sort()).toEqual(
+        loadMigrations()
+          .map((m) => m.name)
+          .sort(),
+      );
       const { rows } = await dbs[0]!.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM schema_migrations');
       expect(rows[0]?.n).toBe(loadMigrations().length);
       expect(await migrate(dbs[0]!)).toEqual([]);

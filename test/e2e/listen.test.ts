@@ -55,7 +55,9 @@ describe('paylinks listen --forward-to', () => {
     if (TEST_DB === 'postgres') {
       tdb = await createTestDatabase();
       env = { DATABASE_URL: tdb.url as string };
-      const { stdout } = await run(process.execPath, [BIN, 'merchant', 'create', '--name', 'Listener shop', '--json'], { env: { PATH: process.env.PATH ?? '', ...env } });
+      const { stdout } = await run(process.execPath, [BIN, 'merchant', 'create', '--name', 'Listener shop', '--json'], {
+        env: { PATH: process.env.PATH ?? '', ...env },
+      });
       apiKey = (JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as { apiKey: string }).apiKey;
     } else {
       env = { PAYLINKS_DATA_DIR: join(dir, 'data') };
@@ -99,23 +101,33 @@ describe('paylinks listen --forward-to', () => {
       const hookKey = /apiKey\s+(\S+)/.exec(listen.output())?.[1] as string;
       const hmacKey = /hmacKey\s+(\S+)/.exec(listen.output())?.[1] as string;
 
-      const triggered = JSON.parse(await cli('trigger', 'Authorization', '--amount', '48900', '--merchant-reference', 'order-42', '--json')) as { payfacReference: string };
+      const triggered = JSON.parse(await cli('trigger', 'Authorization', '--amount', '48900', '--merchant-reference', 'order-42', '--json')) as {
+        payfacReference: string;
+      };
       await until('the forwarded event', listen, (o) => o.includes(`${triggered.payfacReference}`) && / → 200 /.test(o), 30_000);
       const got = received.at(-1);
       const message = verifyWebhook({ rawBody: got?.body ?? '', headers: got?.headers ?? {}, apiKey: hookKey, hmacKey });
       expect(message).toMatchObject({ payfacReference: triggered.payfacReference, merchantReference: 'order-42', amount: '48900' });
       expect(got?.headers['content-type']).toBe('application/json; charset=utf-8');
 
-      const list = JSON.parse(await cli('deliveries', 'list', '--payfac-reference', triggered.payfacReference, '--json')) as { data: { deliveryId: string; state: string; webhookId: string }[] };
+      const list = JSON.parse(await cli('deliveries', 'list', '--payfac-reference', triggered.payfacReference, '--json')) as {
+        data: { deliveryId: string; state: string; webhookId: string }[];
+      };
       expect(list.data).toEqual([expect.objectContaining({ state: 'Delivered', webhookId })]);
-      const detail = JSON.parse(await cli('deliveries', 'get', list.data[0]?.deliveryId as string, '--json')) as { delivery: { attempts: { responseStatus: number; responseBody: string; correlationId: string }[] } };
-      expect(detail.delivery.attempts).toEqual([expect.objectContaining({ responseStatus: 200, responseBody: 'got it', correlationId: got?.headers['x-webhook-correlationid'] })]);
+      const detail = JSON.parse(await cli('deliveries', 'get', list.data[0]?.deliveryId as string, '--json')) as {
+        delivery: { attempts: { responseStatus: number; responseBody: string; correlationId: string }[] };
+      };
+      expect(detail.delivery.attempts).toEqual([
+        expect.objectContaining({ responseStatus: 200, responseBody: 'got it', correlationId: got?.headers['x-webhook-correlationid'] }),
+      ]);
 
       // The receiver refuses: the attempt is recorded with its answer, and retried later.
       status = 503;
       const refused = JSON.parse(await cli('trigger', 'Capture', '--json')) as { payfacReference: string };
       await until('the refused event', listen, (o) => o.includes(refused.payfacReference) && / → 503 /.test(o), 30_000);
-      const pending = JSON.parse(await cli('deliveries', 'list', '--payfac-reference', refused.payfacReference, '--json')) as { data: { state: string; attemptCount: number }[] };
+      const pending = JSON.parse(await cli('deliveries', 'list', '--payfac-reference', refused.payfacReference, '--json')) as {
+        data: { state: string; attemptCount: number }[];
+      };
       expect(pending.data).toEqual([expect.objectContaining({ state: 'Pending', attemptCount: 1 })]);
       status = 200;
 
@@ -133,7 +145,9 @@ describe('paylinks listen --forward-to', () => {
 
   it('refuses a --forward-to that is not a URL, without registering anything', async () => {
     const before = JSON.parse(await cli('webhooks', 'list', '--json')) as { totalCount: number };
-    await expect(run(process.execPath, [BIN, 'listen', '--forward-to', 'localhost:3000', '--base-url', baseUrl, '--api-key', apiKey], { env: client })).rejects.toMatchObject({
+    await expect(
+      run(process.execPath, [BIN, 'listen', '--forward-to', 'localhost:3000', '--base-url', baseUrl, '--api-key', apiKey], { env: client }),
+    ).rejects.toMatchObject({
       stderr: expect.stringContaining('--forward-to must be an absolute http or https URL'),
     });
     const after = JSON.parse(await cli('webhooks', 'list', '--json')) as { totalCount: number };

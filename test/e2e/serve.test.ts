@@ -61,40 +61,48 @@ describe('paylinks serve, as a new user runs it (§Running the service)', () => 
     await tdb?.drop();
   });
 
-  it.skipIf(TEST_DB !== 'pglite')('on the embedded database prints a sandbox key that works, keeps data across a restart, exits 0 on SIGTERM', async () => {
-    const env = { PAYLINKS_DATA_DIR: join(dir, 'data') };
-    const first = await start(env);
-    const key = /apiKey\s+(\S+)/.exec(first.output())?.[1];
-    const terminal = /terminalIdentifier\s+(\S+)/.exec(first.output())?.[1];
-    expect(key).toMatch(/^pk_/);
-    expect(terminal).toMatch(/^[A-Za-z0-9]{12}$/);
-    const health = await fetch(`${first.baseUrl}/readyz`);
-    expect(health.status).toBe(200);
-    const created = await api(first, key as string, 'POST', '/api/v1/paymentlinks/create', {
-      type: 'PayByLink',
-      terminalIdentifier: terminal,
-      amount: 48900,
-      currency: 'ISK',
-      description: 'Survives restarts',
-      items: [{ name: 'Thing', quantity: 1, unitPrice: 48900, amountWithoutDiscount: 48900, amount: 48900 }],
-    });
-    expect(created.status).toBe(200);
-    const ref = created.body.paymentLinkReference as string;
-    expect(await stop(first)).toBe(0);
+  it.skipIf(TEST_DB !== 'pglite')(
+    'on the embedded database prints a sandbox key that works, keeps data across a restart, exits 0 on SIGTERM',
+    async () => {
+      const env = { PAYLINKS_DATA_DIR: join(dir, 'data') };
+      const first = await start(env);
+      const key = /apiKey\s+(\S+)/.exec(first.output())?.[1];
+      const terminal = /terminalIdentifier\s+(\S+)/.exec(first.output())?.[1];
+      expect(key).toMatch(/^pk_/);
+      expect(terminal).toMatch(/^[A-Za-z0-9]{12}$/);
+      const health = await fetch(`${first.baseUrl}/readyz`);
+      expect(health.status).toBe(200);
+      const created = await api(first, key as string, 'POST', '/api/v1/paymentlinks/create', {
+        type: 'PayByLink',
+        terminalIdentifier: terminal,
+        amount: 48900,
+        currency: 'ISK',
+        description: 'Survives restarts',
+        items: [{ name: 'Thing', quantity: 1, unitPrice: 48900, amountWithoutDiscount: 48900, amount: 48900 }],
+      });
+      expect(created.status).toBe(200);
+      const ref = created.body.paymentLinkReference as string;
+      expect(await stop(first)).toBe(0);
 
-    const second = await start(env);
-    expect(second.output()).not.toMatch(/apiKey\s+pk_/); // the sandbox merchant is created only once
-    const got = await api(second, key as string, 'GET', `/api/v1/paymentlinks/${ref}`);
-    expect(got.status).toBe(200);
-    expect((got.body.paymentLink as Record<string, unknown>).description).toBe('Survives restarts');
-    expect(await stop(second)).toBe(0);
-  }, 120_000);
+      const second = await start(env);
+      expect(second.output()).not.toMatch(/apiKey\s+pk_/); // the sandbox merchant is created only once
+      const got = await api(second, key as string, 'GET', `/api/v1/paymentlinks/${ref}`);
+      expect(got.status).toBe(200);
+      expect((got.body.paymentLink as Record<string, unknown>).description).toBe('Survives restarts');
+      expect(await stop(second)).toBe(0);
+    },
+    120_000,
+  );
 
-  it.skipIf(TEST_DB !== 'postgres')('on PostgreSQL from DATABASE_URL migrates, serves and exits 0 on SIGTERM', async () => {
-    const s = await start({ DATABASE_URL: tdb?.url as string });
-    const ready = await fetch(`${s.baseUrl}/readyz`);
-    expect(ready.status).toBe(200);
-    expect(s.output()).not.toContain('sandbox merchant was created');
-    expect(await stop(s)).toBe(0);
-  }, 120_000);
+  it.skipIf(TEST_DB !== 'postgres')(
+    'on PostgreSQL from DATABASE_URL migrates, serves and exits 0 on SIGTERM',
+    async () => {
+      const s = await start({ DATABASE_URL: tdb?.url as string });
+      const ready = await fetch(`${s.baseUrl}/readyz`);
+      expect(ready.status).toBe(200);
+      expect(s.output()).not.toContain('sandbox merchant was created');
+      expect(await stop(s)).toBe(0);
+    },
+    120_000,
+  );
 });

@@ -34,7 +34,9 @@ async function startProcess(command: string, args: string[], env: Record<string,
   let out = '';
   proc.stdout?.on('data', (d: Buffer) => (out += d.toString()));
   proc.stderr?.on('data', (d: Buffer) => (out += d.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => proc.once('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    proc.once('exit', (code, signal) => resolve({ code, signal })),
+  );
   const deadline = Date.now() + 90_000;
   while (!/listening on (http:\/\/\S+)/.test(out)) {
     if (proc.exitCode !== null || proc.signalCode !== null) throw new Error(`${command} exited:\n${out}`);
@@ -120,7 +122,9 @@ describe.skipIf(TEST_DB !== 'pglite')('npm start on the embedded database', () =
     const p = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: ROOT });
     let out = '';
     p.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => p.once('exit', (code, signal) => resolve({ code, signal })));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      p.once('exit', (code, signal) => resolve({ code, signal })),
+    );
     while (!out.includes('ready')) await new Promise((r) => setTimeout(r, 20));
     p.kill('SIGTERM');
     await new Promise((r) => setTimeout(r, 150));
@@ -175,12 +179,21 @@ describe.skipIf(TEST_DB !== 'pglite')('npm start on the embedded database', () =
       const create = await fetch(`${first.baseUrl}/api/v1/paymentlinks/create`, {
         method: 'POST',
         headers: { 'x-api-key': key, 'content-type': 'application/json' },
-        body: JSON.stringify({ type: 'PayByLink', terminalIdentifier: terminal, amount: 1000, currency: 'ISK', items: [{ name: 'A', quantity: 1, unitPrice: 1000, amountWithoutDiscount: 1000, amount: 1000 }] }),
+        body: JSON.stringify({
+          type: 'PayByLink',
+          terminalIdentifier: terminal,
+          amount: 1000,
+          currency: 'ISK',
+          items: [{ name: 'A', quantity: 1, unitPrice: 1000, amountWithoutDiscount: 1000, amount: 1000 }],
+        }),
       });
       expect(create.status).toBe(200);
       const ref = ((await create.json()) as { paymentLinkReference: string }).paymentLinkReference;
 
-      const second = spawn('npm', ['start'], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? tmpdir(), PORT: '0', PAYLINKS_DATA_DIR: dataDir } });
+      const second = spawn('npm', ['start'], {
+        cwd: ROOT,
+        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? tmpdir(), PORT: '0', PAYLINKS_DATA_DIR: dataDir },
+      });
       let out = '';
       second.stdout.on('data', (d: Buffer) => (out += d.toString()));
       second.stderr.on('data', (d: Buffer) => (out += d.toString()));

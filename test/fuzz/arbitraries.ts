@@ -43,7 +43,21 @@ export const hostileString: fc.Arbitrary<string> = fc.oneof(
 export const hostileNumber: fc.Arbitrary<number> = fc.oneof(
   fc.integer(),
   fc.double({ noNaN: true, noDefaultInfinity: true }),
-  fc.constantFrom(0, -0, -1, 1.5, 2 ** 31, 2 ** 53, 2 ** 53 + 2, 1e21, Number.MAX_VALUE, Number.MIN_VALUE, 100_000_000_000, 100_000_000_001, 1_000_000_000_000_000),
+  fc.constantFrom(
+    0,
+    -0,
+    -1,
+    1.5,
+    2 ** 31,
+    2 ** 53,
+    2 ** 53 + 2,
+    1e21,
+    Number.MAX_VALUE,
+    Number.MIN_VALUE,
+    100_000_000_000,
+    100_000_000_001,
+    1_000_000_000_000_000,
+  ),
 );
 
 const leaf: fc.Arbitrary<unknown> = fc.oneof(hostileString, hostileNumber, fc.boolean(), fc.constant(null));
@@ -54,7 +68,11 @@ export const hostileValue: fc.Arbitrary<unknown> = fc.letrec<{ value: unknown }>
     { depthSize: 'small', withCrossShrink: true },
     leaf,
     fc.array(tie('value'), { maxLength: 4 }),
-    fc.dictionary(fc.oneof(fc.string({ maxLength: 12 }), fc.constantFrom('amount', 'Amount', 'AMOUNT', 'url', 'items', '__proto__', 'constructor')), tie('value'), { maxKeys: 4 }),
+    fc.dictionary(
+      fc.oneof(fc.string({ maxLength: 12 }), fc.constantFrom('amount', 'Amount', 'AMOUNT', 'url', 'items', '__proto__', 'constructor')),
+      tie('value'),
+      { maxKeys: 4 },
+    ),
   ),
 })).value;
 
@@ -82,7 +100,15 @@ type Mutation =
 const mutation: fc.Arbitrary<Mutation> = fc.oneof(
   { weight: 4, arbitrary: fc.record({ kind: fc.constant('replace' as const), pick: fc.nat(), value: hostileValue }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('delete' as const), pick: fc.nat() }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('add' as const), pick: fc.nat(), key: fc.oneof(fc.string({ maxLength: 10 }), fc.constantFrom('Amount', 'TYPE', 'extra', '__proto__')), value: hostileValue }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('add' as const),
+      pick: fc.nat(),
+      key: fc.oneof(fc.string({ maxLength: 10 }), fc.constantFrom('Amount', 'TYPE', 'extra', '__proto__')),
+      value: hostileValue,
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('recase' as const), pick: fc.nat() }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('wrap' as const), pick: fc.nat() }) },
 );
@@ -96,7 +122,8 @@ function apply(root: unknown, m: Mutation): unknown {
     if (m.kind === 'add' && root !== null && typeof root === 'object' && !Array.isArray(root)) return { ...root, [m.key]: m.value };
     return root;
   }
-  const parent = path.slice(0, -1).reduce<unknown>((node, k) => (node as Record<string | number, unknown>)[k], root) as Record<string | number, unknown> | unknown[];
+  const parent = path.slice(0, -1).reduce<unknown>((node, k) => (node as Record<string | number, unknown>)[k], root) as
+    Record<string | number, unknown> | unknown[];
   const last = path[path.length - 1] as string | number;
   const current = (parent as Record<string | number, unknown>)[last];
   switch (m.kind) {
@@ -133,16 +160,33 @@ export function rawBodies(valid: unknown): fc.Arbitrary<Buffer> {
   const text = JSON.stringify(valid ?? {});
   return fc.oneof(
     fc.nat({ max: Math.max(0, text.length - 1) }).map((n) => Buffer.from(text.slice(0, n))),
-    fc.tuple(fc.nat({ max: text.length }), fc.constantFrom('{', '}', '"', ',', ':', '\\', '[', ']', 'x', '\u0000', '\n')).map(([i, c]) => Buffer.from(text.slice(0, i) + c + text.slice(i))),
+    fc
+      .tuple(fc.nat({ max: text.length }), fc.constantFrom('{', '}', '"', ',', ':', '\\', '[', ']', 'x', '\u0000', '\n'))
+      .map(([i, c]) => Buffer.from(text.slice(0, i) + c + text.slice(i))),
     // duplicate keys: the same name twice with different values (JSON.parse keeps the last)
     fc.tuple(hostileValue).map(([v]) => Buffer.from(text.replace(/^\{/, `{"amount":${JSON.stringify(v) ?? 'null'},"amount":1,`))),
-    fc.constantFrom('{"amount":1e400}', '{"amount":123456789012345678901234567890}', '{"amount":-0}', '{"amount":1.0}', '{"amount":0.1e1}', '{"amount":"1e3"}', '{"amount":" 100"}', '{"amount":"0100"}').map((s) => Buffer.from(s)),
+    fc
+      .constantFrom(
+        '{"amount":1e400}',
+        '{"amount":123456789012345678901234567890}',
+        '{"amount":-0}',
+        '{"amount":1.0}',
+        '{"amount":0.1e1}',
+        '{"amount":"1e3"}',
+        '{"amount":" 100"}',
+        '{"amount":"0100"}',
+      )
+      .map((s) => Buffer.from(s)),
     fc.integer({ min: 50, max: 50_000 }).map((d) => Buffer.from(`${'['.repeat(d)}${']'.repeat(d)}`)),
     fc.integer({ min: 50, max: 50_000 }).map((d) => Buffer.from(`${'{"a":'.repeat(d)}1${'}'.repeat(d)}`)),
     // invalid UTF-8 inside a string value, and a lone byte order mark
-    fc.uint8Array({ minLength: 1, maxLength: 8 }).map((bytes) => Buffer.concat([Buffer.from('{"description":"'), Buffer.from([0xc3, 0x28, 0xff, ...bytes]), Buffer.from('"}')])),
+    fc
+      .uint8Array({ minLength: 1, maxLength: 8 })
+      .map((bytes) => Buffer.concat([Buffer.from('{"description":"'), Buffer.from([0xc3, 0x28, 0xff, ...bytes]), Buffer.from('"}')])),
     fc.constant(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(text)])),
-    fc.constantFrom('', ' ', 'null', 'true', '0', '"x"', '[]', '[{}]', '{}', '{"__proto__":{"admin":true}}', '{"constructor":{"prototype":{"x":1}}}').map((s) => Buffer.from(s)),
+    fc
+      .constantFrom('', ' ', 'null', 'true', '0', '"x"', '[]', '[{}]', '{}', '{"__proto__":{"admin":true}}', '{"constructor":{"prototype":{"x":1}}}')
+      .map((s) => Buffer.from(s)),
     // just over the 1 MiB limit (§Status codes: 413)
     fc.constant(Buffer.from(`{"description":"${'x'.repeat(1024 * 1024)}"}`)),
   );
@@ -174,21 +218,44 @@ export const contentTypes = fc.oneof(
 
 /** Percent-encodes the UTF-8 bytes of a string (a lone surrogate becomes U+FFFD's bytes). */
 export function percentEncode(s: string): string {
-  return [...Buffer.from(s, 'utf8')].map((b) => (/[A-Za-z0-9_.~-]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `%${b.toString(16).toUpperCase().padStart(2, '0')}`)).join('');
+  return [...Buffer.from(s, 'utf8')]
+    .map((b) => (/[A-Za-z0-9_.~-]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `%${b.toString(16).toUpperCase().padStart(2, '0')}`))
+    .join('');
 }
 
 /** A path segment: an existing id most of the time elsewhere; here the hostile ones. */
 export const hostileSegment: fc.Arbitrary<string> = fc.oneof(
   hostileString.filter((s) => s.length < 5_000).map(percentEncode),
-  fc.constantFrom('%', '%ZZ', '%00', '%2F', '..', '.', '%2e%2e', '%E0%A4%A', '%C3%28', '%FF%FE', 'a'.repeat(201), 'a'.repeat(5000), '%20', '+', ';x=1', 'pl_%00'),
+  fc.constantFrom(
+    '%',
+    '%ZZ',
+    '%00',
+    '%2F',
+    '..',
+    '.',
+    '%2e%2e',
+    '%E0%A4%A',
+    '%C3%28',
+    '%FF%FE',
+    'a'.repeat(201),
+    'a'.repeat(5000),
+    '%20',
+    '+',
+    ';x=1',
+    'pl_%00',
+  ),
 );
 
 /** A query string, from well-formed to nonsense. */
 export const hostileQuery: fc.Arbitrary<string> = fc.oneof(
   fc.constant(''),
-  fc.dictionary(fc.constantFrom('Page', 'PageSize', 'page', 'PAGESIZE', 'state', 'webhookId', 'payfacReference', 'correlationId', 'lang', 'p', 's', 'x'), hostileString.filter((s) => s.length < 3000), { maxKeys: 4 }).map(
-    (d) => `?${new URLSearchParams(d).toString()}`,
-  ),
+  fc
+    .dictionary(
+      fc.constantFrom('Page', 'PageSize', 'page', 'PAGESIZE', 'state', 'webhookId', 'payfacReference', 'correlationId', 'lang', 'p', 's', 'x'),
+      hostileString.filter((s) => s.length < 3000),
+      { maxKeys: 4 },
+    )
+    .map((d) => `?${new URLSearchParams(d).toString()}`),
   fc.constantFrom(
     '?Page=-1',
     '?PageSize=0',

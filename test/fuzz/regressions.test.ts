@@ -19,7 +19,14 @@ describe('inputs the fuzzer found', () => {
   });
 
   it('a NUL in a body string and in a property name is reported with the other field errors', async () => {
-    const r = await call(ctx, 'POST', '/api/v1/paymentlinks/create', { type: 'PayByLink', terminalIdentifier: ctx.merchant.terminalIdentifier, amount: 'x', currency: 'EUR', description: 'a\u0000b', items: [] });
+    const r = await call(ctx, 'POST', '/api/v1/paymentlinks/create', {
+      type: 'PayByLink',
+      terminalIdentifier: ctx.merchant.terminalIdentifier,
+      amount: 'x',
+      currency: 'EUR',
+      description: 'a\u0000b',
+      items: [],
+    });
     expect(r.status).toBe(400);
     const fields = (r.body.errors as { field: string; code: string }[]).map((e) => `${e.field}:${e.code}`);
     expect(fields).toContain('description:FORMAT');
@@ -46,7 +53,12 @@ describe('inputs the fuzzer found', () => {
       const r = await ctx.app.inject({ method: 'POST', url, headers: { 'x-api-key': ctx.merchant.apiKey, 'idempotency-key': 'used-once' } });
       expect(r.statusCode, url).toBeGreaterThanOrEqual(400);
       expect(r.statusCode, url).toBeLessThan(500);
-      const deep = await ctx.app.inject({ method: 'POST', url, headers: { 'x-api-key': ctx.merchant.apiKey, 'idempotency-key': 'used-once', 'content-type': 'application/json' }, payload: `${'['.repeat(20_000)}${']'.repeat(20_000)}` });
+      const deep = await ctx.app.inject({
+        method: 'POST',
+        url,
+        headers: { 'x-api-key': ctx.merchant.apiKey, 'idempotency-key': 'used-once', 'content-type': 'application/json' },
+        payload: `${'['.repeat(20_000)}${']'.repeat(20_000)}`,
+      });
       expect([400, 409], `${url} deep`).toContain(deep.statusCode);
     }
   });

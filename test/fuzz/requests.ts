@@ -22,7 +22,13 @@ export function validBodies(w: World): Record<string, unknown> {
   const a = w.a;
   return {
     'POST /api/v1/paymentlinks/create': {
-      type: 'PayByLink', terminalIdentifier: a.terminalIdentifier, amount: 3000, currency: 'EUR', description: 'fuzz', returnUrl: 'https://shop.example/r', exactSalesCount: 3,
+      type: 'PayByLink',
+      terminalIdentifier: a.terminalIdentifier,
+      amount: 3000,
+      currency: 'EUR',
+      description: 'fuzz',
+      returnUrl: 'https://shop.example/r',
+      exactSalesCount: 3,
       shopperInfo: [{ field: 'Ssn', requirementType: 'Required' }],
       items: [{ name: 'Mug', quantity: 2, unitPrice: 1500, amountWithoutDiscount: 3000, amount: 3000 }],
     },
@@ -32,21 +38,47 @@ export function validBodies(w: World): Record<string, unknown> {
     'POST /api/v1/webhooks/:webhookId/update': { url: 'https://hooks.example.com/fuzz2', eventTypes: [], description: 'x', enabled: true },
     'POST /api/v1/webhooks/listeners': { eventTypes: ['Refund'], description: 'fuzz listener' },
     'POST /api/v1/webhooks/:webhookId/listen/attempts': {
-      deliveryId: a.deliveryId, attemptToken: 'eyJkIjoiZGx2In0', responseStatus: 200, responseBody: 'ok', durationMs: 5, errorKind: null, errorDetail: null,
+      deliveryId: a.deliveryId,
+      attemptToken: 'eyJkIjoiZGx2In0',
+      responseStatus: 200,
+      responseBody: 'ok',
+      durationMs: 5,
+      errorKind: null,
+      errorDetail: null,
     },
     'POST /api/v1/sandbox/deliveries/advance': {},
     'POST /api/v1/webhooks/:webhookId/recover': { since: '2026-01-01T00:00:00Z', until: '2026-01-02T00:00:00Z' },
-    'POST /api/v1/sandbox/events': { eventType: 'Authorization', amount: 100, currency: 'EUR', success: true, reason: null, merchantReference: 'm', additionalData: { k: 'v' } },
+    'POST /api/v1/sandbox/events': {
+      eventType: 'Authorization',
+      amount: 100,
+      currency: 'EUR',
+      success: true,
+      reason: null,
+      merchantReference: 'm',
+      additionalData: { k: 'v' },
+    },
     'POST /api/v1/hostedcheckout': {
-      amount: 12345, currency: 'EUR', returnUrl: 'https://shop.example/r', reference: 'order-1', terminalIdentifier: a.terminalIdentifier, culture: 'en',
-      isManualCapture: true, expiresAt: new Date(Date.now() + 3_600_000).toISOString(), shopperContact: { email: 'a@b.is' },
+      amount: 12345,
+      currency: 'EUR',
+      returnUrl: 'https://shop.example/r',
+      reference: 'order-1',
+      terminalIdentifier: a.terminalIdentifier,
+      culture: 'en',
+      isManualCapture: true,
+      expiresAt: new Date(Date.now() + 3_600_000).toISOString(),
+      shopperContact: { email: 'a@b.is' },
       items: [{ name: 'x', amount: -5, quantity: '0.5' }],
     },
     'POST /api/v1/modification/capture': { reference: 'order-17', payfacReference: a.payfacReference, amount: 1, currency: 'EUR' },
     'POST /api/v1/modification/refund': { reference: 'order-17', payfacReference: a.payfacReference, amount: 1, currency: 'EUR', refundReason: 'OTHER' },
     'POST /api/v1/modification/reverse': { reference: 'order-17', payfacReference: a.payfacReference },
     'POST /api/v1/payment': {
-      terminalIdentifier: a.terminalIdentifier, amount: 500, currency: 'ISK', reference: 'r-1', returnUrl: 'https://shop.example/r', channel: 'Web',
+      terminalIdentifier: a.terminalIdentifier,
+      amount: 500,
+      currency: 'ISK',
+      reference: 'r-1',
+      returnUrl: 'https://shop.example/r',
+      channel: 'Web',
       tokenDetails: { tokenValue: a.tokenValue, recurringProcessingModel: 'CardOnFile' },
     },
     'POST /api/v1/payment/disable-token': { tokenValue: a.tokenValue },
@@ -63,14 +95,22 @@ function knownSegments(w: World, route: RouteEntry, param: string): string[] {
 }
 
 function pathArbitrary(w: World, route: RouteEntry): fc.Arbitrary<string> {
-  const parts = route.url.split('/').map((seg) =>
-    seg.startsWith(':') ? fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...knownSegments(w, route, seg.slice(1))) }, { weight: 2, arbitrary: hostileSegment }) : fc.constant(seg),
-  );
+  const parts = route.url
+    .split('/')
+    .map((seg) =>
+      seg.startsWith(':')
+        ? fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...knownSegments(w, route, seg.slice(1))) }, { weight: 2, arbitrary: hostileSegment })
+        : fc.constant(seg),
+    );
   return fc.tuple(...parts).map((segs) => segs.join('/'));
 }
 
 const formBody = fc
-  .dictionary(fc.constantFrom('csrf', 'cardNumber', 'expiryDate', 'cvc', 'lang', 'challenge', 'action', 'Ssn', 'FullName', 'x'), hostileString.filter((s) => s.length < 20_000), { maxKeys: 6 })
+  .dictionary(
+    fc.constantFrom('csrf', 'cardNumber', 'expiryDate', 'cvc', 'lang', 'challenge', 'action', 'Ssn', 'FullName', 'x'),
+    hostileString.filter((s) => s.length < 20_000),
+    { maxKeys: 6 },
+  )
   .map((d) => Buffer.from(new URLSearchParams(d).toString()));
 
 function bodyArbitrary(route: RouteEntry, valid: unknown): fc.Arbitrary<{ payload: Buffer | undefined; contentType: string | undefined }> {
@@ -107,7 +147,12 @@ export function requestArbitrary(w: World, route: RouteEntry, valid: unknown): f
     .record({
       path: pathArbitrary(w, route),
       query: hostileQuery,
-      body: hasBody ? bodyArbitrary(route, valid) : fc.oneof(fc.constant({ payload: undefined, contentType: undefined }), fc.record({ payload: rawBodies({}), contentType: fc.option(contentTypes, { nil: undefined }) })),
+      body: hasBody
+        ? bodyArbitrary(route, valid)
+        : fc.oneof(
+            fc.constant({ payload: undefined, contentType: undefined }),
+            fc.record({ payload: rawBodies({}), contentType: fc.option(contentTypes, { nil: undefined }) }),
+          ),
       apiKey: apiKeyHeader(w),
       idem: idempotencyKey,
       origin: fc.option(fc.constantFrom('https://evil.example', 'null', ''), { nil: undefined, freq: 5 }),
@@ -145,10 +190,18 @@ export function checkResponse(route: RouteEntry, req: FuzzRequest, res: LightMyR
         expect(CODES.has(body.code as string), where).toBe(true);
         expect(body.status, where).toBe(res.statusCode);
         expect(errorCatalogue[body.code as ErrorCode].status, where).toBe(res.statusCode);
-        expect(body, where).toMatchObject({ type: 'about:blank', title: expect.any(String), detail: expect.any(String), message: body.detail, responseDateTime: expect.any(String), responseIdentifier: expect.any(String) });
+        expect(body, where).toMatchObject({
+          type: 'about:blank',
+          title: expect.any(String),
+          detail: expect.any(String),
+          message: body.detail,
+          responseDateTime: expect.any(String),
+          responseIdentifier: expect.any(String),
+        });
         if (body.errors !== undefined) {
           expect(Array.isArray(body.errors), where).toBe(true);
-          for (const e of body.errors as unknown[]) expect(e, where).toMatchObject({ field: expect.any(String), code: expect.any(String), message: expect.any(String) });
+          for (const e of body.errors as unknown[])
+            expect(e, where).toMatchObject({ field: expect.any(String), code: expect.any(String), message: expect.any(String) });
         }
       }
     }
@@ -165,11 +218,19 @@ export function checkResponse(route: RouteEntry, req: FuzzRequest, res: LightMyR
 export async function runCase(ctx: TestContext, route: RouteEntry, req: FuzzRequest): Promise<number> {
   const before = await writeCount(ctx.tdb.db);
   const countsBefore = await tableCounts(ctx.tdb.db).catch(() => ({}));
-  const res = await ctx.app.inject({ method: req.method as 'GET', url: req.url, headers: req.headers, ...(req.payload !== undefined ? { payload: req.payload } : {}) });
+  const res = await ctx.app.inject({
+    method: req.method as 'GET',
+    url: req.url,
+    headers: req.headers,
+    ...(req.payload !== undefined ? { payload: req.payload } : {}),
+  });
   if (res.statusCode >= 500) {
     // Name the cause: the error the app logged for this request.
     const id = /"responseIdentifier":"([^"]+)"/.exec(res.body)?.[1] ?? String(res.headers['x-request-id'] ?? '');
-    const logged = ctx.logs.filter((l) => (id !== '' && l.includes(id)) || /"level":(50|60)/.test(l)).slice(-2).join('\n');
+    const logged = ctx.logs
+      .filter((l) => (id !== '' && l.includes(id)) || /"level":(50|60)/.test(l))
+      .slice(-2)
+      .join('\n');
     expect.soft(logged, `${describeRequest(req)} → ${res.statusCode}`).toBe('');
   }
   const rejected = checkResponse(route, req, res);

@@ -39,7 +39,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
     try {
       await admin.connect();
     } catch (err) {
-      throw new Error(`PostgreSQL is not reachable at ${ADMIN_URL} (${String(err)}); start it, or run only the pglite project: npx vitest run --project pglite --project unit`);
+      throw new Error(
+        `PostgreSQL is not reachable at ${ADMIN_URL} (${String(err)}); start it, or run only the pglite project: npx vitest run --project pglite --project unit`,
+      );
     }
     pgTemplate = `paylinks_tpl_${process.pid}`;
     await admin.query(`DROP DATABASE IF EXISTS ${pgTemplate}`);

@@ -9,8 +9,7 @@ const PROBLEM = /^application\/problem\+json/;
 
 describe('standard error form and status codes (§Errors, §Status codes)', () => {
   let ctx: TestContext;
-  const count = async (): Promise<number> =>
-    (await ctx.tdb.db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM payment_links')).rows[0]?.n ?? -1;
+  const count = async (): Promise<number> => (await ctx.tdb.db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM payment_links')).rows[0]?.n ?? -1;
 
   beforeAll(async () => {
     ctx = await createTestContext();

@@ -178,7 +178,8 @@ describe.skipIf(TEST_DB !== 'postgres')('PAYLINKS_METRICS_LISTEN on a separate w
       }
       const base = /listening on (http:\/\/\S+)/.exec(serveOut)?.[1] as string;
       const metricsUrl = /metrics: (http:\/\/\S+)/.exec(workerOut)?.[1] as string;
-      const post = (path: string, body: unknown) => fetch(`${base}${path}`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const post = (path: string, body: unknown) =>
+        fetch(`${base}${path}`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify(body) });
       expect((await post('/api/v1/webhooks', { url: `http://127.0.0.1:${rport}/h` })).status).toBe(200);
       for (let i = 0; i < 3; i++) expect((await post('/api/v1/sandbox/events', { eventType: 'Authorization', amount: 100, currency: 'EUR' })).status).toBe(200);
       let delivered = '0';

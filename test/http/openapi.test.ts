@@ -27,7 +27,9 @@ describe('the OpenAPI document', () => {
   });
 
   const operations = (): [string, Operation][] =>
-    Object.entries(doc.paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, op]) => [`${method.toUpperCase()} ${path}`, op] as [string, Operation]));
+    Object.entries(doc.paths).flatMap(([path, methods]) =>
+      Object.entries(methods).map(([method, op]) => [`${method.toUpperCase()} ${path}`, op] as [string, Operation]),
+    );
 
   it('is valid OpenAPI 3.1 (checked by an OpenAPI validator)', async () => {
     const result = await validate(structuredClone(doc) as unknown as Parameters<typeof validate>[0]);
@@ -35,7 +37,9 @@ describe('the OpenAPI document', () => {
   });
 
   it('makes Page and PageSize optional wherever a list takes them', () => {
-    const paging = operations().flatMap(([name, op]) => (op.parameters ?? []).filter((p) => p.in === 'query' && /^Page(Size)?$/.test(p.name)).map((p) => [name, p] as const));
+    const paging = operations().flatMap(([name, op]) =>
+      (op.parameters ?? []).filter((p) => p.in === 'query' && /^Page(Size)?$/.test(p.name)).map((p) => [name, p] as const),
+    );
     expect(paging.length).toBeGreaterThanOrEqual(6);
     expect(paging.filter(([, p]) => p.required === true).map(([name, p]) => `${name} ${p.name}`)).toEqual([]);
   });

@@ -68,11 +68,16 @@ describe('checkoutReference on every payment event', () => {
     expect(all.filter((e) => e.message.checkoutReference === null).map((e) => `${e.event_type} ${e.payfac_reference}`)).toEqual([]);
     for (const e of all) expect(e.message.checkoutReference, e.event_type).toMatch(CS);
 
-    const refOf = (payfacReference: string) => all.find((e) => e.payfac_reference === payfacReference && e.event_type === 'Authorization')?.message.checkoutReference;
+    const refOf = (payfacReference: string) =>
+      all.find((e) => e.payfac_reference === payfacReference && e.event_type === 'Authorization')?.message.checkoutReference;
     // The session's own reference for its payment, and for the capture and refund of it.
     expect(refOf(manual.payfacReference)).toBe(manual.checkoutReference);
     const modificationsOf = (original: string) => all.filter((e) => e.message.additionalData.originalPayfacReference === original);
-    expect(modificationsOf(manual.payfacReference).map((e) => [e.event_type, e.message.checkoutReference]).sort()).toEqual([
+    expect(
+      modificationsOf(manual.payfacReference)
+        .map((e) => [e.event_type, e.message.checkoutReference])
+        .sort(),
+    ).toEqual([
       ['Capture', manual.checkoutReference],
       ['Refund', manual.checkoutReference],
     ]);
@@ -101,7 +106,9 @@ describe('checkoutReference on every payment event', () => {
     await pool.query("DELETE FROM schema_migrations WHERE name = '0011_event_checkout_reference'");
     expect(await migrate(ctx.tdb.db)).toEqual(['0011_event_checkout_reference']);
 
-    const { rows } = await pool.query<{ checkout_reference: string | null; event_checkout_reference: string }>('SELECT checkout_reference, event_checkout_reference FROM payments');
+    const { rows } = await pool.query<{ checkout_reference: string | null; event_checkout_reference: string }>(
+      'SELECT checkout_reference, event_checkout_reference FROM payments',
+    );
     expect(rows).toHaveLength(counted[0]?.n ?? -1);
     for (const r of rows) {
       expect(r.event_checkout_reference).toMatch(CS);

@@ -36,7 +36,9 @@ export async function paidSession(ctx: TestContext, overrides: Record<string, un
   const checkoutReference = await createSession(ctx, overrides);
   const res = await new Shopper(ctx).payWith(`/checkout/${checkoutReference}`, card);
   expect(res.statusCode, res.body.slice(0, 500)).toBeLessThan(400);
-  const { rows } = await ctx.tdb.db.pool.query<{ payfac_reference: string }>('SELECT payfac_reference FROM payments WHERE checkout_reference = $1', [checkoutReference]);
+  const { rows } = await ctx.tdb.db.pool.query<{ payfac_reference: string }>('SELECT payfac_reference FROM payments WHERE checkout_reference = $1', [
+    checkoutReference,
+  ]);
   const payfacReference = rows[0]?.payfac_reference;
   if (payfacReference === undefined) throw new Error('no payment recorded');
   return { checkoutReference, payfacReference };
@@ -44,7 +46,15 @@ export async function paidSession(ctx: TestContext, overrides: Record<string, un
 
 /** A TokenizeByLink paid with `card`: returns the saved token. */
 export async function tokenFromLink(ctx: TestContext, model: string, card: string = CARD.ok): Promise<string> {
-  const ref = await createLink(ctx, { type: 'TokenizeByLink', terminalIdentifier: ctx.merchant.terminalIdentifier, amount: 0, currency: 'ISK', items: [], recurringProcessingModel: model, culture: 'en' });
+  const ref = await createLink(ctx, {
+    type: 'TokenizeByLink',
+    terminalIdentifier: ctx.merchant.terminalIdentifier,
+    amount: 0,
+    currency: 'ISK',
+    items: [],
+    recurringProcessingModel: model,
+    culture: 'en',
+  });
   const res = await new Shopper(ctx).payWith(`/pay/${ref}`, card);
   expect(res.statusCode, res.body.slice(0, 500)).toBeLessThan(400);
   return tokenOf(ctx, ref);
@@ -75,7 +85,10 @@ export interface Ledger {
 }
 
 export async function ledger(ctx: TestContext, payfacReference: string): Promise<Ledger> {
-  const { rows } = await ctx.tdb.db.pool.query<Ledger>('SELECT amount, captured_amount, refunded_amount, capture_state FROM payments WHERE payfac_reference = $1', [payfacReference]);
+  const { rows } = await ctx.tdb.db.pool.query<Ledger>(
+    'SELECT amount, captured_amount, refunded_amount, capture_state FROM payments WHERE payfac_reference = $1',
+    [payfacReference],
+  );
   const row = rows[0];
   if (!row) throw new Error('payment not found');
   return row;
@@ -106,12 +119,24 @@ export async function deliveries(ctx: TestContext, eventType: string, payfacRefe
 
 export async function capture(ctx: TestContext, p: Paid | string, amount: number | string, extra: Record<string, unknown> = {}, apiKey?: string) {
   const payfacReference = typeof p === 'string' ? p : p.payfacReference;
-  return call(ctx, 'POST', '/api/v1/modification/capture', { reference: 'order-17', payfacReference, amount, currency: 'EUR', ...extra }, apiKey ? { apiKey } : {});
+  return call(
+    ctx,
+    'POST',
+    '/api/v1/modification/capture',
+    { reference: 'order-17', payfacReference, amount, currency: 'EUR', ...extra },
+    apiKey ? { apiKey } : {},
+  );
 }
 
 export async function refund(ctx: TestContext, p: Paid | string, amount: number | string, extra: Record<string, unknown> = {}, apiKey?: string) {
   const payfacReference = typeof p === 'string' ? p : p.payfacReference;
-  return call(ctx, 'POST', '/api/v1/modification/refund', { reference: 'order-17', payfacReference, amount, currency: 'EUR', refundReason: 'CUSTOMER REQUEST', ...extra }, apiKey ? { apiKey } : {});
+  return call(
+    ctx,
+    'POST',
+    '/api/v1/modification/refund',
+    { reference: 'order-17', payfacReference, amount, currency: 'EUR', refundReason: 'CUSTOMER REQUEST', ...extra },
+    apiKey ? { apiKey } : {},
+  );
 }
 
 export async function reverse(ctx: TestContext, p: Paid | string, apiKey?: string) {

@@ -54,7 +54,13 @@ describe('capture (§Modifications and saved cards, §Hosted checkout manual cap
       currency: 'EUR',
       reason: null,
       success: 'true',
-      additionalData: { eventType: 'Capture', originalPayfacReference: p.payfacReference, cardSummary: '4242', cardNumber: '424242******4242', paymentMethod: 'visa' },
+      additionalData: {
+        eventType: 'Capture',
+        originalPayfacReference: p.payfacReference,
+        cardSummary: '4242',
+        cardNumber: '424242******4242',
+        paymentMethod: 'visa',
+      },
     });
     expect(typeof body?.hmacSignature).toBe('string');
   });
@@ -81,7 +87,9 @@ describe('capture (§Modifications and saved cards, §Hosted checkout manual cap
     // The processor has not run: 10000 is in progress, 2345 is what may still be asked for.
     const over = await capture(ctx, p, 2346);
     expect(over.status).toBe(400);
-    expect(over.body.errors).toEqual([expect.objectContaining({ field: 'amount', code: 'EXCEEDS_CAPTURABLE', message: expect.stringContaining('captures in progress 10000') })]);
+    expect(over.body.errors).toEqual([
+      expect.objectContaining({ field: 'amount', code: 'EXCEEDS_CAPTURABLE', message: expect.stringContaining('captures in progress 10000') }),
+    ]);
     expect((await capture(ctx, p, 2345)).status).toBe(200);
     await processor.settled();
     expect((await ledger(ctx, p.payfacReference)).captured_amount).toBe(12345);
@@ -92,7 +100,10 @@ describe('capture (§Modifications and saved cards, §Hosted checkout manual cap
     const both = await capture(ctx, p, 12346, { currency: 'ISK' });
     expect(both.status).toBe(400);
     expect(both.body.errors).toEqual(
-      expect.arrayContaining([expect.objectContaining({ field: 'amount', code: 'EXCEEDS_CAPTURABLE' }), expect.objectContaining({ field: 'currency', code: 'CURRENCY_MISMATCH' })]),
+      expect.arrayContaining([
+        expect.objectContaining({ field: 'amount', code: 'EXCEEDS_CAPTURABLE' }),
+        expect.objectContaining({ field: 'currency', code: 'CURRENCY_MISMATCH' }),
+      ]),
     );
     const zero = await capture(ctx, p, 0);
     expect(zero.status).toBe(400);
@@ -126,7 +137,13 @@ describe('capture (§Modifications and saved cards, §Hosted checkout manual cap
     await processor.settled();
     expect(await ledger(ctx, p.payfacReference)).toMatchObject({ captured_amount: 0, capture_state: 'Manual' });
     const [body] = await deliveries(ctx, 'Capture', p.payfacReference);
-    expect(body).toMatchObject({ payfacReference: r.body.payfacReference, amount: '12345', success: 'false', reason: 'Refused', additionalData: { eventType: 'Capture', originalPayfacReference: p.payfacReference } });
+    expect(body).toMatchObject({
+      payfacReference: r.body.payfacReference,
+      amount: '12345',
+      success: 'false',
+      reason: 'Refused',
+      additionalData: { eventType: 'Capture', originalPayfacReference: p.payfacReference },
+    });
     // Nothing was taken by the failed capture: the whole authorisation can be asked for again.
     expect((await capture(ctx, p, 12345)).status).toBe(200);
   });
@@ -190,7 +207,13 @@ describe('refund (§Modifications and saved cards)', () => {
       ['5000', 'true', 'Refund', p.payfacReference],
       ['7345', 'true', 'Refund', p.payfacReference],
     ]);
-    expect(bodies[0]).toMatchObject({ payfacReference: first.body.payfacReference, checkoutReference: p.checkoutReference, merchantReference: 'order-17', currency: 'EUR', reason: null });
+    expect(bodies[0]).toMatchObject({
+      payfacReference: first.body.payfacReference,
+      checkoutReference: p.checkoutReference,
+      merchantReference: 'order-17',
+      currency: 'EUR',
+      reason: null,
+    });
   });
 
   it('nothing captured, nothing to refund', async () => {
@@ -218,7 +241,9 @@ describe('refund (§Modifications and saved cards)', () => {
     const p = await paidSession(ctx);
     const r = await refund(ctx, p, 1500, { refundReason: 'Customer request' });
     expect(r.status, JSON.stringify(r.body)).toBe(200);
-    const { rows } = await ctx.tdb.db.pool.query<{ refund_reason: string }>('SELECT refund_reason FROM modifications WHERE payfac_reference = $1', [r.body.payfacReference]);
+    const { rows } = await ctx.tdb.db.pool.query<{ refund_reason: string }>('SELECT refund_reason FROM modifications WHERE payfac_reference = $1', [
+      r.body.payfacReference,
+    ]);
     expect(rows[0]?.refund_reason).toBe('CUSTOMER REQUEST');
     await processor.settled();
     const [body] = await deliveries(ctx, 'Refund', p.payfacReference);
@@ -232,7 +257,13 @@ describe('refund (§Modifications and saved cards)', () => {
     await processor.settled();
     expect((await ledger(ctx, p.payfacReference)).refunded_amount).toBe(0);
     const [body] = await deliveries(ctx, 'Refund', p.payfacReference);
-    expect(body).toMatchObject({ payfacReference: r.body.payfacReference, amount: '2000', success: 'false', reason: 'Refused', additionalData: { originalPayfacReference: p.payfacReference } });
+    expect(body).toMatchObject({
+      payfacReference: r.body.payfacReference,
+      amount: '2000',
+      success: 'false',
+      reason: 'Refused',
+      additionalData: { originalPayfacReference: p.payfacReference },
+    });
   });
 });
 
@@ -250,7 +281,12 @@ describe('reverse (§Modifications and saved cards)', () => {
     expect(await ledger(ctx, p.payfacReference)).toMatchObject({ captured_amount: 0, refunded_amount: 0, capture_state: 'Cancelled' });
     const [body, ...more] = await deliveries(ctx, 'Refund', p.payfacReference);
     expect(more).toEqual([]);
-    expect(body).toMatchObject({ payfacReference: r.body.payfacReference, amount: '12345', success: 'true', additionalData: { eventType: 'Refund', originalPayfacReference: p.payfacReference } });
+    expect(body).toMatchObject({
+      payfacReference: r.body.payfacReference,
+      amount: '12345',
+      success: 'true',
+      additionalData: { eventType: 'Refund', originalPayfacReference: p.payfacReference },
+    });
     expect((await capture(ctx, p, 100)).status).toBe(409);
     expect((await reverse(ctx, p)).status).toBe(409);
   });
@@ -325,7 +361,13 @@ describe('isolation and access (§Authentication, §Errors)', () => {
 describe('request shapes of the clients in the field (§Clients in the field)', () => {
   it('WooCommerce: capture and reverse as the plugin sends them', async () => {
     const p = await paidSession(ctx, manual);
-    const c = await call(ctx, 'POST', '/api/v1/modification/capture', { reference: '1042', payfacReference: p.payfacReference, amount: 12345, currency: 'EUR' }, { headers: { 'content-type': 'application/json' } });
+    const c = await call(
+      ctx,
+      'POST',
+      '/api/v1/modification/capture',
+      { reference: '1042', payfacReference: p.payfacReference, amount: 12345, currency: 'EUR' },
+      { headers: { 'content-type': 'application/json' } },
+    );
     expect(c.status, JSON.stringify(c.body)).toBe(200);
     await processor.settled();
     const r = await call(ctx, 'POST', '/api/v1/modification/reverse', { reference: '1042', payfacReference: p.payfacReference });
@@ -334,7 +376,13 @@ describe('request shapes of the clients in the field (§Clients in the field)', 
 
   it('Adobe Commerce: refund with refundReason "CUSTOMER REQUEST" and an amount as digits', async () => {
     const p = await paidSession(ctx);
-    const r = await call(ctx, 'POST', '/api/v1/modification/refund', { reference: '000000042', payfacReference: p.payfacReference, amount: '2000', currency: 'EUR', refundReason: 'CUSTOMER REQUEST' });
+    const r = await call(ctx, 'POST', '/api/v1/modification/refund', {
+      reference: '000000042',
+      payfacReference: p.payfacReference,
+      amount: '2000',
+      currency: 'EUR',
+      refundReason: 'CUSTOMER REQUEST',
+    });
     expect(r.status, JSON.stringify(r.body)).toBe(200);
     await processor.settled();
     expect((await ledger(ctx, p.payfacReference)).refunded_amount).toBe(2000);
@@ -342,9 +390,20 @@ describe('request shapes of the clients in the field (§Clients in the field)', 
 
   it('PascalCase names, digit-string amounts and null optional fields', async () => {
     const p = await paidSession(ctx);
-    const r = await call(ctx, 'POST', '/api/v1/modification/refund', { Reference: 'order-17', PayfacReference: p.payfacReference, Amount: '345', Currency: 'EUR', RefundReason: null });
+    const r = await call(ctx, 'POST', '/api/v1/modification/refund', {
+      Reference: 'order-17',
+      PayfacReference: p.payfacReference,
+      Amount: '345',
+      Currency: 'EUR',
+      RefundReason: null,
+    });
     expect(r.status, JSON.stringify(r.body)).toBe(200);
-    const c = await call(ctx, 'POST', '/api/v1/modification/capture', { REFERENCE: 'order-17', payfacreference: p.payfacReference, amount: '1', currency: 'EUR' });
+    const c = await call(ctx, 'POST', '/api/v1/modification/capture', {
+      REFERENCE: 'order-17',
+      payfacreference: p.payfacReference,
+      amount: '1',
+      currency: 'EUR',
+    });
     expect(c.status).toBe(400); // captured in full already: the shape is understood, the amount is not available
     expect(c.body.errors).toEqual([expect.objectContaining({ field: 'amount', code: 'EXCEEDS_CAPTURABLE' })]);
     const unknown = await call(ctx, 'POST', '/api/v1/modification/reverse', { reference: 'x', payfacReference: p.payfacReference, merchantAccount: 'x' });
@@ -360,7 +419,10 @@ describe('webhook bodies are signed as every other (interface §5.2)', () => {
     const p = await paidSession(ctx);
     const r = await refund(ctx, p, 100);
     await processor.settled();
-    const { rows } = await ctx.tdb.db.pool.query<{ body: string }>('SELECT body FROM webhook_deliveries WHERE webhook_id = $1 AND payfac_reference = $2', [reg.body.webhookId, r.body.payfacReference]);
+    const { rows } = await ctx.tdb.db.pool.query<{ body: string }>('SELECT body FROM webhook_deliveries WHERE webhook_id = $1 AND payfac_reference = $2', [
+      reg.body.webhookId,
+      r.body.payfacReference,
+    ]);
     expect(rows).toHaveLength(1);
     const body = JSON.parse(rows[0]?.body ?? '{}') as Parameters<typeof hmacSignature>[1] & { hmacSignature: string };
     expect(body.hmacSignature).toBe(hmacSignature(hmacKey, body));

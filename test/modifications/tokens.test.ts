@@ -153,7 +153,14 @@ describe('disable-token (§Modifications and saved cards)', () => {
     expect(typeof r.body.responseDateTime).toBe('string');
     const [body, ...more] = await deliveries(ctx, 'TokenDisabled', saving);
     expect(more).toEqual([]);
-    expect(body).toMatchObject({ payfacReference: saving, merchantReference: 'order-17', amount: '0', currency: 'EUR', success: 'true', additionalData: { eventType: 'TokenDisabled', token, cardSummary: '4242' } });
+    expect(body).toMatchObject({
+      payfacReference: saving,
+      merchantReference: 'order-17',
+      amount: '0',
+      currency: 'EUR',
+      success: 'true',
+      additionalData: { eventType: 'TokenDisabled', token, cardSummary: '4242' },
+    });
 
     const again = await call(ctx, 'POST', '/api/v1/payment/disable-token', { TokenValue: token });
     expect(again.status).toBe(200);
@@ -217,14 +224,34 @@ describe('request shapes of the clients in the field (§Clients in the field)', 
 describe('the OpenAPI document ', () => {
   it('describes the five operations with examples', async () => {
     const res = await ctx.app.inject({ method: 'GET', url: '/api/v1/openapi.json' });
-    const doc = JSON.parse(res.body) as { paths: Record<string, Record<string, { summary?: string; tags?: string[]; requestBody?: { content: Record<string, { schema: { examples?: unknown[] }; example?: unknown; examples?: unknown }> } }>> };
-    for (const path of ['/api/v1/modification/capture', '/api/v1/modification/refund', '/api/v1/modification/reverse', '/api/v1/payment', '/api/v1/payment/disable-token']) {
+    const doc = JSON.parse(res.body) as {
+      paths: Record<
+        string,
+        Record<
+          string,
+          {
+            summary?: string;
+            tags?: string[];
+            requestBody?: { content: Record<string, { schema: { examples?: unknown[] }; example?: unknown; examples?: unknown }> };
+          }
+        >
+      >;
+    };
+    for (const path of [
+      '/api/v1/modification/capture',
+      '/api/v1/modification/refund',
+      '/api/v1/modification/reverse',
+      '/api/v1/payment',
+      '/api/v1/payment/disable-token',
+    ]) {
       const op = doc.paths[path]?.post;
       expect(op?.summary, path).toMatch(/\w{4,}/);
       expect(op?.summary, path).not.toMatch(/\bD\d+\b/);
       expect(op?.tags?.length, path).toBe(1);
       const content = op?.requestBody?.content['application/json'];
-      expect(JSON.stringify(content), path).toContain(path.includes('token') ? 'tokenValue' : path.includes('modification') ? 'payfacReference' : 'tokenDetails');
+      expect(JSON.stringify(content), path).toContain(
+        path.includes('token') ? 'tokenValue' : path.includes('modification') ? 'payfacReference' : 'tokenDetails',
+      );
       expect(JSON.stringify(content), path).toMatch(/example/);
     }
   });
@@ -239,7 +266,10 @@ describe('a saved card that asks for 3-D Secure again', () => {
     const challenge = /name="challenge" value="([^"]+)"/.exec(step.body)?.[1] ?? '';
     const done = await s.post(`/checkout/${reference}/3ds`, { challenge, action: 'confirm' });
     expect(done.statusCode).toBe(303);
-    const { rows } = await ctx.tdb.db.pool.query<{ token: string }>("SELECT message->'additionalData'->>'token' AS token FROM webhook_events WHERE event_type = 'Tokenization' AND message->>'checkoutReference' = $1", [reference]);
+    const { rows } = await ctx.tdb.db.pool.query<{ token: string }>(
+      "SELECT message->'additionalData'->>'token' AS token FROM webhook_events WHERE event_type = 'Tokenization' AND message->>'checkoutReference' = $1",
+      [reference],
+    );
     return rows[0]?.token ?? '';
   }
 
@@ -247,7 +277,10 @@ describe('a saved card that asks for 3-D Secure again', () => {
     const token = await threeDSToken('CardOnFile');
     const r = await pay(payment(token, 'CardOnFile', { reference: 'order-3ds', returnUrl: 'https://shop.example/return?order=9' }));
     expect(r.status, JSON.stringify(r.body)).toBe(200);
-    expect(r.body).toMatchObject({ resultCode: 'RedirectShopper', redirect: { url: expect.stringMatching(/^http:\/\/paylinks\.test\/charge\/cs_[A-Za-z0-9_-]{22}$/) } });
+    expect(r.body).toMatchObject({
+      resultCode: 'RedirectShopper',
+      redirect: { url: expect.stringMatching(/^http:\/\/paylinks\.test\/charge\/cs_[A-Za-z0-9_-]{22}$/) },
+    });
     const payfacReference = r.body.payfacReference as string;
     // Nothing is charged, and no webhook sent, before the shopper has taken the step.
     expect(await deliveries(ctx, 'Authorization', payfacReference)).toEqual([]);
@@ -266,7 +299,14 @@ describe('a saved card that asks for 3-D Secure again', () => {
     expect(outcome.body).toContain(`href="${back}"`);
 
     const [auth] = await deliveries(ctx, 'Authorization', payfacReference);
-    expect(auth).toMatchObject({ checkoutReference, payfacReference, merchantReference: 'order-3ds', amount: '4900', success: 'true', additionalData: { threeDAuthenticated: 'true' } });
+    expect(auth).toMatchObject({
+      checkoutReference,
+      payfacReference,
+      merchantReference: 'order-3ds',
+      amount: '4900',
+      success: 'true',
+      additionalData: { threeDAuthenticated: 'true' },
+    });
     expect(await deliveries(ctx, 'Capture', payfacReference)).toHaveLength(1);
     // The step is taken once: confirming again changes nothing.
     expect((await s.post(`${path}/3ds`, { challenge: checkoutReference, action: 'confirm' })).statusCode).toBe(410);

@@ -159,50 +159,131 @@ describe('Create Payment Link (interface §4.3, §Creating a link)', () => {
     ['terminalIdentifier too short', (c) => payByLink(c, { terminalIdentifier: 'ABCDEFGHIJK' }), [{ field: 'terminalIdentifier', code: 'LENGTH' }]],
     ['terminalIdentifier too long', (c) => payByLink(c, { terminalIdentifier: 'ABCDEFGHIJKLM' }), [{ field: 'terminalIdentifier', code: 'LENGTH' }]],
     ['terminalIdentifier not alphanumeric', (c) => payByLink(c, { terminalIdentifier: 'ABCDEF-HIJKL' }), [{ field: 'terminalIdentifier', code: 'FORMAT' }]],
-    ['terminalIdentifier unknown', (c) => payByLink(c, { terminalIdentifier: 'ZZZZZZZZZZZZ' }), [{ field: 'terminalIdentifier', code: 'TERMINAL_NOT_FOUND' }], 'TERMINAL_NOT_FOUND'],
+    [
+      'terminalIdentifier unknown',
+      (c) => payByLink(c, { terminalIdentifier: 'ZZZZZZZZZZZZ' }),
+      [{ field: 'terminalIdentifier', code: 'TERMINAL_NOT_FOUND' }],
+      'TERMINAL_NOT_FOUND',
+    ],
     ['amount not an integer', (c) => payByLink(c, { amount: 30.5 }), [{ field: 'amount', code: 'TYPE' }]],
     ['amount missing', (c) => ({ ...payByLink(c), amount: undefined }), [{ field: 'amount', code: 'REQUIRED' }]],
     ['amount 0 for PayByLink', (c) => payByLink(c, { amount: 0, items: [{ ...item, amount: 0 }] }), [{ field: 'amount', code: 'RANGE' }]],
     ['amount above 100,000,000,000', (c) => payByLink(c, { amount: 100_000_000_001 }), [{ field: 'amount', code: 'RANGE' }]],
     ['amount negative', (c) => payByLink(c, { amount: -100 }), [{ field: 'amount', code: 'RANGE' }]],
-    ['ISK amount not ending in 00', (c) => payByLink(c, { currency: 'ISK', amount: 2050, items: [{ ...item, unitPrice: 1025, amountWithoutDiscount: 2050, amount: 2050 }] }), [{ field: 'amount', code: 'NOT_MULTIPLE_OF_100' }]],
+    [
+      'ISK amount not ending in 00',
+      (c) => payByLink(c, { currency: 'ISK', amount: 2050, items: [{ ...item, unitPrice: 1025, amountWithoutDiscount: 2050, amount: 2050 }] }),
+      [{ field: 'amount', code: 'NOT_MULTIPLE_OF_100' }],
+    ],
     ['currency lower-case', (c) => payByLink(c, { currency: 'eur' }), [{ field: 'currency', code: 'ENUM' }]],
     ['currency unknown', (c) => payByLink(c, { currency: 'XYZ' }), [{ field: 'currency', code: 'ENUM' }]],
     ['currency four characters', (c) => payByLink(c, { currency: 'EURO' }), [{ field: 'currency', code: 'ENUM' }]],
     ['items missing for PayByLink', (c) => ({ ...payByLink(c), items: undefined }), [{ field: 'items', code: 'REQUIRED' }]],
     ['items empty for PayByLink', (c) => payByLink(c, { items: [] }), [{ field: 'items', code: 'COUNT' }]],
-    ['more than 200 items', (c) => payByLink(c, { amount: 201, items: Array.from({ length: 201 }, () => ({ name: 'x', quantity: 1, unitPrice: 1, amountWithoutDiscount: 1, amount: 1 })) }), [{ field: 'items', code: 'COUNT' }]],
+    [
+      'more than 200 items',
+      (c) =>
+        payByLink(c, {
+          amount: 201,
+          items: Array.from({ length: 201 }, () => ({ name: 'x', quantity: 1, unitPrice: 1, amountWithoutDiscount: 1, amount: 1 })),
+        }),
+      [{ field: 'items', code: 'COUNT' }],
+    ],
     ['item quantity 0', (c) => payByLink(c, { amount: 2000, items: [{ ...item, quantity: 0 }] }), [{ field: 'items[0].quantity', code: 'RANGE' }]],
     ['item unitPrice negative', (c) => payByLink(c, { amount: 2000, items: [{ ...item, unitPrice: -1 }] }), [{ field: 'items[0].unitPrice', code: 'RANGE' }]],
-    ['item amountWithoutDiscount ≠ unitPrice × quantity', (c) => payByLink(c, { amount: 1900, items: [{ ...item, amountWithoutDiscount: 1900, amount: 1900 }] }), [{ field: 'items[0].amountWithoutDiscount', code: 'NOT_UNIT_PRICE_TIMES_QUANTITY' }]],
-    ['item amount above amountWithoutDiscount', (c) => payByLink(c, { amount: 2100, items: [{ ...item, amount: 2100 }] }), [{ field: 'items[0].amount', code: 'ABOVE_AMOUNT_WITHOUT_DISCOUNT' }]],
+    [
+      'item amountWithoutDiscount ≠ unitPrice × quantity',
+      (c) => payByLink(c, { amount: 1900, items: [{ ...item, amountWithoutDiscount: 1900, amount: 1900 }] }),
+      [{ field: 'items[0].amountWithoutDiscount', code: 'NOT_UNIT_PRICE_TIMES_QUANTITY' }],
+    ],
+    [
+      'item amount above amountWithoutDiscount',
+      (c) => payByLink(c, { amount: 2100, items: [{ ...item, amount: 2100 }] }),
+      [{ field: 'items[0].amount', code: 'ABOVE_AMOUNT_WITHOUT_DISCOUNT' }],
+    ],
     ['item amount negative', (c) => payByLink(c, { amount: 2000, items: [item, { ...item, amount: -1 }] }), [{ field: 'items[1].amount', code: 'RANGE' }]],
     ['item amounts not adding up to amount', (c) => payByLink(c, { amount: 2500, items: [item] }), [{ field: 'items', code: 'SUM_MISMATCH' }]],
     ['item name missing', (c) => payByLink(c, { amount: 2000, items: [{ ...item, name: undefined }] }), [{ field: 'items[0].name', code: 'REQUIRED' }]],
-    ['item with an unknown field', (c) => payByLink(c, { amount: 2000, items: [{ ...item, colour: 'red' }] }), [{ field: 'items[0].colour', code: 'UNKNOWN_FIELD' }]],
-    ['recurringProcessingModel on a PayByLink', (c) => payByLink(c, { recurringProcessingModel: 'CardOnFile' }), [{ field: 'recurringProcessingModel', code: 'NOT_ALLOWED' }]],
-    ['recurringProcessingModel missing on a TokenizeByLink', (c) => ({ ...tokenizeByLink(c), recurringProcessingModel: undefined }), [{ field: 'recurringProcessingModel', code: 'REQUIRED' }]],
-    ['recurringProcessingModel unknown', (c) => tokenizeByLink(c, { recurringProcessingModel: 'Sometimes' }), [{ field: 'recurringProcessingModel', code: 'ENUM' }]],
+    [
+      'item with an unknown field',
+      (c) => payByLink(c, { amount: 2000, items: [{ ...item, colour: 'red' }] }),
+      [{ field: 'items[0].colour', code: 'UNKNOWN_FIELD' }],
+    ],
+    [
+      'recurringProcessingModel on a PayByLink',
+      (c) => payByLink(c, { recurringProcessingModel: 'CardOnFile' }),
+      [{ field: 'recurringProcessingModel', code: 'NOT_ALLOWED' }],
+    ],
+    [
+      'recurringProcessingModel missing on a TokenizeByLink',
+      (c) => ({ ...tokenizeByLink(c), recurringProcessingModel: undefined }),
+      [{ field: 'recurringProcessingModel', code: 'REQUIRED' }],
+    ],
+    [
+      'recurringProcessingModel unknown',
+      (c) => tokenizeByLink(c, { recurringProcessingModel: 'Sometimes' }),
+      [{ field: 'recurringProcessingModel', code: 'ENUM' }],
+    ],
     ['TokenizeByLink with an amount', (c) => tokenizeByLink(c, { amount: 100 }), [{ field: 'amount', code: 'RANGE' }]],
     ['TokenizeByLink with items', (c) => tokenizeByLink(c, { currency: 'EUR', items: [item] }), [{ field: 'items', code: 'COUNT' }]],
     ['culture unknown', (c) => payByLink(c, { culture: 'de' }), [{ field: 'culture', code: 'ENUM' }]],
     ['themeKey empty', (c) => payByLink(c, { themeKey: '' }), [{ field: 'themeKey', code: 'LENGTH' }]],
     ['themeKey of 65 characters', (c) => payByLink(c, { themeKey: 'k'.repeat(65) }), [{ field: 'themeKey', code: 'LENGTH' }]],
-    ['expiresAt in the past', (c) => payByLink(c, { expiresAt: new Date(c.clock.now().getTime() - 1000).toISOString() }), [{ field: 'expiresAt', code: 'RANGE' }]],
+    [
+      'expiresAt in the past',
+      (c) => payByLink(c, { expiresAt: new Date(c.clock.now().getTime() - 1000).toISOString() }),
+      [{ field: 'expiresAt', code: 'RANGE' }],
+    ],
     ['expiresAt exactly now (strictly future)', (c) => payByLink(c, { expiresAt: c.clock.now().toISOString() }), [{ field: 'expiresAt', code: 'RANGE' }]],
     ['expiresAt not a timestamp', (c) => payByLink(c, { expiresAt: 'tomorrow' }), [{ field: 'expiresAt', code: 'FORMAT' }]],
     ['expiresAt not in UTC', (c) => payByLink(c, { expiresAt: '2099-01-01T12:00:00+02:00' }), [{ field: 'expiresAt', code: 'FORMAT' }]],
     ['description of 501 characters', (c) => payByLink(c, { description: 'd'.repeat(501) }), [{ field: 'description', code: 'LENGTH' }]],
-    ['returnUrl with another scheme', (c) => payByLink(c, { returnUrl: 'ftp://shop.example/x' }), [{ field: 'returnUrl', code: 'INVALID_RETURN_URL' }], 'INVALID_RETURN_URL'],
+    [
+      'returnUrl with another scheme',
+      (c) => payByLink(c, { returnUrl: 'ftp://shop.example/x' }),
+      [{ field: 'returnUrl', code: 'INVALID_RETURN_URL' }],
+      'INVALID_RETURN_URL',
+    ],
     ['returnUrl relative', (c) => payByLink(c, { returnUrl: '/thanks' }), [{ field: 'returnUrl', code: 'INVALID_RETURN_URL' }], 'INVALID_RETURN_URL'],
     ['returnUrl not a URL', (c) => payByLink(c, { returnUrl: 'https://' }), [{ field: 'returnUrl', code: 'INVALID_RETURN_URL' }], 'INVALID_RETURN_URL'],
-    ['returnUrl over 2048 characters', (c) => payByLink(c, { returnUrl: `https://shop.example/${'a'.repeat(2030)}` }), [{ field: 'returnUrl', code: 'INVALID_RETURN_URL' }], 'INVALID_RETURN_URL'],
+    [
+      'returnUrl over 2048 characters',
+      (c) => payByLink(c, { returnUrl: `https://shop.example/${'a'.repeat(2030)}` }),
+      [{ field: 'returnUrl', code: 'INVALID_RETURN_URL' }],
+      'INVALID_RETURN_URL',
+    ],
     ['exactSalesCount 0', (c) => payByLink(c, { exactSalesCount: 0 }), [{ field: 'exactSalesCount', code: 'RANGE' }]],
-    ['shopperInfo field unknown', (c) => payByLink(c, { shopperInfo: [{ field: 'ShoeSize', requirementType: 'Required' }] }), [{ field: 'shopperInfo[0].field', code: 'ENUM' }]],
-    ['shopperInfo requirementType unknown', (c) => payByLink(c, { shopperInfo: [{ field: 'Ssn', requirementType: 'Must', prefilledValue: 'x' }] }), [{ field: 'shopperInfo[0].requirementType', code: 'ENUM' }]],
-    ['shopperInfo Prefilled without a value', (c) => payByLink(c, { shopperInfo: [{ field: 'Ssn', requirementType: 'Prefilled' }] }), [{ field: 'shopperInfo[0].prefilledValue', code: 'REQUIRED' }]],
-    ['shopperInfo value without Prefilled', (c) => payByLink(c, { shopperInfos: [{ field: 'Ssn', requirementType: 'Required', prefilledValue: '0101302989' }] }), [{ field: 'shopperInfos[0].prefilledValue', code: 'NOT_ALLOWED' }]],
-    ['shopperInfo field twice', (c) => payByLink(c, { shopperInfo: [{ field: 'Ssn', requirementType: 'Required' }, { field: 'Ssn', requirementType: 'Optional' }] }), [{ field: 'shopperInfo[1].field', code: 'DUPLICATE' }]],
+    [
+      'shopperInfo field unknown',
+      (c) => payByLink(c, { shopperInfo: [{ field: 'ShoeSize', requirementType: 'Required' }] }),
+      [{ field: 'shopperInfo[0].field', code: 'ENUM' }],
+    ],
+    [
+      'shopperInfo requirementType unknown',
+      (c) => payByLink(c, { shopperInfo: [{ field: 'Ssn', requirementType: 'Must', prefilledValue: 'x' }] }),
+      [{ field: 'shopperInfo[0].requirementType', code: 'ENUM' }],
+    ],
+    [
+      'shopperInfo Prefilled without a value',
+      (c) => payByLink(c, { shopperInfo: [{ field: 'Ssn', requirementType: 'Prefilled' }] }),
+      [{ field: 'shopperInfo[0].prefilledValue', code: 'REQUIRED' }],
+    ],
+    [
+      'shopperInfo value without Prefilled',
+      (c) => payByLink(c, { shopperInfos: [{ field: 'Ssn', requirementType: 'Required', prefilledValue: '0101302989' }] }),
+      [{ field: 'shopperInfos[0].prefilledValue', code: 'NOT_ALLOWED' }],
+    ],
+    [
+      'shopperInfo field twice',
+      (c) =>
+        payByLink(c, {
+          shopperInfo: [
+            { field: 'Ssn', requirementType: 'Required' },
+            { field: 'Ssn', requirementType: 'Optional' },
+          ],
+        }),
+      [{ field: 'shopperInfo[1].field', code: 'DUPLICATE' }],
+    ],
     ['shopperInfo and shopperInfos both', (c) => payByLink(c, { shopperInfo: [], shopperInfos: [] }), [{ field: 'shopperInfos', code: 'DUPLICATE_FIELD' }]],
     ['unknown field', (c) => payByLink(c, { colour: 'red' }), [{ field: 'colour', code: 'UNKNOWN_FIELD' }]],
   ];
@@ -217,7 +298,7 @@ describe('Create Payment Link (interface §4.3, §Creating a link)', () => {
     expect(await countRows(ctx, 'payment_links')).toBe(before);
   });
 
-  it("§Authentication: a terminal of another merchant is TERMINAL_NOT_FOUND", async () => {
+  it('§Authentication: a terminal of another merchant is TERMINAL_NOT_FOUND', async () => {
     const r = await call(ctx, 'POST', CREATE, payByLink(ctx, { terminalIdentifier: otherTerminal }));
     expect(r.status).toBe(400);
     expect(r.body.code).toBe('TERMINAL_NOT_FOUND');
@@ -227,7 +308,12 @@ describe('Create Payment Link (interface §4.3, §Creating a link)', () => {
   it('§Errors: names every failing field in one answer, schema and cross-field rules together', async () => {
     const items = [0, 1, 2, 3].map(() => ({ ...item }));
     items[3] = { ...item, amount: 2500 };
-    const r = await call(ctx, 'POST', CREATE, payByLink(ctx, { terminalIdentifier: 'short', amount: 8500, items, returnUrl: 'mailto:x@y.is', currency: 'isk', extra: true }));
+    const r = await call(
+      ctx,
+      'POST',
+      CREATE,
+      payByLink(ctx, { terminalIdentifier: 'short', amount: 8500, items, returnUrl: 'mailto:x@y.is', currency: 'isk', extra: true }),
+    );
     expect(r.status).toBe(400);
     expect(r.body.code).toBe('VALIDATION_FAILED');
     expect(fieldsOf(r.body)).toEqual(

@@ -23,8 +23,26 @@ describe('Get Payment Link Details (interface §4.2) and status (§Link status)'
     const link = r.body.paymentLink as Record<string, unknown>;
     expect(Object.keys(link).sort()).toEqual(
       [
-        'terminalIdentifier', 'themeKey', 'paymentLinkReference', 'description', 'amount', 'currency', 'returnUrl', 'status', 'culture', 'type',
-        'url', 'createdAt', 'validUntil', 'recurringProcessingModel', 'visitCount', 'salesCount', 'maxSalesCount', 'items', 'shopperInfos', 'submissions',
+        'terminalIdentifier',
+        'themeKey',
+        'paymentLinkReference',
+        'description',
+        'amount',
+        'currency',
+        'returnUrl',
+        'status',
+        'culture',
+        'type',
+        'url',
+        'createdAt',
+        'validUntil',
+        'recurringProcessingModel',
+        'visitCount',
+        'salesCount',
+        'maxSalesCount',
+        'items',
+        'shopperInfos',
+        'submissions',
       ].sort(),
     );
     expect(link).toMatchObject({
@@ -58,10 +76,20 @@ describe('Get Payment Link Details (interface §4.2) and status (§Link status)'
     expect((await shopper.payWith(`/pay/${ref}`, '4000000000000002', { 'shopper-Ssn': '0101302989' })).statusCode).toBe(200);
     ctx.clock.advance(1000);
     expect((await shopper.payWith(`/pay/${ref}`, '4242424242424242', { 'shopper-Ssn': '0101302989' })).statusCode).toBe(303);
-    const { rows } = await ctx.tdb.db.pool.query<{ payfac_reference: string }>('SELECT payfac_reference FROM payments WHERE payment_link_reference = $1 AND success', [ref]);
+    const { rows } = await ctx.tdb.db.pool.query<{ payfac_reference: string }>(
+      'SELECT payfac_reference FROM payments WHERE payment_link_reference = $1 AND success',
+      [ref],
+    );
     expect((await details(ctx, ref)).submissions).toEqual([
       { answers: [{ field: 'Ssn', value: '0101302989' }], completed: false, amount: 3000, currency: 'EUR', token: null, payfacReference: null },
-      { answers: [{ field: 'Ssn', value: '0101302989' }], completed: true, amount: 3000, currency: 'EUR', token: null, payfacReference: rows[0]?.payfac_reference },
+      {
+        answers: [{ field: 'Ssn', value: '0101302989' }],
+        completed: true,
+        amount: 3000,
+        currency: 'EUR',
+        token: null,
+        payfacReference: rows[0]?.payfac_reference,
+      },
     ]);
   });
 
@@ -119,7 +147,10 @@ describe('Get Payment Links (interface §4.1, §Lists)', () => {
     m = await createMerchant(ctx.tdb.db, 'Lister');
     for (let i = 0; i < 21; i++) {
       ctx.clock.advance(1000);
-      const body = i % 3 === 2 ? tokenizeByLink(ctx, { terminalIdentifier: m.terminalIdentifier }) : payByLink(ctx, { terminalIdentifier: m.terminalIdentifier, description: `link ${i}` });
+      const body =
+        i % 3 === 2
+          ? tokenizeByLink(ctx, { terminalIdentifier: m.terminalIdentifier })
+          : payByLink(ctx, { terminalIdentifier: m.terminalIdentifier, description: `link ${i}` });
       refs.push(await createLink(ctx, body, m.apiKey));
     }
     // A link of the test context's merchant must never show up in m's list.

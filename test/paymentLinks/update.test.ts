@@ -20,7 +20,16 @@ describe('Update Payment Link (interface §4.4, §Updating a link)', () => {
   const inFuture = (ms = HOUR) => new Date(ctx.clock.now().getTime() + ms).toISOString();
 
   it('accepts the representation read from details back unchanged, answering the envelope only', async () => {
-    const ref = await createLink(ctx, payByLink(ctx, { themeKey: 't', returnUrl: 'https://shop.example/r', expiresAt: inFuture(), exactSalesCount: 3, shopperInfo: [{ field: 'Ssn', requirementType: 'Required' }] }));
+    const ref = await createLink(
+      ctx,
+      payByLink(ctx, {
+        themeKey: 't',
+        returnUrl: 'https://shop.example/r',
+        expiresAt: inFuture(),
+        exactSalesCount: 3,
+        shopperInfo: [{ field: 'Ssn', requirementType: 'Required' }],
+      }),
+    );
     const link = await details(ctx, ref);
     delete link.submissions;
     const r = await update(link);
@@ -74,17 +83,37 @@ describe('Update Payment Link (interface §4.4, §Updating a link)', () => {
   type Case = [name: string, body: (ref: string) => Record<string, unknown>, errors: { field: string; code: string }[]];
   const item = { name: 'Mug', quantity: 2, unitPrice: 1000, amountWithoutDiscount: 2000, amount: 2000 };
   const cases: Case[] = [
-    ['terminalIdentifier changed', (ref) => ({ paymentLinkReference: ref, terminalIdentifier: 'AAAAAAAAAAAA' }), [{ field: 'terminalIdentifier', code: 'IMMUTABLE' }]],
+    [
+      'terminalIdentifier changed',
+      (ref) => ({ paymentLinkReference: ref, terminalIdentifier: 'AAAAAAAAAAAA' }),
+      [{ field: 'terminalIdentifier', code: 'IMMUTABLE' }],
+    ],
     ['type changed', (ref) => ({ paymentLinkReference: ref, type: 'TokenizeByLink' }), [{ field: 'type', code: 'IMMUTABLE' }]],
     ['url changed', (ref) => ({ paymentLinkReference: ref, url: 'https://elsewhere.example/pay/x' }), [{ field: 'url', code: 'IMMUTABLE' }]],
     ['createdAt changed', (ref) => ({ paymentLinkReference: ref, createdAt: '2020-01-01T00:00:00.000Z' }), [{ field: 'createdAt', code: 'IMMUTABLE' }]],
     ['visitCount changed', (ref) => ({ paymentLinkReference: ref, visitCount: 7 }), [{ field: 'visitCount', code: 'IMMUTABLE' }]],
     ['salesCount changed', (ref) => ({ paymentLinkReference: ref, salesCount: 1 }), [{ field: 'salesCount', code: 'IMMUTABLE' }]],
-    ['recurringProcessingModel changed', (ref) => ({ paymentLinkReference: ref, recurringProcessingModel: 'Subscription' }), [{ field: 'recurringProcessingModel', code: 'IMMUTABLE' }]],
+    [
+      'recurringProcessingModel changed',
+      (ref) => ({ paymentLinkReference: ref, recurringProcessingModel: 'Subscription' }),
+      [{ field: 'recurringProcessingModel', code: 'IMMUTABLE' }],
+    ],
     ['status changed', (ref) => ({ paymentLinkReference: ref, status: 'Disabled' }), [{ field: 'status', code: 'IMMUTABLE' }]],
     ['amount no longer the items’ sum', (ref) => ({ paymentLinkReference: ref, amount: 3100 }), [{ field: 'items', code: 'SUM_MISMATCH' }]],
-    ['currency ISK with an amount not ending in 00', (ref) => ({ paymentLinkReference: ref, currency: 'ISK', amount: 2050, items: [{ ...item, unitPrice: 1025, amountWithoutDiscount: 2050, amount: 2050 }] }), [{ field: 'amount', code: 'NOT_MULTIPLE_OF_100' }]],
-    ['items with an amount above amountWithoutDiscount', (ref) => ({ paymentLinkReference: ref, amount: 3100, items: [item, { ...item, amount: 1100, quantity: 1, unitPrice: 1000, amountWithoutDiscount: 1000 }] }), [{ field: 'items[1].amount', code: 'ABOVE_AMOUNT_WITHOUT_DISCOUNT' }]],
+    [
+      'currency ISK with an amount not ending in 00',
+      (ref) => ({ paymentLinkReference: ref, currency: 'ISK', amount: 2050, items: [{ ...item, unitPrice: 1025, amountWithoutDiscount: 2050, amount: 2050 }] }),
+      [{ field: 'amount', code: 'NOT_MULTIPLE_OF_100' }],
+    ],
+    [
+      'items with an amount above amountWithoutDiscount',
+      (ref) => ({
+        paymentLinkReference: ref,
+        amount: 3100,
+        items: [item, { ...item, amount: 1100, quantity: 1, unitPrice: 1000, amountWithoutDiscount: 1000 }],
+      }),
+      [{ field: 'items[1].amount', code: 'ABOVE_AMOUNT_WITHOUT_DISCOUNT' }],
+    ],
     ['items emptied on a PayByLink', (ref) => ({ paymentLinkReference: ref, items: [] }), [{ field: 'items', code: 'COUNT' }]],
     ['currency lower-case', (ref) => ({ paymentLinkReference: ref, currency: 'usd' }), [{ field: 'currency', code: 'ENUM' }]],
     ['validUntil in the past', (ref) => ({ paymentLinkReference: ref, validUntil: '2001-01-01T00:00:00Z' }), [{ field: 'validUntil', code: 'RANGE' }]],
@@ -92,8 +121,16 @@ describe('Update Payment Link (interface §4.4, §Updating a link)', () => {
     ['maxSalesCount 0', (ref) => ({ paymentLinkReference: ref, maxSalesCount: 0 }), [{ field: 'maxSalesCount', code: 'RANGE' }]],
     ['description null (not nullable)', (ref) => ({ paymentLinkReference: ref, description: null }), [{ field: 'description', code: 'TYPE' }]],
     ['themeKey too long', (ref) => ({ paymentLinkReference: ref, themeKey: 'k'.repeat(65) }), [{ field: 'themeKey', code: 'LENGTH' }]],
-    ['shopperInfos Prefilled without value', (ref) => ({ paymentLinkReference: ref, shopperInfos: [{ field: 'Ssn', requirementType: 'Prefilled' }] }), [{ field: 'shopperInfos[0].prefilledValue', code: 'REQUIRED' }]],
-    ['a create-only name (expiresAt)', (ref) => ({ paymentLinkReference: ref, expiresAt: '2099-01-01T00:00:00Z' }), [{ field: 'expiresAt', code: 'UNKNOWN_FIELD' }]],
+    [
+      'shopperInfos Prefilled without value',
+      (ref) => ({ paymentLinkReference: ref, shopperInfos: [{ field: 'Ssn', requirementType: 'Prefilled' }] }),
+      [{ field: 'shopperInfos[0].prefilledValue', code: 'REQUIRED' }],
+    ],
+    [
+      'a create-only name (expiresAt)',
+      (ref) => ({ paymentLinkReference: ref, expiresAt: '2099-01-01T00:00:00Z' }),
+      [{ field: 'expiresAt', code: 'UNKNOWN_FIELD' }],
+    ],
     ['submissions (not part of the update body)', (ref) => ({ paymentLinkReference: ref, submissions: [] }), [{ field: 'submissions', code: 'UNKNOWN_FIELD' }]],
   ];
 

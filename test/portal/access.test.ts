@@ -22,7 +22,13 @@ describe('portal sign-in and sessions', () => {
   });
 
   it('a one-time link lets the user choose a password once; opening it changes nothing', async () => {
-    const link = await createUser(ctx.tdb.db, ctx.clock, { email: 'New.Owner@Example.com', owner: { merchantId: ctx.merchant.merchantId }, role: 'owner', createdBy: null, purpose: 'sign-in' });
+    const link = await createUser(ctx.tdb.db, ctx.clock, {
+      email: 'New.Owner@Example.com',
+      owner: { merchantId: ctx.merchant.merchantId },
+      role: 'owner',
+      createdBy: null,
+      purpose: 'sign-in',
+    });
     expect(link.email).toBe('new.owner@example.com');
     const b = new PortalBrowser(ctx);
     const page = await b.get(`/portal/link/${link.token}`);
@@ -190,7 +196,13 @@ describe('portal cookies over https', () => {
     const b = new PortalBrowser(ctx);
     const page = await b.get('/portal/sign-in');
     expect(String(page.headers['set-cookie'])).toMatch(/__Host-paylinks_csrf=[^;]+; Path=\/; HttpOnly; Secure; SameSite=Lax/);
-    await createUser(ctx.tdb.db, ctx.clock, { email: 'secure@example.com', owner: { merchantId: ctx.merchant.merchantId }, role: 'owner', createdBy: null, purpose: 'sign-in' });
+    await createUser(ctx.tdb.db, ctx.clock, {
+      email: 'secure@example.com',
+      owner: { merchantId: ctx.merchant.merchantId },
+      role: 'owner',
+      createdBy: null,
+      purpose: 'sign-in',
+    });
     const { browser } = await portalUser(ctx, 'owner');
     expect([...browser.cookies.keys()]).toContain('__Host-paylinks_session');
   });

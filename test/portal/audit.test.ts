@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMerchant } from '../../src/accounts/service.js';
 import { recordAudit } from '../../src/audit/service.js';
 import { createTestContext, type TestContext } from '../helpers/app.js';
-import type { PortalBrowser} from './helpers.js';
+import type { PortalBrowser } from './helpers.js';
 import { portalUser, textOf } from './helpers.js';
 
 // The audit log page (§The portal's audit log): owners only, newest first, a sentence per action in
@@ -39,7 +39,10 @@ describe('portal audit log', () => {
     await owner.browser.get('/portal/users');
     expect((await owner.browser.post('/portal/users', { email: 'helper@shop.example', role: 'staff' })).statusCode).toBe(200);
     await owner.browser.get('/portal/themes/new');
-    expect((await owner.browser.postMultipart('/portal/themes', { name: 'Plain', accentColor: '#1f5eff', backgroundColor: '#ffffff', buttonShape: 'square' })).statusCode).toBe(303);
+    expect(
+      (await owner.browser.postMultipart('/portal/themes', { name: 'Plain', accentColor: '#1f5eff', backgroundColor: '#ffffff', buttonShape: 'square' }))
+        .statusCode,
+    ).toBe(303);
     // ...and by other parts of the portal (a refund, recorded with its amount), later.
     ctx.clock.advance(60_000);
     await recordAudit(ctx.tdb.db, ctx.clock, {
@@ -81,7 +84,12 @@ describe('portal audit log', () => {
     const m = await createMerchant(ctx.tdb.db, 'Busy shop');
     const busy = await portalUser(ctx, 'owner', { owner: { merchantId: m.merchantId } });
     for (let i = 0; i < 120; i++) {
-      await recordAudit(ctx.tdb.db, ctx.clock, { merchantId: m.merchantId, actor: { userId: null, email: null }, action: 'link.create', target: `pl_${String(i).padStart(3, '0')}` });
+      await recordAudit(ctx.tdb.db, ctx.clock, {
+        merchantId: m.merchantId,
+        actor: { userId: null, email: null },
+        action: 'link.create',
+        target: `pl_${String(i).padStart(3, '0')}`,
+      });
     }
     const seen: string[] = [];
     let url: string | null = '/portal/audit';
@@ -117,7 +125,9 @@ describe('portal audit log', () => {
     expect(rows(page.body)).toEqual([]);
     expect(page.body).not.toContain('boss@shop.example');
     // Their own cursor cannot reach another merchant's entries either.
-    const { rows: ids } = await ctx.tdb.db.pool.query<{ id: string }>('SELECT max(id)::text AS id FROM audit_log WHERE merchant_id = $1', [ctx.merchant.merchantId]);
+    const { rows: ids } = await ctx.tdb.db.pool.query<{ id: string }>('SELECT max(id)::text AS id FROM audit_log WHERE merchant_id = $1', [
+      ctx.merchant.merchantId,
+    ]);
     const paged = await theirs.browser.get(`/portal/audit?before=${Number(ids[0]?.id) + 1}`);
     expect(rows(paged.body)).toEqual([]);
   });

@@ -21,7 +21,16 @@ import { PASSWORD } from './helpers.js';
 // payment page. Every page is checked with axe-core (no serious or critical violation), at 1280 and
 // 375 px, in English and Icelandic; with UPDATE_PORTAL_SCREENSHOTS=1 its screenshots go to docs/portal/.
 
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 const WRITE_DOCS = process.env.UPDATE_PORTAL_SCREENSHOTS === '1';
 const SHOTS = WRITE_DOCS ? 'docs/portal' : join(tmpdir(), 'paylinks-portal-screenshots');
 
@@ -67,7 +76,13 @@ describe('the merchant portal in Chromium', () => {
       res.end('ok');
     });
     for (const [role, email] of Object.entries(emails) as [keyof typeof emails, string][]) {
-      const link = await createUser(ctx.tdb.db, ctx.clock, { email, owner: { merchantId: ctx.merchant.merchantId }, role, createdBy: null, purpose: 'sign-in' });
+      const link = await createUser(ctx.tdb.db, ctx.clock, {
+        email,
+        owner: { merchantId: ctx.merchant.merchantId },
+        role,
+        createdBy: null,
+        purpose: 'sign-in',
+      });
       // The first sign-in is by the one-time link, choosing the password, as a new user does.
       const context = await browser.newContext();
       const page = await context.newPage();
@@ -91,7 +106,11 @@ describe('the merchant portal in Chromium', () => {
   });
 
   async function signedIn(role: keyof typeof emails, opts: { width?: number } = {}): Promise<{ page: Page; context: BrowserContext }> {
-    const context = await browser.newContext({ locale: 'en-GB', viewport: { width: opts.width ?? 1280, height: 900 }, permissions: ['clipboard-read', 'clipboard-write'] });
+    const context = await browser.newContext({
+      locale: 'en-GB',
+      viewport: { width: opts.width ?? 1280, height: 900 },
+      permissions: ['clipboard-read', 'clipboard-write'],
+    });
     const page = await context.newPage();
     page.on('dialog', (d) => void d.accept());
     await page.goto(`${base}/portal/sign-in`);
@@ -114,7 +133,8 @@ describe('the merchant portal in Chromium', () => {
     await page.getByRole('link', { name: 'Developers' }).click();
     await page.waitForURL(/\/portal\/developers/);
     await check(page, 'developers');
-    const revokeLinks = async (): Promise<string[]> => page.getByRole('link', { name: /^Revoke key / }).evaluateAll((els) => els.map((e) => e.getAttribute('href') ?? ''));
+    const revokeLinks = async (): Promise<string[]> =>
+      page.getByRole('link', { name: /^Revoke key / }).evaluateAll((els) => els.map((e) => e.getAttribute('href') ?? ''));
     const keysBefore = await revokeLinks();
     await page.getByRole('checkbox', { name: /HostedCheckout/ }).check();
     await submit(page, 'Create key');
@@ -135,7 +155,7 @@ describe('the merchant portal in Chromium', () => {
     await page.getByLabel('Description').fill('Shop backend');
     await submit(page, 'Register');
     expect(await h1(page)).toBe('Webhook registered');
-    webhookId = /\/portal\/webhooks\/([^/?#]+)/.exec(await page.locator('a[href*="/portal/webhooks/"]').last().getAttribute('href') ?? '')?.[1] ?? '';
+    webhookId = /\/portal\/webhooks\/([^/?#]+)/.exec((await page.locator('a[href*="/portal/webhooks/"]').last().getAttribute('href')) ?? '')?.[1] ?? '';
     expect(webhookId).not.toBe('');
     await check(page, 'webhook registered');
     await context.close();
@@ -150,91 +170,101 @@ describe('the merchant portal in Chromium', () => {
     await staff.context.close();
   });
 
-  it('an owner makes a link with two items, copies its address and QR code, a shopper pays it, the sale shows, part is refunded, its webhook is delivered again', { timeout: 180_000 }, async () => {
-    const { page, context } = await signedIn('owner');
-    await check(page, 'overview empty');
-    await page.getByRole('link', { name: 'Payment links' }).click();
-    await page.getByRole('link', { name: /New payment link|Create a link|New link/ }).first().click();
-    await page.waitForURL(/\/portal\/links\/new/);
-    await page.getByLabel('Description', { exact: false }).first().fill('Lopapeysa and hat');
-    await page.locator('select[name="currency"]').selectOption('EUR');
-    await page.locator('select[name="culture"]').selectOption('en');
-    await page.locator('[name="items[0].name"]').fill('Lopapeysa');
-    await page.locator('[name="items[0].unitPrice"]').fill('129');
-    await page.locator('[name="items[1].name"]').fill('Wool hat');
-    await page.locator('[name="items[1].quantity"]').fill('2');
-    await page.locator('[name="items[1].unitPrice"]').fill('25.50');
-    // The live total follows the rows.
-    expect((await page.locator('body').textContent()) ?? '').toContain('180');
-    await check(page, 'link form');
-    await submit(page, 'Create link');
-    linkReference = /\/portal\/links\/([^/?#]+)/.exec(page.url())?.[1] ?? '';
-    expect(linkReference).toMatch(/^\S+$/);
-    await check(page, 'link created');
+  it(
+    'an owner makes a link with two items, copies its address and QR code, a shopper pays it, the sale shows, part is refunded, its webhook is delivered again',
+    { timeout: 180_000 },
+    async () => {
+      const { page, context } = await signedIn('owner');
+      await check(page, 'overview empty');
+      await page.getByRole('link', { name: 'Payment links' }).click();
+      await page
+        .getByRole('link', { name: /New payment link|Create a link|New link/ })
+        .first()
+        .click();
+      await page.waitForURL(/\/portal\/links\/new/);
+      await page.getByLabel('Description', { exact: false }).first().fill('Lopapeysa and hat');
+      await page.locator('select[name="currency"]').selectOption('EUR');
+      await page.locator('select[name="culture"]').selectOption('en');
+      await page.locator('[name="items[0].name"]').fill('Lopapeysa');
+      await page.locator('[name="items[0].unitPrice"]').fill('129');
+      await page.locator('[name="items[1].name"]').fill('Wool hat');
+      await page.locator('[name="items[1].quantity"]').fill('2');
+      await page.locator('[name="items[1].unitPrice"]').fill('25.50');
+      // The live total follows the rows.
+      expect((await page.locator('body').textContent()) ?? '').toContain('180');
+      await check(page, 'link form');
+      await submit(page, 'Create link');
+      linkReference = /\/portal\/links\/([^/?#]+)/.exec(page.url())?.[1] ?? '';
+      expect(linkReference).toMatch(/^\S+$/);
+      await check(page, 'link created');
 
-    // Copy the address: the clipboard holds the link's URL.
-    const url = await page.locator('input[readonly][value*="/pay/"]').first().inputValue();
-    expect(url).toBe(`${base}/pay/${linkReference}`);
-    await page.getByRole('button', { name: /^Copy/ }).first().click();
-    expect(await page.evaluate('navigator.clipboard.readText()')).toBe(url);
-    // The QR code is an SVG, shown and downloadable.
-    const qr = await context.request.get(`${base}/portal/links/${linkReference}/qr.svg?download=1`);
-    expect(qr.status()).toBe(200);
-    expect(qr.headers()['content-type']).toMatch(/^image\/svg\+xml/);
-    expect(qr.headers()['content-disposition']).toMatch(/attachment/);
-    expect(await page.locator('img[src*="qr.svg"]').count()).toBeGreaterThan(0);
+      // Copy the address: the clipboard holds the link's URL.
+      const url = await page.locator('input[readonly][value*="/pay/"]').first().inputValue();
+      expect(url).toBe(`${base}/pay/${linkReference}`);
+      await page.getByRole('button', { name: /^Copy/ }).first().click();
+      expect(await page.evaluate('navigator.clipboard.readText()')).toBe(url);
+      // The QR code is an SVG, shown and downloadable.
+      const qr = await context.request.get(`${base}/portal/links/${linkReference}/qr.svg?download=1`);
+      expect(qr.status()).toBe(200);
+      expect(qr.headers()['content-type']).toMatch(/^image\/svg\+xml/);
+      expect(qr.headers()['content-disposition']).toMatch(/attachment/);
+      expect(await page.locator('img[src*="qr.svg"]').count()).toBeGreaterThan(0);
 
-    // A shopper pays it in another window, without scripts, with 4242.
-    const shopper = await browser.newContext({ javaScriptEnabled: false, locale: 'en-GB' });
-    const pay = await shopper.newPage();
-    await pay.goto(url);
-    expect(await h1(pay)).toBe('Lopapeysa and hat');
-    await pay.getByLabel('Card number').fill('4242 4242 4242 4242');
-    await pay.getByLabel('Expiry date').fill('12/34');
-    await pay.getByLabel('CVC').fill('123');
-    await submit(pay, /^Pay/);
-    expect(await h1(pay)).toBe('Payment successful');
-    payfacReference = ((await pay.locator('[data-payfac-reference]').textContent()) ?? '').trim();
-    await shopper.close();
+      // A shopper pays it in another window, without scripts, with 4242.
+      const shopper = await browser.newContext({ javaScriptEnabled: false, locale: 'en-GB' });
+      const pay = await shopper.newPage();
+      await pay.goto(url);
+      expect(await h1(pay)).toBe('Lopapeysa and hat');
+      await pay.getByLabel('Card number').fill('4242 4242 4242 4242');
+      await pay.getByLabel('Expiry date').fill('12/34');
+      await pay.getByLabel('CVC').fill('123');
+      await submit(pay, /^Pay/);
+      expect(await h1(pay)).toBe('Payment successful');
+      payfacReference = ((await pay.locator('[data-payfac-reference]').textContent()) ?? '').trim();
+      await shopper.close();
 
-    // The sale on the overview and on the link.
-    await page.goto(`${base}/portal`);
-    const overview = (await page.locator('main').textContent()) ?? '';
-    expect(overview).toContain('€180.00');
-    expect(overview).toContain(payfacReference);
-    await check(page, 'overview');
-    await page.goto(`${base}/portal/links/${linkReference}`);
-    expect((await page.locator('main').textContent()) ?? '').toContain(payfacReference);
+      // The sale on the overview and on the link.
+      await page.goto(`${base}/portal`);
+      const overview = (await page.locator('main').textContent()) ?? '';
+      expect(overview).toContain('€180.00');
+      expect(overview).toContain(payfacReference);
+      await check(page, 'overview');
+      await page.goto(`${base}/portal/links/${linkReference}`);
+      expect((await page.locator('main').textContent()) ?? '').toContain(payfacReference);
 
-    // Refund part of it from the payment's page.
-    await page.getByRole('link', { name: payfacReference }).first().click();
-    await page.waitForURL(/\/portal\/payments\//);
-    await check(page, 'payment');
-    const refund = page.locator(`form[action$="/refund"]`);
-    await refund.getByLabel(/Amount/).fill('25.50');
-    await refund.getByLabel(/Reason/).selectOption('RETURN');
-    await Promise.all([page.waitForNavigation(), refund.getByRole('button', { name: 'Refund' }).click()]);
-    expect((await page.locator('main').textContent()) ?? '').toContain('Refund received');
-    await processor.settled();
+      // Refund part of it from the payment's page.
+      await page.getByRole('link', { name: payfacReference }).first().click();
+      await page.waitForURL(/\/portal\/payments\//);
+      await check(page, 'payment');
+      const refund = page.locator(`form[action$="/refund"]`);
+      await refund.getByLabel(/Amount/).fill('25.50');
+      await refund.getByLabel(/Reason/).selectOption('RETURN');
+      await Promise.all([page.waitForNavigation(), refund.getByRole('button', { name: 'Refund' }).click()]);
+      expect((await page.locator('main').textContent()) ?? '').toContain('Refund received');
+      await processor.settled();
 
-    // The Refund webhook's delivery and its attempts, then delivered again.
-    await eventually(async () => receiver.received.some((r) => r.body.includes('"eventType":"Refund"') || r.body.includes('Refund')), 'the Refund webhook arrives');
-    await page.reload();
-    expect((await page.locator('main').textContent()) ?? '').toMatch(/Partly refunded/);
-    await page.locator('a[href*="/deliveries/"]').last().click();
-    await page.waitForURL(/\/deliveries\//);
-    const delivery = (await page.locator('main').textContent()) ?? '';
-    expect(delivery).toContain('Refund');
-    expect(delivery).toMatch(/200/);
-    await check(page, 'delivery');
-    const before = receiver.received.length;
-    await submit(page, /Deliver again/);
-    expect((await page.locator('main').textContent()) ?? '').toContain('This is a new delivery of the same event.');
-    await eventually(() => receiver.received.length > before, 'the redelivery arrives');
-    await page.goto(`${base}/portal/webhooks/${webhookId}/deliveries`);
-    await check(page, 'deliveries');
-    await context.close();
-  });
+      // The Refund webhook's delivery and its attempts, then delivered again.
+      await eventually(
+        async () => receiver.received.some((r) => r.body.includes('"eventType":"Refund"') || r.body.includes('Refund')),
+        'the Refund webhook arrives',
+      );
+      await page.reload();
+      expect((await page.locator('main').textContent()) ?? '').toMatch(/Partly refunded/);
+      await page.locator('a[href*="/deliveries/"]').last().click();
+      await page.waitForURL(/\/deliveries\//);
+      const delivery = (await page.locator('main').textContent()) ?? '';
+      expect(delivery).toContain('Refund');
+      expect(delivery).toMatch(/200/);
+      await check(page, 'delivery');
+      const before = receiver.received.length;
+      await submit(page, /Deliver again/);
+      expect((await page.locator('main').textContent()) ?? '').toContain('This is a new delivery of the same event.');
+      await eventually(() => receiver.received.length > before, 'the redelivery arrives');
+      await page.goto(`${base}/portal/webhooks/${webhookId}/deliveries`);
+      await check(page, 'deliveries');
+      await context.close();
+    },
+  );
 
   it('a theme made in the portal changes the payment page', { timeout: 120_000 }, async () => {
     const { page, context } = await signedIn('owner');

@@ -13,7 +13,10 @@ async function count(ctx: TestContext, sql: string, params: unknown[] = []): Pro
 }
 
 async function auditOf(ctx: TestContext, action: string, target: string): Promise<{ details: Record<string, unknown> }[]> {
-  const { rows } = await ctx.tdb.db.pool.query<{ details: Record<string, unknown> }>('SELECT details FROM audit_log WHERE action = $1 AND target = $2', [action, target]);
+  const { rows } = await ctx.tdb.db.pool.query<{ details: Record<string, unknown> }>('SELECT details FROM audit_log WHERE action = $1 AND target = $2', [
+    action,
+    target,
+  ]);
   return rows;
 }
 
@@ -28,7 +31,14 @@ function copyValue(html: string, id: string): string {
   return m?.[1] ?? m?.[2] ?? '';
 }
 
-const session = (terminalIdentifier: string) => ({ amount: 12345, currency: 'EUR', returnUrl: 'https://shop.example/return', reference: 'order-1', terminalIdentifier, culture: 'en' });
+const session = (terminalIdentifier: string) => ({
+  amount: 12345,
+  currency: 'EUR',
+  returnUrl: 'https://shop.example/return',
+  reference: 'order-1',
+  terminalIdentifier,
+  culture: 'en',
+});
 
 describe('portal developers', () => {
   let ctx: TestContext;
@@ -136,7 +146,9 @@ describe('portal developers', () => {
     }
     expect((await call(ctx, 'GET', '/api/v1/paymentlinks', undefined, { apiKey: other.apiKey })).status).toBe(200);
     expect((await call(ctx, 'GET', '/api/v1/webhooks', undefined, { apiKey: partner.apiKey })).status).toBe(200);
-    expect(await count(ctx, "SELECT count(*)::int AS n FROM audit_log WHERE action = 'key.revoke' AND target = ANY($1)", [[theirs?.keyId, partners?.keyId]])).toBe(0);
+    expect(
+      await count(ctx, "SELECT count(*)::int AS n FROM audit_log WHERE action = 'key.revoke' AND target = ANY($1)", [[theirs?.keyId, partners?.keyId]]),
+    ).toBe(0);
   });
 
   it('adds a terminal with a 12-character identifier that the API takes', async () => {
@@ -160,7 +172,9 @@ describe('portal developers', () => {
   it('saves the allowed origins one per line in their canonical form, and the API keeps to them', async () => {
     const b = owner;
     await b.get('/portal/developers');
-    const res = await b.post('/portal/developers/origins', { allowedOrigins: 'https://Shop.Example/\r\n\r\n  http://localhost:3000  \nhttps://shop.example:443\n' });
+    const res = await b.post('/portal/developers/origins', {
+      allowedOrigins: 'https://Shop.Example/\r\n\r\n  http://localhost:3000  \nhttps://shop.example:443\n',
+    });
     expect(res.statusCode).toBe(303);
     expect(await allowedOrigins(ctx.tdb.db, merchantId())).toEqual(['https://shop.example', 'http://localhost:3000']);
     const page = await b.follow(res);
@@ -185,7 +199,8 @@ describe('portal developers', () => {
     const res = await b.post('/portal/developers/origins', { allowedOrigins: text });
     expect(res.statusCode).toBe(400);
     const beside = errorsBeside(res.body, 'f-allowedOrigins');
-    for (const line of ['https://shop.example/checkout', 'ftp://files.example', 'shop.example']) expect(beside).toContain(`${line}: must be an http or https origin`);
+    for (const line of ['https://shop.example/checkout', 'ftp://files.example', 'shop.example'])
+      expect(beside).toContain(`${line}: must be an http or https origin`);
     expect(beside).not.toContain('fine.example');
     expect(res.body).toContain(`${text}</textarea>`);
     expect(res.body).toMatch(/id="f-allowedOrigins"[^>]*aria-invalid="true"/);

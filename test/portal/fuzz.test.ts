@@ -77,7 +77,13 @@ describe('hostile form posts to every portal route', () => {
     const failures: string[] = [];
     const statuses = new Map<number, number>();
     const name = fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...fields) }, { weight: 1, arbitrary: hostileString.filter((s) => s.length < 100) });
-    const value = fc.oneof({ weight: 2, arbitrary: hostileString.filter((s) => s.length < 20_000) }, { weight: 1, arbitrary: fc.constantFrom('0', '1', '-1', '1.5', '99999999999999', 'on', 'en', 'is', 'owner', 'staff', 'EUR', 'ISK', 'https://shop.example/x') });
+    const value = fc.oneof(
+      { weight: 2, arbitrary: hostileString.filter((s) => s.length < 20_000) },
+      {
+        weight: 1,
+        arbitrary: fc.constantFrom('0', '1', '-1', '1.5', '99999999999999', 'on', 'en', 'is', 'owner', 'staff', 'EUR', 'ISK', 'https://shop.example/x'),
+      },
+    );
     const form = fc.array(fc.tuple(name, value), { maxLength: 12 });
     let cases = 0;
     for (const route of posts) {
@@ -108,8 +114,14 @@ describe('hostile form posts to every portal route', () => {
       }
     }
     expect(failures.join('\n\n'), 'no route failed').toBe('');
-    expect(ctx.logs.filter((l) => /"level":(50|60)/.test(l)), 'no error was logged').toEqual([]);
-    const histogram = [...statuses].sort(([a], [b]) => a - b).map(([s, n]) => `${s}×${n}`).join(' ');
+    expect(
+      ctx.logs.filter((l) => /"level":(50|60)/.test(l)),
+      'no error was logged',
+    ).toEqual([]);
+    const histogram = [...statuses]
+      .sort(([a], [b]) => a - b)
+      .map(([s, n]) => `${s}×${n}`)
+      .join(' ');
     console.log(`portal fuzz (${TEST_DB}): ${cases} posts over ${posts.length} routes with ${fields.length} field names; statuses ${histogram}`);
     expect(statuses.get(403) ?? 0).toBeGreaterThan(0);
   });

@@ -105,9 +105,19 @@ export class PortalBrowser {
 }
 
 /** A user with a password (made as the CLI and an invitation make them), and a browser signed in as them. */
-export async function portalUser(ctx: TestContext, role: Role, opts: { owner?: UserOwner; email?: string } = {}): Promise<{ userId: string; email: string; browser: PortalBrowser }> {
+export async function portalUser(
+  ctx: TestContext,
+  role: Role,
+  opts: { owner?: UserOwner; email?: string } = {},
+): Promise<{ userId: string; email: string; browser: PortalBrowser }> {
   const email = opts.email ?? `${role}.${Math.random().toString(36).slice(2, 8)}@example.com`;
-  const link = await createUser(ctx.tdb.db, ctx.clock, { email, owner: opts.owner ?? { merchantId: ctx.merchant.merchantId }, role, createdBy: null, purpose: 'sign-in' });
+  const link = await createUser(ctx.tdb.db, ctx.clock, {
+    email,
+    owner: opts.owner ?? { merchantId: ctx.merchant.merchantId },
+    role,
+    createdBy: null,
+    purpose: 'sign-in',
+  });
   const redeemed = await redeemLink(ctx.tdb.db, ctx.clock, link.token, { password: PASSWORD, confirm: PASSWORD }, sessionPolicyOf(ctx.config));
   expect(redeemed.kind).toBe('ok');
   const browser = new PortalBrowser(ctx);

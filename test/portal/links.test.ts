@@ -64,7 +64,13 @@ describe('payment links in the portal', () => {
     staff = (await portalUser(ctx, 'staff')).browser;
     developer = (await portalUser(ctx, 'developer')).browser;
     other = await createMerchant(ctx.tdb.db, 'Other merchant');
-    const r = await call(ctx, 'POST', '/api/v1/paymentlinks/create', { ...payByLink(ctx), terminalIdentifier: other.terminalIdentifier, description: 'Not yours' }, { apiKey: other.apiKey });
+    const r = await call(
+      ctx,
+      'POST',
+      '/api/v1/paymentlinks/create',
+      { ...payByLink(ctx), terminalIdentifier: other.terminalIdentifier, description: 'Not yours' },
+      { apiKey: other.apiKey },
+    );
     expect(r.status).toBe(200);
     otherLink = r.body.paymentLinkReference as string;
   });
@@ -75,7 +81,16 @@ describe('payment links in the portal', () => {
   it('creates a payment link from item rows in major units, as the API would from the same request', async () => {
     const before = await linksOf(ctx, ctx.merchant.merchantId);
     await staff.get('/portal/links/new?type=PayByLink');
-    const res = await staff.post('/portal/links', payForm(ctx, { 'items[1].name': 'Húfa', 'items[1].unitPrice': '3600', 'shopperInfo[1].requirementType': 'Required', 'shopperInfo[8].requirementType': 'Prefilled', 'shopperInfo[8].prefilledValue': 'Pöntun 7' }));
+    const res = await staff.post(
+      '/portal/links',
+      payForm(ctx, {
+        'items[1].name': 'Húfa',
+        'items[1].unitPrice': '3600',
+        'shopperInfo[1].requirementType': 'Required',
+        'shopperInfo[8].requirementType': 'Prefilled',
+        'shopperInfo[8].prefilledValue': 'Pöntun 7',
+      }),
+    );
     expect(res.statusCode, textOf(res.body).slice(0, 500)).toBe(303);
     const location = String(res.headers.location);
     expect(location).toMatch(/^\/portal\/links\/pl_[A-Za-z0-9_-]+\?created=1$/);
@@ -135,7 +150,13 @@ describe('payment links in the portal', () => {
     expect(errorBeside(missing.body, 'recurringProcessingModel')).toBe('is required for TokenizeByLink');
     expect(await linksOf(ctx, ctx.merchant.merchantId)).toBe(before);
 
-    const res = await owner.post('/portal/links', { ...form, recurringProcessingModel: 'Subscription', exactSalesCount: '3', returnUrl: 'https://shop.example/club', expiresAt: '2099-01-02T03:04' });
+    const res = await owner.post('/portal/links', {
+      ...form,
+      recurringProcessingModel: 'Subscription',
+      exactSalesCount: '3',
+      returnUrl: 'https://shop.example/club',
+      expiresAt: '2099-01-02T03:04',
+    });
     expect(res.statusCode, textOf(res.body).slice(0, 500)).toBe(303);
     const reference = String(res.headers.location).split('/').pop()?.split('?')[0] as string;
     expect(await linkDetails(ctx, reference)).toMatchObject({
@@ -243,7 +264,14 @@ describe('payment links in the portal', () => {
     await staff.get('/portal/links/new?type=PayByLink');
     expect(staff.html.match(/<fieldset class="item-row"/g)).toHaveLength(3);
     const before = await linksOf(ctx, ctx.merchant.merchantId);
-    const res = await staff.post('/portal/links', { ...payForm(ctx), 'items[2].name': '', 'items[2].quantity': '1', 'items[2].unitPrice': '', 'items[2].discount': '', _action: 'addRow' });
+    const res = await staff.post('/portal/links', {
+      ...payForm(ctx),
+      'items[2].name': '',
+      'items[2].quantity': '1',
+      'items[2].unitPrice': '',
+      'items[2].discount': '',
+      _action: 'addRow',
+    });
     expect(res.statusCode).toBe(200);
     expect(res.body.match(/<fieldset class="item-row"/g)).toHaveLength(4);
     expect(res.body).toContain('name="items[3].name"');
@@ -292,7 +320,10 @@ describe('payment links in the portal', () => {
     });
     await pay(ctx, reference, '4242424242424242', { 'shopper-FullName': 'Jón Jónsson' });
     await pay(ctx, reference, '4000000000000002', { 'shopper-FullName': 'Gunna Gunnars' });
-    const { rows } = await ctx.tdb.db.pool.query<{ payfac_reference: string; success: boolean }>('SELECT payfac_reference, success FROM payments WHERE payment_link_reference = $1 ORDER BY created_at', [reference]);
+    const { rows } = await ctx.tdb.db.pool.query<{ payfac_reference: string; success: boolean }>(
+      'SELECT payfac_reference, success FROM payments WHERE payment_link_reference = $1 ORDER BY created_at',
+      [reference],
+    );
     expect(rows).toHaveLength(2);
     const page = await staff.get(`/portal/links/${reference}`);
     expect(page.statusCode).toBe(200);
@@ -309,7 +340,14 @@ describe('payment links in the portal', () => {
   });
 
   it('a card-saving link’s page shows the card its submission saved', async () => {
-    const reference = await createLink(ctx, { type: 'TokenizeByLink', terminalIdentifier: ctx.merchant.terminalIdentifier, amount: 0, currency: 'ISK', items: [], recurringProcessingModel: 'CardOnFile' });
+    const reference = await createLink(ctx, {
+      type: 'TokenizeByLink',
+      terminalIdentifier: ctx.merchant.terminalIdentifier,
+      amount: 0,
+      currency: 'ISK',
+      items: [],
+      recurringProcessingModel: 'CardOnFile',
+    });
     await pay(ctx, reference);
     const token = ((await linkDetails(ctx, reference)).submissions as { token: string | null }[])[0]?.token;
     expect(token).toMatch(/^tok_/);
@@ -351,7 +389,10 @@ describe('payment links in the portal', () => {
       returnUrl: null,
       shopperInfos: [{ field: 'Ssn', requirementType: 'Optional', prefilledValue: null }],
     });
-    const { rows } = await ctx.tdb.db.pool.query<{ details: { changed: string[] } }>("SELECT details FROM audit_log WHERE action = 'link.update' AND target = $1", [reference]);
+    const { rows } = await ctx.tdb.db.pool.query<{ details: { changed: string[] } }>(
+      "SELECT details FROM audit_log WHERE action = 'link.update' AND target = $1",
+      [reference],
+    );
     expect(rows[0]?.details.changed.sort()).toEqual(['amount', 'culture', 'description', 'items', 'maxSalesCount', 'returnUrl', 'shopperInfos', 'validUntil']);
   });
 
@@ -388,7 +429,13 @@ describe('payment links in the portal', () => {
     const reference = await createLink(ctx, payByLink(ctx, { exactSalesCount: 3 }));
     await pay(ctx, reference);
     await staff.get(`/portal/links/${reference}/edit`);
-    const res = await staff.post(`/portal/links/${reference}/edit`, { description: 'Changed', culture: 'is', maxSalesCount: '0', validUntil: '2001-01-01T00:00', returnUrl: 'mailto:x@example.com' });
+    const res = await staff.post(`/portal/links/${reference}/edit`, {
+      description: 'Changed',
+      culture: 'is',
+      maxSalesCount: '0',
+      validUntil: '2001-01-01T00:00',
+      returnUrl: 'mailto:x@example.com',
+    });
     expect(res.statusCode).toBe(400);
     expect(errorBeside(res.body, 'maxSalesCount')).toBe('must be from 1 to 1000000000');
     expect(errorBeside(res.body, 'validUntil')).toBe('must be in the future');
@@ -421,7 +468,13 @@ describe('payment links in the portal', () => {
       items: [{ name: hostile, quantity: 1, unitPrice: 48900, amountWithoutDiscount: 48900, amount: 48900 }],
       shopperInfo: [{ field: 'Comments', requirementType: 'Prefilled', prefilledValue: hostile }],
     });
-    for (const path of ['/portal/links', `/portal/links?q=${encodeURIComponent('<script>')}`, `/portal/links/${reference}`, `/portal/links/${reference}/edit`, `/portal/links/${reference}/disable`]) {
+    for (const path of [
+      '/portal/links',
+      `/portal/links?q=${encodeURIComponent('<script>')}`,
+      `/portal/links/${reference}`,
+      `/portal/links/${reference}/edit`,
+      `/portal/links/${reference}/disable`,
+    ]) {
       const res = await staff.get(path);
       expect(res.statusCode, path).toBe(200);
       expect(res.body, path).not.toMatch(/<script>alert|<img src=x|"><script/);
@@ -472,7 +525,15 @@ describe('the list of links', () => {
     refs.expired = await made(payByLink(ctx, { description: 'Útrunninn hlekkur', expiresAt: new Date(ctx.clock.now().getTime() + 60_000).toISOString() }));
     refs.used = await made(payByLink(ctx, { description: 'Einu sinni', exactSalesCount: 1 }));
     refs.disabled = await made(payByLink(ctx, { description: 'Hætt' }));
-    refs.completed = await made({ type: 'TokenizeByLink', terminalIdentifier: ctx.merchant.terminalIdentifier, amount: 0, currency: 'ISK', items: [], recurringProcessingModel: 'CardOnFile', description: 'Kort' });
+    refs.completed = await made({
+      type: 'TokenizeByLink',
+      terminalIdentifier: ctx.merchant.terminalIdentifier,
+      amount: 0,
+      currency: 'ISK',
+      items: [],
+      recurringProcessingModel: 'CardOnFile',
+      description: 'Kort',
+    });
     expect((await new Shopper(ctx).payWith(`/pay/${refs.used}`, '4242424242424242')).statusCode).toBe(303);
     expect((await new Shopper(ctx).payWith(`/pay/${refs.completed}`, '4242424242424242')).statusCode).toBe(303);
     expect((await call(ctx, 'POST', '/api/v1/paymentlinks/disable', { paymentLinkReference: refs.disabled })).status).toBe(200);

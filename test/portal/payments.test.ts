@@ -49,11 +49,19 @@ describe('payments in the portal', () => {
     await processor.settled();
 
     const other = await createMerchant(ctx.tdb.db, 'Other merchant');
-    const made = await call(ctx, 'POST', '/api/v1/hostedcheckout', { ...sessionBody(ctx), terminalIdentifier: other.terminalIdentifier, reference: 'not-yours' }, { apiKey: other.apiKey });
+    const made = await call(
+      ctx,
+      'POST',
+      '/api/v1/hostedcheckout',
+      { ...sessionBody(ctx), terminalIdentifier: other.terminalIdentifier, reference: 'not-yours' },
+      { apiKey: other.apiKey },
+    );
     expect(made.status).toBe(200);
     const otherSession = made.body.checkoutReference as string;
     expect((await new Shopper(ctx).payWith(`/checkout/${otherSession}`, CARD.ok)).statusCode).toBe(303);
-    const { rows } = await ctx.tdb.db.pool.query<{ payfac_reference: string }>('SELECT payfac_reference FROM payments WHERE checkout_reference = $1', [otherSession]);
+    const { rows } = await ctx.tdb.db.pool.query<{ payfac_reference: string }>('SELECT payfac_reference FROM payments WHERE checkout_reference = $1', [
+      otherSession,
+    ]);
     otherPayment = rows[0]?.payfac_reference ?? '';
     expect(otherPayment).toMatch(/^\d{16}$/);
   });
@@ -185,7 +193,10 @@ describe('payments in the portal', () => {
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toMatch(/^text\/csv/);
     expect(res.headers['content-disposition']).toMatch(/^attachment; filename="payments-\d{4}-\d{2}-\d{2}\.csv"$/);
-    const lines = res.body.replace(/^\uFEFF/, '').trimEnd().split('\r\n');
+    const lines = res.body
+      .replace(/^\uFEFF/, '')
+      .trimEnd()
+      .split('\r\n');
     expect(lines[0]).toBe(
       'payfacReference,createdAt,status,amount,currency,capturedAmount,refundedAmount,paymentMethod,cardSummary,threeDSecure,paidThrough,paymentLinkReference,checkoutReference,merchantReference,refusalReason',
     );
@@ -195,7 +206,10 @@ describe('payments in the portal', () => {
     expect(res.body).not.toContain(otherPayment);
 
     const filtered = await staff.get('/portal/payments/export.csv?state=refused');
-    const rows = filtered.body.replace(/^\uFEFF/, '').trimEnd().split('\r\n');
+    const rows = filtered.body
+      .replace(/^\uFEFF/, '')
+      .trimEnd()
+      .split('\r\n');
     expect(rows).toHaveLength(2);
     expect(rows[1]).toMatch(new RegExp(`^${refused},`));
 

@@ -53,7 +53,13 @@ describe('every portal route × every role × another merchant (generated from t
     const owned = await ownedBy(ctx, merchantB);
     const { rows: keys } = await ctx.tdb.db.pool.query<{ id: string }>('SELECT id FROM api_keys WHERE merchant_id = $1 LIMIT 1', [merchantB.merchantId]);
     const bUser = await portalUser(ctx, 'staff', { owner: { merchantId: merchantB.merchantId } });
-    const theme = await createTheme(ctx.tdb.db, ctx.clock, merchantB.merchantId, { name: 'Stranger', accentColor: '#1f5eff', backgroundColor: '#ffffff', buttonShape: 'rounded', logo: undefined });
+    const theme = await createTheme(ctx.tdb.db, ctx.clock, merchantB.merchantId, {
+      name: 'Stranger',
+      accentColor: '#1f5eff',
+      backgroundColor: '#ffffff',
+      buttonShape: 'rounded',
+      logo: undefined,
+    });
     b = { ...owned, keyId: keys[0]?.id ?? '', userId: bUser.userId, themeKey: theme.themeKey };
     browsers = {} as Record<Role, PortalBrowser>;
     emails = {} as Record<Role, string>;
@@ -76,7 +82,19 @@ describe('every portal route × every role × another merchant (generated from t
     });
   }
 
-  const secrets = (): string[] => [b.linkReference, b.tokenizeLinkReference, b.checkoutReference, b.paidCheckoutReference, b.payfacReference, b.webhookId, b.deliveryId, b.keyId, b.userId, b.themeKey, b.terminalIdentifier];
+  const secrets = (): string[] => [
+    b.linkReference,
+    b.tokenizeLinkReference,
+    b.checkoutReference,
+    b.paidCheckoutReference,
+    b.payfacReference,
+    b.webhookId,
+    b.deliveryId,
+    b.keyId,
+    b.userId,
+    b.themeKey,
+    b.terminalIdentifier,
+  ];
 
   it('answers each role as its permissions say, never reaching merchant b', { timeout: 300_000 }, async () => {
     const routes = ctx.app.routeTable.filter((r) => r.url.startsWith('/portal') && r.method !== 'HEAD');
@@ -112,7 +130,9 @@ describe('every portal route × every role × another merchant (generated from t
       }
       table.push(`${`${route.method} ${route.url}`.padEnd(58)} ${row.map((c) => c.padStart(5)).join(' ')}`);
     }
-    console.log(`portal routes × roles, naming merchant b's objects (${guarded.length} routes)\n${''.padEnd(58)} ${ROLES.map((r) => r.slice(0, 5).padStart(5)).join(' ')}\n${table.join('\n')}`);
+    console.log(
+      `portal routes × roles, naming merchant b's objects (${guarded.length} routes)\n${''.padEnd(58)} ${ROLES.map((r) => r.slice(0, 5).padStart(5)).join(' ')}\n${table.join('\n')}`,
+    );
     expect(failures).toEqual([]);
   });
 

@@ -24,17 +24,30 @@ describe('checkout sessions in the portal', () => {
       return createSession(ctx, overrides);
     };
     refs.expired = await made({ reference: 'order-expired', expiresAt: new Date(ctx.clock.now().getTime() + 60_000).toISOString() });
-    refs.paid = await made({ reference: 'order-paid', amount: 4990, isManualCapture: true, items: [{ name: 'Mug', amount: 4990, quantity: '1.5', unitPrice: 3327 }] });
+    refs.paid = await made({
+      reference: 'order-paid',
+      amount: 4990,
+      isManualCapture: true,
+      items: [{ name: 'Mug', amount: 4990, quantity: '1.5', unitPrice: 3327 }],
+    });
     refs.open = await made({ reference: 'order-open', returnUrl: 'https://shop.example/return?order=open', abandonUrl: 'https://shop.example/cart' });
     const paid = await new Shopper(ctx).payWith(`/checkout/${refs.paid}`, '4242424242424242');
     expect(paid.statusCode, paid.body.slice(0, 300)).toBe(303);
-    const { rows } = await ctx.tdb.db.pool.query<{ payfac_reference: string }>('SELECT payfac_reference FROM checkout_sessions WHERE reference = $1', [refs.paid]);
+    const { rows } = await ctx.tdb.db.pool.query<{ payfac_reference: string }>('SELECT payfac_reference FROM checkout_sessions WHERE reference = $1', [
+      refs.paid,
+    ]);
     payfacReference = rows[0]?.payfac_reference ?? '';
     expect(payfacReference).toMatch(/^\d{16}$/);
     ctx.clock.advance(120_000);
 
     const other = await createMerchant(ctx.tdb.db, 'Other merchant');
-    const r = await call(ctx, 'POST', '/api/v1/hostedcheckout', { ...sessionBody(ctx), terminalIdentifier: other.terminalIdentifier, reference: 'not-yours' }, { apiKey: other.apiKey });
+    const r = await call(
+      ctx,
+      'POST',
+      '/api/v1/hostedcheckout',
+      { ...sessionBody(ctx), terminalIdentifier: other.terminalIdentifier, reference: 'not-yours' },
+      { apiKey: other.apiKey },
+    );
     expect(r.status).toBe(200);
     otherSession = r.body.checkoutReference as string;
   });
@@ -93,7 +106,11 @@ describe('checkout sessions in the portal', () => {
 
   it('shows what the shop sent, however hostile, as text', async () => {
     const hostile = `x"'><script>alert(1)</script>`;
-    const reference = await createSession(ctx, { reference: hostile, returnUrl: 'https://shop.example/back?a="><script>alert(3)</script>', items: [{ name: hostile, amount: 12345 }] });
+    const reference = await createSession(ctx, {
+      reference: hostile,
+      returnUrl: 'https://shop.example/back?a="><script>alert(3)</script>',
+      items: [{ name: hostile, amount: 12345 }],
+    });
     for (const path of ['/portal/sessions', `/portal/sessions/${reference}`]) {
       const res = await staff.get(path);
       expect(res.statusCode, path).toBe(200);

@@ -79,11 +79,23 @@ describe('portal themes', () => {
   it('creates a theme with a PNG logo: stored with its type, audited, its key shown to copy', async () => {
     const auditsBefore = await auditCount(ctx, 'theme.create');
     const key = await makeTheme();
-    const { rows } = await ctx.tdb.db.pool.query<{ merchant_id: string; name: string; accent_color: string; background_color: string; button_shape: string; logo: Buffer; logo_type: string }>(
-      'SELECT merchant_id, name, accent_color, background_color, button_shape, logo, logo_type FROM themes WHERE theme_key = $1',
-      [key],
-    );
-    expect(rows[0]).toMatchObject({ merchant_id: ctx.merchant.merchantId, name: 'Summer', accent_color: '#0a7d4f', background_color: '#fdf6e3', button_shape: 'pill', logo_type: 'image/png' });
+    const { rows } = await ctx.tdb.db.pool.query<{
+      merchant_id: string;
+      name: string;
+      accent_color: string;
+      background_color: string;
+      button_shape: string;
+      logo: Buffer;
+      logo_type: string;
+    }>('SELECT merchant_id, name, accent_color, background_color, button_shape, logo, logo_type FROM themes WHERE theme_key = $1', [key]);
+    expect(rows[0]).toMatchObject({
+      merchant_id: ctx.merchant.merchantId,
+      name: 'Summer',
+      accent_color: '#0a7d4f',
+      background_color: '#fdf6e3',
+      button_shape: 'pill',
+      logo_type: 'image/png',
+    });
     expect(Buffer.from(rows[0]?.logo ?? []).equals(PNG)).toBe(true);
     expect(await auditCount(ctx, 'theme.create')).toBe(auditsBefore + 1);
 
@@ -189,7 +201,12 @@ describe('portal themes', () => {
   it('edits a theme: colours with the logo kept, then a new logo, then none; each change audited', async () => {
     const key = await makeTheme();
     const logoOf = async () =>
-      (await ctx.tdb.db.pool.query<{ logo: Buffer | null; logo_type: string | null; accent_color: string; name: string }>('SELECT logo, logo_type, accent_color, name FROM themes WHERE theme_key = $1', [key])).rows[0];
+      (
+        await ctx.tdb.db.pool.query<{ logo: Buffer | null; logo_type: string | null; accent_color: string; name: string }>(
+          'SELECT logo, logo_type, accent_color, name FROM themes WHERE theme_key = $1',
+          [key],
+        )
+      ).rows[0];
 
     await dev.get(`/portal/themes/${key}/edit`);
     const kept = await dev.postMultipart(`/portal/themes/${key}/edit`, { ...LOOK, name: 'Autumn', accentColor: '#9a3412' });
@@ -200,7 +217,11 @@ describe('portal themes', () => {
     expect(row).toMatchObject({ name: 'Autumn', accent_color: '#9a3412', logo_type: 'image/png' });
     expect(Buffer.from(row?.logo ?? []).equals(PNG)).toBe(true);
 
-    const replaced = await dev.postMultipart(`/portal/themes/${key}/edit`, { ...LOOK, name: 'Autumn' }, { logo: { filename: 'new.jpg', type: 'image/jpeg', bytes: JPEG } });
+    const replaced = await dev.postMultipart(
+      `/portal/themes/${key}/edit`,
+      { ...LOOK, name: 'Autumn' },
+      { logo: { filename: 'new.jpg', type: 'image/jpeg', bytes: JPEG } },
+    );
     expect(replaced.statusCode).toBe(303);
     row = await logoOf();
     expect(row?.logo_type).toBe('image/jpeg');
@@ -217,7 +238,10 @@ describe('portal themes', () => {
     expect(row?.logo).toBeNull();
     expect(row?.logo_type).toBeNull();
 
-    const { rows } = await ctx.tdb.db.pool.query<{ details: { changed: string[] } }>("SELECT details FROM audit_log WHERE action = 'theme.update' AND target = $1 ORDER BY id", [key]);
+    const { rows } = await ctx.tdb.db.pool.query<{ details: { changed: string[] } }>(
+      "SELECT details FROM audit_log WHERE action = 'theme.update' AND target = $1 ORDER BY id",
+      [key],
+    );
     expect(rows.map((r) => r.details.changed)).toEqual([['name', 'accentColor'], ['accentColor', 'logo'], ['logo removed']]);
   });
 
@@ -349,7 +373,9 @@ describe('portal themes', () => {
     expect(body.errors).toEqual([]);
     // A yellow accent gets dark text; a dark background light text on a panel of its own.
     expect(body.variables).toMatchObject({ '--accent': '#fde047', '--accent-text': '#0b0f15', '--bg': '#111827', '--text': '#eef1f6', '--button-radius': '0' });
-    const bad = JSON.parse((await dev.get('/portal/themes/palette?accentColor=%237a7a7a&backgroundColor=%23ffffff&buttonShape=rounded')).body) as { errors: { field: string; message: string }[] };
+    const bad = JSON.parse((await dev.get('/portal/themes/palette?accentColor=%237a7a7a&backgroundColor=%23ffffff&buttonShape=rounded')).body) as {
+      errors: { field: string; message: string }[];
+    };
     expect(bad.errors.map((e) => e.field)).toEqual(['accentColor']);
     // A repeated parameter is no colour (and no crash).
     const twice = await dev.get('/portal/themes/palette?accentColor=%23000000&accentColor=%23ffffff&backgroundColor=%23ffffff&buttonShape=rounded');

@@ -25,7 +25,14 @@ function linkOn(html: string): string {
 
 /** The row of the users table that names this address. */
 function rowOf(html: string, email: string): string {
-  return (html.split('<tr>').slice(1).find((r) => r.includes(email)) ?? '').split('</tr>')[0] ?? '';
+  return (
+    (
+      html
+        .split('<tr>')
+        .slice(1)
+        .find((r) => r.includes(email)) ?? ''
+    ).split('</tr>')[0] ?? ''
+  );
 }
 
 describe('portal users', () => {
@@ -96,7 +103,9 @@ describe('portal users', () => {
 
     // Audited, without the link.
     expect(await audits(ctx, 'user.invite')).toBe(auditsBefore + 1);
-    const { rows } = await ctx.tdb.db.pool.query<{ target: string; details: unknown }>("SELECT target, details FROM audit_log WHERE action = 'user.invite' ORDER BY id DESC LIMIT 1");
+    const { rows } = await ctx.tdb.db.pool.query<{ target: string; details: unknown }>(
+      "SELECT target, details FROM audit_log WHERE action = 'user.invite' ORDER BY id DESC LIMIT 1",
+    );
     expect(rows[0]).toEqual({ target: 'new.dev@shop.example', details: { role: 'developer' } });
     expect(JSON.stringify(await ctx.tdb.db.pool.query('SELECT * FROM audit_log').then((r) => r.rows))).not.toContain(token);
     expect(ctx.logs.join('\n')).not.toContain(token);
@@ -178,7 +187,9 @@ describe('portal users', () => {
     expect(res.headers.location).toBe('/portal/users?done=role');
     expect(textOf((await owner.browser.follow(res)).body)).toContain('The role is changed.');
     expect((await staff.browser.get('/portal/themes')).statusCode).toBe(200);
-    const { rows } = await ctx.tdb.db.pool.query<{ target: string; details: unknown }>("SELECT target, details FROM audit_log WHERE action = 'user.role' ORDER BY id DESC LIMIT 1");
+    const { rows } = await ctx.tdb.db.pool.query<{ target: string; details: unknown }>(
+      "SELECT target, details FROM audit_log WHERE action = 'user.role' ORDER BY id DESC LIMIT 1",
+    );
     expect(rows[0]).toEqual({ target: staff.email, details: { from: 'staff', to: 'developer' } });
 
     const invalid = await owner.browser.post(`/portal/users/${staff.userId}/role`, { role: 'admin' });
@@ -211,7 +222,9 @@ describe('portal users', () => {
     const remove = await agent.browser.post(`/portal/users/${soloOwner.userId}/remove`, {});
     expect(remove.statusCode).toBe(409);
     expect(textOf(remove.body)).toContain('at least one owner who can sign in');
-    const { rows } = await ctx.tdb.db.pool.query<{ role: string; removed_at: Date | null }>('SELECT role, removed_at FROM portal_users WHERE id = $1', [soloOwner.userId]);
+    const { rows } = await ctx.tdb.db.pool.query<{ role: string; removed_at: Date | null }>('SELECT role, removed_at FROM portal_users WHERE id = $1', [
+      soloOwner.userId,
+    ]);
     expect(rows[0]).toEqual({ role: 'owner', removed_at: null });
     expect((await soloOwner.browser.get('/portal')).statusCode).toBe(200);
   });
@@ -233,7 +246,9 @@ describe('portal users', () => {
     expect(after.statusCode).toBe(303);
     expect(after.headers.location).toContain('/portal/sign-in');
     expect((await new PortalBrowser(ctx).signIn('leaving@shop.example')).statusCode).toBe(401);
-    const { rows } = await ctx.tdb.db.pool.query<{ target: string; details: unknown }>("SELECT target, details FROM audit_log WHERE action = 'user.remove' ORDER BY id DESC LIMIT 1");
+    const { rows } = await ctx.tdb.db.pool.query<{ target: string; details: unknown }>(
+      "SELECT target, details FROM audit_log WHERE action = 'user.remove' ORDER BY id DESC LIMIT 1",
+    );
     expect(rows[0]).toEqual({ target: 'leaving@shop.example', details: { role: 'staff' } });
   });
 
@@ -244,7 +259,9 @@ describe('portal users', () => {
     expect((await owner.browser.post(`/portal/users/${otherStaffId}/role`, { role: 'owner' })).statusCode).toBe(404);
     expect((await owner.browser.post(`/portal/users/${otherStaffId}/reinvite`, {})).statusCode).toBe(404);
     expect((await owner.browser.post('/portal/users/usr_nobody/role', { role: 'owner' })).statusCode).toBe(404);
-    const { rows } = await ctx.tdb.db.pool.query<{ role: string; removed_at: Date | null }>('SELECT role, removed_at FROM portal_users WHERE id = $1', [otherStaffId]);
+    const { rows } = await ctx.tdb.db.pool.query<{ role: string; removed_at: Date | null }>('SELECT role, removed_at FROM portal_users WHERE id = $1', [
+      otherStaffId,
+    ]);
     expect(rows[0]).toEqual({ role: 'staff', removed_at: null });
     expect(await count(ctx, 'SELECT count(*)::int AS n FROM audit_log WHERE merchant_id = $1', [other.merchantId])).toBe(0);
     // Their own owner still finds them.

@@ -16,11 +16,16 @@ async function count(ctx: TestContext, sql: string, params: unknown[] = []): Pro
   return rows[0]?.n ?? 0;
 }
 
-const webhooksOf = (ctx: TestContext, merchantId: string) => count(ctx, 'SELECT count(*)::int AS n FROM webhooks WHERE merchant_id = $1 AND deleted_at IS NULL', [merchantId]);
-const deliveriesOf = (ctx: TestContext, webhookId: string) => count(ctx, 'SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1', [webhookId]);
+const webhooksOf = (ctx: TestContext, merchantId: string) =>
+  count(ctx, 'SELECT count(*)::int AS n FROM webhooks WHERE merchant_id = $1 AND deleted_at IS NULL', [merchantId]);
+const deliveriesOf = (ctx: TestContext, webhookId: string) =>
+  count(ctx, 'SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1', [webhookId]);
 
 async function auditOf(ctx: TestContext, action: string, target: string): Promise<{ actor_email: string; details: Record<string, unknown> }[]> {
-  const { rows } = await ctx.tdb.db.pool.query<{ actor_email: string; details: Record<string, unknown> }>('SELECT actor_email, details FROM audit_log WHERE action = $1 AND target = $2 ORDER BY id', [action, target]);
+  const { rows } = await ctx.tdb.db.pool.query<{ actor_email: string; details: Record<string, unknown> }>(
+    'SELECT actor_email, details FROM audit_log WHERE action = $1 AND target = $2 ORDER BY id',
+    [action, target],
+  );
   return rows;
 }
 
@@ -66,12 +71,20 @@ describe('portal webhooks', () => {
   });
 
   /** Registers through the portal; returns the new webhook's id and the page's secrets. */
-  async function registerInPortal(b: PortalBrowser, fields: Record<string, string | string[]>): Promise<{ webhookId: string; apiKey: string; hmacKey: string; signingSecret: string }> {
+  async function registerInPortal(
+    b: PortalBrowser,
+    fields: Record<string, string | string[]>,
+  ): Promise<{ webhookId: string; apiKey: string; hmacKey: string; signingSecret: string }> {
     await b.get('/portal/webhooks/new');
     const res = await b.post('/portal/webhooks', fields);
     expect(res.statusCode, textOf(res.body).slice(0, 400)).toBe(200);
     const webhookId = /\/portal\/webhooks\/(wh_[A-Za-z0-9_-]+)/.exec(res.body)?.[1] ?? '';
-    return { webhookId, apiKey: copyValue(res.body, 'secret-apiKey'), hmacKey: copyValue(res.body, 'secret-hmacKey'), signingSecret: copyValue(res.body, 'secret-signingSecret') };
+    return {
+      webhookId,
+      apiKey: copyValue(res.body, 'secret-apiKey'),
+      hmacKey: copyValue(res.body, 'secret-hmacKey'),
+      signingSecret: copyValue(res.body, 'secret-signingSecret'),
+    };
   }
 
   it('registers a webhook and shows its three secrets once, with copy buttons and the shown-once notice', async () => {
@@ -201,13 +214,23 @@ describe('portal webhooks', () => {
     const form = await b.get(`/portal/webhooks/${webhookId}/edit`);
     expect(form.body).toMatch(/name="maxInFlight"[^>]*value="10"|value="10"[^>]*name="maxInFlight"/);
 
-    const refused = await b.post(`/portal/webhooks/${webhookId}/edit`, { url: 'https://limits.example/one', description: 'limits', maxInFlight: '101', rateLimit: 'fast' });
+    const refused = await b.post(`/portal/webhooks/${webhookId}/edit`, {
+      url: 'https://limits.example/one',
+      description: 'limits',
+      maxInFlight: '101',
+      rateLimit: 'fast',
+    });
     expect(refused.statusCode).toBe(400);
     expect(errorBeside(refused.body, 'f-maxInFlight')).not.toBe('');
     expect(errorBeside(refused.body, 'f-rateLimit')).not.toBe('');
     expect((await apiWebhook(ctx, webhookId)).webhook).toMatchObject({ maxInFlight: 10, rateLimit: null });
 
-    const saved = await b.post(`/portal/webhooks/${webhookId}/edit`, { url: 'https://limits.example/one', description: 'limits', maxInFlight: '4', rateLimit: '25' });
+    const saved = await b.post(`/portal/webhooks/${webhookId}/edit`, {
+      url: 'https://limits.example/one',
+      description: 'limits',
+      maxInFlight: '4',
+      rateLimit: '25',
+    });
     expect(saved.statusCode).toBe(303);
     expect((await apiWebhook(ctx, webhookId)).webhook).toMatchObject({ maxInFlight: 4, rateLimit: 25 });
     const page = textOf((await b.follow(saved)).body);
@@ -219,7 +242,7 @@ describe('portal webhooks', () => {
     expect((await apiWebhook(ctx, webhookId)).webhook).toMatchObject({ maxInFlight: 4, rateLimit: null });
   });
 
-  it('shows a failing webhook\'s health, and why the worker disabled it', async () => {
+  it("shows a failing webhook's health, and why the worker disabled it", async () => {
     const b = developer;
     const { webhookId } = await registerInPortal(b, { url: 'https://failing.example/hook', eventTypes: ['Capture'], description: 'failing' });
     expect(textOf((await b.get(`/portal/webhooks/${webhookId}`)).body)).toContain('Last delivered Never');
@@ -383,7 +406,7 @@ describe('portal webhooks', () => {
     expect(onlyDelivered.body).toContain(newId);
   });
 
-  it("refuses a test event of a type the webhook does not take, beside the field, and makes none", async () => {
+  it('refuses a test event of a type the webhook does not take, beside the field, and makes none', async () => {
     const b = owner.browser;
     const { webhookId } = await registerInPortal(b, { url: 'https://types.example/hook', eventTypes: ['Refund'] });
     const events = await count(ctx, 'SELECT count(*)::int AS n FROM webhook_events');
@@ -454,7 +477,15 @@ describe('portal webhooks', () => {
     const b = owner.browser;
     await b.get('/portal/webhooks');
     const w = `/portal/webhooks/${theirs.webhookId}`;
-    for (const path of [w, `${w}/edit`, `${w}/rotate`, `${w}/delete`, `${w}/deliveries`, `${w}/deliveries/${theirDelivery}`, `/portal/webhooks/${mine.webhookId}/deliveries/${theirDelivery}`]) {
+    for (const path of [
+      w,
+      `${w}/edit`,
+      `${w}/rotate`,
+      `${w}/delete`,
+      `${w}/deliveries`,
+      `${w}/deliveries/${theirDelivery}`,
+      `/portal/webhooks/${mine.webhookId}/deliveries/${theirDelivery}`,
+    ]) {
       expect((await b.get(path)).statusCode, path).toBe(404);
     }
     const before = { webhook: (await apiWebhook(ctx, theirs.webhookId, other.apiKey)).webhook, deliveries: await deliveriesOf(ctx, theirs.webhookId) };

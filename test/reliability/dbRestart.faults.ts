@@ -20,7 +20,10 @@ import { killAll, sleep, startServe, until, type BinProcess } from './processes.
 function pgctl(action: 'stop' | 'start'): string {
   const override = action === 'stop' ? process.env.FAULTS_PG_STOP : process.env.FAULTS_PG_START;
   if (override) return override;
-  const version = readdirSync('/etc/postgresql').sort((a, b) => Number(a) - Number(b)).pop() ?? '';
+  const version =
+    readdirSync('/etc/postgresql')
+      .sort((a, b) => Number(a) - Number(b))
+      .pop() ?? '';
   // pg_ctlcluster stops in fast mode by default: sessions are terminated, as in a crash or failover.
   return `pg_ctlcluster --skip-systemctl-redirect ${version} main ${action}`;
 }
@@ -110,11 +113,15 @@ describe.skipIf(TEST_DB !== 'postgres')('the database goes away under load and c
     execSync(pgctl('stop'), { stdio: 'pipe', timeout: 60_000 });
     // Down: §Status codes answers, and not ready.
     const seen: string[] = [];
-    const down = await until(async () => {
-      const r = await api(base, key, 'GET', '/api/v1/paymentlinks');
-      seen.push(`${r.status ?? r.error}`);
-      return r.status === 503 ? r : undefined;
-    }, 'a 503 while the database is down', 20_000).catch((err: unknown) => {
+    const down = await until(
+      async () => {
+        const r = await api(base, key, 'GET', '/api/v1/paymentlinks');
+        seen.push(`${r.status ?? r.error}`);
+        return r.status === 503 ? r : undefined;
+      },
+      'a 503 while the database is down',
+      20_000,
+    ).catch((err: unknown) => {
       throw new Error(`${String(err)}; answers seen: ${seen.join(' ')}\n${serve.output().slice(-3000)}`);
     });
     expect(down.headers['retry-after']).toBe('2');
@@ -134,15 +141,20 @@ describe.skipIf(TEST_DB !== 'postgres')('the database goes away under load and c
     execSync(pgctl('start'), { stdio: 'pipe', timeout: 60_000 });
     const back = Date.now();
     // Everything works again: ready, a read, a create, a payment page.
-    await until(async () => {
-      const checks = await Promise.all([
-        send(`${base}/readyz`),
-        api(base, key, 'GET', '/api/v1/paymentlinks'),
-        api(base, key, 'POST', '/api/v1/paymentlinks/create', payByLink(ctx, { description: 'after' })),
-        send(`${base}/pay/${payLink}`),
-      ]);
-      return checks.every((c) => c.status === 200);
-    }, 'the service to work again', 30_000, 50);
+    await until(
+      async () => {
+        const checks = await Promise.all([
+          send(`${base}/readyz`),
+          api(base, key, 'GET', '/api/v1/paymentlinks'),
+          api(base, key, 'POST', '/api/v1/paymentlinks/create', payByLink(ctx, { description: 'after' })),
+          send(`${base}/pay/${payLink}`),
+        ]);
+        return checks.every((c) => c.status === 200);
+      },
+      'the service to work again',
+      30_000,
+      50,
+    );
     const recoveryMs = Date.now() - back;
     const acknowledgedBefore = { links: links.size, events: events.size, payments: payments.size };
     await until(() => links.size > acknowledgedBefore.links + 10 && payments.size > acknowledgedBefore.payments + 2, 'load to flow again', 30_000);
@@ -151,10 +163,15 @@ describe.skipIf(TEST_DB !== 'postgres')('the database goes away under load and c
 
     // Nothing acknowledged is lost.
     const q = async <T extends Record<string, unknown>>(text: string, values: unknown[]): Promise<T[]> => (await ctx.tdb.db.pool.query<T>(text, values)).rows;
-    const storedLinks = await q<{ reference: string; description: string }>('SELECT reference, description FROM payment_links WHERE reference = ANY($1)', [[...links.values()]]);
+    const storedLinks = await q<{ reference: string; description: string }>('SELECT reference, description FROM payment_links WHERE reference = ANY($1)', [
+      [...links.values()],
+    ]);
     expect(storedLinks).toHaveLength(links.size);
     // An Idempotency-Key retried across the outage made one link, never two.
-    const dup = await q<{ description: string; n: number }>("SELECT description, count(*)::int AS n FROM payment_links WHERE description LIKE 'restart-%' GROUP BY description HAVING count(*) > 1", []);
+    const dup = await q<{ description: string; n: number }>(
+      "SELECT description, count(*)::int AS n FROM payment_links WHERE description LIKE 'restart-%' GROUP BY description HAVING count(*) > 1",
+      [],
+    );
     expect(dup).toEqual([]);
     const storedPayments = await q<{ payfac_reference: string }>('SELECT payfac_reference FROM payments WHERE payfac_reference = ANY($1)', [[...payments]]);
     expect(storedPayments).toHaveLength(payments.size);
@@ -162,10 +179,22 @@ describe.skipIf(TEST_DB !== 'postgres')('the database goes away under load and c
     const storedEvents = await q<{ payfac_reference: string }>('SELECT DISTINCT payfac_reference FROM webhook_events WHERE payfac_reference = ANY($1)', [all]);
     expect(storedEvents).toHaveLength(all.length);
     // Every delivery of the webhook ends Delivered, in-flight ones included, and reached the receiver.
-    await until(async () => (await q<{ n: number }>("SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1 AND state <> 'Delivered'", [webhook.webhookId]))[0]?.n === 0, 'every delivery Delivered', 120_000, 500);
-    const received = new Set(receiver.received.filter((r) => r.path === '/restart').map((r) => (JSON.parse(r.body) as { payfacReference: string }).payfacReference));
+    await until(
+      async () =>
+        (await q<{ n: number }>("SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1 AND state <> 'Delivered'", [webhook.webhookId]))[0]
+          ?.n === 0,
+      'every delivery Delivered',
+      120_000,
+      500,
+    );
+    const received = new Set(
+      receiver.received.filter((r) => r.path === '/restart').map((r) => (JSON.parse(r.body) as { payfacReference: string }).payfacReference),
+    );
     for (const p of all) expect(received.has(p), `event ${p} reached the receiver`).toBe(true);
-    const deliveries = await q<{ n: number; attempts: number }>('SELECT count(*)::int AS n, sum(attempt_count)::int AS attempts FROM webhook_deliveries WHERE webhook_id = $1', [webhook.webhookId]);
+    const deliveries = await q<{ n: number; attempts: number }>(
+      'SELECT count(*)::int AS n, sum(attempt_count)::int AS attempts FROM webhook_deliveries WHERE webhook_id = $1',
+      [webhook.webhookId],
+    );
     // Attempts sent before the database went away and recorded only after it came back.
     const inFlight = await q<{ n: number }>(
       'SELECT count(*)::int AS n FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.webhook_id = $1 AND a.sent_at < $2 AND d.updated_at >= $3',

@@ -12,7 +12,10 @@ export interface Result {
   error: string | null;
 }
 
-export async function send(url: string, opts: { method?: 'GET' | 'POST'; headers?: Record<string, string>; body?: string; timeoutMs?: number } = {}): Promise<Result> {
+export async function send(
+  url: string,
+  opts: { method?: 'GET' | 'POST'; headers?: Record<string, string>; body?: string; timeoutMs?: number } = {},
+): Promise<Result> {
   try {
     const res = await request(url, {
       method: opts.method ?? 'GET',
@@ -28,7 +31,14 @@ export async function send(url: string, opts: { method?: 'GET' | 'POST'; headers
   }
 }
 
-export async function api(baseUrl: string, apiKey: string, method: 'GET' | 'POST', path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Result> {
+export async function api(
+  baseUrl: string,
+  apiKey: string,
+  method: 'GET' | 'POST',
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<Result> {
   return send(`${baseUrl}${path}`, {
     method,
     headers: { 'x-api-key': apiKey, ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },

@@ -53,7 +53,12 @@ describe.skipIf(TEST_DB !== 'postgres')('SIGTERM under load loses no accepted re
       }
     };
     const load = Promise.all(Array.from({ length: CLIENTS }, (_, n) => client(n)));
-    await until(() => receiver.received.filter((r) => r.path === '/drain').length > answered.size + 3 && results.length > 200, 'requests and attempts in flight', 30_000, 20);
+    await until(
+      () => receiver.received.filter((r) => r.path === '/drain').length > answered.size + 3 && results.length > 200,
+      'requests and attempts in flight',
+      30_000,
+      20,
+    );
     const inFlightAttempts = receiver.received.filter((r) => r.path === '/drain').length - answered.size;
     signalled = true;
     const signalAt = Date.now();
@@ -67,7 +72,9 @@ describe.skipIf(TEST_DB !== 'postgres')('SIGTERM under load loses no accepted re
     expect(serve.output()).not.toMatch(/grace period over|stopped with attempts in flight/);
 
     const q = async <T extends Record<string, unknown>>(text: string, values: unknown[]): Promise<T[]> => (await ctx.tdb.db.pool.query<T>(text, values)).rows;
-    const stored = new Set((await q<{ description: string }>("SELECT description FROM payment_links WHERE description LIKE 'drain-%'", [])).map((r) => r.description));
+    const stored = new Set(
+      (await q<{ description: string }>("SELECT description FROM payment_links WHERE description LIKE 'drain-%'", [])).map((r) => r.description),
+    );
     const unanswered = results.filter((x) => stored.has(x.description) && x.r.status !== 200).map((x) => `${x.description}: ${x.r.status ?? x.r.error}`);
     expect(unanswered, 'a create that wrote was answered 200').toEqual([]);
     const lost = results.filter((x) => x.r.status === 200 && !stored.has(x.description)).map((x) => x.description);
@@ -78,7 +85,14 @@ describe.skipIf(TEST_DB !== 'postgres')('SIGTERM under load loses no accepted re
 
     // Every attempt the receiver answered is recorded with its correlation id.
     await sleep(200);
-    const recorded = new Set((await q<{ correlation_id: string }>('SELECT a.correlation_id FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.webhook_id = $1', [webhook.webhookId])).map((r) => r.correlation_id));
+    const recorded = new Set(
+      (
+        await q<{ correlation_id: string }>(
+          'SELECT a.correlation_id FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.webhook_id = $1',
+          [webhook.webhookId],
+        )
+      ).map((r) => r.correlation_id),
+    );
     const missing = [...answered].filter((c) => !recorded.has(c));
     expect(missing, 'every answered attempt is recorded').toEqual([]);
     const answeredAfterSignal = results.filter((x) => x.afterSignal && x.r.status === 200).length;

@@ -27,7 +27,21 @@ describe.skipIf(TEST_DB !== 'postgres')('a dead worker’s deliveries are taken 
 
   async function event(payfacReference: string): Promise<void> {
     await withTransaction(ctx.tdb.db, async (tx) => {
-      await enqueueEvent(tx, { clock: systemClock, sealer: ctx.sealer }, { merchantId: ctx.merchant.merchantId, eventType: 'Capture', checkoutReference: null, payfacReference, merchantReference: 'm', amount: 100, currency: 'EUR', reason: null, success: true });
+      await enqueueEvent(
+        tx,
+        { clock: systemClock, sealer: ctx.sealer },
+        {
+          merchantId: ctx.merchant.merchantId,
+          eventType: 'Capture',
+          checkoutReference: null,
+          payfacReference,
+          merchantReference: 'm',
+          amount: 100,
+          currency: 'EUR',
+          reason: null,
+          success: true,
+        },
+      );
     });
   }
   const sent = (path: string): number => receiver.received.filter((r) => r.path === path).length;
@@ -71,7 +85,10 @@ describe.skipIf(TEST_DB !== 'postgres')('a dead worker’s deliveries are taken 
     await until(() => sent('/long') === 1, 'the attempt arrives', 30_000, 20);
     await sleep(16_000);
     expect(sent('/long')).toBe(1);
-    const { rows } = await ctx.tdb.db.pool.query<{ state: string; attempt_count: number }>('SELECT state, attempt_count FROM webhook_deliveries WHERE webhook_id = $1', [webhookId]);
+    const { rows } = await ctx.tdb.db.pool.query<{ state: string; attempt_count: number }>(
+      'SELECT state, attempt_count FROM webhook_deliveries WHERE webhook_id = $1',
+      [webhookId],
+    );
     expect(rows).toEqual([{ state: 'Delivered', attempt_count: 1 }]);
     for (const w of workers) await w.kill('SIGTERM');
   });

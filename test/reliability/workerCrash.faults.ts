@@ -45,7 +45,21 @@ describe.skipIf(TEST_DB !== 'postgres')('delivery survives kill -9 of its worker
         const from = produced;
         await withTransaction(ctx.tdb.db, async (tx) => {
           for (let i = from; i < from + n; i++) {
-            await enqueueEvent(tx, { clock: systemClock, sealer: ctx.sealer }, { merchantId: ctx.merchant.merchantId, eventType: 'Capture', checkoutReference: null, payfacReference: `crash-${i}`, merchantReference: `m-${i}`, amount: 100 + i, currency: 'EUR', reason: null, success: true });
+            await enqueueEvent(
+              tx,
+              { clock: systemClock, sealer: ctx.sealer },
+              {
+                merchantId: ctx.merchant.merchantId,
+                eventType: 'Capture',
+                checkoutReference: null,
+                payfacReference: `crash-${i}`,
+                merchantReference: `m-${i}`,
+                amount: 100 + i,
+                currency: 'EUR',
+                reason: null,
+                success: true,
+              },
+            );
           }
         });
         produced += n;
@@ -59,7 +73,9 @@ describe.skipIf(TEST_DB !== 'postgres')('delivery survives kill -9 of its worker
       await sleep(300 + Math.floor(Math.random() * 1_500));
       const i = Math.floor(Math.random() * workers.length);
       const victim = workers[i] as BinProcess;
-      const { rows } = await ctx.tdb.db.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM webhook_deliveries WHERE state = 'Pending' AND claim_token IS NOT NULL");
+      const { rows } = await ctx.tdb.db.pool.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM webhook_deliveries WHERE state = 'Pending' AND claim_token IS NOT NULL",
+      );
       await victim.kill('SIGKILL');
       kills.push(`${victim.name} after ${produced} events produced, ${rows[0]?.n ?? 0} deliveries claimed`);
       workers[i] = await startWorker(`${victim.name}'`, env);
@@ -70,21 +86,30 @@ describe.skipIf(TEST_DB !== 'postgres')('delivery survives kill -9 of its worker
     // Everything ends Delivered: the dead workers' claims come back after their leases (3 s).
     await until(
       async () => {
-        const { rows } = await ctx.tdb.db.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1 AND state <> 'Delivered'", [webhookId]);
+        const { rows } = await ctx.tdb.db.pool.query<{ n: number }>(
+          "SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1 AND state <> 'Delivered'",
+          [webhookId],
+        );
         return rows[0]?.n === 0;
       },
       'every delivery Delivered',
       300_000,
       500,
     );
-    const { rows: states } = await ctx.tdb.db.pool.query<{ state: string; n: number }>('SELECT state, count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1 GROUP BY state', [webhookId]);
+    const { rows: states } = await ctx.tdb.db.pool.query<{ state: string; n: number }>(
+      'SELECT state, count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1 GROUP BY state',
+      [webhookId],
+    );
     expect(states).toEqual([{ state: 'Delivered', n: EVENTS }]);
 
     const got = receiver.received.filter((r) => r.path === '/crash').map((r) => (JSON.parse(r.body) as { payfacReference: string }).payfacReference);
     const unique = new Set(got);
     for (let i = 0; i < EVENTS; i++) expect(unique.has(`crash-${i}`), `crash-${i} was delivered`).toBe(true);
     const duplicates = got.length - unique.size;
-    const { rows: attempts } = await ctx.tdb.db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.webhook_id = $1', [webhookId]);
+    const { rows: attempts } = await ctx.tdb.db.pool.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.webhook_id = $1',
+      [webhookId],
+    );
     console.log(
       `worker crash: ${EVENTS} events, ${kills.length} SIGKILLs (${kills.join('; ')}); ${got.length} requests received, ` +
         `${unique.size} distinct events, ${duplicates} duplicates; ${attempts[0]?.n} attempts recorded`,

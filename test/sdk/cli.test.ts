@@ -110,7 +110,18 @@ describe('paylinks links, webhooks, deliveries and trigger', { timeout: 120_000 
     expect(whList).toMatch(new RegExp(`^${wh.webhookId as string}\\s+true\\s+Authorization,Refund\\s+\\S+\\s+https://127.0.0.1:9/hooks$`, 'm'));
     expect(((await json('webhooks', 'list')).data as unknown[]).length).toBe(2);
 
-    const ev = await json('trigger', 'Authorization', '--amount', '48900', '--currency', 'ISK', '--merchant-reference', 'order-1', '--data', 'cardSummary=4242');
+    const ev = await json(
+      'trigger',
+      'Authorization',
+      '--amount',
+      '48900',
+      '--currency',
+      'ISK',
+      '--merchant-reference',
+      'order-1',
+      '--data',
+      'cardSummary=4242',
+    );
     expect(ev.payfacReference).toEqual(expect.any(String));
     const ds = await json('deliveries', 'list', '--payfac-reference', ev.payfacReference as string, '--webhook', wh.webhookId as string);
     expect(ds.totalCount).toBe(1);
@@ -122,7 +133,11 @@ describe('paylinks links, webhooks, deliveries and trigger', { timeout: 120_000 
     expect(table.trim().split('\n').at(-1)).toBe('2 shown of 2'); // both webhooks take Authorization
 
     const one = await json('deliveries', 'get', deliveryId);
-    expect(JSON.parse((one.delivery as { body: string }).body)).toMatchObject({ merchantReference: 'order-1', amount: '48900', additionalData: { eventType: 'Authorization', cardSummary: '4242' } });
+    expect(JSON.parse((one.delivery as { body: string }).body)).toMatchObject({
+      merchantReference: 'order-1',
+      amount: '48900',
+      additionalData: { eventType: 'Authorization', cardSummary: '4242' },
+    });
     expect(await paylinks(['deliveries', 'get', deliveryId, ...flags])).toMatch(/state\s+Pending/);
 
     const re = await json('deliveries', 'redeliver', deliveryId);
@@ -142,10 +157,13 @@ describe('paylinks links, webhooks, deliveries and trigger', { timeout: 120_000 
     try {
       const wh = await json('webhook', 'register', '--url', url, '--event-types', 'Capture');
       const id = wh.webhookId as string;
-      expect(((await json('webhook', 'get', id)).webhook as { url: string; kind: string })).toMatchObject({ url, kind: 'url' });
+      expect((await json('webhook', 'get', id)).webhook as { url: string; kind: string }).toMatchObject({ url, kind: 'url' });
       expect(await paylinks(['webhook', 'get', id, ...flags])).toMatch(/eventTypes\s+Capture/);
 
-      const updated = (await json('webhook', 'update', id, '--description', 'shop hook', '--event-types', 'all')).webhook as { description: string; eventTypes: string[] };
+      const updated = (await json('webhook', 'update', id, '--description', 'shop hook', '--event-types', 'all')).webhook as {
+        description: string;
+        eventTypes: string[];
+      };
       expect(updated).toMatchObject({ description: 'shop hook', eventTypes: [] });
       expect((await json('webhook', 'update', id, '--max-in-flight', '3', '--rate-limit', '40')).webhook).toMatchObject({ maxInFlight: 3, rateLimit: 40 });
       expect((await json('webhook', 'update', id, '--rate-limit', 'none')).webhook).toMatchObject({ maxInFlight: 3, rateLimit: null });
@@ -164,7 +182,9 @@ describe('paylinks links, webhooks, deliveries and trigger', { timeout: 120_000 
       expect(shown).toMatch(/^ATTEMPT\s+SENT\s+STATUS\s+MS\s+ERROR\s+CORRELATION ID\s+ANSWER$/m);
       expect(shown, shown).toMatch(/^1\s+\S+\s+500\s+\d+\s+status\s+[0-9a-f-]{36}\s+not today$/m);
       expect(shown).not.toContain('body  ');
-      expect(await paylinks(['delivery', 'show', deliveryId, '--body', ...flags])).toContain(`body  {"checkoutReference":null,"payfacReference":"${ev.payfacReference as string}"`);
+      expect(await paylinks(['delivery', 'show', deliveryId, '--body', ...flags])).toContain(
+        `body  {"checkoutReference":null,"payfacReference":"${ev.payfacReference as string}"`,
+      );
 
       // Its next attempt is a minute away on the service's clock; advance makes it due now.
       const advanced = await json('delivery', 'advance', deliveryId);
@@ -199,7 +219,8 @@ describe('paylinks links, webhooks, deliveries and trigger', { timeout: 120_000 
         if (sub.description().trim() === '') missing.push(name);
         const texts = [sub.description(), ...sub.options.map((o) => o.description)];
         if (texts.some((t) => /\bD\d{1,2}\b|issue \d|interface\.md/.test(t))) labelled.push(name);
-        if (sub.commands.length === 0 && !['serve', 'worker', 'migrate'].includes(sub.name()) && !sub.options.some((o) => o.long === '--json')) noJson.push(name);
+        if (sub.commands.length === 0 && !['serve', 'worker', 'migrate'].includes(sub.name()) && !sub.options.some((o) => o.long === '--json'))
+          noJson.push(name);
         walk(sub, [...path, sub.name()]);
       }
     };

@@ -47,7 +47,14 @@ describe('@paylinks/sdk against the live service', () => {
       expect(created.responseIdentifier).toMatch(UUID);
 
       const got = await sdk.paymentLinks.get(created.paymentLinkReference);
-      expect(got.paymentLink).toMatchObject({ paymentLinkReference: created.paymentLinkReference, amount: 48900, currency: 'ISK', status: 'Active', type: 'PayByLink', salesCount: 0 });
+      expect(got.paymentLink).toMatchObject({
+        paymentLinkReference: created.paymentLinkReference,
+        amount: 48900,
+        currency: 'ISK',
+        status: 'Active',
+        type: 'PayByLink',
+        salesCount: 0,
+      });
 
       const updated = await sdk.paymentLinks.update({ paymentLinkReference: created.paymentLinkReference, description: 'Kaffi og kleina', maxSalesCount: 3 });
       expect(updated.responseIdentifier).toMatch(UUID);
@@ -68,8 +75,19 @@ describe('@paylinks/sdk against the live service', () => {
     });
 
     it('creates a TokenizeByLink', async () => {
-      const r = await sdk.paymentLinks.create({ type: 'TokenizeByLink', terminalIdentifier: live.ctx.merchant.terminalIdentifier, amount: 0, currency: 'ISK', items: [], recurringProcessingModel: 'CardOnFile' });
-      expect((await sdk.paymentLinks.get(r.paymentLinkReference)).paymentLink).toMatchObject({ type: 'TokenizeByLink', amount: 0, recurringProcessingModel: 'CardOnFile' });
+      const r = await sdk.paymentLinks.create({
+        type: 'TokenizeByLink',
+        terminalIdentifier: live.ctx.merchant.terminalIdentifier,
+        amount: 0,
+        currency: 'ISK',
+        items: [],
+        recurringProcessingModel: 'CardOnFile',
+      });
+      expect((await sdk.paymentLinks.get(r.paymentLinkReference)).paymentLink).toMatchObject({
+        type: 'TokenizeByLink',
+        amount: 0,
+        recurringProcessingModel: 'CardOnFile',
+      });
     });
 
     it('sends an Idempotency-Key on each create: a repeated key gets the first response, another body 409 (§Idempotent creates)', async () => {
@@ -144,7 +162,10 @@ describe('@paylinks/sdk against the live service', () => {
         returnUrl: 'https://shop.example/return?order=7',
         reference: 'order-7',
         terminalIdentifier: live.ctx.merchant.terminalIdentifier,
-        items: [{ name: 'Peysa', amount: 139900 }, { name: 'Afsláttur', amount: -10000 }],
+        items: [
+          { name: 'Peysa', amount: 139900 },
+          { name: 'Afsláttur', amount: -10000 },
+        ],
         shopperContact: { email: 'shopper@example.com' },
       });
       expect(s.url).toBe(`${live.ctx.config.publicBaseUrl}/checkout/${s.checkoutReference}`);
@@ -154,7 +175,13 @@ describe('@paylinks/sdk against the live service', () => {
     });
 
     it('repeats a create under the same Idempotency-Key', async () => {
-      const body = { amount: 500, currency: 'EUR', returnUrl: 'https://shop.example/r', reference: 'order-8', terminalIdentifier: live.ctx.merchant.terminalIdentifier };
+      const body = {
+        amount: 500,
+        currency: 'EUR',
+        returnUrl: 'https://shop.example/r',
+        reference: 'order-8',
+        terminalIdentifier: live.ctx.merchant.terminalIdentifier,
+      };
       const a = await sdk.hostedCheckout.create(body, { idempotencyKey: 'checkout-8' });
       const b = await sdk.hostedCheckout.create(body, { idempotencyKey: 'checkout-8' });
       expect(b.checkoutReference).toBe(a.checkoutReference);
@@ -173,7 +200,13 @@ describe('@paylinks/sdk against the live service', () => {
       expect(list.data[0]).not.toHaveProperty('hmacKey');
 
       const got = await sdk.webhooks.get(wh.webhookId);
-      expect(got.webhook).toMatchObject({ webhookId: wh.webhookId, url: 'https://127.0.0.1:9/hooks', eventTypes: ['Authorization'], description: 'shop', enabled: true });
+      expect(got.webhook).toMatchObject({
+        webhookId: wh.webhookId,
+        url: 'https://127.0.0.1:9/hooks',
+        eventTypes: ['Authorization'],
+        description: 'shop',
+        enabled: true,
+      });
 
       const up = await sdk.webhooks.update(wh.webhookId, { enabled: false, eventTypes: [] });
       expect(up.webhook).toMatchObject({ enabled: false, eventTypes: [] });
@@ -190,16 +223,34 @@ describe('@paylinks/sdk against the live service', () => {
     it('triggers a sandbox event, traces its delivery, advances it and redelivers it', async () => {
       // No delivery worker runs here: the delivery stays Pending, which is what the trace shows.
       const wh = await sdk.webhooks.register({ url: 'https://127.0.0.1:9/trace' });
-      const ev = await sdk.sandbox.trigger({ eventType: 'Authorization', amount: 48900, currency: 'ISK', merchantReference: 'order-9', additionalData: { cardSummary: '4242' } });
+      const ev = await sdk.sandbox.trigger({
+        eventType: 'Authorization',
+        amount: 48900,
+        currency: 'ISK',
+        merchantReference: 'order-9',
+        additionalData: { cardSummary: '4242' },
+      });
       expect(ev.eventId).toEqual(expect.any(String));
 
       const list = await sdk.deliveries.list({ payfacReference: ev.payfacReference, webhookId: wh.webhookId });
       expect(list.totalCount).toBe(1);
       const d = list.data[0];
-      expect(d).toMatchObject({ webhookId: wh.webhookId, eventId: ev.eventId, eventType: 'Authorization', payfacReference: ev.payfacReference, state: 'Pending', attemptCount: 0 });
+      expect(d).toMatchObject({
+        webhookId: wh.webhookId,
+        eventId: ev.eventId,
+        eventType: 'Authorization',
+        payfacReference: ev.payfacReference,
+        state: 'Pending',
+        attemptCount: 0,
+      });
 
       const full = await sdk.deliveries.get(d?.deliveryId ?? '');
-      expect(JSON.parse(full.delivery.body)).toMatchObject({ payfacReference: ev.payfacReference, merchantReference: 'order-9', amount: '48900', success: 'true' });
+      expect(JSON.parse(full.delivery.body)).toMatchObject({
+        payfacReference: ev.payfacReference,
+        merchantReference: 'order-9',
+        amount: '48900',
+        success: 'true',
+      });
       expect(full.delivery.attempts).toEqual([]);
 
       expect((await sdk.deliveries.list({ state: 'Delivered', webhookId: wh.webhookId })).totalCount).toBe(0);

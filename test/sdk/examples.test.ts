@@ -82,7 +82,13 @@ describe.each(Object.keys(receivers))('the %s example receiver', (name) => {
   }
 
   it('verifies a signed delivery, hands the event over once and answers 200', async () => {
-    const ev = await sdk.sandbox.trigger({ eventType: 'Authorization', amount: 48900, currency: 'ISK', merchantReference: 'Pöntun-1', additionalData: { cardSummary: '4242' } });
+    const ev = await sdk.sandbox.trigger({
+      eventType: 'Authorization',
+      amount: 48900,
+      currency: 'ISK',
+      merchantReference: 'Pöntun-1',
+      additionalData: { cardSummary: '4242' },
+    });
     await worker.settled();
     const got = await eventually(() => receiver.events.find((e) => e.payfacReference === ev.payfacReference), 'the event at the receiver');
     expect(got).toMatchObject({ checkoutReference: null, merchantReference: 'Pöntun-1', amount: '48900', currency: 'ISK', reason: null, success: 'true' });

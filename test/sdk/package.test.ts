@@ -87,7 +87,11 @@ describe.skipIf(TEST_DB !== 'pglite')('@paylinks/sdk as an npm package, installe
     }
     // Plain JavaScript, both ways, gets the same client.
     const cjs = await run(process.execPath, ['-e', "const s = require('@paylinks/sdk'); console.log(typeof s.Paylinks, s.SDK_VERSION)"], { cwd: app });
-    const esm = await run(process.execPath, ['--input-type=module', '-e', "import { Paylinks, SDK_VERSION } from '@paylinks/sdk'; console.log(typeof Paylinks, SDK_VERSION)"], { cwd: app });
+    const esm = await run(
+      process.execPath,
+      ['--input-type=module', '-e', "import { Paylinks, SDK_VERSION } from '@paylinks/sdk'; console.log(typeof Paylinks, SDK_VERSION)"],
+      { cwd: app },
+    );
     expect(cjs.stdout.trim()).toBe('function 0.1.0');
     expect(esm.stdout.trim()).toBe('function 0.1.0');
   });
@@ -97,8 +101,17 @@ describe.skipIf(TEST_DB !== 'pglite')('@paylinks/sdk as an npm package, installe
     await writeFile(join(app, 'cjs.cts'), CJS_CONSUMER);
     const tsconfig = {
       compilerOptions: {
-        target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', lib: ['ES2023'], strict: true, noUncheckedIndexedAccess: true,
-        exactOptionalPropertyTypes: true, skipLibCheck: false, typeRoots: [TYPES], types: ['node'], outDir: 'out',
+        target: 'ES2022',
+        module: 'NodeNext',
+        moduleResolution: 'NodeNext',
+        lib: ['ES2023'],
+        strict: true,
+        noUncheckedIndexedAccess: true,
+        exactOptionalPropertyTypes: true,
+        skipLibCheck: false,
+        typeRoots: [TYPES],
+        types: ['node'],
+        outDir: 'out',
       },
       files: ['esm.mts', 'cjs.cts'],
     };
@@ -109,15 +122,25 @@ describe.skipIf(TEST_DB !== 'pglite')('@paylinks/sdk as an npm package, installe
     expect(await readFile(join(app, 'out/cjs.cjs'), 'utf8')).toMatch(/require\("@paylinks\/sdk"\)/);
 
     const esm = await run(process.execPath, ['out/esm.mjs'], { cwd: app, env: env() });
-    expect(JSON.parse(esm.stdout.trim().split('\n').at(-1) ?? '{}')).toMatchObject({ status: 'Active', listed: true, notFound: 'NOT_FOUND', invalidFields: ['amount'] });
+    expect(JSON.parse(esm.stdout.trim().split('\n').at(-1) ?? '{}')).toMatchObject({
+      status: 'Active',
+      listed: true,
+      notFound: 'NOT_FOUND',
+      invalidFields: ['amount'],
+    });
     const cjs = await run(process.execPath, ['out/cjs.cjs'], { cwd: app, env: env() });
     expect(JSON.parse(cjs.stdout.trim())).toEqual({ module: 'object', total: 'number', notFound: 'NOT_FOUND', verified: '1234' });
   });
 
   it('reports a type error in a consumer (the check above can fail)', async () => {
     await writeFile(join(app, 'bad.cts'), BAD_CONSUMER);
-    const tsconfig = { compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, typeRoots: [TYPES], types: ['node'], noEmit: true }, files: ['bad.cts'] };
+    const tsconfig = {
+      compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, typeRoots: [TYPES], types: ['node'], noEmit: true },
+      files: ['bad.cts'],
+    };
     await writeFile(join(app, 'tsconfig.bad.json'), JSON.stringify(tsconfig));
-    await expect(run(process.execPath, [TSC, '-p', 'tsconfig.bad.json'], { cwd: app })).rejects.toMatchObject({ stdout: expect.stringMatching(/bad\.cts\(2,\d+\): error TS2322: Type 'number' is not assignable to type 'string'/) });
+    await expect(run(process.execPath, [TSC, '-p', 'tsconfig.bad.json'], { cwd: app })).rejects.toMatchObject({
+      stdout: expect.stringMatching(/bad\.cts\(2,\d+\): error TS2322: Type 'number' is not assignable to type 'string'/),
+    });
   });
 });

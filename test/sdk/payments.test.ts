@@ -46,10 +46,18 @@ describe('§Modifications and saved cards through @paylinks/sdk', () => {
     expect(cap.payfacReference).not.toBe(p.payfacReference);
     await processor.settled();
     expect(await eventTypes(cap.payfacReference)).toEqual(['Capture']);
-    const capBody = JSON.parse((await sdk.deliveries.get((await sdk.deliveries.list({ payfacReference: cap.payfacReference })).data[0]?.deliveryId ?? '')).delivery.body) as { additionalData: Record<string, string> };
+    const capBody = JSON.parse(
+      (await sdk.deliveries.get((await sdk.deliveries.list({ payfacReference: cap.payfacReference })).data[0]?.deliveryId ?? '')).delivery.body,
+    ) as { additionalData: Record<string, string> };
     expect(capBody.additionalData).toMatchObject({ eventType: 'Capture', originalPayfacReference: p.payfacReference });
 
-    const ref = await sdk.modifications.refund({ reference: 'order-17', payfacReference: p.payfacReference, amount: 2500, currency: 'EUR', refundReason: 'CUSTOMER REQUEST' });
+    const ref = await sdk.modifications.refund({
+      reference: 'order-17',
+      payfacReference: p.payfacReference,
+      amount: 2500,
+      currency: 'EUR',
+      refundReason: 'CUSTOMER REQUEST',
+    });
     expect(ref.status).toBe('Received');
     await processor.settled();
     expect(await eventTypes(ref.payfacReference)).toEqual(['Refund']);
@@ -70,7 +78,9 @@ describe('§Modifications and saved cards through @paylinks/sdk', () => {
     const over = await rejection(sdk.modifications.capture({ reference: 'order-17', payfacReference: p.payfacReference, amount: 999_999, currency: 'EUR' }));
     expect(over).toBeInstanceOf(PaylinksValidationError);
     expect(Object.keys((over as PaylinksValidationError).fieldErrors)).toEqual(['amount']);
-    expect(await rejection(sdk.modifications.refund({ reference: 'o', payfacReference: '0000000000000000', amount: 1, currency: 'EUR' }))).toBeInstanceOf(PaylinksNotFoundError);
+    expect(await rejection(sdk.modifications.refund({ reference: 'o', payfacReference: '0000000000000000', amount: 1, currency: 'EUR' }))).toBeInstanceOf(
+      PaylinksNotFoundError,
+    );
   });
 
   it('charges a saved token once per Idempotency-Key, disables it, and refuses it afterwards', async () => {

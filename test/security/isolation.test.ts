@@ -32,7 +32,14 @@ describe("tenant isolation on every route (§Authentication, §Webhooks; generat
     await revokeKey(ctx.tdb.db, revoked.keyId);
     // Merchant a's own key with TokenizeLinks only: every route that does not take it must answer 403.
     const narrow = await createKey(ctx.tdb.db, { merchantId: ctx.merchant.merchantId }, ['TokenizeLinks']);
-    keys = { none: null, unknown: `pk_${'x'.repeat(43)}`, revoked: revoked.apiKey, lacksCapability: narrow.apiKey, stranger: world.b.apiKey, partner: world.partner.apiKey };
+    keys = {
+      none: null,
+      unknown: `pk_${'x'.repeat(43)}`,
+      revoked: revoked.apiKey,
+      lacksCapability: narrow.apiKey,
+      stranger: world.b.apiKey,
+      partner: world.partner.apiKey,
+    };
     bodies = validBodies(world);
     await installWriteCounter(ctx.tdb.db);
   });
@@ -44,7 +51,17 @@ describe("tenant isolation on every route (§Authentication, §Webhooks; generat
   function secretsOf(caller: Caller): string[] {
     const a = world.a;
     if (caller === 'partner') return [a.webhookId, a.deliveryId, a.checkoutReference, a.tokenizeLinkReference];
-    return [a.linkReference, a.tokenizeLinkReference, a.checkoutReference, a.paidCheckoutReference, a.payfacReference, a.tokenValue, a.webhookId, a.deliveryId, ctx.merchant.merchantId];
+    return [
+      a.linkReference,
+      a.tokenizeLinkReference,
+      a.checkoutReference,
+      a.paidCheckoutReference,
+      a.payfacReference,
+      a.tokenValue,
+      a.webhookId,
+      a.deliveryId,
+      ctx.merchant.merchantId,
+    ];
   }
 
   function pathFor(route: RouteEntry): string {
@@ -86,11 +103,15 @@ describe("tenant isolation on every route (§Authentication, §Webhooks; generat
         row.push(`${r.status}`);
         const where = `${route.method} ${route.url} as ${caller}: ${r.status} ${JSON.stringify(r.body).slice(0, 300)}`;
         const ok =
-          want === 'unauthenticated' ? r.status === 401 && r.body.code === 'UNAUTHENTICATED' && wrote === 0
-          : want === 'forbidden' ? r.status === 403 && r.body.code === 'FORBIDDEN' && wrote === 0
-          : r.status === 404 ? r.body.code === 'NOT_FOUND' && wrote === 0
-          : r.status === 400 ? (r.body.code === 'TERMINAL_NOT_FOUND' || r.body.code === 'VALIDATION_FAILED') && wrote === 0
-          : r.status === 200;
+          want === 'unauthenticated'
+            ? r.status === 401 && r.body.code === 'UNAUTHENTICATED' && wrote === 0
+            : want === 'forbidden'
+              ? r.status === 403 && r.body.code === 'FORBIDDEN' && wrote === 0
+              : r.status === 404
+                ? r.body.code === 'NOT_FOUND' && wrote === 0
+                : r.status === 400
+                  ? (r.body.code === 'TERMINAL_NOT_FOUND' || r.body.code === 'VALIDATION_FAILED') && wrote === 0
+                  : r.status === 200;
         if (!ok) failures.push(`${where} (wrote ${wrote} rows; expected ${want})`);
         if (want === 'isolated') {
           const text = r.res.body;
@@ -102,7 +123,9 @@ describe("tenant isolation on every route (§Authentication, §Webhooks; generat
       }
       table.push(`${`${route.method} ${route.url}`.padEnd(52)} ${row.map((c) => c.padStart(4)).join(' ')}`);
     }
-    console.log(`tenant isolation (${routes.length} API routes × ${CALLERS.length} callers)\n${''.padEnd(52)} ${CALLERS.map((c) => c.slice(0, 4).padStart(4)).join(' ')}\n${table.join('\n')}`);
+    console.log(
+      `tenant isolation (${routes.length} API routes × ${CALLERS.length} callers)\n${''.padEnd(52)} ${CALLERS.map((c) => c.slice(0, 4).padStart(4)).join(' ')}\n${table.join('\n')}`,
+    );
     expect(failures).toEqual([]);
 
     // a's objects are as they were: a still reads them all.

@@ -52,10 +52,18 @@ describe('limits and headers (§Hardening)', () => {
 
   it('answers a body over 1 MiB with 413 in §Errors form, on the API and on a page', async () => {
     const big = JSON.stringify({ description: 'x'.repeat(1024 * 1024 + 10) });
-    const api = await fetch(`http://127.0.0.1:${port}/api/v1/paymentlinks/create`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': ctx.merchant.apiKey }, body: big });
+    const api = await fetch(`http://127.0.0.1:${port}/api/v1/paymentlinks/create`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': ctx.merchant.apiKey },
+      body: big,
+    });
     expect(api.status).toBe(413);
     expect(await api.json()).toMatchObject({ code: 'PAYLOAD_TOO_LARGE' });
-    const page = await fetch(`http://127.0.0.1:${port}/pay/pl_x`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `a=${'x'.repeat(20_000)}` });
+    const page = await fetch(`http://127.0.0.1:${port}/pay/pl_x`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: `a=${'x'.repeat(20_000)}`,
+    });
     expect(page.status).toBe(413);
   });
 

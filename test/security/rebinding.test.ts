@@ -27,7 +27,12 @@ describe('§Webhooks address rules with a DNS answer that changes after registra
   let merchant: CreatedMerchant;
   let receiver: Receiver;
   const clock = new ManualClock(new Date());
-  const config = parseConfig({ PAYLINKS_ENV: 'production', PAYLINKS_SECRET_KEY: 'cd'.repeat(32), PUBLIC_BASE_URL: 'https://pay.example.com', LOG_LEVEL: 'info' });
+  const config = parseConfig({
+    PAYLINKS_ENV: 'production',
+    PAYLINKS_SECRET_KEY: 'cd'.repeat(32),
+    PUBLIC_BASE_URL: 'https://pay.example.com',
+    LOG_LEVEL: 'info',
+  });
   const sealer = createSealer(config.secretKey);
   const answers = new Map<string, string[]>();
   const resolver = async (host: string): Promise<string[]> => {
@@ -52,7 +57,12 @@ describe('§Webhooks address rules with a DNS answer that changes after registra
   });
 
   const registerUrl = async (url: string) => {
-    const r = await app.inject({ method: 'POST', url: '/api/v1/webhooks', headers: { 'x-api-key': merchant.apiKey, 'content-type': 'application/json' }, payload: JSON.stringify({ url }) });
+    const r = await app.inject({
+      method: 'POST',
+      url: '/api/v1/webhooks',
+      headers: { 'x-api-key': merchant.apiKey, 'content-type': 'application/json' },
+      payload: JSON.stringify({ url }),
+    });
     return { status: r.statusCode, body: JSON.parse(r.body) as Record<string, unknown> };
   };
 
@@ -75,7 +85,21 @@ describe('§Webhooks address rules with a DNS answer that changes after registra
     // The attacker's DNS now answers with the address where the receiver listens.
     answers.set(host, ['127.0.0.1']);
     await withTransaction(tdb.db, (tx) =>
-      enqueueEvent(tx, { clock, sealer }, { merchantId: merchant.merchantId, eventType: 'Capture', checkoutReference: null, payfacReference: 'rebind-1', merchantReference: null, amount: 100, currency: 'EUR', reason: null, success: true }),
+      enqueueEvent(
+        tx,
+        { clock, sealer },
+        {
+          merchantId: merchant.merchantId,
+          eventType: 'Capture',
+          checkoutReference: null,
+          payfacReference: 'rebind-1',
+          merchantReference: null,
+          amount: 100,
+          currency: 'EUR',
+          reason: null,
+          success: true,
+        },
+      ),
     );
     const worker = new DeliveryWorker({
       db: tdb.db,

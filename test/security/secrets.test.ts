@@ -56,19 +56,26 @@ describe('secrets at rest and in logs (§Hardening)', () => {
     // The hash is what is there (§Authentication).
     const { rows } = await ctx.tdb.db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM api_keys WHERE key_hash = $1', [hashSecret(world.a.apiKey)]);
     expect(rows[0]?.n).toBe(1);
-    const { rows: sealed } = await ctx.tdb.db.pool.query<{ api_key_sealed: string; hmac_key_sealed: string }>('SELECT api_key_sealed, hmac_key_sealed FROM webhooks');
+    const { rows: sealed } = await ctx.tdb.db.pool.query<{ api_key_sealed: string; hmac_key_sealed: string }>(
+      'SELECT api_key_sealed, hmac_key_sealed FROM webhooks',
+    );
     for (const r of sealed) {
       expect(r.api_key_sealed).toMatch(/^v1:[0-9a-f]{8}:/);
       expect(r.hmac_key_sealed).toMatch(/^v1:[0-9a-f]{8}:/);
     }
-    const { rows: stored } = await ctx.tdb.db.pool.query<{ response_body: Record<string, unknown> }>("SELECT response_body FROM idempotency_keys WHERE idempotency_key = 'reg-1'");
+    const { rows: stored } = await ctx.tdb.db.pool.query<{ response_body: Record<string, unknown> }>(
+      "SELECT response_body FROM idempotency_keys WHERE idempotency_key = 'reg-1'",
+    );
     expect(Object.keys(stored[0]?.response_body ?? {})).toEqual(['sealed']);
   });
 
   it('deliveries are signed and authorised with the opened secrets (the seal is transparent)', async () => {
     const reg = await call(ctx, 'POST', '/api/v1/webhooks', { url: 'https://hooks.example.com/signed', eventTypes: ['Adjustment'] });
     const ev = await call(ctx, 'POST', '/api/v1/sandbox/events', { eventType: 'Adjustment', amount: 100, currency: 'EUR' });
-    const { rows } = await ctx.tdb.db.pool.query<{ body: string }>('SELECT body FROM webhook_deliveries WHERE webhook_id = $1 AND payfac_reference = $2', [reg.body.webhookId, ev.body.payfacReference]);
+    const { rows } = await ctx.tdb.db.pool.query<{ body: string }>('SELECT body FROM webhook_deliveries WHERE webhook_id = $1 AND payfac_reference = $2', [
+      reg.body.webhookId,
+      ev.body.payfacReference,
+    ]);
     const body = JSON.parse(rows[0]?.body ?? '{}') as Record<string, string>;
     const { hmacSignature } = await import('../../src/webhooks/delivery/sign.js');
     expect(body.hmacSignature).toBe(hmacSignature(reg.body.hmacKey as string, body as never));
@@ -81,7 +88,18 @@ describe('secrets at rest and in logs (§Hardening)', () => {
     // Secrets sent where they do not belong: unknown fields, wrong headers, bad keys.
     keep(await call(ctx, 'POST', '/api/v1/paymentlinks/create', { apiKey: world.a.apiKey, hmacKey: secrets[3], cardNumber: CARD, cvc: CVC }));
     keep(await call(ctx, 'GET', '/api/v1/paymentlinks', undefined, { apiKey: `${world.a.apiKey}x` }));
-    keep(await call(ctx, 'POST', '/api/v1/payment', { terminalIdentifier: world.a.terminalIdentifier, amount: 1, currency: 'EUR', reference: 'r', returnUrl: 'https://x.example', channel: 'Web', tokenDetails: { tokenValue: CARD, recurringProcessingModel: 'CardOnFile' }, cvc: CVC }));
+    keep(
+      await call(ctx, 'POST', '/api/v1/payment', {
+        terminalIdentifier: world.a.terminalIdentifier,
+        amount: 1,
+        currency: 'EUR',
+        reference: 'r',
+        returnUrl: 'https://x.example',
+        channel: 'Web',
+        tokenDetails: { tokenValue: CARD, recurringProcessingModel: 'CardOnFile' },
+        cvc: CVC,
+      }),
+    );
     const revoked = await createKey(ctx.tdb.db, { merchantId: ctx.merchant.merchantId }, ['PaymentLinks']);
     await revokeKey(ctx.tdb.db, revoked.keyId);
     keep(await call(ctx, 'GET', '/api/v1/paymentlinks', undefined, { apiKey: revoked.apiKey }));

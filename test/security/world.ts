@@ -43,7 +43,9 @@ async function paid(ctx: TestContext, path: string): Promise<void> {
 }
 
 async function deliveryOf(ctx: TestContext, webhookId: string): Promise<string> {
-  const { rows } = await ctx.tdb.db.pool.query<{ id: string }>('SELECT id FROM webhook_deliveries WHERE webhook_id = $1 ORDER BY created_at LIMIT 1', [webhookId]);
+  const { rows } = await ctx.tdb.db.pool.query<{ id: string }>('SELECT id FROM webhook_deliveries WHERE webhook_id = $1 ORDER BY created_at LIMIT 1', [
+    webhookId,
+  ]);
   const id = rows[0]?.id;
   if (id === undefined) throw new Error(`no delivery for ${webhookId}`);
   return id;
@@ -54,19 +56,46 @@ export async function ownedBy(ctx: TestContext, m: CreatedMerchant): Promise<Own
   const key = m.apiKey;
   const t = m.terminalIdentifier;
   const webhookId = (await ok(ctx, 'POST', '/api/v1/webhooks', { url: 'https://hooks.example.com/paylinks', description: 'world' }, key)).webhookId as string;
-  const linkReference = (await ok(ctx, 'POST', '/api/v1/paymentlinks/create', {
-    type: 'PayByLink', terminalIdentifier: t, amount: 3000, currency: 'EUR',
-    items: [{ name: 'Mug', quantity: 1, unitPrice: 3000, amountWithoutDiscount: 3000, amount: 3000 }],
-  }, key)).paymentLinkReference as string;
-  const tokenizeLinkReference = (await ok(ctx, 'POST', '/api/v1/paymentlinks/create', {
-    type: 'TokenizeByLink', terminalIdentifier: t, amount: 0, currency: 'ISK', items: [], recurringProcessingModel: 'CardOnFile', culture: 'en',
-  }, key)).paymentLinkReference as string;
+  const linkReference = (
+    await ok(
+      ctx,
+      'POST',
+      '/api/v1/paymentlinks/create',
+      {
+        type: 'PayByLink',
+        terminalIdentifier: t,
+        amount: 3000,
+        currency: 'EUR',
+        items: [{ name: 'Mug', quantity: 1, unitPrice: 3000, amountWithoutDiscount: 3000, amount: 3000 }],
+      },
+      key,
+    )
+  ).paymentLinkReference as string;
+  const tokenizeLinkReference = (
+    await ok(
+      ctx,
+      'POST',
+      '/api/v1/paymentlinks/create',
+      {
+        type: 'TokenizeByLink',
+        terminalIdentifier: t,
+        amount: 0,
+        currency: 'ISK',
+        items: [],
+        recurringProcessingModel: 'CardOnFile',
+        culture: 'en',
+      },
+      key,
+    )
+  ).paymentLinkReference as string;
   const session = { amount: 12345, currency: 'EUR', returnUrl: 'https://shop.example/return', reference: 'order-17', terminalIdentifier: t, culture: 'en' };
   const checkoutReference = (await ok(ctx, 'POST', '/api/v1/hostedcheckout', session, key)).checkoutReference as string;
   const paidCheckoutReference = (await ok(ctx, 'POST', '/api/v1/hostedcheckout', session, key)).checkoutReference as string;
   await paid(ctx, `/checkout/${paidCheckoutReference}`);
   await paid(ctx, `/pay/${tokenizeLinkReference}`);
-  const { rows: pay } = await ctx.tdb.db.pool.query<{ payfac_reference: string }>('SELECT payfac_reference FROM payments WHERE checkout_reference = $1', [paidCheckoutReference]);
+  const { rows: pay } = await ctx.tdb.db.pool.query<{ payfac_reference: string }>('SELECT payfac_reference FROM payments WHERE checkout_reference = $1', [
+    paidCheckoutReference,
+  ]);
   const { rows: tok } = await ctx.tdb.db.pool.query<{ token: string }>(
     "SELECT message->'additionalData'->>'token' AS token FROM webhook_events WHERE event_type = 'Tokenization' AND message->>'merchantReference' = $1",
     [tokenizeLinkReference],

@@ -30,7 +30,12 @@ function recordingLoader(table: Map<string, number>, opts: { maxBatch?: number }
 
 describe('BatchLoader (docs/performance.md)', () => {
   it('answers the lookups of one turn with one load of the distinct keys, unknown keys as undefined', async () => {
-    const { loader, calls } = recordingLoader(new Map([['a', 1], ['b', 2]]));
+    const { loader, calls } = recordingLoader(
+      new Map([
+        ['a', 1],
+        ['b', 2],
+      ]),
+    );
     const got = await Promise.all([loader.get('a'), loader.get('b'), loader.get('a'), loader.get('zz')]);
     expect(got).toEqual([1, 2, 1, undefined]);
     expect(calls).toEqual([['a', 'b', 'zz']]);
@@ -116,7 +121,7 @@ describe('BatchWriter (docs/performance.md)', () => {
     expect(r.stored).toEqual(['a', 'b', 'c', 'd']);
   });
 
-  it("writes a failed batch again item by item: the bad item fails alone, the others are stored", async () => {
+  it('writes a failed batch again item by item: the bad item fails alone, the others are stored', async () => {
     const r = recordingWriter();
     const results = await Promise.allSettled(['a', 'bad', 'c'].map((x) => r.writer.write(x)));
     expect(results.map((x) => x.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
@@ -147,7 +152,10 @@ describe('BatchWriter (docs/performance.md)', () => {
   it('splits more than maxBatch items into several statements', async () => {
     const r = recordingWriter({ maxBatch: 2 });
     await Promise.all(['a', 'b', 'c', 'd', 'e'].map((x) => r.writer.write(x)));
-    expect(r.many).toEqual([['a', 'b'], ['c', 'd']]);
+    expect(r.many).toEqual([
+      ['a', 'b'],
+      ['c', 'd'],
+    ]);
     expect(r.one).toEqual(['e']);
   });
 });

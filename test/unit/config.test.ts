@@ -33,7 +33,14 @@ describe('configuration (§Running the service)', () => {
   it('names every bad variable at once', () => {
     let err: unknown;
     try {
-      parseConfig({ PORT: 'eighty', PAYLINKS_ENV: 'staging', LOG_LEVEL: 'loud', DATABASE_URL: 'mysql://x', PUBLIC_BASE_URL: 'ftp://x', PAYLINKS_SANDBOX: 'maybe' });
+      parseConfig({
+        PORT: 'eighty',
+        PAYLINKS_ENV: 'staging',
+        LOG_LEVEL: 'loud',
+        DATABASE_URL: 'mysql://x',
+        PUBLIC_BASE_URL: 'ftp://x',
+        PAYLINKS_SANDBOX: 'maybe',
+      });
     } catch (e) {
       err = e;
     }

@@ -14,7 +14,15 @@ describe('the worked example of docs/webhooks.md', () => {
     const signed = /^signed string\s+(\S+)$/m.exec(text)?.[1];
     const signature = /^hmacSignature\s+(\S+)$/m.exec(text)?.[1];
     expect(key && signed && signature).toBeTruthy();
-    const message = { checkoutReference: null, payfacReference: '21135253156', merchantReference: '9990QQAZ1221', amount: '48900', currency: 'ISK', reason: null, success: 'true' };
+    const message = {
+      checkoutReference: null,
+      payfacReference: '21135253156',
+      merchantReference: '9990QQAZ1221',
+      amount: '48900',
+      currency: 'ISK',
+      reason: null,
+      success: 'true',
+    };
     expect(signaturePayload(message)).toBe(signed);
     expect(hmacSignature(key ?? '', message)).toBe(signature);
   });

@@ -25,14 +25,28 @@ describe('page formats', () => {
     }
     // Spot checks a reader would recognise.
     expect(formatDateTime(new Date(Date.UTC(2026, 10, 24, 14, 3)), 'en')).toBe('24 Nov 2026, 14:03');
-    expect(formatDateTime(new Date(Date.UTC(2026, 0, 5, 8, 7, 9)), 'is', { seconds: true })).toBe(dateTimeIntl('is', true).format(new Date(Date.UTC(2026, 0, 5, 8, 7, 9))));
+    expect(formatDateTime(new Date(Date.UTC(2026, 0, 5, 8, 7, 9)), 'is', { seconds: true })).toBe(
+      dateTimeIntl('is', true).format(new Date(Date.UTC(2026, 0, 5, 8, 7, 9))),
+    );
   });
 
   it('writes a moment as toISOString does, to the millisecond, in any year', () => {
     const anyMs = fc.integer({ min: -8.64e15, max: 8.64e15 }).map((ms) => new Date(ms));
-    fc.assert(fc.property(fc.oneof(moments, anyMs), (at) => isoTime(at) === at.toISOString()), { numRuns: 20_000 });
+    fc.assert(
+      fc.property(fc.oneof(moments, anyMs), (at) => isoTime(at) === at.toISOString()),
+      { numRuns: 20_000 },
+    );
     // Leap days, ends of years and of centuries, the epoch and the moment before it.
-    for (const ms of [0, -1, Date.UTC(2000, 1, 29, 23, 59, 59, 999), Date.UTC(1900, 2, 1), Date.UTC(2100, 1, 28, 12), Date.UTC(2026, 11, 31, 23, 59, 59, 1), Date.UTC(1000, 0, 1), Date.UTC(9999, 11, 31, 23, 59, 59, 999)]) {
+    for (const ms of [
+      0,
+      -1,
+      Date.UTC(2000, 1, 29, 23, 59, 59, 999),
+      Date.UTC(1900, 2, 1),
+      Date.UTC(2100, 1, 28, 12),
+      Date.UTC(2026, 11, 31, 23, 59, 59, 1),
+      Date.UTC(1000, 0, 1),
+      Date.UTC(9999, 11, 31, 23, 59, 59, 999),
+    ]) {
       expect(isoTime(new Date(ms))).toBe(new Date(ms).toISOString());
     }
   });
@@ -53,17 +67,23 @@ describe('page formats', () => {
     const intl = (minor: number, currency: string, culture: Culture): string => {
       const whole = new Intl.NumberFormat(LOCALES[culture], { style: 'currency', currency });
       const cents = whole.resolvedOptions().maximumFractionDigits === 0 && minor % 100 !== 0;
-      return (cents ? new Intl.NumberFormat(LOCALES[culture], { style: 'currency', currency, minimumFractionDigits: 2, maximumFractionDigits: 2 }) : whole).format(minor / 100);
+      return (
+        cents ? new Intl.NumberFormat(LOCALES[culture], { style: 'currency', currency, minimumFractionDigits: 2, maximumFractionDigits: 2 }) : whole
+      ).format(minor / 100);
     };
     for (const culture of CULTURES) {
       for (const currency of ['ISK', 'EUR', 'USD']) {
         // Many distinct amounts (more than are kept), then the same ones again.
         const amounts = Array.from({ length: 5000 }, (_, i) => i * 37 - 1000);
         for (const round of [0, 1]) {
-          for (const minor of amounts) expect(formatMoney(minor, currency, culture), `${culture} ${currency} ${minor} round ${round}`).toBe(intl(minor, currency, culture));
+          for (const minor of amounts)
+            expect(formatMoney(minor, currency, culture), `${culture} ${currency} ${minor} round ${round}`).toBe(intl(minor, currency, culture));
         }
       }
-      fc.assert(fc.property(fc.integer({ min: -1e12, max: 1e12 }), (n) => formatNumber(n, culture) === new Intl.NumberFormat(LOCALES[culture]).format(n)), { numRuns: 3000 });
+      fc.assert(
+        fc.property(fc.integer({ min: -1e12, max: 1e12 }), (n) => formatNumber(n, culture) === new Intl.NumberFormat(LOCALES[culture]).format(n)),
+        { numRuns: 3000 },
+      );
     }
     expect(formatMoney(48900, 'ISK', 'is')).toBe(intl(48900, 'ISK', 'is'));
     expect(formatMoney(48950, 'ISK', 'en')).toBe('ISK\u00a0489.50');

@@ -17,8 +17,12 @@ async function restricted(filePath: string, code: string): Promise<string[]> {
 describe('module table ownership (lint)', () => {
   it("refuses another module's sql.ts, from a module and from a top-level file", async () => {
     expect(await restricted('src/checkout/probe.ts', "import { insertPayment } from '../payments/sql.js';\nexport const x = insertPayment;\n")).toHaveLength(1);
-    expect(await restricted('src/checkout/pages/probe.ts', "import { lockLink } from '../../paymentLinks/sql.js';\nexport const x = lockLink;\n")).toHaveLength(1);
-    expect(await restricted('src/payments/probe.ts', "import { recordAttempts } from '../webhooks/delivery/sql.js';\nexport const x = recordAttempts;\n")).toHaveLength(1);
+    expect(await restricted('src/checkout/pages/probe.ts', "import { lockLink } from '../../paymentLinks/sql.js';\nexport const x = lockLink;\n")).toHaveLength(
+      1,
+    );
+    expect(
+      await restricted('src/payments/probe.ts', "import { recordAttempts } from '../webhooks/delivery/sql.js';\nexport const x = recordAttempts;\n"),
+    ).toHaveLength(1);
     expect(await restricted('src/probe.ts', "import { findSession } from './checkout/sql.js';\nexport const x = findSession;\n")).toHaveLength(1);
   });
 

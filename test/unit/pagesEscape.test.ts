@@ -87,7 +87,11 @@ describe('shopper pages escape every value they show', () => {
         charge: renderChargeOutcome(k, c, { amount: 4900, currency: 'EUR' }, HOSTILE_URL),
         message: renderMessage(k, c, 'notFoundTitle', 'notFound', { href: HOSTILE_URL, label: 'continue' }),
         // A merchant's theme (its stylesheet and logo), and the portal's preview of it with a note.
-        themed: renderPayPage({ ...k, theme: { stylesheet: `/assets/themes/${HOSTILE}/theme.css`, logo: `/assets/themes/${HOSTILE}/logo` } }, c, HOSTILE, { values: {}, errors: {}, alert: null }),
+        themed: renderPayPage({ ...k, theme: { stylesheet: `/assets/themes/${HOSTILE}/theme.css`, logo: `/assets/themes/${HOSTILE}/logo` } }, c, HOSTILE, {
+          values: {},
+          errors: {},
+          alert: null,
+        }),
         preview: renderPayPreview({ ...k, theme: { stylesheet: HOSTILE_URL, logo: HOSTILE_URL } }, c, HOSTILE),
       };
       for (const [name, html] of Object.entries(pages)) {

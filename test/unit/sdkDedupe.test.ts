@@ -49,17 +49,25 @@ describe('handleOnce', () => {
   it('handles concurrent copies of one event once', async () => {
     const store = new InMemoryEventStore();
     let runs = 0;
-    const results = await Promise.all(Array.from({ length: 10 }, () => handleOnce(store, msg(), async () => {
-      runs++;
-      await new Promise((r) => setTimeout(r, 5));
-    })));
+    const results = await Promise.all(
+      Array.from({ length: 10 }, () =>
+        handleOnce(store, msg(), async () => {
+          runs++;
+          await new Promise((r) => setTimeout(r, 5));
+        }),
+      ),
+    );
     expect(runs).toBe(1);
     expect(results.filter((r) => r.duplicate)).toHaveLength(9);
   });
 
   it('forgets an event whose handler failed, so the next delivery is handled', async () => {
     const store = new InMemoryEventStore();
-    await expect(handleOnce(store, msg(), () => { throw new Error('database down'); })).rejects.toThrow('database down');
+    await expect(
+      handleOnce(store, msg(), () => {
+        throw new Error('database down');
+      }),
+    ).rejects.toThrow('database down');
     expect(await handleOnce(store, msg(), () => 'ok')).toEqual({ duplicate: false, result: 'ok' });
   });
 

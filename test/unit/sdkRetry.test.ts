@@ -23,12 +23,28 @@ interface Seen {
 type Step = { status: number; body?: unknown; headers?: Record<string, string> } | { error: Error };
 
 function problem(status: number, code: string): Step {
-  return { status, body: { type: 'about:blank', title: code, status, code, detail: `${code} detail`, message: `${code} detail`, responseDateTime: '2026-11-21T13:57:00.123456Z', responseIdentifier: '0b6f1c0e-6a55-4f53-9d3e-2b1e4f3a9c10' } };
+  return {
+    status,
+    body: {
+      type: 'about:blank',
+      title: code,
+      status,
+      code,
+      detail: `${code} detail`,
+      message: `${code} detail`,
+      responseDateTime: '2026-11-21T13:57:00.123456Z',
+      responseIdentifier: '0b6f1c0e-6a55-4f53-9d3e-2b1e4f3a9c10',
+    },
+  };
 }
 
 const OK: Step = { status: 200, body: { paymentLinkReference: 'pl_1', url: 'https://x/pay/pl_1', responseDateTime: 't', responseIdentifier: 'r' } };
-const refused = (): Step => ({ error: Object.assign(new TypeError('fetch failed'), { cause: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }) }) });
-const reset = (): Step => ({ error: Object.assign(new TypeError('fetch failed'), { cause: Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }) }) });
+const refused = (): Step => ({
+  error: Object.assign(new TypeError('fetch failed'), { cause: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }) }),
+});
+const reset = (): Step => ({
+  error: Object.assign(new TypeError('fetch failed'), { cause: Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }) }),
+});
 
 function scripted(steps: Step[], options: Partial<PaylinksOptions> = {}) {
   const seen: Seen[] = [];
@@ -39,13 +55,29 @@ function scripted(steps: Step[], options: Partial<PaylinksOptions> = {}) {
     const step = steps.shift();
     if (!step) throw new Error('no more scripted responses');
     if ('error' in step) throw step.error;
-    return new Response(step.body === undefined ? '' : JSON.stringify(step.body), { status: step.status, headers: { 'content-type': 'application/json', ...step.headers } });
+    return new Response(step.body === undefined ? '' : JSON.stringify(step.body), {
+      status: step.status,
+      headers: { 'content-type': 'application/json', ...step.headers },
+    });
   }) as typeof globalThis.fetch;
-  const client = new Paylinks({ baseUrl: 'https://pay.example', apiKey: 'pk_test', fetch, random: () => 0.5, sleep: async (ms) => void waits.push(ms), ...options });
+  const client = new Paylinks({
+    baseUrl: 'https://pay.example',
+    apiKey: 'pk_test',
+    fetch,
+    random: () => 0.5,
+    sleep: async (ms) => void waits.push(ms),
+    ...options,
+  });
   return { client, seen, waits };
 }
 
-const linkParams = { type: 'PayByLink' as const, terminalIdentifier: 'T00000000001', amount: 100, currency: 'EUR', items: [{ name: 'a', quantity: 1, unitPrice: 100, amountWithoutDiscount: 100, amount: 100 }] };
+const linkParams = {
+  type: 'PayByLink' as const,
+  terminalIdentifier: 'T00000000001',
+  amount: 100,
+  currency: 'EUR',
+  items: [{ name: 'a', quantity: 1, unitPrice: 100, amountWithoutDiscount: 100, amount: 100 }],
+};
 
 async function rejection(p: Promise<unknown>): Promise<unknown> {
   try {
@@ -74,9 +106,20 @@ describe('requests', () => {
     const { client, seen } = scripted([OK, OK, OK, OK, OK, OK]);
     await client.paymentLinks.create(linkParams);
     await client.paymentLinks.create(linkParams);
-    await client.hostedCheckout.create({ amount: 1, currency: 'EUR', returnUrl: 'https://s/r', reference: 'o', terminalIdentifier: 'T00000000001' }, { idempotencyKey: 'mine' });
+    await client.hostedCheckout.create(
+      { amount: 1, currency: 'EUR', returnUrl: 'https://s/r', reference: 'o', terminalIdentifier: 'T00000000001' },
+      { idempotencyKey: 'mine' },
+    );
     await client.webhooks.register({ url: 'https://s/h' });
-    await client.payments.chargeToken({ terminalIdentifier: 'T00000000001', amount: 1, currency: 'EUR', reference: 'o', returnUrl: 'https://s/r', channel: 'Web', tokenDetails: { tokenValue: 't', recurringProcessingModel: 'Subscription' } });
+    await client.payments.chargeToken({
+      terminalIdentifier: 'T00000000001',
+      amount: 1,
+      currency: 'EUR',
+      reference: 'o',
+      returnUrl: 'https://s/r',
+      channel: 'Web',
+      tokenDetails: { tokenValue: 't', recurringProcessingModel: 'Subscription' },
+    });
     await client.modifications.refund({ reference: 'o', payfacReference: 'pf', amount: 1, currency: 'EUR' });
     const keys = seen.map((s) => s.headers['idempotency-key']);
     expect(keys[4]).toMatch(/^[0-9a-f-]{36}$/);
@@ -112,7 +155,10 @@ describe('retries', () => {
   });
 
   it('caps the backoff step', async () => {
-    const { client, waits } = scripted(Array.from({ length: 7 }, () => problem(500, 'INTERNAL')), { maxRetries: 6, retryBaseDelayMs: 1000, retryMaxDelayMs: 4000 });
+    const { client, waits } = scripted(
+      Array.from({ length: 7 }, () => problem(500, 'INTERNAL')),
+      { maxRetries: 6, retryBaseDelayMs: 1000, retryMaxDelayMs: 4000 },
+    );
     await rejection(client.paymentLinks.list());
     expect(waits).toEqual([750, 1500, 3000, 3000, 3000, 3000]);
   });
@@ -136,7 +182,13 @@ describe('retries', () => {
   });
 
   it('never retries IDEMPOTENCY_KEY_REUSED, INVALID_STATE or another 4xx', async () => {
-    for (const step of [problem(409, 'IDEMPOTENCY_KEY_REUSED'), problem(409, 'INVALID_STATE'), problem(400, 'VALIDATION_FAILED'), problem(401, 'UNAUTHENTICATED'), problem(404, 'NOT_FOUND')]) {
+    for (const step of [
+      problem(409, 'IDEMPOTENCY_KEY_REUSED'),
+      problem(409, 'INVALID_STATE'),
+      problem(400, 'VALIDATION_FAILED'),
+      problem(401, 'UNAUTHENTICATED'),
+      problem(404, 'NOT_FOUND'),
+    ]) {
       const { client, seen } = scripted([step, OK]);
       const err = await rejection(client.paymentLinks.create(linkParams));
       expect(err).toBeInstanceOf(PaylinksApiError);
@@ -202,7 +254,14 @@ describe('errors', () => {
   });
 
   it('classifies 409 as a conflict and keeps the field errors grouped', async () => {
-    const body = { ...(problem(400, 'VALIDATION_FAILED') as { body: Record<string, unknown> }).body, errors: [{ field: 'items[0].amount', code: 'A', message: 'a' }, { field: 'items[0].amount', code: 'B', message: 'b' }, { field: 'currency', code: 'C', message: 'c' }] };
+    const body = {
+      ...(problem(400, 'VALIDATION_FAILED') as { body: Record<string, unknown> }).body,
+      errors: [
+        { field: 'items[0].amount', code: 'A', message: 'a' },
+        { field: 'items[0].amount', code: 'B', message: 'b' },
+        { field: 'currency', code: 'C', message: 'c' },
+      ],
+    };
     const { client } = scripted([{ status: 400, body }, problem(409, 'INVALID_STATE')]);
     const v = (await rejection(client.paymentLinks.list())) as PaylinksApiError;
     expect(v.fieldErrors['items[0].amount']?.map((e) => e.code)).toEqual(['A', 'B']);

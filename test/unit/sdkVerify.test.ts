@@ -13,7 +13,10 @@ const API_KEY = 'whk_live_3b1f0e';
 /** A delivery as the service sends it: the seven values, the signature, additionalData. */
 function delivery(message: SignedFields, hmacKey: string, extra: Record<string, unknown> = {}): { rawBody: string; headers: Record<string, string> } {
   const body = { ...message, hmacSignature: computeSignature(hmacKey, message), additionalData: { eventType: 'Authorization' }, ...extra };
-  return { rawBody: JSON.stringify(body), headers: { 'content-type': 'application/json; charset=utf-8', authorization: API_KEY, 'x-webhook-correlationid': '3f0c' } };
+  return {
+    rawBody: JSON.stringify(body),
+    headers: { 'content-type': 'application/json; charset=utf-8', authorization: API_KEY, 'x-webhook-correlationid': '3f0c' },
+  };
 }
 
 function failure(fn: () => unknown): WebhookVerificationError {
@@ -27,7 +30,15 @@ function failure(fn: () => unknown): WebhookVerificationError {
 }
 
 const provider = vectors.find((v) => v.key === PROVIDER_KEY);
-const base: SignedFields = provider?.message ?? { checkoutReference: null, payfacReference: '1', merchantReference: null, amount: '1', currency: 'ISK', reason: null, success: 'true' };
+const base: SignedFields = provider?.message ?? {
+  checkoutReference: null,
+  payfacReference: '1',
+  merchantReference: null,
+  amount: '1',
+  currency: 'ISK',
+  reason: null,
+  success: 'true',
+};
 
 describe('computeSignature (interface §5.2)', () => {
   it("matches the provider's published example", () => {
@@ -46,7 +57,15 @@ describe('computeSignature (interface §5.2)', () => {
   }
 
   it('appends one 0 to an odd-length key', () => {
-    const m: SignedFields = { checkoutReference: null, payfacReference: '1', merchantReference: null, amount: '100', currency: 'EUR', reason: null, success: 'true' };
+    const m: SignedFields = {
+      checkoutReference: null,
+      payfacReference: '1',
+      merchantReference: null,
+      amount: '100',
+      currency: 'EUR',
+      reason: null,
+      success: 'true',
+    };
     expect(computeSignature('abc', m)).toBe(computeSignature('abc0', m));
     expect(computeSignature('abc', m)).toBe('JwdMzaXRp3Xpp1ERObKkSQM/itceNL8i9CSiPDOTkAI=');
     expect(computeSignature('abc', m)).not.toBe(computeSignature('0abc', m));
@@ -54,7 +73,15 @@ describe('computeSignature (interface §5.2)', () => {
   });
 
   it('signs null as the empty string, and an absent nullable field is null', () => {
-    const m: SignedFields = { checkoutReference: null, payfacReference: '42', merchantReference: null, amount: '5', currency: 'ISK', reason: null, success: 'true' };
+    const m: SignedFields = {
+      checkoutReference: null,
+      payfacReference: '42',
+      merchantReference: null,
+      amount: '5',
+      currency: 'ISK',
+      reason: null,
+      success: 'true',
+    };
     expect(signaturePayload(m)).toBe(':42::5:ISK::true');
     expect(signaturePayload({ ...m, checkoutReference: '', merchantReference: '', reason: '' })).toBe(signaturePayload(m));
     const { rawBody, headers } = delivery(m, 'ff');
@@ -78,19 +105,25 @@ describe('verifyWebhook', () => {
     expect(m.additionalData?.eventType).toBe('Capture');
     expect(m.additionalData?.originalPayfacReference).toBe('21135253155');
     expect(verifyWebhook({ rawBody: Buffer.from(d.rawBody, 'utf8'), headers: d.headers, apiKey: API_KEY, hmacKey: key }).payfacReference).toBe('21135253156');
-    expect(verifyWebhook({ rawBody: new TextEncoder().encode(d.rawBody), headers: new Headers(d.headers), apiKey: API_KEY, hmacKey: key }).amount).toBe('48900');
+    expect(verifyWebhook({ rawBody: new TextEncoder().encode(d.rawBody), headers: new Headers(d.headers), apiKey: API_KEY, hmacKey: key }).amount).toBe(
+      '48900',
+    );
   });
 
   it('reads the Authorization header in any case, and only the raw key (no Bearer)', () => {
     const d = delivery(base, key);
     expect(() => verifyWebhook({ rawBody: d.rawBody, headers: { Authorization: API_KEY }, apiKey: API_KEY, hmacKey: key })).not.toThrow();
-    expect(failure(() => verifyWebhook({ rawBody: d.rawBody, headers: { authorization: `Bearer ${API_KEY}` }, apiKey: API_KEY, hmacKey: key })).reason).toBe('invalid_authorization');
+    expect(failure(() => verifyWebhook({ rawBody: d.rawBody, headers: { authorization: `Bearer ${API_KEY}` }, apiKey: API_KEY, hmacKey: key })).reason).toBe(
+      'invalid_authorization',
+    );
   });
 
   it('says which check failed: missing or wrong Authorization', () => {
     const d = delivery(base, key);
     expect(failure(() => verifyWebhook({ rawBody: d.rawBody, headers: {}, apiKey: API_KEY, hmacKey: key })).reason).toBe('missing_authorization');
-    expect(failure(() => verifyWebhook({ rawBody: d.rawBody, headers: { authorization: '' }, apiKey: API_KEY, hmacKey: key })).reason).toBe('missing_authorization');
+    expect(failure(() => verifyWebhook({ rawBody: d.rawBody, headers: { authorization: '' }, apiKey: API_KEY, hmacKey: key })).reason).toBe(
+      'missing_authorization',
+    );
     expect(failure(() => verifyWebhook({ ...d, apiKey: 'whk_other', hmacKey: key })).reason).toBe('invalid_authorization');
     expect(failure(() => verifyWebhook({ ...d, apiKey: `${API_KEY}x`, hmacKey: key })).reason).toBe('invalid_authorization');
   });
@@ -115,7 +148,9 @@ describe('verifyWebhook', () => {
     it(`rejects a tampered ${field}`, () => {
       const d = delivery(base, key);
       const body = { ...(JSON.parse(d.rawBody) as Record<string, unknown>), [field]: value };
-      expect(failure(() => verifyWebhook({ rawBody: JSON.stringify(body), headers: d.headers, apiKey: API_KEY, hmacKey: key })).reason).toBe('invalid_signature');
+      expect(failure(() => verifyWebhook({ rawBody: JSON.stringify(body), headers: d.headers, apiKey: API_KEY, hmacKey: key })).reason).toBe(
+        'invalid_signature',
+      );
     });
   }
 
@@ -124,10 +159,14 @@ describe('verifyWebhook', () => {
     const d = delivery(m, key);
     const body = JSON.parse(d.rawBody) as Record<string, unknown>;
     const swapped = { ...body, checkoutReference: 'b', merchantReference: 'a' };
-    expect(failure(() => verifyWebhook({ rawBody: JSON.stringify(swapped), headers: d.headers, apiKey: API_KEY, hmacKey: key })).reason).toBe('invalid_signature');
+    expect(failure(() => verifyWebhook({ rawBody: JSON.stringify(swapped), headers: d.headers, apiKey: API_KEY, hmacKey: key })).reason).toBe(
+      'invalid_signature',
+    );
     const sig = body.hmacSignature as string;
     const other = { ...body, hmacSignature: `${sig[0] === 'A' ? 'B' : 'A'}${sig.slice(1)}` };
-    expect(failure(() => verifyWebhook({ rawBody: JSON.stringify(other), headers: d.headers, apiKey: API_KEY, hmacKey: key })).reason).toBe('invalid_signature');
+    expect(failure(() => verifyWebhook({ rawBody: JSON.stringify(other), headers: d.headers, apiKey: API_KEY, hmacKey: key })).reason).toBe(
+      'invalid_signature',
+    );
   });
 
   it('accepts changes outside the seven values (additionalData is not signed, 5.2)', () => {
@@ -157,6 +196,8 @@ describe('verifyWebhook', () => {
   });
 
   it('checks the Authorization header before it reads the body', () => {
-    expect(failure(() => verifyWebhook({ rawBody: 'not json', headers: { authorization: 'nope' }, apiKey: API_KEY, hmacKey: key })).reason).toBe('invalid_authorization');
+    expect(failure(() => verifyWebhook({ rawBody: 'not json', headers: { authorization: 'nope' }, apiKey: API_KEY, hmacKey: key })).reason).toBe(
+      'invalid_authorization',
+    );
   });
 });

@@ -111,6 +111,9 @@ describe('rate limiter (token bucket per key)', () => {
     const c = parseConfig({});
     expect(c.rateLimitPerSecond).toBeGreaterThanOrEqual(20_000);
     expect(c.rateLimitBurst).toBe(c.rateLimitPerSecond * 2);
-    expect(problemsOf({ PAYLINKS_RATE_LIMIT_PER_SECOND: '-1', PAYLINKS_RATE_LIMIT_BURST: '0' }).map((p) => p.split('=')[0])).toEqual(['PAYLINKS_RATE_LIMIT_PER_SECOND', 'PAYLINKS_RATE_LIMIT_BURST']);
+    expect(problemsOf({ PAYLINKS_RATE_LIMIT_PER_SECOND: '-1', PAYLINKS_RATE_LIMIT_BURST: '0' }).map((p) => p.split('=')[0])).toEqual([
+      'PAYLINKS_RATE_LIMIT_PER_SECOND',
+      'PAYLINKS_RATE_LIMIT_BURST',
+    ]);
   });
 });

@@ -20,17 +20,38 @@ describe('simulated acquirer, §Modifications and saved cards operations', () =>
     const req = { token: 'tok_x', amount: 100, currency: 'EUR', shopperInteraction: 'ContAuth' as const, challengeAllowed: false, at };
     const ok = await simulatorAcquirer.authoriseToken({ ...req, card: card(TEST_CARDS.authorised) });
     expect(ok).toMatchObject({ outcome: 'Authorised', threeDAuthenticated: false, token: null });
-    expect(await simulatorAcquirer.authorise({ card: { number: TEST_CARDS.laterRefused, expiryMonth: 12, expiryYear: 2039, cvc: '123' }, amount: 100, currency: 'EUR', tokenize: false, preAuth: false })).toMatchObject({ outcome: 'Authorised' });
+    expect(
+      await simulatorAcquirer.authorise({
+        card: { number: TEST_CARDS.laterRefused, expiryMonth: 12, expiryYear: 2039, cvc: '123' },
+        amount: 100,
+        currency: 'EUR',
+        tokenize: false,
+        preAuth: false,
+      }),
+    ).toMatchObject({ outcome: 'Authorised' });
     expect(await simulatorAcquirer.authoriseToken({ ...req, card: card(TEST_CARDS.laterRefused) })).toMatchObject({ outcome: 'Refused', reason: 'Refused' });
-    expect(await simulatorAcquirer.authoriseToken({ ...req, card: card(TEST_CARDS.authorised), at: new Date('2039-12-31T23:59:59Z') })).toMatchObject({ outcome: 'Authorised' });
-    expect(await simulatorAcquirer.authoriseToken({ ...req, card: card(TEST_CARDS.authorised), at: new Date('2040-01-01T00:00:00Z') })).toMatchObject({ outcome: 'Refused', reason: 'Expired Card' });
+    expect(await simulatorAcquirer.authoriseToken({ ...req, card: card(TEST_CARDS.authorised), at: new Date('2039-12-31T23:59:59Z') })).toMatchObject({
+      outcome: 'Authorised',
+    });
+    expect(await simulatorAcquirer.authoriseToken({ ...req, card: card(TEST_CARDS.authorised), at: new Date('2040-01-01T00:00:00Z') })).toMatchObject({
+      outcome: 'Refused',
+      reason: 'Expired Card',
+    });
   });
 
   it('asks for a 3-D Secure step on a saved 3220 card only when a shopper on the web can take it', async () => {
     const req = { token: 'tok_x', amount: 100, currency: 'EUR', at, card: card(TEST_CARDS.threeDSecure) };
-    expect(await simulatorAcquirer.authoriseToken({ ...req, shopperInteraction: 'Ecommerce', challengeAllowed: true })).toMatchObject({ outcome: 'ChallengeShopper' });
-    expect(await simulatorAcquirer.authoriseToken({ ...req, shopperInteraction: 'Ecommerce', challengeAllowed: false })).toMatchObject({ outcome: 'Authorised' });
-    expect(await simulatorAcquirer.authoriseToken({ ...req, shopperInteraction: 'ContAuth', challengeAllowed: false })).toMatchObject({ outcome: 'Authorised' });
-    expect(await simulatorAcquirer.authoriseToken({ ...req, card: card(TEST_CARDS.authorised), shopperInteraction: 'Ecommerce', challengeAllowed: true })).toMatchObject({ outcome: 'Authorised' });
+    expect(await simulatorAcquirer.authoriseToken({ ...req, shopperInteraction: 'Ecommerce', challengeAllowed: true })).toMatchObject({
+      outcome: 'ChallengeShopper',
+    });
+    expect(await simulatorAcquirer.authoriseToken({ ...req, shopperInteraction: 'Ecommerce', challengeAllowed: false })).toMatchObject({
+      outcome: 'Authorised',
+    });
+    expect(await simulatorAcquirer.authoriseToken({ ...req, shopperInteraction: 'ContAuth', challengeAllowed: false })).toMatchObject({
+      outcome: 'Authorised',
+    });
+    expect(
+      await simulatorAcquirer.authoriseToken({ ...req, card: card(TEST_CARDS.authorised), shopperInteraction: 'Ecommerce', challengeAllowed: true }),
+    ).toMatchObject({ outcome: 'Authorised' });
   });
 });

@@ -18,7 +18,15 @@ describe('html templates', () => {
   it('writes what JSX writes for the same markup and values', () => {
     const rows = ['a<b', 'c&d'];
     // The same markup as JSX (`<ul class="x">{rows.map((r) => <li><a href={...}>{r}</a> {3}</li>)}{null}{false}</ul>`).
-    const fromJsx = renderToString(h('ul', { class: 'x' }, rows.map((r) => h('li', null, h('a', { href: `/p/${r}` }, r), ' ', 3)), null, false));
+    const fromJsx = renderToString(
+      h(
+        'ul',
+        { class: 'x' },
+        rows.map((r) => h('li', null, h('a', { href: `/p/${r}` }, r), ' ', 3)),
+        null,
+        false,
+      ),
+    );
     const fromTemplate = renderToString(html`<ul class="x">${rows.map((r) => html`<li><a href="/p/${r}">${r}</a> ${3}</li>`)}${null}${false}</ul>`);
     expect(fromTemplate).toBe(fromJsx);
   });
@@ -26,7 +34,7 @@ describe('html templates', () => {
   it('renders elements, templates and lists inside it, escaping the text inside them once', () => {
     const list = ['<i>', 'a&b'];
     const out = renderToString(html`<div>${h('b', null, HOSTILE)}${html`<em>${'<x>'}</em>`}${list}</div>`);
-    expect(out).toBe('<div><b>x&quot;\'>&lt;script>alert(1)&lt;/script>&amp;amp;</b><em>&lt;x></em>&lt;i>a&amp;b</div>');
+    expect(out).toBe("<div><b>x&quot;'>&lt;script>alert(1)&lt;/script>&amp;amp;</b><em>&lt;x></em>&lt;i>a&amp;b</div>");
     // The caller's list is left as it was (a second use is not escaped twice).
     expect(list).toEqual(['<i>', 'a&b']);
     expect(renderToString(html`<div>${list}</div>`)).toBe('<div>&lt;i>a&amp;b</div>');
@@ -65,9 +73,21 @@ describe('html templates', () => {
   });
 
   it('writes attribute lists as JSX writes the same props, and refuses a name that is not a plain attribute', () => {
-    const props = { id: 'f-a', name: HOSTILE, required: true, disabled: false, placeholder: undefined, maxlength: 200, 'aria-invalid': 'true', 'data-item': '', value: '' };
+    const props = {
+      id: 'f-a',
+      name: HOSTILE,
+      required: true,
+      disabled: false,
+      placeholder: undefined,
+      maxlength: 200,
+      'aria-invalid': 'true',
+      'data-item': '',
+      value: '',
+    };
     expect(renderToString(html`<input${attrs(props)}/>`)).toBe(renderToString(h('input', props)));
-    expect(renderToString(html`<div class="x"${attrs({ 'aria-hidden': true, 'data-on': false })}>y</div>`)).toBe(renderToString(h('div', { class: 'x', 'aria-hidden': true, 'data-on': false }, 'y')));
+    expect(renderToString(html`<div class="x"${attrs({ 'aria-hidden': true, 'data-on': false })}>y</div>`)).toBe(
+      renderToString(h('div', { class: 'x', 'aria-hidden': true, 'data-on': false }, 'y')),
+    );
     for (const name of ['onclick', 'style', 'Bad', 'a b', 'x"y', '']) expect(() => attrs({ [name]: 'v' })).toThrow(/not an attribute a template writes/);
     // A good name is checked once; a bad one is refused every time, also after good ones.
     expect(renderToString(html`<i${attrs({ id: 'a' })}></i><i${attrs({ id: 'b' })}></i>`)).toBe('<i id="a"></i><i id="b"></i>');
@@ -76,7 +96,9 @@ describe('html templates', () => {
 
   it('takes several attribute lists one after another, and null for none', () => {
     const props = { id: 'f-a', 'data-x': '1', type: 'text', value: HOSTILE };
-    expect(renderToString(html`<input${attrs({ id: 'f-a' })}${null}${attrs({ 'data-x': '1' })}${attrs({ type: 'text', value: HOSTILE })}/>`)).toBe(renderToString(h('input', props)));
+    expect(renderToString(html`<input${attrs({ id: 'f-a' })}${null}${attrs({ 'data-x': '1' })}${attrs({ type: 'text', value: HOSTILE })}/>`)).toBe(
+      renderToString(h('input', props)),
+    );
     expect(() => html`<a ${{} as unknown as null}>x</a>`).toThrow(/only attrs/);
   });
 

@@ -45,7 +45,7 @@ describe('timestamptz parser', () => {
     for (let f = 0; f < 1000; f++) {
       for (const text of [`2026-11-25 19:25:56.${pad(f, 3)}+00`, `2026-11-25 19:25:56.${pad(f, 3)}999+00`]) {
         expect(isoTimestamptzMs(text), text).toBe((pgParse(text) as Date).getTime());
-        }
+      }
     }
   });
 

@@ -32,16 +32,47 @@ describe('webhook address rules (§Webhooks, interface §6.5)', () => {
 
   it('in development also accepts http on localhost and loopback addresses, and nowhere else', () => {
     const dev = { allowLocalHttp: true };
-    for (const url of ['http://localhost:3000/hook', 'http://LOCALHOST/hook', 'http://127.0.0.1:3000/hook', 'http://127.1.2.3/hook', 'http://[::1]:3000/hook', 'https://example.com/hook']) {
+    for (const url of [
+      'http://localhost:3000/hook',
+      'http://LOCALHOST/hook',
+      'http://127.0.0.1:3000/hook',
+      'http://127.1.2.3/hook',
+      'http://[::1]:3000/hook',
+      'https://example.com/hook',
+    ]) {
       expect(checkUrlShape(url, dev), url).toBeNull();
     }
-    for (const url of ['http://example.com/hook', 'http://10.0.0.1/hook', 'http://localhost.example.com/hook', 'http://128.0.0.1/hook', 'http://[::2]/hook', 'ftp://localhost/x', 'http://user:pw@localhost/x']) {
+    for (const url of [
+      'http://example.com/hook',
+      'http://10.0.0.1/hook',
+      'http://localhost.example.com/hook',
+      'http://128.0.0.1/hook',
+      'http://[::2]/hook',
+      'ftp://localhost/x',
+      'http://user:pw@localhost/x',
+    ]) {
       expect(checkUrlShape(url, dev)?.code, url).toBe('FORMAT');
     }
   });
 
   it('classifies addresses', () => {
-    for (const a of ['127.0.0.1', '10.1.2.3', '172.16.0.1', '172.31.255.255', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', '::', 'fe80::1', 'fd00::1', '::ffff:127.0.0.1', '::ffff:10.0.0.1', '224.0.0.1']) {
+    for (const a of [
+      '127.0.0.1',
+      '10.1.2.3',
+      '172.16.0.1',
+      '172.31.255.255',
+      '192.168.1.1',
+      '169.254.169.254',
+      '100.64.0.1',
+      '0.0.0.0',
+      '::1',
+      '::',
+      'fe80::1',
+      'fd00::1',
+      '::ffff:127.0.0.1',
+      '::ffff:10.0.0.1',
+      '224.0.0.1',
+    ]) {
       expect(isPublicAddress(a), a).toBe(false);
     }
     for (const a of ['93.184.216.34', '8.8.8.8', '172.32.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8']) {
@@ -50,7 +81,8 @@ describe('webhook address rules (§Webhooks, interface §6.5)', () => {
   });
 
   it('in production refuses internal names and any internal address a name resolves to (DNS rebinding)', async () => {
-    const resolver = async (host: string) => (host === 'rebind.example.com' ? ['93.184.216.34', '127.0.0.1'] : host === 'good.example.com' ? ['93.184.216.34'] : []);
+    const resolver = async (host: string) =>
+      host === 'rebind.example.com' ? ['93.184.216.34', '127.0.0.1'] : host === 'good.example.com' ? ['93.184.216.34'] : [];
     expect(await checkProductionAddress('https://good.example.com/h', resolver)).toBeNull();
     expect((await checkProductionAddress('https://rebind.example.com/h', resolver))?.code).toBe('ADDRESS_NOT_ALLOWED');
     expect((await checkProductionAddress('https://localhost/h', resolver))?.code).toBe('ADDRESS_NOT_ALLOWED');

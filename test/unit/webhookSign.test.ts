@@ -22,13 +22,29 @@ describe('hmacSignature (interface §5.2)', () => {
 
   it('appends one 0 to an odd-length key before hex decoding', () => {
     expect(hmacKeyBytes('abc').equals(Buffer.from([0xab, 0xc0]))).toBe(true);
-    const m: SignedFields = { checkoutReference: null, payfacReference: '1', merchantReference: null, amount: '100', currency: 'EUR', reason: null, success: 'true' };
+    const m: SignedFields = {
+      checkoutReference: null,
+      payfacReference: '1',
+      merchantReference: null,
+      amount: '100',
+      currency: 'EUR',
+      reason: null,
+      success: 'true',
+    };
     expect(hmacSignature('abc', m)).toBe(hmacSignature('abc0', m));
     expect(hmacSignature('abc', m)).toBe('JwdMzaXRp3Xpp1ERObKkSQM/itceNL8i9CSiPDOTkAI=');
   });
 
   it('signs the order and values of the seven fields only', () => {
-    const m: SignedFields = { checkoutReference: 'a', payfacReference: 'b', merchantReference: 'c', amount: '1', currency: 'ISK', reason: null, success: 'true' };
+    const m: SignedFields = {
+      checkoutReference: 'a',
+      payfacReference: 'b',
+      merchantReference: 'c',
+      amount: '1',
+      currency: 'ISK',
+      reason: null,
+      success: 'true',
+    };
     const swapped = { ...m, checkoutReference: 'c', merchantReference: 'a' };
     expect(hmacSignature('00', m)).not.toBe(hmacSignature('00', swapped));
   });
@@ -39,7 +55,18 @@ describe('the delivery body (interface §2.8, §Events)', () => {
     const key = '4eab969bd65a39c17c906dfcef1fe69d481716b0845a6c0892284cf9c06e4314';
     const body = JSON.parse(
       buildBody(
-        toMessage({ merchantId: 'mch_1', eventType: 'Authorization', checkoutReference: null, payfacReference: '21135253156', merchantReference: '9990QQAZ1221', amount: 48900, currency: 'ISK', reason: null, success: true, additionalData: { cardSummary: '4242' } }),
+        toMessage({
+          merchantId: 'mch_1',
+          eventType: 'Authorization',
+          checkoutReference: null,
+          payfacReference: '21135253156',
+          merchantReference: '9990QQAZ1221',
+          amount: 48900,
+          currency: 'ISK',
+          reason: null,
+          success: true,
+          additionalData: { cardSummary: '4242' },
+        }),
         key,
       ),
     ) as Record<string, unknown>;
@@ -57,7 +84,17 @@ describe('the delivery body (interface §2.8, §Events)', () => {
   });
 
   it('writes success "false" for a failed outcome', () => {
-    const m = toMessage({ merchantId: 'm', eventType: 'Refund', checkoutReference: 'cs_1', payfacReference: '1', merchantReference: null, amount: 0, currency: 'EUR', reason: 'Refused', success: false });
+    const m = toMessage({
+      merchantId: 'm',
+      eventType: 'Refund',
+      checkoutReference: 'cs_1',
+      payfacReference: '1',
+      merchantReference: null,
+      amount: 0,
+      currency: 'EUR',
+      reason: 'Refused',
+      success: false,
+    });
     expect(m.success).toBe('false');
     expect(m.amount).toBe('0');
   });

@@ -23,11 +23,74 @@ export function testCerts(): TestCerts {
   const f = (n: string) => join(dir, n);
   const ssl = (...args: string[]) => execFileSync('openssl', args, { stdio: 'pipe', timeout: 30_000 });
   try {
-    ssl('req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', f('ca.key'), '-out', f('ca.pem'), '-days', '2', '-subj', '/CN=paylinks test CA');
-    ssl('req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', f('leaf.key'), '-out', f('leaf.csr'), '-subj', '/CN=127.0.0.1');
+    ssl(
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-keyout',
+      f('ca.key'),
+      '-out',
+      f('ca.pem'),
+      '-days',
+      '2',
+      '-subj',
+      '/CN=paylinks test CA',
+    );
+    ssl(
+      'req',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-keyout',
+      f('leaf.key'),
+      '-out',
+      f('leaf.csr'),
+      '-subj',
+      '/CN=127.0.0.1',
+    );
     writeFileSync(f('ext.cnf'), 'subjectAltName=IP:127.0.0.1,DNS:localhost\n');
-    ssl('x509', '-req', '-in', f('leaf.csr'), '-CA', f('ca.pem'), '-CAkey', f('ca.key'), '-CAcreateserial', '-out', f('leaf.pem'), '-days', '2', '-extfile', f('ext.cnf'));
-    ssl('req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', f('bad.key'), '-out', f('bad.pem'), '-days', '2', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1');
+    ssl(
+      'x509',
+      '-req',
+      '-in',
+      f('leaf.csr'),
+      '-CA',
+      f('ca.pem'),
+      '-CAkey',
+      f('ca.key'),
+      '-CAcreateserial',
+      '-out',
+      f('leaf.pem'),
+      '-days',
+      '2',
+      '-extfile',
+      f('ext.cnf'),
+    );
+    ssl(
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-keyout',
+      f('bad.key'),
+      '-out',
+      f('bad.pem'),
+      '-days',
+      '2',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+    );
     certs = {
       ca: readFileSync(f('ca.pem'), 'utf8'),
       key: readFileSync(f('leaf.key'), 'utf8'),

@@ -13,13 +13,26 @@ import { blackHole, eventually, register, slow, startReceiver, testWorker, type 
 async function enqueueMany(ctx: TestContext, n: number, eventType: EventType, prefix: string): Promise<void> {
   await withTransaction(ctx.tdb.db, async (tx) => {
     for (let i = 0; i < n; i++) {
-      await enqueueEvent(tx, ctx, { merchantId: ctx.merchant.merchantId, eventType, checkoutReference: null, payfacReference: `${prefix}${i}`, merchantReference: null, amount: i, currency: 'EUR', reason: null, success: true });
+      await enqueueEvent(tx, ctx, {
+        merchantId: ctx.merchant.merchantId,
+        eventType,
+        checkoutReference: null,
+        payfacReference: `${prefix}${i}`,
+        merchantReference: null,
+        amount: i,
+        currency: 'EUR',
+        reason: null,
+        success: true,
+      });
     }
   });
 }
 
 async function states(ctx: TestContext, webhookId: string): Promise<Record<string, number>> {
-  const { rows } = await ctx.tdb.db.pool.query<{ state: string; n: number }>('SELECT state, count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1 GROUP BY state', [webhookId]);
+  const { rows } = await ctx.tdb.db.pool.query<{ state: string; n: number }>(
+    'SELECT state, count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1 GROUP BY state',
+    [webhookId],
+  );
   return Object.fromEntries(rows.map((r) => [r.state, r.n]));
 }
 
@@ -39,26 +52,29 @@ describe('delivery under concurrency', () => {
     await ctx.close();
   });
 
-  it.skipIf(TEST_DB === 'pglite')('two workers on one PostgreSQL database never send a delivery twice (needs real PostgreSQL: PGlite has one connection)', async () => {
-    const wh = await register(ctx, `${receiver.url}/two`, { eventTypes: ['Capture'] });
-    const secondDb = await openDatabase({ databaseUrl: ctx.tdb.url, dataDir: '' });
-    const a = testWorker(ctx, { batchSize: 7 });
-    const b = testWorker(ctx, { db: secondDb, batchSize: 7 });
-    try {
-      await Promise.all([a.start(), b.start()]);
-      const n = 400;
-      await enqueueMany(ctx, n, 'Capture', '77');
-      await eventually(async () => (await states(ctx, wh.webhookId)).Delivered === n, 'every delivery delivered', 60_000);
-      const refs = payfacRefs(receiver, '/two');
-      expect(refs).toHaveLength(n);
-      expect(new Set(refs).size).toBe(n);
-      expect(a.stats.attempts + b.stats.attempts).toBe(n);
-    } finally {
-      await a.stop(5_000);
-      await b.stop(5_000);
-      await secondDb.close();
-    }
-  });
+  it.skipIf(TEST_DB === 'pglite')(
+    'two workers on one PostgreSQL database never send a delivery twice (needs real PostgreSQL: PGlite has one connection)',
+    async () => {
+      const wh = await register(ctx, `${receiver.url}/two`, { eventTypes: ['Capture'] });
+      const secondDb = await openDatabase({ databaseUrl: ctx.tdb.url, dataDir: '' });
+      const a = testWorker(ctx, { batchSize: 7 });
+      const b = testWorker(ctx, { db: secondDb, batchSize: 7 });
+      try {
+        await Promise.all([a.start(), b.start()]);
+        const n = 400;
+        await enqueueMany(ctx, n, 'Capture', '77');
+        await eventually(async () => (await states(ctx, wh.webhookId)).Delivered === n, 'every delivery delivered', 60_000);
+        const refs = payfacRefs(receiver, '/two');
+        expect(refs).toHaveLength(n);
+        expect(new Set(refs).size).toBe(n);
+        expect(a.stats.attempts + b.stats.attempts).toBe(n);
+      } finally {
+        await a.stop(5_000);
+        await b.stop(5_000);
+        await secondDb.close();
+      }
+    },
+  );
 
   it("takes over a dead worker's claim when its lease runs out, and ignores the dead worker's late record", async () => {
     const wh = await register(ctx, `${receiver.url}/lease`, { eventTypes: ['Refund'] });
@@ -80,7 +96,21 @@ describe('delivery under concurrency', () => {
       // The dead worker comes back and tries to record its attempt: its claim is gone.
       const row = dead.rows[0];
       const late = await recordAttempts(ctx.tdb.db.pool, ctx.clock.now(), [
-        { deliveryId: row?.id ?? '', webhookId: wh.webhookId, claimToken: dead.token, attemptNumber: 1, correlationId: '00000000-0000-4000-8000-000000000000', sentAt: ctx.clock.now(), responseStatus: 500, responseBody: '', durationMs: 1, errorKind: 'status', errorDetail: null, state: 'Pending', nextAttemptAt: ctx.clock.now() },
+        {
+          deliveryId: row?.id ?? '',
+          webhookId: wh.webhookId,
+          claimToken: dead.token,
+          attemptNumber: 1,
+          correlationId: '00000000-0000-4000-8000-000000000000',
+          sentAt: ctx.clock.now(),
+          responseStatus: 500,
+          responseBody: '',
+          durationMs: 1,
+          errorKind: 'status',
+          errorDetail: null,
+          state: 'Pending',
+          nextAttemptAt: ctx.clock.now(),
+        },
       ]);
       expect(late).toEqual([]);
       expect(await states(ctx, wh.webhookId)).toEqual({ Delivered: 1 });
@@ -107,7 +137,10 @@ describe('delivery under concurrency', () => {
       expect(hole.received.length).toBeLessThanOrEqual(limit);
       expect(hole.received.length).toBeGreaterThan(0);
       expect((await states(ctx, holeHook.webhookId)).Pending).toBe(300);
-      const claimed = await ctx.tdb.db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1 AND claim_token IS NOT NULL', [holeHook.webhookId]);
+      const claimed = await ctx.tdb.db.pool.query<{ n: number }>(
+        'SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1 AND claim_token IS NOT NULL',
+        [holeHook.webhookId],
+      );
       // On the wire at most the limit; a queue beside them.
       expect(claimed.rows[0]?.n).toBeLessThanOrEqual(limit + Math.max(limit, QUEUE_DEPTH));
     } finally {
@@ -135,7 +168,10 @@ describe('delivery under concurrency', () => {
       }
       expect(hole.received.length).toBe(3);
       // Three on the wire; the rest queued beside them, to follow the moment a slot frees.
-      const claimed = await ctx.tdb.db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1 AND claim_token IS NOT NULL', [webhookId]);
+      const claimed = await ctx.tdb.db.pool.query<{ n: number }>(
+        'SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1 AND claim_token IS NOT NULL',
+        [webhookId],
+      );
       expect(claimed.rows[0]?.n).toBe(Math.min(40, 3 + QUEUE_DEPTH));
     } finally {
       await hole.close();
@@ -175,39 +211,42 @@ describe('delivery under concurrency', () => {
     }
   });
 
-  it.skipIf(TEST_DB === 'pglite')('three workers sharing a slow endpoint never have more than its max in flight on the wire together, and send each delivery once', async () => {
-    const slowHook = await startReceiver();
-    let now = 0;
-    let most = 0;
-    slowHook.on('/slow', (_req, res) => {
-      now++;
-      most = Math.max(most, now);
-      setTimeout(() => {
-        now--;
-        res.writeHead(200).end('ok');
-      }, 40);
-    });
-    const r = await call(ctx, 'POST', '/api/v1/webhooks', { url: `${slowHook.url}/slow`, eventTypes: ['Authorization'], maxInFlight: 4 });
-    expect(r.status).toBe(200);
-    const webhookId = r.body.webhookId as string;
-    const dbs = await Promise.all([1, 2].map(() => openDatabase({ databaseUrl: ctx.tdb.url, dataDir: '' })));
-    const workers = [testWorker(ctx, { batchSize: 3 }), ...dbs.map((db) => testWorker(ctx, { db, batchSize: 3 }))];
-    try {
-      await Promise.all(workers.map((w) => w.start()));
-      const n = 120;
-      await enqueueMany(ctx, n, 'Authorization', '22');
-      await eventually(async () => (await states(ctx, webhookId)).Delivered === n, 'every delivery delivered', 60_000);
-      expect(most).toBeLessThanOrEqual(4);
-      expect(most).toBeGreaterThan(1);
-      const refs = slowHook.received.filter((x) => x.path === '/slow').map((x) => (JSON.parse(x.body) as { payfacReference: string }).payfacReference);
-      expect(refs).toHaveLength(n);
-      expect(new Set(refs).size).toBe(n);
-    } finally {
-      await Promise.all(workers.map((w) => w.stop(5_000)));
-      await Promise.all(dbs.map((db) => db.close()));
-      await slowHook.close();
-    }
-  });
+  it.skipIf(TEST_DB === 'pglite')(
+    'three workers sharing a slow endpoint never have more than its max in flight on the wire together, and send each delivery once',
+    async () => {
+      const slowHook = await startReceiver();
+      let now = 0;
+      let most = 0;
+      slowHook.on('/slow', (_req, res) => {
+        now++;
+        most = Math.max(most, now);
+        setTimeout(() => {
+          now--;
+          res.writeHead(200).end('ok');
+        }, 40);
+      });
+      const r = await call(ctx, 'POST', '/api/v1/webhooks', { url: `${slowHook.url}/slow`, eventTypes: ['Authorization'], maxInFlight: 4 });
+      expect(r.status).toBe(200);
+      const webhookId = r.body.webhookId as string;
+      const dbs = await Promise.all([1, 2].map(() => openDatabase({ databaseUrl: ctx.tdb.url, dataDir: '' })));
+      const workers = [testWorker(ctx, { batchSize: 3 }), ...dbs.map((db) => testWorker(ctx, { db, batchSize: 3 }))];
+      try {
+        await Promise.all(workers.map((w) => w.start()));
+        const n = 120;
+        await enqueueMany(ctx, n, 'Authorization', '22');
+        await eventually(async () => (await states(ctx, webhookId)).Delivered === n, 'every delivery delivered', 60_000);
+        expect(most).toBeLessThanOrEqual(4);
+        expect(most).toBeGreaterThan(1);
+        const refs = slowHook.received.filter((x) => x.path === '/slow').map((x) => (JSON.parse(x.body) as { payfacReference: string }).payfacReference);
+        expect(refs).toHaveLength(n);
+        expect(new Set(refs).size).toBe(n);
+      } finally {
+        await Promise.all(workers.map((w) => w.stop(5_000)));
+        await Promise.all(dbs.map((db) => db.close()));
+        await slowHook.close();
+      }
+    },
+  );
 
   it('a worker that stops gives its queue back at once: nothing stays claimed, the rest is due for the next worker', async () => {
     const slowHook = await startReceiver();
@@ -219,7 +258,10 @@ describe('delivery under concurrency', () => {
     try {
       await worker.start();
       await eventually(() => slowHook.received.filter((x) => x.path === '/queue').length === 2, 'two on the wire');
-      const claimed = await ctx.tdb.db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1 AND claim_token IS NOT NULL', [webhookId]);
+      const claimed = await ctx.tdb.db.pool.query<{ n: number }>(
+        'SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1 AND claim_token IS NOT NULL',
+        [webhookId],
+      );
       expect(claimed.rows[0]?.n).toBe(10);
       await worker.stop(5_000);
       const after = await ctx.tdb.db.pool.query<{ claimed: number; due: number; delivered: number }>(
@@ -265,33 +307,36 @@ describe('delivery under concurrency', () => {
     }
   });
 
-  it.skipIf(TEST_DB === 'pglite')('renewing leases skips a delivery another transaction has locked instead of waiting for it (waiting deadlocked with the cycle recording it; needs real PostgreSQL)', async () => {
-    const wh = await register(ctx, `${receiver.url}/renew`, { eventTypes: ['Authorization'] });
-    await enqueueMany(ctx, 3, 'Authorization', '44');
-    // (Earlier tests' webhooks may have deliveries due too: only this webhook's are looked at.)
-    const { claim } = await claimAndRecord(ctx.tdb.db, ctx.clock, { records: [], limit: 500, perEndpoint: 10, leaseMs: ctx.config.deliveryLeaseMs });
-    const held = claim.rows.filter((r) => r.webhook_id === wh.webhookId).map((r) => [r.id, claim.token] as const);
-    expect(held).toHaveLength(3);
-    const url = ctx.tdb.url;
-    if (url === null) throw new Error('needs PostgreSQL');
-    const locker = new pg.Client({ connectionString: url });
-    await locker.connect();
-    try {
-      // Another transaction (a cycle recording this attempt, say) holds one of the rows.
-      await locker.query('BEGIN');
-      await locker.query('SELECT id FROM webhook_deliveries WHERE id = $1 FOR UPDATE', [held[0]?.[0]]);
-      const until = new Date(ctx.clock.now().getTime() + 10 * ctx.config.deliveryLeaseMs);
-      const renewed = await Promise.race([
-        renewLeases(ctx.tdb.db.pool, until, held),
-        new Promise<string>((resolve) => setTimeout(() => resolve('still waiting after 3 s'), 3_000)),
-      ]);
-      expect(renewed).toBe(2);
-      await locker.query('COMMIT');
-      // The skipped one is renewed at the next tick.
-      expect(await renewLeases(ctx.tdb.db.pool, new Date(until.getTime() + 1), held)).toBe(3);
-    } finally {
-      await locker.query('ROLLBACK').catch(() => undefined);
-      await locker.end();
-    }
-  });
+  it.skipIf(TEST_DB === 'pglite')(
+    'renewing leases skips a delivery another transaction has locked instead of waiting for it (waiting deadlocked with the cycle recording it; needs real PostgreSQL)',
+    async () => {
+      const wh = await register(ctx, `${receiver.url}/renew`, { eventTypes: ['Authorization'] });
+      await enqueueMany(ctx, 3, 'Authorization', '44');
+      // (Earlier tests' webhooks may have deliveries due too: only this webhook's are looked at.)
+      const { claim } = await claimAndRecord(ctx.tdb.db, ctx.clock, { records: [], limit: 500, perEndpoint: 10, leaseMs: ctx.config.deliveryLeaseMs });
+      const held = claim.rows.filter((r) => r.webhook_id === wh.webhookId).map((r) => [r.id, claim.token] as const);
+      expect(held).toHaveLength(3);
+      const url = ctx.tdb.url;
+      if (url === null) throw new Error('needs PostgreSQL');
+      const locker = new pg.Client({ connectionString: url });
+      await locker.connect();
+      try {
+        // Another transaction (a cycle recording this attempt, say) holds one of the rows.
+        await locker.query('BEGIN');
+        await locker.query('SELECT id FROM webhook_deliveries WHERE id = $1 FOR UPDATE', [held[0]?.[0]]);
+        const until = new Date(ctx.clock.now().getTime() + 10 * ctx.config.deliveryLeaseMs);
+        const renewed = await Promise.race([
+          renewLeases(ctx.tdb.db.pool, until, held),
+          new Promise<string>((resolve) => setTimeout(() => resolve('still waiting after 3 s'), 3_000)),
+        ]);
+        expect(renewed).toBe(2);
+        await locker.query('COMMIT');
+        // The skipped one is renewed at the next tick.
+        expect(await renewLeases(ctx.tdb.db.pool, new Date(until.getTime() + 1), held)).toBe(3);
+      } finally {
+        await locker.query('ROLLBACK').catch(() => undefined);
+        await locker.end();
+      }
+    },
+  );
 });

@@ -43,7 +43,17 @@ describe("the delivery list's kept count", () => {
   const emit = (n: number, from: number): Promise<unknown> =>
     withTransaction(ctx.tdb.db, async (tx) => {
       for (let i = 0; i < n; i++) {
-        await enqueueEvent(tx, ctx, { merchantId: ctx.merchant.merchantId, eventType: 'Capture', checkoutReference: null, payfacReference: `count${from + i}`, merchantReference: null, amount: 1, currency: 'EUR', reason: null, success: true });
+        await enqueueEvent(tx, ctx, {
+          merchantId: ctx.merchant.merchantId,
+          eventType: 'Capture',
+          checkoutReference: null,
+          payfacReference: `count${from + i}`,
+          merchantReference: null,
+          amount: 1,
+          currency: 'EUR',
+          reason: null,
+          success: true,
+        });
       }
     });
 
@@ -61,7 +71,17 @@ describe("the delivery list's kept count", () => {
       // A transaction that rolls back leaves no count behind.
       await expect(
         withTransaction(ctx.tdb.db, async (tx) => {
-          await enqueueEvent(tx, ctx, { merchantId: ctx.merchant.merchantId, eventType: 'Capture', checkoutReference: null, payfacReference: 'gone', merchantReference: null, amount: 1, currency: 'EUR', reason: null, success: true });
+          await enqueueEvent(tx, ctx, {
+            merchantId: ctx.merchant.merchantId,
+            eventType: 'Capture',
+            checkoutReference: null,
+            payfacReference: 'gone',
+            merchantReference: null,
+            amount: 1,
+            currency: 'EUR',
+            reason: null,
+            success: true,
+          });
           throw new Error('roll back');
         }),
       ).rejects.toThrow('roll back');

@@ -2,7 +2,20 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createTestContext, type TestContext } from '../helpers/app.js';
 import { hmacSignature } from '../../src/webhooks/delivery/sign.js';
 import type { DeliveryWorker } from '../../src/webhooks/delivery/worker.js';
-import { blackHole, eventually, refusedPort, register, reply, slow, startReceiver, testWorker, trickle, trustingAgent, TEST_ATTEMPT_TIMEOUT_MS, type Receiver } from './helpers.js';
+import {
+  blackHole,
+  eventually,
+  refusedPort,
+  register,
+  reply,
+  slow,
+  startReceiver,
+  testWorker,
+  trickle,
+  trustingAgent,
+  TEST_ATTEMPT_TIMEOUT_MS,
+  type Receiver,
+} from './helpers.js';
 
 // End to end against real HTTPS receivers (interface §3, 5.2, 6, 8; §Deliveries), on the injected clock.
 
@@ -47,7 +60,13 @@ describe('webhook delivery end to end', () => {
   });
 
   async function event(body: Record<string, unknown> = {}): Promise<{ eventId: string; payfacReference: string }> {
-    const r = await call(ctx, 'POST', '/api/v1/sandbox/events', { eventType: 'Authorization', amount: 48900, currency: 'ISK', merchantReference: 'order-1', ...body });
+    const r = await call(ctx, 'POST', '/api/v1/sandbox/events', {
+      eventType: 'Authorization',
+      amount: 48900,
+      currency: 'ISK',
+      merchantReference: 'order-1',
+      ...body,
+    });
     expect(r.status).toBe(200);
     return r.body as { eventId: string; payfacReference: string };
   }
@@ -71,7 +90,15 @@ describe('webhook delivery end to end', () => {
     expect(req?.headers.authorization).toBe(wh.apiKey);
     expect(req?.headers['x-webhook-correlationid']).toMatch(UUID4);
     const body = JSON.parse(req?.body ?? '{}') as Record<string, string | null | Record<string, string>>;
-    expect(body).toMatchObject({ checkoutReference: null, payfacReference: e.payfacReference, merchantReference: 'order-1', amount: '48900', currency: 'ISK', reason: null, success: 'true' });
+    expect(body).toMatchObject({
+      checkoutReference: null,
+      payfacReference: e.payfacReference,
+      merchantReference: 'order-1',
+      amount: '48900',
+      currency: 'ISK',
+      reason: null,
+      success: 'true',
+    });
     expect(body.additionalData).toEqual({ eventType: 'Authorization' });
     // The receiver's check of 5.2 with the key it was given at registration.
     const { hmacSignature: sig, ...rest } = body;
@@ -81,7 +108,13 @@ describe('webhook delivery end to end', () => {
     expect(d).toMatchObject({ state: 'Delivered', attemptCount: 1, nextAttemptAt: null });
     expect(d.body).toBe(req?.body);
     expect(d.attempts).toHaveLength(1);
-    expect(d.attempts[0]).toMatchObject({ attemptNumber: 1, correlationId: req?.headers['x-webhook-correlationid'], responseStatus: 200, responseBody: 'ok', errorKind: null });
+    expect(d.attempts[0]).toMatchObject({
+      attemptNumber: 1,
+      correlationId: req?.headers['x-webhook-correlationid'],
+      responseStatus: 200,
+      responseBody: 'ok',
+      errorKind: null,
+    });
   });
 
   const within = `no complete response within ${TEST_ATTEMPT_TIMEOUT_MS} ms`;
@@ -90,10 +123,22 @@ describe('webhook delivery end to end', () => {
     ['202', async (r) => (r.on('/202', reply(202)), `${r.url}/202`), { status: 202, kind: 'status', detail: null }],
     ['204', async (r) => (r.on('/204', reply(204)), `${r.url}/204`), { status: 204, kind: 'status', detail: null }],
     ['500', async (r) => (r.on('/500', reply(500, 'boom')), `${r.url}/500`), { status: 500, kind: 'status', detail: null }],
-    ['a reply slower than the limit', async (r) => (r.on('/slow', slow(TEST_ATTEMPT_TIMEOUT_MS * 3)), `${r.url}/slow`), { status: null, kind: 'timeout', detail: within }],
-    ['a 200 whose body trickles past the limit', async (r) => (r.on('/trickle', trickle(100, TEST_ATTEMPT_TIMEOUT_MS * 3)), `${r.url}/trickle`), { status: 200, kind: 'timeout', detail: within }],
+    [
+      'a reply slower than the limit',
+      async (r) => (r.on('/slow', slow(TEST_ATTEMPT_TIMEOUT_MS * 3)), `${r.url}/slow`),
+      { status: null, kind: 'timeout', detail: within },
+    ],
+    [
+      'a 200 whose body trickles past the limit',
+      async (r) => (r.on('/trickle', trickle(100, TEST_ATTEMPT_TIMEOUT_MS * 3)), `${r.url}/trickle`),
+      { status: 200, kind: 'timeout', detail: within },
+    ],
     ['a receiver that never answers', async (r) => (r.on('/void', blackHole), `${r.url}/void`), { status: null, kind: 'timeout', detail: within }],
-    ['connection refused', async () => `https://127.0.0.1:${await refusedPort()}/x`, { status: null, kind: 'connection', detail: /^ECONNREFUSED: connect ECONNREFUSED 127\.0\.0\.1:\d+$/ }],
+    [
+      'connection refused',
+      async () => `https://127.0.0.1:${await refusedPort()}/x`,
+      { status: null, kind: 'connection', detail: /^ECONNREFUSED: connect ECONNREFUSED 127\.0\.0\.1:\d+$/ },
+    ],
   ];
 
   for (const [name, setup, expected] of failures) {

@@ -30,7 +30,17 @@ describe('endpoint health', () => {
   const emit = async (eventType: EventType): Promise<void> => {
     n++;
     await withTransaction(ctx.tdb.db, (tx) =>
-      enqueueEvent(tx, ctx, { merchantId: ctx.merchant.merchantId, eventType, checkoutReference: null, payfacReference: `health${n}`, merchantReference: null, amount: 100, currency: 'EUR', reason: null, success: true }),
+      enqueueEvent(tx, ctx, {
+        merchantId: ctx.merchant.merchantId,
+        eventType,
+        checkoutReference: null,
+        payfacReference: `health${n}`,
+        merchantReference: null,
+        amount: 100,
+        currency: 'EUR',
+        reason: null,
+        success: true,
+      }),
     );
   };
   /** Lets every due attempt run and be recorded. */
@@ -116,11 +126,16 @@ describe('endpoint health', () => {
     const disabled = await read(down.webhookId);
     expect(disabled).toMatchObject({ enabled: false, disabledReason: 'failing', disabledAt: ctx.clock.now().toISOString(), failingSince: since });
     // The delivery still being retried ended as Failed, as when a person disables the webhook.
-    const pending = await ctx.tdb.db.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1 AND state = 'Pending'`, [down.webhookId]);
+    const pending = await ctx.tdb.db.pool.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1 AND state = 'Pending'`,
+      [down.webhookId],
+    );
     expect(pending.rows[0]?.n).toBe(0);
 
     await drain();
-    const notices = receiver.received.filter((r) => r.path === '/other').map((r) => JSON.parse(r.body) as { payfacReference: string; success: string; additionalData: Record<string, string> });
+    const notices = receiver.received
+      .filter((r) => r.path === '/other')
+      .map((r) => JSON.parse(r.body) as { payfacReference: string; success: string; additionalData: Record<string, string> });
     expect(notices).toHaveLength(1);
     expect(notices[0]).toMatchObject({
       payfacReference: down.webhookId,
@@ -128,7 +143,10 @@ describe('endpoint health', () => {
       additionalData: { eventType: 'EndpointDisabled', webhookId: down.webhookId, url: `${receiver.url}/down`, failingSince: since, failedDeliveries: '1' },
     });
     // Recorded as an event, and nothing was sent to the disabled webhook itself.
-    const events = await ctx.tdb.db.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM webhook_events WHERE event_type = 'EndpointDisabled' AND payfac_reference = $1`, [down.webhookId]);
+    const events = await ctx.tdb.db.pool.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM webhook_events WHERE event_type = 'EndpointDisabled' AND payfac_reference = $1`,
+      [down.webhookId],
+    );
     expect(events.rows[0]?.n).toBe(1);
 
     const enabled = await call(ctx, 'POST', `/api/v1/webhooks/${down.webhookId}/update`, { enabled: true });

@@ -126,7 +126,13 @@ export async function register(
   url: string,
   opts: { apiKey?: string; eventTypes?: string[] } = {},
 ): Promise<{ webhookId: string; apiKey: string; hmacKey: string }> {
-  const r = await call(ctx, 'POST', '/api/v1/webhooks', { url, ...(opts.eventTypes ? { eventTypes: opts.eventTypes } : {}) }, opts.apiKey ? { apiKey: opts.apiKey } : {});
+  const r = await call(
+    ctx,
+    'POST',
+    '/api/v1/webhooks',
+    { url, ...(opts.eventTypes ? { eventTypes: opts.eventTypes } : {}) },
+    opts.apiKey ? { apiKey: opts.apiKey } : {},
+  );
   if (r.status !== 200) throw new Error(`register failed: ${r.status} ${JSON.stringify(r.body)}`);
   return r.body as { webhookId: string; apiKey: string; hmacKey: string };
 }

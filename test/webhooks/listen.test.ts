@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Paylinks} from '@paylinks/sdk';
+import type { Paylinks } from '@paylinks/sdk';
 import { PaylinksApiError, verifyStandardWebhook, verifyWebhook, type ListenerAttempt, type ListenerEvent } from '@paylinks/sdk';
 import { createMerchant } from '../../src/accounts/service.js';
 import { ListenerHub, type StreamedAttempt } from '../../src/webhooks/listen/hub.js';
@@ -93,17 +93,37 @@ describe('listener webhooks (paylinks listen)', () => {
       });
       // What the local receiver gets verifies with the secrets the listener was registered with.
       const message = verifyWebhook({ rawBody: a.body, headers: a.headers, apiKey: l.apiKey, hmacKey: l.hmacKey });
-      expect(verifyStandardWebhook({ rawBody: a.body, headers: a.headers, secret: l.signingSecret, now: live.ctx.clock.now() }).payfacReference).toBe(payfacReference);
+      expect(verifyStandardWebhook({ rawBody: a.body, headers: a.headers, secret: l.signingSecret, now: live.ctx.clock.now() }).payfacReference).toBe(
+        payfacReference,
+      );
       expect(message).toMatchObject({ payfacReference, merchantReference: 'order-7', amount: '48900' });
 
-      await client.webhooks.reportAttempt(l.webhookId, { deliveryId: a.deliveryId, attemptToken: a.attemptToken, responseStatus: 200, responseBody: 'thanks', durationMs: 12, errorKind: null, errorDetail: null });
+      await client.webhooks.reportAttempt(l.webhookId, {
+        deliveryId: a.deliveryId,
+        attemptToken: a.attemptToken,
+        responseStatus: 200,
+        responseBody: 'thanks',
+        durationMs: 12,
+        errorKind: null,
+        errorDetail: null,
+      });
       const d = await attemptsOf(a.deliveryId);
       expect(d.state).toBe('Delivered');
-      expect(d.attempts).toEqual([expect.objectContaining({ attemptNumber: 1, correlationId: a.correlationId, responseStatus: 200, responseBody: 'thanks', errorKind: null })]);
+      expect(d.attempts).toEqual([
+        expect.objectContaining({ attemptNumber: 1, correlationId: a.correlationId, responseStatus: 200, responseBody: 'thanks', errorKind: null }),
+      ]);
 
       // Reporting it again records nothing more.
       await expect(
-        client.webhooks.reportAttempt(l.webhookId, { deliveryId: a.deliveryId, attemptToken: a.attemptToken, responseStatus: 200, responseBody: '', durationMs: 1, errorKind: null, errorDetail: null }),
+        client.webhooks.reportAttempt(l.webhookId, {
+          deliveryId: a.deliveryId,
+          attemptToken: a.attemptToken,
+          responseStatus: 200,
+          responseBody: '',
+          durationMs: 1,
+          errorKind: null,
+          errorDetail: null,
+        }),
       ).rejects.toMatchObject({ status: 409, code: 'INVALID_STATE' });
 
       // Event types it did not subscribe to do not come.
@@ -123,7 +143,15 @@ describe('listener webhooks (paylinks listen)', () => {
       await stream.ready;
       await trigger('Capture');
       const first = await stream.next();
-      await client.webhooks.reportAttempt(l.webhookId, { deliveryId: first.deliveryId, attemptToken: first.attemptToken, responseStatus: 500, responseBody: 'boom', durationMs: 3, errorKind: 'status', errorDetail: null });
+      await client.webhooks.reportAttempt(l.webhookId, {
+        deliveryId: first.deliveryId,
+        attemptToken: first.attemptToken,
+        responseStatus: 500,
+        responseBody: 'boom',
+        durationMs: 3,
+        errorKind: 'status',
+        errorDetail: null,
+      });
       const d = await attemptsOf(first.deliveryId);
       expect(d.state).toBe('Pending');
       expect(d.attempts[0]).toMatchObject({ responseStatus: 500, responseBody: 'boom', errorKind: 'status', errorDetail: null });
@@ -133,8 +161,21 @@ describe('listener webhooks (paylinks listen)', () => {
       expect(second).toMatchObject({ deliveryId: first.deliveryId, attemptNumber: 2 });
       expect(second.correlationId).not.toBe(first.correlationId);
       expect(second.body).toBe(first.body);
-      await client.webhooks.reportAttempt(l.webhookId, { deliveryId: second.deliveryId, attemptToken: second.attemptToken, responseStatus: null, responseBody: null, durationMs: 2, errorKind: 'connection', errorDetail: 'ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:3000' });
-      expect((await attemptsOf(first.deliveryId)).attempts[1]).toMatchObject({ attemptNumber: 2, responseStatus: null, errorKind: 'connection', errorDetail: 'ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:3000' });
+      await client.webhooks.reportAttempt(l.webhookId, {
+        deliveryId: second.deliveryId,
+        attemptToken: second.attemptToken,
+        responseStatus: null,
+        responseBody: null,
+        durationMs: 2,
+        errorKind: 'connection',
+        errorDetail: 'ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:3000',
+      });
+      expect((await attemptsOf(first.deliveryId)).attempts[1]).toMatchObject({
+        attemptNumber: 2,
+        responseStatus: null,
+        errorKind: 'connection',
+        errorDetail: 'ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:3000',
+      });
     } finally {
       stream.stop();
       await client.webhooks.delete(l.webhookId);
@@ -185,7 +226,15 @@ describe('listener webhooks (paylinks listen)', () => {
     const stranger = live.client({ apiKey: other.apiKey });
     await expect(stranger.webhooks.listen(l.webhookId).next()).rejects.toMatchObject({ status: 404, code: 'NOT_FOUND' });
     await expect(
-      stranger.webhooks.reportAttempt(l.webhookId, { deliveryId: 'dlv_x', attemptToken: 'x', responseStatus: 200, responseBody: '', durationMs: 1, errorKind: null, errorDetail: null }),
+      stranger.webhooks.reportAttempt(l.webhookId, {
+        deliveryId: 'dlv_x',
+        attemptToken: 'x',
+        responseStatus: 200,
+        responseBody: '',
+        durationMs: 1,
+        errorKind: null,
+        errorDetail: null,
+      }),
     ).rejects.toMatchObject({ status: 404 });
     const url = await client.webhooks.register({ url: 'https://hooks.example.com/x' });
     await expect(client.webhooks.listen(url.webhookId).next()).rejects.toMatchObject({ status: 409, code: 'INVALID_STATE' });
@@ -198,7 +247,10 @@ describe('listener webhooks (paylinks listen)', () => {
     const stream = reader(client, l.webhookId);
     try {
       await stream.ready;
-      const second = await client.webhooks.listen(l.webhookId).next().catch((e: unknown) => e);
+      const second = await client.webhooks
+        .listen(l.webhookId)
+        .next()
+        .catch((e: unknown) => e);
       expect(second).toBeInstanceOf(PaylinksApiError);
       expect(second).toMatchObject({ status: 409 });
     } finally {
@@ -222,8 +274,19 @@ describe('listener hub', () => {
     const client = live.client();
     const l = await client.webhooks.registerListener({ eventTypes: ['Authorization'] });
     const sent: StreamedAttempt[] = [];
-    const hub = new ListenerHub({ db: live.ctx.tdb.db, clock: live.ctx.clock, sealer: live.ctx.sealer, leaseMs: 60_000, reportTimeoutMs: 300, pollIntervalMs: 50 });
-    const sink = { send: (event: string, data: unknown) => void (event === 'attempt' && sent.push(data as StreamedAttempt)), comment: () => undefined, end: () => undefined };
+    const hub = new ListenerHub({
+      db: live.ctx.tdb.db,
+      clock: live.ctx.clock,
+      sealer: live.ctx.sealer,
+      leaseMs: 60_000,
+      reportTimeoutMs: 300,
+      pollIntervalMs: 50,
+    });
+    const sink = {
+      send: (event: string, data: unknown) => void (event === 'attempt' && sent.push(data as StreamedAttempt)),
+      comment: () => undefined,
+      end: () => undefined,
+    };
     expect(hub.open(l.webhookId, sink)).toBe(true);
     expect(hub.open(l.webhookId, sink)).toBe(false);
     await client.sandbox.trigger({ eventType: 'Authorization', amount: 100, currency: 'EUR' });

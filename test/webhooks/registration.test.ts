@@ -33,7 +33,11 @@ describe('webhook registration (§Webhooks)', () => {
   });
 
   it('registers a webhook and shows its two secrets once', async () => {
-    const r = await call(ctx, 'POST', '/api/v1/webhooks', { url: 'https://hooks.example.com/paylinks', eventTypes: ['Authorization', 'Refund'], description: 'shop' });
+    const r = await call(ctx, 'POST', '/api/v1/webhooks', {
+      url: 'https://hooks.example.com/paylinks',
+      eventTypes: ['Authorization', 'Refund'],
+      description: 'shop',
+    });
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ url: 'https://hooks.example.com/paylinks', eventTypes: ['Authorization', 'Refund'], description: 'shop', enabled: true });
     expect(r.body.webhookId).toMatch(/^wh_/);
@@ -43,7 +47,11 @@ describe('webhook registration (§Webhooks)', () => {
 
     const read = await call(ctx, 'GET', `/api/v1/webhooks/${String(r.body.webhookId)}`);
     expect(read.status).toBe(200);
-    expect(read.body.webhook).toMatchObject({ webhookId: r.body.webhookId, url: 'https://hooks.example.com/paylinks', eventTypes: ['Authorization', 'Refund'] });
+    expect(read.body.webhook).toMatchObject({
+      webhookId: r.body.webhookId,
+      url: 'https://hooks.example.com/paylinks',
+      eventTypes: ['Authorization', 'Refund'],
+    });
     const list = await call(ctx, 'GET', '/api/v1/webhooks');
     for (const text of [read.res.body, list.res.body]) {
       expect(text).not.toContain(String(r.body.apiKey));
@@ -65,7 +73,10 @@ describe('webhook registration (§Webhooks)', () => {
     }
     const bad = await call(ctx, 'POST', '/api/v1/webhooks', { url: 'https://a.example.com', eventTypes: ['Nope'], colour: 'red' });
     expect(bad.status).toBe(400);
-    expect((bad.body.errors as { field: string; code: string }[]).map((e) => `${e.field}:${e.code}`).sort()).toEqual(['colour:UNKNOWN_FIELD', 'eventTypes[0]:ENUM']);
+    expect((bad.body.errors as { field: string; code: string }[]).map((e) => `${e.field}:${e.code}`).sort()).toEqual([
+      'colour:UNKNOWN_FIELD',
+      'eventTypes[0]:ENUM',
+    ]);
     expect(await count(ctx, 'webhooks')).toBe(before);
   });
 
@@ -89,7 +100,12 @@ describe('webhook registration (§Webhooks)', () => {
 
   it('updates, rotates and deletes', async () => {
     const wh = await register(ctx, 'https://one.example.com/h');
-    const u = await call(ctx, 'POST', `/api/v1/webhooks/${wh.webhookId}/update`, { url: 'https://two.example.com/h', eventTypes: ['Refund'], description: 'd', enabled: false });
+    const u = await call(ctx, 'POST', `/api/v1/webhooks/${wh.webhookId}/update`, {
+      url: 'https://two.example.com/h',
+      eventTypes: ['Refund'],
+      description: 'd',
+      enabled: false,
+    });
     expect(u.status).toBe(200);
     expect(u.body.webhook).toMatchObject({ url: 'https://two.example.com/h', eventTypes: ['Refund'], description: 'd', enabled: false });
     const badUrl = await call(ctx, 'POST', `/api/v1/webhooks/${wh.webhookId}/update`, { url: 'http://two.example.com/h' });
@@ -202,7 +218,17 @@ describe('webhook registration (§Webhooks)', () => {
     await register(ctx, 'https://other-merchant.example.com/h', { apiKey: other.apiKey });
 
     const { deliveryIds } = await withTransaction(ctx.tdb.db, (tx) =>
-      enqueueEvent(tx, ctx, { merchantId: m.merchantId, eventType: 'Authorization', checkoutReference: null, payfacReference: '9000000000000001', merchantReference: 'o-1', amount: 100, currency: 'EUR', reason: null, success: true }),
+      enqueueEvent(tx, ctx, {
+        merchantId: m.merchantId,
+        eventType: 'Authorization',
+        checkoutReference: null,
+        payfacReference: '9000000000000001',
+        merchantReference: 'o-1',
+        amount: 100,
+        currency: 'EUR',
+        reason: null,
+        success: true,
+      }),
     );
     const { rows } = await ctx.tdb.db.pool.query<{ webhook_id: string }>('SELECT webhook_id FROM webhook_deliveries WHERE id = ANY($1)', [deliveryIds]);
     expect(rows.map((r) => r.webhook_id).sort()).toEqual([own.webhookId, ofPartner.webhookId].sort());
@@ -211,7 +237,8 @@ describe('webhook registration (§Webhooks)', () => {
 
     // Each sees only the delivery to its own webhook.
     const q = { query: { payfacReference: '9000000000000001' } };
-    const seenBy = async (apiKey: string) => ((await call(ctx, 'GET', '/api/v1/webhooks/deliveries', undefined, { ...q, apiKey })).body.data as { webhookId: string }[]).map((d) => d.webhookId);
+    const seenBy = async (apiKey: string) =>
+      ((await call(ctx, 'GET', '/api/v1/webhooks/deliveries', undefined, { ...q, apiKey })).body.data as { webhookId: string }[]).map((d) => d.webhookId);
     expect(await seenBy(m.apiKey)).toEqual([own.webhookId]);
     expect(await seenBy(partner.apiKey)).toEqual([ofPartner.webhookId]);
     expect(await seenBy(otherPartner.apiKey)).toEqual([]);
@@ -233,7 +260,17 @@ describe('webhook registration (§Webhooks)', () => {
     const deliveries = await count(ctx, 'webhook_deliveries');
     await expect(
       withTransaction(ctx.tdb.db, async (tx) => {
-        await enqueueEvent(tx, ctx, { merchantId: ctx.merchant.merchantId, eventType: 'Capture', checkoutReference: null, payfacReference: '1', merchantReference: null, amount: 1, currency: 'EUR', reason: null, success: true });
+        await enqueueEvent(tx, ctx, {
+          merchantId: ctx.merchant.merchantId,
+          eventType: 'Capture',
+          checkoutReference: null,
+          payfacReference: '1',
+          merchantReference: null,
+          amount: 1,
+          currency: 'EUR',
+          reason: null,
+          success: true,
+        });
         throw new Error('the state change failed');
       }),
     ).rejects.toThrow('the state change failed');
@@ -310,7 +347,17 @@ describe('webhook registration in production mode (§Webhooks address rules)', (
 
   it('refuses loopback, private, link-local and internal addresses, and writes nothing', async () => {
     const before = await count(ctx, 'webhooks');
-    for (const url of ['https://127.0.0.1/h', 'https://localhost/h', 'https://10.0.0.5/h', 'https://192.168.1.10:8443/h', 'https://169.254.169.254/latest', 'https://[::1]/h', 'https://[fd00::1]/h', 'https://metadata.google.internal/h', 'https://[::ffff:127.0.0.1]/h']) {
+    for (const url of [
+      'https://127.0.0.1/h',
+      'https://localhost/h',
+      'https://10.0.0.5/h',
+      'https://192.168.1.10:8443/h',
+      'https://169.254.169.254/latest',
+      'https://[::1]/h',
+      'https://[fd00::1]/h',
+      'https://metadata.google.internal/h',
+      'https://[::ffff:127.0.0.1]/h',
+    ]) {
       const r = await call(ctx, 'POST', '/api/v1/webhooks', { url });
       expect(r.status, url).toBe(400);
       expect((r.body.errors as { field: string; code: string }[])[0]).toMatchObject({ field: 'url', code: 'ADDRESS_NOT_ALLOWED' });
@@ -330,7 +377,11 @@ describe('webhook registration in production mode (§Webhooks address rules)', (
     for (const url of ['http://127.0.0.1:9999/h', 'http://localhost:3000/h', 'http://[::1]:3000/h', 'http://93.184.216.34/h']) {
       const r = await call(ctx, 'POST', '/api/v1/webhooks', { url });
       expect(r.status, url).toBe(400);
-      expect((r.body.errors as { field: string; code: string; message: string }[])[0]).toMatchObject({ field: 'url', code: 'FORMAT', message: 'must be an absolute https URL' });
+      expect((r.body.errors as { field: string; code: string; message: string }[])[0]).toMatchObject({
+        field: 'url',
+        code: 'FORMAT',
+        message: 'must be an absolute https URL',
+      });
     }
     expect(await count(ctx, 'webhooks')).toBe(before);
   });

@@ -60,7 +60,9 @@ describe('Standard Webhooks headers on deliveries', () => {
     // A tampered body, another secret, or a stale timestamp is refused.
     const first = attempts[0];
     if (!first) throw new Error('no attempt');
-    expect(() => new Webhook(signingSecret).verify(first.body.replace('1500', '9999'), Object.fromEntries(Object.entries(first.headers).map(([k, v]) => [k, String(v)])))).toThrow();
+    expect(() =>
+      new Webhook(signingSecret).verify(first.body.replace('1500', '9999'), Object.fromEntries(Object.entries(first.headers).map(([k, v]) => [k, String(v)]))),
+    ).toThrow();
     const code = (f: () => unknown) => {
       try {
         f();
@@ -69,12 +71,24 @@ describe('Standard Webhooks headers on deliveries', () => {
         return err instanceof WebhookVerificationError ? err.reason : String(err);
       }
     };
-    expect(code(() => verifyStandardWebhook({ rawBody: first.body.replace('1500', '9999'), headers: first.headers, secret: signingSecret }))).toBe('invalid_standard_signature');
-    expect(code(() => verifyStandardWebhook({ rawBody: first.body, headers: first.headers, secret: `whsec_${Buffer.alloc(32, 1).toString('base64')}` }))).toBe('invalid_standard_signature');
-    expect(code(() => verifyStandardWebhook({ rawBody: first.body, headers: first.headers, secret: [`whsec_${Buffer.alloc(32, 1).toString('base64')}`, signingSecret] }))).toBe('accepted');
+    expect(code(() => verifyStandardWebhook({ rawBody: first.body.replace('1500', '9999'), headers: first.headers, secret: signingSecret }))).toBe(
+      'invalid_standard_signature',
+    );
+    expect(code(() => verifyStandardWebhook({ rawBody: first.body, headers: first.headers, secret: `whsec_${Buffer.alloc(32, 1).toString('base64')}` }))).toBe(
+      'invalid_standard_signature',
+    );
+    expect(
+      code(() =>
+        verifyStandardWebhook({ rawBody: first.body, headers: first.headers, secret: [`whsec_${Buffer.alloc(32, 1).toString('base64')}`, signingSecret] }),
+      ),
+    ).toBe('accepted');
     const later = new Date((Number(first.headers['webhook-timestamp']) + 301) * 1000);
-    expect(code(() => verifyStandardWebhook({ rawBody: first.body, headers: first.headers, secret: signingSecret, now: later }))).toBe('timestamp_out_of_tolerance');
-    expect(code(() => verifyStandardWebhook({ rawBody: first.body, headers: { authorization: apiKey }, secret: signingSecret }))).toBe('missing_standard_headers');
+    expect(code(() => verifyStandardWebhook({ rawBody: first.body, headers: first.headers, secret: signingSecret, now: later }))).toBe(
+      'timestamp_out_of_tolerance',
+    );
+    expect(code(() => verifyStandardWebhook({ rawBody: first.body, headers: { authorization: apiKey }, secret: signingSecret }))).toBe(
+      'missing_standard_headers',
+    );
   });
 
   it('signs with the old key beside the new one for the overlap after a rotation, then with the new one only', async () => {
@@ -99,7 +113,10 @@ describe('Standard Webhooks headers on deliveries', () => {
     expect(() => new Webhook(old.signingSecret).verify(during.body, headers)).not.toThrow();
     expect(() => new Webhook(fresh.signingSecret).verify(during.body, headers)).not.toThrow();
     // The interface's own proofs use the new keys; the SDK takes both while the receiver is updated.
-    expect(verifyWebhook({ rawBody: during.body, headers: during.headers, apiKey: [old.apiKey, fresh.apiKey], hmacKey: [old.hmacKey, fresh.hmacKey] }).merchantReference).toBe('overlap-1');
+    expect(
+      verifyWebhook({ rawBody: during.body, headers: during.headers, apiKey: [old.apiKey, fresh.apiKey], hmacKey: [old.hmacKey, fresh.hmacKey] })
+        .merchantReference,
+    ).toBe('overlap-1');
     expect(() => verifyWebhook({ rawBody: during.body, headers: during.headers, apiKey: old.apiKey, hmacKey: old.hmacKey })).toThrow(WebhookVerificationError);
 
     // After the overlap: the new key only; the old secret is refused.

@@ -51,13 +51,31 @@ describe('delivery trace, replay and sandbox (§Deliveries)', () => {
   it('records a sandbox event with a fresh payfacReference and every field of the body', async () => {
     receiver.on('/sb', reply(200));
     const wh = await register(ctx, `${receiver.url}/sb`, { eventTypes: ['Tokenization'] });
-    const e = await sandboxEvent({ eventType: 'Tokenization', amount: 0, currency: 'ISK', success: false, reason: 'Tokenized:4242:03/2030', merchantReference: 'ref-1', checkoutReference: 'cs_1', additionalData: { token: 'tok_1', cardSummary: '4242' } });
+    const e = await sandboxEvent({
+      eventType: 'Tokenization',
+      amount: 0,
+      currency: 'ISK',
+      success: false,
+      reason: 'Tokenized:4242:03/2030',
+      merchantReference: 'ref-1',
+      checkoutReference: 'cs_1',
+      additionalData: { token: 'tok_1', cardSummary: '4242' },
+    });
     expect(e.payfacReference).toMatch(/^\d+$/);
     expect(e.eventId).toMatch(/^evt_/);
     await worker.settled();
     const got = receiver.received.find((r) => r.path === '/sb');
     const body = JSON.parse(got?.body ?? '{}') as Record<string, unknown>;
-    expect(body).toMatchObject({ checkoutReference: 'cs_1', payfacReference: e.payfacReference, merchantReference: 'ref-1', amount: '0', currency: 'ISK', reason: 'Tokenized:4242:03/2030', success: 'false', additionalData: { token: 'tok_1', cardSummary: '4242', eventType: 'Tokenization' } });
+    expect(body).toMatchObject({
+      checkoutReference: 'cs_1',
+      payfacReference: e.payfacReference,
+      merchantReference: 'ref-1',
+      amount: '0',
+      currency: 'ISK',
+      reason: 'Tokenized:4242:03/2030',
+      success: 'false',
+      additionalData: { token: 'tok_1', cardSummary: '4242', eventType: 'Tokenization' },
+    });
     const { hmacSignature: sig, ...rest } = body;
     expect(sig).toBe(hmacSignature(wh.hmacKey, rest as unknown as Parameters<typeof hmacSignature>[1]));
   });
@@ -163,7 +181,7 @@ describe('delivery trace, replay and sandbox (§Deliveries)', () => {
     expect(done.body.code).toBe('INVALID_STATE');
   });
 
-  it('advances every pending delivery of the caller at once, or of one webhook, and no one else\'s', async () => {
+  it("advances every pending delivery of the caller at once, or of one webhook, and no one else's", async () => {
     receiver.on('/all-a', reply(500));
     receiver.on('/all-b', reply(500));
     const a = await register(ctx, `${receiver.url}/all-a`, { eventTypes: ['Refund'] });
@@ -224,7 +242,9 @@ describe('delivery trace, replay and sandbox (§Deliveries)', () => {
     const rest = await call(ctx, 'POST', `/api/v1/webhooks/${wh.webhookId}/recover`, { since: new Date(t0.getTime() + 3_600_000).toISOString() });
     expect(rest.body.requeued).toBe(1);
     await worker.settled();
-    expect(((await list({ webhookId: wh.webhookId, state: 'Delivered' })).data as DeliveryEntry[]).map((d) => d.payfacReference)).toContain(late.payfacReference);
+    expect(((await list({ webhookId: wh.webhookId, state: 'Delivered' })).data as DeliveryEntry[]).map((d) => d.payfacReference)).toContain(
+      late.payfacReference,
+    );
     // A window that ends before it starts, and another merchant's webhook, are refused.
     const bad = await call(ctx, 'POST', `/api/v1/webhooks/${wh.webhookId}/recover`, { since: window.until, until: window.since });
     expect([bad.status, bad.body.code]).toEqual([400, 'VALIDATION_FAILED']);

@@ -149,7 +149,12 @@ class Transport {
    */
   async *stream(path: string, signal?: AbortSignal): AsyncGenerator<{ event: string; data: string }, void, undefined> {
     const url = new URL(this.#base + path);
-    const headers = { accept: 'text/event-stream', 'user-agent': `paylinks-sdk/${SDK_VERSION} node/${process.version}`, ...this.#headers, 'x-api-key': this.#apiKey };
+    const headers = {
+      accept: 'text/event-stream',
+      'user-agent': `paylinks-sdk/${SDK_VERSION} node/${process.version}`,
+      ...this.#headers,
+      'x-api-key': this.#apiKey,
+    };
     let res: Response;
     try {
       res = await this.#fetch(url, { method: 'GET', headers, ...(signal ? { signal } : {}) });
@@ -195,7 +200,11 @@ class Transport {
       }
     } catch (cause) {
       if (signal?.aborted) return;
-      throw new PaylinksNetworkError(`GET ${url.pathname}: the stream broke (${causeCode(cause) ?? (cause instanceof Error ? cause.message : String(cause))})`, false, { cause });
+      throw new PaylinksNetworkError(
+        `GET ${url.pathname}: the stream broke (${causeCode(cause) ?? (cause instanceof Error ? cause.message : String(cause))})`,
+        false,
+        { cause },
+      );
     }
   }
 
@@ -237,7 +246,9 @@ class Transport {
       // The caller's own abort is not a network failure: no retry, their reason as is.
       if (options.signal?.aborted) throw options.signal.reason;
       const timedOut = timeout.aborted;
-      const what = timedOut ? `timed out after ${options.timeoutMs ?? this.#timeoutMs} ms` : (causeCode(cause) ?? (cause instanceof Error ? cause.message : String(cause)));
+      const what = timedOut
+        ? `timed out after ${options.timeoutMs ?? this.#timeoutMs} ms`
+        : (causeCode(cause) ?? (cause instanceof Error ? cause.message : String(cause)));
       return { ok: false, error: new PaylinksNetworkError(`${method} ${url.pathname}: ${what}`, timedOut, { cause }) };
     }
     let parsed: unknown = undefined;
@@ -249,7 +260,10 @@ class Transport {
     const retryAfterMs = parseRetryAfter(res.headers.get('retry-after'));
     if (res.ok) {
       if (parsed !== null && typeof parsed === 'object') return { ok: true, value: parsed };
-      return { ok: false, error: new PaylinksApiError(this.#errorInit(res.status, text, undefined, retryAfterMs, 'INVALID_RESPONSE', 'the response is not a JSON object')) };
+      return {
+        ok: false,
+        error: new PaylinksApiError(this.#errorInit(res.status, text, undefined, retryAfterMs, 'INVALID_RESPONSE', 'the response is not a JSON object')),
+      };
     }
     return { ok: false, error: apiErrorFor(this.#errorInit(res.status, text, parsed, retryAfterMs)) };
   }
@@ -387,7 +401,10 @@ export class Webhooks {
    * your verifier both keys meanwhile (verifyWebhook and verifyStandardWebhook take lists).
    */
   rotateSecrets(webhookId: string, params: { overlapHours?: number } = {}, options?: RequestOptions): Promise<t.RotateSecretsResponse> {
-    return this.#http.request({ method: 'POST', path: `/webhooks/${enc(webhookId)}/rotate-secrets`, query: { overlapHours: params.overlapHours }, retry: 'safe' }, options);
+    return this.#http.request(
+      { method: 'POST', path: `/webhooks/${enc(webhookId)}/rotate-secrets`, query: { overlapHours: params.overlapHours }, retry: 'safe' },
+      options,
+    );
   }
 
   /**
@@ -425,7 +442,10 @@ export class Deliveries {
 
   list(params: t.ListDeliveriesParams = {}, options?: RequestOptions): Promise<t.DeliveryList> {
     const { payfacReference, correlationId, webhookId, state } = params;
-    return this.#http.request({ method: 'GET', path: '/webhooks/deliveries', query: { ...pageQuery(params), payfacReference, correlationId, webhookId, state }, retry: 'safe' }, options);
+    return this.#http.request(
+      { method: 'GET', path: '/webhooks/deliveries', query: { ...pageQuery(params), payfacReference, correlationId, webhookId, state }, retry: 'safe' },
+      options,
+    );
   }
 
   get(deliveryId: string, options?: RequestOptions): Promise<t.DeliveryResponse> {

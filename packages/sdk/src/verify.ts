@@ -47,9 +47,7 @@ export interface VerifyWebhookInput {
 
 /** The string that is signed: the seven values in order, null as "", joined by ":" (5.2). */
 export function signaturePayload(m: SignedFields): string {
-  return [m.checkoutReference, m.payfacReference, m.merchantReference, m.amount, m.currency, m.reason, m.success]
-    .map((v) => v ?? '')
-    .join(':');
+  return [m.checkoutReference, m.payfacReference, m.merchantReference, m.amount, m.currency, m.reason, m.success].map((v) => v ?? '').join(':');
 }
 
 /** Key bytes: hex, two characters per byte; an odd length gets one "0" appended first (5.2). */
@@ -126,7 +124,8 @@ export function verifyWebhook(input: VerifyWebhookInput): WebhookMessage {
   const auth = header(input.headers, 'authorization');
   if (auth === undefined || auth === '') throw new WebhookVerificationError('missing_authorization', 'the request has no Authorization header');
   const apiKeys = typeof input.apiKey === 'string' ? [input.apiKey] : input.apiKey;
-  if (!apiKeys.some((k) => safeEqual(auth, k))) throw new WebhookVerificationError('invalid_authorization', "the Authorization header is not the webhook's API key");
+  if (!apiKeys.some((k) => safeEqual(auth, k)))
+    throw new WebhookVerificationError('invalid_authorization', "the Authorization header is not the webhook's API key");
   const message = parseMessage(input.rawBody);
   if (typeof message === 'string') throw new WebhookVerificationError('malformed_body', message);
   const hmacKeys = typeof input.hmacKey === 'string' ? [input.hmacKey] : input.hmacKey;
@@ -163,7 +162,8 @@ export function verifyStandardWebhook(input: VerifyStandardWebhookInput): Webhoo
   const id = header(input.headers, 'webhook-id');
   const timestamp = header(input.headers, 'webhook-timestamp');
   const signatures = header(input.headers, 'webhook-signature');
-  if (!id || !timestamp || !signatures) throw new WebhookVerificationError('missing_standard_headers', 'webhook-id, webhook-timestamp and webhook-signature are needed');
+  if (!id || !timestamp || !signatures)
+    throw new WebhookVerificationError('missing_standard_headers', 'webhook-id, webhook-timestamp and webhook-signature are needed');
   const seconds = Number(timestamp);
   const now = (input.now ?? new Date()).getTime() / 1000;
   if (!/^\d{1,12}$/.test(timestamp) || Math.abs(now - seconds) > (input.toleranceSeconds ?? 300)) {
@@ -171,7 +171,10 @@ export function verifyStandardWebhook(input: VerifyStandardWebhookInput): Webhoo
   }
   const body = typeof input.rawBody === 'string' ? Buffer.from(input.rawBody, 'utf8') : Buffer.from(input.rawBody);
   const secrets = typeof input.secret === 'string' ? [input.secret] : input.secret;
-  const given = signatures.split(' ').filter((s) => s.startsWith('v1,')).map((s) => s.slice(3));
+  const given = signatures
+    .split(' ')
+    .filter((s) => s.startsWith('v1,'))
+    .map((s) => s.slice(3));
   const ok = secrets.some((secret) => {
     const expected = createHmac('sha256', standardKey(secret)).update(`${id}.${timestamp}.`, 'utf8').update(body).digest('base64');
     return given.some((g) => safeEqual(g, expected));

@@ -16,7 +16,10 @@ const FORMATS: Record<string, RegExp> = {
 
 export const MAX_ANSWER_LENGTH = 500;
 
-export function readAnswers(infos: readonly ShopperInfo[], form: PageForm): { answers: Answer[]; values: Record<string, string>; errors: Record<string, MessageKey> } {
+export function readAnswers(
+  infos: readonly ShopperInfo[],
+  form: PageForm,
+): { answers: Answer[]; values: Record<string, string>; errors: Record<string, MessageKey> } {
   const answers: Answer[] = [];
   const values: Record<string, string> = {};
   const errors: Record<string, MessageKey> = {};

@@ -184,4 +184,3 @@ export function cultureOf(value: string | undefined, fallback: string): Culture 
   if (value === 'is' || value === 'en') return value;
   return fallback === 'en' ? 'en' : 'is';
 }
-

@@ -133,9 +133,15 @@ function Summary({ ctx, c }: { ctx: PageContext; c: Checkoutable }): VNode {
         <thead>
           <tr>
             <th scope="col">{t('item')}</th>
-            <th scope="col" class="num">{t('quantity')}</th>
-            <th scope="col" class="num">{t('unitPrice')}</th>
-            <th scope="col" class="num">{t('amount')}</th>
+            <th scope="col" class="num">
+              {t('quantity')}
+            </th>
+            <th scope="col" class="num">
+              {t('unitPrice')}
+            </th>
+            <th scope="col" class="num">
+              {t('amount')}
+            </th>
           </tr>
         </thead>
         <tbody>
@@ -145,8 +151,12 @@ function Summary({ ctx, c }: { ctx: PageContext; c: Checkoutable }): VNode {
         </tbody>
         <tfoot>
           <tr>
-            <th scope="row" colSpan={3}>{t('total')}</th>
-            <td class="num" data-total="">{money(ctx, c.amount, c.currency)}</td>
+            <th scope="row" colSpan={3}>
+              {t('total')}
+            </th>
+            <td class="num" data-total="">
+              {money(ctx, c.amount, c.currency)}
+            </td>
           </tr>
         </tfoot>
       </table>
@@ -238,13 +248,25 @@ function CardFields({ ctx, state }: { ctx: PageContext; state: FormState }): VNo
   const exp = errorOf(ctx, state, 'expiryDate');
   const cvc = errorOf(ctx, state, 'cvc');
   // An input points at its error when it has one, else at its hint.
-  const described = (name: string, err: { attrs: Record<string, string> }) => (Object.keys(err.attrs).length > 0 ? err.attrs : { 'aria-describedby': `${name}-hint` });
+  const described = (name: string, err: { attrs: Record<string, string> }) =>
+    Object.keys(err.attrs).length > 0 ? err.attrs : { 'aria-describedby': `${name}-hint` };
   return (
     <fieldset>
       <legend>{t('cardDetails')}</legend>
       <div class="field">
         <label for="cardNumber">{t('cardNumber')}</label>
-        <input type="text" id="cardNumber" name="cardNumber" inputMode="numeric" autocomplete="cc-number" maxLength={23} required aria-required="true" data-error={t('errCardNumber')} {...num.attrs} />
+        <input
+          type="text"
+          id="cardNumber"
+          name="cardNumber"
+          inputMode="numeric"
+          autocomplete="cc-number"
+          maxLength={23}
+          required
+          aria-required="true"
+          data-error={t('errCardNumber')}
+          {...num.attrs}
+        />
         {num.node}
       </div>
       <div class="row">
@@ -271,7 +293,18 @@ function CardFields({ ctx, state }: { ctx: PageContext; state: FormState }): VNo
         </div>
         <div class="field">
           <label for="cvc">{t('cvc')}</label>
-          <input type="text" id="cvc" name="cvc" inputMode="numeric" autocomplete="cc-csc" maxLength={4} required aria-required="true" data-error={t('errCvc')} {...described('cvc', cvc)} />
+          <input
+            type="text"
+            id="cvc"
+            name="cvc"
+            inputMode="numeric"
+            autocomplete="cc-csc"
+            maxLength={4}
+            required
+            aria-required="true"
+            data-error={t('errCvc')}
+            {...described('cvc', cvc)}
+          />
           {cvc.node ?? (
             <span class="hint" id="cvc-hint">
               {t('cvcHint')}
@@ -373,7 +406,10 @@ export function renderStatusPage(ctx: PageContext, c: Checkoutable): string {
 /** The simulated issuer's 3-D Secure step (§The simulated acquirer). */
 export function renderThreeDSPage(ctx: PageContext, c: Checkoutable, card: CardSummary, challengeId: string, csrf: string): string {
   const { t } = ctx;
-  const intro = c.tokenize && c.amount === 0 ? t('threeDIntroToken', { last4: card.last4 }) : t('threeDIntro', { amount: formatMoney(c.amount, c.currency, ctx.culture), last4: card.last4 });
+  const intro =
+    c.tokenize && c.amount === 0
+      ? t('threeDIntroToken', { last4: card.last4 })
+      : t('threeDIntro', { amount: formatMoney(c.amount, c.currency, ctx.culture), last4: card.last4 });
   const body = (
     <>
       <h1>{t('threeDTitle')}</h1>
@@ -442,7 +478,11 @@ export function renderReceipt(ctx: PageContext, c: Checkoutable, r: ReceiptData)
   const body = (
     <>
       <h1 class="success">{title}</h1>
-      <p role="status">{saved ? t('receiptSaved', { merchant: c.merchantName }) : t('receiptPaid', { amount: formatMoney(r.amount, r.currency, ctx.culture), merchant: c.merchantName })}</p>
+      <p role="status">
+        {saved
+          ? t('receiptSaved', { merchant: c.merchantName })
+          : t('receiptPaid', { amount: formatMoney(r.amount, r.currency, ctx.culture), merchant: c.merchantName })}
+      </p>
       <dl>
         <dt>{t('receiptCard')}</dt>
         <dd>
@@ -458,7 +498,13 @@ export function renderReceipt(ctx: PageContext, c: Checkoutable, r: ReceiptData)
 }
 
 /** A page with a title, one sentence and an optional link back. */
-export function renderMessage(ctx: PageContext, c: Checkoutable | null, title: MessageKey, message: MessageKey, back?: { href: string; label: MessageKey }): string {
+export function renderMessage(
+  ctx: PageContext,
+  c: Checkoutable | null,
+  title: MessageKey,
+  message: MessageKey,
+  back?: { href: string; label: MessageKey },
+): string {
   const body = (
     <>
       <h1>{ctx.t(title)}</h1>

@@ -9,7 +9,17 @@ import { readAnswers } from './answers.js';
 import { PageForm } from './form.js';
 import { cultureOf, translator, type MessageKey } from './i18n.js';
 import { CHARGE_PAGE_PREFIX, completeTokenChallenge, findTokenChallenge, type TokenChallengeView } from '../../payments/tokens/service.js';
-import { EMPTY_FORM, renderChargeOutcome, renderMessage, renderPayPage, renderReceipt, renderStatusPage, renderThreeDSPage, type FormState, type PageContext } from './render.js';
+import {
+  EMPTY_FORM,
+  renderChargeOutcome,
+  renderMessage,
+  renderPayPage,
+  renderReceipt,
+  renderStatusPage,
+  renderThreeDSPage,
+  type FormState,
+  type PageContext,
+} from './render.js';
 import { PAGE_ASSETS } from './assets.js';
 import { pageHeaders } from '../../html/render.js';
 import { pageTheme } from '../../themes/service.js';
@@ -127,16 +137,31 @@ export async function shopperPageRoutes(app: App, deps: AppDeps): Promise<void> 
         return answer(request, reply, ctx, c, target, outcome, {}, csrf);
       });
 
-      pages.get<{ Params: RefParams; Querystring: { p?: string; s?: string; lang?: string } }>(`${base}/receipt`, { schema: { hide: true } }, async (request, reply) => {
-        const target = { kind, reference: request.params.reference };
-        const { p, s } = request.query;
-        const c = await openCheckoutable({ db, clock }, target, { countVisit: false });
-        const ctx = await themedContext(request, c, basePath(target), request.query.lang);
-        const valid = c !== undefined && p !== undefined && (await signer.verify(s, 'receipt', kind, target.reference, p));
-        const payment = valid && p !== undefined ? await receiptOf({ db }, p) : undefined;
-        if (!c || !payment || !payment.success) return html(reply, 404, renderMessage(ctx, null, 'notFoundTitle', 'notFound'));
-        return html(reply, 200, renderReceipt(ctx, c, { payfacReference: p as string, amount: payment.amount, currency: payment.currency, cardSummary: payment.card_summary, paymentMethod: payment.payment_method, token: payment.token }));
-      });
+      pages.get<{ Params: RefParams; Querystring: { p?: string; s?: string; lang?: string } }>(
+        `${base}/receipt`,
+        { schema: { hide: true } },
+        async (request, reply) => {
+          const target = { kind, reference: request.params.reference };
+          const { p, s } = request.query;
+          const c = await openCheckoutable({ db, clock }, target, { countVisit: false });
+          const ctx = await themedContext(request, c, basePath(target), request.query.lang);
+          const valid = c !== undefined && p !== undefined && (await signer.verify(s, 'receipt', kind, target.reference, p));
+          const payment = valid && p !== undefined ? await receiptOf({ db }, p) : undefined;
+          if (!c || !payment || !payment.success) return html(reply, 404, renderMessage(ctx, null, 'notFoundTitle', 'notFound'));
+          return html(
+            reply,
+            200,
+            renderReceipt(ctx, c, {
+              payfacReference: p as string,
+              amount: payment.amount,
+              currency: payment.currency,
+              cardSummary: payment.card_summary,
+              paymentMethod: payment.payment_method,
+              token: payment.token,
+            }),
+          );
+        },
+      );
     }
 
     // The 3-D Secure step of a saved-card charge (POST /api/v1/payment answered RedirectShopper with
@@ -286,4 +311,3 @@ const CARD_ERROR: Record<'cardNumber' | 'expiryDate' | 'cvc', MessageKey> = {
 function html(reply: FastifyReply, status: number, body: string): FastifyReply {
   return reply.code(status).type('text/html; charset=utf-8').send(body);
 }
-

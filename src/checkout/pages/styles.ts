@@ -12,7 +12,8 @@ export function themeClass(themeKey: string | null): string {
 }
 
 /** The default palette's properties: pages without a theme, and the portal's preview of a theme not yet saved. */
-export const DEFAULT_PALETTE = '--bg: #f4f5f7; --panel: #ffffff; --text: #1d2330; --muted: #5b6475; --accent: #1f5eff; --accent-text: #ffffff; --border: #d5d9e0; --error: #b00020; --ok: #16794c;';
+export const DEFAULT_PALETTE =
+  '--bg: #f4f5f7; --panel: #ffffff; --text: #1d2330; --muted: #5b6475; --accent: #1f5eff; --accent-text: #ffffff; --border: #d5d9e0; --error: #b00020; --ok: #16794c;';
 
 export const CHECKOUT_CSS = `
 :root { color-scheme: light; }

@@ -24,7 +24,9 @@ export class PageSigner {
   }
 
   async sign(purpose: string, ...parts: string[]): Promise<string> {
-    return createHmac('sha256', await this.key()).update([purpose, ...parts].join('\0')).digest('base64url');
+    return createHmac('sha256', await this.key())
+      .update([purpose, ...parts].join('\0'))
+      .digest('base64url');
   }
 
   async verify(token: string | undefined, purpose: string, ...parts: string[]): Promise<boolean> {

@@ -162,7 +162,14 @@ export class ModificationProcessor {
     let reason: string | null = invalid;
     if (invalid === null) {
       const card = { masked: payment.card_masked, last4: payment.card_summary, expiry: payment.card_expiry, paymentMethod: payment.payment_method };
-      const result = await this.acquirer.modify({ kind: request, reference: m.payfac_reference, originalReference: payment.payfac_reference, card, amount, currency: payment.currency });
+      const result = await this.acquirer.modify({
+        kind: request,
+        reference: m.payfac_reference,
+        originalReference: payment.payfac_reference,
+        card,
+        amount,
+        currency: payment.currency,
+      });
       if (result.outcome === 'Refused') reason = result.reason;
     }
     const success = reason === null;
@@ -173,28 +180,39 @@ export class ModificationProcessor {
       if (m.kind === 'Reversal') await sql.recordReversal(tx, payment.payfac_reference);
     }
     const outcome = !success ? null : request === 'Capture' ? 'Captured' : request === 'Cancel' ? 'Cancelled' : 'Refunded';
-    await sql.completeModification(tx, { payfacReference: m.payfac_reference, state: success ? 'Succeeded' : 'Failed', amount: amount > 0 ? amount : null, outcome, reason, completedAt: now });
-
-    await enqueueEvent(tx, { clock: this.clock, sealer: this.sealer }, {
-      merchantId: payment.merchant_id,
-      // §Events/§Modifications and saved cards: a capture raises Capture; a refund and a reversal (cancel or refund) raise Refund.
-      eventType: m.kind === 'Capture' ? 'Capture' : 'Refund',
-      checkoutReference: payment.event_checkout_reference,
+    await sql.completeModification(tx, {
       payfacReference: m.payfac_reference,
-      merchantReference: payment.merchant_reference,
-      amount,
-      currency: payment.currency,
+      state: success ? 'Succeeded' : 'Failed',
+      amount: amount > 0 ? amount : null,
+      outcome,
       reason,
-      success,
-      additionalData: {
-        originalPayfacReference: payment.payfac_reference,
-        cardNumber: payment.card_masked,
-        cardSummary: payment.card_summary,
-        paymentMethod: payment.payment_method,
-        // The reason the merchant gave for a refund, in its canonical spelling.
-        ...(m.refund_reason !== null ? { refundReason: m.refund_reason } : {}),
-      },
+      completedAt: now,
     });
+
+    await enqueueEvent(
+      tx,
+      { clock: this.clock, sealer: this.sealer },
+      {
+        merchantId: payment.merchant_id,
+        // §Events/§Modifications and saved cards: a capture raises Capture; a refund and a reversal (cancel or refund) raise Refund.
+        eventType: m.kind === 'Capture' ? 'Capture' : 'Refund',
+        checkoutReference: payment.event_checkout_reference,
+        payfacReference: m.payfac_reference,
+        merchantReference: payment.merchant_reference,
+        amount,
+        currency: payment.currency,
+        reason,
+        success,
+        additionalData: {
+          originalPayfacReference: payment.payfac_reference,
+          cardNumber: payment.card_masked,
+          cardSummary: payment.card_summary,
+          paymentMethod: payment.payment_method,
+          // The reason the merchant gave for a refund, in its canonical spelling.
+          ...(m.refund_reason !== null ? { refundReason: m.refund_reason } : {}),
+        },
+      },
+    );
     return true;
   }
 }

@@ -49,7 +49,11 @@ export async function headroomOf(deps: { db: Database }, merchantId: string, pay
   if (!payment) throw notFound('payment');
   const progress = await sql.inProgress(deps.db.pool, payfacReference);
   if (!payment.success || progress.reversed) return { capturable: 0, refundable: 0, reversible: 0 };
-  return { capturable: Math.max(0, capturableOf(payment, progress)), refundable: Math.max(0, refundableOf(payment, progress)), reversible: Math.max(0, reversibleOf(payment, progress)) };
+  return {
+    capturable: Math.max(0, capturableOf(payment, progress)),
+    refundable: Math.max(0, refundableOf(payment, progress)),
+    reversible: Math.max(0, reversibleOf(payment, progress)),
+  };
 }
 
 export type ModificationHistory = sql.ModificationHistoryRow;
@@ -59,7 +63,11 @@ export async function modificationsOf(deps: { db: Database }, merchantId: string
   return sql.modificationsOf(deps.db.pool, merchantId, payfacReference);
 }
 
-export async function requestModification(deps: { db: Database; clock: Clock }, merchantId: string, input: ModificationInput): Promise<{ status: 'Received'; payfacReference: string }> {
+export async function requestModification(
+  deps: { db: Database; clock: Clock },
+  merchantId: string,
+  input: ModificationInput,
+): Promise<{ status: 'Received'; payfacReference: string }> {
   const payfacReference = newPayfacReference();
   await withTransaction(deps.db, async (tx) => {
     const payment = await sql.lockPayment(tx, input.payfacReference, merchantId);
@@ -107,7 +115,7 @@ export async function requestModification(deps: { db: Database; clock: Clock }, 
       reference: input.reference,
       amount: input.kind === 'Reversal' ? null : input.amount,
       currency: payment.currency,
-      refundReason: input.kind === 'Refund' ? input.refundReason ?? null : null,
+      refundReason: input.kind === 'Refund' ? (input.refundReason ?? null) : null,
       createdAt: deps.clock.now(),
     });
     await sql.notifyModifications(tx);

@@ -43,7 +43,10 @@ export async function lockPayment(db: Queryable, payfacReference: string, mercha
 
 /** The payment's ledger as it stands, unlocked (for showing what it can still take). */
 export async function readLedger(db: Queryable, payfacReference: string, merchantId: string): Promise<LedgerRow | undefined> {
-  const { rows } = await db.query<LedgerRow>(`SELECT ${LEDGER_COLUMNS} FROM payments WHERE payfac_reference = $1 AND merchant_id = $2`, [payfacReference, merchantId]);
+  const { rows } = await db.query<LedgerRow>(`SELECT ${LEDGER_COLUMNS} FROM payments WHERE payfac_reference = $1 AND merchant_id = $2`, [
+    payfacReference,
+    merchantId,
+  ]);
   return rows[0];
 }
 
@@ -129,7 +132,14 @@ export async function claimNext(db: Queryable): Promise<ModificationRow | undefi
 
 export async function completeModification(
   db: Queryable,
-  m: { payfacReference: string; state: 'Succeeded' | 'Failed'; amount: number | null; outcome: 'Captured' | 'Refunded' | 'Cancelled' | null; reason: string | null; completedAt: Date },
+  m: {
+    payfacReference: string;
+    state: 'Succeeded' | 'Failed';
+    amount: number | null;
+    outcome: 'Captured' | 'Refunded' | 'Cancelled' | null;
+    reason: string | null;
+    completedAt: Date;
+  },
 ): Promise<void> {
   await db.query(
     `UPDATE modifications SET state = $2, amount = COALESCE($3, amount), outcome = $4, reason = $5, completed_at = $6
@@ -186,11 +196,16 @@ export async function lockDueCaptures(db: Queryable, now: Date, limit: number): 
 
 /** The schedule has been turned into a capture modification: from now on it is a manual-capture payment. */
 export async function unschedule(db: Queryable, payfacReference: string): Promise<void> {
-  await db.query(`UPDATE payments SET capture_state = 'Manual', capture_due_at = NULL WHERE payfac_reference = $1 AND capture_state = 'Scheduled'`, [payfacReference]);
+  await db.query(`UPDATE payments SET capture_state = 'Manual', capture_due_at = NULL WHERE payfac_reference = $1 AND capture_state = 'Scheduled'`, [
+    payfacReference,
+  ]);
 }
 
 /** For tests and operators: one modification as stored. */
-export async function findModification(db: Queryable, payfacReference: string): Promise<(ModificationRow & { state: string; outcome: string | null; reason: string | null }) | undefined> {
+export async function findModification(
+  db: Queryable,
+  payfacReference: string,
+): Promise<(ModificationRow & { state: string; outcome: string | null; reason: string | null }) | undefined> {
   const { rows } = await db.query<ModificationRow & { state: string; outcome: string | null; reason: string | null }>(
     `SELECT payfac_reference, seq, merchant_id, original_payfac_reference, kind, source, reference, amount, currency, refund_reason, state, outcome, reason
        FROM modifications WHERE payfac_reference = $1`,

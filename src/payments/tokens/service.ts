@@ -75,7 +75,12 @@ function modelAllows(saved: string, asked: string): boolean {
 /** The operation name under which token payments' Idempotency-Keys are kept (§Idempotent creates). */
 export const TOKEN_PAYMENT_OPERATION = 'payment';
 
-export async function chargeToken(deps: TokenDeps, merchantId: string, body: TokenPaymentRequest, idempotencyKey: string | undefined): Promise<TokenPaymentOutcome> {
+export async function chargeToken(
+  deps: TokenDeps,
+  merchantId: string,
+  body: TokenPaymentRequest,
+  idempotencyKey: string | undefined,
+): Promise<TokenPaymentOutcome> {
   const { body: outcome } = await idempotentCreate(deps, { ownerId: merchantId, key: idempotencyKey, operation: TOKEN_PAYMENT_OPERATION, body }, async (tx) => {
     const now = deps.clock.now();
     const token = await sql.lockToken(tx, body.tokenDetails.tokenValue, merchantId);
@@ -247,7 +252,8 @@ function viewOf(row: sql.TokenChallengeRow, now: Date): TokenChallengeView {
   };
 }
 
-export type TokenChallengeOutcome = { kind: 'Done'; result: TokenPaymentOutcome; returnUrl: string } | { kind: 'Gone'; returnUrl: string } | { kind: 'NotFound' };
+export type TokenChallengeOutcome =
+  { kind: 'Done'; result: TokenPaymentOutcome; returnUrl: string } | { kind: 'Gone'; returnUrl: string } | { kind: 'NotFound' };
 
 /**
  * The shopper confirmed or cancelled the 3-D Secure step of a charge: the acquirer finishes it, and

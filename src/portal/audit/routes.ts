@@ -13,11 +13,15 @@ td.nowrap { white-space: nowrap; }
 .audit-pager .pager { margin-left: auto; }
 `,
   routes(portal, deps) {
-    portal.get<{ Querystring: { before?: string } }>('/audit', { config: { portal: { permission: 'audit.read' } }, schema: { hide: true } }, async (request, reply) => {
-      const view = await viewFor(request, reply, deps);
-      const before = typeof request.query.before === 'string' ? request.query.before : null;
-      const { entries, next } = await auditPage(deps.db, view.merchant.merchantId, before);
-      return sendPage(reply, 200, renderAudit(view, { entries, next, paged: before !== null }));
-    });
+    portal.get<{ Querystring: { before?: string } }>(
+      '/audit',
+      { config: { portal: { permission: 'audit.read' } }, schema: { hide: true } },
+      async (request, reply) => {
+        const view = await viewFor(request, reply, deps);
+        const before = typeof request.query.before === 'string' ? request.query.before : null;
+        const { entries, next } = await auditPage(deps.db, view.merchant.merchantId, before);
+        return sendPage(reply, 200, renderAudit(view, { entries, next, paged: before !== null }));
+      },
+    );
   },
 };

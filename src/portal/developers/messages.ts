@@ -42,7 +42,8 @@ export const M = messages(
     terminalAdded: 'A terminal was added.',
     noTerminals: 'No terminals.',
     originsTitle: 'Allowed origins',
-    originsIntro: 'Web pages at these origins may create links and sessions from the browser. With none listed, any origin may. Requests from servers carry no origin and are not affected.',
+    originsIntro:
+      'Web pages at these origins may create links and sessions from the browser. With none listed, any origin may. Requests from servers carry no origin and are not affected.',
     originsLabel: 'Origins, one per line',
     originsHint: 'For example https://shop.example or http://localhost:3000: the scheme, host and port, no path.',
     saveOrigins: 'Save origins',
@@ -51,7 +52,8 @@ export const M = messages(
   {
     lead: 'API-lyklar, útstöðvar og þau vefsvæði sem mega kalla á API-ið úr vafra.',
     keysTitle: 'API-lyklar',
-    keysIntro: 'Lykill birtist einu sinni, þegar hann er búinn til. Geymdu hann á þjóninum þínum: hver sem hefur hann kemur fram fyrir hönd aðgangsins innan heimilda lykilsins.',
+    keysIntro:
+      'Lykill birtist einu sinni, þegar hann er búinn til. Geymdu hann á þjóninum þínum: hver sem hefur hann kemur fram fyrir hönd aðgangsins innan heimilda lykilsins.',
     keysLabel: 'API-lyklar',
     key: 'Lykill',
     capabilities: 'Heimildir',
@@ -87,7 +89,8 @@ export const M = messages(
     terminalAdded: 'Útstöð var bætt við.',
     noTerminals: 'Engar útstöðvar.',
     originsTitle: 'Leyfð vefsvæði',
-    originsIntro: 'Vefsíður á þessum vefsvæðum mega búa til hlekki og greiðslusíður úr vafranum. Ef ekkert er skráð má hvaða vefsvæði sem er. Beiðnir frá þjónum bera ekkert vefsvæði og þetta hefur ekki áhrif á þær.',
+    originsIntro:
+      'Vefsíður á þessum vefsvæðum mega búa til hlekki og greiðslusíður úr vafranum. Ef ekkert er skráð má hvaða vefsvæði sem er. Beiðnir frá þjónum bera ekkert vefsvæði og þetta hefur ekki áhrif á þær.',
     originsLabel: 'Vefsvæði, eitt í hverri línu',
     originsHint: 'Til dæmis https://shop.example eða http://localhost:3000: samskiptaregla, hýsill og gátt, engin slóð.',
     saveOrigins: 'Vista vefsvæði',

@@ -1,9 +1,28 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { addTerminal, allowedOrigins, createKey, keyCapabilities, listKeys, listTerminals, merchantKey, revokeKey, updateAllowedOrigins } from '../../accounts/service.js';
+import {
+  addTerminal,
+  allowedOrigins,
+  createKey,
+  keyCapabilities,
+  listKeys,
+  listTerminals,
+  merchantKey,
+  revokeKey,
+  updateAllowedOrigins,
+} from '../../accounts/service.js';
 import { recordAudit, type AuditAction } from '../../audit/service.js';
 import { formOf, refusable, seeOther, sendPage, sessionOfRequest, viewFor, type PortalArea, type PortalDeps } from '../http.js';
 import { FieldErrors } from '../view.js';
-import { DEVELOPERS, DEVELOPER_STYLES, renderDevelopers, renderKeyCreated, renderRevokeKey, type DevelopersNotice, type KeyForm, type OriginsForm } from './views.js';
+import {
+  DEVELOPERS,
+  DEVELOPER_STYLES,
+  renderDevelopers,
+  renderKeyCreated,
+  renderRevokeKey,
+  type DevelopersNotice,
+  type KeyForm,
+  type OriginsForm,
+} from './views.js';
 
 // The developers' page (§Authentication) on the same account functions the operator's commands use:
 // keys, terminals and allowed origins of the session's merchant only. A key id of another merchant
@@ -24,9 +43,18 @@ export const developersArea: PortalArea = {
     };
 
     /** The page, with a form as it was sent when that form was refused. */
-    const page = async (request: FastifyRequest, reply: FastifyReply, status: number, s: { notice?: DevelopersNotice | null; keyForm?: KeyForm; origins?: OriginsForm }): Promise<FastifyReply> => {
+    const page = async (
+      request: FastifyRequest,
+      reply: FastifyReply,
+      status: number,
+      s: { notice?: DevelopersNotice | null; keyForm?: KeyForm; origins?: OriginsForm },
+    ): Promise<FastifyReply> => {
       const merchantId = merchantOf(request);
-      const [keys, terminals, origins] = await Promise.all([listKeys(db, { merchantId }), listTerminals(db, merchantId), s.origins ? null : allowedOrigins(db, merchantId)]);
+      const [keys, terminals, origins] = await Promise.all([
+        listKeys(db, { merchantId }),
+        listTerminals(db, merchantId),
+        s.origins ? null : allowedOrigins(db, merchantId),
+      ]);
       const view = await viewFor(request, reply, deps);
       return sendPage(
         reply,

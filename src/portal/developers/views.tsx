@@ -76,7 +76,11 @@ function Keys({ view, t, keys }: { view: View; t: T; keys: readonly KeySummary[]
               </td>
               <td>
                 {k.revokedAt ? null : (
-                  <a class="button danger small" href={`${DEVELOPERS}/keys/${encodeURIComponent(k.keyId)}/revoke`} aria-label={t('revokeKeyLabel', { key: k.display ?? k.keyId })}>
+                  <a
+                    class="button danger small"
+                    href={`${DEVELOPERS}/keys/${encodeURIComponent(k.keyId)}/revoke`}
+                    aria-label={t('revokeKeyLabel', { key: k.display ?? k.keyId })}
+                  >
                     {t('revoke')}
                   </a>
                 )}
@@ -97,7 +101,15 @@ function NewKey({ view, t, form }: { view: View; t: T; form: KeyForm }): VNode {
       <Csrf view={view} />
       <h3>{t('newKeyTitle')}</h3>
       <ErrorSummary view={view} errors={form.errors} shownFields={['capabilities']} />
-      <CheckGroup view={view} name="capabilities" legend={t('capabilities')} hint={t('capabilitiesHint')} options={options} chosen={form.capabilities} errors={form.errors} />
+      <CheckGroup
+        view={view}
+        name="capabilities"
+        legend={t('capabilities')}
+        hint={t('capabilitiesHint')}
+        options={options}
+        chosen={form.capabilities}
+        errors={form.errors}
+      />
       <button type="submit" class="primary">
         {t('createKey')}
       </button>
@@ -110,7 +122,12 @@ function Terminals({ view, t, terminals }: { view: View; t: T; terminals: readon
     <>
       {terminals.length === 0 ? <p class="muted">{t('noTerminals')}</p> : null}
       {terminals.map((x) => (
-        <CopyField view={view} label={t('terminalLabel', { date: formatDate(x.createdAt, view.lang, true) })} value={x.terminalIdentifier} id={`terminal-${x.terminalIdentifier}`} />
+        <CopyField
+          view={view}
+          label={t('terminalLabel', { date: formatDate(x.createdAt, view.lang, true) })}
+          value={x.terminalIdentifier}
+          id={`terminal-${x.terminalIdentifier}`}
+        />
       ))}
       <PostButton view={view} action={`${DEVELOPERS}/terminals`} label={t('addTerminal')} />
     </>
@@ -132,7 +149,16 @@ function Origins({ view, t, form }: { view: View; t: T; form: OriginsForm }): VN
       <ErrorSummary view={view} errors={form.errors} shownFields={['allowedOrigins']} />
       <div class="field">
         <label for={id}>{t('originsLabel')}</label>
-        <textarea id={id} name="allowedOrigins" rows={4} class="mono" spellcheck={false} autocomplete="off" aria-invalid={problems.length > 0 ? 'true' : undefined} aria-describedby={described}>
+        <textarea
+          id={id}
+          name="allowedOrigins"
+          rows={4}
+          class="mono"
+          spellcheck={false}
+          autocomplete="off"
+          aria-invalid={problems.length > 0 ? 'true' : undefined}
+          aria-describedby={described}
+        >
           {form.text}
         </textarea>
         <span class="hint" id={`${id}-hint`}>
@@ -162,7 +188,13 @@ function Origins({ view, t, form }: { view: View; t: T; form: OriginsForm }): VN
 
 export function renderDevelopers(
   view: View,
-  s: { keys: readonly KeySummary[]; terminals: readonly { terminalIdentifier: string; createdAt: Date }[]; keyForm: KeyForm; origins: OriginsForm; notice: DevelopersNotice | null },
+  s: {
+    keys: readonly KeySummary[];
+    terminals: readonly { terminalIdentifier: string; createdAt: Date }[];
+    keyForm: KeyForm;
+    origins: OriginsForm;
+    notice: DevelopersNotice | null;
+  },
 ): string {
   const t = translator(M, view.lang);
   return portalPage({

@@ -32,7 +32,8 @@ export function enhanceItemRows(): void {
       const base = new Intl.NumberFormat(locale, { style: 'currency', currency });
       const digits = base.resolvedOptions().maximumFractionDigits ?? 2;
       // As the server's formatMoney: a currency shown without decimals (ISK) shows them when an amount has some.
-      const f = digits === 0 && !exact ? new Intl.NumberFormat(locale, { style: 'currency', currency, minimumFractionDigits: 2, maximumFractionDigits: 2 }) : base;
+      const f =
+        digits === 0 && !exact ? new Intl.NumberFormat(locale, { style: 'currency', currency, minimumFractionDigits: 2, maximumFractionDigits: 2 }) : base;
       return f.format(minor / 100);
     } catch {
       return `${(minor / 100).toFixed(2)} ${currency}`;

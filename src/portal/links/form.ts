@@ -158,7 +158,12 @@ export function entryOf(form: Form, names: FieldNames): LinkEntry {
 }
 
 export function createEntryOf(form: Form, type: LinkType): CreateEntry {
-  return { ...entryOf(form, CREATE_NAMES), type, terminalIdentifier: form.text('terminalIdentifier'), recurringProcessingModel: form.text('recurringProcessingModel') };
+  return {
+    ...entryOf(form, CREATE_NAMES),
+    type,
+    terminalIdentifier: form.text('terminalIdentifier'),
+    recurringProcessingModel: form.text('recurringProcessingModel'),
+  };
 }
 
 /** The edit form of a stored link, filled with what it holds. */
@@ -306,7 +311,10 @@ export function createBody(e: CreateEntry, lang: Lang): Built {
   if (shopper.list.length > 0) body.shopperInfo = shopper.list;
   let items: ItemsBuilt | null = null;
   if (e.type === 'PayByLink') {
-    items = itemsOf(e.items.filter((r) => !isBlankItem(r)), lang);
+    items = itemsOf(
+      e.items.filter((r) => !isBlankItem(r)),
+      lang,
+    );
     body.items = items.items;
     if (items.amount !== undefined) body.amount = items.amount;
   } else {
@@ -340,7 +348,10 @@ export function updateBody(link: PaymentLinkView, e: LinkEntry, withMoney: boole
   if (withMoney) {
     if (e.currency !== '') body.currency = e.currency;
     if (link.type === 'PayByLink') {
-      items = itemsOf(e.items.filter((r) => !isBlankItem(r)), lang);
+      items = itemsOf(
+        e.items.filter((r) => !isBlankItem(r)),
+        lang,
+      );
       body.items = items.items;
       if (items.amount !== undefined) body.amount = items.amount;
     }

@@ -135,7 +135,8 @@ export const M = messages(
     notEditableCompleted: 'This link has saved its card and is completed: it can no longer be changed.',
     // disable
     disableTitle: 'Disable this link?',
-    disableText: 'Shoppers who open {description} will be told it is no longer available. Payments already made and cards already saved stay. Disabling cannot be undone.',
+    disableText:
+      'Shoppers who open {description} will be told it is no longer available. Payments already made and cards already saved stay. Disabling cannot be undone.',
     disableConfirm: 'Yes, disable the link',
     alreadyDisabled: 'This link is already disabled.',
     thisLink: 'this link',
@@ -266,7 +267,8 @@ export const M = messages(
     notEditableDisabled: 'Þessi hlekkur er óvirkur, og það er endanlegt: honum verður ekki breytt framar.',
     notEditableCompleted: 'Þessi hlekkur hefur vistað sitt kort og er lokið: honum verður ekki breytt framar.',
     disableTitle: 'Gera þennan hlekk óvirkan?',
-    disableText: 'Kaupendum sem opna {description} verður sagt að hann sé ekki lengur í boði. Greiðslur sem þegar eru gerðar og kort sem þegar eru vistuð haldast. Ekki er hægt að afturkalla þetta.',
+    disableText:
+      'Kaupendum sem opna {description} verður sagt að hann sé ekki lengur í boði. Greiðslur sem þegar eru gerðar og kort sem þegar eru vistuð haldast. Ekki er hægt að afturkalla þetta.',
     disableConfirm: 'Já, gera hlekkinn óvirkan',
     alreadyDisabled: 'Þessi hlekkur er þegar óvirkur.',
     thisLink: 'þennan hlekk',

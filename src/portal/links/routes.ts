@@ -23,7 +23,20 @@ import { translator } from '../i18n.js';
 import { FieldErrors, type View } from '../view.js';
 import { PORTAL } from '../views/layout.js';
 import { LINK_STYLES, enhanceItemRows } from './browser.js';
-import { NEW_ROWS, blankItem, createBody, createEntryOf, emptyEntry, entryOf, entryOfLink, rowsToShow, updateBody, UPDATE_NAMES, type CreateEntry, type LinkEntry } from './form.js';
+import {
+  NEW_ROWS,
+  blankItem,
+  createBody,
+  createEntryOf,
+  emptyEntry,
+  entryOf,
+  entryOfLink,
+  rowsToShow,
+  updateBody,
+  UPDATE_NAMES,
+  type CreateEntry,
+  type LinkEntry,
+} from './form.js';
 import { M } from './messages.js';
 import { renderDisable, renderLinkDetail, renderLinkForm, renderLinkList, type DetailNotice, type FormData } from './views.js';
 
@@ -49,7 +62,9 @@ const validators = new Map<JsonSchema, (body: unknown) => FieldError[]>();
 function schemaErrorsOf(schema: JsonSchema, body: unknown): FieldError[] {
   let check = validators.get(schema);
   if (!check) {
-    const validate = validatorCompiler({ schema, method: 'POST', url: '', httpPart: 'body' }) as ((data: unknown) => boolean) & { errors?: Parameters<typeof toFieldErrors>[0] | null };
+    const validate = validatorCompiler({ schema, method: 'POST', url: '', httpPart: 'body' }) as ((data: unknown) => boolean) & {
+      errors?: Parameters<typeof toFieldErrors>[0] | null;
+    };
     check = (data) => (validate(data) ? [] : toFieldErrors(validate.errors ?? [], schema));
     validators.set(schema, check);
   }
@@ -201,7 +216,13 @@ export const linksArea: PortalArea = {
         return sendPage(reply, 400, renderLinkForm(view, { ...data, withMoney: withMoney && data.withMoney }));
       }
       const after = await getPaymentLink(deps, merchantId, before.paymentLinkReference);
-      await recordAudit(db, clock, { merchantId, actor, action: 'link.update', target: before.paymentLinkReference, details: { changed: changedFields(before, after) } });
+      await recordAudit(db, clock, {
+        merchantId,
+        actor,
+        action: 'link.update',
+        target: before.paymentLinkReference,
+        details: { changed: changedFields(before, after) },
+      });
       return seeOther(reply, `${PORTAL}/links/${encodeURIComponent(before.paymentLinkReference)}?updated=1`);
     });
 
@@ -226,4 +247,3 @@ function changedFields(before: PaymentLinkView, after: PaymentLinkView): string[
   const keys = ['description', 'themeKey', 'returnUrl', 'culture', 'validUntil', 'maxSalesCount', 'shopperInfos', 'amount', 'currency', 'items'] as const;
   return keys.filter((k) => JSON.stringify(before[k]) !== JSON.stringify(after[k]));
 }
-

@@ -35,7 +35,13 @@ import { PaymentsTable } from '../payments/views.js';
 
 type T = Translate<LinkKey>;
 
-const STATUS_KEY = { Active: 'statusActive', Expired: 'statusExpired', Used: 'statusUsed', Disabled: 'statusDisabled', Completed: 'statusCompleted' } as const satisfies Record<LinkStatus, LinkKey>;
+const STATUS_KEY = {
+  Active: 'statusActive',
+  Expired: 'statusExpired',
+  Used: 'statusUsed',
+  Disabled: 'statusDisabled',
+  Completed: 'statusCompleted',
+} as const satisfies Record<LinkStatus, LinkKey>;
 const STATUS_TONE = { Active: 'ok', Expired: 'warn', Used: 'neutral', Disabled: 'bad', Completed: 'info' } as const satisfies Record<LinkStatus, string>;
 const TYPE_KEY = { PayByLink: 'typePayByLink', TokenizeByLink: 'typeTokenizeByLink' } as const satisfies Record<LinkType, LinkKey>;
 const RECURRING_KEY = {
@@ -43,7 +49,10 @@ const RECURRING_KEY = {
   Subscription: 'recurringSubscription',
   UnscheduledCardOnFile: 'recurringUnscheduledCardOnFile',
 } as const satisfies Record<(typeof RECURRING_MODELS)[number], LinkKey>;
-const REQUIREMENT_KEY = { Hidden: 'reqHidden', Optional: 'reqOptional', Required: 'reqRequired', Prefilled: 'reqPrefilled' } as const satisfies Record<(typeof REQUIREMENT_TYPES)[number], LinkKey>;
+const REQUIREMENT_KEY = { Hidden: 'reqHidden', Optional: 'reqOptional', Required: 'reqRequired', Prefilled: 'reqPrefilled' } as const satisfies Record<
+  (typeof REQUIREMENT_TYPES)[number],
+  LinkKey
+>;
 const FIELD_KEY = {
   Ssn: 'fieldSsn',
   FullName: 'fieldFullName',
@@ -63,7 +72,8 @@ function StatusBadge({ t, status }: { t: T; status: string }): VNode {
   return <Badge tone={STATUS_TONE[s]}>{t(STATUS_KEY[s])}</Badge>;
 }
 
-const recurringLabel = (t: T, model: string | null): string => (model !== null && model in RECURRING_KEY ? t(RECURRING_KEY[model as keyof typeof RECURRING_KEY]) : (model ?? '–'));
+const recurringLabel = (t: T, model: string | null): string =>
+  model !== null && model in RECURRING_KEY ? t(RECURRING_KEY[model as keyof typeof RECURRING_KEY]) : (model ?? '–');
 const fieldLabel = (t: T, field: string): string => (field in FIELD_KEY ? t(FIELD_KEY[field as keyof typeof FIELD_KEY]) : field);
 const requirementLabel = (t: T, r: string): string => (r in REQUIREMENT_KEY ? t(REQUIREMENT_KEY[r as keyof typeof REQUIREMENT_KEY]) : r);
 
@@ -145,7 +155,13 @@ export function renderLinkList(view: View, data: ListData): string {
       ${
         data.kind === 'all'
           ? Pager({ view, base: `${PORTAL}/links`, query: {}, page: data.page, pageSize: data.pageSize, total: data.totalCount })
-          : KeysetPager({ base: `${PORTAL}/links`, query, older: data.older, newer: data.newer, words: { newer: t('newer'), older: t('older'), newest: t('newest') } })
+          : KeysetPager({
+              base: `${PORTAL}/links`,
+              query,
+              older: data.older,
+              newer: data.newer,
+              words: { newer: t('newer'), older: t('older'), newest: t('newest') },
+            })
       }`,
   });
 }
@@ -169,7 +185,23 @@ export interface FormData {
   blocked?: string;
 }
 
-function ItemRow({ view, t, row, i, errors, currency, disabled }: { view: View; t: T; row: ItemEntry; i: number; errors: FieldErrors; currency: string; disabled: boolean }): VNode {
+function ItemRow({
+  view,
+  t,
+  row,
+  i,
+  errors,
+  currency,
+  disabled,
+}: {
+  view: View;
+  t: T;
+  row: ItemEntry;
+  i: number;
+  errors: FieldErrors;
+  currency: string;
+  disabled: boolean;
+}): VNode {
   const name = (f: string): string => `items[${i}].${f}`;
   const price = minorOf(row.unitPrice);
   const quantity = /^\d+$/.test(row.quantity.trim()) ? Number(row.quantity) : undefined;
@@ -178,10 +210,50 @@ function ItemRow({ view, t, row, i, errors, currency, disabled }: { view: View; 
   return (
     <fieldset class="item-row" data-item-row="">
       <legend>{t('itemLegend', { n: i + 1 })}</legend>
-      <Field view={view} name={name('name')} label={t('itemName')} value={row.name} errors={errors} maxLength={500} disabled={disabled} class="item-name" data={{ item: 'name' }} />
-      <Field view={view} name={name('quantity')} label={t('quantity')} value={row.quantity} errors={errors} inputmode="numeric" disabled={disabled} class="item-quantity" data={{ item: 'quantity' }} />
-      <Field view={view} name={name('unitPrice')} label={t('unitPrice')} value={row.unitPrice} errors={errors} inputmode="decimal" disabled={disabled} class="item-price" data={{ item: 'unitPrice' }} />
-      <Field view={view} name={name('discount')} label={t('discount')} value={row.discount} errors={errors} inputmode="decimal" disabled={disabled} class="item-discount" data={{ item: 'discount' }} />
+      <Field
+        view={view}
+        name={name('name')}
+        label={t('itemName')}
+        value={row.name}
+        errors={errors}
+        maxLength={500}
+        disabled={disabled}
+        class="item-name"
+        data={{ item: 'name' }}
+      />
+      <Field
+        view={view}
+        name={name('quantity')}
+        label={t('quantity')}
+        value={row.quantity}
+        errors={errors}
+        inputmode="numeric"
+        disabled={disabled}
+        class="item-quantity"
+        data={{ item: 'quantity' }}
+      />
+      <Field
+        view={view}
+        name={name('unitPrice')}
+        label={t('unitPrice')}
+        value={row.unitPrice}
+        errors={errors}
+        inputmode="decimal"
+        disabled={disabled}
+        class="item-price"
+        data={{ item: 'unitPrice' }}
+      />
+      <Field
+        view={view}
+        name={name('discount')}
+        label={t('discount')}
+        value={row.discount}
+        errors={errors}
+        inputmode="decimal"
+        disabled={disabled}
+        class="item-discount"
+        data={{ item: 'discount' }}
+      />
       <p class="item-line">
         <span class="muted small">{t('lineAmount')}</span>{' '}
         <output data-line="" for={`${fieldId(name('quantity'))} ${fieldId(name('unitPrice'))} ${fieldId(name('discount'))}`}>
@@ -204,11 +276,28 @@ function totalOf(rows: readonly ItemEntry[]): number | undefined {
   return sum;
 }
 
-function ItemsSection({ view, t, entry, errors, disabled, reason }: { view: View; t: T; entry: LinkEntry; errors: FieldErrors; disabled: boolean; reason?: string }): VNode {
+function ItemsSection({
+  view,
+  t,
+  entry,
+  errors,
+  disabled,
+  reason,
+}: {
+  view: View;
+  t: T;
+  entry: LinkEntry;
+  errors: FieldErrors;
+  disabled: boolean;
+  reason?: string;
+}): VNode {
   const currency = (CURRENCIES as readonly string[]).includes(entry.currency) ? entry.currency : 'ISK';
   const total = totalOf(entry.items);
   return (
-    <fieldset class="items" aria-describedby={[reason ? 'items-why' : '', errors.of('items').length > 0 ? `${fieldId('items')}-error` : ''].filter(Boolean).join(' ') || undefined}>
+    <fieldset
+      class="items"
+      aria-describedby={[reason ? 'items-why' : '', errors.of('items').length > 0 ? `${fieldId('items')}-error` : ''].filter(Boolean).join(' ') || undefined}
+    >
       <legend>{t('sectionItems')}</legend>
       {reason ? (
         <p class="hint" id="items-why">
@@ -232,7 +321,12 @@ function ItemsSection({ view, t, entry, errors, disabled, reason }: { view: View
       )}
       <div class="total">
         <span id="total-label">{t('total')}</span>{' '}
-        <output id={fieldId('amount')} data-total="" aria-labelledby="total-label" aria-describedby={`total-hint${errors.of('amount').length > 0 ? ` ${fieldId('amount')}-error` : ''}`}>
+        <output
+          id={fieldId('amount')}
+          data-total=""
+          aria-labelledby="total-label"
+          aria-describedby={`total-hint${errors.of('amount').length > 0 ? ` ${fieldId('amount')}-error` : ''}`}
+        >
           {total === undefined ? '–' : <Money view={view} minor={total} currency={currency} />}
         </output>
         <span class="hint" id="total-hint">
@@ -244,7 +338,19 @@ function ItemsSection({ view, t, entry, errors, disabled, reason }: { view: View
   );
 }
 
-function ShopperSection({ view, t, rows, errors, prefix }: { view: View; t: T; rows: readonly ShopperEntry[]; errors: FieldErrors; prefix: FieldNames['shopper'] }): VNode {
+function ShopperSection({
+  view,
+  t,
+  rows,
+  errors,
+  prefix,
+}: {
+  view: View;
+  t: T;
+  rows: readonly ShopperEntry[];
+  errors: FieldErrors;
+  prefix: FieldNames['shopper'];
+}): VNode {
   const options: Option[] = [{ value: '', label: t('reqNone') }, ...REQUIREMENT_TYPES.map((r) => ({ value: r, label: t(REQUIREMENT_KEY[r]) }))];
   // A table: each input is named by its row's and its column's headers (aria-labelledby), which are
   // on screen; on a narrow screen each cell shows its column's name above its input instead.
@@ -292,7 +398,15 @@ function ShopperSection({ view, t, rows, errors, prefix }: { view: View; t: T; r
                   <FieldMessages view={view} id={req.id} errors={req.errors} />
                 </td>
                 <td data-label={t('prefilledValue')}>
-                  <input type="text" id={val.id} name={`${prefix}[${i}].prefilledValue`} value={s.prefilledValue} maxLength={500} aria-labelledby={`${rowId} shopper-value`} {...val.attrs} />
+                  <input
+                    type="text"
+                    id={val.id}
+                    name={`${prefix}[${i}].prefilledValue`}
+                    value={s.prefilledValue}
+                    maxLength={500}
+                    aria-labelledby={`${rowId} shopper-value`}
+                    {...val.attrs}
+                  />
                   <FieldMessages view={view} id={val.id} errors={val.errors} />
                 </td>
               </tr>
@@ -306,7 +420,20 @@ function ShopperSection({ view, t, rows, errors, prefix }: { view: View; t: T; r
 
 /** Every field a form shows an error beside (errors of any other go to the summary at its top). */
 function shownFields(names: FieldNames): string[] {
-  return ['terminalIdentifier', 'currency', 'description', 'culture', 'themeKey', 'returnUrl', names.expiry, names.salesCap, 'recurringProcessingModel', 'amount', 'items', names.shopper];
+  return [
+    'terminalIdentifier',
+    'currency',
+    'description',
+    'culture',
+    'themeKey',
+    'returnUrl',
+    names.expiry,
+    names.salesCap,
+    'recurringProcessingModel',
+    'amount',
+    'items',
+    names.shopper,
+  ];
 }
 
 export function renderLinkForm(view: View, data: FormData): string {
@@ -323,7 +450,9 @@ export function renderLinkForm(view: View, data: FormData): string {
     ) : (
       <>
         {type === 'PayByLink' ? t('newPayLead') : t('newTokenizeLead')}{' '}
-        <a href={`${PORTAL}/links/new?type=${type === 'PayByLink' ? 'TokenizeByLink' : 'PayByLink'}`}>{type === 'PayByLink' ? t('otherKindTokenize') : t('otherKindPay')}</a>
+        <a href={`${PORTAL}/links/new?type=${type === 'PayByLink' ? 'TokenizeByLink' : 'PayByLink'}`}>
+          {type === 'PayByLink' ? t('otherKindTokenize') : t('otherKindPay')}
+        </a>
       </>
     );
   if (data.blocked) {
@@ -363,23 +492,66 @@ export function renderLinkForm(view: View, data: FormData): string {
           <legend>{t('sectionLink')}</legend>
           <div class="two">
             {data.link ? (
-              <Field view={view} name="terminalIdentifier" label={t('terminal')} value={data.link.terminalIdentifier} disabled disabledReason={fixedReason} errors={errors} />
+              <Field
+                view={view}
+                name="terminalIdentifier"
+                label={t('terminal')}
+                value={data.link.terminalIdentifier}
+                disabled
+                disabledReason={fixedReason}
+                errors={errors}
+              />
             ) : terminals.length === 0 ? (
               <div class="field">
                 <Notice kind="warn">{t('noTerminals')}</Notice>
                 <FieldMessages view={view} id={fieldId('terminalIdentifier')} errors={errors.of('terminalIdentifier')} />
               </div>
             ) : (
-              <Select view={view} name="terminalIdentifier" label={t('terminal')} options={terminals.map((x) => ({ value: x, label: x }))} value={data.terminalIdentifier ?? terminals[0]} errors={errors} />
+              <Select
+                view={view}
+                name="terminalIdentifier"
+                label={t('terminal')}
+                options={terminals.map((x) => ({ value: x, label: x }))}
+                value={data.terminalIdentifier ?? terminals[0]}
+                errors={errors}
+              />
             )}
-            {data.link ? <Field view={view} name="type" label={t('type')} value={t(TYPE_KEY[type])} disabled disabledReason={fixedReason} errors={errors} /> : null}
-            <Select view={view} name="currency" label={view.t('currency')} options={currencyOptions} value={entry.currency} errors={errors} disabled={!data.withMoney} disabledReason={soldReason} />
+            {data.link ? (
+              <Field view={view} name="type" label={t('type')} value={t(TYPE_KEY[type])} disabled disabledReason={fixedReason} errors={errors} />
+            ) : null}
+            <Select
+              view={view}
+              name="currency"
+              label={view.t('currency')}
+              options={currencyOptions}
+              value={entry.currency}
+              errors={errors}
+              disabled={!data.withMoney}
+              disabledReason={soldReason}
+            />
             <Select view={view} name="culture" label={t('culture')} options={cultureOptions} value={entry.culture} errors={errors} />
           </div>
-          <Field view={view} name="description" label={view.t('description')} value={entry.description} errors={errors} hint={t('descriptionHint')} maxLength={500} multiline />
+          <Field
+            view={view}
+            name="description"
+            label={view.t('description')}
+            value={entry.description}
+            errors={errors}
+            hint={t('descriptionHint')}
+            maxLength={500}
+            multiline
+          />
           {type === 'TokenizeByLink' ? (
             data.link ? (
-              <Field view={view} name="recurringProcessingModel" label={t('recurring')} value={recurringLabel(t, data.link.recurringProcessingModel)} disabled disabledReason={fixedReason} errors={errors} />
+              <Field
+                view={view}
+                name="recurringProcessingModel"
+                label={t('recurring')}
+                value={recurringLabel(t, data.link.recurringProcessingModel)}
+                disabled
+                disabledReason={fixedReason}
+                errors={errors}
+              />
             ) : (
               <Select
                 view={view}
@@ -398,9 +570,35 @@ export function renderLinkForm(view: View, data: FormData): string {
         <fieldset>
           <legend>{t('sectionOptions')}</legend>
           <div class="two">
-            <Field view={view} name={names.expiry} type="datetime-local" label={t(names.expiry)} value={entry.expiry} errors={errors} hint={t('expiresHint')} step={60} />
-            <Field view={view} name={names.salesCap} label={t(names.salesCap)} value={entry.salesCap} errors={errors} hint={t('salesHint')} inputmode="numeric" />
-            <Field view={view} name="returnUrl" type="url" label={t('returnUrl')} value={entry.returnUrl} errors={errors} hint={t('returnUrlHint')} maxLength={2048} />
+            <Field
+              view={view}
+              name={names.expiry}
+              type="datetime-local"
+              label={t(names.expiry)}
+              value={entry.expiry}
+              errors={errors}
+              hint={t('expiresHint')}
+              step={60}
+            />
+            <Field
+              view={view}
+              name={names.salesCap}
+              label={t(names.salesCap)}
+              value={entry.salesCap}
+              errors={errors}
+              hint={t('salesHint')}
+              inputmode="numeric"
+            />
+            <Field
+              view={view}
+              name="returnUrl"
+              type="url"
+              label={t('returnUrl')}
+              value={entry.returnUrl}
+              errors={errors}
+              hint={t('returnUrlHint')}
+              maxLength={2048}
+            />
             <Field view={view} name="themeKey" label={t('themeKey')} value={entry.themeKey} errors={errors} hint={t('themeKeyHint')} maxLength={64} />
           </div>
         </fieldset>
@@ -420,7 +618,10 @@ export function renderLinkForm(view: View, data: FormData): string {
 
 export type DetailNotice = 'created' | 'updated' | 'disabled' | null;
 
-export function renderLinkDetail(view: View, data: { link: PaymentLinkView; payments: readonly PaymentSummary[]; paymentsLimit: number; notice: DetailNotice }): string {
+export function renderLinkDetail(
+  view: View,
+  data: { link: PaymentLinkView; payments: readonly PaymentSummary[]; paymentsLimit: number; notice: DetailNotice },
+): string {
   const t = translator(M, view.lang);
   const { link } = data;
   const path = linkPath(link.paymentLinkReference);
@@ -441,7 +642,8 @@ export function renderLinkDetail(view: View, data: { link: PaymentLinkView; paym
       ) : null}
     </>
   ) : undefined;
-  const notice = data.notice === 'created' ? t('createdNotice') : data.notice === 'updated' ? t('updatedNotice') : data.notice === 'disabled' ? t('disabledNotice') : null;
+  const notice =
+    data.notice === 'created' ? t('createdNotice') : data.notice === 'updated' ? t('updatedNotice') : data.notice === 'disabled' ? t('disabledNotice') : null;
   return portalPage({
     view,
     title: link.description || link.paymentLinkReference,
@@ -476,7 +678,12 @@ export function renderLinkDetail(view: View, data: { link: PaymentLinkView; paym
               rows={[
                 [view.t('reference'), <span class="mono">{link.paymentLinkReference}</span>],
                 link.type === 'PayByLink' ? [view.t('amount'), money(link.amount)] : [view.t('currency'), link.currency],
-                [t('salesCount'), link.maxSalesCount === null ? `${formatNumber(link.salesCount, view.lang)} (${t('unlimited')})` : t('salesOf', { sales: formatNumber(link.salesCount, view.lang), max: formatNumber(link.maxSalesCount, view.lang) })],
+                [
+                  t('salesCount'),
+                  link.maxSalesCount === null
+                    ? `${formatNumber(link.salesCount, view.lang)} (${t('unlimited')})`
+                    : t('salesOf', { sales: formatNumber(link.salesCount, view.lang), max: formatNumber(link.maxSalesCount, view.lang) }),
+                ],
                 [t('visits'), formatNumber(link.visitCount, view.lang)],
                 [view.t('created'), <Time view={view} at={new Date(link.createdAt)} />],
                 [t('validUntil'), link.validUntil ? <Time view={view} at={new Date(link.validUntil)} /> : view.t('never')],
@@ -493,7 +700,12 @@ export function renderLinkDetail(view: View, data: { link: PaymentLinkView; paym
             {link.shopperInfos.length === 0 ? (
               <p class="muted">{t('noShopperFields')}</p>
             ) : (
-              <Facts rows={link.shopperInfos.map((s) => [fieldLabel(t, s.field), `${requirementLabel(t, s.requirementType)}${s.prefilledValue !== null ? `: ${s.prefilledValue}` : ''}`] as const)} />
+              <Facts
+                rows={link.shopperInfos.map(
+                  (s) =>
+                    [fieldLabel(t, s.field), `${requirementLabel(t, s.requirementType)}${s.prefilledValue !== null ? `: ${s.prefilledValue}` : ''}`] as const,
+                )}
+              />
             )}
           </section>
         </div>
@@ -655,4 +867,3 @@ export function renderDisable(view: View, link: PaymentLinkView): string {
     ),
   });
 }
-

@@ -15,16 +15,20 @@ const NO_FILTER = { state: null, from: null, until: null, reference: null };
 export const overviewArea: PortalArea = {
   styles: OVERVIEW_STYLES,
   routes(portal, deps) {
-    portal.get<{ Querystring: { days?: string } }>('/', { config: { portal: { permission: 'portal.use' } }, schema: { hide: true } }, async (request, reply) => {
-      const session = sessionOfRequest(request);
-      const period: Period = request.query.days === '30' ? 30 : 7;
-      const [view, sales, recent, failing] = await Promise.all([
-        viewFor(request, reply, deps),
-        dailySales(deps, session.merchantId, period),
-        searchPayments(deps, session.merchantId, NO_FILTER, null, RECENT),
-        can(session.role, 'webhooks.read') ? failingWebhooks(deps, merchantPrincipal(session), 7) : null,
-      ]);
-      return sendPage(reply, 200, renderOverview(view, { period, since: sales.since, sales: sales.rows, recent: recent.payments, failing }));
-    });
+    portal.get<{ Querystring: { days?: string } }>(
+      '/',
+      { config: { portal: { permission: 'portal.use' } }, schema: { hide: true } },
+      async (request, reply) => {
+        const session = sessionOfRequest(request);
+        const period: Period = request.query.days === '30' ? 30 : 7;
+        const [view, sales, recent, failing] = await Promise.all([
+          viewFor(request, reply, deps),
+          dailySales(deps, session.merchantId, period),
+          searchPayments(deps, session.merchantId, NO_FILTER, null, RECENT),
+          can(session.role, 'webhooks.read') ? failingWebhooks(deps, merchantPrincipal(session), 7) : null,
+        ]);
+        return sendPage(reply, 200, renderOverview(view, { period, since: sales.since, sales: sales.rows, recent: recent.payments, failing }));
+      },
+    );
   },
 };

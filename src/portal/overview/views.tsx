@@ -119,7 +119,12 @@ function Chart({ view, t, c }: { view: View; t: T; c: CurrencySales }): VNode {
   const money = (minor: number) => formatMoney(minor, c.currency, view.lang);
   const first = c.days[0]?.day ?? '';
   const last = c.days.at(-1)?.day ?? '';
-  const label = t('chartLabel', { currency: c.currency, from: formatDate(dayDate(first), view.lang), to: formatDate(dayDate(last), view.lang), total: money(c.sales) });
+  const label = t('chartLabel', {
+    currency: c.currency,
+    from: formatDate(dayDate(first), view.lang),
+    to: formatDate(dayDate(last), view.lang),
+    total: money(c.sales),
+  });
   const labelled = new Set([0, Math.floor((c.days.length - 1) / 2), c.days.length - 1]);
   return (
     <svg class="chart" viewBox={`0 0 ${width} ${height}`} role="img" aria-label={label} preserveAspectRatio="none">
@@ -135,7 +140,11 @@ function Chart({ view, t, c }: { view: View; t: T; c: CurrencySales }): VNode {
               <title>{`${formatDate(dayDate(d.day), view.lang)}: ${money(d.sales)}`}</title>
             </rect>
             {labelled.has(i) ? (
-              <text x={i === 0 ? 0 : i === c.days.length - 1 ? width : i * step + step / 2} y={height - 6} text-anchor={i === 0 ? 'start' : i === c.days.length - 1 ? 'end' : 'middle'}>
+              <text
+                x={i === 0 ? 0 : i === c.days.length - 1 ? width : i * step + step / 2}
+                y={height - 6}
+                text-anchor={i === 0 ? 'start' : i === c.days.length - 1 ? 'end' : 'middle'}
+              >
                 {formatDate(dayDate(d.day), view.lang)}
               </text>
             ) : null}

@@ -104,7 +104,8 @@ export const M = messages(
     reverse: 'Reverse',
     reverseHint: 'Releases the authorisation if nothing was captured, or refunds what is left ({amount}). Afterwards the payment takes nothing more.',
     reverseTitle: 'Reverse this payment?',
-    reverseText: 'Reversing payment {reference} of {amount} releases or refunds {left}. It cannot be undone, and the payment takes no more captures or refunds.',
+    reverseText:
+      'Reversing payment {reference} of {amount} releases or refunds {left}. It cannot be undone, and the payment takes no more captures or refunds.',
     reverseConfirm: 'Reverse the payment',
     received: '{kind} received: it completes in a moment, and its webhook follows.',
     exceedsCapturable: 'At most {amount} can be captured.',
@@ -209,7 +210,8 @@ export const M = messages(
     reverse: 'Bakfæra',
     reverseHint: 'Losar heimildina ef ekkert var innheimt, annars endurgreiðist það sem eftir er ({amount}). Eftir það tekur greiðslan ekki við fleiru.',
     reverseTitle: 'Bakfæra þessa greiðslu?',
-    reverseText: 'Bakfærsla greiðslu {reference} upp á {amount} losar eða endurgreiðir {left}. Það verður ekki afturkallað og greiðslan tekur ekki við fleiri innheimtum eða endurgreiðslum.',
+    reverseText:
+      'Bakfærsla greiðslu {reference} upp á {amount} losar eða endurgreiðir {left}. Það verður ekki afturkallað og greiðslan tekur ekki við fleiri innheimtum eða endurgreiðslum.',
     reverseConfirm: 'Bakfæra greiðsluna',
     received: '{kind} móttekin: henni lýkur eftir augnablik og vefkrókurinn fylgir.',
     exceedsCapturable: 'Innheimta má mest {amount}.',

@@ -46,7 +46,12 @@ function dayStart(text: string): Date | null {
 /** The list's filter from its query; a date that is none is an error beside its input and filters nothing. */
 export function filterOf(q: ListQuery, lang: View['lang']): { shown: ListFilter; filter: PaymentFilter; errors: FieldErrors } {
   const text = (v: unknown, max: number): string => (typeof v === 'string' ? v.trim().slice(0, max) : '');
-  const shown: ListFilter = { state: isPaymentState(q.state) ? q.state : null, from: text(q.from, 10), until: text(q.until, 10), reference: text(q.reference, 200) };
+  const shown: ListFilter = {
+    state: isPaymentState(q.state) ? q.state : null,
+    from: text(q.from, 10),
+    until: text(q.until, 10),
+    reference: text(q.reference, 200),
+  };
   const errors = new FieldErrors();
   const t = translator(M, lang);
   const from = shown.from === '' ? null : dayStart(shown.from);
@@ -94,9 +99,17 @@ export const paymentsArea: PortalArea = {
       notice: ModificationKind | 'refused' | null,
     ): Promise<FastifyReply> => {
       const merchantId = sessionOfRequest(request).merchantId;
-      const [view, modifications, headroom] = await Promise.all([viewFor(request, reply, deps), modificationsOf(deps, merchantId, payment.payfacReference), headroomOf(deps, merchantId, payment.payfacReference)]);
+      const [view, modifications, headroom] = await Promise.all([
+        viewFor(request, reply, deps),
+        modificationsOf(deps, merchantId, payment.payfacReference),
+        headroomOf(deps, merchantId, payment.payfacReference),
+      ]);
       const deliveries = await deliveriesOf(request, [payment.payfacReference, ...modifications.map((m) => m.payfacReference)]);
-      const defaults = { capture: majorText(headroom.capturable, view.lang), refund: majorText(headroom.refundable, view.lang), reference: payment.merchantReference ?? payment.payfacReference };
+      const defaults = {
+        capture: majorText(headroom.capturable, view.lang),
+        refund: majorText(headroom.refundable, view.lang),
+        reference: payment.merchantReference ?? payment.payfacReference,
+      };
       return sendPage(reply, status, renderPaymentDetail(view, { payment, modifications, headroom, deliveries, form, notice, defaults }));
     };
 
@@ -113,10 +126,7 @@ export const paymentsArea: PortalArea = {
       const session = sessionOfRequest(request);
       const { filter } = filterOf(request.query, session.language);
       const day = clock.now().toISOString().slice(0, 10);
-      reply
-        .header('Content-Disposition', `attachment; filename="payments-${day}.csv"`)
-        .header('Cache-Control', 'no-store')
-        .type('text/csv; charset=utf-8');
+      reply.header('Content-Disposition', `attachment; filename="payments-${day}.csv"`).header('Cache-Control', 'no-store').type('text/csv; charset=utf-8');
       return reply.send(Readable.from(csvLines(eachPayment(deps, session.merchantId, filter))));
     });
 
@@ -138,11 +148,24 @@ export const paymentsArea: PortalArea = {
       // Another merchant's payment is not found before anything in the form is looked at.
       const payment = await paymentDetail(deps, merchantId, request.params.payfacReference);
       const form = formOf(request);
-      const typed: ModificationForm = { kind, amount: form.text('amount').trim(), reference: form.text('reference').trim(), refundReason: form.text('refundReason'), errors: new FieldErrors() };
+      const typed: ModificationForm = {
+        kind,
+        amount: form.text('amount').trim(),
+        reference: form.text('reference').trim(),
+        refundReason: form.text('refundReason'),
+        errors: new FieldErrors(),
+      };
       const minor = minorOf(typed.amount);
       const base = { reference: typed.reference, payfacReference: payment.payfacReference };
       const body: Record<string, unknown> =
-        kind === 'reverse' ? base : { ...base, amount: minor ?? typed.amount, currency: payment.currency, ...(kind === 'refund' && typed.refundReason !== '' ? { refundReason: typed.refundReason } : {}) };
+        kind === 'reverse'
+          ? base
+          : {
+              ...base,
+              amount: minor ?? typed.amount,
+              currency: payment.currency,
+              ...(kind === 'refund' && typed.refundReason !== '' ? { refundReason: typed.refundReason } : {}),
+            };
       const schema = kind === 'capture' ? CaptureBody : kind === 'refund' ? RefundBody : ReverseBody;
       try {
         const problems = bodyErrors(schema, body);
@@ -152,7 +175,13 @@ export const paymentsArea: PortalArea = {
             ? { kind: 'Reversal', ...base }
             : kind === 'capture'
               ? { kind: 'Capture', ...base, amount: minor ?? 0, currency: payment.currency }
-              : { kind: 'Refund', ...base, amount: minor ?? 0, currency: payment.currency, ...(typed.refundReason !== '' ? { refundReason: typed.refundReason } : {}) };
+              : {
+                  kind: 'Refund',
+                  ...base,
+                  amount: minor ?? 0,
+                  currency: payment.currency,
+                  ...(typed.refundReason !== '' ? { refundReason: typed.refundReason } : {}),
+                };
         const received = await requestModification(deps, merchantId, input);
         await recordAudit(db, clock, {
           merchantId,

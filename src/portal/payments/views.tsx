@@ -116,7 +116,10 @@ export function renderPaymentList(
           name: 'state',
           label: view.t('status'),
           value: data.filter.state ?? '',
-          options: [{ value: '', label: t('stateAll') }, ...(Object.keys(PAYMENT_STATES) as PaymentState[]).map((s) => ({ value: s, label: t(STATE_BADGE[s][0]) }))],
+          options: [
+            { value: '', label: t('stateAll') },
+            ...(Object.keys(PAYMENT_STATES) as PaymentState[]).map((s) => ({ value: s, label: t(STATE_BADGE[s][0]) })),
+          ],
         })}
         ${Field({ view, name: 'from', type: 'date', label: t('from'), value: data.filter.from, errors: data.errors })}
         ${Field({ view, name: 'until', type: 'date', label: t('until'), value: data.filter.until, errors: data.errors })}
@@ -159,7 +162,10 @@ export interface DetailData {
 }
 
 const KIND_KEY = { Capture: 'kindCapture', Refund: 'kindRefund', Reversal: 'kindReversal' } as const satisfies Record<ModificationHistory['kind'], Key>;
-const DELIVERY_KEY = { Pending: 'deliveryPending', Delivered: 'deliveryDelivered', Failed: 'deliveryFailed' } as const satisfies Record<DeliveryView['state'], Key>;
+const DELIVERY_KEY = { Pending: 'deliveryPending', Delivered: 'deliveryDelivered', Failed: 'deliveryFailed' } as const satisfies Record<
+  DeliveryView['state'],
+  Key
+>;
 const DELIVERY_TONE = { Pending: 'info', Delivered: 'ok', Failed: 'bad' } as const;
 
 /** A refund's reason in the reader's words (as stored: one of the API's reasons). */
@@ -178,10 +184,20 @@ interface Moment {
 /** The payment's story, oldest first: its authorisation, then each modification as requested and as completed. */
 function timelineOf(view: View, t: T, p: PaymentDetail, mods: readonly ModificationHistory[]): Moment[] {
   const money = (minor: number | null): string => (minor === null ? '' : formatMoney(minor, p.currency, view.lang));
-  const out: Moment[] = [p.success ? { at: p.createdAt, text: t('evAuthorised', { amount: money(p.amount) }), tone: 'ok' } : { at: p.createdAt, text: t('evRefused'), detail: p.reason ?? undefined, tone: 'bad' }];
+  const out: Moment[] = [
+    p.success
+      ? { at: p.createdAt, text: t('evAuthorised', { amount: money(p.amount) }), tone: 'ok' }
+      : { at: p.createdAt, text: t('evRefused'), detail: p.reason ?? undefined, tone: 'bad' },
+  ];
   for (const m of mods) {
     const kind = t(KIND_KEY[m.kind]);
-    const detail = [m.source === 'Scheduled' ? t('evScheduled') : null, m.reference ? t('evReference', { reference: m.reference }) : null, m.refundReason ? reasonText(t, m.refundReason) : null].filter((x): x is string => !!x).join(' · ');
+    const detail = [
+      m.source === 'Scheduled' ? t('evScheduled') : null,
+      m.reference ? t('evReference', { reference: m.reference }) : null,
+      m.refundReason ? reasonText(t, m.refundReason) : null,
+    ]
+      .filter((x): x is string => !!x)
+      .join(' · ');
     out.push({
       at: m.createdAt,
       text: m.kind === 'Reversal' ? t('evRequestedReversal') : t('evRequested', { kind, amount: money(m.amount) }),
@@ -197,7 +213,7 @@ function timelineOf(view: View, t: T, p: PaymentDetail, mods: readonly Modificat
               ? t('evReversedCancelled')
               : t('evReversedRefunded', { amount: money(m.amount) })
             : t('evSucceeded', { kind, amount: money(m.amount) });
-      out.push({ at: m.completedAt, text, detail: m.state === 'Failed' ? m.reason ?? undefined : undefined, tone: m.state === 'Failed' ? 'bad' : 'ok' });
+      out.push({ at: m.completedAt, text, detail: m.state === 'Failed' ? (m.reason ?? undefined) : undefined, tone: m.state === 'Failed' ? 'bad' : 'ok' });
     }
   }
   return out;
@@ -297,7 +313,16 @@ function Modifications({ view, t, data }: { view: View; t: T; data: DetailData }
             options={[{ value: '', label: t('reasonNone') }, ...REFUND_REASONS.map((r) => ({ value: r, label: t(`reason${r}`) }))]}
           />
         ) : null}
-        <Field view={view} name="reference" label={t('modReference')} hint={t('modReferenceHint')} value={again ? again.reference : data.defaults.reference} errors={errors} maxLength={200} required />
+        <Field
+          view={view}
+          name="reference"
+          label={t('modReference')}
+          hint={t('modReferenceHint')}
+          value={again ? again.reference : data.defaults.reference}
+          errors={errors}
+          maxLength={200}
+          required
+        />
         <div class="form-actions">
           <button type="submit" class="primary">
             {t(kind === 'capture' ? 'captureButton' : 'refundButton')}
@@ -331,7 +356,13 @@ export function renderPaymentDetail(view: View, data: DetailData): string {
   const p = data.payment;
   const money = (minor: number) => <Money view={view} minor={minor} currency={p.currency} />;
   const notice =
-    data.notice === 'capture' ? t('received', { kind: t('kindCapture') }) : data.notice === 'refund' ? t('received', { kind: t('kindRefund') }) : data.notice === 'reverse' ? t('received', { kind: t('kindReversal') }) : null;
+    data.notice === 'capture'
+      ? t('received', { kind: t('kindCapture') })
+      : data.notice === 'refund'
+        ? t('received', { kind: t('kindRefund') })
+        : data.notice === 'reverse'
+          ? t('received', { kind: t('kindReversal') })
+          : null;
   return portalPage({
     view,
     title: `${t('payment')} ${p.payfacReference}`,
@@ -368,7 +399,9 @@ export function renderPaymentDetail(view: View, data: DetailData): string {
               [t('threeDS'), p.threeDAuthenticated ? t('threeDSYes') : t('threeDSNo')],
               p.authCode ? [t('authCode'), <span class="mono">{p.authCode}</span>] : null,
               p.isPreAuth ? [t('preAuth'), view.t('yes')] : null,
-              p.paymentLinkReference ? [t('link'), <a href={`${PORTAL}/links/${encodeURIComponent(p.paymentLinkReference)}`}>{p.paymentLinkReference}</a>] : null,
+              p.paymentLinkReference
+                ? [t('link'), <a href={`${PORTAL}/links/${encodeURIComponent(p.paymentLinkReference)}`}>{p.paymentLinkReference}</a>]
+                : null,
               p.checkoutReference ? [t('session'), <a href={`${PORTAL}/sessions/${encodeURIComponent(p.checkoutReference)}`}>{p.checkoutReference}</a>] : null,
               p.byToken ? [t('origin'), t('originToken')] : null,
               p.token ? [t('savedCard'), <span class="mono break">{p.token}</span>] : null,

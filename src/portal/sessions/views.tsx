@@ -162,7 +162,13 @@ export function renderSessionList(view: View, data: { sessions: readonly Session
             </table>
           </TableWrap>
         )}
-        <KeysetPager base={`${PORTAL}/sessions`} query={{}} older={data.older} newer={data.newer} words={{ newer: t('newer'), older: t('older'), newest: t('newest') }} />
+        <KeysetPager
+          base={`${PORTAL}/sessions`}
+          query={{}}
+          older={data.older}
+          newer={data.newer}
+          words={{ newer: t('newer'), older: t('older'), newest: t('newest') }}
+        />
       </>
     ),
   });
@@ -172,7 +178,11 @@ export function renderSessionDetail(view: View, data: { session: SessionDetails;
   const t = translator(M, view.lang);
   const s = data.session;
   const money = (minor: number) => <Money view={view} minor={minor} currency={s.currency} />;
-  const capture = s.is_manual_capture ? t('captureManual') : s.capture_hours_delay !== null ? t('captureDelay', { hours: formatNumber(s.capture_hours_delay, view.lang) }) : t('captureAtOnce');
+  const capture = s.is_manual_capture
+    ? t('captureManual')
+    : s.capture_hours_delay !== null
+      ? t('captureDelay', { hours: formatNumber(s.capture_hours_delay, view.lang) })
+      : t('captureAtOnce');
   return portalPage({
     view,
     title: s.merchant_reference,
@@ -259,7 +269,11 @@ export function renderSessionDetail(view: View, data: { session: SessionDetails;
         </section>
         <section>
           <h2 id="payments-title">{t('payments')}</h2>
-          {data.payments.length === 0 ? <p class="empty panel">{t('noPayments')}</p> : <PaymentsTable view={view} payments={data.payments} label={t('payments')} />}
+          {data.payments.length === 0 ? (
+            <p class="empty panel">{t('noPayments')}</p>
+          ) : (
+            <PaymentsTable view={view} payments={data.payments} label={t('payments')} />
+          )}
         </section>
       </>
     ),

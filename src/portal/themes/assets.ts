@@ -80,7 +80,11 @@ export function enhanceThemePreview(): void {
   let timer: number | undefined;
   const refresh = (): void => {
     const shape = form.querySelector<HTMLInputElement>('input[name="buttonShape"]:checked')?.value ?? '';
-    const query = new URLSearchParams({ accentColor: field('accentColor')?.value ?? '', backgroundColor: field('backgroundColor')?.value ?? '', buttonShape: shape });
+    const query = new URLSearchParams({
+      accentColor: field('accentColor')?.value ?? '',
+      backgroundColor: field('backgroundColor')?.value ?? '',
+      buttonShape: shape,
+    });
     const ask = ++asked;
     void fetch(`${preview.dataset.palette ?? ''}?${query.toString()}`, { headers: { accept: 'application/json' }, credentials: 'same-origin' })
       .then((r) => (r.ok ? (r.json() as Promise<{ variables: Record<string, string> | null; errors: { field: string; message: string }[] }>) : null))

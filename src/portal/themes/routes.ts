@@ -2,21 +2,22 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { recordAudit } from '../../audit/service.js';
 import { cultureOf } from '../../checkout/pages/i18n.js';
 import { ApiError, type FieldError } from '../../errors.js';
-import {
-  createTheme,
-  deleteTheme,
-  getTheme,
-  listThemes,
-  previewLook,
-  updateTheme,
-  type Theme,
-  type ThemeInput,
-} from '../../themes/service.js';
+import { createTheme, deleteTheme, getTheme, listThemes, previewLook, updateTheme, type Theme, type ThemeInput } from '../../themes/service.js';
 import { Form, formOf, seeOther, sendPage, sessionOfRequest, viewFor, type PortalArea, type PortalDeps } from '../http.js';
 import { FieldErrors } from '../view.js';
 import { PORTAL } from '../views/layout.js';
 import { THEMES_CSS, enhanceThemePreview } from './assets.js';
-import { NEW_THEME, localized, logoTooLarge, renderThemeDelete, renderThemeForm, renderThemeList, renderThemePreview, valuesOf, type ThemeFormValues } from './views.js';
+import {
+  NEW_THEME,
+  localized,
+  logoTooLarge,
+  renderThemeDelete,
+  renderThemeForm,
+  renderThemeList,
+  renderThemePreview,
+  valuesOf,
+  type ThemeFormValues,
+} from './views.js';
 
 // Themes in the portal (§The portal: themes): make, change, preview and delete a merchant's own look
 // for the payment pages. The rules are the themes module's; these routes read the form, call it,
@@ -164,7 +165,13 @@ export const themesArea: PortalArea = {
       }
       const { before, after } = result;
       const logo = input.logo ? 'replaced' : before.logoType !== null && after.logoType === null ? 'removed' : 'kept';
-      await recordAudit(db, clock, { merchantId, actor, action: 'theme.update', target: after.themeKey, details: { name: after.name, changed: changes(before, after, logo) } });
+      await recordAudit(db, clock, {
+        merchantId,
+        actor,
+        action: 'theme.update',
+        target: after.themeKey,
+        details: { name: after.name, changed: changes(before, after, logo) },
+      });
       return seeOther(reply, `${PORTAL}/themes/${encodeURIComponent(after.themeKey)}/edit?done=saved`);
     });
 

@@ -134,7 +134,15 @@ export function localized(view: Pick<View, 'lang'>, errors: readonly FieldError[
   const t = translator(M, view.lang);
   return errors.map((e) => {
     const key: Key | undefined =
-      e.code === 'CONTRAST' ? (e.field === 'accentColor' ? 'errContrastAccent' : 'errContrastBackground') : e.code === 'LOGO_TYPE' ? 'errLogoType' : e.code === 'LOGO_TOO_LARGE' ? 'errLogoTooLarge' : undefined;
+      e.code === 'CONTRAST'
+        ? e.field === 'accentColor'
+          ? 'errContrastAccent'
+          : 'errContrastBackground'
+        : e.code === 'LOGO_TYPE'
+          ? 'errLogoType'
+          : e.code === 'LOGO_TOO_LARGE'
+            ? 'errLogoTooLarge'
+            : undefined;
     return key ? { ...e, message: t(key) } : e;
   });
 }
@@ -337,10 +345,28 @@ export function renderThemeForm(
           <form method="post" action={action} enctype="multipart/form-data" class="panel" data-theme-form="">
             <Csrf view={view} />
             <ErrorSummary view={view} errors={errors} shownFields={FORM_FIELDS} />
-            <Field view={view} name="name" label={t('name')} value={values.name} errors={errors} hint={t('nameHint')} required maxLength={60} autocomplete="off" />
+            <Field
+              view={view}
+              name="name"
+              label={t('name')}
+              value={values.name}
+              errors={errors}
+              hint={t('nameHint')}
+              required
+              maxLength={60}
+              autocomplete="off"
+            />
             <div class="two">
               <Field view={view} name="accentColor" label={t('accentColor')} type="color" value={values.accentColor} errors={errors} hint={t('accentHint')} />
-              <Field view={view} name="backgroundColor" label={t('backgroundColor')} type="color" value={values.backgroundColor} errors={errors} hint={t('backgroundHint')} />
+              <Field
+                view={view}
+                name="backgroundColor"
+                label={t('backgroundColor')}
+                type="color"
+                value={values.backgroundColor}
+                errors={errors}
+                hint={t('backgroundHint')}
+              />
             </div>
             <fieldset aria-describedby={shapeErrors.length > 0 ? `${shapeId}-error` : undefined}>
               <legend>{t('buttonShape')}</legend>
@@ -478,4 +504,3 @@ export function renderThemeDelete(view: View, theme: Theme): string {
     ),
   });
 }
-

@@ -58,7 +58,11 @@ export const usersArea: PortalArea = {
 
     portal.get<{ Querystring: { done?: string } }>('/users', manage, async (request, reply) => {
       const done = request.query.done;
-      return listPage(request, reply, 200, { invite: EMPTY_INVITE, notice: done === 'role' ? 'roleChanged' : done === 'removed' ? 'removed' : null, problem: null });
+      return listPage(request, reply, 200, {
+        invite: EMPTY_INVITE,
+        notice: done === 'role' ? 'roleChanged' : done === 'removed' ? 'removed' : null,
+        problem: null,
+      });
     });
 
     portal.post('/users', manage, async (request, reply) => {
@@ -79,7 +83,11 @@ export const usersArea: PortalArea = {
       const invited = isRole(role) ? role : 'staff';
       await recordAudit(db, clock, { merchantId, actor, action: 'user.invite', target: link.email, details: { role: invited } });
       const view = await viewFor(request, reply, deps);
-      return sendPage(reply, 200, renderInvitation(view, { email: link.email, role: invited, url: portalLinkUrl(config.publicBaseUrl, link.token), expiresAt: link.expiresAt }));
+      return sendPage(
+        reply,
+        200,
+        renderInvitation(view, { email: link.email, role: invited, url: portalLinkUrl(config.publicBaseUrl, link.token), expiresAt: link.expiresAt }),
+      );
     });
 
     portal.post<UserParams>('/users/:userId/reinvite', manage, async (request, reply) => {
@@ -93,7 +101,11 @@ export const usersArea: PortalArea = {
       });
       await recordAudit(db, clock, { merchantId, actor, action: 'user.reinvite', target: link.email, details: { role: user.role } });
       const view = await viewFor(request, reply, deps);
-      return sendPage(reply, 200, renderInvitation(view, { email: link.email, role: user.role, url: portalLinkUrl(config.publicBaseUrl, link.token), expiresAt: link.expiresAt }));
+      return sendPage(
+        reply,
+        200,
+        renderInvitation(view, { email: link.email, role: user.role, url: portalLinkUrl(config.publicBaseUrl, link.token), expiresAt: link.expiresAt }),
+      );
     });
 
     portal.post<UserParams>('/users/:userId/role', manage, async (request, reply) => {

@@ -165,7 +165,9 @@ function UserRow({ view, user, problem }: { view: View; user: UserSummary; probl
               ) : null}
             </form>
             <span class="row-actions">
-              {user.status !== 'active' ? <PostButton view={view} action={`${base}/reinvite`} label={t('reinvite')} ariaLabel={t('reinviteOf', { email: user.email })} kind="link" /> : null}
+              {user.status !== 'active' ? (
+                <PostButton view={view} action={`${base}/reinvite`} label={t('reinvite')} ariaLabel={t('reinviteOf', { email: user.email })} kind="link" />
+              ) : null}
               <a href={`${base}/remove`} class="danger-link" aria-label={t('removeOf', { email: user.email })}>
                 {t('remove')}
               </a>
@@ -222,7 +224,17 @@ export function renderUsers(view: View, data: UsersPage): string {
             <Csrf view={view} />
             <ErrorSummary view={view} errors={data.invite.errors} shownFields={['email', 'role']} />
             <div class="two">
-              <Field view={view} name="email" label={t('email')} type="email" value={data.invite.email} errors={data.invite.errors} required autocomplete="off" maxLength={254} />
+              <Field
+                view={view}
+                name="email"
+                label={t('email')}
+                type="email"
+                value={data.invite.email}
+                errors={data.invite.errors}
+                required
+                autocomplete="off"
+                maxLength={254}
+              />
               <Select view={view} name="role" label={t('role')} options={roleOptions(view)} value={role} errors={data.invite.errors} />
             </div>
             <ul class="role-hints small muted">
@@ -274,7 +286,12 @@ export function renderRemove(view: View, user: UserSummary, problem: Refusal | n
       <section class="panel">
         {shown ? <Notice kind="error">{refusalText(view, shown)}</Notice> : null}
         <p>{t('removeText')}</p>
-        <form method="post" action={`${PORTAL}/users/${encodeURIComponent(user.userId)}/remove`} class="form-actions" data-confirm={t('removeTitle', { email: user.email })}>
+        <form
+          method="post"
+          action={`${PORTAL}/users/${encodeURIComponent(user.userId)}/remove`}
+          class="form-actions"
+          data-confirm={t('removeTitle', { email: user.email })}
+        >
           <Csrf view={view} />
           {self ? null : (
             <button type="submit" class="danger">

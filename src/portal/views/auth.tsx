@@ -30,7 +30,10 @@ function PasswordError({ id, text }: { id: string; text: string }): VNode {
   );
 }
 
-export function renderSignIn(view: PublicView, s: { email: string; next: string; message: 'failed' | 'throttled' | 'signedOut' | 'ended' | null; retryMinutes?: number }): string {
+export function renderSignIn(
+  view: PublicView,
+  s: { email: string; next: string; message: 'failed' | 'throttled' | 'signedOut' | 'ended' | null; retryMinutes?: number },
+): string {
   const { t } = view;
   const failed = s.message === 'failed' || s.message === 'throttled';
   return publicPage({
@@ -63,10 +66,18 @@ export function renderSignIn(view: PublicView, s: { email: string; next: string;
   });
 }
 
-export function renderLinkPage(view: PublicView, s: { token: string; email: string; purpose: 'sign-in' | 'invite'; hasPassword: boolean; problem: PasswordProblem | null }): string {
+export function renderLinkPage(
+  view: PublicView,
+  s: { token: string; email: string; purpose: 'sign-in' | 'invite'; hasPassword: boolean; problem: PasswordProblem | null },
+): string {
   const { t } = view;
   const choose = !s.hasPassword || s.purpose === 'invite';
-  const intro = s.purpose === 'invite' ? t('linkIntroInvite', { email: s.email }) : choose ? t('linkIntroChoose', { email: s.email }) : t('linkIntroContinue', { email: s.email });
+  const intro =
+    s.purpose === 'invite'
+      ? t('linkIntroInvite', { email: s.email })
+      : choose
+        ? t('linkIntroChoose', { email: s.email })
+        : t('linkIntroContinue', { email: s.email });
   const pwError = s.problem !== null && s.problem !== 'mismatch' ? problemText(view, s.problem) : null;
   const confirmError = s.problem === 'mismatch' ? problemText(view, s.problem) : null;
   return publicPage({
@@ -99,7 +110,15 @@ export function renderLinkPage(view: PublicView, s: { token: string; email: stri
               </div>
               <div class="field">
                 <label for="confirm">{t('confirmPassword')}</label>
-                <input id="confirm" name="confirm" type="password" autocomplete="new-password" required aria-invalid={confirmError ? 'true' : undefined} aria-describedby={confirmError ? 'confirm-error' : undefined} />
+                <input
+                  id="confirm"
+                  name="confirm"
+                  type="password"
+                  autocomplete="new-password"
+                  required
+                  aria-invalid={confirmError ? 'true' : undefined}
+                  aria-describedby={confirmError ? 'confirm-error' : undefined}
+                />
                 {confirmError ? <PasswordError id="confirm-error" text={confirmError} /> : null}
               </div>
             </>
@@ -186,7 +205,15 @@ export function renderAccount(view: View, s: { notice: 'saved' | 'passwordChange
             <input type="text" name="username" value={view.user.email} autocomplete="username" hidden readonly />
             <div class="field">
               <label for="current">{t('currentPassword')}</label>
-              <input id="current" name="current" type="password" autocomplete="current-password" required aria-invalid={currentError ? 'true' : undefined} aria-describedby={currentError ? 'current-error' : undefined} />
+              <input
+                id="current"
+                name="current"
+                type="password"
+                autocomplete="current-password"
+                required
+                aria-invalid={currentError ? 'true' : undefined}
+                aria-describedby={currentError ? 'current-error' : undefined}
+              />
               {currentError ? <PasswordError id="current-error" text={currentError} /> : null}
             </div>
             <div class="field">
@@ -207,7 +234,15 @@ export function renderAccount(view: View, s: { notice: 'saved' | 'passwordChange
             </div>
             <div class="field">
               <label for="confirm">{t('confirmPassword')}</label>
-              <input id="confirm" name="confirm" type="password" autocomplete="new-password" required aria-invalid={confirmError ? 'true' : undefined} aria-describedby={confirmError ? 'confirm-error' : undefined} />
+              <input
+                id="confirm"
+                name="confirm"
+                type="password"
+                autocomplete="new-password"
+                required
+                aria-invalid={confirmError ? 'true' : undefined}
+                aria-describedby={confirmError ? 'confirm-error' : undefined}
+              />
               {confirmError ? <PasswordError id="confirm-error" text={confirmError} /> : null}
             </div>
             <button type="submit" class="primary">

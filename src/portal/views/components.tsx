@@ -104,7 +104,20 @@ export interface Option {
   label: string;
 }
 
-export function Select(p: { view: PublicView; name: string; label: string; options: readonly Option[]; value?: string | null; errors?: FieldErrors; hint?: string; required?: boolean; disabled?: boolean; disabledReason?: string; class?: string; data?: Record<string, string> }): VNode {
+export function Select(p: {
+  view: PublicView;
+  name: string;
+  label: string;
+  options: readonly Option[];
+  value?: string | null;
+  errors?: FieldErrors;
+  hint?: string;
+  required?: boolean;
+  disabled?: boolean;
+  disabledReason?: string;
+  class?: string;
+  data?: Record<string, string>;
+}): VNode {
   const id = fieldId(p.name);
   const errors = p.errors?.of(p.name) ?? [];
   const chosen = p.value ?? '';
@@ -129,7 +142,15 @@ export function Checkbox(p: { name: string; label: string; checked: boolean; val
   const id = fieldId(`${p.name}-${p.value ?? 'on'}`);
   return (
     <div class="check">
-      <input type="checkbox" id={id} name={p.name} value={p.value ?? 'on'} checked={p.checked} disabled={p.disabled} aria-describedby={p.hint ? `${id}-hint` : undefined} />
+      <input
+        type="checkbox"
+        id={id}
+        name={p.name}
+        value={p.value ?? 'on'}
+        checked={p.checked}
+        disabled={p.disabled}
+        aria-describedby={p.hint ? `${id}-hint` : undefined}
+      />
       <label for={id}>{p.label}</label>
       {p.hint ? (
         <span class="hint" id={`${id}-hint`}>
@@ -144,7 +165,15 @@ export function Checkbox(p: { name: string; label: string; checked: boolean; val
  * A group of checkboxes sharing one name (event types, capabilities), each with a hint; the errors of
  * the field and of its entries (`name[2]`) are shown under the group.
  */
-export function CheckGroup(p: { view: PublicView; name: string; legend: string; hint: string; options: readonly (Option & { hint: string })[]; chosen: readonly string[]; errors: FieldErrors }): VNode {
+export function CheckGroup(p: {
+  view: PublicView;
+  name: string;
+  legend: string;
+  hint: string;
+  options: readonly (Option & { hint: string })[];
+  chosen: readonly string[];
+  errors: FieldErrors;
+}): VNode {
   const id = fieldId(p.name);
   const problems = p.errors.within(p.name);
   return (
@@ -193,7 +222,14 @@ export function Notice({ children, kind = 'ok' }: { children: ComponentChildren;
 }
 
 /** A one-button form: an action on this page (disable, revoke, sign out) with its CSRF token. */
-export function PostButton(p: { view: PublicView; action: string; label: string; fields?: Record<string, string>; kind?: 'primary' | 'secondary' | 'danger' | 'link'; ariaLabel?: string }): VNode {
+export function PostButton(p: {
+  view: PublicView;
+  action: string;
+  label: string;
+  fields?: Record<string, string>;
+  kind?: 'primary' | 'secondary' | 'danger' | 'link';
+  ariaLabel?: string;
+}): VNode {
   return (
     <form method="post" action={p.action} class="inline">
       <Csrf view={p.view} />
@@ -242,7 +278,21 @@ export function Badge({ children, tone }: { children: ComponentChildren; tone: '
  * Page links for a list: `page` counts from 0 as in the API; the other query parameters of the list
  * (its filters) are kept.
  */
-export function Pager({ view, base, query, page, pageSize, total }: { view: PublicView; base: string; query: Record<string, string>; page: number; pageSize: number; total: number }): VNode | null {
+export function Pager({
+  view,
+  base,
+  query,
+  page,
+  pageSize,
+  total,
+}: {
+  view: PublicView;
+  base: string;
+  query: Record<string, string>;
+  page: number;
+  pageSize: number;
+  total: number;
+}): VNode | null {
   const pages = Math.max(1, Math.ceil(total / pageSize));
   if (total === 0) return null;
   const href = (p: number): string => {

@@ -120,7 +120,9 @@ export function Page({ view, title, section, children, actions, lead }: PageProp
           <nav class="sidenav" aria-label="${t('mainNavigation')}">
             <ul>
               ${NAV.filter((n) => view.can(n.permission)).map((n) =>
-                n.section === section ? html`<li><a href="${n.href}" aria-current="page">${t(n.label)}</a></li>` : html`<li><a href="${n.href}">${t(n.label)}</a></li>`,
+                n.section === section
+                  ? html`<li><a href="${n.href}" aria-current="page">${t(n.label)}</a></li>`
+                  : html`<li><a href="${n.href}">${t(n.label)}</a></li>`,
               )}
             </ul>
           </nav>

@@ -29,7 +29,8 @@ export const M = messages(
     never: 'Never',
     failingSince: 'Failing since',
     failedDeliveries: '{n} deliveries failed since the last success',
-    autoDisabledNote: 'Disabled automatically on {at}: its deliveries had failed for days with no success, and your other webhooks were told (EndpointDisabled).',
+    autoDisabledNote:
+      'Disabled automatically on {at}: its deliveries had failed for days with no success, and your other webhooks were told (EndpointDisabled).',
     perSecond: '{n} per second',
     register: 'Register',
     evAuthorization: 'a payment attempt ends, successful or not',
@@ -71,7 +72,8 @@ export const M = messages(
     tested: 'A test event was made. Its delivery appears here in a moment.',
     // test event
     testTitle: 'Send a test event',
-    testIntro: 'Sandbox only. Makes a payment event of this type, as if a payment of €10.00 had happened. It goes to every webhook of yours that takes its type.',
+    testIntro:
+      'Sandbox only. Makes a payment event of this type, as if a payment of €10.00 had happened. It goes to every webhook of yours that takes its type.',
     eventType: 'Event type',
     sendTest: 'Send test event',
     // edit
@@ -80,7 +82,8 @@ export const M = messages(
     rotateTitle: 'Rotate secrets',
     rotateIntro: 'Makes a new API key, HMAC key and signing secret, shown once. Deliveries from now on send the new API key and are signed with the new key.',
     overlapHours: 'Keep the previous signing key for (hours)',
-    overlapHint: 'Meanwhile each delivery is also signed with the previous key, so your receiver keeps accepting them until it has the new secret. 0 to 168 hours; 0 stops the previous key now.',
+    overlapHint:
+      'Meanwhile each delivery is also signed with the previous key, so your receiver keeps accepting them until it has the new secret. 0 to 168 hours; 0 stops the previous key now.',
     rotatedTitle: 'New secrets',
     overlapUntil: 'The previous signing key keeps signing beside the new one until {at}.',
     noOverlap: 'No overlap: only the new key signs from now on.',
@@ -157,7 +160,8 @@ export const M = messages(
     never: 'Aldrei',
     failingSince: 'Mistekst frá',
     failedDeliveries: '{n} sendingar mistókust frá síðustu afhendingu',
-    autoDisabledNote: 'Gerður óvirkur sjálfkrafa {at}: sendingar til hans höfðu mistekist dögum saman án árangurs, og hinir vefkrókarnir þínir fengu tilkynningu (EndpointDisabled).',
+    autoDisabledNote:
+      'Gerður óvirkur sjálfkrafa {at}: sendingar til hans höfðu mistekist dögum saman án árangurs, og hinir vefkrókarnir þínir fengu tilkynningu (EndpointDisabled).',
     perSecond: '{n} á sekúndu',
     register: 'Skrá',
     evAuthorization: 'greiðslutilraun lýkur, hvort sem hún tekst eða ekki',
@@ -196,14 +200,17 @@ export const M = messages(
     wasDisabled: 'Vefkrókurinn er óvirkur: hann fær engar nýjar sendingar og þær sem biðu enduðu sem misheppnaðar.',
     tested: 'Prófunaratburður var búinn til. Sending hans birtist hér eftir augnablik.',
     testTitle: 'Senda prófunaratburð',
-    testIntro: 'Aðeins í prófunarumhverfi. Býr til greiðsluatburð af þessari gerð, eins og 10,00 € greiðsla hefði átt sér stað. Hann fer til allra vefkróka þinna sem taka við þeirri gerð.',
+    testIntro:
+      'Aðeins í prófunarumhverfi. Býr til greiðsluatburð af þessari gerð, eins og 10,00 € greiðsla hefði átt sér stað. Hann fer til allra vefkróka þinna sem taka við þeirri gerð.',
     eventType: 'Gerð atburðar',
     sendTest: 'Senda prófunaratburð',
     editTitle: 'Breyta vefkrók',
     rotateTitle: 'Skipta um leynilykla',
-    rotateIntro: 'Býr til nýjan API-lykil, HMAC-lykil og undirritunarlykil sem birtast einu sinni. Sendingar héðan í frá bera nýja API-lykilinn og eru undirritaðar með nýja lyklinum.',
+    rotateIntro:
+      'Býr til nýjan API-lykil, HMAC-lykil og undirritunarlykil sem birtast einu sinni. Sendingar héðan í frá bera nýja API-lykilinn og eru undirritaðar með nýja lyklinum.',
     overlapHours: 'Halda fyrri undirritunarlykli í (klst.)',
-    overlapHint: 'Á meðan er hver sending einnig undirrituð með fyrri lyklinum, svo móttakarinn heldur áfram að taka við þeim þar til hann hefur fengið nýja lykilinn. 0 til 168 klst.; 0 stöðvar fyrri lykilinn strax.',
+    overlapHint:
+      'Á meðan er hver sending einnig undirrituð með fyrri lyklinum, svo móttakarinn heldur áfram að taka við þeim þar til hann hefur fengið nýja lykilinn. 0 til 168 klst.; 0 stöðvar fyrri lykilinn strax.',
     rotatedTitle: 'Nýir leynilyklar',
     overlapUntil: 'Fyrri undirritunarlykillinn undirritar áfram samhliða þeim nýja til {at}.',
     noOverlap: 'Engin skörun: aðeins nýi lykillinn undirritar héðan í frá.',

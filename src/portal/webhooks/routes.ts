@@ -7,7 +7,19 @@ import type { PortalSession } from '../../users/service.js';
 import type { EventType } from '../../webhooks/events.js';
 import { RecoverBody, RegisterBody, RotateQuery, SandboxEventBody, UpdateBody } from '../../webhooks/schemas.js';
 import * as webhooks from '../../webhooks/service.js';
-import { formOf, pageParam, wholeNumberOf, refusable, seeOther, sendPage, sessionOfRequest, viewFor, type Form, type PortalArea, type PortalDeps } from '../http.js';
+import {
+  formOf,
+  pageParam,
+  wholeNumberOf,
+  refusable,
+  seeOther,
+  sendPage,
+  sessionOfRequest,
+  viewFor,
+  type Form,
+  type PortalArea,
+  type PortalDeps,
+} from '../http.js';
 import { FieldErrors } from '../view.js';
 import {
   WEBHOOK_STYLES,
@@ -96,13 +108,21 @@ const NOTICES: readonly WebhookNotice[] = ['saved', 'enabled', 'disabled', 'test
 export const webhooksArea: PortalArea = {
   styles: WEBHOOK_STYLES,
   routes(portal, deps: PortalDeps) {
-    const svc: webhooks.WebhookServiceDeps = { config: deps.config, db: deps.db, clock: deps.clock, sealer: deps.sealer, ...(deps.webhookResolver ? { resolver: deps.webhookResolver } : {}) };
+    const svc: webhooks.WebhookServiceDeps = {
+      config: deps.config,
+      db: deps.db,
+      clock: deps.clock,
+      sealer: deps.sealer,
+      ...(deps.webhookResolver ? { resolver: deps.webhookResolver } : {}),
+    };
     const devUrls = deps.config.env === 'development';
 
     const principalOf = (request: FastifyRequest): Principal => merchantPrincipal(sessionOfRequest(request));
     const webhookOf = (request: WebhookRequest): Promise<webhooks.WebhookView> => webhooks.getWebhook(svc, principalOf(request), request.params.webhookId);
     /** The delivery, within the webhook of the path (a delivery of another webhook is not found here). */
-    const deliveryOf = async (request: DeliveryRequest): Promise<{ webhook: webhooks.WebhookView; delivery: Awaited<ReturnType<typeof webhooks.getDelivery>> }> => {
+    const deliveryOf = async (
+      request: DeliveryRequest,
+    ): Promise<{ webhook: webhooks.WebhookView; delivery: Awaited<ReturnType<typeof webhooks.getDelivery>> }> => {
       const webhook = await webhookOf(request);
       const delivery = await webhooks.getDelivery(svc, principalOf(request), request.params.deliveryId);
       if (delivery.webhookId !== webhook.webhookId) throw notFound('delivery');
@@ -113,7 +133,13 @@ export const webhooksArea: PortalArea = {
       return recordAudit(deps.db, deps.clock, { merchantId: s.merchantId, actor: { userId: s.userId, email: s.email }, action, target, details });
     };
 
-    const webhookPage = async (request: WebhookRequest, reply: FastifyReply, status: number, notice: WebhookNotice | null, testErrors = new FieldErrors()): Promise<FastifyReply> => {
+    const webhookPage = async (
+      request: WebhookRequest,
+      reply: FastifyReply,
+      status: number,
+      notice: WebhookNotice | null,
+      testErrors = new FieldErrors(),
+    ): Promise<FastifyReply> => {
       const principal = principalOf(request);
       const webhook = await webhookOf(request);
       const [previousUntil, recent] = await Promise.all([
@@ -124,7 +150,13 @@ export const webhooksArea: PortalArea = {
       return sendPage(reply, status, renderWebhook(view, { webhook, previousUntil, recent: recent.data, notice, sandbox: deps.config.sandbox, testErrors }));
     };
 
-    const deliveriesPage = async (request: WebhookRequest, reply: FastifyReply, status: number, q: DeliveriesQuery, recover: RecoverForm): Promise<FastifyReply> => {
+    const deliveriesPage = async (
+      request: WebhookRequest,
+      reply: FastifyReply,
+      status: number,
+      q: DeliveriesQuery,
+      recover: RecoverForm,
+    ): Promise<FastifyReply> => {
       const webhook = await webhookOf(request);
       const state = q.state === 'Pending' || q.state === 'Delivered' || q.state === 'Failed' ? q.state : null;
       const page = pageParam(q.page);
@@ -133,7 +165,17 @@ export const webhooksArea: PortalArea = {
       return sendPage(
         reply,
         status,
-        renderDeliveries(view, { webhook, deliveries: list.data, totalCount: list.totalCount, page, pageSize: PAGE_SIZE, state, recover, notice: q.done === 'tested' ? 'tested' : null, sandbox: deps.config.sandbox }),
+        renderDeliveries(view, {
+          webhook,
+          deliveries: list.data,
+          totalCount: list.totalCount,
+          page,
+          pageSize: PAGE_SIZE,
+          state,
+          recover,
+          notice: q.done === 'tested' ? 'tested' : null,
+          sandbox: deps.config.sandbox,
+        }),
       );
     };
 
@@ -141,12 +183,31 @@ export const webhooksArea: PortalArea = {
       const page = pageParam(request.query.page);
       const list = await webhooks.listWebhooks(svc, principalOf(request), page, PAGE_SIZE);
       const view = await viewFor(request, reply, deps);
-      return sendPage(reply, 200, renderWebhookList(view, { webhooks: list.data, totalCount: list.totalCount, page, pageSize: PAGE_SIZE, notice: request.query.done === 'deleted' ? 'deleted' : null }));
+      return sendPage(
+        reply,
+        200,
+        renderWebhookList(view, {
+          webhooks: list.data,
+          totalCount: list.totalCount,
+          page,
+          pageSize: PAGE_SIZE,
+          notice: request.query.done === 'deleted' ? 'deleted' : null,
+        }),
+      );
     });
 
     portal.get('/webhooks/new', write, async (request, reply) => {
       const view = await viewFor(request, reply, deps);
-      return sendPage(reply, 200, renderWebhookForm(view, { webhook: null, values: { url: '', description: '', eventTypes: [], maxInFlight: String(deps.config.webhookMaxInFlightPerEndpoint), rateLimit: '' }, errors: new FieldErrors(), devUrls }));
+      return sendPage(
+        reply,
+        200,
+        renderWebhookForm(view, {
+          webhook: null,
+          values: { url: '', description: '', eventTypes: [], maxInFlight: String(deps.config.webhookMaxInFlightPerEndpoint), rateLimit: '' },
+          errors: new FieldErrors(),
+          devUrls,
+        }),
+      );
     });
 
     portal.post('/webhooks', write, async (request, reply) => {
@@ -180,7 +241,11 @@ export const webhooksArea: PortalArea = {
       const webhook = await webhookOf(request);
       const values = webhookFormOf(formOf(request));
       // A listener has no URL to change; every other field is sent as the form shows it.
-      const body = { ...(webhook.kind === 'url' ? { url: values.url, ...limitsOf(values) } : {}), eventTypes: values.eventTypes, description: values.description };
+      const body = {
+        ...(webhook.kind === 'url' ? { url: values.url, ...limitsOf(values) } : {}),
+        eventTypes: values.eventTypes,
+        description: values.description,
+      };
       const outcome = await refusable(async () => {
         checkBody(UpdateBody, body);
         return webhooks.updateWebhook(svc, principalOf(request), webhook.webhookId, { ...body, eventTypes: values.eventTypes as EventType[] });
@@ -223,7 +288,10 @@ export const webhooksArea: PortalArea = {
       const view = await viewFor(request, reply, deps);
       if ('errors' in outcome) return sendPage(reply, 400, renderRotate(view, { webhook, overlapHours: raw, errors: outcome.errors }));
       const rotated = outcome.ok;
-      await audit(request, 'webhook.rotate', webhook.webhookId, { overlapHours: overlap ?? webhooks.DEFAULT_OVERLAP_HOURS, previousSecretValidUntil: rotated.previousSecretValidUntil });
+      await audit(request, 'webhook.rotate', webhook.webhookId, {
+        overlapHours: overlap ?? webhooks.DEFAULT_OVERLAP_HOURS,
+        previousSecretValidUntil: rotated.previousSecretValidUntil,
+      });
       return sendPage(reply, 200, renderRotated(view, { webhook, secrets: rotated }));
     });
 
@@ -260,7 +328,10 @@ export const webhooksArea: PortalArea = {
       try {
         outcome = await refusable(async () => {
           checkBody(RecoverBody, body);
-          return webhooks.recoverFailed(svc, principal, webhook.webhookId, { since: new Date(body.since as string), until: body.until !== undefined ? new Date(body.until) : null });
+          return webhooks.recoverFailed(svc, principal, webhook.webhookId, {
+            since: new Date(body.since as string),
+            until: body.until !== undefined ? new Date(body.until) : null,
+          });
         });
       } catch (err) {
         if (isNotReceiving(err)) return again(409, new FieldErrors(), 'notReceiving');
@@ -272,25 +343,33 @@ export const webhooksArea: PortalArea = {
       return seeOther(reply, `${hrefOf(webhook.webhookId)}/deliveries?done=${repeated ? 'recoveredBefore' : 'recovered'}&n=${requeued}`);
     });
 
-    portal.get<{ Params: { webhookId: string; deliveryId: string }; Querystring: { done?: string } }>('/webhooks/:webhookId/deliveries/:deliveryId', read, async (request, reply) => {
-      const { webhook, delivery } = await deliveryOf(request);
-      const view = await viewFor(request, reply, deps);
-      return sendPage(reply, 200, renderDelivery(view, { webhook, delivery, notice: request.query.done === 'redelivered' ? 'redelivered' : null }));
-    });
-
-    portal.post<{ Params: { webhookId: string; deliveryId: string } }>('/webhooks/:webhookId/deliveries/:deliveryId/redeliver', write, async (request, reply) => {
-      const { webhook, delivery } = await deliveryOf(request);
-      let again: { deliveryId: string };
-      try {
-        again = await webhooks.redeliver(svc, principalOf(request), delivery.deliveryId);
-      } catch (err) {
-        if (!isNotReceiving(err)) throw err;
+    portal.get<{ Params: { webhookId: string; deliveryId: string }; Querystring: { done?: string } }>(
+      '/webhooks/:webhookId/deliveries/:deliveryId',
+      read,
+      async (request, reply) => {
+        const { webhook, delivery } = await deliveryOf(request);
         const view = await viewFor(request, reply, deps);
-        return sendPage(reply, 409, renderDelivery(view, { webhook, delivery, notice: 'notReceiving' }));
-      }
-      await audit(request, 'delivery.redeliver', delivery.deliveryId, { webhookId: webhook.webhookId, newDeliveryId: again.deliveryId });
-      return seeOther(reply, `${hrefOf(webhook.webhookId)}/deliveries/${encodeURIComponent(again.deliveryId)}?done=redelivered`);
-    });
+        return sendPage(reply, 200, renderDelivery(view, { webhook, delivery, notice: request.query.done === 'redelivered' ? 'redelivered' : null }));
+      },
+    );
+
+    portal.post<{ Params: { webhookId: string; deliveryId: string } }>(
+      '/webhooks/:webhookId/deliveries/:deliveryId/redeliver',
+      write,
+      async (request, reply) => {
+        const { webhook, delivery } = await deliveryOf(request);
+        let again: { deliveryId: string };
+        try {
+          again = await webhooks.redeliver(svc, principalOf(request), delivery.deliveryId);
+        } catch (err) {
+          if (!isNotReceiving(err)) throw err;
+          const view = await viewFor(request, reply, deps);
+          return sendPage(reply, 409, renderDelivery(view, { webhook, delivery, notice: 'notReceiving' }));
+        }
+        await audit(request, 'delivery.redeliver', delivery.deliveryId, { webhookId: webhook.webhookId, newDeliveryId: again.deliveryId });
+        return seeOther(reply, `${hrefOf(webhook.webhookId)}/deliveries/${encodeURIComponent(again.deliveryId)}?done=redelivered`);
+      },
+    );
 
     portal.post<{ Params: { webhookId: string } }>('/webhooks/:webhookId/test', write, async (request, reply) => {
       // Like the API's sandbox operations, this exists only while the sandbox is on.

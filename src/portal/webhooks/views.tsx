@@ -36,7 +36,13 @@ export interface WebhookFormValues {
 }
 
 export function formValuesOf(w: WebhookView): WebhookFormValues {
-  return { url: w.url, description: w.description, eventTypes: w.eventTypes, maxInFlight: String(w.maxInFlight), rateLimit: w.rateLimit === null ? '' : String(w.rateLimit) };
+  return {
+    url: w.url,
+    description: w.description,
+    eventTypes: w.eventTypes,
+    maxInFlight: String(w.maxInFlight),
+    rateLimit: w.rateLimit === null ? '' : String(w.rateLimit),
+  };
 }
 
 function StatusBadge({ t, webhook }: { t: T; webhook: WebhookView }): VNode {
@@ -83,7 +89,10 @@ function StateBadge({ t, state }: { t: T; state: DeliveryView['state'] }): VNode
 
 // ---------------------------------------------------------------- the list
 
-export function renderWebhookList(view: View, s: { webhooks: readonly WebhookView[]; totalCount: number; page: number; pageSize: number; notice: 'deleted' | null }): string {
+export function renderWebhookList(
+  view: View,
+  s: { webhooks: readonly WebhookView[]; totalCount: number; page: number; pageSize: number; notice: 'deleted' | null },
+): string {
   const t = words(view);
   return portalPage({
     view,
@@ -150,18 +159,70 @@ function EventTypeChoice({ view, t, chosen, errors }: { view: View; t: T; chosen
 }
 
 /** The fields a webhook is registered and edited with, named by the API's JSON paths. */
-function WebhookFields({ view, t, values, errors, urlEditable, devUrls }: { view: View; t: T; values: WebhookFormValues; errors: FieldErrors; urlEditable: boolean; devUrls: boolean }): VNode {
+function WebhookFields({
+  view,
+  t,
+  values,
+  errors,
+  urlEditable,
+  devUrls,
+}: {
+  view: View;
+  t: T;
+  values: WebhookFormValues;
+  errors: FieldErrors;
+  urlEditable: boolean;
+  devUrls: boolean;
+}): VNode {
   return (
     <>
       {urlEditable ? (
-        <Field view={view} name="url" label={t('url')} type="url" value={values.url} errors={errors} required hint={t(devUrls ? 'urlHintDev' : 'urlHint')} maxLength={2048} autocomplete="off" placeholder="https://" />
+        <Field
+          view={view}
+          name="url"
+          label={t('url')}
+          type="url"
+          value={values.url}
+          errors={errors}
+          required
+          hint={t(devUrls ? 'urlHintDev' : 'urlHint')}
+          maxLength={2048}
+          autocomplete="off"
+          placeholder="https://"
+        />
       ) : null}
       <EventTypeChoice view={view} t={t} chosen={values.eventTypes} errors={errors} />
-      <Field view={view} name="description" label={view.t('description')} value={values.description} errors={errors} hint={t('descriptionHint')} maxLength={500} />
+      <Field
+        view={view}
+        name="description"
+        label={view.t('description')}
+        value={values.description}
+        errors={errors}
+        hint={t('descriptionHint')}
+        maxLength={500}
+      />
       {urlEditable ? (
         <>
-          <Field view={view} name="maxInFlight" label={t('maxInFlight')} value={values.maxInFlight} errors={errors} hint={t('maxInFlightHint')} inputmode="numeric" maxLength={3} />
-          <Field view={view} name="rateLimit" label={t('rateLimit')} value={values.rateLimit} errors={errors} hint={t('rateLimitHint')} inputmode="numeric" maxLength={4} />
+          <Field
+            view={view}
+            name="maxInFlight"
+            label={t('maxInFlight')}
+            value={values.maxInFlight}
+            errors={errors}
+            hint={t('maxInFlightHint')}
+            inputmode="numeric"
+            maxLength={3}
+          />
+          <Field
+            view={view}
+            name="rateLimit"
+            label={t('rateLimit')}
+            value={values.rateLimit}
+            errors={errors}
+            hint={t('rateLimitHint')}
+            inputmode="numeric"
+            maxLength={4}
+          />
         </>
       ) : null}
     </>
@@ -207,7 +268,17 @@ function ToWebhook({ t, w }: { t: T; w: WebhookView }): VNode {
 }
 
 /** Secrets shown once, each with a copy button. */
-function Secrets({ view, t, secrets, title }: { view: View; t: T; secrets: { apiKey: string; hmacKey: string; signingSecret: string }; title?: string }): VNode {
+function Secrets({
+  view,
+  t,
+  secrets,
+  title,
+}: {
+  view: View;
+  t: T;
+  secrets: { apiKey: string; hmacKey: string; signingSecret: string };
+  title?: string;
+}): VNode {
   return (
     <section class="panel" aria-labelledby={title ? 'secrets-h' : undefined}>
       {title ? <h2 id="secrets-h">{title}</h2> : null}
@@ -343,7 +414,14 @@ export type WebhookNotice = 'saved' | 'enabled' | 'disabled' | 'tested';
 
 export function renderWebhook(
   view: View,
-  s: { webhook: WebhookView; previousUntil: string | null; recent: readonly DeliveryView[]; notice: WebhookNotice | null; sandbox: boolean; testErrors: FieldErrors },
+  s: {
+    webhook: WebhookView;
+    previousUntil: string | null;
+    recent: readonly DeliveryView[];
+    notice: WebhookNotice | null;
+    sandbox: boolean;
+    testErrors: FieldErrors;
+  },
 ): string {
   const t = words(view);
   const w = s.webhook;
@@ -360,7 +438,11 @@ export function renderWebhook(
         <a class="button secondary" href={`${base}/edit`}>
           {t('edit')}
         </a>
-        {w.enabled ? <PostButton view={view} action={`${base}/disable`} label={t('disable')} /> : <PostButton view={view} action={`${base}/enable`} label={t('enable')} kind="primary" />}
+        {w.enabled ? (
+          <PostButton view={view} action={`${base}/disable`} label={t('disable')} />
+        ) : (
+          <PostButton view={view} action={`${base}/enable`} label={t('enable')} kind="primary" />
+        )}
         <a class="button secondary" href={`${base}/rotate`}>
           {t('rotate')}
         </a>
@@ -375,7 +457,9 @@ export function renderWebhook(
         {s.notice ? <Notice>{notices[s.notice]}</Notice> : null}
         {!w.enabled ? (
           <Notice kind="warn">
-            {w.disabledReason === 'failing' && w.disabledAt !== null ? t('autoDisabledNote', { at: formatDateTime(new Date(w.disabledAt), view.lang) }) + ' ' : ''}
+            {w.disabledReason === 'failing' && w.disabledAt !== null
+              ? t('autoDisabledNote', { at: formatDateTime(new Date(w.disabledAt), view.lang) }) + ' '
+              : ''}
             {t('disabledNote')}
           </Notice>
         ) : null}
@@ -408,7 +492,20 @@ export function renderRotate(view: View, s: { webhook: WebhookView; overlapHours
         <Csrf view={view} />
         <ErrorSummary view={view} errors={s.errors} shownFields={['overlapHours']} />
         <p>{t('rotateIntro')}</p>
-        <Field view={view} name="overlapHours" label={t('overlapHours')} type="number" inputmode="numeric" min={0} max={168} step={1} value={s.overlapHours} errors={s.errors} hint={t('overlapHint')} class="narrow" />
+        <Field
+          view={view}
+          name="overlapHours"
+          label={t('overlapHours')}
+          type="number"
+          inputmode="numeric"
+          min={0}
+          max={168}
+          step={1}
+          value={s.overlapHours}
+          errors={s.errors}
+          hint={t('overlapHint')}
+          class="narrow"
+        />
         <div class="form-actions">
           <button type="submit" class="primary">
             {t('rotate')}
@@ -420,7 +517,10 @@ export function renderRotate(view: View, s: { webhook: WebhookView; overlapHours
   });
 }
 
-export function renderRotated(view: View, s: { webhook: WebhookView; secrets: { apiKey: string; hmacKey: string; signingSecret: string; previousSecretValidUntil: string | null } }): string {
+export function renderRotated(
+  view: View,
+  s: { webhook: WebhookView; secrets: { apiKey: string; hmacKey: string; signingSecret: string; previousSecretValidUntil: string | null } },
+): string {
   const t = words(view);
   const w = s.webhook;
   const until = at(s.secrets.previousSecretValidUntil);
@@ -470,7 +570,17 @@ export interface RecoverForm {
 
 export function renderDeliveries(
   view: View,
-  s: { webhook: WebhookView; deliveries: readonly DeliveryView[]; totalCount: number; page: number; pageSize: number; state: DeliveryView['state'] | null; recover: RecoverForm; notice: 'tested' | null; sandbox: boolean },
+  s: {
+    webhook: WebhookView;
+    deliveries: readonly DeliveryView[];
+    totalCount: number;
+    page: number;
+    pageSize: number;
+    state: DeliveryView['state'] | null;
+    recover: RecoverForm;
+    notice: 'tested' | null;
+    sandbox: boolean;
+  },
 ): string {
   const t = words(view);
   const w = s.webhook;
@@ -484,7 +594,9 @@ export function renderDeliveries(
     children: (
       <>
         {s.notice === 'tested' ? <Notice>{t('tested')}</Notice> : null}
-        {r.outcome ? <Notice>{r.outcome.repeated ? t('recoveredBefore', { count: r.outcome.requeued }) : t('recovered', { count: r.outcome.requeued })}</Notice> : null}
+        {r.outcome ? (
+          <Notice>{r.outcome.repeated ? t('recoveredBefore', { count: r.outcome.requeued }) : t('recovered', { count: r.outcome.requeued })}</Notice>
+        ) : null}
         <form method="get" action={base} class="filters">
           <Select
             view={view}
@@ -502,7 +614,11 @@ export function renderDeliveries(
             {view.t('filter')}
           </button>
         </form>
-        {s.deliveries.length === 0 ? <p class="panel empty">{s.state ? t('noMatching') : t('noDeliveries')}</p> : <DeliveryTable view={view} t={t} deliveries={s.deliveries} />}
+        {s.deliveries.length === 0 ? (
+          <p class="panel empty">{s.state ? t('noMatching') : t('noDeliveries')}</p>
+        ) : (
+          <DeliveryTable view={view} t={t} deliveries={s.deliveries} />
+        )}
         <Pager view={view} base={base} query={s.state ? { state: s.state } : {}} page={s.page} pageSize={s.pageSize} total={s.totalCount} />
         {write ? (
           <section class="panel" id="recover" aria-labelledby="recover-h">
@@ -559,7 +675,10 @@ function Attempt({ view, t, a }: { view: View; t: T; a: AttemptView }): VNode {
   );
 }
 
-export function renderDelivery(view: View, s: { webhook: WebhookView; delivery: DeliveryView & { body: string; attempts: AttemptView[] }; notice: 'redelivered' | 'notReceiving' | null }): string {
+export function renderDelivery(
+  view: View,
+  s: { webhook: WebhookView; delivery: DeliveryView & { body: string; attempts: AttemptView[] }; notice: 'redelivered' | 'notReceiving' | null },
+): string {
   const t = words(view);
   const d = s.delivery;
   return portalPage({

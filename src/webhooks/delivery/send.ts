@@ -111,16 +111,18 @@ export function describeError(err: unknown): string {
     }
     cur = e.cause;
   }
-  const text = best ? (best.message === '' || best.message === best.code ? best.code : `${best.code}: ${best.message}`) : err instanceof Error ? err.message : 'error';
+  const text = best
+    ? best.message === '' || best.message === best.code
+      ? best.code
+      : `${best.code}: ${best.message}`
+    : err instanceof Error
+      ? err.message
+      : 'error';
   return text.length > 500 ? `${text.slice(0, 497)}...` : text;
 }
 
 /** Sends one attempt and reads the whole response, all within `timeoutMs`. Never throws. */
-export async function sendAttempt(
-  dispatcher: Dispatcher,
-  req: AttemptRequest,
-  opts: { timeoutMs?: number; publicOnly: boolean },
-): Promise<AttemptResult> {
+export async function sendAttempt(dispatcher: Dispatcher, req: AttemptRequest, opts: { timeoutMs?: number; publicOnly: boolean }): Promise<AttemptResult> {
   const timeoutMs = opts.timeoutMs ?? ATTEMPT_TIMEOUT_MS;
   const started = performance.now();
   const elapsed = (): number => Math.round(performance.now() - started);
@@ -161,11 +163,33 @@ export async function sendAttempt(
     }
     const body = Buffer.concat(kept).toString('utf8').replace(/\0/g, '\uFFFD');
     const ok = status === 200;
-    return { success: ok, responseStatus: status, responseBody: body, durationMs: elapsed(), errorKind: ok ? null : 'status', errorDetail: ok ? null : `HTTP ${status}` };
+    return {
+      success: ok,
+      responseStatus: status,
+      responseBody: body,
+      durationMs: elapsed(),
+      errorKind: ok ? null : 'status',
+      errorDetail: ok ? null : `HTTP ${status}`,
+    };
   } catch (err) {
     const partial = kept.length > 0 ? Buffer.concat(kept).toString('utf8').replace(/\0/g, '\uFFFD') : null;
-    if (timedOut) return { success: false, responseStatus: status, responseBody: partial, durationMs: elapsed(), errorKind: 'timeout', errorDetail: `no complete response within ${timeoutMs} ms` };
-    return { success: false, responseStatus: status, responseBody: partial, durationMs: elapsed(), errorKind: classifyError(err), errorDetail: describeError(err) };
+    if (timedOut)
+      return {
+        success: false,
+        responseStatus: status,
+        responseBody: partial,
+        durationMs: elapsed(),
+        errorKind: 'timeout',
+        errorDetail: `no complete response within ${timeoutMs} ms`,
+      };
+    return {
+      success: false,
+      responseStatus: status,
+      responseBody: partial,
+      durationMs: elapsed(),
+      errorKind: classifyError(err),
+      errorDetail: describeError(err),
+    };
   } finally {
     clearTimeout(timer);
   }

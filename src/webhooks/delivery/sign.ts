@@ -15,9 +15,7 @@ export interface SignedFields {
 
 /** The joined string that is signed: the seven values in order, null as "", joined by ":". */
 export function signaturePayload(m: SignedFields): string {
-  return [m.checkoutReference, m.payfacReference, m.merchantReference, m.amount, m.currency, m.reason, m.success]
-    .map((v) => v ?? '')
-    .join(':');
+  return [m.checkoutReference, m.payfacReference, m.merchantReference, m.amount, m.currency, m.reason, m.success].map((v) => v ?? '').join(':');
 }
 
 /** Key bytes: hex, two characters per byte; an odd length gets one "0" appended first (5.2). */

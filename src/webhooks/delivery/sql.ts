@@ -159,7 +159,19 @@ export async function claimDueDeliveries(
         WHERE w.id = k.webhook_id AND w.rate_limit IS NOT NULL
      )
      SELECT * FROM claimed`,
-    values: [args.now, args.leaseUntil, args.claimToken, args.limit, args.perEndpoint, args.scan, finished.map(([w]) => w), finished.map(([, n]) => n), mine.map(([w]) => w), mine.map(([, n]) => n), QUEUE_DEPTH],
+    values: [
+      args.now,
+      args.leaseUntil,
+      args.claimToken,
+      args.limit,
+      args.perEndpoint,
+      args.scan,
+      finished.map(([w]) => w),
+      finished.map(([, n]) => n),
+      mine.map(([w]) => w),
+      mine.map(([, n]) => n),
+      QUEUE_DEPTH,
+    ],
   });
   return rows;
 }
@@ -323,9 +335,7 @@ export async function dueBacklog(db: Queryable, now: Date): Promise<{ due: numbe
 
 /** The earliest time a pending, unclaimed-or-leased delivery becomes due (for the fallback timer). */
 export async function nextDueAt(db: Queryable): Promise<Date | null> {
-  const { rows } = await db.query<{ at: Date | null }>(
-    `SELECT min(next_attempt_at) AS at FROM webhook_deliveries WHERE state = 'Pending'`,
-  );
+  const { rows } = await db.query<{ at: Date | null }>(`SELECT min(next_attempt_at) AS at FROM webhook_deliveries WHERE state = 'Pending'`);
   return rows[0]?.at ?? null;
 }
 

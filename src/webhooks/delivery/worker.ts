@@ -65,7 +65,8 @@ type Logger = Pick<FastifyBaseLogger, 'info' | 'warn' | 'error' | 'debug'>;
 export interface DeliveryWorkerOptions {
   db: Database;
   clock: Clock;
-  config: Pick<Config, 'env' | 'webhookMaxInFlightPerEndpoint' | 'deliveryLeaseMs'> & Partial<Pick<Config, 'deliveryRetentionDays' | 'webhookDisableAfterDays'>>;
+  config: Pick<Config, 'env' | 'webhookMaxInFlightPerEndpoint' | 'deliveryLeaseMs'> &
+    Partial<Pick<Config, 'deliveryRetentionDays' | 'webhookDisableAfterDays'>>;
   /** Opens each webhook's apiKey, sealed at rest. */
   sealer: Sealer;
   logger?: Logger;
@@ -183,17 +184,27 @@ export class DeliveryWorker {
     this.renewTimer.unref();
     // Retention: once shortly after start, then every ten minutes (real time), a few batches at a time.
     if (this.retentionDays > 0) {
-      const sweep = () => void this.removeOld().catch((err: unknown) => this.log.warn({ err: (err as Error).message }, 'removing old deliveries failed; trying again later'));
+      const sweep = () =>
+        void this.removeOld().catch((err: unknown) => this.log.warn({ err: (err as Error).message }, 'removing old deliveries failed; trying again later'));
       this.retentionTimer = setInterval(sweep, RETENTION_INTERVAL_MS);
       this.retentionTimer.unref();
       setTimeout(sweep, 5_000).unref();
     }
     // The delivery list's kept counts: their change rows folded every ten seconds.
-    this.foldTimer = setInterval(() => void foldDeliveryCounts({ db: this.db }).catch((err: unknown) => this.log.warn({ err: (err as Error).message }, 'folding delivery counts failed; trying again later')), FOLD_INTERVAL_MS);
+    this.foldTimer = setInterval(
+      () =>
+        void foldDeliveryCounts({ db: this.db }).catch((err: unknown) =>
+          this.log.warn({ err: (err as Error).message }, 'folding delivery counts failed; trying again later'),
+        ),
+      FOLD_INTERVAL_MS,
+    );
     this.foldTimer.unref();
     // Endpoint health: every minute (real time), webhooks failing for too long are disabled.
     if (this.disableAfterDays > 0) {
-      const check = () => void this.disableFailing().catch((err: unknown) => this.log.warn({ err: (err as Error).message }, 'checking failing webhooks failed; trying again later'));
+      const check = () =>
+        void this.disableFailing().catch((err: unknown) =>
+          this.log.warn({ err: (err as Error).message }, 'checking failing webhooks failed; trying again later'),
+        );
       this.healthTimer = setInterval(check, HEALTH_INTERVAL_MS);
       this.healthTimer.unref();
     }
@@ -206,7 +217,8 @@ export class DeliveryWorker {
   async disableFailing(): Promise<string[]> {
     if (this.disableAfterDays <= 0 || this.loop.isStopped) return [];
     const disabled = await disableFailingWebhooks({ db: this.db, clock: this.clock, sealer: this.sealer }, this.disableAfterDays);
-    for (const webhookId of disabled) this.log.warn({ webhookId, days: this.disableAfterDays }, 'webhook disabled: its deliveries failed for days with no success');
+    for (const webhookId of disabled)
+      this.log.warn({ webhookId, days: this.disableAfterDays }, 'webhook disabled: its deliveries failed for days with no success');
     return disabled;
   }
 
@@ -260,11 +272,22 @@ export class DeliveryWorker {
     clearInterval(this.retentionTimer);
     clearInterval(this.healthTimer);
     clearInterval(this.foldTimer);
-    if (!clean) this.log.warn({ onWire: this.onWire, unrecorded: this.buffer.length }, 'delivery worker stopped with attempts in flight; their leases will run out and another worker retries them');
+    if (!clean)
+      this.log.warn(
+        { onWire: this.onWire, unrecorded: this.buffer.length },
+        'delivery worker stopped with attempts in flight; their leases will run out and another worker retries them',
+      );
     const { cycles, cycleMs, ...counts } = this.stats;
     const turnaround = this.slotTurnaround();
     this.log.info(
-      { ...counts, cycles, meanCycleMs: cycles === 0 ? 0 : Math.round((cycleMs / cycles) * 100) / 100, slotTurnarounds: turnaround.n, slotTurnaroundP50Ms: turnaround.p50, slotTurnaroundP99Ms: turnaround.p99 },
+      {
+        ...counts,
+        cycles,
+        meanCycleMs: cycles === 0 ? 0 : Math.round((cycleMs / cycles) * 100) / 100,
+        slotTurnarounds: turnaround.n,
+        slotTurnaroundP50Ms: turnaround.p50,
+        slotTurnaroundP99Ms: turnaround.p99,
+      },
       'delivery worker stopped',
     );
     if (this.ownsDispatcher) {
@@ -313,7 +336,8 @@ export class DeliveryWorker {
       this.stats.cycles++;
       this.stats.cycleMs += performance.now() - started;
       for (const r of records) this.forget(r.deliveryId, r.webhookId);
-      if (result.recorded < records.length) this.log.warn({ lost: records.length - result.recorded }, 'attempts finished after their lease was taken over; not recorded');
+      if (result.recorded < records.length)
+        this.log.warn({ lost: records.length - result.recorded }, 'attempts finished after their lease was taken over; not recorded');
       for (const [webhookId, allowance] of result.allowances) {
         const ep = this.endpoints.get(webhookId);
         if (ep) ep.allowance = allowance;
@@ -441,7 +465,16 @@ export class DeliveryWorker {
       else {
         this.stats.failedAttempts++;
         this.log.info(
-          { deliveryId: row.id, webhookId: row.webhook_id, attempt: attemptNumber, correlationId, status: result.responseStatus, errorKind: result.errorKind, error: result.errorDetail, next: outcome.state },
+          {
+            deliveryId: row.id,
+            webhookId: row.webhook_id,
+            attempt: attemptNumber,
+            correlationId,
+            status: result.responseStatus,
+            errorKind: result.errorKind,
+            error: result.errorDetail,
+            next: outcome.state,
+          },
           'webhook attempt failed',
         );
       }
@@ -476,7 +509,8 @@ export class DeliveryWorker {
   /** How long a freed slot waited for its next attempt (the recent ones): how many, p50 and p99 in ms. */
   slotTurnaround(): { n: number; p50: number | null; p99: number | null } {
     const sorted = [...this.turnarounds].sort((a, b) => a - b);
-    const at = (q: number): number | null => (sorted.length === 0 ? null : Math.round((sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] as number) * 1000) / 1000);
+    const at = (q: number): number | null =>
+      sorted.length === 0 ? null : Math.round((sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] as number) * 1000) / 1000;
     return { n: sorted.length, p50: at(0.5), p99: at(0.99) };
   }
 
@@ -485,7 +519,11 @@ export class DeliveryWorker {
     if (this.renewing || this.held.size === 0) return;
     this.renewing = true;
     try {
-      await renewLeases(this.db.pool, new Date(this.clock.now().getTime() + this.leaseMs), [...this.held].map(([id, h]) => [id, h.token] as const));
+      await renewLeases(
+        this.db.pool,
+        new Date(this.clock.now().getTime() + this.leaseMs),
+        [...this.held].map(([id, h]) => [id, h.token] as const),
+      );
     } catch (err) {
       this.log.warn({ err: (err as Error).message, held: this.held.size }, 'renewing delivery leases failed; trying again');
     } finally {

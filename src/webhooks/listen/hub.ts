@@ -65,7 +65,15 @@ function encodeToken(t: Token): string {
 function decodeToken(raw: string): Token | undefined {
   try {
     const t = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')) as Partial<Token>;
-    if (typeof t.d !== 'string' || typeof t.c !== 'string' || typeof t.k !== 'string' || typeof t.n !== 'number' || typeof t.s !== 'number' || typeof t.w !== 'string') return undefined;
+    if (
+      typeof t.d !== 'string' ||
+      typeof t.c !== 'string' ||
+      typeof t.k !== 'string' ||
+      typeof t.n !== 'number' ||
+      typeof t.s !== 'number' ||
+      typeof t.w !== 'string'
+    )
+      return undefined;
     if (!Number.isInteger(t.n) || t.n < 1 || t.n > 5) return undefined;
     return t as Token;
   } catch {
@@ -179,7 +187,13 @@ export class ListenerHub {
     }
     for (const [correlationId, f] of stream.inFlight) {
       clearTimeout(f.timer);
-      void this.record(f.token, correlationId, { responseStatus: null, responseBody: null, durationMs: this.elapsed(f.token), errorKind: 'connection', errorDetail: 'the listener disconnected before answering' });
+      void this.record(f.token, correlationId, {
+        responseStatus: null,
+        responseBody: null,
+        durationMs: this.elapsed(f.token),
+        errorKind: 'connection',
+        errorDetail: 'the listener disconnected before answering',
+      });
     }
     stream.inFlight.clear();
   }

@@ -16,7 +16,13 @@ export interface ListenerRow {
  * A listener of this owner, for these event types, whose stream nobody has had open since
  * `staleBefore` (a CLI that died without removing it): taken for reuse, so its secrets carry over.
  */
-export async function takeStaleListener(db: Queryable, owner: Owner, eventTypes: readonly string[], staleBefore: Date, now: Date): Promise<ListenerRow | undefined> {
+export async function takeStaleListener(
+  db: Queryable,
+  owner: Owner,
+  eventTypes: readonly string[],
+  staleBefore: Date,
+  now: Date,
+): Promise<ListenerRow | undefined> {
   const { rows } = await db.query<ListenerRow>(
     `UPDATE webhooks w SET listener_seen_at = $5, updated_at = $5
       WHERE w.id = (

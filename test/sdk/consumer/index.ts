@@ -49,7 +49,15 @@ try {
 
 // The webhook side: a message signed as the service signs it, verified, then handled once.
 const hmacKey = '4eab969bd65a39c17c906dfcef1fe69d481716b0845a6c0892284cf9c06e4314';
-const fields: SignedFields = { checkoutReference: null, payfacReference: '21135253156', merchantReference: '9990QQAZ1221', amount: '48900', currency: 'ISK', reason: null, success: 'true' };
+const fields: SignedFields = {
+  checkoutReference: null,
+  payfacReference: '21135253156',
+  merchantReference: '9990QQAZ1221',
+  amount: '48900',
+  currency: 'ISK',
+  reason: null,
+  success: 'true',
+};
 const rawBody = JSON.stringify({ ...fields, hmacSignature: computeSignature(hmacKey, fields), additionalData: { eventType: 'Authorization' } });
 const message: WebhookMessage = verifyWebhook({ rawBody, headers: { authorization: 'whk' }, apiKey: 'whk', hmacKey });
 const store = new InMemoryEventStore();
