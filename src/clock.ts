@@ -1,4 +1,4 @@
-// The injected clock (STYLE habit 6): every time the service reads goes through one of these, so the
+// The injected clock (docs/style.md, The clock is injected): every time the service reads goes through one of these, so the
 // 7-hour retry schedule and link expiry are tested in milliseconds.
 
 export interface Clock {

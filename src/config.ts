@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 
-// The one place that reads process.env (STYLE habit 7). Parsed once, typed, frozen (§Running the service).
+// The one place that reads process.env (docs/style.md, Configuration is read once). Parsed once, typed, frozen (§Running the service).
 
 export type Environment = 'development' | 'production';
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';

@@ -1,6 +1,6 @@
 import { hash, randomBytes, randomUUID } from 'node:crypto';
 
-// Identifiers the service invents (STYLE naming): a short prefix and enough randomness to be unguessable.
+// Identifiers the service invents (docs/style.md, Naming): a short prefix and enough randomness to be unguessable.
 
 // Random bytes are drawn from the system generator 4 KiB at a time and each byte is handed out once:
 // one call to the generator per call cost about as much as the rest of a create's own work (docs/performance.md).

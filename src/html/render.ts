@@ -3,7 +3,7 @@ import { renderToString } from 'preact-render-to-string';
 import { createHash } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
 
-// The one HTML renderer (STYLE habit 13): every page of the service, the shopper's and the portal's,
+// The one HTML renderer (docs/style.md, Pages through one renderer): every page of the service, the shopper's and the portal's,
 // is a Preact component tree rendered to a string on the server (no Preact runs in the browser).
 // Every text and attribute value is escaped by the renderer; raw HTML would need the prop
 // `dangerouslySetInnerHTML`, which nothing uses (test/unit/pagesEscape.test.ts renders every page

@@ -10,7 +10,7 @@ import type { Clock } from '../clock.js';
 import { envelope } from './envelope.js';
 import { toFieldErrors, type JsonSchema } from './validation.js';
 
-// The one place that writes an error response (STYLE habit 1): §Errors's problem+json with the envelope.
+// The one place that writes an error response (docs/style.md, One error catalogue): §Errors's problem+json with the envelope.
 
 export interface ProblemBody {
   type: string;

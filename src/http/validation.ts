@@ -3,7 +3,7 @@ import addFormatsImport from 'ajv-formats';
 import type { FastifyRequest, FastifySchemaCompiler } from 'fastify';
 import type { FieldError } from '../errors.js';
 
-// Request validation: the route's TypeBox schema is the source of truth (STYLE habit 2). Bodies are
+// Request validation: the route's TypeBox schema is the source of truth (docs/style.md, Schemas are the source of truth). Bodies are
 // validated strictly (no coercion, no silent removal of unknown fields, every error reported);
 // query strings and path parameters arrive as text, so they are coerced.
 

@@ -3,7 +3,7 @@ import type { Item, ShopperInfo } from './rules.js';
 import type { LinkType } from './schemas.js';
 import { cursorTimeSql, type Keyset } from '../db/keyset.js';
 
-// Every query of the payment links module (STYLE habit 3): values go in as $n parameters only.
+// Every query of the payment links module (docs/style.md, SQL takes a client): values go in as $n parameters only.
 
 export interface PaymentLinkRow {
   reference: string;

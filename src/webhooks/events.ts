@@ -6,7 +6,7 @@ import { notifyDeliveries } from './delivery/sql.js';
 import type { Sealer } from '../sealing.js';
 import * as sql from './sql.js';
 
-// The outbox (§Events, STYLE habit 4): an event and its deliveries are written with the caller's client,
+// The outbox (§Events; docs/style.md, The outbox joins the caller's transaction): an event and its deliveries are written with the caller's client,
 // inside the caller's transaction, so they commit or vanish with the state change that caused them.
 
 export type PaymentEventType = 'Authorization' | 'Capture' | 'Tokenization' | 'Refund' | 'TokenDisabled' | 'Adjustment';

@@ -8,7 +8,7 @@ import type { TestProject } from 'vitest/node';
 import { openDatabase, wrapPglite } from '../../src/db/database.js';
 import { migrate } from '../../src/db/migrate.js';
 
-// Migrate a template database once per run; each test file then gets its own copy (STYLE habit 10):
+// Migrate a template database once per run; each test file then gets its own copy (docs/style.md, Tests):
 // PostgreSQL clones the template database, PGlite loads a dump of a migrated instance.
 
 export const ADMIN_URL = process.env.TEST_DATABASE_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';

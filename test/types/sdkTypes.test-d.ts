@@ -7,7 +7,7 @@ import type * as checkout from '../../src/checkout/schemas.js';
 import type * as webhooks from '../../src/webhooks/schemas.js';
 import type * as payments from '../../src/payments/schemas.js';
 
-// The SDK's hand-written types against the server's route schemas (STYLE habit 2: the schemas are the
+// The SDK's hand-written types against the server's route schemas (docs/style.md, Schemas are the source of truth: the schemas are the
 // source of truth). Compile-time: `npm run typecheck` fails when a field is added, dropped or renamed
 // on one side only. The SDK narrows a few strings to their enums (culture, shopper fields), so
 // response types are compared by their field names and the request types by assignability.

@@ -10,7 +10,7 @@ import {
   type PaylinksOptions,
 } from '@paylinks/sdk';
 
-// The SDK's retry policy (STYLE habit 9) on a scripted fetch: which failures are retried, how long it
+// The SDK's retry policy (docs/style.md, The SDK) on a scripted fetch: which failures are retried, how long it
 // waits, that the count is bounded, and that a retried create keeps its Idempotency-Key (§Idempotent creates).
 
 interface Seen {

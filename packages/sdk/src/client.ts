@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { apiErrorFor, PaylinksApiError, PaylinksNetworkError, type FieldError } from './errors.js';
 import type * as t from './types.js';
 
-// The HTTP client (STYLE habit 9, after stripe-node's RequestSender): X-API-Key on every call,
+// The HTTP client (docs/style.md, The SDK): X-API-Key on every call,
 // an Idempotency-Key on every create, typed errors by status family, and retries with
 // jittered exponential backoff, bounded in count, only where a retry cannot do something twice.
 

@@ -1,4 +1,4 @@
-// Error classes (STYLE habit 9): one per family of HTTP statuses, so callers can `instanceof` the
+// Error classes (docs/style.md, The SDK): one per family of HTTP statuses, so callers can `instanceof` the
 // family and switch on Errors's stable `code` inside it.
 
 /** One failing field of a Errors error: a JSON path with [i] for arrays, a stable code and a sentence. */

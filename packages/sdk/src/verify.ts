@@ -4,7 +4,7 @@ import type { SignedFields, WebhookAdditionalData, WebhookMessage } from './type
 
 // The receiver's two checks of the webhook signature rule: the Authorization header (the webhook's API key,
 // raw, no Bearer) proves the caller; hmacSignature over the seven values proves the body. Both
-// comparisons are constant-time (STYLE habit 8).
+// comparisons are constant-time (docs/style.md, Sign the bytes that are sent).
 
 export type WebhookVerificationFailure =
   /** No Authorization header. */

@@ -5,7 +5,7 @@ import { withTransaction } from '../../db/database.js';
 import { newUuid } from '../../ids.js';
 import { allowances, claimDueDeliveries, LOCK_CLAIMS_SQL, recordAttempts, releaseClaims, type AttemptRecord, type ClaimedRow } from './sql.js';
 
-// Claiming (STYLE habit 5): due deliveries in batches, FOR UPDATE SKIP LOCKED, under a lease.
+// Claiming (docs/style.md, Claims, leases and one schedule): due deliveries in batches, FOR UPDATE SKIP LOCKED, under a lease.
 //
 // Claims from every worker are serialised by a transaction-scoped advisory lock. A claim is one short
 // statement (a few ms for a batch of 100), so this costs little, and it makes the per-endpoint limit

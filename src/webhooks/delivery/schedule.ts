@@ -1,4 +1,4 @@
-// The retry schedule of interface §8, in one table (STYLE habit 5): the delay after attempt n
+// The retry schedule of interface §8, in one table (docs/style.md, Claims, leases and one schedule): the delay after attempt n
 // before attempt n + 1, counted from the moment attempt n was sent.
 
 export const MAX_ATTEMPTS = 5;
