@@ -10,9 +10,10 @@ import { afterAttempt } from './schedule.js';
 import { standardWebhookHeaders } from './sign.js';
 import { ATTEMPT_TIMEOUT_MS, createDeliveryAgent, sendAttempt } from './send.js';
 import { NotifiedLoop } from '../../db/notifiedLoop.js';
-import { DELIVERIES_CHANNEL, removeFinishedBefore, renewLeases, type AttemptRecord, type ClaimedRow } from './sql.js';
+import { DELIVERIES_CHANNEL, renewLeases, type AttemptRecord, type ClaimedRow } from './sql.js';
 import type { DeliveryMetrics } from '../../metrics.js';
-import { disableFailingWebhooks, foldDeliveryCounts } from '../service.js';
+import { DeliveryHousekeeping } from './housekeeping.js';
+import { RecentSamples } from './samples.js';
 
 // The delivery worker. It claims due deliveries in batches under a lease and sends each
 // attempt on a keep-alive undici Agent. One database transaction per cycle records every attempt
@@ -86,12 +87,6 @@ export interface DeliveryWorkerOptions {
   metrics?: DeliveryMetrics;
 }
 
-const RETENTION_INTERVAL_MS = 10 * 60 * 1000;
-const HEALTH_INTERVAL_MS = 60 * 1000;
-/** How often the kept delivery counts are folded (real time). */
-const FOLD_INTERVAL_MS = 10 * 1000;
-const RETENTION_BATCH = 1_000;
-
 const silent: Logger = { info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined };
 
 export class DeliveryWorker {
@@ -117,11 +112,8 @@ export class DeliveryWorker {
   /** Finished attempts waiting to be recorded by the next cycle. */
   private buffer: AttemptRecord[] = [];
   private retryTimer: NodeJS.Timeout | undefined;
-  private retentionTimer: NodeJS.Timeout | undefined;
-  private readonly retentionDays: number;
-  private healthTimer: NodeJS.Timeout | undefined;
-  private foldTimer: NodeJS.Timeout | undefined;
-  private readonly disableAfterDays: number;
+  /** Retention, kept counts and endpoint health, on their own timers. */
+  private readonly housekeeping: DeliveryHousekeeping;
   /**
    * Webhook keys opened from their sealed form, by sealed form: opening one per attempt (AES-GCM)
    * cost about 45 µs of each attempt (docs/performance.md). A rotated key is a new sealed form, so a new entry.
@@ -140,8 +132,7 @@ export class DeliveryWorker {
   /** Counters for logs and the benchmark. */
   readonly stats = { attempts: 0, delivered: 0, failedAttempts: 0, cycles: 0, cycleMs: 0 };
   /** Recent slot turnarounds in ms: from an attempt's end to the next attempt on that slot. */
-  private readonly turnarounds: number[] = [];
-  private turnaroundNext = 0;
+  private readonly turnarounds = new RecentSamples(TURNAROUND_SAMPLES);
 
   constructor(opts: DeliveryWorkerOptions) {
     this.db = opts.db;
@@ -157,8 +148,6 @@ export class DeliveryWorker {
     this.batchSize = opts.batchSize ?? 100;
     this.metrics = opts.metrics;
     this.sealer = opts.sealer;
-    this.retentionDays = opts.config.deliveryRetentionDays ?? 0;
-    this.disableAfterDays = opts.config.webhookDisableAfterDays ?? 0;
     this.loop = new NotifiedLoop({
       db: opts.db,
       channel: DELIVERIES_CHANNEL,
@@ -173,6 +162,15 @@ export class DeliveryWorker {
       passAfterStop: () => this.buffer.length > 0 || this.queued > 0,
       log: this.log,
     });
+    this.housekeeping = new DeliveryHousekeeping({
+      db: opts.db,
+      clock: opts.clock,
+      sealer: opts.sealer,
+      log: this.log,
+      retentionDays: opts.config.deliveryRetentionDays ?? 0,
+      disableAfterDays: opts.config.webhookDisableAfterDays ?? 0,
+      isStopped: () => this.loop.isStopped,
+    });
   }
 
   /** Starts listening and claiming; resolves once listening has started. */
@@ -182,69 +180,22 @@ export class DeliveryWorker {
     await this.loop.start();
     this.renewTimer = setInterval(() => void this.renewLeases(), Math.max(100, Math.floor(this.leaseMs / 4)));
     this.renewTimer.unref();
-    // Retention: once shortly after start, then every ten minutes (real time), a few batches at a time.
-    if (this.retentionDays > 0) {
-      const sweep = () =>
-        void this.removeOld().catch((err: unknown) => this.log.warn({ err: (err as Error).message }, 'removing old deliveries failed; trying again later'));
-      this.retentionTimer = setInterval(sweep, RETENTION_INTERVAL_MS);
-      this.retentionTimer.unref();
-      setTimeout(sweep, 5_000).unref();
-    }
-    // The delivery list's kept counts: their change rows folded every ten seconds.
-    this.foldTimer = setInterval(
-      () =>
-        void foldDeliveryCounts({ db: this.db }).catch((err: unknown) =>
-          this.log.warn({ err: (err as Error).message }, 'folding delivery counts failed; trying again later'),
-        ),
-      FOLD_INTERVAL_MS,
-    );
-    this.foldTimer.unref();
-    // Endpoint health: every minute (real time), webhooks failing for too long are disabled.
-    if (this.disableAfterDays > 0) {
-      const check = () =>
-        void this.disableFailing().catch((err: unknown) =>
-          this.log.warn({ err: (err as Error).message }, 'checking failing webhooks failed; trying again later'),
-        );
-      this.healthTimer = setInterval(check, HEALTH_INTERVAL_MS);
-      this.healthTimer.unref();
-    }
+    this.housekeeping.start();
   }
 
-  /**
-   * Disables the webhooks whose deliveries have failed for PAYLINKS_WEBHOOK_DISABLE_AFTER_DAYS with no
-   * success in between, by the injected clock (see disableFailingWebhooks). Returns their ids.
-   */
-  async disableFailing(): Promise<string[]> {
-    if (this.disableAfterDays <= 0 || this.loop.isStopped) return [];
-    const disabled = await disableFailingWebhooks({ db: this.db, clock: this.clock, sealer: this.sealer }, this.disableAfterDays);
-    for (const webhookId of disabled)
-      this.log.warn({ webhookId, days: this.disableAfterDays }, 'webhook disabled: its deliveries failed for days with no success');
-    return disabled;
+  /** Disables the webhooks that have failed for too long (see DeliveryHousekeeping.disableFailing). */
+  disableFailing(): Promise<string[]> {
+    return this.housekeeping.disableFailing();
   }
 
-  /**
-   * Removes finished deliveries (and their attempts) last changed more than the retention period ago
-   * by the injected clock, in batches of RETENTION_BATCH rows, each its own statement, so the claim
-   * and the API never wait long behind it. Returns how many deliveries went.
-   */
-  async removeOld(): Promise<number> {
-    if (this.retentionDays <= 0) return 0;
-    const before = new Date(this.clock.now().getTime() - this.retentionDays * 86_400_000);
-    const removed = await this.removeOldBefore(before);
-    if (removed > 0) this.log.info({ removed, before: before.toISOString() }, 'old deliveries removed');
-    return removed;
+  /** Removes finished deliveries past their retention (see DeliveryHousekeeping.removeOld). */
+  removeOld(): Promise<number> {
+    return this.housekeeping.removeOld();
   }
 
-  /** Removes finished deliveries last changed before `before`, in batches, at most `most` of them (the bench's measure). */
-  async removeOldBefore(before: Date, most = Infinity): Promise<number> {
-    let removed = 0;
-    while (removed < most) {
-      if (this.loop.isStopped) break;
-      const n = await removeFinishedBefore(this.db.pool, before, Math.min(RETENTION_BATCH, most - removed));
-      removed += n;
-      if (n < RETENTION_BATCH) break;
-    }
-    return removed;
+  /** Removes finished deliveries last changed before `before`, at most `most` (the bench's measure). */
+  removeOldBefore(before: Date, most = Infinity): Promise<number> {
+    return this.housekeeping.removeOldBefore(before, most);
   }
 
   /** Claim now (a new delivery, a freed slot, a test that moved the clock). */
@@ -269,9 +220,7 @@ export class DeliveryWorker {
     const clean = await stopping;
     clearInterval(this.renewTimer);
     clearTimeout(this.retryTimer);
-    clearInterval(this.retentionTimer);
-    clearInterval(this.healthTimer);
-    clearInterval(this.foldTimer);
+    this.housekeeping.stop();
     if (!clean)
       this.log.warn(
         { onWire: this.onWire, unrecorded: this.buffer.length },
@@ -377,7 +326,7 @@ export class DeliveryWorker {
       const next = ep.queue.shift() as { row: ClaimedRow; token: string };
       this.queued--;
       const freedAt = ep.freed.shift();
-      if (freedAt !== undefined) this.addTurnaround(performance.now() - freedAt);
+      if (freedAt !== undefined) this.turnarounds.add(performance.now() - freedAt);
       this.startAttempt(next.row, next.token, webhookId, ep);
     }
   }
@@ -500,18 +449,9 @@ export class DeliveryWorker {
     });
   }
 
-  private addTurnaround(ms: number): void {
-    if (this.turnarounds.length < TURNAROUND_SAMPLES) this.turnarounds.push(ms);
-    else this.turnarounds[this.turnaroundNext] = ms;
-    this.turnaroundNext = (this.turnaroundNext + 1) % TURNAROUND_SAMPLES;
-  }
-
   /** How long a freed slot waited for its next attempt (the recent ones): how many, p50 and p99 in ms. */
   slotTurnaround(): { n: number; p50: number | null; p99: number | null } {
-    const sorted = [...this.turnarounds].sort((a, b) => a - b);
-    const at = (q: number): number | null =>
-      sorted.length === 0 ? null : Math.round((sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] as number) * 1000) / 1000;
-    return { n: sorted.length, p50: at(0.5), p99: at(0.99) };
+    return this.turnarounds.summary();
   }
 
   /** Extends the leases of the deliveries held; a renewal that fails is tried again at the next tick, within the lease. */
