@@ -7,7 +7,8 @@ import { AccountError, isCapability, type Capability, type KeySummary, type Merc
 import { adminCommands, type AdminCommand, type AdminContext } from './admin/commands.js';
 import { systemClock } from './clock.js';
 import { AdminUnreachableError, runThroughHolder } from './admin/client.js';
-import { registerOperations, table } from './cli/operations.js';
+import { table } from './cli/client.js';
+import { registerOperations } from './cli/operations.js';
 import { registerListen } from './cli/listen.js';
 
 // The `paylinks` command: running the service (serve, worker, migrate) and the operator's account

@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import { Agent, request, type Dispatcher } from 'undici';
 import { PaylinksApiError, PaylinksNetworkError, type EventType, type ListenerAttempt, type ListenerAttemptReport, type Paylinks } from '@paylinks/sdk';
-import { action, client, EVENT_TYPES, UsageError, withClient, type ClientFlags } from './operations.js';
+import { action, client, UsageError, withClient, type ClientFlags } from './client.js';
+import { EVENT_TYPES } from './webhooks.js';
 
 // `paylinks listen --forward-to <url>`: webhooks on a developer's own machine, the way Stripe's CLI
 // does it. A listener webhook is registered (or one left behind by an earlier run reused); the CLI

@@ -1,0 +1,84 @@
+import { InvalidArgumentError, type Command } from 'commander';
+import { Paylinks, PaylinksApiError, PaylinksError } from '@paylinks/sdk';
+
+// What every client command shares: where the service is and the key, the table and --json output,
+// and how an error is printed and what the command exits with. The commands themselves are in
+// links.ts, webhooks.ts and listen.ts, all through @paylinks/sdk against a running service, so the
+// CLI exercises the same client merchants use.
+
+const DEFAULT_BASE_URL = 'http://127.0.0.1:8080';
+
+export interface ClientFlags {
+  baseUrl?: string;
+  apiKey?: string;
+  json?: boolean;
+}
+
+const out = (line: string): void => {
+  process.stdout.write(`${line}\n`);
+};
+
+export class UsageError extends Error {}
+
+export function client(flags: ClientFlags): Paylinks {
+  // src/config.ts is the one place that reads process.env for the service's own configuration; these
+  // two variables configure this command's client of a (possibly remote) service, not the service,
+  // so they are read here, where they are used.
+  const baseUrl = flags.baseUrl ?? process.env.PAYLINKS_BASE_URL ?? DEFAULT_BASE_URL;
+  const apiKey = flags.apiKey ?? process.env.PAYLINKS_API_KEY;
+  if (!apiKey) throw new UsageError('an API key is needed: --api-key or PAYLINKS_API_KEY');
+  return new Paylinks({ baseUrl, apiKey });
+}
+
+/** Columns padded to their widest cell; the last column is not padded. */
+export function table(headers: string[], rows: (string | number | null | undefined)[][]): string[] {
+  const cells = [headers, ...rows.map((r) => r.map((c) => (c === null || c === undefined ? '-' : String(c))))];
+  const widths = headers.map((_, i) => Math.max(...cells.map((r) => (r[i] ?? '').length)));
+  return cells.map((r) =>
+    r
+      .map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i] ?? 0)))
+      .join('  ')
+      .trimEnd(),
+  );
+}
+
+export function emit(flags: ClientFlags, body: object, human: () => string[]): void {
+  if (flags.json) out(JSON.stringify(body));
+  else for (const l of human()) out(l);
+}
+
+/**
+ * Runs an action. An error the service answered is printed with its code and every failing field, and
+ * exits 1; a network failure exits 1 too; a mistake in the command itself (a missing key, a bad
+ * option) exits 2, like the option errors of the parser.
+ */
+export function action<A extends unknown[]>(fn: (...args: A) => Promise<void>): (...args: A) => Promise<void> {
+  return async (...args: A) => {
+    try {
+      await fn(...args);
+    } catch (err) {
+      if (!(err instanceof PaylinksError) && !(err instanceof UsageError)) throw err;
+      process.stderr.write(`paylinks: ${err.message}\n`);
+      if (err instanceof PaylinksApiError) for (const e of err.errors) process.stderr.write(`  ${e.field}: ${e.code} ${e.message}\n`);
+      process.exit(err instanceof UsageError ? 2 : 1);
+    }
+  };
+}
+
+export const int =
+  (name: string) =>
+  (value: string): number => {
+    if (!/^-?\d+$/.test(value)) throw new InvalidArgumentError(`${name} must be an integer`);
+    return Number(value);
+  };
+
+/** The options every operation takes: where the service is, the key, and --json. */
+export function withClient(cmd: Command): Command {
+  return cmd
+    .option('--base-url <url>', `the service's base address (env PAYLINKS_BASE_URL; default ${DEFAULT_BASE_URL})`)
+    .option('--api-key <key>', 'the merchant API key (env PAYLINKS_API_KEY)')
+    .option('--json', 'print the response as one JSON object');
+}
+
+export const paging = (cmd: Command): Command =>
+  cmd.option('--page <n>', 'page number, from 0', int('--page')).option('--page-size <n>', 'page size, 1 to 100', int('--page-size'));
