@@ -125,7 +125,10 @@ describe('endpoint health', () => {
     expect(await worker.disableFailing()).toEqual([]);
     const disabled = await read(down.webhookId);
     expect(disabled).toMatchObject({ enabled: false, disabledReason: 'failing', disabledAt: ctx.clock.now().toISOString(), failingSince: since });
-    // The delivery still being retried ended as Failed, as when a person disables the webhook.
+    // The delivery still being retried ended as Failed, as when a person disables the webhook. One
+    // that a worker had on the wire at that moment ends Failed when its attempt is recorded: wait for
+    // the worker to settle before counting (under load the retry that came due may be in flight).
+    await drain();
     const pending = await ctx.tdb.db.pool.query<{ n: number }>(
       `SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1 AND state = 'Pending'`,
       [down.webhookId],
