@@ -23,6 +23,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { hostedCheckoutRoutes } from './checkout/routes.js';
 import { shopperPageRoutes } from './checkout/pages/routes.js';
 import { portalRoutes } from './portal/routes.js';
+import { webLayer } from './web/layer.js';
 import { themeAssetRoutes } from './themes/routes.js';
 import { paymentRoutes } from './payments/routes.js';
 import type { App, AppDeps } from './deps.js';
@@ -202,9 +203,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     },
     { prefix: '/api/v1' },
   );
-  await shopperPageRoutes(app, deps);
+  // Everything that answers HTML, inside the one web layer (cookies, form tokens, page headers).
+  await webLayer(app, deps, [shopperPageRoutes, portalRoutes]);
   await themeAssetRoutes(app, deps);
-  await portalRoutes(app, deps);
 
   app.get('/api/v1/openapi.json', { schema: { hide: true } }, async (_request, reply) => {
     return reply.type('application/json; charset=utf-8').send(JSON.stringify(app.swagger()));

@@ -1,9 +1,8 @@
 import type { VNode } from 'preact';
 import { renderToString } from 'preact-render-to-string';
 import { createHash } from 'node:crypto';
-import type { FastifyReply } from 'fastify';
 
-// The one HTML renderer (STYLE habit 13): every page of the service, the shopper's and the portal's,
+// The one HTML renderer: every page of the service, the shopper's and the portal's,
 // is a Preact component tree rendered to a string on the server (no Preact runs in the browser).
 // Every text and attribute value is escaped by the renderer; raw HTML would need the prop
 // `dangerouslySetInnerHTML`, which nothing uses (test/unit/pagesEscape.test.ts renders every page
@@ -12,20 +11,6 @@ import type { FastifyReply } from 'fastify';
 /** A whole document: the doctype and the rendered tree. */
 export function renderDocument(doc: VNode): string {
   return `<!doctype html>\n${renderToString(doc)}\n`;
-}
-
-/**
- * The headers every HTML page carries: its Content-Security-Policy (no inline script anywhere), no
- * framing, no sniffing, no referrer leaving the service, and no caching of pages that show a
- * shopper's or a merchant's data.
- */
-export function pageHeaders(reply: FastifyReply, csp: string): FastifyReply {
-  return reply
-    .header('Content-Security-Policy', csp)
-    .header('X-Content-Type-Options', 'nosniff')
-    .header('Referrer-Policy', 'no-referrer')
-    .header('X-Frame-Options', 'DENY')
-    .header('Cache-Control', 'no-store');
 }
 
 /** A static file served by the app itself (no CDN: the service may run without internet). */

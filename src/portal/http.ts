@@ -4,6 +4,7 @@ import { merchantNames } from '../accounts/service.js';
 import { ApiError } from '../errors.js';
 import { merchantsFor, type PortalSession, type SessionPolicy } from '../users/service.js';
 import type { Lang } from './i18n.js';
+import { formToken } from '../web/formTokens.js';
 import { FieldErrors, publicView, signedInView, type PublicView, type View } from './view.js';
 
 // What the portal's route files share: the session of the request, its view (language, user,
@@ -47,16 +48,6 @@ export function visitorLanguage(request: FastifyRequest): Lang {
   return /^\s*is\b/i.test(accept) ? 'is' : 'en';
 }
 
-function csrfFor(request: FastifyRequest, reply: FastifyReply): string {
-  return reply.generateCsrf({ userInfo: csrfUserInfo(request) });
-}
-
-/** What a form token is bound to: the session (so a token from another session is refused), or nothing before sign-in. */
-export function csrfUserInfo(request: FastifyRequest): string {
-  // Never empty: the token library refuses an empty one as missing.
-  return request.portalSession?.tokenHash.toString('base64url') ?? 'signed-out';
-}
-
 /**
  * Where the language switch brings the reader back: this page, or for the answer to a post (a form
  * shown again with its errors; a post's address may have no page of its own) the part of the portal
@@ -71,7 +62,7 @@ function pageAddressOf(request: FastifyRequest): string {
 
 export function publicViewFor(request: FastifyRequest, reply: FastifyReply): PublicView {
   const lang = request.portalSession?.language ?? visitorLanguage(request);
-  return publicView(lang, csrfFor(request, reply), pageAddressOf(request));
+  return publicView(lang, formToken(request, reply), pageAddressOf(request));
 }
 
 /** The view of a signed-in page: the user, the merchant's name (read with the other requests of this turn), the form token. */
@@ -80,7 +71,7 @@ export async function viewFor(request: FastifyRequest, reply: FastifyReply, deps
   const [name, merchants] = await Promise.all([merchantNames(deps.db).get(session.merchantId), merchantsFor(deps.db, session)]);
   return signedInView(
     session,
-    csrfFor(request, reply),
+    formToken(request, reply),
     pageAddressOf(request),
     { merchantId: session.merchantId, name: name ?? session.merchantId },
     merchants,

@@ -1,14 +1,13 @@
-import { hkdfSync } from 'node:crypto';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import cookie from '@fastify/cookie';
-import csrf from '@fastify/csrf-protection';
 import formbody from '@fastify/formbody';
 import multipart from '@fastify/multipart';
 import type { App, AppDeps } from '../deps.js';
 import { isConnectionError } from '../db/database.js';
 import { ApiError } from '../errors.js';
 import { isDataException } from '../http/errorHandler.js';
-import { pageHeaders } from '../html/render.js';
+import { usePageHeaders } from '../web/headers.js';
+import { bindForms, isFormTokenError } from '../web/formTokens.js';
+import { secureCookies as secureCookiesOf } from '../web/layer.js';
 import { recordAudit } from '../audit/service.js';
 import {
   changePassword,
@@ -28,7 +27,6 @@ import { can } from './access.js';
 import { portalAssets } from './assets.js';
 import {
   LANG_COOKIE,
-  csrfUserInfo,
   formOf,
   publicViewFor,
   safeReturnPath,
@@ -57,16 +55,13 @@ import { developersArea } from './developers/routes.js';
 // paths below are relative to it; links in pages are absolute, from PORTAL): pages
 // rendered on the server that work without JavaScript, behind a session cookie, with a CSRF token on
 // every form. Its own Fastify context, so its cookie, form and multipart parsers, its headers and its
-// HTML error pages apply here only; the API keeps answering JSON.
+// HTML error pages apply here only; the API keeps answering JSON. The cookie parser and the form
+// token are the web layer's (src/web/), shared with the shopper's pages.
 //
 // Every route declares what it needs in its config (`portal: { permission }` or `{ public: true }`);
 // one onRequest hook signs the request in from its cookie and checks the role, before any body is
-// read; one preHandler checks the CSRF token of every post. The pages call the same services as the
-// API, so no rule is written twice.
-
-/** Script-free, inline-free pages: the only script and stylesheet are the portal's own files. */
-const CSP =
-  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' blob:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'; connect-src 'self'";
+// read, and binds the page's form tokens to the session; the web layer checks the token of every
+// post. The pages call the same services as the API, so no rule is written twice.
 
 /** Forms are small; a link with 200 item rows is about 40 KB. Uploads (a theme's logo) are 256 KB at most. */
 const FORM_LIMIT = 256 * 1024;
@@ -81,17 +76,14 @@ export function sessionPolicyOf(config: AppDeps['config']): SessionPolicy {
 
 export async function portalRoutes(app: App, appDeps: AppDeps): Promise<void> {
   const { config, db, clock } = appDeps;
-  const secureCookies = config.env === 'production' || config.publicBaseUrl.startsWith('https:');
+  const secureCookies = secureCookiesOf(config);
   const deps: PortalDeps = { ...appDeps, sessionPolicy: sessionPolicyOf(config), secureCookies };
   const sessionCookie = sessionCookieName(secureCookies);
-  // Cookie signatures and form tokens are keyed from the service's secret key, each with its own label.
-  const derive = (label: string): Buffer => Buffer.from(hkdfSync('sha256', config.secretKey, Buffer.alloc(0), `paylinks portal ${label}`, 32));
 
   await app.register(
     async (portal) => {
       portal.decorateRequest('portalSession', null);
       portal.decorateRequest('portalBodyRead', false);
-      await portal.register(cookie, { secret: derive('cookies') });
       await portal.register(formbody, { bodyLimit: FORM_LIMIT });
       await portal.register(multipart, {
         attachFieldsToBody: 'keyValues',
@@ -106,12 +98,6 @@ export async function portalRoutes(app: App, appDeps: AppDeps): Promise<void> {
         request.portalBodyRead = true;
         done();
       });
-      await portal.register(csrf, {
-        cookieKey: secureCookies ? '__Host-paylinks_csrf' : 'paylinks_csrf',
-        cookieOpts: { path: '/', sameSite: 'lax', httpOnly: true, secure: secureCookies, signed: true },
-        getUserInfo: csrfUserInfo,
-        csrfOpts: { hmacKey: derive('forms'), userInfo: true },
-      });
 
       // A portal route without an access rule would be open to anyone: refuse to start instead.
       portal.addHook('onRoute', (route) => {
@@ -119,10 +105,7 @@ export async function portalRoutes(app: App, appDeps: AppDeps): Promise<void> {
           throw new Error(`portal route ${route.method} ${route.url} declares no access (config.portal)`);
       });
 
-      portal.addHook('onRequest', (_request, reply, done) => {
-        pageHeaders(reply, CSP);
-        done();
-      });
+      usePageHeaders(portal, 'portal');
 
       // Who is asking, and may they: before the body is read.
       portal.addHook('onRequest', async (request, reply) => {
@@ -130,6 +113,9 @@ export async function portalRoutes(app: App, appDeps: AppDeps): Promise<void> {
         if (access && 'static' in access) return;
         const token = request.cookies[sessionCookie];
         request.portalSession = token ? ((await sessionOf(db, clock, token, deps.sessionPolicy)) ?? null) : null;
+        // A form token is bound to the session, so a token from another session is refused; before
+        // sign-in, to nobody.
+        bindForms(request, request.portalSession ? `session:${request.portalSession.tokenHash.toString('base64url')}` : null);
         if (!access || 'public' in access) return;
         const session = request.portalSession;
         if (!session) {
@@ -140,15 +126,6 @@ export async function portalRoutes(app: App, appDeps: AppDeps): Promise<void> {
           const view = await viewFor(request, reply, deps);
           return sendPage(reply, 403, renderSignedInMessage(view, 'forbiddenTitle', view.t('forbidden', { role: view.t(ROLE_KEY[session.role]) })));
         }
-      });
-
-      // Every post carries the form's token, bound to the session (or to no one, before sign-in).
-      portal.addHook('preHandler', (request, reply, done) => {
-        if (request.method === 'GET' || request.method === 'HEAD') {
-          done();
-          return;
-        }
-        portal.csrfProtection(request, reply, done);
       });
 
       portal.setErrorHandler(async (error: FastifyError, request, reply) => {
@@ -163,7 +140,7 @@ export async function portalRoutes(app: App, appDeps: AppDeps): Promise<void> {
           }
           return sendPage(reply, status, renderMessagePage(view, title, text));
         };
-        if (error.code === 'FST_CSRF_INVALID_TOKEN' || error.code === 'FST_CSRF_MISSING_SECRET') return page(403, 'csrfTitle', view.t('csrf'));
+        if (isFormTokenError(error)) return page(403, 'csrfTitle', view.t('csrf'));
         if (error instanceof ApiError && error.code === 'NOT_FOUND') return page(404, 'notFoundTitle', view.t('notFound'));
         // A service's refusal that no page turned into a form error: the request's fault, shown plainly.
         if (error instanceof ApiError && error.status < 500) return page(error.status, 'badRequestTitle', view.t('badRequest'));

@@ -6,6 +6,7 @@ import { formatMoney, formatQuantity } from '../../html/format.js';
 import type { Culture, MessageKey, Translate } from './i18n.js';
 import { themeClass } from './styles.js';
 import { CUSTOM_THEME_CLASS, type ThemeAssets } from '../../themes/service.js';
+import { FORM_TOKEN_FIELD } from '../../web/formTokens.js';
 
 // The shopper's pages as server-rendered HTML, written as typed components (Preact's JSX, rendered to
 // a string on the server; no Preact runs in the browser). Every value is escaped by the renderer:
@@ -339,7 +340,7 @@ export function renderPayPage(ctx: PageContext, c: Checkoutable, csrf: string, s
         </div>
       ) : null}
       <form method="post" action={ctx.basePath} autocomplete="on" data-card-form="">
-        <input type="hidden" name="csrf" value={csrf} />
+        <input type="hidden" name={FORM_TOKEN_FIELD} value={csrf} />
         <input type="hidden" name="lang" value={ctx.culture} />
         <ShopperFields ctx={ctx} c={c} state={state} />
         <CardFields ctx={ctx} state={state} />
@@ -416,7 +417,7 @@ export function renderThreeDSPage(ctx: PageContext, c: Checkoutable, card: CardS
       <p>{intro}</p>
       <p class="notice">{t('threeDSimulated')}</p>
       <form method="post" action={`${ctx.basePath}/3ds`}>
-        <input type="hidden" name="csrf" value={csrf} />
+        <input type="hidden" name={FORM_TOKEN_FIELD} value={csrf} />
         <input type="hidden" name="lang" value={ctx.culture} />
         <input type="hidden" name="challenge" value={challengeId} />
         <button type="submit" name="action" value="confirm">

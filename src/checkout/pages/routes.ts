@@ -21,16 +21,16 @@ import {
   type PageContext,
 } from './render.js';
 import { PAGE_ASSETS } from './assets.js';
-import { pageHeaders } from '../../html/render.js';
 import { pageTheme } from '../../themes/service.js';
-import { CSRF_COOKIE, PageSigner, newNonce, readCookie } from './tokens.js';
+import { usePageHeaders } from '../../web/headers.js';
+import { bindForms, formToken, isFormTokenError } from '../../web/formTokens.js';
+import { ReceiptSigner } from './receipts.js';
 
 // The shopper's pages (§References and URLs, §Link status, §Hosted checkout, §The simulated acquirer): /pay/{paymentLinkReference} and /checkout/{checkoutReference}.
-// They live in their own Fastify context, so the form-post parser and the HTML error pages apply here
-// only; the /api/v1 routes keep answering 415 for anything but JSON.
+// They live in their own Fastify context inside the web layer (src/web/: cookies, form tokens,
+// headers), so the form-post parser and the HTML error pages apply here only; the /api/v1 routes
+// keep answering 415 for anything but JSON.
 
-// One script of our own (checkout.js: card checks before the form is sent); no inline script at all.
-const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 const FORM_BODY_LIMIT = 16 * 1024;
 
 type Kind = Target['kind'];
@@ -42,8 +42,7 @@ interface RefParams {
 
 export async function shopperPageRoutes(app: App, deps: AppDeps): Promise<void> {
   const { db, clock, config, acquirer } = deps;
-  const signer = new PageSigner(db);
-  const secureCookie = config.publicBaseUrl.startsWith('https:');
+  const signer = new ReceiptSigner(db);
   const payDeps = { db, clock, acquirer, sealer: deps.sealer };
 
   await app.register(async (pages) => {
@@ -51,13 +50,25 @@ export async function shopperPageRoutes(app: App, deps: AppDeps): Promise<void> 
       done(null, new PageForm(typeof body === 'string' ? body : body.toString('utf8')));
     });
 
-    pages.addHook('onRequest', (_request, reply, done) => {
-      pageHeaders(reply, CSP);
+    usePageHeaders(pages, 'shopper');
+
+    // A page's forms are bound to the page (a link's, a session's, a charge's), so that a token taken
+    // from one page pays nothing on another; the 3-D Secure step posts with its page's token.
+    pages.addHook('onRequest', (request, _reply, done) => {
+      const { reference } = request.params as Partial<RefParams>;
+      const prefix = /^\/[a-z]+/.exec(request.routeOptions.url ?? '')?.[0];
+      bindForms(request, reference !== undefined && prefix !== undefined ? `page:${prefix}/${encodeURIComponent(reference)}` : null);
       done();
     });
 
     pages.setErrorHandler((error: FastifyError, request, reply) => {
-      const ctx = pageContext(request, undefined, '/');
+      const form = request.body instanceof PageForm ? request.body : null;
+      const ctx = pageContext(request, undefined, '/', form?.get('lang'));
+      if (isFormTokenError(error)) {
+        // The post never reached its handler: back to the page the form was bound to.
+        const page = request.formBinding?.replace(/^page:/, '') ?? '/';
+        return html(reply, 403, renderMessage({ ...ctx, basePath: page }, null, 'csrfTitle', 'csrf', { href: page, label: 'startAgain' }));
+      }
       if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return html(reply, 415, renderMessage(ctx, null, 'errorTitle', 'error'));
       if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return html(reply, 413, renderMessage(ctx, null, 'errorTitle', 'error'));
       // §Status codes: the database is away; the shopper may simply try again.
@@ -89,7 +100,7 @@ export async function shopperPageRoutes(app: App, deps: AppDeps): Promise<void> 
         const ctx = await themedContext(request, c, basePath(target), request.query.lang);
         if (!c) return html(reply, 404, renderMessage(ctx, null, 'notFoundTitle', 'notFound'));
         if (!c.payable) return html(reply, 200, renderStatusPage(ctx, c));
-        const csrf = await csrfFor(request, reply, target);
+        const csrf = formToken(request, reply);
         return html(reply, 200, renderPayPage(ctx, c, csrf, EMPTY_FORM));
       });
 
@@ -102,14 +113,13 @@ export async function shopperPageRoutes(app: App, deps: AppDeps): Promise<void> 
         const ctx = await themedContext(request, c, basePath(target), form?.get('lang'));
         if (!c) return html(reply, 404, renderMessage(ctx, null, 'notFoundTitle', 'notFound'));
         if (!form) return html(reply, 415, renderMessage(ctx, c, 'errorTitle', 'error'));
-        if (!(await csrfValid(request, form, target))) return csrfFailed(reply, ctx, c);
         if (!c.payable) return html(reply, 409, renderStatusPage(ctx, c));
 
         const shopper = c.kind === 'link' ? readAnswers(c.shopperInfos, form) : { answers: [], values: {}, errors: {} };
         const parsed = parseCard(rawCard, clock.now());
         const errors: Partial<Record<string, MessageKey>> = { ...shopper.errors };
         for (const field of parsed.errors) errors[field] = CARD_ERROR[field];
-        const csrf = await csrfFor(request, reply, target);
+        const csrf = formToken(request, reply);
         if (parsed.card === null || Object.keys(errors).length > 0) {
           // What the shopper typed is shown again, but for the card number and the security code:
           // those never go back into a page. The expiry may, so a mistyped number costs only the two.
@@ -127,13 +137,12 @@ export async function shopperPageRoutes(app: App, deps: AppDeps): Promise<void> 
         const ctx = await themedContext(request, c, basePath(target), form?.get('lang'));
         if (!c) return html(reply, 404, renderMessage(ctx, null, 'notFoundTitle', 'notFound'));
         if (!form) return html(reply, 415, renderMessage(ctx, c, 'errorTitle', 'error'));
-        if (!(await csrfValid(request, form, target))) return csrfFailed(reply, ctx, c);
         const challengeId = form.get('challenge') ?? '';
         const outcome = await completeChallenge(payDeps, target, challengeId, form.get('action') === 'confirm');
         if (outcome.kind === 'ChallengeGone') {
           return html(reply, 410, renderMessage(ctx, c, 'threeDTitle', 'threeDGone', { href: ctx.basePath, label: 'startAgain' }));
         }
-        const csrf = await csrfFor(request, reply, target);
+        const csrf = formToken(request, reply);
         return answer(request, reply, ctx, c, target, outcome, {}, csrf);
       });
 
@@ -177,7 +186,7 @@ export async function shopperPageRoutes(app: App, deps: AppDeps): Promise<void> 
       const ctx = pageContext(request, c, chargePath(reference), request.query.lang);
       if (!view || !c) return html(reply, 404, renderMessage(ctx, null, 'notFoundTitle', 'notFound'));
       if (view.open) {
-        const csrf = await csrfFor(request, reply, { kind: 'charge', reference });
+        const csrf = formToken(request, reply);
         return html(reply, 200, renderThreeDSPage(ctx, c, { masked: '', last4: view.cardSummary, expiry: '', paymentMethod: '' }, reference, csrf));
       }
       if (!view.completed) return html(reply, 410, renderMessage(ctx, c, 'threeDTitle', 'threeDGone', { href: view.returnUrl, label: 'continue' }));
@@ -193,7 +202,6 @@ export async function shopperPageRoutes(app: App, deps: AppDeps): Promise<void> 
       const ctx = pageContext(request, c, chargePath(reference), form?.get('lang'));
       if (!view || !c) return html(reply, 404, renderMessage(ctx, null, 'notFoundTitle', 'notFound'));
       if (!form) return html(reply, 415, renderMessage(ctx, c, 'errorTitle', 'error'));
-      if (!(await csrfValid(request, form, { kind: 'charge', reference }))) return csrfFailed(reply, ctx, c);
       const outcome = await completeTokenChallenge({ ...payDeps, publicBaseUrl: config.publicBaseUrl }, reference, form.get('action') === 'confirm');
       if (outcome.kind === 'NotFound') return html(reply, 404, renderMessage(ctx, null, 'notFoundTitle', 'notFound'));
       if (outcome.kind === 'Gone') return html(reply, 410, renderMessage(ctx, c, 'threeDTitle', 'threeDGone', { href: outcome.returnUrl, label: 'continue' }));
@@ -246,26 +254,6 @@ export async function shopperPageRoutes(app: App, deps: AppDeps): Promise<void> 
   async function themedContext(request: FastifyRequest, c: Checkoutable | undefined, path: string, lang?: string): Promise<PageContext> {
     const ctx = pageContext(request, c, path, lang);
     return c ? { ...ctx, theme: (await pageTheme(db, c.merchantId, c.themeKey)) ?? null } : ctx;
-  }
-
-  /** The form's CSRF token: the HMAC of the browser's nonce cookie, bound to this page. */
-  async function csrfFor(request: FastifyRequest, reply: FastifyReply, target: { kind: string; reference: string }): Promise<string> {
-    let nonce = readCookie(request.headers.cookie, CSRF_COOKIE);
-    if (nonce === undefined) {
-      nonce = newNonce();
-      reply.header('Set-Cookie', `${CSRF_COOKIE}=${nonce}; Path=/; HttpOnly; SameSite=Lax${secureCookie ? '; Secure' : ''}`);
-    }
-    return signer.sign('csrf', nonce, target.kind, target.reference);
-  }
-
-  async function csrfValid(request: FastifyRequest, form: PageForm, target: { kind: string; reference: string }): Promise<boolean> {
-    const nonce = readCookie(request.headers.cookie, CSRF_COOKIE);
-    if (nonce === undefined) return false;
-    return signer.verify(form.get('csrf'), 'csrf', nonce, target.kind, target.reference);
-  }
-
-  function csrfFailed(reply: FastifyReply, ctx: PageContext, c: Checkoutable): FastifyReply {
-    return html(reply, 403, renderMessage(ctx, c, 'csrfTitle', 'csrf', { href: ctx.basePath, label: 'startAgain' }));
   }
 
   async function answer(
