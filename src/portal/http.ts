@@ -3,7 +3,7 @@ import type { App, AppDeps } from '../deps.js';
 import { merchantNames } from '../accounts/service.js';
 import { ApiError } from '../errors.js';
 import { merchantsFor, type PortalSession, type SessionPolicy } from '../users/service.js';
-import type { Lang } from './i18n.js';
+import { negotiateLang } from '../web/lang.js';
 import { formToken } from '../web/formTokens.js';
 import { FieldErrors, publicView, signedInView, type PublicView, type View } from './view.js';
 
@@ -26,7 +26,6 @@ export interface PortalDeps extends AppDeps {
 }
 
 export const SESSION_COOKIE = 'paylinks_session';
-export const LANG_COOKIE = 'paylinks_lang';
 
 /** The session cookie's name: `__Host-` keeps it to this host and path when it can be Secure. */
 export function sessionCookieName(secure: boolean): string {
@@ -38,14 +37,6 @@ export function sessionOfRequest(request: FastifyRequest): PortalSession {
   const s = request.portalSession;
   if (!s) throw new ApiError('UNAUTHENTICATED', 'sign in first');
   return s;
-}
-
-/** The language of a page for someone not signed in: their earlier choice, else their browser's. */
-export function visitorLanguage(request: FastifyRequest): Lang {
-  const chosen = request.cookies?.[LANG_COOKIE];
-  if (chosen === 'is' || chosen === 'en') return chosen;
-  const accept = request.headers['accept-language'] ?? '';
-  return /^\s*is\b/i.test(accept) ? 'is' : 'en';
 }
 
 /**
@@ -61,7 +52,8 @@ function pageAddressOf(request: FastifyRequest): string {
 }
 
 export function publicViewFor(request: FastifyRequest, reply: FastifyReply): PublicView {
-  const lang = request.portalSession?.language ?? visitorLanguage(request);
+  // A signed-in user's saved choice, else the visitor's (their cookie, else their browser's).
+  const lang = negotiateLang(request, [request.portalSession?.language], 'en');
   return publicView(lang, formToken(request, reply), pageAddressOf(request));
 }
 

@@ -6,12 +6,12 @@ import { isConnectionError } from '../db/database.js';
 import { ApiError } from '../errors.js';
 import { isDataException } from '../http/errorHandler.js';
 import { usePageHeaders } from '../web/headers.js';
+import { isLang, rememberLang } from '../web/lang.js';
 import { bindForms, isFormTokenError } from '../web/formTokens.js';
 import { secureCookies as secureCookiesOf } from '../web/layer.js';
 import { recordAudit } from '../audit/service.js';
 import {
   changePassword,
-  isLanguage,
   linkInfo,
   redeemLink,
   sessionOf,
@@ -26,7 +26,6 @@ import {
 import { can } from './access.js';
 import { portalAssets } from './assets.js';
 import {
-  LANG_COOKIE,
   formOf,
   publicViewFor,
   safeReturnPath,
@@ -195,7 +194,7 @@ export async function portalRoutes(app: App, appDeps: AppDeps): Promise<void> {
           secure: secureCookies,
           maxAge: Math.floor(deps.sessionPolicy.absoluteMs / 1000),
         });
-        reply.setCookie(LANG_COOKIE, started.language, { path: '/', httpOnly: true, sameSite: 'lax', secure: secureCookies, maxAge: 365 * 86_400 });
+        rememberLang(reply, started.language, secureCookies);
       };
       const clearSessionCookie = (reply: FastifyReply): void => {
         reply.clearCookie(sessionCookie, { path: '/', httpOnly: true, sameSite: 'lax', secure: secureCookies });
@@ -274,9 +273,9 @@ export async function portalRoutes(app: App, appDeps: AppDeps): Promise<void> {
       portal.post('/language', publicRoute, async (request, reply) => {
         const form = formOf(request);
         const language = form.text('language');
-        if (!isLanguage(language)) throw new ApiError('VALIDATION_FAILED', 'unknown language');
+        if (!isLang(language)) throw new ApiError('VALIDATION_FAILED', 'unknown language');
         if (request.portalSession) await setLanguage(db, request.portalSession.userId, language);
-        reply.setCookie(LANG_COOKIE, language, { path: '/', httpOnly: true, sameSite: 'lax', secure: secureCookies, maxAge: 365 * 86_400 });
+        rememberLang(reply, language, secureCookies);
         return seeOther(reply, safeReturnPath(form.text('back')));
       });
 
@@ -298,9 +297,9 @@ export async function portalRoutes(app: App, appDeps: AppDeps): Promise<void> {
 
       portal.post('/account/language', signedIn, async (request, reply) => {
         const language = formOf(request).text('language');
-        if (!isLanguage(language)) throw new ApiError('VALIDATION_FAILED', 'unknown language');
+        if (!isLang(language)) throw new ApiError('VALIDATION_FAILED', 'unknown language');
         await setLanguage(db, sessionOfRequest(request).userId, language);
-        reply.setCookie(LANG_COOKIE, language, { path: '/', httpOnly: true, sameSite: 'lax', secure: secureCookies, maxAge: 365 * 86_400 });
+        rememberLang(reply, language, secureCookies);
         return seeOther(reply, `${PORTAL}/account?done=saved`);
       });
 

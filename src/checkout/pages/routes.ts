@@ -7,7 +7,7 @@ import { receiptOf } from '../../payments/service.js';
 import { PLAUSIBLE_REFERENCE, completeChallenge, openCheckoutable, pay, type Checkoutable, type PayOutcome, type Target } from '../shopper.js';
 import { readAnswers } from './answers.js';
 import { PageForm } from './form.js';
-import { cultureOf, translator, type MessageKey } from './i18n.js';
+import { pageTranslator, type MessageKey } from './i18n.js';
 import { CHARGE_PAGE_PREFIX, completeTokenChallenge, findTokenChallenge, type TokenChallengeView } from '../../payments/tokens/service.js';
 import {
   EMPTY_FORM,
@@ -23,6 +23,7 @@ import {
 import { PAGE_ASSETS } from './assets.js';
 import { pageTheme } from '../../themes/service.js';
 import { usePageHeaders } from '../../web/headers.js';
+import { negotiateLang } from '../../web/lang.js';
 import { bindForms, formToken, isFormTokenError } from '../../web/formTokens.js';
 import { ReceiptSigner } from './receipts.js';
 
@@ -206,7 +207,7 @@ export async function shopperPageRoutes(app: App, deps: AppDeps): Promise<void> 
       if (outcome.kind === 'NotFound') return html(reply, 404, renderMessage(ctx, null, 'notFoundTitle', 'notFound'));
       if (outcome.kind === 'Gone') return html(reply, 410, renderMessage(ctx, c, 'threeDTitle', 'threeDGone', { href: outcome.returnUrl, label: 'continue' }));
       // Post/redirect/get: the page then shows the outcome and sends the shopper back to the shop.
-      return reply.code(303).header('Location', `${ctx.basePath}?lang=${ctx.culture}`).send();
+      return reply.code(303).header('Location', `${ctx.basePath}?lang=${ctx.lang}`).send();
     });
   });
 
@@ -245,9 +246,10 @@ export async function shopperPageRoutes(app: App, deps: AppDeps): Promise<void> 
     return `${PREFIX[target.kind]}/${encodeURIComponent(target.reference)}`;
   }
 
-  function pageContext(_request: FastifyRequest, c: Checkoutable | undefined, path: string, lang?: string): PageContext {
-    const culture = cultureOf(lang, c?.culture ?? 'is');
-    return { culture, t: translator(culture), basePath: path, theme: null };
+  /** The page's language: the shopper's choice (?lang= or the form's), else the link's or session's culture. */
+  function pageContext(request: FastifyRequest, c: Checkoutable | undefined, path: string, chosen?: string): PageContext {
+    const lang = negotiateLang(request, [chosen, c?.culture], 'is');
+    return { lang, t: pageTranslator(lang), basePath: path, theme: null };
   }
 
   /** The context of a link's or session's page, with its merchant's theme when its themeKey names one. */
@@ -270,7 +272,7 @@ export async function shopperPageRoutes(app: App, deps: AppDeps): Promise<void> 
       case 'Authorised': {
         // Post/redirect/get: reloading the receipt never pays twice.
         const sig = await signer.sign('receipt', target.kind, target.reference, outcome.payfacReference);
-        const q = new URLSearchParams({ p: outcome.payfacReference, s: sig, lang: ctx.culture });
+        const q = new URLSearchParams({ p: outcome.payfacReference, s: sig, lang: ctx.lang });
         return reply.code(303).header('Location', `${ctx.basePath}/receipt?${q.toString()}`).send();
       }
       case 'Refused': {
