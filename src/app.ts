@@ -12,7 +12,7 @@ import { installRouteTable } from './http/routeTable.js';
 import { installCreatePipeline } from './http/createPipeline.js';
 import { normalizeToSchema, validatorCompiler, type JsonSchema } from './http/validation.js';
 import swaggerUi from '@fastify/swagger-ui';
-import { FAVICON_SVG } from './checkout/pages/assets.js';
+import { FAVICON_SVG } from './web/assets.js';
 import { loggerOptions } from './logging.js';
 import { paymentLinkRoutes } from './paymentLinks/routes.js';
 import { webhookRoutes } from './webhooks/routes.js';

@@ -1,6 +1,5 @@
 import type { VNode } from 'preact';
 import { renderToString } from 'preact-render-to-string';
-import { createHash } from 'node:crypto';
 
 // The one HTML renderer: every page of the service, the shopper's and the portal's,
 // is a Preact component tree rendered to a string on the server (no Preact runs in the browser).
@@ -11,16 +10,4 @@ import { createHash } from 'node:crypto';
 /** A whole document: the doctype and the rendered tree. */
 export function renderDocument(doc: VNode): string {
   return `<!doctype html>\n${renderToString(doc)}\n`;
-}
-
-/** A static file served by the app itself (no CDN: the service may run without internet). */
-export interface Asset {
-  path: string;
-  type: string;
-  body: string | Buffer;
-  etag: string;
-}
-
-export function asset(path: string, type: string, body: string | Buffer): Asset {
-  return { path, type, body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 16)}"` };
 }

@@ -6,6 +6,7 @@ import { isConnectionError } from '../db/database.js';
 import { ApiError } from '../errors.js';
 import { isDataException } from '../http/errorHandler.js';
 import { usePageHeaders } from '../web/headers.js';
+import { serveAssets } from '../web/assets.js';
 import { isLang, rememberLang } from '../web/lang.js';
 import { bindForms, isFormTokenError } from '../web/formTokens.js';
 import { secureCookies as secureCookiesOf } from '../web/layer.js';
@@ -175,13 +176,7 @@ export async function portalRoutes(app: App, appDeps: AppDeps): Promise<void> {
         AREAS.flatMap((a) => (a.styles ? [a.styles] : [])),
         AREAS.flatMap((a) => a.scripts ?? []),
       );
-      for (const a of assets) {
-        portal.get(a.path.slice(PORTAL.length), { config: { portal: { public: true, static: true } }, schema: { hide: true } }, async (request, reply) => {
-          reply.header('Cache-Control', 'public, max-age=3600').header('ETag', a.etag);
-          if (request.headers['if-none-match'] === a.etag) return reply.code(304).send();
-          return reply.type(a.type).send(a.body);
-        });
-      }
+      serveAssets(portal, assets, { prefix: PORTAL, route: { config: { portal: { public: true, static: true } } } });
 
       const publicRoute = { config: { portal: { public: true as const } }, schema: { hide: true } };
       const signedIn = { config: { portal: { permission: 'portal.use' as const } }, schema: { hide: true } };

@@ -2,10 +2,11 @@ import { hkdfSync } from 'node:crypto';
 import cookie from '@fastify/cookie';
 import type { App, AppDeps } from '../deps.js';
 import { installFormTokens } from './formTokens.js';
+import { SHARED_ASSETS, serveAssets } from './assets.js';
 
 // The web layer: everything that answers HTML (the shopper's pages and the portal) is registered
 // inside one Fastify context, which brings what they share: the one cookie parser (@fastify/cookie),
-// the one form token (formTokens.ts) and one rule for when cookies are Secure. Each part then adds its
+// the one form token (formTokens.ts), the files every page links (assets.ts) and one rule for when cookies are Secure. Each part then adds its
 // own context inside it for its body parsers, its headers (headers.ts) and its pages; the API under
 // /api/v1 is outside it, and neither reads cookies nor takes forms.
 
@@ -27,6 +28,7 @@ export async function webLayer(app: App, deps: AppDeps, parts: readonly WebPart[
   await app.register(async (web) => {
     await web.register(cookie, { secret: derive(config.secretKey, 'cookies') });
     await installFormTokens(web, { secure: secureCookies(config), hmacKey: derive(config.secretKey, 'forms') });
+    serveAssets(web, SHARED_ASSETS);
     for (const part of parts) await part(web as App, deps);
   });
 }

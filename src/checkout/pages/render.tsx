@@ -6,6 +6,7 @@ import { formatMoney, formatQuantity } from '../../html/format.js';
 import type { MessageKey } from './i18n.js';
 import { otherLang, type Lang, type Translate } from '../../web/lang.js';
 import { themeClass } from './styles.js';
+import { CHECKOUT_CSS_HREF } from './assets.js';
 import { CUSTOM_THEME_CLASS, type ThemeAssets } from '../../themes/service.js';
 import { FORM_TOKEN_FIELD } from '../../web/formTokens.js';
 
@@ -66,7 +67,7 @@ function page(ctx: PageContext, c: Checkoutable | null, title: string, body: Com
         <meta name="robots" content="noindex, nofollow" />
         <title>{title}</title>
         <link rel="icon" href="/favicon.svg" type="image/svg+xml" />
-        <link rel="stylesheet" href="/assets/checkout.css" />
+        <link rel="stylesheet" href={CHECKOUT_CSS_HREF} />
         {theme ? <link rel="stylesheet" href={theme.stylesheet} /> : null}
         {head}
       </head>

@@ -21,6 +21,7 @@ import {
   type PageContext,
 } from './render.js';
 import { PAGE_ASSETS } from './assets.js';
+import { serveAssets } from '../../web/assets.js';
 import { pageTheme } from '../../themes/service.js';
 import { usePageHeaders } from '../../web/headers.js';
 import { negotiateLang } from '../../web/lang.js';
@@ -83,13 +84,7 @@ export async function shopperPageRoutes(app: App, deps: AppDeps): Promise<void> 
       return html(reply, 500, renderMessage(ctx, null, 'errorTitle', 'error'));
     });
 
-    for (const asset of PAGE_ASSETS) {
-      pages.get(asset.path, { schema: { hide: true } }, async (request, reply) => {
-        reply.header('Cache-Control', 'public, max-age=3600').header('ETag', asset.etag);
-        if (request.headers['if-none-match'] === asset.etag) return reply.code(304).send();
-        return reply.type(asset.type).send(asset.body);
-      });
-    }
+    serveAssets(pages, PAGE_ASSETS);
 
     for (const kind of ['link', 'session'] as const) {
       const base = `${PREFIX[kind]}/:reference`;
