@@ -1,14 +1,13 @@
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import formbody from '@fastify/formbody';
 import multipart from '@fastify/multipart';
 import type { App, AppDeps } from '../deps.js';
-import { isConnectionError } from '../db/database.js';
 import { ApiError } from '../errors.js';
-import { isDataException } from '../http/errorHandler.js';
 import { usePageHeaders } from '../web/headers.js';
 import { serveAssets } from '../web/assets.js';
 import { isLang, rememberLang } from '../web/lang.js';
-import { bindForms, isFormTokenError } from '../web/formTokens.js';
+import { bindForms } from '../web/formTokens.js';
+import { usePageErrors, type PageProblem } from '../web/errorPages.js';
 import { secureCookies as secureCookiesOf } from '../web/layer.js';
 import { recordAudit } from '../audit/service.js';
 import {
@@ -38,7 +37,7 @@ import {
   type PortalArea,
   type PortalDeps,
 } from './http.js';
-import { ROLE_KEY } from './i18n.js';
+import { ROLE_KEY, type CoreKey } from './i18n.js';
 import { renderAccount, renderLinkPage, renderMessagePage, renderSignIn, renderSignedInMessage, type PasswordProblem } from './views/auth.js';
 import { PORTAL } from './views/layout.js';
 import { overviewArea } from './overview/routes.js';
@@ -69,6 +68,16 @@ export const UPLOAD_LIMIT = 256 * 1024;
 
 /** The parts of the portal, each with its routes (and the scripts its pages use). */
 const AREAS: readonly PortalArea[] = [overviewArea, linksArea, sessionsArea, paymentsArea, webhooksArea, developersArea, themesArea, usersArea, auditArea];
+
+/** The title and the sentence of each error page. */
+const PROBLEM_WORDS: Record<PageProblem, readonly [CoreKey, CoreKey]> = {
+  formToken: ['csrfTitle', 'csrf'],
+  notFound: ['notFoundTitle', 'notFound'],
+  badRequest: ['badRequestTitle', 'badRequest'],
+  tooLarge: ['tooLargeTitle', 'tooLarge'],
+  unavailable: ['errorTitle', 'unavailable'],
+  error: ['errorTitle', 'error'],
+};
 
 export function sessionPolicyOf(config: AppDeps['config']): SessionPolicy {
   return { idleMs: config.portalIdleMinutes * 60_000, absoluteMs: config.portalSessionHours * 3_600_000 };
@@ -128,48 +137,26 @@ export async function portalRoutes(app: App, appDeps: AppDeps): Promise<void> {
         }
       });
 
-      portal.setErrorHandler(async (error: FastifyError, request, reply) => {
-        const view = publicViewFor(request, reply);
-        const page = async (status: number, title: Parameters<typeof renderMessagePage>[1], text: string): Promise<FastifyReply> => {
-          if (request.portalSession) {
+      // The error pages are the web layer's rules (src/web/errorPages.ts) in the portal's frame and
+      // words: a signed-in reader keeps the portal's navigation around the message.
+      usePageErrors(portal, {
+        logMessage: 'portal page failed',
+        notFoundPages: true,
+        // The multipart parser's own errors for a body that is not well formed are plain errors: the
+        // hook above marks when the body was read, so such an error is known for the request's fault.
+        unreadableBody: (request) => !request.portalBodyRead && request.isMultipart(),
+        render: async (request, reply, e) => {
+          const view = publicViewFor(request, reply);
+          const [title, text] = PROBLEM_WORDS[e.problem];
+          if (request.portalSession && e.problem !== 'unavailable') {
             try {
-              return sendPage(reply, status, renderSignedInMessage(await viewFor(request, reply, deps), title, text));
+              return renderSignedInMessage(await viewFor(request, reply, deps), title, view.t(text));
             } catch {
               // the database is away: the plain page below
             }
           }
-          return sendPage(reply, status, renderMessagePage(view, title, text));
-        };
-        if (isFormTokenError(error)) return page(403, 'csrfTitle', view.t('csrf'));
-        if (error instanceof ApiError && error.code === 'NOT_FOUND') return page(404, 'notFoundTitle', view.t('notFound'));
-        // A service's refusal that no page turned into a form error: the request's fault, shown plainly.
-        if (error instanceof ApiError && error.status < 500) return page(error.status, 'badRequestTitle', view.t('badRequest'));
-        if (
-          error.code === 'FST_ERR_CTP_BODY_TOO_LARGE' ||
-          error.code === 'FST_REQ_FILE_TOO_LARGE' ||
-          error.code === 'FST_PARTS_LIMIT' ||
-          error.code === 'FST_FILES_LIMIT' ||
-          error.code === 'FST_FIELDS_LIMIT'
-        ) {
-          return page(413, 'tooLargeTitle', view.t('tooLarge'));
-        }
-        if (isConnectionError(error)) {
-          reply.header('Retry-After', '2');
-          return sendPage(reply, 503, renderMessagePage(view, 'errorTitle', view.t('unavailable')));
-        }
-        // A malformed post, a value the database refuses (a NUL), a media type the portal does not
-        // take: the request's fault, never a 500.
-        const unreadableBody = !request.portalBodyRead && request.isMultipart();
-        if ((typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) || isDataException(error) || unreadableBody) {
-          return page(error.statusCode === 415 ? 415 : 400, 'badRequestTitle', view.t('badRequest'));
-        }
-        request.log.error({ err: { message: error.message, code: error.code, stack: error.stack } }, 'portal page failed');
-        return page(500, 'errorTitle', view.t('error'));
-      });
-
-      portal.setNotFoundHandler(async (request, reply) => {
-        const view = publicViewFor(request, reply);
-        return sendPage(reply, 404, renderMessagePage(view, 'notFoundTitle', view.t('notFound')));
+          return renderMessagePage(view, title, view.t(text));
+        },
       });
 
       const assets = portalAssets(

@@ -1,7 +1,5 @@
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App, AppDeps } from '../../deps.js';
-import { isConnectionError } from '../../db/database.js';
-import { isDataException } from '../../http/errorHandler.js';
 import { parseCard } from '../../payments/card.js';
 import { receiptOf } from '../../payments/service.js';
 import { PLAUSIBLE_REFERENCE, completeChallenge, openCheckoutable, pay, type Checkoutable, type PayOutcome, type Target } from '../shopper.js';
@@ -25,7 +23,9 @@ import { serveAssets } from '../../web/assets.js';
 import { pageTheme } from '../../themes/service.js';
 import { usePageHeaders } from '../../web/headers.js';
 import { negotiateLang } from '../../web/lang.js';
-import { bindForms, formToken, isFormTokenError } from '../../web/formTokens.js';
+import { bindForms, formToken } from '../../web/formTokens.js';
+import { usePageErrors } from '../../web/errorPages.js';
+import { notFound } from '../../errors.js';
 import { ReceiptSigner } from './receipts.js';
 
 // The shopper's pages (§References and URLs, §Link status, §Hosted checkout, §The simulated acquirer): /pay/{paymentLinkReference} and /checkout/{checkoutReference}.
@@ -63,25 +63,20 @@ export async function shopperPageRoutes(app: App, deps: AppDeps): Promise<void> 
       done();
     });
 
-    pages.setErrorHandler((error: FastifyError, request, reply) => {
-      const form = request.body instanceof PageForm ? request.body : null;
-      const ctx = pageContext(request, undefined, '/', form?.get('lang'));
-      if (isFormTokenError(error)) {
-        // The post never reached its handler: back to the page the form was bound to.
-        const page = request.formBinding?.replace(/^page:/, '') ?? '/';
-        return html(reply, 403, renderMessage({ ...ctx, basePath: page }, null, 'csrfTitle', 'csrf', { href: page, label: 'startAgain' }));
-      }
-      if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return html(reply, 415, renderMessage(ctx, null, 'errorTitle', 'error'));
-      if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return html(reply, 413, renderMessage(ctx, null, 'errorTitle', 'error'));
-      // §Status codes: the database is away; the shopper may simply try again.
-      if (isConnectionError(error)) return html(reply.header('Retry-After', '2'), 503, renderMessage(ctx, null, 'errorTitle', 'error'));
-      // Any other client error (an empty or malformed body) or a value the database refuses (a NUL
-      // in a reference or an answer): the request's fault, 400, never a 500 (§Hardening).
-      if ((typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) || isDataException(error)) {
-        return html(reply, 400, renderMessage(ctx, null, 'errorTitle', 'error'));
-      }
-      request.log.error({ err: { message: error.message, code: error.code, stack: error.stack } }, 'page error');
-      return html(reply, 500, renderMessage(ctx, null, 'errorTitle', 'error'));
+    // The error pages are the web layer's rules (src/web/errorPages.ts) in the shopper's frame and words.
+    usePageErrors(pages, {
+      logMessage: 'page error',
+      render: (request, _reply, e) => {
+        const form = request.body instanceof PageForm ? request.body : null;
+        const ctx = pageContext(request, undefined, '/', form?.get('lang') ?? (request.query as { lang?: string } | undefined)?.lang);
+        if (e.problem === 'formToken') {
+          // The post never reached its handler: back to the page the form was bound to.
+          const page = request.formBinding?.replace(/^page:/, '') ?? '/';
+          return renderMessage({ ...ctx, basePath: page }, null, 'csrfTitle', 'csrf', { href: page, label: 'startAgain' });
+        }
+        if (e.problem === 'notFound') return renderMessage(ctx, null, 'notFoundTitle', 'notFound');
+        return renderMessage(ctx, null, 'errorTitle', 'error');
+      },
     });
 
     serveAssets(pages, PAGE_ASSETS);
@@ -94,7 +89,7 @@ export async function shopperPageRoutes(app: App, deps: AppDeps): Promise<void> 
         // §Link status: every page view counts (a HEAD is not a view).
         const c = await openCheckoutable({ db, clock }, target, { countVisit: kind === 'link' && request.method === 'GET' });
         const ctx = await themedContext(request, c, basePath(target), request.query.lang);
-        if (!c) return html(reply, 404, renderMessage(ctx, null, 'notFoundTitle', 'notFound'));
+        if (!c) throw notFound('payment page');
         if (!c.payable) return html(reply, 200, renderStatusPage(ctx, c));
         const csrf = formToken(request, reply);
         return html(reply, 200, renderPayPage(ctx, c, csrf, EMPTY_FORM));
@@ -107,7 +102,7 @@ export async function shopperPageRoutes(app: App, deps: AppDeps): Promise<void> 
         const rawCard = form?.takeCard() ?? { cardNumber: '', expiryDate: '', cvc: '' };
         const c = await openCheckoutable({ db, clock }, target, { countVisit: false });
         const ctx = await themedContext(request, c, basePath(target), form?.get('lang'));
-        if (!c) return html(reply, 404, renderMessage(ctx, null, 'notFoundTitle', 'notFound'));
+        if (!c) throw notFound('payment page');
         if (!form) return html(reply, 415, renderMessage(ctx, c, 'errorTitle', 'error'));
         if (!c.payable) return html(reply, 409, renderStatusPage(ctx, c));
 
@@ -131,7 +126,7 @@ export async function shopperPageRoutes(app: App, deps: AppDeps): Promise<void> 
         const form = request.body instanceof PageForm ? request.body : null;
         const c = await openCheckoutable({ db, clock }, target, { countVisit: false });
         const ctx = await themedContext(request, c, basePath(target), form?.get('lang'));
-        if (!c) return html(reply, 404, renderMessage(ctx, null, 'notFoundTitle', 'notFound'));
+        if (!c) throw notFound('payment page');
         if (!form) return html(reply, 415, renderMessage(ctx, c, 'errorTitle', 'error'));
         const challengeId = form.get('challenge') ?? '';
         const outcome = await completeChallenge(payDeps, target, challengeId, form.get('action') === 'confirm');
@@ -152,7 +147,7 @@ export async function shopperPageRoutes(app: App, deps: AppDeps): Promise<void> 
           const ctx = await themedContext(request, c, basePath(target), request.query.lang);
           const valid = c !== undefined && p !== undefined && (await signer.verify(s, 'receipt', kind, target.reference, p));
           const payment = valid && p !== undefined ? await receiptOf({ db }, p) : undefined;
-          if (!c || !payment || !payment.success) return html(reply, 404, renderMessage(ctx, null, 'notFoundTitle', 'notFound'));
+          if (!c || !payment || !payment.success) throw notFound('payment page');
           return html(
             reply,
             200,
@@ -180,7 +175,7 @@ export async function shopperPageRoutes(app: App, deps: AppDeps): Promise<void> 
       const view = PLAUSIBLE_REFERENCE.test(reference) ? await findTokenChallenge({ db, clock }, reference) : undefined;
       const c = view && chargeCheckoutable(view);
       const ctx = pageContext(request, c, chargePath(reference), request.query.lang);
-      if (!view || !c) return html(reply, 404, renderMessage(ctx, null, 'notFoundTitle', 'notFound'));
+      if (!view || !c) throw notFound('payment page');
       if (view.open) {
         const csrf = formToken(request, reply);
         return html(reply, 200, renderThreeDSPage(ctx, c, { masked: '', last4: view.cardSummary, expiry: '', paymentMethod: '' }, reference, csrf));
@@ -196,10 +191,10 @@ export async function shopperPageRoutes(app: App, deps: AppDeps): Promise<void> 
       const view = PLAUSIBLE_REFERENCE.test(reference) ? await findTokenChallenge({ db, clock }, reference) : undefined;
       const c = view && chargeCheckoutable(view);
       const ctx = pageContext(request, c, chargePath(reference), form?.get('lang'));
-      if (!view || !c) return html(reply, 404, renderMessage(ctx, null, 'notFoundTitle', 'notFound'));
+      if (!view || !c) throw notFound('payment page');
       if (!form) return html(reply, 415, renderMessage(ctx, c, 'errorTitle', 'error'));
       const outcome = await completeTokenChallenge({ ...payDeps, publicBaseUrl: config.publicBaseUrl }, reference, form.get('action') === 'confirm');
-      if (outcome.kind === 'NotFound') return html(reply, 404, renderMessage(ctx, null, 'notFoundTitle', 'notFound'));
+      if (outcome.kind === 'NotFound') throw notFound('payment page');
       if (outcome.kind === 'Gone') return html(reply, 410, renderMessage(ctx, c, 'threeDTitle', 'threeDGone', { href: outcome.returnUrl, label: 'continue' }));
       // Post/redirect/get: the page then shows the outcome and sends the shopper back to the shop.
       return reply.code(303).header('Location', `${ctx.basePath}?lang=${ctx.lang}`).send();
@@ -282,7 +277,7 @@ export async function shopperPageRoutes(app: App, deps: AppDeps): Promise<void> 
       }
       case 'NotFound':
         request.log.warn('payment target vanished');
-        return html(reply, 404, renderMessage(ctx, null, 'notFoundTitle', 'notFound'));
+        throw notFound('payment page');
     }
   }
 }
