@@ -13,6 +13,7 @@ import { installCreatePipeline } from './http/createPipeline.js';
 import { normalizeToSchema, validatorCompiler, type JsonSchema } from './http/validation.js';
 import swaggerUi from '@fastify/swagger-ui';
 import { FAVICON_SVG } from './web/assets.js';
+import { CSP } from './web/headers.js';
 import { loggerOptions } from './logging.js';
 import { paymentLinkRoutes } from './paymentLinks/routes.js';
 import { webhookRoutes } from './webhooks/routes.js';
@@ -225,9 +226,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       tryItOutEnabled: false,
       persistAuthorization: false,
     },
-    staticCSP:
-      "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; font-src 'self' data:; " +
-      "frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+    staticCSP: CSP.docs,
     theme: {
       title: 'paylinks API reference',
       favicon: [{ filename: 'favicon.svg', rel: 'icon', sizes: 'any', type: 'image/svg+xml', content: Buffer.from(FAVICON_SVG) }],
