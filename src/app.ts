@@ -12,7 +12,8 @@ import { installRouteTable } from './http/routeTable.js';
 import { installCreatePipeline } from './http/createPipeline.js';
 import { normalizeToSchema, validatorCompiler, type JsonSchema } from './http/validation.js';
 import swaggerUi from '@fastify/swagger-ui';
-import { FAVICON_SVG } from './checkout/pages/assets.js';
+import { FAVICON_SVG } from './web/assets.js';
+import { CSP } from './web/headers.js';
 import { loggerOptions } from './logging.js';
 import { paymentLinkRoutes } from './paymentLinks/routes.js';
 import { webhookRoutes } from './webhooks/routes.js';
@@ -23,6 +24,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { hostedCheckoutRoutes } from './checkout/routes.js';
 import { shopperPageRoutes } from './checkout/pages/routes.js';
 import { portalRoutes } from './portal/routes.js';
+import { webLayer } from './web/layer.js';
 import { themeAssetRoutes } from './themes/routes.js';
 import { paymentRoutes } from './payments/routes.js';
 import type { App, AppDeps } from './deps.js';
@@ -202,9 +204,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     },
     { prefix: '/api/v1' },
   );
-  await shopperPageRoutes(app, deps);
+  // Everything that answers HTML, inside the one web layer (cookies, form tokens, page headers).
+  await webLayer(app, deps, [shopperPageRoutes, portalRoutes]);
   await themeAssetRoutes(app, deps);
-  await portalRoutes(app, deps);
 
   app.get('/api/v1/openapi.json', { schema: { hide: true } }, async (_request, reply) => {
     return reply.type('application/json; charset=utf-8').send(JSON.stringify(app.swagger()));
@@ -224,9 +226,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       tryItOutEnabled: false,
       persistAuthorization: false,
     },
-    staticCSP:
-      "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; font-src 'self' data:; " +
-      "frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+    staticCSP: CSP.docs,
     theme: {
       title: 'paylinks API reference',
       favicon: [{ filename: 'favicon.svg', rel: 'icon', sizes: 'any', type: 'image/svg+xml', content: Buffer.from(FAVICON_SVG) }],

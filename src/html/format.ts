@@ -1,8 +1,8 @@
 // Money, numbers and times as the pages show them, in the two languages of the service's pages.
 
-export type Culture = 'is' | 'en';
+import type { Lang } from '../web/lang.js';
 
-export const LOCALES: Record<Culture, string> = { is: 'is-IS', en: 'en-GB' };
+export const LOCALES: Record<Lang, string> = { is: 'is-IS', en: 'en-GB' };
 
 // Amounts are minor units (the provider's interface). Every currency the service takes has 100 minor units to the
 // unit, ISK included (the provider's rule that ISK amounts end in 00 says so), but ISK is shown without
@@ -32,9 +32,9 @@ interface MoneyFormats {
 }
 
 /** Per culture, per currency. */
-const moneyFormats: Record<Culture, Map<string, MoneyFormats>> = { is: new Map(), en: new Map() };
+const moneyFormats: Record<Lang, Map<string, MoneyFormats>> = { is: new Map(), en: new Map() };
 
-export function formatMoney(minor: number, currency: string, culture: Culture): string {
+export function formatMoney(minor: number, currency: string, culture: Lang): string {
   let m = moneyFormats[culture].get(currency);
   if (!m) {
     const whole = new Intl.NumberFormat(LOCALES[culture], { style: 'currency', currency });
@@ -50,10 +50,10 @@ export function formatMoney(minor: number, currency: string, culture: Culture): 
 }
 
 // Making an Intl formatter costs about a hundred times what using one does: one per culture, kept.
-const quantities = new Map<Culture, Intl.NumberFormat>();
-const numbers = new Map<Culture, Intl.NumberFormat>();
+const quantities = new Map<Lang, Intl.NumberFormat>();
+const numbers = new Map<Lang, Intl.NumberFormat>();
 
-function kept(map: Map<Culture, Intl.NumberFormat>, culture: Culture, make: () => Intl.NumberFormat): Intl.NumberFormat {
+function kept(map: Map<Lang, Intl.NumberFormat>, culture: Lang, make: () => Intl.NumberFormat): Intl.NumberFormat {
   let f = map.get(culture);
   if (!f) {
     f = make();
@@ -62,7 +62,7 @@ function kept(map: Map<Culture, Intl.NumberFormat>, culture: Culture, make: () =
   return f;
 }
 
-export function formatQuantity(q: number, culture: Culture): string {
+export function formatQuantity(q: number, culture: Lang): string {
   return kept(quantities, culture, () => new Intl.NumberFormat(LOCALES[culture], { maximumFractionDigits: 6 })).format(q);
 }
 
@@ -181,7 +181,7 @@ export function dateOptions(withYear: boolean): Intl.DateTimeFormatOptions {
 }
 
 /** The formats of moments per culture, without and with seconds. */
-const dateTimes: Record<Culture, [((at: Date) => string) | undefined, ((at: Date) => string) | undefined]> = {
+const dateTimes: Record<Lang, [((at: Date) => string) | undefined, ((at: Date) => string) | undefined]> = {
   is: [undefined, undefined],
   en: [undefined, undefined],
 };
@@ -190,7 +190,7 @@ const dateTimes: Record<Culture, [((at: Date) => string) | undefined, ((at: Date
  * A moment as the portal shows it: day, month, year and time to the minute, in UTC (which is
  * Iceland's time all year round), e.g. "24 Nov 2026, 14:03".
  */
-export function formatDateTime(at: Date, culture: Culture, opts?: { seconds?: boolean }): string {
+export function formatDateTime(at: Date, culture: Lang, opts?: { seconds?: boolean }): string {
   const seconds = opts?.seconds === true;
   const kept = dateTimes[culture];
   let f = kept[seconds ? 1 : 0];
@@ -204,7 +204,7 @@ export function formatDateTime(at: Date, culture: Culture, opts?: { seconds?: bo
 const dates = new Map<string, (at: Date) => string>();
 
 /** A day, e.g. "24 Nov" (with the year when asked). */
-export function formatDate(at: Date, culture: Culture, withYear = false): string {
+export function formatDate(at: Date, culture: Lang, withYear = false): string {
   const key = `${culture}|${withYear}`;
   let f = dates.get(key);
   if (!f) {
@@ -214,9 +214,9 @@ export function formatDate(at: Date, culture: Culture, withYear = false): string
   return f(at);
 }
 
-const numberMemos = new Map<Culture, Map<number, string>>();
+const numberMemos = new Map<Lang, Map<number, string>>();
 
-export function formatNumber(n: number, culture: Culture): string {
+export function formatNumber(n: number, culture: Lang): string {
   let memo = numberMemos.get(culture);
   if (!memo) {
     memo = new Map();

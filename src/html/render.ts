@@ -1,7 +1,5 @@
 import type { VNode } from 'preact';
 import { renderToString } from 'preact-render-to-string';
-import { createHash } from 'node:crypto';
-import type { FastifyReply } from 'fastify';
 
 // The one HTML renderer (docs/style.md, Pages through one renderer): every page of the service, the shopper's and the portal's,
 // is a Preact component tree rendered to a string on the server (no Preact runs in the browser).
@@ -12,30 +10,4 @@ import type { FastifyReply } from 'fastify';
 /** A whole document: the doctype and the rendered tree. */
 export function renderDocument(doc: VNode): string {
   return `<!doctype html>\n${renderToString(doc)}\n`;
-}
-
-/**
- * The headers every HTML page carries: its Content-Security-Policy (no inline script anywhere), no
- * framing, no sniffing, no referrer leaving the service, and no caching of pages that show a
- * shopper's or a merchant's data.
- */
-export function pageHeaders(reply: FastifyReply, csp: string): FastifyReply {
-  return reply
-    .header('Content-Security-Policy', csp)
-    .header('X-Content-Type-Options', 'nosniff')
-    .header('Referrer-Policy', 'no-referrer')
-    .header('X-Frame-Options', 'DENY')
-    .header('Cache-Control', 'no-store');
-}
-
-/** A static file served by the app itself (no CDN: the service may run without internet). */
-export interface Asset {
-  path: string;
-  type: string;
-  body: string | Buffer;
-  etag: string;
-}
-
-export function asset(path: string, type: string, body: string | Buffer): Asset {
-  return { path, type, body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 16)}"` };
 }

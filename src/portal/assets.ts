@@ -1,7 +1,7 @@
-import { asset, type Asset } from '../html/render.js';
+import { asset, type Asset } from '../web/assets.js';
 
-// The portal's stylesheet and its one script, served by the app itself (no CDN) and cached with an
-// ETag. The script only enhances: every page works, and every form posts, without it.
+// The portal's stylesheet and its one script, served by the web layer's one mechanism
+// (src/web/assets.ts). The script only enhances: every page works, and every form posts, without it.
 
 const PORTAL_CSS = `
 :root { color-scheme: light; --bg: #f4f5f7; --panel: #ffffff; --text: #1d2330; --muted: #535c6d; --accent: #1f5eff; --accent-dark: #1546c4; --accent-text: #ffffff;

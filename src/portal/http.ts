@@ -3,7 +3,8 @@ import type { App, AppDeps } from '../deps.js';
 import { merchantNames } from '../accounts/service.js';
 import { ApiError } from '../errors.js';
 import { merchantsFor, type PortalSession, type SessionPolicy } from '../users/service.js';
-import type { Lang } from './i18n.js';
+import { negotiateLang } from '../web/lang.js';
+import { formToken } from '../web/formTokens.js';
 import { FieldErrors, publicView, signedInView, type PublicView, type View } from './view.js';
 
 // What the portal's route files share: the session of the request, its view (language, user,
@@ -25,7 +26,6 @@ export interface PortalDeps extends AppDeps {
 }
 
 export const SESSION_COOKIE = 'paylinks_session';
-export const LANG_COOKIE = 'paylinks_lang';
 
 /** The session cookie's name: `__Host-` keeps it to this host and path when it can be Secure. */
 export function sessionCookieName(secure: boolean): string {
@@ -37,24 +37,6 @@ export function sessionOfRequest(request: FastifyRequest): PortalSession {
   const s = request.portalSession;
   if (!s) throw new ApiError('UNAUTHENTICATED', 'sign in first');
   return s;
-}
-
-/** The language of a page for someone not signed in: their earlier choice, else their browser's. */
-export function visitorLanguage(request: FastifyRequest): Lang {
-  const chosen = request.cookies?.[LANG_COOKIE];
-  if (chosen === 'is' || chosen === 'en') return chosen;
-  const accept = request.headers['accept-language'] ?? '';
-  return /^\s*is\b/i.test(accept) ? 'is' : 'en';
-}
-
-function csrfFor(request: FastifyRequest, reply: FastifyReply): string {
-  return reply.generateCsrf({ userInfo: csrfUserInfo(request) });
-}
-
-/** What a form token is bound to: the session (so a token from another session is refused), or nothing before sign-in. */
-export function csrfUserInfo(request: FastifyRequest): string {
-  // Never empty: the token library refuses an empty one as missing.
-  return request.portalSession?.tokenHash.toString('base64url') ?? 'signed-out';
 }
 
 /**
@@ -70,8 +52,9 @@ function pageAddressOf(request: FastifyRequest): string {
 }
 
 export function publicViewFor(request: FastifyRequest, reply: FastifyReply): PublicView {
-  const lang = request.portalSession?.language ?? visitorLanguage(request);
-  return publicView(lang, csrfFor(request, reply), pageAddressOf(request));
+  // A signed-in user's saved choice, else the visitor's (their cookie, else their browser's).
+  const lang = negotiateLang(request, [request.portalSession?.language], 'en');
+  return publicView(lang, formToken(request, reply), pageAddressOf(request));
 }
 
 /** The view of a signed-in page: the user, the merchant's name (read with the other requests of this turn), the form token. */
@@ -80,7 +63,7 @@ export async function viewFor(request: FastifyRequest, reply: FastifyReply, deps
   const [name, merchants] = await Promise.all([merchantNames(deps.db).get(session.merchantId), merchantsFor(deps.db, session)]);
   return signedInView(
     session,
-    csrfFor(request, reply),
+    formToken(request, reply),
     pageAddressOf(request),
     { merchantId: session.merchantId, name: name ?? session.merchantId },
     merchants,

@@ -1,31 +1,10 @@
-import type { Language } from '../users/service.js';
+import { messages } from '../web/lang.js';
 
-// The portal's words in both languages. Each part of the portal keeps its own table beside its pages
-// (messages(en, is)); the words every page shares are here. A key missing from one language is a
-// type error, so no page shows half a translation.
+// The portal's words in both languages, in the web layer's dictionary format (src/web/lang.ts). Each
+// part of the portal keeps its own table beside its pages (messages(en, is)); the words every page
+// shares are here.
 
-export type Lang = Language;
-
-export interface Messages<K extends string> {
-  en: Readonly<Record<K, string>>;
-  is: Readonly<Record<K, string>>;
-}
-
-/** A table of strings in both languages: the Icelandic one must have every English key. */
-export function messages<const E extends Record<string, string>>(en: E, is: { readonly [K in keyof E]: string }): Messages<keyof E & string> {
-  return { en, is };
-}
-
-/** `{name}` placeholders are filled from vars; the result is plain text (the renderer escapes it). */
-export type Translate<K extends string> = (key: K, vars?: Readonly<Record<string, string | number>>) => string;
-
-export function translator<K extends string>(m: Messages<K>, lang: Lang): Translate<K> {
-  const table = m[lang];
-  return (key, vars) => {
-    const text = table[key];
-    return vars ? text.replace(/\{(\w+)\}/g, (whole, name: string) => (vars[name] === undefined ? whole : String(vars[name]))) : text;
-  };
-}
+export { messages, translator, type Lang, type Messages, type Translate } from '../web/lang.js';
 
 export const CORE = messages(
   {

@@ -1,18 +1,17 @@
-import { hkdfSync } from 'node:crypto';
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import cookie from '@fastify/cookie';
-import csrf from '@fastify/csrf-protection';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import formbody from '@fastify/formbody';
 import multipart from '@fastify/multipart';
 import type { App, AppDeps } from '../deps.js';
-import { isConnectionError } from '../db/database.js';
 import { ApiError } from '../errors.js';
-import { isDataException } from '../http/errorHandler.js';
-import { pageHeaders } from '../html/render.js';
+import { usePageHeaders } from '../web/headers.js';
+import { serveAssets } from '../web/assets.js';
+import { isLang, rememberLang } from '../web/lang.js';
+import { bindForms } from '../web/formTokens.js';
+import { usePageErrors, type PageProblem } from '../web/errorPages.js';
+import { secureCookies as secureCookiesOf } from '../web/layer.js';
 import { recordAudit } from '../audit/service.js';
 import {
   changePassword,
-  isLanguage,
   linkInfo,
   redeemLink,
   sessionOf,
@@ -27,8 +26,6 @@ import {
 import { can } from './access.js';
 import { portalAssets } from './assets.js';
 import {
-  LANG_COOKIE,
-  csrfUserInfo,
   formOf,
   publicViewFor,
   safeReturnPath,
@@ -40,7 +37,7 @@ import {
   type PortalArea,
   type PortalDeps,
 } from './http.js';
-import { ROLE_KEY } from './i18n.js';
+import { ROLE_KEY, type CoreKey } from './i18n.js';
 import { renderAccount, renderLinkPage, renderMessagePage, renderSignIn, renderSignedInMessage, type PasswordProblem } from './views/auth.js';
 import { PORTAL } from './views/layout.js';
 import { overviewArea } from './overview/routes.js';
@@ -57,16 +54,13 @@ import { developersArea } from './developers/routes.js';
 // paths below are relative to it; links in pages are absolute, from PORTAL): pages
 // rendered on the server that work without JavaScript, behind a session cookie, with a CSRF token on
 // every form. Its own Fastify context, so its cookie, form and multipart parsers, its headers and its
-// HTML error pages apply here only; the API keeps answering JSON.
+// HTML error pages apply here only; the API keeps answering JSON. The cookie parser and the form
+// token are the web layer's (src/web/), shared with the shopper's pages.
 //
 // Every route declares what it needs in its config (`portal: { permission }` or `{ public: true }`);
 // one onRequest hook signs the request in from its cookie and checks the role, before any body is
-// read; one preHandler checks the CSRF token of every post. The pages call the same services as the
-// API, so no rule is written twice.
-
-/** Script-free, inline-free pages: the only script and stylesheet are the portal's own files. */
-const CSP =
-  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' blob:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'; connect-src 'self'";
+// read, and binds the page's form tokens to the session; the web layer checks the token of every
+// post. The pages call the same services as the API, so no rule is written twice.
 
 /** Forms are small; a link with 200 item rows is about 40 KB. Uploads (a theme's logo) are 256 KB at most. */
 const FORM_LIMIT = 256 * 1024;
@@ -75,23 +69,30 @@ export const UPLOAD_LIMIT = 256 * 1024;
 /** The parts of the portal, each with its routes (and the scripts its pages use). */
 const AREAS: readonly PortalArea[] = [overviewArea, linksArea, sessionsArea, paymentsArea, webhooksArea, developersArea, themesArea, usersArea, auditArea];
 
+/** The title and the sentence of each error page. */
+const PROBLEM_WORDS: Record<PageProblem, readonly [CoreKey, CoreKey]> = {
+  formToken: ['csrfTitle', 'csrf'],
+  notFound: ['notFoundTitle', 'notFound'],
+  badRequest: ['badRequestTitle', 'badRequest'],
+  tooLarge: ['tooLargeTitle', 'tooLarge'],
+  unavailable: ['errorTitle', 'unavailable'],
+  error: ['errorTitle', 'error'],
+};
+
 export function sessionPolicyOf(config: AppDeps['config']): SessionPolicy {
   return { idleMs: config.portalIdleMinutes * 60_000, absoluteMs: config.portalSessionHours * 3_600_000 };
 }
 
 export async function portalRoutes(app: App, appDeps: AppDeps): Promise<void> {
   const { config, db, clock } = appDeps;
-  const secureCookies = config.env === 'production' || config.publicBaseUrl.startsWith('https:');
+  const secureCookies = secureCookiesOf(config);
   const deps: PortalDeps = { ...appDeps, sessionPolicy: sessionPolicyOf(config), secureCookies };
   const sessionCookie = sessionCookieName(secureCookies);
-  // Cookie signatures and form tokens are keyed from the service's secret key, each with its own label.
-  const derive = (label: string): Buffer => Buffer.from(hkdfSync('sha256', config.secretKey, Buffer.alloc(0), `paylinks portal ${label}`, 32));
 
   await app.register(
     async (portal) => {
       portal.decorateRequest('portalSession', null);
       portal.decorateRequest('portalBodyRead', false);
-      await portal.register(cookie, { secret: derive('cookies') });
       await portal.register(formbody, { bodyLimit: FORM_LIMIT });
       await portal.register(multipart, {
         attachFieldsToBody: 'keyValues',
@@ -106,12 +107,6 @@ export async function portalRoutes(app: App, appDeps: AppDeps): Promise<void> {
         request.portalBodyRead = true;
         done();
       });
-      await portal.register(csrf, {
-        cookieKey: secureCookies ? '__Host-paylinks_csrf' : 'paylinks_csrf',
-        cookieOpts: { path: '/', sameSite: 'lax', httpOnly: true, secure: secureCookies, signed: true },
-        getUserInfo: csrfUserInfo,
-        csrfOpts: { hmacKey: derive('forms'), userInfo: true },
-      });
 
       // A portal route without an access rule would be open to anyone: refuse to start instead.
       portal.addHook('onRoute', (route) => {
@@ -119,10 +114,7 @@ export async function portalRoutes(app: App, appDeps: AppDeps): Promise<void> {
           throw new Error(`portal route ${route.method} ${route.url} declares no access (config.portal)`);
       });
 
-      portal.addHook('onRequest', (_request, reply, done) => {
-        pageHeaders(reply, CSP);
-        done();
-      });
+      usePageHeaders(portal, 'portal');
 
       // Who is asking, and may they: before the body is read.
       portal.addHook('onRequest', async (request, reply) => {
@@ -130,6 +122,9 @@ export async function portalRoutes(app: App, appDeps: AppDeps): Promise<void> {
         if (access && 'static' in access) return;
         const token = request.cookies[sessionCookie];
         request.portalSession = token ? ((await sessionOf(db, clock, token, deps.sessionPolicy)) ?? null) : null;
+        // A form token is bound to the session, so a token from another session is refused; before
+        // sign-in, to nobody.
+        bindForms(request, request.portalSession ? `session:${request.portalSession.tokenHash.toString('base64url')}` : null);
         if (!access || 'public' in access) return;
         const session = request.portalSession;
         if (!session) {
@@ -142,70 +137,33 @@ export async function portalRoutes(app: App, appDeps: AppDeps): Promise<void> {
         }
       });
 
-      // Every post carries the form's token, bound to the session (or to no one, before sign-in).
-      portal.addHook('preHandler', (request, reply, done) => {
-        if (request.method === 'GET' || request.method === 'HEAD') {
-          done();
-          return;
-        }
-        portal.csrfProtection(request, reply, done);
-      });
-
-      portal.setErrorHandler(async (error: FastifyError, request, reply) => {
-        const view = publicViewFor(request, reply);
-        const page = async (status: number, title: Parameters<typeof renderMessagePage>[1], text: string): Promise<FastifyReply> => {
-          if (request.portalSession) {
+      // The error pages are the web layer's rules (src/web/errorPages.ts) in the portal's frame and
+      // words: a signed-in reader keeps the portal's navigation around the message.
+      usePageErrors(portal, {
+        logMessage: 'portal page failed',
+        notFoundPages: true,
+        // The multipart parser's own errors for a body that is not well formed are plain errors: the
+        // hook above marks when the body was read, so such an error is known for the request's fault.
+        unreadableBody: (request) => !request.portalBodyRead && request.isMultipart(),
+        render: async (request, reply, e) => {
+          const view = publicViewFor(request, reply);
+          const [title, text] = PROBLEM_WORDS[e.problem];
+          if (request.portalSession && e.problem !== 'unavailable') {
             try {
-              return sendPage(reply, status, renderSignedInMessage(await viewFor(request, reply, deps), title, text));
+              return renderSignedInMessage(await viewFor(request, reply, deps), title, view.t(text));
             } catch {
               // the database is away: the plain page below
             }
           }
-          return sendPage(reply, status, renderMessagePage(view, title, text));
-        };
-        if (error.code === 'FST_CSRF_INVALID_TOKEN' || error.code === 'FST_CSRF_MISSING_SECRET') return page(403, 'csrfTitle', view.t('csrf'));
-        if (error instanceof ApiError && error.code === 'NOT_FOUND') return page(404, 'notFoundTitle', view.t('notFound'));
-        // A service's refusal that no page turned into a form error: the request's fault, shown plainly.
-        if (error instanceof ApiError && error.status < 500) return page(error.status, 'badRequestTitle', view.t('badRequest'));
-        if (
-          error.code === 'FST_ERR_CTP_BODY_TOO_LARGE' ||
-          error.code === 'FST_REQ_FILE_TOO_LARGE' ||
-          error.code === 'FST_PARTS_LIMIT' ||
-          error.code === 'FST_FILES_LIMIT' ||
-          error.code === 'FST_FIELDS_LIMIT'
-        ) {
-          return page(413, 'tooLargeTitle', view.t('tooLarge'));
-        }
-        if (isConnectionError(error)) {
-          reply.header('Retry-After', '2');
-          return sendPage(reply, 503, renderMessagePage(view, 'errorTitle', view.t('unavailable')));
-        }
-        // A malformed post, a value the database refuses (a NUL), a media type the portal does not
-        // take: the request's fault, never a 500.
-        const unreadableBody = !request.portalBodyRead && request.isMultipart();
-        if ((typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) || isDataException(error) || unreadableBody) {
-          return page(error.statusCode === 415 ? 415 : 400, 'badRequestTitle', view.t('badRequest'));
-        }
-        request.log.error({ err: { message: error.message, code: error.code, stack: error.stack } }, 'portal page failed');
-        return page(500, 'errorTitle', view.t('error'));
-      });
-
-      portal.setNotFoundHandler(async (request, reply) => {
-        const view = publicViewFor(request, reply);
-        return sendPage(reply, 404, renderMessagePage(view, 'notFoundTitle', view.t('notFound')));
+          return renderMessagePage(view, title, view.t(text));
+        },
       });
 
       const assets = portalAssets(
         AREAS.flatMap((a) => (a.styles ? [a.styles] : [])),
         AREAS.flatMap((a) => a.scripts ?? []),
       );
-      for (const a of assets) {
-        portal.get(a.path.slice(PORTAL.length), { config: { portal: { public: true, static: true } }, schema: { hide: true } }, async (request, reply) => {
-          reply.header('Cache-Control', 'public, max-age=3600').header('ETag', a.etag);
-          if (request.headers['if-none-match'] === a.etag) return reply.code(304).send();
-          return reply.type(a.type).send(a.body);
-        });
-      }
+      serveAssets(portal, assets, { prefix: PORTAL, route: { config: { portal: { public: true, static: true } } } });
 
       const publicRoute = { config: { portal: { public: true as const } }, schema: { hide: true } };
       const signedIn = { config: { portal: { permission: 'portal.use' as const } }, schema: { hide: true } };
@@ -218,7 +176,7 @@ export async function portalRoutes(app: App, appDeps: AppDeps): Promise<void> {
           secure: secureCookies,
           maxAge: Math.floor(deps.sessionPolicy.absoluteMs / 1000),
         });
-        reply.setCookie(LANG_COOKIE, started.language, { path: '/', httpOnly: true, sameSite: 'lax', secure: secureCookies, maxAge: 365 * 86_400 });
+        rememberLang(reply, started.language, secureCookies);
       };
       const clearSessionCookie = (reply: FastifyReply): void => {
         reply.clearCookie(sessionCookie, { path: '/', httpOnly: true, sameSite: 'lax', secure: secureCookies });
@@ -297,9 +255,9 @@ export async function portalRoutes(app: App, appDeps: AppDeps): Promise<void> {
       portal.post('/language', publicRoute, async (request, reply) => {
         const form = formOf(request);
         const language = form.text('language');
-        if (!isLanguage(language)) throw new ApiError('VALIDATION_FAILED', 'unknown language');
+        if (!isLang(language)) throw new ApiError('VALIDATION_FAILED', 'unknown language');
         if (request.portalSession) await setLanguage(db, request.portalSession.userId, language);
-        reply.setCookie(LANG_COOKIE, language, { path: '/', httpOnly: true, sameSite: 'lax', secure: secureCookies, maxAge: 365 * 86_400 });
+        rememberLang(reply, language, secureCookies);
         return seeOther(reply, safeReturnPath(form.text('back')));
       });
 
@@ -321,9 +279,9 @@ export async function portalRoutes(app: App, appDeps: AppDeps): Promise<void> {
 
       portal.post('/account/language', signedIn, async (request, reply) => {
         const language = formOf(request).text('language');
-        if (!isLanguage(language)) throw new ApiError('VALIDATION_FAILED', 'unknown language');
+        if (!isLang(language)) throw new ApiError('VALIDATION_FAILED', 'unknown language');
         await setLanguage(db, sessionOfRequest(request).userId, language);
-        reply.setCookie(LANG_COOKIE, language, { path: '/', httpOnly: true, sameSite: 'lax', secure: secureCookies, maxAge: 365 * 86_400 });
+        rememberLang(reply, language, secureCookies);
         return seeOther(reply, `${PORTAL}/account?done=saved`);
       });
 

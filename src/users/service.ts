@@ -6,6 +6,7 @@ import { hashSecret, prefixedId, randomToken } from '../ids.js';
 import { isPartnerLinked, merchantExists, merchantsOfPartner, partnerExists } from '../accounts/service.js';
 import { dummyHash, hashPassword, passwordProblem, verifyPassword } from './password.js';
 import * as sql from './sql.js';
+import { isLang, type Lang } from '../web/lang.js';
 
 export { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from './password.js';
 
@@ -14,15 +15,9 @@ export { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from './password.js';
 
 export const ROLES = ['owner', 'developer', 'staff'] as const;
 export type Role = (typeof ROLES)[number];
-export const LANGUAGES = ['en', 'is'] as const;
-export type Language = (typeof LANGUAGES)[number];
 
 export function isRole(v: string): v is Role {
   return (ROLES as readonly string[]).includes(v);
-}
-
-export function isLanguage(v: string): v is Language {
-  return (LANGUAGES as readonly string[]).includes(v);
 }
 
 /** A refused account operation; `reason` is stable (the portal translates it, the CLI prints `message`). */
@@ -89,7 +84,7 @@ async function issueLink(
 export async function createUser(
   db: Database,
   clock: Clock,
-  input: { email: string; owner: UserOwner; role: string; createdBy: string | null; language?: Language; purpose: 'sign-in' | 'invite' },
+  input: { email: string; owner: UserOwner; role: string; createdBy: string | null; language?: Lang; purpose: 'sign-in' | 'invite' },
 ): Promise<OneTimeLink> {
   const email = normalizeEmail(input.email);
   if (email === undefined) throw new UserError('emailInvalid', `${JSON.stringify(input.email)} is not an e-mail address`);
@@ -144,7 +139,7 @@ export interface StartedSession {
   /** The cookie's value: shown to nobody, kept by the browser; the table keeps its hash. */
   token: string;
   userId: string;
-  language: Language;
+  language: Lang;
 }
 
 async function startSession(
@@ -159,7 +154,7 @@ async function startSession(
   const token = randomToken(32);
   await sql.insertSession(db, { tokenHash: hashSecret(token), userId: user.id, merchantId, at: now, expiresAt: new Date(now.getTime() + policy.absoluteMs) });
   await sql.markSignedIn(db, user.id, now);
-  return { token, userId: user.id, language: isLanguage(user.language) ? user.language : 'en' };
+  return { token, userId: user.id, language: isLang(user.language) ? user.language : 'en' };
 }
 
 /** The merchant a user starts on: their own, or a partner's first linked merchant. */
@@ -259,7 +254,7 @@ export interface PortalSession {
   userId: string;
   email: string;
   role: Role;
-  language: Language;
+  language: Lang;
   /** The merchant being worked on. */
   merchantId: string;
   /** Set for a partner's user, who may switch between the partner's merchants. */
@@ -304,7 +299,7 @@ export async function sessionOf(db: Database, clock: Clock, token: string, polic
     userId: row.user_id,
     email: row.email,
     role: row.role,
-    language: isLanguage(row.language) ? row.language : 'en',
+    language: isLang(row.language) ? row.language : 'en',
     merchantId: row.merchant_id,
     partnerId: row.partner_id,
     expiresAt: row.expires_at,
@@ -349,7 +344,7 @@ export async function changePassword(db: Database, session: PortalSession, input
   return { kind: 'ok' };
 }
 
-export async function setLanguage(db: Database, userId: string, language: Language): Promise<void> {
+export async function setLanguage(db: Database, userId: string, language: Lang): Promise<void> {
   await sql.setLanguage(db.pool, userId, language);
 }
 

@@ -64,7 +64,7 @@ export class Shopper {
     const set = res.headers['set-cookie'];
     const first = Array.isArray(set) ? set[0] : set;
     if (first) this.cookie = first.split(';')[0] ?? '';
-    const m = /name="csrf" value="([^"]+)"/.exec(res.body);
+    const m = /name="_csrf" value="([^"]+)"/.exec(res.body);
     if (m?.[1]) this.csrf = m[1];
   }
 
@@ -75,7 +75,7 @@ export class Shopper {
   }
 
   async post(url: string, fields: Record<string, string>, opts: { csrf?: string } = {}): Promise<LightMyRequestResponse> {
-    const body = new URLSearchParams({ csrf: opts.csrf ?? this.csrf, ...fields }).toString();
+    const body = new URLSearchParams({ _csrf: opts.csrf ?? this.csrf, ...fields }).toString();
     const res = await this.ctx.app.inject({
       method: 'POST',
       url,

@@ -282,7 +282,7 @@ describe('payment link page (§Link status, §The simulated acquirer)', () => {
       method: 'POST',
       url: `/pay/${ref}`,
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      payload: new URLSearchParams({ csrf: s.csrf, cardNumber: '4242424242424242', expiryDate: '12/39', cvc: '123' }).toString(),
+      payload: new URLSearchParams({ _csrf: s.csrf, cardNumber: '4242424242424242', expiryDate: '12/39', cvc: '123' }).toString(),
     });
     expect(noCookie.statusCode).toBe(403);
     expect((await linkDetails(ctx, ref)).salesCount).toBe(0);

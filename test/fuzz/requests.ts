@@ -107,7 +107,7 @@ function pathArbitrary(w: World, route: RouteEntry): fc.Arbitrary<string> {
 
 const formBody = fc
   .dictionary(
-    fc.constantFrom('csrf', 'cardNumber', 'expiryDate', 'cvc', 'lang', 'challenge', 'action', 'Ssn', 'FullName', 'x'),
+    fc.constantFrom('_csrf', 'cardNumber', 'expiryDate', 'cvc', 'lang', 'challenge', 'action', 'Ssn', 'FullName', 'x'),
     hostileString.filter((s) => s.length < 20_000),
     { maxKeys: 6 },
   )

@@ -99,7 +99,7 @@ describe.skipIf(TEST_DB !== 'postgres')('the database goes away under load and c
       while (running) {
         const r = await s.pay(base, `/pay/${payLink}`);
         if (r.payfacReference) payments.add(r.payfacReference);
-        else if (r.status === 200 && r.body.includes('name="csrf"')) continue;
+        else if (r.status === 200 && r.body.includes('name="_csrf"')) continue;
         else {
           if (r.status !== 503 && r.status !== null) throw new Error(`payment answered ${r.status}: ${r.body.slice(0, 300)}`);
           await sleep(100);

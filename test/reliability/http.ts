@@ -56,14 +56,14 @@ export class HttpShopper {
     const set = r.headers['set-cookie'];
     const first = Array.isArray(set) ? set[0] : set;
     if (first) this.cookie = first.split(';')[0] ?? '';
-    const m = /name="csrf" value="([^"]+)"/.exec(r.body);
+    const m = /name="_csrf" value="([^"]+)"/.exec(r.body);
     if (m?.[1]) this.csrf = m[1];
     return r.status === 200 && this.csrf !== '';
   }
 
   /** Pays with 4242; on success the answer is 303 to the receipt, whose query names the payfacReference. */
   async pay(baseUrl: string, path: string): Promise<Result & { payfacReference: string | null }> {
-    const body = new URLSearchParams({ csrf: this.csrf, cardNumber: '4242424242424242', expiryDate: '12/39', cvc: '123' }).toString();
+    const body = new URLSearchParams({ _csrf: this.csrf, cardNumber: '4242424242424242', expiryDate: '12/39', cvc: '123' }).toString();
     const r = await send(`${baseUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: this.cookie }, body });
     const location = typeof r.headers.location === 'string' ? r.headers.location : '';
     const p = r.status === 303 ? new URL(location, baseUrl).searchParams.get('p') : null;

@@ -1,13 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { dateOptions, dateTimeOptions, formatDate, formatDateTime, formatMoney, formatNumber, isoTime, LOCALES, type Culture } from '../../src/html/format.js';
+import { dateOptions, dateTimeOptions, formatDate, formatDateTime, formatMoney, formatNumber, isoTime, LOCALES } from '../../src/html/format.js';
+import type { Lang } from '../../src/web/lang.js';
 
 // The pages' formats are templates filled in, and amounts are kept once formatted: each must say
 // exactly what Intl says, for any moment and any amount.
 
-const CULTURES: readonly Culture[] = ['en', 'is'];
+const CULTURES: readonly Lang[] = ['en', 'is'];
 
-const dateTimeIntl = (culture: Culture, seconds: boolean): Intl.DateTimeFormat => new Intl.DateTimeFormat(LOCALES[culture], dateTimeOptions(seconds));
+const dateTimeIntl = (culture: Lang, seconds: boolean): Intl.DateTimeFormat => new Intl.DateTimeFormat(LOCALES[culture], dateTimeOptions(seconds));
 
 // From before year 1000 to after 9999 (those two go to Intl itself).
 const moments = fc.integer({ min: Date.UTC(-500, 0, 1), max: Date.UTC(12000, 0, 1) }).map((ms) => new Date(ms));
@@ -64,7 +65,7 @@ describe('page formats', () => {
   });
 
   it('formats an amount as Intl does, again and again and after more amounts than it keeps', () => {
-    const intl = (minor: number, currency: string, culture: Culture): string => {
+    const intl = (minor: number, currency: string, culture: Lang): string => {
       const whole = new Intl.NumberFormat(LOCALES[culture], { style: 'currency', currency });
       const cents = whole.resolvedOptions().maximumFractionDigits === 0 && minor % 100 !== 0;
       return (

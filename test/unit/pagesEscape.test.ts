@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Checkoutable } from '../../src/checkout/shopper.js';
-import { translator, type Culture } from '../../src/checkout/pages/i18n.js';
+import { pageTranslator } from '../../src/checkout/pages/i18n.js';
+import type { Lang } from '../../src/web/lang.js';
 import {
   renderChargeOutcome,
   renderMessage,
@@ -54,8 +55,8 @@ function checkoutable(over: Partial<Checkoutable> = {}): Checkoutable {
   };
 }
 
-function ctx(culture: Culture): PageContext {
-  return { culture, t: translator(culture), basePath: `/pay/${encodeURIComponent(HOSTILE)}` };
+function ctx(lang: Lang): PageContext {
+  return { lang, t: pageTranslator(lang), basePath: `/pay/${encodeURIComponent(HOSTILE)}` };
 }
 
 /** The markup a hostile value would add if it were not escaped. */

@@ -1,8 +1,8 @@
-import { asset, type Asset } from '../../html/render.js';
+import { asset, assetHref, type Asset } from '../../web/assets.js';
 import { CHECKOUT_CSS } from './styles.js';
 
-// The shopper pages' static files, served by the app itself (no CDN: the service runs where there may
-// be no internet) and cached for an hour with an ETag.
+// The shopper pages' static files, served by the web layer's one mechanism (src/web/assets.ts); the
+// icon is the web layer's own, shared with the portal.
 
 /**
  * Runs in the shopper's browser, before the payment form is sent: the same checks as the server's
@@ -85,12 +85,13 @@ function checkCardForm(): void {
 
 const CHECKOUT_JS = `"use strict";\n(${checkCardForm.toString()})();\n`;
 
-/** A card in the accent blue: the tab's icon on every page (and at /favicon.ico for clients that ask there). */
-export const FAVICON_SVG = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="7" fill="#1f5eff"/><rect x="6" y="9" width="20" height="14" rx="2.5" fill="#fff"/><rect x="6" y="12" width="20" height="3" fill="#1f5eff"/><rect x="9" y="18" width="7" height="2" rx="1" fill="#1f5eff"/></svg>\n`;
+const STYLESHEET = asset('/assets/checkout.css', 'text/css; charset=utf-8', CHECKOUT_CSS);
+
+/** The stylesheet's address with its version: a year in the browser's cache, and a new address with every change. */
+export const CHECKOUT_CSS_HREF = assetHref(STYLESHEET);
 
 export const PAGE_ASSETS: readonly Asset[] = [
-  asset('/assets/checkout.css', 'text/css; charset=utf-8', CHECKOUT_CSS),
+  STYLESHEET,
+  // The script keeps its plain address (an hour, then revalidated by its ETag).
   asset('/assets/checkout.js', 'text/javascript; charset=utf-8', CHECKOUT_JS),
-  asset('/favicon.svg', 'image/svg+xml', FAVICON_SVG),
-  asset('/favicon.ico', 'image/svg+xml', FAVICON_SVG),
 ];

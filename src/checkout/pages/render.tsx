@@ -3,9 +3,12 @@ import { renderDocument } from '../../html/render.js';
 import type { Checkoutable, DisplayLine } from '../shopper.js';
 import type { CardSummary } from '../../payments/card.js';
 import { formatMoney, formatQuantity } from '../../html/format.js';
-import type { Culture, MessageKey, Translate } from './i18n.js';
+import type { MessageKey } from './i18n.js';
+import { otherLang, type Lang, type Translate } from '../../web/lang.js';
 import { themeClass } from './styles.js';
+import { CHECKOUT_CSS_HREF } from './assets.js';
 import { CUSTOM_THEME_CLASS, type ThemeAssets } from '../../themes/service.js';
+import { FORM_TOKEN_FIELD } from '../../web/formTokens.js';
 
 // The shopper's pages as server-rendered HTML, written as typed components (Preact's JSX, rendered to
 // a string on the server; no Preact runs in the browser). Every value is escaped by the renderer:
@@ -15,8 +18,8 @@ import { CUSTOM_THEME_CLASS, type ThemeAssets } from '../../themes/service.js';
 // (aria-describedby) and announced (role=alert).
 
 export interface PageContext {
-  culture: Culture;
-  t: Translate;
+  lang: Lang;
+  t: Translate<MessageKey>;
   /** `/pay/{reference}` or `/checkout/{reference}`. */
   basePath: string;
   /** The merchant's own theme, when the link's or session's themeKey names one (else a built-in palette). */
@@ -54,17 +57,17 @@ const REFRESH_SECONDS = 5;
 
 /** A whole page: the doctype and the rendered document. */
 function page(ctx: PageContext, c: Checkoutable | null, title: string, body: ComponentChildren, head?: ComponentChildren): string {
-  const other: Culture = ctx.culture === 'is' ? 'en' : 'is';
+  const other = otherLang(ctx.lang);
   const theme = c ? ctx.theme : null;
   const doc = (
-    <html lang={ctx.culture}>
+    <html lang={ctx.lang}>
       <head>
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <meta name="robots" content="noindex, nofollow" />
         <title>{title}</title>
         <link rel="icon" href="/favicon.svg" type="image/svg+xml" />
-        <link rel="stylesheet" href="/assets/checkout.css" />
+        <link rel="stylesheet" href={CHECKOUT_CSS_HREF} />
         {theme ? <link rel="stylesheet" href={theme.stylesheet} /> : null}
         {head}
       </head>
@@ -95,7 +98,7 @@ function refreshTo(url: string): VNode {
 }
 
 function money(ctx: PageContext, minor: number, currency: string): string {
-  return formatMoney(minor, currency, ctx.culture);
+  return formatMoney(minor, currency, ctx.lang);
 }
 
 function heading(ctx: PageContext, c: Checkoutable): string {
@@ -109,7 +112,7 @@ function Line({ ctx, c, line }: { ctx: PageContext; c: Checkoutable; line: Displ
   return (
     <tr>
       <td>{line.name}</td>
-      <td class="num">{line.quantity !== null ? formatQuantity(line.quantity, ctx.culture) : ''}</td>
+      <td class="num">{line.quantity !== null ? formatQuantity(line.quantity, ctx.lang) : ''}</td>
       <td class="num">{line.unitPrice !== null ? money(ctx, line.unitPrice, c.currency) : ''}</td>
       <td class="num">
         {discounted && line.amountWithoutDiscount !== null ? (
@@ -328,7 +331,7 @@ function CancelLink({ ctx, c }: { ctx: PageContext; c: Checkoutable }): VNode | 
 export function renderPayPage(ctx: PageContext, c: Checkoutable, csrf: string, state: FormState): string {
   const { t } = ctx;
   const saving = c.tokenize && c.amount === 0;
-  const amount = formatMoney(c.amount, c.currency, ctx.culture);
+  const amount = formatMoney(c.amount, c.currency, ctx.lang);
   const body = (
     <>
       <h1>{heading(ctx, c)}</h1>
@@ -339,8 +342,8 @@ export function renderPayPage(ctx: PageContext, c: Checkoutable, csrf: string, s
         </div>
       ) : null}
       <form method="post" action={ctx.basePath} autocomplete="on" data-card-form="">
-        <input type="hidden" name="csrf" value={csrf} />
-        <input type="hidden" name="lang" value={ctx.culture} />
+        <input type="hidden" name={FORM_TOKEN_FIELD} value={csrf} />
+        <input type="hidden" name="lang" value={ctx.lang} />
         <ShopperFields ctx={ctx} c={c} state={state} />
         <CardFields ctx={ctx} state={state} />
         <button type="submit">{saving ? t('saveCard') : t('pay', { amount })}</button>
@@ -358,7 +361,7 @@ export function renderPayPage(ctx: PageContext, c: Checkoutable, csrf: string, s
  */
 export function renderPayPreview(ctx: PageContext, c: Checkoutable, note: ComponentChildren): string {
   const { t } = ctx;
-  const amount = formatMoney(c.amount, c.currency, ctx.culture);
+  const amount = formatMoney(c.amount, c.currency, ctx.lang);
   const body = (
     <>
       <p class="notice" role="status">
@@ -409,15 +412,15 @@ export function renderThreeDSPage(ctx: PageContext, c: Checkoutable, card: CardS
   const intro =
     c.tokenize && c.amount === 0
       ? t('threeDIntroToken', { last4: card.last4 })
-      : t('threeDIntro', { amount: formatMoney(c.amount, c.currency, ctx.culture), last4: card.last4 });
+      : t('threeDIntro', { amount: formatMoney(c.amount, c.currency, ctx.lang), last4: card.last4 });
   const body = (
     <>
       <h1>{t('threeDTitle')}</h1>
       <p>{intro}</p>
       <p class="notice">{t('threeDSimulated')}</p>
       <form method="post" action={`${ctx.basePath}/3ds`}>
-        <input type="hidden" name="csrf" value={csrf} />
-        <input type="hidden" name="lang" value={ctx.culture} />
+        <input type="hidden" name={FORM_TOKEN_FIELD} value={csrf} />
+        <input type="hidden" name="lang" value={ctx.lang} />
         <input type="hidden" name="challenge" value={challengeId} />
         <button type="submit" name="action" value="confirm">
           {t('confirm')}
@@ -449,7 +452,7 @@ function BackToShop({ ctx, url }: { ctx: PageContext; url: string }): VNode {
 export function renderChargeOutcome(ctx: PageContext, c: Checkoutable, paid: { amount: number; currency: string } | null, returnUrl: string): string {
   const { t } = ctx;
   const title = paid ? t('receiptTitle') : t('chargeFailedTitle');
-  const text = paid ? t('receiptPaid', { amount: formatMoney(paid.amount, paid.currency, ctx.culture), merchant: c.merchantName }) : t('chargeFailed');
+  const text = paid ? t('receiptPaid', { amount: formatMoney(paid.amount, paid.currency, ctx.lang), merchant: c.merchantName }) : t('chargeFailed');
   const body = (
     <>
       <h1 class={paid ? 'success' : undefined}>{title}</h1>
@@ -481,7 +484,7 @@ export function renderReceipt(ctx: PageContext, c: Checkoutable, r: ReceiptData)
       <p role="status">
         {saved
           ? t('receiptSaved', { merchant: c.merchantName })
-          : t('receiptPaid', { amount: formatMoney(r.amount, r.currency, ctx.culture), merchant: c.merchantName })}
+          : t('receiptPaid', { amount: formatMoney(r.amount, r.currency, ctx.lang), merchant: c.merchantName })}
       </p>
       <dl>
         <dt>{t('receiptCard')}</dt>

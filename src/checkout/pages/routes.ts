@@ -1,13 +1,11 @@
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App, AppDeps } from '../../deps.js';
-import { isConnectionError } from '../../db/database.js';
-import { isDataException } from '../../http/errorHandler.js';
 import { parseCard } from '../../payments/card.js';
 import { receiptOf } from '../../payments/service.js';
 import { PLAUSIBLE_REFERENCE, completeChallenge, openCheckoutable, pay, type Checkoutable, type PayOutcome, type Target } from '../shopper.js';
 import { readAnswers } from './answers.js';
 import { PageForm } from './form.js';
-import { cultureOf, translator, type MessageKey } from './i18n.js';
+import { pageTranslator, type MessageKey } from './i18n.js';
 import { CHARGE_PAGE_PREFIX, completeTokenChallenge, findTokenChallenge, type TokenChallengeView } from '../../payments/tokens/service.js';
 import {
   EMPTY_FORM,
@@ -21,16 +19,20 @@ import {
   type PageContext,
 } from './render.js';
 import { PAGE_ASSETS } from './assets.js';
-import { pageHeaders } from '../../html/render.js';
+import { serveAssets } from '../../web/assets.js';
 import { pageTheme } from '../../themes/service.js';
-import { CSRF_COOKIE, PageSigner, newNonce, readCookie } from './tokens.js';
+import { usePageHeaders } from '../../web/headers.js';
+import { negotiateLang } from '../../web/lang.js';
+import { bindForms, formToken } from '../../web/formTokens.js';
+import { usePageErrors } from '../../web/errorPages.js';
+import { notFound } from '../../errors.js';
+import { ReceiptSigner } from './receipts.js';
 
 // The shopper's pages (§References and URLs, §Link status, §Hosted checkout, §The simulated acquirer): /pay/{paymentLinkReference} and /checkout/{checkoutReference}.
-// They live in their own Fastify context, so the form-post parser and the HTML error pages apply here
-// only; the /api/v1 routes keep answering 415 for anything but JSON.
+// They live in their own Fastify context inside the web layer (src/web/: cookies, form tokens,
+// headers), so the form-post parser and the HTML error pages apply here only; the /api/v1 routes
+// keep answering 415 for anything but JSON.
 
-// One script of our own (checkout.js: card checks before the form is sent); no inline script at all.
-const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 const FORM_BODY_LIMIT = 16 * 1024;
 
 type Kind = Target['kind'];
@@ -42,8 +44,7 @@ interface RefParams {
 
 export async function shopperPageRoutes(app: App, deps: AppDeps): Promise<void> {
   const { db, clock, config, acquirer } = deps;
-  const signer = new PageSigner(db);
-  const secureCookie = config.publicBaseUrl.startsWith('https:');
+  const signer = new ReceiptSigner(db);
   const payDeps = { db, clock, acquirer, sealer: deps.sealer };
 
   await app.register(async (pages) => {
@@ -51,33 +52,34 @@ export async function shopperPageRoutes(app: App, deps: AppDeps): Promise<void> 
       done(null, new PageForm(typeof body === 'string' ? body : body.toString('utf8')));
     });
 
-    pages.addHook('onRequest', (_request, reply, done) => {
-      pageHeaders(reply, CSP);
+    usePageHeaders(pages, 'shopper');
+
+    // A page's forms are bound to the page (a link's, a session's, a charge's), so that a token taken
+    // from one page pays nothing on another; the 3-D Secure step posts with its page's token.
+    pages.addHook('onRequest', (request, _reply, done) => {
+      const { reference } = request.params as Partial<RefParams>;
+      const prefix = /^\/[a-z]+/.exec(request.routeOptions.url ?? '')?.[0];
+      bindForms(request, reference !== undefined && prefix !== undefined ? `page:${prefix}/${encodeURIComponent(reference)}` : null);
       done();
     });
 
-    pages.setErrorHandler((error: FastifyError, request, reply) => {
-      const ctx = pageContext(request, undefined, '/');
-      if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return html(reply, 415, renderMessage(ctx, null, 'errorTitle', 'error'));
-      if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return html(reply, 413, renderMessage(ctx, null, 'errorTitle', 'error'));
-      // §Status codes: the database is away; the shopper may simply try again.
-      if (isConnectionError(error)) return html(reply.header('Retry-After', '2'), 503, renderMessage(ctx, null, 'errorTitle', 'error'));
-      // Any other client error (an empty or malformed body) or a value the database refuses (a NUL
-      // in a reference or an answer): the request's fault, 400, never a 500 (§Hardening).
-      if ((typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) || isDataException(error)) {
-        return html(reply, 400, renderMessage(ctx, null, 'errorTitle', 'error'));
-      }
-      request.log.error({ err: { message: error.message, code: error.code, stack: error.stack } }, 'page error');
-      return html(reply, 500, renderMessage(ctx, null, 'errorTitle', 'error'));
+    // The error pages are the web layer's rules (src/web/errorPages.ts) in the shopper's frame and words.
+    usePageErrors(pages, {
+      logMessage: 'page error',
+      render: (request, _reply, e) => {
+        const form = request.body instanceof PageForm ? request.body : null;
+        const ctx = pageContext(request, undefined, '/', form?.get('lang') ?? (request.query as { lang?: string } | undefined)?.lang);
+        if (e.problem === 'formToken') {
+          // The post never reached its handler: back to the page the form was bound to.
+          const page = request.formBinding?.replace(/^page:/, '') ?? '/';
+          return renderMessage({ ...ctx, basePath: page }, null, 'csrfTitle', 'csrf', { href: page, label: 'startAgain' });
+        }
+        if (e.problem === 'notFound') return renderMessage(ctx, null, 'notFoundTitle', 'notFound');
+        return renderMessage(ctx, null, 'errorTitle', 'error');
+      },
     });
 
-    for (const asset of PAGE_ASSETS) {
-      pages.get(asset.path, { schema: { hide: true } }, async (request, reply) => {
-        reply.header('Cache-Control', 'public, max-age=3600').header('ETag', asset.etag);
-        if (request.headers['if-none-match'] === asset.etag) return reply.code(304).send();
-        return reply.type(asset.type).send(asset.body);
-      });
-    }
+    serveAssets(pages, PAGE_ASSETS);
 
     for (const kind of ['link', 'session'] as const) {
       const base = `${PREFIX[kind]}/:reference`;
@@ -87,9 +89,9 @@ export async function shopperPageRoutes(app: App, deps: AppDeps): Promise<void> 
         // §Link status: every page view counts (a HEAD is not a view).
         const c = await openCheckoutable({ db, clock }, target, { countVisit: kind === 'link' && request.method === 'GET' });
         const ctx = await themedContext(request, c, basePath(target), request.query.lang);
-        if (!c) return html(reply, 404, renderMessage(ctx, null, 'notFoundTitle', 'notFound'));
+        if (!c) throw notFound('payment page');
         if (!c.payable) return html(reply, 200, renderStatusPage(ctx, c));
-        const csrf = await csrfFor(request, reply, target);
+        const csrf = formToken(request, reply);
         return html(reply, 200, renderPayPage(ctx, c, csrf, EMPTY_FORM));
       });
 
@@ -100,16 +102,15 @@ export async function shopperPageRoutes(app: App, deps: AppDeps): Promise<void> 
         const rawCard = form?.takeCard() ?? { cardNumber: '', expiryDate: '', cvc: '' };
         const c = await openCheckoutable({ db, clock }, target, { countVisit: false });
         const ctx = await themedContext(request, c, basePath(target), form?.get('lang'));
-        if (!c) return html(reply, 404, renderMessage(ctx, null, 'notFoundTitle', 'notFound'));
+        if (!c) throw notFound('payment page');
         if (!form) return html(reply, 415, renderMessage(ctx, c, 'errorTitle', 'error'));
-        if (!(await csrfValid(request, form, target))) return csrfFailed(reply, ctx, c);
         if (!c.payable) return html(reply, 409, renderStatusPage(ctx, c));
 
         const shopper = c.kind === 'link' ? readAnswers(c.shopperInfos, form) : { answers: [], values: {}, errors: {} };
         const parsed = parseCard(rawCard, clock.now());
         const errors: Partial<Record<string, MessageKey>> = { ...shopper.errors };
         for (const field of parsed.errors) errors[field] = CARD_ERROR[field];
-        const csrf = await csrfFor(request, reply, target);
+        const csrf = formToken(request, reply);
         if (parsed.card === null || Object.keys(errors).length > 0) {
           // What the shopper typed is shown again, but for the card number and the security code:
           // those never go back into a page. The expiry may, so a mistyped number costs only the two.
@@ -125,15 +126,14 @@ export async function shopperPageRoutes(app: App, deps: AppDeps): Promise<void> 
         const form = request.body instanceof PageForm ? request.body : null;
         const c = await openCheckoutable({ db, clock }, target, { countVisit: false });
         const ctx = await themedContext(request, c, basePath(target), form?.get('lang'));
-        if (!c) return html(reply, 404, renderMessage(ctx, null, 'notFoundTitle', 'notFound'));
+        if (!c) throw notFound('payment page');
         if (!form) return html(reply, 415, renderMessage(ctx, c, 'errorTitle', 'error'));
-        if (!(await csrfValid(request, form, target))) return csrfFailed(reply, ctx, c);
         const challengeId = form.get('challenge') ?? '';
         const outcome = await completeChallenge(payDeps, target, challengeId, form.get('action') === 'confirm');
         if (outcome.kind === 'ChallengeGone') {
           return html(reply, 410, renderMessage(ctx, c, 'threeDTitle', 'threeDGone', { href: ctx.basePath, label: 'startAgain' }));
         }
-        const csrf = await csrfFor(request, reply, target);
+        const csrf = formToken(request, reply);
         return answer(request, reply, ctx, c, target, outcome, {}, csrf);
       });
 
@@ -147,7 +147,7 @@ export async function shopperPageRoutes(app: App, deps: AppDeps): Promise<void> 
           const ctx = await themedContext(request, c, basePath(target), request.query.lang);
           const valid = c !== undefined && p !== undefined && (await signer.verify(s, 'receipt', kind, target.reference, p));
           const payment = valid && p !== undefined ? await receiptOf({ db }, p) : undefined;
-          if (!c || !payment || !payment.success) return html(reply, 404, renderMessage(ctx, null, 'notFoundTitle', 'notFound'));
+          if (!c || !payment || !payment.success) throw notFound('payment page');
           return html(
             reply,
             200,
@@ -175,9 +175,9 @@ export async function shopperPageRoutes(app: App, deps: AppDeps): Promise<void> 
       const view = PLAUSIBLE_REFERENCE.test(reference) ? await findTokenChallenge({ db, clock }, reference) : undefined;
       const c = view && chargeCheckoutable(view);
       const ctx = pageContext(request, c, chargePath(reference), request.query.lang);
-      if (!view || !c) return html(reply, 404, renderMessage(ctx, null, 'notFoundTitle', 'notFound'));
+      if (!view || !c) throw notFound('payment page');
       if (view.open) {
-        const csrf = await csrfFor(request, reply, { kind: 'charge', reference });
+        const csrf = formToken(request, reply);
         return html(reply, 200, renderThreeDSPage(ctx, c, { masked: '', last4: view.cardSummary, expiry: '', paymentMethod: '' }, reference, csrf));
       }
       if (!view.completed) return html(reply, 410, renderMessage(ctx, c, 'threeDTitle', 'threeDGone', { href: view.returnUrl, label: 'continue' }));
@@ -191,14 +191,13 @@ export async function shopperPageRoutes(app: App, deps: AppDeps): Promise<void> 
       const view = PLAUSIBLE_REFERENCE.test(reference) ? await findTokenChallenge({ db, clock }, reference) : undefined;
       const c = view && chargeCheckoutable(view);
       const ctx = pageContext(request, c, chargePath(reference), form?.get('lang'));
-      if (!view || !c) return html(reply, 404, renderMessage(ctx, null, 'notFoundTitle', 'notFound'));
+      if (!view || !c) throw notFound('payment page');
       if (!form) return html(reply, 415, renderMessage(ctx, c, 'errorTitle', 'error'));
-      if (!(await csrfValid(request, form, { kind: 'charge', reference }))) return csrfFailed(reply, ctx, c);
       const outcome = await completeTokenChallenge({ ...payDeps, publicBaseUrl: config.publicBaseUrl }, reference, form.get('action') === 'confirm');
-      if (outcome.kind === 'NotFound') return html(reply, 404, renderMessage(ctx, null, 'notFoundTitle', 'notFound'));
+      if (outcome.kind === 'NotFound') throw notFound('payment page');
       if (outcome.kind === 'Gone') return html(reply, 410, renderMessage(ctx, c, 'threeDTitle', 'threeDGone', { href: outcome.returnUrl, label: 'continue' }));
       // Post/redirect/get: the page then shows the outcome and sends the shopper back to the shop.
-      return reply.code(303).header('Location', `${ctx.basePath}?lang=${ctx.culture}`).send();
+      return reply.code(303).header('Location', `${ctx.basePath}?lang=${ctx.lang}`).send();
     });
   });
 
@@ -237,35 +236,16 @@ export async function shopperPageRoutes(app: App, deps: AppDeps): Promise<void> 
     return `${PREFIX[target.kind]}/${encodeURIComponent(target.reference)}`;
   }
 
-  function pageContext(_request: FastifyRequest, c: Checkoutable | undefined, path: string, lang?: string): PageContext {
-    const culture = cultureOf(lang, c?.culture ?? 'is');
-    return { culture, t: translator(culture), basePath: path, theme: null };
+  /** The page's language: the shopper's choice (?lang= or the form's), else the link's or session's culture. */
+  function pageContext(request: FastifyRequest, c: Checkoutable | undefined, path: string, chosen?: string): PageContext {
+    const lang = negotiateLang(request, [chosen, c?.culture], 'is');
+    return { lang, t: pageTranslator(lang), basePath: path, theme: null };
   }
 
   /** The context of a link's or session's page, with its merchant's theme when its themeKey names one. */
   async function themedContext(request: FastifyRequest, c: Checkoutable | undefined, path: string, lang?: string): Promise<PageContext> {
     const ctx = pageContext(request, c, path, lang);
     return c ? { ...ctx, theme: (await pageTheme(db, c.merchantId, c.themeKey)) ?? null } : ctx;
-  }
-
-  /** The form's CSRF token: the HMAC of the browser's nonce cookie, bound to this page. */
-  async function csrfFor(request: FastifyRequest, reply: FastifyReply, target: { kind: string; reference: string }): Promise<string> {
-    let nonce = readCookie(request.headers.cookie, CSRF_COOKIE);
-    if (nonce === undefined) {
-      nonce = newNonce();
-      reply.header('Set-Cookie', `${CSRF_COOKIE}=${nonce}; Path=/; HttpOnly; SameSite=Lax${secureCookie ? '; Secure' : ''}`);
-    }
-    return signer.sign('csrf', nonce, target.kind, target.reference);
-  }
-
-  async function csrfValid(request: FastifyRequest, form: PageForm, target: { kind: string; reference: string }): Promise<boolean> {
-    const nonce = readCookie(request.headers.cookie, CSRF_COOKIE);
-    if (nonce === undefined) return false;
-    return signer.verify(form.get('csrf'), 'csrf', nonce, target.kind, target.reference);
-  }
-
-  function csrfFailed(reply: FastifyReply, ctx: PageContext, c: Checkoutable): FastifyReply {
-    return html(reply, 403, renderMessage(ctx, c, 'csrfTitle', 'csrf', { href: ctx.basePath, label: 'startAgain' }));
   }
 
   async function answer(
@@ -282,7 +262,7 @@ export async function shopperPageRoutes(app: App, deps: AppDeps): Promise<void> 
       case 'Authorised': {
         // Post/redirect/get: reloading the receipt never pays twice.
         const sig = await signer.sign('receipt', target.kind, target.reference, outcome.payfacReference);
-        const q = new URLSearchParams({ p: outcome.payfacReference, s: sig, lang: ctx.culture });
+        const q = new URLSearchParams({ p: outcome.payfacReference, s: sig, lang: ctx.lang });
         return reply.code(303).header('Location', `${ctx.basePath}/receipt?${q.toString()}`).send();
       }
       case 'Refused': {
@@ -297,7 +277,7 @@ export async function shopperPageRoutes(app: App, deps: AppDeps): Promise<void> 
       }
       case 'NotFound':
         request.log.warn('payment target vanished');
-        return html(reply, 404, renderMessage(ctx, null, 'notFoundTitle', 'notFound'));
+        throw notFound('payment page');
     }
   }
 }

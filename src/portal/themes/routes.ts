@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { recordAudit } from '../../audit/service.js';
-import { cultureOf } from '../../checkout/pages/i18n.js';
 import { ApiError, type FieldError } from '../../errors.js';
+import { isLang } from '../../web/lang.js';
 import { createTheme, deleteTheme, getTheme, listThemes, previewLook, updateTheme, type Theme, type ThemeInput } from '../../themes/service.js';
 import { Form, formOf, seeOther, sendPage, sessionOfRequest, viewFor, type PortalArea, type PortalDeps } from '../http.js';
 import { FieldErrors } from '../view.js';
@@ -179,7 +179,7 @@ export const themesArea: PortalArea = {
     portal.get<KeyParams & { Querystring: { lang?: string } }>('/themes/:themeKey/preview', manage, async (request, reply) => {
       const view = await viewFor(request, reply, deps);
       const theme = await getTheme(db, view.merchant.merchantId, request.params.themeKey);
-      return sendPage(reply, 200, renderThemePreview(cultureOf(request.query.lang, view.lang), theme, view.merchant.name));
+      return sendPage(reply, 200, renderThemePreview(isLang(request.query.lang) ? request.query.lang : view.lang, theme, view.merchant.name));
     });
 
     portal.get<KeyParams>('/themes/:themeKey/delete', manage, async (request, reply) => {

@@ -1,7 +1,8 @@
 import type { VNode } from 'preact';
 import type { FieldError } from '../../errors.js';
 import { formatMoney } from '../../html/format.js';
-import { translator as pageTranslator, type Culture } from '../../checkout/pages/i18n.js';
+import { pageTranslator } from '../../checkout/pages/i18n.js';
+import type { Lang } from '../../web/lang.js';
 import { renderPayPreview } from '../../checkout/pages/render.js';
 import type { Checkoutable } from '../../checkout/shopper.js';
 import { THEMES } from '../../checkout/pages/styles.js';
@@ -436,7 +437,7 @@ function LogoField({ view, logo, values, errors }: { view: View; logo: string | 
 }
 
 /** The payment page's data for a preview: a sample line in the reader's language, the merchant's name. */
-function sample(theme: Theme, merchantName: string, lang: Culture): Checkoutable {
+function sample(theme: Theme, merchantName: string, lang: Lang): Checkoutable {
   const item = translator(M, lang)('sampleItem');
   return {
     kind: 'link',
@@ -471,10 +472,10 @@ function sample(theme: Theme, merchantName: string, lang: Culture): Checkoutable
 }
 
 /** The whole payment page in a saved theme, its own components with sample data, in the language asked for (the page's switch works). */
-export function renderThemePreview(lang: Culture, theme: Theme, merchantName: string): string {
+export function renderThemePreview(lang: Lang, theme: Theme, merchantName: string): string {
   const t = translator(M, lang);
   const path = `${PORTAL}/themes/${encodeURIComponent(theme.themeKey)}`;
-  const ctx = { culture: lang, t: pageTranslator(lang), basePath: `${path}/preview`, theme: themeAssets(theme) };
+  const ctx = { lang, t: pageTranslator(lang), basePath: `${path}/preview`, theme: themeAssets(theme) };
   const note = (
     <>
       {t('previewNote', { name: theme.name })} <a href={`${path}/edit`}>{t('previewBack')}</a>

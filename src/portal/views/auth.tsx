@@ -1,5 +1,6 @@
 import type { VNode } from 'preact';
-import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, type Language } from '../../users/service.js';
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../users/service.js';
+import type { Lang } from '../../web/lang.js';
 import type { CoreKey } from '../i18n.js';
 import type { PublicView, View } from '../view.js';
 import { Csrf, Notice, PostButton, Select, Time } from './components.js';
@@ -172,7 +173,7 @@ export function renderSignedInMessage(view: View, title: CoreKey, text: string):
 
 export function renderAccount(view: View, s: { notice: 'saved' | 'passwordChanged' | null; problem: PasswordProblem | null }): string {
   const { t } = view;
-  const languages: { value: Language; label: string }[] = [
+  const languages: { value: Lang; label: string }[] = [
     { value: 'en', label: 'English' },
     { value: 'is', label: 'Íslenska' },
   ];

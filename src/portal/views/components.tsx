@@ -2,6 +2,7 @@ import type { ComponentChildren, VNode } from 'preact';
 import type { FieldError } from '../../errors.js';
 import { formatDateTime, formatMoney, isoTime } from '../../html/format.js';
 import { attrs, html, type Attributes } from '../../html/template.js';
+import { FORM_TOKEN_FIELD } from '../../web/formTokens.js';
 import { fieldMessage, type FieldErrors, type PublicView } from '../view.js';
 
 // The portal's shared pieces. Every input has a visible <label>; an error is tied to its input
@@ -14,7 +15,7 @@ export function fieldId(name: string): string {
 }
 
 export function Csrf({ view }: { view: PublicView }): VNode {
-  return html`<input type="hidden" name="_csrf" value="${view.csrf}"/>`;
+  return html`<input type="hidden" name="${FORM_TOKEN_FIELD}" value="${view.csrf}"/>`;
 }
 
 interface FieldProps {

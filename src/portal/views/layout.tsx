@@ -46,7 +46,7 @@ function head(title: string, view: PublicView): VNode {
     </head>`;
 }
 
-const csrfInput = (view: PublicView): VNode => html`<input type="hidden" name="_csrf" value="${view.csrf}"/>`;
+const csrfInput = (view: PublicView): VNode => Csrf({ view });
 
 /** The language switch: a link to the same page in the other language (the choice is saved for a signed-in user). */
 function languageSwitch(view: PublicView): VNode {

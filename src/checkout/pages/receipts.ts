@@ -3,13 +3,12 @@ import type { Database } from '../../db/database.js';
 import { randomToken } from '../../ids.js';
 import { pageSigningKey } from '../sql.js';
 
-// Signed tokens for the pages: the CSRF token of a form (double submit: a random nonce in a cookie,
-// and in the form the HMAC of that nonce bound to the page's reference) and the token that opens a
-// receipt. The key lives in the database so that every instance and restart signs alike.
+// The signature in a receipt's address (/pay/{reference}/receipt?p=…&s=…): it opens the receipt of
+// that payment on that page only, so a payment reference alone shows nothing. Forms are not signed
+// here: their tokens are the web layer's (src/web/formTokens.ts). The key lives in the database so
+// that every instance and restart signs alike.
 
-export const CSRF_COOKIE = 'paylinks_csrf';
-
-export class PageSigner {
+export class ReceiptSigner {
   #key: Promise<Buffer> | undefined;
 
   constructor(private readonly db: Database) {}
@@ -35,21 +34,4 @@ export class PageSigner {
     const given = Buffer.from(token);
     return given.length === expected.length && timingSafeEqual(given, expected);
   }
-}
-
-export function newNonce(): string {
-  return randomToken(16);
-}
-
-export function readCookie(header: string | undefined, name: string): string | undefined {
-  if (!header) return undefined;
-  for (const part of header.split(';')) {
-    const eq = part.indexOf('=');
-    if (eq === -1) continue;
-    if (part.slice(0, eq).trim() === name) {
-      const v = part.slice(eq + 1).trim();
-      return /^[A-Za-z0-9_-]{16,64}$/.test(v) ? v : undefined;
-    }
-  }
-  return undefined;
 }

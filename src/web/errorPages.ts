@@ -1,0 +1,67 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isConnectionError } from '../db/database.js';
+import { ApiError } from '../errors.js';
+import { isDataException } from '../http/errorHandler.js';
+import { isFormTokenError } from './formTokens.js';
+
+// The error pages of every part of the site that answers HTML, decided in one place: which status a
+// failure gets, which of them is logged, and which page says so. Each part draws the page in its own
+// frame and words (renderError), in the reader's language, but the rules are these:
+//
+//   a post whose form token fails                          403 formToken
+//   nothing here (an ApiError NOT_FOUND, an unknown path)  404 notFound
+//   a service's refusal no page turned into a form error   its 4xx, badRequest
+//   a body or an upload over its limit                      413 tooLarge
+//   the database cannot be reached                         503 unavailable, with Retry-After
+//   any other fault of the request (a malformed body, a
+//   value the database refuses, such as a NUL)             400 badRequest (415 for a media type)
+//   anything else                                          500 error, logged
+//
+// Never a 500 for the request's own fault (§Hardening).
+
+export type PageProblem = 'formToken' | 'notFound' | 'badRequest' | 'tooLarge' | 'unavailable' | 'error';
+
+export interface PageError {
+  status: number;
+  problem: PageProblem;
+}
+
+const TOO_LARGE = new Set(['FST_ERR_CTP_BODY_TOO_LARGE', 'FST_REQ_FILE_TOO_LARGE', 'FST_PARTS_LIMIT', 'FST_FILES_LIMIT', 'FST_FIELDS_LIMIT']);
+
+/** The status and page of a failure; `unreadableBody`: the part knows the body could not be read. */
+export function pageErrorOf(error: FastifyError, unreadableBody = false): PageError {
+  if (isFormTokenError(error)) return { status: 403, problem: 'formToken' };
+  if (error instanceof ApiError && error.code === 'NOT_FOUND') return { status: 404, problem: 'notFound' };
+  if (error instanceof ApiError && error.status < 500) return { status: error.status, problem: 'badRequest' };
+  if (error.code !== undefined && TOO_LARGE.has(error.code)) return { status: 413, problem: 'tooLarge' };
+  if (isConnectionError(error)) return { status: 503, problem: 'unavailable' };
+  if ((typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) || isDataException(error) || unreadableBody) {
+    return { status: error.statusCode === 415 ? 415 : 400, problem: 'badRequest' };
+  }
+  return { status: 500, problem: 'error' };
+}
+
+export interface PageErrorOptions {
+  /** The page of a problem, in the part's frame and the reader's language. */
+  render(request: FastifyRequest, reply: FastifyReply, e: PageError): string | Promise<string>;
+  /** Whether the body of this request could not be read (a part's own parser knows). */
+  unreadableBody?(request: FastifyRequest): boolean;
+  /** The log line of an unexpected failure. */
+  logMessage: string;
+}
+
+/** Installs the part's error page and, for a part with its own prefix, its not-found page. */
+export function usePageErrors(scope: FastifyInstance, opts: PageErrorOptions & { notFoundPages?: boolean }): void {
+  const send = async (request: FastifyRequest, reply: FastifyReply, e: PageError): Promise<FastifyReply> => {
+    // §Status codes: the database is away; the reader may simply try again.
+    if (e.status === 503) reply.header('Retry-After', '2');
+    const body = await opts.render(request, reply, e);
+    return reply.code(e.status).type('text/html; charset=utf-8').send(body);
+  };
+  scope.setErrorHandler(async (error: FastifyError, request, reply) => {
+    const e = pageErrorOf(error, opts.unreadableBody?.(request) ?? false);
+    if (e.status === 500) request.log.error({ err: { message: error.message, code: error.code, stack: error.stack } }, opts.logMessage);
+    return send(request, reply, e);
+  });
+  if (opts.notFoundPages) scope.setNotFoundHandler(async (request, reply) => send(request, reply, { status: 404, problem: 'notFound' }));
+}

@@ -1,0 +1,87 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import csrf from '@fastify/csrf-protection';
+
+// The one form token of every HTML form, the shopper's and the portal's (@fastify/csrf-protection in
+// its cookie mode). A random secret lives in an HttpOnly cookie, signed with the service's key; a
+// form carries a token that is the HMAC of that secret and of what the form is bound to. A post is
+// taken only when its token matches the cookie of the same browser and the same binding:
+//
+// - a portal form is bound to the signed-in session (a token from another session is refused), or
+//   to nobody before sign-in;
+// - a shopper's form is bound to its page, /pay/{reference}, /checkout/{reference} or
+//   /charge/{reference}: a token taken from one link's page does not pay another.
+//
+// The shopper's pages have no session, which is why the cookie mode fits them: the signed secret
+// cookie is the browser's own, and nothing is stored on the server. What a token cannot do, pay
+// twice, is the payment's rule, not the form's: a link's sales count, a session's status and a 3-D
+// Secure step used once are checked by the service inside the payment's transaction.
+
+export const FORM_TOKEN_FIELD = '_csrf';
+
+/** What a form is bound to before anything else is known (never empty: the token library refuses an empty one). */
+const UNBOUND = 'nobody';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** What this request's form tokens are bound to (set by the part of the site that answers it). */
+    formBinding: string | null;
+  }
+}
+
+export interface FormTokenOptions {
+  /** The secret cookie is Secure, and then host-only (`__Host-`). */
+  secure: boolean;
+  /** Keys the token's HMAC (the cookie's signature has its own key, given to the cookie parser). */
+  hmacKey: Buffer;
+}
+
+export function formTokenCookieName(secure: boolean): string {
+  return secure ? '__Host-paylinks_csrf' : 'paylinks_csrf';
+}
+
+/** Registers the form tokens on the web layer's context (the cookie parser must be registered first). */
+export async function installFormTokens(web: FastifyInstance, opts: FormTokenOptions): Promise<void> {
+  web.decorateRequest('formBinding', null);
+  await web.register(csrf, {
+    cookieKey: formTokenCookieName(opts.secure),
+    cookieOpts: { path: '/', sameSite: 'lax', httpOnly: true, secure: opts.secure, signed: true },
+    getUserInfo: bindingOf,
+    getToken: tokenOf,
+    csrfOpts: { hmacKey: opts.hmacKey, userInfo: true },
+  });
+  // Every post carries its form's token: checked after the body is read, before any handler runs.
+  web.addHook('preHandler', (request, reply, done) => {
+    if (request.method === 'GET' || request.method === 'HEAD') {
+      done();
+      return;
+    }
+    web.csrfProtection(request, reply, done);
+  });
+}
+
+/** Binds this request's form tokens (issued and checked) to a session, a page, or (null) nobody. */
+export function bindForms(request: FastifyRequest, binding: string | null): void {
+  request.formBinding = binding;
+}
+
+/** The token for the forms of the page being answered (sets the secret cookie when the browser has none). */
+export function formToken(request: FastifyRequest, reply: FastifyReply): string {
+  return reply.generateCsrf({ userInfo: bindingOf(request) });
+}
+
+/** Whether an error is the refusal of a post's token (missing, or not this browser's and binding's). */
+export function isFormTokenError(error: FastifyError): boolean {
+  return error.code === 'FST_CSRF_INVALID_TOKEN' || error.code === 'FST_CSRF_MISSING_SECRET';
+}
+
+function bindingOf(request: FastifyRequest): string {
+  return request.formBinding ?? UNBOUND;
+}
+
+/** The token of a posted form, whichever parser read it (the portal's fields, or the shopper's card-safe form). */
+function tokenOf(request: FastifyRequest): string | undefined {
+  const body: unknown = request.body;
+  if (body === null || typeof body !== 'object') return undefined;
+  const value = 'get' in body && typeof body.get === 'function' ? (body.get(FORM_TOKEN_FIELD) as unknown) : (body as Record<string, unknown>)[FORM_TOKEN_FIELD];
+  return typeof value === 'string' ? value : undefined;
+}

@@ -1,0 +1,61 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+
+// The two languages of every page, the shopper's and the portal's, and the one format of their
+// dictionaries. Each part keeps its own table of words beside its pages (messages(en, is)); a key
+// missing from one language is a type error, so no page shows half a translation.
+
+export const LANGS = ['is', 'en'] as const;
+export type Lang = (typeof LANGS)[number];
+
+export function isLang(value: unknown): value is Lang {
+  return value === 'is' || value === 'en';
+}
+
+/** The language the switch on a page offers. */
+export function otherLang(lang: Lang): Lang {
+  return lang === 'is' ? 'en' : 'is';
+}
+
+export interface Messages<K extends string> {
+  en: Readonly<Record<K, string>>;
+  is: Readonly<Record<K, string>>;
+}
+
+/** A table of strings in both languages: the Icelandic one must have every English key. */
+export function messages<const E extends Record<string, string>>(en: E, is: { readonly [K in keyof E]: string }): Messages<keyof E & string> {
+  return { en, is };
+}
+
+/** `{name}` placeholders are filled from vars; the result is plain text (the renderer escapes it). */
+export type Translate<K extends string> = (key: K, vars?: Readonly<Record<string, string | number>>) => string;
+
+export function translator<K extends string>(m: Messages<K>, lang: Lang): Translate<K> {
+  const table = m[lang];
+  return (key, vars) => {
+    const text = table[key];
+    return vars ? text.replace(/\{(\w+)\}/g, (whole, name: string) => (vars[name] === undefined ? whole : String(vars[name]))) : text;
+  };
+}
+
+/** The cookie that keeps a visitor's choice of language (the portal's sign-in pages; a signed-in user's choice is saved with the user). */
+export const LANG_COOKIE = 'paylinks_lang';
+
+/** Keeps the visitor's choice for a year. */
+export function rememberLang(reply: FastifyReply, lang: Lang, secure: boolean): void {
+  reply.setCookie(LANG_COOKIE, lang, { path: '/', httpOnly: true, sameSite: 'lax', secure, maxAge: 365 * 86_400 });
+}
+
+/**
+ * The language of a page: the first of the given choices that is a language (a ?lang= or a form's
+ * lang, then what the page's owner set: a link's culture, a user's language), else the visitor's
+ * earlier choice (the cookie), else their browser's (Accept-Language), else `fallback`.
+ */
+export function negotiateLang(request: FastifyRequest, choices: readonly (string | null | undefined)[], fallback: Lang): Lang {
+  for (const choice of choices) if (isLang(choice)) return choice;
+  const chosen = request.cookies?.[LANG_COOKIE];
+  if (isLang(chosen)) return chosen;
+  const accept = request.headers['accept-language'] ?? '';
+  if (/^\s*is\b/i.test(accept)) return 'is';
+  if (/^\s*en\b/i.test(accept)) return 'en';
+  return fallback;
+}
