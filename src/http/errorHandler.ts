@@ -8,9 +8,9 @@ import type { FieldError } from '../errors.js';
 import { isConnectionError } from '../db/database.js';
 import type { Clock } from '../clock.js';
 import { envelope } from './envelope.js';
-import { toFieldErrors, type JsonSchema } from './validation.js';
+import { toFieldErrors, type JsonSchema } from '../validation.js';
 
-// The one place that writes an error response (STYLE habit 1): §Errors's problem+json with the envelope.
+// The one place that writes an error response: §Errors's problem+json with the envelope.
 
 export interface ProblemBody {
   type: string;

@@ -4,7 +4,7 @@ import { recordAudit, type AuditAction } from '../../audit/service.js';
 import { parseCursor } from '../../db/keyset.js';
 import { ApiError, validationError, type FieldError } from '../../errors.js';
 import { formatMoney } from '../../html/format.js';
-import { bodyErrors } from '../../http/validation.js';
+import { bodyErrors } from '../../validation.js';
 import { headroomOf, modificationsOf, requestModification, type Headroom, type ModificationInput } from '../../payments/modifications/service.js';
 import { CaptureBody, RefundBody, ReverseBody } from '../../payments/schemas.js';
 import { eachPayment, isPaymentState, paymentDetail, searchPayments, type PaymentDetail, type PaymentFilter } from '../../payments/service.js';

@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CAPABILITIES, type Principal } from '../../accounts/service.js';
 import { recordAudit, type AuditAction } from '../../audit/service.js';
 import { ApiError, notFound, validationError, type FieldError } from '../../errors.js';
-import { bodyErrors } from '../../http/validation.js';
+import { bodyErrors } from '../../validation.js';
 import type { PortalSession } from '../../users/service.js';
 import type { EventType } from '../../webhooks/events.js';
 import { RecoverBody, RegisterBody, RotateQuery, SandboxEventBody, UpdateBody } from '../../webhooks/schemas.js';
