@@ -11,7 +11,7 @@ import { clientErrorHandler, frameworkErrorHandler, installErrorHandling } from 
 import { installRouteTable } from './http/routeTable.js';
 import { installCreatePipeline } from './http/createPipeline.js';
 import { validatorCompiler } from './http/validation.js';
-import { normalizeInput, normalizeToSchema, type JsonSchema } from './validation.js';
+import { normalizeInput, type JsonSchema } from './validation.js';
 import swaggerUi from '@fastify/swagger-ui';
 import { FAVICON_SVG } from './checkout/pages/assets.js';
 import { loggerOptions } from './logging.js';
@@ -106,7 +106,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       request.body = normalizeInput(schema.body, request.body, { nullMeansAbsent: mode === 'create' });
     }
     if (schema?.querystring && request.query && typeof request.query === 'object') {
-      request.query = normalizeToSchema(schema.querystring, request.query, { nullMeansAbsent: false });
+      request.query = normalizeInput(schema.querystring, request.query, { nullMeansAbsent: false });
     }
     done();
   });

@@ -207,6 +207,11 @@ export interface NormalizeOptions {
   nullMeansAbsent: boolean;
 }
 
+export interface CheckOptions extends NormalizeOptions {
+  /** The input arrived as text (a query string): checked with the coercing validator, as Fastify checks query strings. */
+  text?: boolean;
+}
+
 /**
  * A schema keyword (an OpenAPI extension, shown in the document) for a string enum whose values are
  * matched without regard to case and stored in the enum's spelling: `Customer request` is
@@ -304,23 +309,23 @@ export function normalizeInput(schema: JsonSchema, input: unknown, opts: Normali
  * with the NUL check (§Errors): what an operation starts from. The operation adds the errors of its
  * own rules across fields, so that one answer names every failing field.
  */
-export function schemaCheck(schema: TSchema, input: unknown, opts: NormalizeOptions): { value: unknown; errors: FieldError[] } {
+export function schemaCheck(schema: TSchema, input: unknown, opts: CheckOptions): { value: unknown; errors: FieldError[] } {
   const value = normalizeInput(schema as JsonSchema, input, opts);
-  return { value, errors: bodyErrors(schema, value) };
+  return { value, errors: inputErrors(schema, value, opts.text === true ? 'text' : 'body') };
 }
 
 /** An input that satisfies its schema, normalised; otherwise §Errors's answer naming every failing field. */
-export function checkInput<S extends TSchema>(schema: S, input: unknown, opts: NormalizeOptions): Static<S> {
+export function checkInput<S extends TSchema>(schema: S, input: unknown, opts: CheckOptions): Static<S> {
   const { value, errors } = schemaCheck(schema, input, opts);
   if (errors.length > 0) throw validationError(errors);
   return value as Static<S>;
 }
 
-/** The field errors of a value (already normalised) under a body schema, in the API's wording (§Errors). */
-export function bodyErrors(schema: object, body: unknown): FieldError[] {
-  const validate = compiledFor(schema, 'body');
-  const ok = validate(body);
-  const nul = nulErrors(body);
+/** The field errors of a value (already normalised) under its schema, in the API's wording (§Errors). */
+function inputErrors(schema: object, value: unknown, kind: 'body' | 'text'): FieldError[] {
+  const validate = compiledFor(schema, kind);
+  const ok = validate(value);
+  const nul = nulErrors(value);
   if (ok && nul.length === 0) return [];
   return toFieldErrors([...(validate.errors ?? []), ...nul], schema as JsonSchema);
 }

@@ -23,14 +23,17 @@ export const validatorCompiler: FastifySchemaCompiler<object> = ({ schema, httpP
   return checked;
 };
 
-const passBody = (() => true) as unknown as ValidateFunction;
+const passThrough = (() => true) as unknown as ValidateFunction;
 
 /**
  * For a route whose service checks the body: the body schema stays on the route (the OpenAPI
  * document is made from it) but Fastify does not run it, so a body is validated once, by the
  * service, whoever calls it. Every other part of the request is checked as on any route.
  */
-export const bodyCheckedByService: FastifySchemaCompiler<object> = (route) => (route.httpPart === 'body' ? passBody : validatorCompiler(route));
+export const bodyCheckedByService: FastifySchemaCompiler<object> = (route) => (route.httpPart === 'body' ? passThrough : validatorCompiler(route));
+
+/** The same for a route whose service takes its query string as its input (rotating a webhook's secrets). */
+export const queryCheckedByService: FastifySchemaCompiler<object> = (route) => (route.httpPart === 'querystring' ? passThrough : validatorCompiler(route));
 
 /**
  * The schema's errors of a route validated with `attachValidation` (creates and updates): collected

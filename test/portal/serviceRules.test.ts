@@ -105,8 +105,11 @@ describe('a rule of the link service, in the API and in the portal', () => {
       const text = readFileSync(file, 'utf8');
       expect(text, file).not.toMatch(/control character|descriptionError|\\p\{Cc\}/i);
     }
-    for (const file of sourcesUnder(join(portal, 'links'))) {
-      expect(readFileSync(file, 'utf8'), file).not.toMatch(/validatorCompiler|bodyErrors|toFieldErrors|schemaCheck|checkInput|\bajv\b|\.compile\(/i);
+    // Nor does any portal page check a body against a schema: each passes the body to the operation.
+    for (const file of files) {
+      expect(readFileSync(file, 'utf8'), file).not.toMatch(
+        /validatorCompiler|bodyErrors|toFieldErrors|schemaCheck|checkInput|\bajv\b|\.compile\(|validation\.js/i,
+      );
     }
   });
 });
