@@ -1,7 +1,6 @@
-import type { FastifyRequest, FastifySchemaCompiler } from 'fastify';
+import type { FastifySchemaCompiler } from 'fastify';
 import type { ValidateFunction } from 'ajv';
-import type { FieldError } from '../errors.js';
-import { compiledFor, nulErrors, toFieldErrors, type JsonSchema } from '../validation.js';
+import { compiledFor, nulErrors } from '../validation.js';
 
 // Fastify's side of request validation. Query strings, path parameters and headers are checked here,
 // before the handler runs. A body is the input of a service operation, and the service checks it
@@ -34,14 +33,3 @@ export const bodyCheckedByService: FastifySchemaCompiler<object> = (route) => (r
 
 /** The same for a route whose service takes its query string as its input (rotating a webhook's secrets). */
 export const queryCheckedByService: FastifySchemaCompiler<object> = (route) => (route.httpPart === 'querystring' ? passThrough : validatorCompiler(route));
-
-/**
- * The schema's errors of a route validated with `attachValidation` (creates and updates): collected
- * instead of answered at once, so the rules across fields run too and one answer names every failing
- * field.
- */
-export function schemaErrorsOf(request: FastifyRequest): FieldError[] {
-  const v = request.validationError as { validation?: unknown } | undefined;
-  if (!v || !Array.isArray(v.validation)) return [];
-  return toFieldErrors(v.validation, request.routeOptions.schema?.body as JsonSchema | undefined);
-}
