@@ -67,7 +67,7 @@ function linkResult(c: AdminContext, link: OneTimeLink, extra: Record<string, un
 /** A refused user operation is an account command's refusal (printed, exit 1), not a crash. */
 async function users<T>(run: () => Promise<T>): Promise<T> {
   try {
-    return await run();
+    return await checked(run);
   } catch (err) {
     if (err instanceof UserError) throw new AccountError(err.message);
     throw err;
