@@ -10,7 +10,8 @@ import { documentErrorAnswers, envelope } from './http/envelope.js';
 import { clientErrorHandler, frameworkErrorHandler, installErrorHandling } from './http/errorHandler.js';
 import { installRouteTable } from './http/routeTable.js';
 import { installCreatePipeline } from './http/createPipeline.js';
-import { normalizeToSchema, validatorCompiler, type JsonSchema } from './http/validation.js';
+import { validatorCompiler } from './http/validation.js';
+import { normalizeInput, type JsonSchema } from './validation.js';
 import swaggerUi from '@fastify/swagger-ui';
 import { FAVICON_SVG } from './web/assets.js';
 import { CSP } from './web/headers.js';
@@ -104,10 +105,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     const schema = request.routeOptions.schema as { body?: JsonSchema; querystring?: JsonSchema } | undefined;
     const mode = request.routeOptions.config.normalize;
     if (mode && schema?.body && request.body !== undefined) {
-      request.body = normalizeToSchema(schema.body, request.body, { nullMeansAbsent: mode === 'create' });
+      request.body = normalizeInput(schema.body, request.body, { nullMeansAbsent: mode === 'create' });
     }
     if (schema?.querystring && request.query && typeof request.query === 'object') {
-      request.query = normalizeToSchema(schema.querystring, request.query, { nullMeansAbsent: false });
+      request.query = normalizeInput(schema.querystring, request.query, { nullMeansAbsent: false });
     }
     done();
   });

@@ -57,11 +57,17 @@ export async function addTerminal(db: Database, merchantId: string): Promise<{ m
   return { merchantId, terminalIdentifier };
 }
 
+/**
+ * A new API key with the capabilities asked for, for every caller (the portal's developers page, the
+ * operator's command): they are checked here (keyCapabilities), so a refusal is §Errors's field errors
+ * on `capabilities` whoever asked.
+ */
 export async function createKey(
   db: Database,
   owner: { merchantId: string } | { partnerId: string },
-  capabilities: readonly Capability[],
+  capabilities: readonly string[],
 ): Promise<{ keyId: string; apiKey: string; capabilities: Capability[] }> {
+  const caps = keyCapabilities(capabilities);
   if ('merchantId' in owner && !(await sql.merchantExists(db.pool, owner.merchantId))) {
     throw new AccountError(`merchant ${owner.merchantId} not found`);
   }
@@ -70,7 +76,6 @@ export async function createKey(
   }
   const apiKey = newApiKey();
   const keyId = prefixedId('key');
-  const caps = [...new Set(capabilities)];
   await sql.insertApiKey(db.pool, {
     id: keyId,
     keyHash: hashSecret(apiKey),
@@ -121,7 +126,7 @@ export async function listKeys(db: Database, owner: { merchantId: string } | { p
  * The capabilities of a new key as a form names them: at least one, each known (§Authentication).
  * Throws §Errors field errors on `capabilities`.
  */
-export function keyCapabilities(values: readonly string[]): Capability[] {
+function keyCapabilities(values: readonly string[]): Capability[] {
   const errors: FieldError[] = [];
   if (values.length === 0) errors.push({ field: 'capabilities', code: 'REQUIRED', message: 'choose at least one capability' });
   values.forEach((v, i) => {

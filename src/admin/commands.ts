@@ -1,5 +1,6 @@
 import type { Clock } from '../clock.js';
 import type { Database } from '../db/database.js';
+import { ApiError } from '../errors.js';
 import { portalLinkUrl } from '../urls.js';
 import { UserError, createUser, newSignInLink, usersOf, type OneTimeLink } from '../users/service.js';
 import {
@@ -8,13 +9,11 @@ import {
   createKey,
   createMerchant,
   createPartner,
-  isCapability,
   linkPartner,
   listKeys,
   listMerchants,
   revokeKey,
   setOrigins,
-  type Capability,
 } from '../accounts/service.js';
 
 // The operator's account commands (`paylinks merchant create`, `key revoke`, ...), as one table that
@@ -51,11 +50,14 @@ function owner(args: Args): { merchantId: string } | { partnerId: string } {
   return merchantId !== undefined ? { merchantId } : { partnerId: partnerId as string };
 }
 
-function capabilities(args: Args): Capability[] {
-  const caps = texts(args, 'capabilities');
-  const bad = caps.filter((c) => !isCapability(c));
-  if (caps.length === 0 || bad.length > 0) throw new AccountError(`unknown capability ${bad.join(', ') || '(none given)'}`);
-  return caps as Capability[];
+/** A refusal in §Errors's form (a key's capabilities) as an account command's refusal: its fields, in one line. */
+async function checked<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (err) {
+    if (err instanceof ApiError && err.errors) throw new AccountError(err.errors.map((e) => `${e.field} ${e.message}`).join('; '));
+    throw err;
+  }
 }
 
 function linkResult(c: AdminContext, link: OneTimeLink, extra: Record<string, unknown> = {}): Record<string, unknown> {
@@ -65,7 +67,7 @@ function linkResult(c: AdminContext, link: OneTimeLink, extra: Record<string, un
 /** A refused user operation is an account command's refusal (printed, exit 1), not a crash. */
 async function users<T>(run: () => Promise<T>): Promise<T> {
   try {
-    return await run();
+    return await checked(run);
   } catch (err) {
     if (err instanceof UserError) throw new AccountError(err.message);
     throw err;
@@ -84,7 +86,7 @@ export const adminCommands = {
   'terminal.add': async ({ db }: AdminContext, a: Args) => ({ ...(await addTerminal(db, text(a, 'merchantId'))) }),
   'key.create': async ({ db }: AdminContext, a: Args) => {
     const o = owner(a);
-    return { ...o, ...(await createKey(db, o, capabilities(a))) };
+    return { ...o, ...(await checked(() => createKey(db, o, texts(a, 'capabilities')))) };
   },
   'key.list': async ({ db }: AdminContext, a: Args) => {
     const o = owner(a);

@@ -7,9 +7,9 @@ import { isTerminalOf } from '../accounts/service.js';
 import { newReference } from '../ids.js';
 import { idempotentCreate, type IdempotencyDeps } from '../idempotency/service.js';
 import { fieldErrors, isRecord, mergeErrors } from '../paymentLinks/rules.js';
-import type { FieldError } from '../errors.js';
+import { schemaCheck } from '../validation.js';
 import { createCheckoutRuleErrors } from './rules.js';
-import { sessionExpiry, type CreateCheckoutBody, type SessionStatus } from './schemas.js';
+import { CreateCheckoutBody, sessionExpiry, type SessionStatus } from './schemas.js';
 import * as sql from './sql.js';
 
 // Hosted checkout sessions (§Hosted checkout): create, read status. Paying a session is src/payments/service.ts.
@@ -33,36 +33,37 @@ function quantityOf(q: number | string | undefined): number | null {
 
 /**
  * Every create rule at once (§Errors: all failing fields in one answer): the schema's errors, the rules of
- * §Hosted checkout, and the terminal's owner (§Authentication). Returns the body, now known to be valid.
+ * §Hosted checkout, and the terminal's owner (§Authentication). Returns the input, normalised
+ * (§Clients in the field) and now known to be valid.
  */
-export async function validateCreateSession(
-  db: Database,
-  merchantId: string,
-  body: unknown,
-  schemaErrors: readonly FieldError[],
-  now: Date,
-): Promise<CreateCheckoutRequest> {
-  const errors = mergeErrors(schemaErrors, createCheckoutRuleErrors(body, now));
-  if (isRecord(body) && typeof body.terminalIdentifier === 'string' && /^[A-Za-z0-9]{12}$/.test(body.terminalIdentifier)) {
-    if (!(await isTerminalOf(db, body.terminalIdentifier, merchantId))) {
+async function checkCreateSession(db: Database, merchantId: string, input: unknown, now: Date): Promise<CreateCheckoutRequest> {
+  const { value, errors: schemaErrors } = schemaCheck(CreateCheckoutBody, input, { nullMeansAbsent: true });
+  const errors = mergeErrors(schemaErrors, createCheckoutRuleErrors(value, now));
+  if (isRecord(value) && typeof value.terminalIdentifier === 'string' && /^[A-Za-z0-9]{12}$/.test(value.terminalIdentifier)) {
+    if (!(await isTerminalOf(db, value.terminalIdentifier, merchantId))) {
       errors.push({ field: 'terminalIdentifier', code: 'TERMINAL_NOT_FOUND', message: "is not a terminal of the API key's merchant" });
     }
   }
   if (errors.length > 0) throw fieldErrors(errors);
-  return body as CreateCheckoutRequest;
+  return value as CreateCheckoutRequest;
 }
 
 /** The operation name under which session creates' Idempotency-Keys are kept (§Idempotent creates). */
 export const CREATE_SESSION_OPERATION = 'hostedcheckout.create';
 
+/**
+ * Create a hosted checkout session (§Hosted checkout), for every caller: the input is checked as a
+ * whole here (checkCreateSession); a failing one throws §Errors's answer, naming every failing field.
+ */
 export async function createSession(
   deps: IdempotencyDeps & { publicBaseUrl: string },
   merchantId: string,
-  body: CreateCheckoutRequest,
+  input: unknown,
   idempotencyKey: string | undefined,
 ): Promise<{ checkoutReference: string; url: string }> {
   const { clock } = deps;
   const now = clock.now();
+  const body = await checkCreateSession(deps.db, merchantId, input, now);
 
   const expiresAt = sessionExpiry(body.expiresAt, now);
   const manual = body.isManualCapture ?? false;

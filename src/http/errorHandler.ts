@@ -8,7 +8,7 @@ import type { FieldError } from '../errors.js';
 import { isConnectionError } from '../db/database.js';
 import type { Clock } from '../clock.js';
 import { envelope } from './envelope.js';
-import { toFieldErrors, type JsonSchema } from './validation.js';
+import { toFieldErrors, type JsonSchema } from '../validation.js';
 
 // The one place that writes an error response (docs/style.md, One error catalogue): §Errors's problem+json with the envelope.
 

@@ -5,12 +5,14 @@ import { ApiError } from '../errors.js';
 import { merchantOf, requireCapability } from '../http/auth.js';
 import { EnvelopeOnly, ProblemSchema, answerWith } from '../http/envelope.js';
 import { pageOf } from '../http/paging.js';
-import { schemaErrorsOf } from '../http/validation.js';
+import { bodyCheckedByService } from '../http/validation.js';
 import { linkTypeOf } from './rules.js';
 import { CreateBody, CreateResponse, DetailsParams, DetailsResponse, DisableBody, ListQuery, ListResponse, UpdateBody, type LinkType } from './schemas.js';
-import { createPaymentLink, disablePaymentLink, getPaymentLink, listPaymentLinks, updatePaymentLink, validateCreate, CREATE_OPERATION } from './service.js';
+import { createPaymentLink, disablePaymentLink, getPaymentLink, listPaymentLinks, updatePaymentLink, CREATE_OPERATION } from './service.js';
 
 // Payment Links API (interface §4.1–4.5; §Creating a link to §Lists, §Idempotent creates, §Clients in the field), under /api/v1.
+// Create, update and disable pass the body to their operation in service.ts, which checks all of it
+// (the portal calls the same operations); the body schemas here are for the OpenAPI document.
 
 const tags = ['Payment links'];
 const POST_ONLY = new Set(['create', 'update', 'disable']);
@@ -80,7 +82,7 @@ export async function paymentLinkRoutes(app: App, deps: AppDeps): Promise<void> 
         // The type decides the capability, and a key without it gets no earlier answer either.
         create: { operation: CREATE_OPERATION, checkOrigin: true, before: requireCapabilityForType },
       },
-      attachValidation: true,
+      validatorCompiler: bodyCheckedByService,
       schema: {
         summary: 'Create Payment Link',
         description:
@@ -92,9 +94,7 @@ export async function paymentLinkRoutes(app: App, deps: AppDeps): Promise<void> 
       },
     },
     async (request) => {
-      const merchantId = merchantOf(request);
-      const valid = await validateCreate(deps.db, merchantId, request.body, schemaErrorsOf(request), deps.clock.now());
-      return ok(request, await createPaymentLink(deps, merchantId, valid, request.idempotencyKey));
+      return ok(request, await createPaymentLink(deps, merchantOf(request), request.body, request.idempotencyKey));
     },
   );
 
@@ -102,7 +102,7 @@ export async function paymentLinkRoutes(app: App, deps: AppDeps): Promise<void> 
     '/paymentlinks/update',
     {
       config: { auth: anyLinkKey, normalize: 'update' },
-      attachValidation: true,
+      validatorCompiler: bodyCheckedByService,
       schema: {
         summary: 'Update Payment Link',
         description:
@@ -115,7 +115,7 @@ export async function paymentLinkRoutes(app: App, deps: AppDeps): Promise<void> 
     },
     async (request) => {
       const merchantId = merchantOf(request);
-      await updatePaymentLink(deps, merchantId, request.body as unknown, schemaErrorsOf(request), (type) => requireCapability(request, capabilityFor(type)));
+      await updatePaymentLink(deps, merchantId, request.body, (type) => requireCapability(request, capabilityFor(type)));
       return ok(request, {});
     },
   );
@@ -124,6 +124,7 @@ export async function paymentLinkRoutes(app: App, deps: AppDeps): Promise<void> 
     '/paymentlinks/disable',
     {
       config: { auth: anyLinkKey, normalize: 'update' },
+      validatorCompiler: bodyCheckedByService,
       schema: {
         summary: 'Disable Payment Link',
         description: 'Immediate and final; disabling a Disabled link succeeds again.',
@@ -134,7 +135,7 @@ export async function paymentLinkRoutes(app: App, deps: AppDeps): Promise<void> 
     },
     async (request) => {
       const merchantId = merchantOf(request);
-      await disablePaymentLink(deps, merchantId, request.body.paymentLinkReference, (type) => requireCapability(request, capabilityFor(type)));
+      await disablePaymentLink(deps, merchantId, request.body, (type) => requireCapability(request, capabilityFor(type)));
       return ok(request, {});
     },
   );

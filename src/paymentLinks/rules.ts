@@ -138,6 +138,20 @@ export function returnUrlError(v: unknown, field = 'returnUrl'): FieldError | un
   return undefined;
 }
 
+/** Control characters but the line breaks and the tab a multi-line text may hold. */
+const CONTROL_CHARACTER = /(?![\t\n\r])\p{Cc}/u;
+
+/**
+ * §Creating a link description: the shopper reads it on the payment page and the merchant in lists and
+ * exports, where a control character (an escape, a backspace, a stray C1 code from a wrong encoding)
+ * would show as nothing or as garbage; lines and tabs are text.
+ */
+export function descriptionError(v: unknown, failed: Failed = NONE_FAILED): FieldError | undefined {
+  // A NUL has the schema's own error already (failed): one mistake, one error.
+  if (typeof v !== 'string' || failed('description') || !CONTROL_CHARACTER.test(v)) return undefined;
+  return { field: 'description', code: 'FORMAT', message: 'must not contain control characters other than line breaks and tabs' };
+}
+
 /**
  * An ISO 8601 UTC timestamp (§Creating a link, §Timestamps and identifiers). The schema checks the date-time format; this adds UTC and,
  * when asked, "strictly in the future". Returns the instant when the value is usable.
@@ -172,6 +186,8 @@ export function createRuleErrors(body: unknown, now: Date, failed: Failed = NONE
   errors.push(...timestampRule(body.expiresAt, 'expiresAt', { now, future: true }).errors);
   const url = returnUrlError(body.returnUrl);
   if (url) errors.push(url);
+  const description = descriptionError(body.description, failed);
+  if (description) errors.push(description);
   if (body.shopperInfo !== undefined && body.shopperInfos !== undefined) {
     errors.push({ field: 'shopperInfos', code: 'DUPLICATE_FIELD', message: 'shopperInfo and shopperInfos are the same field; send one of them' });
   }

@@ -11,8 +11,10 @@ import { ApiError, notFound, type FieldError } from '../errors.js';
 import { newReference, prefixedId } from '../ids.js';
 import { merchantHasTerminal } from '../accounts/service.js';
 import { idempotentInsert } from '../idempotency/service.js';
+import { checkInput, schemaCheck } from '../validation.js';
 import {
   createRuleErrors,
+  descriptionError,
   failedFields,
   fieldErrors,
   isRecord,
@@ -26,7 +28,7 @@ import {
   type Item,
   type ShopperInfo,
 } from './rules.js';
-import type { CreateBody, LinkStatus, LinkType, PaymentLinkSchema, ListEntrySchema } from './schemas.js';
+import { CreateBody, DisableBody, UpdateBody, type LinkStatus, type LinkType, type PaymentLinkSchema, type ListEntrySchema } from './schemas.js';
 import * as sql from './sql.js';
 import type { PaymentLinkRow } from './sql.js';
 
@@ -66,25 +68,24 @@ export function linkStatus(
 /** §Authentication: a create from a browser origin the merchant has not listed is refused (an empty list allows any). */
 const TERMINAL_NOT_FOUND: FieldError = { field: 'terminalIdentifier', code: 'TERMINAL_NOT_FOUND', message: "is not a terminal of the API key's merchant" };
 
+/** What Create Payment Link takes, once checked. */
+export type CreateLinkInput = Static<typeof CreateBody>;
+
 /**
  * Every create rule at once (§Errors: all failing fields in one answer): the schema's errors, the rules
- * of §Creating a link, and the terminal's owner (§Authentication). Returns the body, now known to be valid but for the
- * terminal's owner when nothing else failed: that is left to the INSERT, which inserts a link only
- * with a terminal of its merchant's (and a key on (terminal, merchant), migration 0007, holds that
- * in the database too), saving a round trip per valid create (docs/performance.md). When something else failed,
- * the owner is looked up so that the one answer names every failing field.
+ * of §Creating a link, and the terminal's owner (§Authentication). Returns the input, normalised
+ * (§Clients in the field) and now known to be valid but for the terminal's owner when nothing else
+ * failed: that is left to the INSERT, which inserts a link only with a terminal of its merchant's
+ * (and a key on (terminal, merchant), migration 0007, holds that in the database too), saving a round
+ * trip per valid create (docs/performance.md). When something else failed, the owner is looked up so
+ * that the one answer names every failing field.
  */
-export async function validateCreate(
-  db: Database,
-  merchantId: string,
-  body: unknown,
-  schemaErrors: readonly FieldError[],
-  now: Date,
-): Promise<Static<typeof CreateBody>> {
-  const errors = mergeErrors(schemaErrors, createRuleErrors(body, now, failedFields(schemaErrors)));
-  if (errors.length === 0) return body as Static<typeof CreateBody>;
-  if (isRecord(body) && typeof body.terminalIdentifier === 'string' && /^[A-Za-z0-9]{12}$/.test(body.terminalIdentifier)) {
-    if (!(await merchantHasTerminal(db, merchantId, body.terminalIdentifier))) errors.push(TERMINAL_NOT_FOUND);
+async function checkCreate(db: Database, merchantId: string, input: unknown, now: Date): Promise<CreateLinkInput> {
+  const { value, errors: schemaErrors } = schemaCheck(CreateBody, input, { nullMeansAbsent: true });
+  const errors = mergeErrors(schemaErrors, createRuleErrors(value, now, failedFields(schemaErrors)));
+  if (errors.length === 0) return value as CreateLinkInput;
+  if (isRecord(value) && typeof value.terminalIdentifier === 'string' && /^[A-Za-z0-9]{12}$/.test(value.terminalIdentifier)) {
+    if (!(await merchantHasTerminal(db, merchantId, value.terminalIdentifier))) errors.push(TERMINAL_NOT_FOUND);
   }
   throw fieldErrors(errors);
 }
@@ -98,13 +99,19 @@ function isForeignTerminal(err: unknown): boolean {
 /** The operation name under which create's Idempotency-Keys are kept (§Idempotent creates). */
 export const CREATE_OPERATION = 'paymentlinks.create';
 
+/**
+ * Create Payment Link (§Creating a link), for every caller: the API, the portal's form and through the
+ * API the CLI. The input is checked as a whole here (checkCreate); a failing one throws §Errors's
+ * answer, naming every failing field.
+ */
 export async function createPaymentLink(
   deps: Deps,
   merchantId: string,
-  body: Static<typeof CreateBody>,
+  input: unknown,
   idempotencyKey: string | undefined,
 ): Promise<{ paymentLinkReference: string; url: string }> {
   const { config, db, clock } = deps;
+  const body = await checkCreate(db, merchantId, input, clock.now());
   const newLink = (): sql.NewLink => ({
     reference: newReference('pl'),
     merchantId,
@@ -298,11 +305,14 @@ const isInt = (v: unknown): v is number => typeof v === 'number' && Number.isSaf
 const sameItems = (a: readonly Item[], b: readonly Item[]) => JSON.stringify(normalizeItems(a)) === JSON.stringify(normalizeItems(b));
 
 /**
- * Applies an update (§Updating a link) under a row lock, so that a sale or another update committing meanwhile is
- * decided on, not overwritten: the checks read the locked row, and the write happens before the lock
- * is released. Every failing field is reported at once, and a rejected update writes nothing.
+ * Update Payment Link (§Updating a link), for every caller: the input is checked here, its schema and
+ * the rules against the stored link together. It is applied under a row lock, so that a sale or
+ * another update committing meanwhile is decided on, not overwritten: the checks read the locked row,
+ * and the write happens before the lock is released. Every failing field is reported at once, and a
+ * rejected update writes nothing.
  */
-export async function updatePaymentLink(deps: Deps, merchantId: string, body: unknown, schemaErrors: readonly FieldError[], guard: TypeGuard): Promise<void> {
+export async function updatePaymentLink(deps: Deps, merchantId: string, input: unknown, guard: TypeGuard): Promise<void> {
+  const { value: body, errors: schemaErrors } = schemaCheck(UpdateBody, input, { nullMeansAbsent: false });
   if (!isRecord(body) || typeof body.paymentLinkReference !== 'string' || schemaErrors.some((e) => e.field === 'paymentLinkReference')) {
     throw fieldErrors(schemaErrors.length > 0 ? schemaErrors : [{ field: 'paymentLinkReference', code: 'REQUIRED', message: 'is required' }]);
   }
@@ -339,6 +349,11 @@ export async function updatePaymentLink(deps: Deps, merchantId: string, body: un
     }
 
     // Mutable while Active, Expired or Used; left out keeps, null clears.
+    // A description stored before its rule may be sent back as read; a new one is checked.
+    if (typeof body.description === 'string' && body.description !== link.description) {
+      const bad = descriptionError(body.description, failedFields(schemaErrors));
+      if (bad) errors.push(bad);
+    }
     const next: sql.LinkChanges = {
       description: typeof body.description === 'string' ? body.description : link.description,
       themeKey: typeof body.themeKey === 'string' || body.themeKey === null ? body.themeKey : link.themeKey,
@@ -410,7 +425,9 @@ export async function updatePaymentLink(deps: Deps, merchantId: string, body: un
   });
 }
 
-export async function disablePaymentLink(deps: Deps, merchantId: string, reference: string, guard: TypeGuard): Promise<void> {
+/** Disable Payment Link (§Disabling a link): its input is `{ paymentLinkReference }`. */
+export async function disablePaymentLink(deps: Deps, merchantId: string, input: unknown, guard: TypeGuard): Promise<void> {
+  const reference = checkInput(DisableBody, input, { nullMeansAbsent: false }).paymentLinkReference;
   await withTransaction(deps.db, async (tx) => {
     const link = await sql.lockLink(tx, merchantId, reference);
     if (!link) throw notFound('payment link');

@@ -1,7 +1,7 @@
 import type { App, AppDeps } from '../deps.js';
 import { merchantOf } from '../http/auth.js';
 import { ProblemSchema, answerWith } from '../http/envelope.js';
-import { schemaErrorsOf } from '../http/validation.js';
+import { bodyCheckedByService } from '../http/validation.js';
 import { requestModification } from './modifications/service.js';
 import {
   CaptureBody,
@@ -13,10 +13,11 @@ import {
   TokenPaymentBody,
   TokenPaymentResponse,
 } from './schemas.js';
-import { TOKEN_PAYMENT_OPERATION, chargeToken, disableToken, validateTokenPayment } from './tokens/service.js';
+import { TOKEN_PAYMENT_OPERATION, chargeToken, disableToken } from './tokens/service.js';
 
 // Modifications and token payments (§Modifications and saved cards), under /api/v1, with the HostedCheckout capability. Bodies
 // are matched as the plugins in the field send them (§Clients in the field: any case, digit-string amounts, null as absent).
+// Each body is checked by the operation the route calls (the portal calls the same ones); the schemas here are for the OpenAPI document.
 
 const errors = { 404: ProblemSchema, 409: ProblemSchema };
 const auth = { anyOf: ['HostedCheckout' as const] };
@@ -36,6 +37,7 @@ export async function paymentRoutes(app: App, deps: AppDeps): Promise<void> {
     '/modification/capture',
     {
       config: { auth, normalize: 'create' },
+      validatorCompiler: bodyCheckedByService,
       schema: {
         tags,
         summary: 'Capture an authorised payment, in full or in part',
@@ -47,13 +49,14 @@ export async function paymentRoutes(app: App, deps: AppDeps): Promise<void> {
         response: { 200: ModificationResponse, ...errors },
       },
     },
-    async (request) => ok(request, await requestModification({ db, clock }, merchantOf(request), { kind: 'Capture', ...request.body })),
+    async (request) => ok(request, await requestModification({ db, clock }, merchantOf(request), 'Capture', request.body)),
   );
 
   app.post(
     '/modification/refund',
     {
       config: { auth, normalize: 'create' },
+      validatorCompiler: bodyCheckedByService,
       schema: {
         tags,
         summary: 'Refund a captured payment, in full or in part',
@@ -62,13 +65,14 @@ export async function paymentRoutes(app: App, deps: AppDeps): Promise<void> {
         response: { 200: ModificationResponse, ...errors },
       },
     },
-    async (request) => ok(request, await requestModification({ db, clock }, merchantOf(request), { kind: 'Refund', ...request.body })),
+    async (request) => ok(request, await requestModification({ db, clock }, merchantOf(request), 'Refund', request.body)),
   );
 
   app.post(
     '/modification/reverse',
     {
       config: { auth, normalize: 'create' },
+      validatorCompiler: bodyCheckedByService,
       schema: {
         tags,
         summary: 'Reverse a payment: cancel it if nothing was captured, else refund what is left',
@@ -81,14 +85,14 @@ export async function paymentRoutes(app: App, deps: AppDeps): Promise<void> {
         response: { 200: ModificationResponse, ...errors },
       },
     },
-    async (request) => ok(request, await requestModification({ db, clock }, merchantOf(request), { kind: 'Reversal', ...request.body })),
+    async (request) => ok(request, await requestModification({ db, clock }, merchantOf(request), 'Reversal', request.body)),
   );
 
   app.post(
     '/payment',
     {
       config: { auth, normalize: 'create', create: { operation: TOKEN_PAYMENT_OPERATION } },
-      attachValidation: true,
+      validatorCompiler: bodyCheckedByService,
       schema: {
         tags: ['Token payments'],
         summary: 'Charge a saved card',
@@ -105,12 +109,8 @@ export async function paymentRoutes(app: App, deps: AppDeps): Promise<void> {
       },
     },
     async (request) => {
-      const merchantId = merchantOf(request);
-      const body = await validateTokenPayment(db, merchantId, request.body, schemaErrorsOf(request));
-      return ok(
-        request,
-        await chargeToken({ db, clock, acquirer, sealer: deps.sealer, publicBaseUrl: deps.config.publicBaseUrl }, merchantId, body, request.idempotencyKey),
-      );
+      const tokenDeps = { db, clock, acquirer, sealer: deps.sealer, publicBaseUrl: deps.config.publicBaseUrl };
+      return ok(request, await chargeToken(tokenDeps, merchantOf(request), request.body, request.idempotencyKey));
     },
   );
 
@@ -118,6 +118,7 @@ export async function paymentRoutes(app: App, deps: AppDeps): Promise<void> {
     '/payment/disable-token',
     {
       config: { auth, normalize: 'create' },
+      validatorCompiler: bodyCheckedByService,
       schema: {
         tags: ['Token payments'],
         summary: 'Disable a saved card',
@@ -127,6 +128,6 @@ export async function paymentRoutes(app: App, deps: AppDeps): Promise<void> {
         response: { 200: DisableTokenResponse, ...errors },
       },
     },
-    async (request) => ok(request, await disableToken({ db, clock, sealer: deps.sealer }, merchantOf(request), request.body.tokenValue)),
+    async (request) => ok(request, await disableToken({ db, clock, sealer: deps.sealer }, merchantOf(request), request.body)),
   );
 }

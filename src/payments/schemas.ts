@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { WithEnvelope } from '../http/envelope.js';
-import { CASE_INSENSITIVE } from '../http/validation.js';
+import { CASE_INSENSITIVE } from '../validation.js';
 import { CURRENCIES, MAX_AMOUNT, RECURRING_MODELS } from '../paymentLinks/schemas.js';
 
 // Modifications and token payments (§Modifications and saved cards, §Clients in the field): request and response schemas, with the examples the

@@ -1,6 +1,7 @@
 import type { Clock } from '../clock.js';
 import type { Database } from '../db/database.js';
 import { withTransaction } from '../db/database.js';
+import { validationError, type FieldError } from '../errors.js';
 import { BatchLoader, perDatabase } from '../db/batch.js';
 import { hashSecret, prefixedId, randomToken } from '../ids.js';
 import { isPartnerLinked, merchantExists, merchantsOfPartner, partnerExists } from '../accounts/service.js';
@@ -77,9 +78,14 @@ async function issueLink(
   return { token, expiresAt };
 }
 
+/** The field codes of createUser's refusals (§Errors): a caller that words them itself switches on these. */
+export const USER_FIELD_CODES = { emailInvalid: 'FORMAT', roleInvalid: 'ENUM', emailTaken: 'DUPLICATE' } as const;
+
 /**
  * A new user with no password yet, and the one-time link with which they choose one: a sign-in link
- * (the operator's CLI) or an invitation (an owner in the portal).
+ * (the operator's CLI) or an invitation (an owner in the portal). The address and the role are checked
+ * here, both at once, and refused in §Errors's form on `email` and `role`, as is an address that has
+ * a user already.
  */
 export async function createUser(
   db: Database,
@@ -87,8 +93,10 @@ export async function createUser(
   input: { email: string; owner: UserOwner; role: string; createdBy: string | null; language?: Lang; purpose: 'sign-in' | 'invite' },
 ): Promise<OneTimeLink> {
   const email = normalizeEmail(input.email);
-  if (email === undefined) throw new UserError('emailInvalid', `${JSON.stringify(input.email)} is not an e-mail address`);
-  if (!isRole(input.role)) throw new UserError('roleInvalid', `role must be one of ${ROLES.join(', ')}`);
+  const errors: FieldError[] = [];
+  if (email === undefined) errors.push({ field: 'email', code: USER_FIELD_CODES.emailInvalid, message: 'is not an e-mail address' });
+  if (!isRole(input.role)) errors.push({ field: 'role', code: USER_FIELD_CODES.roleInvalid, message: `must be one of ${ROLES.join(', ')}` });
+  if (email === undefined || errors.length > 0) throw validationError(errors);
   if ('merchantId' in input.owner && !(await merchantExists(db, input.owner.merchantId)))
     throw new UserError('ownerMissing', `merchant ${input.owner.merchantId} not found`);
   if ('partnerId' in input.owner && !(await partnerExists(db, input.owner.partnerId)))
@@ -106,7 +114,7 @@ export async function createUser(
       createdAt: clock.now(),
       createdBy: input.createdBy,
     });
-    if (!inserted) throw new UserError('emailTaken', `a user with the address ${email} exists already`);
+    if (!inserted) throw validationError([{ field: 'email', code: USER_FIELD_CODES.emailTaken, message: 'has a user already' }]);
     return { userId, email, ...(await issueLink(clock, tx, userId, input.purpose)) };
   });
 }

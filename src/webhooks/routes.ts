@@ -5,13 +5,15 @@ import { ApiError } from '../errors.js';
 import { merchantOf } from '../http/auth.js';
 import { EnvelopeOnly, answerWith } from '../http/envelope.js';
 import { pageOf } from '../http/paging.js';
-import type { EventType } from './events.js';
+import { bodyCheckedByService, queryCheckedByService } from '../http/validation.js';
 import type { ListenerHub } from './listen/hub.js';
 import * as s from './schemas.js';
 import * as service from './service.js';
 
 // Webhook registration (§Webhooks), delivery trace and replay, sandbox (§Deliveries). Partner keys are admitted on
-// every webhook route (they own webhooks too); the sandbox event is the merchant's own.
+// every webhook route (they own webhooks too); the sandbox event is the merchant's own. A body (or the
+// options of rotate-secrets) is passed as it came to the service's operation, which checks it (the
+// portal's webhook pages call the same operations); the schemas on the routes are for the OpenAPI document.
 
 const webhooksAuth = { auth: { anyOf: ['Webhooks'] as const, partners: true } };
 
@@ -36,6 +38,7 @@ export async function webhookRoutes(app: App, deps: AppDeps, listeners: Listener
     '/webhooks',
     {
       config: { ...webhooksAuth, normalize: 'create', create: { operation: service.REGISTER_OPERATION } },
+      validatorCompiler: bodyCheckedByService,
       schema: {
         tags,
         summary: 'Register a webhook',
@@ -49,17 +52,7 @@ export async function webhookRoutes(app: App, deps: AppDeps, listeners: Listener
         response: { 200: s.RegisterResponse },
       },
     },
-    async (request) => {
-      const body = request.body;
-      const input: service.RegisterInput = {
-        url: body.url,
-        ...(body.eventTypes ? { eventTypes: body.eventTypes as EventType[] } : {}),
-        ...(body.description !== undefined ? { description: body.description } : {}),
-        ...(body.maxInFlight !== undefined ? { maxInFlight: body.maxInFlight } : {}),
-        ...(body.rateLimit !== undefined ? { rateLimit: body.rateLimit } : {}),
-      };
-      return ok(request, await service.registerWebhook(svc, principalOf(request), input, request.idempotencyKey));
-    },
+    async (request) => ok(request, await service.registerWebhook(svc, principalOf(request), request.body, request.idempotencyKey)),
   );
 
   app.get(
@@ -145,6 +138,7 @@ export async function webhookRoutes(app: App, deps: AppDeps, listeners: Listener
     '/webhooks/listeners',
     {
       config: { ...webhooksAuth, normalize: 'create' },
+      validatorCompiler: bodyCheckedByService,
       schema: {
         tags,
         summary: 'Register a listener webhook for paylinks listen',
@@ -156,16 +150,7 @@ export async function webhookRoutes(app: App, deps: AppDeps, listeners: Listener
         response: { 200: s.ListenerResponse },
       },
     },
-    async (request) => {
-      const b = request.body;
-      return ok(
-        request,
-        await service.registerListener(svc, principalOf(request), {
-          ...(b.eventTypes ? { eventTypes: b.eventTypes as EventType[] } : {}),
-          ...(b.description !== undefined ? { description: b.description } : {}),
-        }),
-      );
-    },
+    async (request) => ok(request, await service.registerListener(svc, principalOf(request), request.body)),
   );
 
   app.get(
@@ -266,6 +251,7 @@ export async function webhookRoutes(app: App, deps: AppDeps, listeners: Listener
     '/webhooks/:webhookId/update',
     {
       config: { ...webhooksAuth, normalize: 'update' },
+      validatorCompiler: bodyCheckedByService,
       schema: {
         tags,
         summary: 'Update a webhook',
@@ -277,18 +263,7 @@ export async function webhookRoutes(app: App, deps: AppDeps, listeners: Listener
         response: { 200: s.WebhookResponse },
       },
     },
-    async (request) => {
-      const b = request.body;
-      const input: service.UpdateInput = {
-        ...(b.url !== undefined ? { url: b.url } : {}),
-        ...(b.eventTypes !== undefined ? { eventTypes: b.eventTypes as EventType[] } : {}),
-        ...(b.description !== undefined ? { description: b.description } : {}),
-        ...(b.enabled !== undefined ? { enabled: b.enabled } : {}),
-        ...(b.maxInFlight !== undefined ? { maxInFlight: b.maxInFlight } : {}),
-        ...(b.rateLimit !== undefined ? { rateLimit: b.rateLimit } : {}),
-      };
-      return ok(request, { webhook: await service.updateWebhook(svc, principalOf(request), request.params.webhookId, input) });
-    },
+    async (request) => ok(request, { webhook: await service.updateWebhook(svc, principalOf(request), request.params.webhookId, request.body) }),
   );
 
   app.post(
@@ -313,6 +288,7 @@ export async function webhookRoutes(app: App, deps: AppDeps, listeners: Listener
     '/webhooks/:webhookId/recover',
     {
       config: { ...webhooksAuth, normalize: 'create' },
+      validatorCompiler: bodyCheckedByService,
       schema: {
         tags,
         summary: "Queue a webhook's failed deliveries again",
@@ -325,22 +301,14 @@ export async function webhookRoutes(app: App, deps: AppDeps, listeners: Listener
         response: { 200: s.RecoverResponse },
       },
     },
-    async (request) => {
-      const b = request.body;
-      return ok(
-        request,
-        await service.recoverFailed(svc, principalOf(request), request.params.webhookId, {
-          since: new Date(b.since),
-          until: b.until !== undefined ? new Date(b.until) : null,
-        }),
-      );
-    },
+    async (request) => ok(request, await service.recoverFailed(svc, principalOf(request), request.params.webhookId, request.body)),
   );
 
   app.post(
     '/webhooks/:webhookId/rotate-secrets',
     {
       config: webhooksAuth,
+      validatorCompiler: queryCheckedByService,
       schema: {
         tags,
         summary: "Rotate a webhook's secrets",
@@ -354,7 +322,7 @@ export async function webhookRoutes(app: App, deps: AppDeps, listeners: Listener
         response: { 200: s.RotateResponse },
       },
     },
-    async (request) => ok(request, await service.rotateSecrets(svc, principalOf(request), request.params.webhookId, request.query.overlapHours)),
+    async (request) => ok(request, await service.rotateSecrets(svc, principalOf(request), request.params.webhookId, request.query)),
   );
 
   // The sandbox exists only while it is on (§Deliveries); otherwise these paths are unknown: 404.
@@ -364,6 +332,7 @@ export async function webhookRoutes(app: App, deps: AppDeps, listeners: Listener
     '/sandbox/events',
     {
       config: { auth: { anyOf: ['Webhooks'] }, normalize: 'create' },
+      validatorCompiler: bodyCheckedByService,
       schema: {
         tags: ['Sandbox'],
         summary: 'Record a payment event as if the acquirer had produced it',
@@ -374,28 +343,14 @@ export async function webhookRoutes(app: App, deps: AppDeps, listeners: Listener
         response: { 200: s.SandboxEventResponse },
       },
     },
-    async (request) => {
-      const b = request.body;
-      return ok(
-        request,
-        await service.recordSandboxEvent(svc, merchantOf(request), {
-          eventType: b.eventType as EventType,
-          amount: b.amount,
-          currency: b.currency,
-          ...(b.success !== undefined ? { success: b.success } : {}),
-          ...(b.reason !== undefined ? { reason: b.reason } : {}),
-          ...(b.merchantReference !== undefined ? { merchantReference: b.merchantReference } : {}),
-          ...(b.checkoutReference !== undefined ? { checkoutReference: b.checkoutReference } : {}),
-          ...(b.additionalData !== undefined ? { additionalData: b.additionalData } : {}),
-        }),
-      );
-    },
+    async (request) => ok(request, await service.recordSandboxEvent(svc, merchantOf(request), request.body)),
   );
 
   app.post(
     '/sandbox/deliveries/advance',
     {
       config: { ...webhooksAuth, normalize: 'create' },
+      validatorCompiler: bodyCheckedByService,
       schema: {
         tags: ['Sandbox'],
         summary: 'Make every pending delivery due now',
@@ -406,7 +361,7 @@ export async function webhookRoutes(app: App, deps: AppDeps, listeners: Listener
         response: { 200: s.AdvanceAllResponse },
       },
     },
-    async (request) => ok(request, await service.advanceAllDeliveries(svc, principalOf(request), request.body.webhookId)),
+    async (request) => ok(request, await service.advanceAllDeliveries(svc, principalOf(request), request.body)),
   );
 
   app.post(

@@ -7,6 +7,8 @@ import type { Principal } from '../accounts/service.js';
 import { ApiError, notFound, validationError } from '../errors.js';
 import { newPayfacReference, prefixedId } from '../ids.js';
 import { idempotentCreate } from '../idempotency/service.js';
+import { checkInput } from '../validation.js';
+import { AdvanceAllBody, ListenerBody, RecoverBody, RegisterBody, RotateQuery, SandboxEventBody, UpdateBody } from './schemas.js';
 import { checkProductionAddress, checkUrlShape, type Resolver } from './addressRules.js';
 import { buildBody, enqueueEvent, type EventType, type WebhookMessage } from './events.js';
 import { dueBacklog, notifyDeliveries } from './delivery/sql.js';
@@ -17,6 +19,9 @@ import * as sql from './sql.js';
 import * as listenSql from './listen/sql.js';
 
 // Webhook registration (§Webhooks), trace and replay (§Deliveries), the sandbox (§Deliveries). Only routes.ts knows HTTP.
+// Each operation that takes a body takes it as unknown and checks it against its schema in
+// schemas.ts (§Clients in the field, §Errors) before anything else: the API's routes and the portal's
+// webhook pages pass what they were sent or built, and get the same answer.
 
 export interface WebhookServiceDeps {
   config: Config;
@@ -98,7 +103,7 @@ function uniqueEventTypes(types: readonly EventType[] | undefined): EventType[] 
   return [...new Set(types ?? [])];
 }
 
-export interface RegisterInput {
+interface RegisterInput {
   url: string;
   eventTypes?: EventType[];
   description?: string;
@@ -106,17 +111,31 @@ export interface RegisterInput {
   rateLimit?: number | null;
 }
 
+/** A registration's body, checked, with only the fields it was given. */
+function registerInputOf(input: unknown): RegisterInput {
+  const b = checkInput(RegisterBody, input, { nullMeansAbsent: true });
+  return {
+    url: b.url,
+    ...(b.eventTypes ? { eventTypes: b.eventTypes as EventType[] } : {}),
+    ...(b.description !== undefined ? { description: b.description } : {}),
+    ...(b.maxInFlight !== undefined ? { maxInFlight: b.maxInFlight } : {}),
+    ...(b.rateLimit !== undefined ? { rateLimit: b.rateLimit } : {}),
+  };
+}
+
 export type RegisteredWebhook = WebhookView & { apiKey: string; hmacKey: string; signingSecret: string };
 
 /** The name under which registrations' answers are kept for their Idempotency-Keys. */
 export const REGISTER_OPERATION = 'webhooks.register';
 
+/** Register a webhook (§Webhooks): the body (RegisterBody) is checked here, then its URL against the address rules. */
 export async function registerWebhook(
   deps: WebhookServiceDeps,
   principal: Principal,
-  input: RegisterInput,
+  given: unknown,
   idempotencyKey: string | undefined,
 ): Promise<RegisteredWebhook> {
+  const input = registerInputOf(given);
   const owner = ownerOf(principal);
   // A retry's first answer was already sent by the create pipeline (even if the URL's host no longer
   // passes the address rules); a concurrent twin is caught by idempotentCreate.
@@ -158,17 +177,9 @@ export async function getWebhook(deps: WebhookServiceDeps, principal: Principal,
   return view(w, deps);
 }
 
-export interface UpdateInput {
-  url?: string;
-  eventTypes?: EventType[];
-  description?: string;
-  enabled?: boolean;
-  maxInFlight?: number;
-  /** null removes the limit. */
-  rateLimit?: number | null;
-}
-
-export async function updateWebhook(deps: WebhookServiceDeps, principal: Principal, webhookId: string, input: UpdateInput): Promise<WebhookView> {
+/** Update a webhook (§Webhooks): the body (UpdateBody) is checked here; a field left out keeps its value, rateLimit null removes the limit. */
+export async function updateWebhook(deps: WebhookServiceDeps, principal: Principal, webhookId: string, body: unknown): Promise<WebhookView> {
+  const input = checkInput(UpdateBody, body, { nullMeansAbsent: false });
   if (input.url !== undefined) await checkUrl(deps, input.url);
   return withTransaction(deps.db, async (tx) => {
     const w = await sql.findWebhook(tx, ownerOf(principal), webhookId, { forUpdate: true });
@@ -180,7 +191,7 @@ export async function updateWebhook(deps: WebhookServiceDeps, principal: Princip
     const updated = await sql.updateWebhook(tx, {
       id: w.id,
       url: input.url ?? w.url,
-      eventTypes: input.eventTypes !== undefined ? uniqueEventTypes(input.eventTypes) : w.event_types,
+      eventTypes: input.eventTypes !== undefined ? uniqueEventTypes(input.eventTypes as EventType[]) : w.event_types,
       description: input.description ?? w.description,
       enabled: input.enabled ?? w.enabled,
       maxInFlight: input.maxInFlight ?? w.max_in_flight,
@@ -219,8 +230,10 @@ export async function rotateSecrets(
   deps: WebhookServiceDeps,
   principal: Principal,
   webhookId: string,
-  overlapHours = DEFAULT_OVERLAP_HOURS,
+  options: unknown,
 ): Promise<{ webhookId: string; apiKey: string; hmacKey: string; signingSecret: string; previousSecretValidUntil: string | null }> {
+  // The options arrive as a query string (`overlapHours=48`), so they are checked as text is.
+  const { overlapHours = DEFAULT_OVERLAP_HOURS } = checkInput(RotateQuery, options ?? {}, { nullMeansAbsent: false, text: true });
   return withTransaction(deps.db, async (tx) => {
     const w = await sql.findWebhook(tx, ownerOf(principal), webhookId, { forUpdate: true });
     if (!w) throw notFound('webhook');
@@ -264,13 +277,10 @@ export type RegisteredListener = RegisteredWebhook & { reused: boolean };
  * has had open for a minute (one that died without removing it) is reused, secrets and all;
  * otherwise a new one is made. Its URL is a name, `listen:{webhookId}`: it is never dialled.
  */
-export async function registerListener(
-  deps: WebhookServiceDeps,
-  principal: Principal,
-  input: { eventTypes?: EventType[]; description?: string },
-): Promise<RegisteredListener> {
+export async function registerListener(deps: WebhookServiceDeps, principal: Principal, body: unknown): Promise<RegisteredListener> {
+  const input = checkInput(ListenerBody, body, { nullMeansAbsent: true });
   const owner = ownerOf(principal);
-  const eventTypes = uniqueEventTypes(input.eventTypes).sort();
+  const eventTypes = uniqueEventTypes(input.eventTypes as EventType[] | undefined).sort();
   const now = deps.clock.now();
   return withTransaction(deps.db, async (tx) => {
     const stale = await listenSql.takeStaleListener(tx, owner, eventTypes, new Date(now.getTime() - LISTENER_STALE_MS), now);
@@ -482,8 +492,10 @@ export async function recoverFailed(
   deps: WebhookServiceDeps,
   principal: Principal,
   webhookId: string,
-  window: { since: Date; until: Date | null },
+  body: unknown,
 ): Promise<{ requeued: number; repeated: boolean }> {
+  const b = checkInput(RecoverBody, body, { nullMeansAbsent: true });
+  const window = { since: new Date(b.since), until: b.until !== undefined ? new Date(b.until) : null };
   if (window.until !== null && window.until.getTime() <= window.since.getTime()) {
     throw validationError([{ field: 'until', code: 'RANGE', message: 'must be after since' }]);
   }
@@ -519,27 +531,14 @@ export async function recoverFailed(
 
 // Sandbox (§Deliveries)
 
-export interface SandboxEventInput {
-  eventType: EventType;
-  amount: number;
-  currency: string;
-  success?: boolean;
-  reason?: string;
-  merchantReference?: string;
-  checkoutReference?: string;
-  additionalData?: Record<string, string>;
-}
-
-export async function recordSandboxEvent(
-  deps: WebhookServiceDeps,
-  merchantId: string,
-  input: SandboxEventInput,
-): Promise<{ eventId: string; payfacReference: string }> {
+/** Sandbox: an event made as if the acquirer had produced it; the body (SandboxEventBody) is checked here. */
+export async function recordSandboxEvent(deps: WebhookServiceDeps, merchantId: string, body: unknown): Promise<{ eventId: string; payfacReference: string }> {
+  const input = checkInput(SandboxEventBody, body, { nullMeansAbsent: true });
   const payfacReference = newPayfacReference();
   const { eventId } = await withTransaction(deps.db, (tx) =>
     enqueueEvent(tx, deps, {
       merchantId,
-      eventType: input.eventType,
+      eventType: input.eventType as EventType,
       checkoutReference: input.checkoutReference ?? null,
       payfacReference,
       merchantReference: input.merchantReference ?? null,
@@ -554,7 +553,8 @@ export async function recordSandboxEvent(
 }
 
 /** Sandbox: every pending delivery of the caller's webhooks (or of one of them) is due now. */
-export async function advanceAllDeliveries(deps: WebhookServiceDeps, principal: Principal, webhookId: string | undefined): Promise<{ advanced: number }> {
+export async function advanceAllDeliveries(deps: WebhookServiceDeps, principal: Principal, body: unknown): Promise<{ advanced: number }> {
+  const { webhookId } = checkInput(AdvanceAllBody, body, { nullMeansAbsent: true });
   return withTransaction(deps.db, async (tx) => {
     const owner = ownerOf(principal);
     if (webhookId !== undefined && !(await sql.findWebhook(tx, owner, webhookId))) throw notFound('webhook');

@@ -1,6 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createTestContext, type TestContext } from '../helpers/app.js';
-import { allowedOrigins, createKey, createMerchant, createPartner, listKeys, listTerminals, type CreatedMerchant } from '../../src/accounts/service.js';
+import {
+  AccountError,
+  allowedOrigins,
+  createKey,
+  createMerchant,
+  createPartner,
+  listKeys,
+  listTerminals,
+  type CreatedMerchant,
+} from '../../src/accounts/service.js';
+import { adminCommands } from '../../src/admin/commands.js';
 import { portalUser, textOf, type PortalBrowser } from './helpers.js';
 
 // The developers' page (§Authentication) through a browser: API keys made with chosen capabilities and
@@ -115,6 +125,20 @@ describe('portal developers', () => {
     expect(unknown.body).toMatch(/value="PaymentLinks" checked/);
     expect((await listKeys(ctx.tdb.db, { merchantId: merchantId() })).length).toBe(before);
     expect(await count(ctx, "SELECT count(*)::int AS n FROM audit_log WHERE action = 'key.create' AND details->'capabilities' @> '[\"Everything\"]'")).toBe(0);
+  });
+
+  it('the operator’s command makes keys under the same rule: the same refusal, said on one line', async () => {
+    const context = { db: ctx.tdb.db, clock: ctx.clock, publicBaseUrl: 'http://paylinks.test' };
+    const before = (await listKeys(ctx.tdb.db, { merchantId: merchantId() })).length;
+    await expect(adminCommands['key.create'](context, { merchantId: merchantId(), capabilities: ['PaymentLinks', 'Everything'] })).rejects.toThrow(
+      new AccountError('capabilities[1] must be one of PaymentLinks, TokenizeLinks, HostedCheckout, Webhooks'),
+    );
+    await expect(adminCommands['key.create'](context, { merchantId: merchantId(), capabilities: [] })).rejects.toThrow(
+      new AccountError('capabilities choose at least one capability'),
+    );
+    expect((await listKeys(ctx.tdb.db, { merchantId: merchantId() })).length).toBe(before);
+    const made = await adminCommands['key.create'](context, { merchantId: merchantId(), capabilities: ['Webhooks', 'Webhooks'] });
+    expect(made.capabilities).toEqual(['Webhooks']);
   });
 
   it('revokes a key after a confirmation page that works without a script; the key stops working', async () => {

@@ -140,6 +140,11 @@ describe('portal users', () => {
     const role = await owner.browser.post('/portal/users', { email: 'fine@shop.example', role: 'admin' });
     expect(role.statusCode).toBe(400);
     expect(role.body).toMatch(/<p class="error" id="f-role-error">Choose one of the roles\.<\/p>/);
+    // One answer names both fields when both are wrong.
+    const both = await owner.browser.post('/portal/users', { email: 'not an address', role: 'admin' });
+    expect(both.statusCode).toBe(400);
+    expect(both.body).toMatch(/<p class="error" id="f-email-error">This is not an e-mail address\.<\/p>/);
+    expect(both.body).toMatch(/<p class="error" id="f-role-error">Choose one of the roles\.<\/p>/);
     expect(await liveUsers(ctx)).toBe(before);
 
     await owner.browser.post('/portal/language', { language: 'is', back: '/portal/users' });

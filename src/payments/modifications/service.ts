@@ -1,8 +1,11 @@
+import type { Static } from 'typebox';
 import type { Clock } from '../../clock.js';
 import type { Database } from '../../db/database.js';
 import { withTransaction } from '../../db/database.js';
 import { ApiError, notFound, validationError, type FieldError } from '../../errors.js';
 import { newPayfacReference } from '../../ids.js';
+import { checkInput } from '../../validation.js';
+import { CaptureBody, RefundBody, ReverseBody } from '../schemas.js';
 import * as sql from './sql.js';
 
 // Accepting a capture, refund or reversal (§Modifications and saved cards). The payment row is locked, the request is checked
@@ -16,10 +19,23 @@ import * as sql from './sql.js';
 // never help here. 409 INVALID_STATE is for a payment that takes no modification at all (refused,
 // reversed or being reversed, nothing left to reverse).
 
-export type ModificationInput =
-  | { kind: 'Capture'; reference: string; payfacReference: string; amount: number; currency: string }
-  | { kind: 'Refund'; reference: string; payfacReference: string; amount: number; currency: string; refundReason?: string }
-  | { kind: 'Reversal'; reference: string; payfacReference: string };
+export type ModificationKind = 'Capture' | 'Refund' | 'Reversal';
+
+type ModificationInput =
+  ({ kind: 'Capture' } & Static<typeof CaptureBody>) | ({ kind: 'Refund' } & Static<typeof RefundBody>) | ({ kind: 'Reversal' } & Static<typeof ReverseBody>);
+
+/** The body of each kind's request, as the API takes it (§Clients in the field: null is absent). */
+function checkModification(kind: ModificationKind, input: unknown): ModificationInput {
+  const opts = { nullMeansAbsent: true };
+  switch (kind) {
+    case 'Capture':
+      return { kind, ...checkInput(CaptureBody, input, opts) };
+    case 'Refund':
+      return { kind, ...checkInput(RefundBody, input, opts) };
+    case 'Reversal':
+      return { kind, ...checkInput(ReverseBody, input, opts) };
+  }
+}
 
 /** What a capture may still take: authorised − captured − captures in progress. */
 function capturableOf(payment: sql.LedgerRow, progress: sql.InProgress): number {
@@ -63,11 +79,17 @@ export async function modificationsOf(deps: { db: Database }, merchantId: string
   return sql.modificationsOf(deps.db.pool, merchantId, payfacReference);
 }
 
+/**
+ * A capture, refund or reversal, for every caller (the API, the portal's payment page): the body is
+ * checked here, its schema first, then against the payment's ledger.
+ */
 export async function requestModification(
   deps: { db: Database; clock: Clock },
   merchantId: string,
-  input: ModificationInput,
+  kind: ModificationKind,
+  body: unknown,
 ): Promise<{ status: 'Received'; payfacReference: string }> {
+  const input = checkModification(kind, body);
   const payfacReference = newPayfacReference();
   await withTransaction(deps.db, async (tx) => {
     const payment = await sql.lockPayment(tx, input.payfacReference, merchantId);

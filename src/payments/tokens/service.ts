@@ -2,7 +2,8 @@ import type { Clock } from '../../clock.js';
 import type { Database } from '../../db/database.js';
 import type { PoolClient } from 'pg';
 import { withTransaction } from '../../db/database.js';
-import { ApiError, notFound, type FieldError } from '../../errors.js';
+import { ApiError, notFound } from '../../errors.js';
+import { checkInput, schemaCheck } from '../../validation.js';
 import { isTerminalOf } from '../../accounts/service.js';
 import { newPayfacReference, newReference } from '../../ids.js';
 import { idempotentCreate } from '../../idempotency/service.js';
@@ -12,7 +13,7 @@ import type { Sealer } from '../../sealing.js';
 import type { Acquirer, FinalAuthoriseResult } from '../acquirer.js';
 import type { CardSummary } from '../card.js';
 import { withCheckoutReference } from '../../urls.js';
-import type { TokenPaymentRequest } from '../schemas.js';
+import { DisableTokenBody, TokenPaymentBody, type TokenPaymentRequest } from '../schemas.js';
 import * as sql from './sql.js';
 
 // Token payments and disabling a token (§Modifications and saved cards).
@@ -50,8 +51,12 @@ export const TOKEN_CHALLENGE_TTL_MS = 15 * 60 * 1000;
 /** Where the shopper takes the 3-D Secure step of a charge: `{publicBaseUrl}/charge/{checkoutReference}`. */
 export const CHARGE_PAGE_PREFIX = '/charge';
 
-/** Every rule that needs no token at once (§Errors): the schema's errors, returnUrl, the terminal's owner (§Authentication). */
-export async function validateTokenPayment(db: Database, merchantId: string, body: unknown, schemaErrors: readonly FieldError[]): Promise<TokenPaymentRequest> {
+/**
+ * Every rule that needs no token at once (§Errors): the schema's errors, returnUrl, the terminal's owner
+ * (§Authentication). Returns the input, normalised (§Clients in the field) and known to be valid.
+ */
+async function checkTokenPayment(db: Database, merchantId: string, input: unknown): Promise<TokenPaymentRequest> {
+  const { value: body, errors: schemaErrors } = schemaCheck(TokenPaymentBody, input, { nullMeansAbsent: true });
   const errors = mergeErrors(schemaErrors);
   if (isRecord(body)) {
     const urlError = returnUrlError(body.returnUrl);
@@ -75,12 +80,9 @@ function modelAllows(saved: string, asked: string): boolean {
 /** The operation name under which token payments' Idempotency-Keys are kept (§Idempotent creates). */
 export const TOKEN_PAYMENT_OPERATION = 'payment';
 
-export async function chargeToken(
-  deps: TokenDeps,
-  merchantId: string,
-  body: TokenPaymentRequest,
-  idempotencyKey: string | undefined,
-): Promise<TokenPaymentOutcome> {
+/** Charge a saved card, for every caller: the input is checked as a whole here (checkTokenPayment) before the token is looked at. */
+export async function chargeToken(deps: TokenDeps, merchantId: string, input: unknown, idempotencyKey: string | undefined): Promise<TokenPaymentOutcome> {
+  const body = await checkTokenPayment(deps.db, merchantId, input);
   const { body: outcome } = await idempotentCreate(deps, { ownerId: merchantId, key: idempotencyKey, operation: TOKEN_PAYMENT_OPERATION, body }, async (tx) => {
     const now = deps.clock.now();
     const token = await sql.lockToken(tx, body.tokenDetails.tokenValue, merchantId);
@@ -289,8 +291,12 @@ export async function completeTokenChallenge(deps: TokenDeps, checkoutReference:
   );
 }
 
-/** Disables a token (idempotent, like §Disabling a link: disabling it again succeeds and raises no second event). */
-export async function disableToken(deps: EventDeps & { db: Database }, merchantId: string, tokenValue: string): Promise<{ success: true }> {
+/**
+ * Disables a token (idempotent, like §Disabling a link: disabling it again succeeds and raises no second
+ * event). Its input is `{ tokenValue }`, checked here.
+ */
+export async function disableToken(deps: EventDeps & { db: Database }, merchantId: string, input: unknown): Promise<{ success: true }> {
+  const { tokenValue } = checkInput(DisableTokenBody, input, { nullMeansAbsent: true });
   await withTransaction(deps.db, async (tx) => {
     const token = await sql.lockToken(tx, tokenValue, merchantId);
     if (!token) throw notFound('token');

@@ -1,15 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import {
-  addTerminal,
-  allowedOrigins,
-  createKey,
-  keyCapabilities,
-  listKeys,
-  listTerminals,
-  merchantKey,
-  revokeKey,
-  updateAllowedOrigins,
-} from '../../accounts/service.js';
+import { addTerminal, allowedOrigins, createKey, listKeys, listTerminals, merchantKey, revokeKey, updateAllowedOrigins } from '../../accounts/service.js';
 import { recordAudit, type AuditAction } from '../../audit/service.js';
 import { formOf, refusable, seeOther, sendPage, sessionOfRequest, viewFor, type PortalArea, type PortalDeps } from '../http.js';
 import { FieldErrors } from '../view.js';
@@ -77,7 +67,7 @@ export const developersArea: PortalArea = {
     portal.post('/developers/keys', manage, async (request, reply) => {
       const merchantId = merchantOf(request);
       const chosen = formOf(request).texts('capabilities');
-      const outcome = await refusable(async () => createKey(db, { merchantId }, keyCapabilities(chosen)));
+      const outcome = await refusable(() => createKey(db, { merchantId }, chosen));
       if ('errors' in outcome) return page(request, reply, 400, { keyForm: { capabilities: chosen, errors: outcome.errors } });
       const created = outcome.ok;
       // The key itself goes nowhere but this answer.

@@ -1,12 +1,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import QRCode from 'qrcode';
-import type { FieldError } from '../../errors.js';
 import { ApiError } from '../../errors.js';
 import { listTerminals } from '../../accounts/service.js';
 import { recordAudit } from '../../audit/service.js';
 import { parseCursor } from '../../db/keyset.js';
-import { toFieldErrors, validatorCompiler, type JsonSchema } from '../../http/validation.js';
-import { CreateBody, LINK_STATUSES, LINK_TYPES, UpdateBody, type LinkStatus, type LinkType } from '../../paymentLinks/schemas.js';
+import { LINK_STATUSES, LINK_TYPES, type LinkStatus, type LinkType } from '../../paymentLinks/schemas.js';
 import {
   createPaymentLink,
   disablePaymentLink,
@@ -14,7 +12,6 @@ import {
   listLinkSummaries,
   searchPaymentLinks,
   updatePaymentLink,
-  validateCreate,
   type PaymentLinkView,
 } from '../../paymentLinks/service.js';
 import { paymentsOf } from '../../payments/service.js';
@@ -41,9 +38,9 @@ import { M } from './messages.js';
 import { renderDisable, renderLinkDetail, renderLinkForm, renderLinkList, type DetailNotice, type FormData } from './views.js';
 
 // Payment links in the portal (§The portal): the list with its filters, create, a link's page with its
-// QR code, edit and disable. Every page calls the service the API calls (src/paymentLinks/service.ts)
-// with the body the API takes, so each rule is the API's, and each error the API gives is shown
-// beside the input it names.
+// QR code, edit and disable. Every page calls the operation the API calls (src/paymentLinks/service.ts)
+// with the body the API takes; the operation checks it, so each rule is the API's alone, and each
+// error it answers is shown beside the input it names.
 
 const PAGE_SIZE = 20;
 /** A link's page lists its newest payments, at most this many (the payments page has them all). */
@@ -53,26 +50,6 @@ const read = { config: { portal: { permission: 'links.read' as const } }, schema
 const write = { config: { portal: { permission: 'links.write' as const } }, schema: { hide: true } };
 
 type RefParams = { Params: { reference: string } };
-
-/**
- * The API's schema errors for a body the portal built: the app's own validator and wording, so that
- * a field the merchant got wrong reads as the API would say it (§Errors). Compiled once per schema.
- */
-const validators = new Map<JsonSchema, (body: unknown) => FieldError[]>();
-function schemaErrorsOf(schema: JsonSchema, body: unknown): FieldError[] {
-  let check = validators.get(schema);
-  if (!check) {
-    const validate = validatorCompiler({ schema, method: 'POST', url: '', httpPart: 'body' }) as ((data: unknown) => boolean) & {
-      errors?: Parameters<typeof toFieldErrors>[0] | null;
-    };
-    check = (data) => (validate(data) ? [] : toFieldErrors(validate.errors ?? [], schema));
-    validators.set(schema, check);
-  }
-  return check(body);
-}
-
-const CREATE_SCHEMA = CreateBody as unknown as JsonSchema;
-const UPDATE_SCHEMA = UpdateBody as unknown as JsonSchema;
 
 function linkTypeOf(raw: unknown): LinkType {
   return typeof raw === 'string' && (LINK_TYPES as readonly string[]).includes(raw) ? (raw as LinkType) : 'PayByLink';
@@ -146,14 +123,14 @@ export const linksArea: PortalArea = {
       }
       const built = createBody(entry, sessionOfRequest(request).language);
       try {
-        const valid = await validateCreate(db, merchantId, built.body, schemaErrorsOf(CREATE_SCHEMA, built.body), clock.now());
-        const created = await createPaymentLink(deps, merchantId, valid, undefined);
+        const created = await createPaymentLink(deps, merchantId, built.body, undefined);
         await recordAudit(db, clock, {
           merchantId,
           actor,
           action: 'link.create',
           target: created.paymentLinkReference,
-          details: { type: valid.type, amount: valid.amount, currency: valid.currency },
+          // The body was accepted, so these are the link's type, amount and currency.
+          details: { type: built.body.type, amount: built.body.amount, currency: built.body.currency },
         });
         return seeOther(reply, `${PORTAL}/links/${encodeURIComponent(created.paymentLinkReference)}?created=1`);
       } catch (err) {
@@ -205,7 +182,7 @@ export const linksArea: PortalArea = {
       }
       const built = updateBody(before, entry, withMoney, view.lang);
       try {
-        await updatePaymentLink(deps, merchantId, built.body, schemaErrorsOf(UPDATE_SCHEMA, built.body), () => undefined);
+        await updatePaymentLink(deps, merchantId, built.body, () => undefined);
       } catch (err) {
         if (err instanceof ApiError && err.code === 'INVALID_STATE') {
           const now = await getPaymentLink(deps, merchantId, before.paymentLinkReference);
@@ -235,7 +212,7 @@ export const linksArea: PortalArea = {
     portal.post<RefParams>('/links/:reference/disable', write, async (request, reply) => {
       const { merchantId, actor } = actorOf(request);
       const reference = request.params.reference;
-      await disablePaymentLink(deps, merchantId, reference, () => undefined);
+      await disablePaymentLink(deps, merchantId, { paymentLinkReference: reference }, () => undefined);
       await recordAudit(db, clock, { merchantId, actor, action: 'link.disable', target: reference });
       return seeOther(reply, `${PORTAL}/links/${encodeURIComponent(reference)}?disabled=1`);
     });

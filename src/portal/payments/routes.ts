@@ -2,11 +2,9 @@ import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { recordAudit, type AuditAction } from '../../audit/service.js';
 import { parseCursor } from '../../db/keyset.js';
-import { ApiError, validationError, type FieldError } from '../../errors.js';
+import { ApiError, type FieldError } from '../../errors.js';
 import { formatMoney } from '../../html/format.js';
-import { bodyErrors } from '../../http/validation.js';
-import { headroomOf, modificationsOf, requestModification, type Headroom, type ModificationInput } from '../../payments/modifications/service.js';
-import { CaptureBody, RefundBody, ReverseBody } from '../../payments/schemas.js';
+import { headroomOf, modificationsOf, requestModification, type Headroom } from '../../payments/modifications/service.js';
 import { eachPayment, isPaymentState, paymentDetail, searchPayments, type PaymentDetail, type PaymentFilter } from '../../payments/service.js';
 import { listDeliveries, type DeliveryView } from '../../webhooks/service.js';
 import { formOf, seeOther, sendPage, sessionOfRequest, viewFor, type PortalArea, type PortalDeps } from '../http.js';
@@ -20,8 +18,9 @@ import { paymentPath, renderPaymentDetail, renderPaymentList, renderReverse, typ
 
 // Payments in the portal (§The portal): every payment of the merchant (links, sessions, token
 // charges) with filters and a streamed CSV export, a payment's page, and capture, refund and reverse
-// through the service the API's /modification routes call, with the API's body schemas, so every
-// rule and every error is the API's; an error is shown beside the input it names.
+// through the operation the API's /modification routes call, with the body the API takes: the
+// operation checks it, so every rule and every error is the API's; an error is shown beside the input
+// it names.
 
 const PAGE_SIZE = 20;
 /** The webhooks a payment caused: its own events and its modifications' (a handful each). */
@@ -64,6 +63,7 @@ export function filterOf(q: ListQuery, lang: View['lang']): { shown: ListFilter;
 }
 
 const ACTION: Record<ModificationKind, AuditAction> = { capture: 'payment.capture', refund: 'payment.refund', reverse: 'payment.reverse' };
+const OPERATION = { capture: 'Capture', refund: 'Refund', reverse: 'Reversal' } as const satisfies Record<ModificationKind, string>;
 
 export const paymentsArea: PortalArea = {
   styles: `
@@ -138,9 +138,9 @@ export const paymentsArea: PortalArea = {
     });
 
     /**
-     * A capture, refund or reversal as the API takes it: the body is checked against the API's own
-     * schema, then the service applies the ledger's rules. Refusals come back to the form, beside
-     * the input they name; amounts over the limit are said in money, not in minor units.
+     * A capture, refund or reversal as the API takes it: the operation checks the body and applies
+     * the ledger's rules. Refusals come back to the form, beside the input they name; amounts over
+     * the limit are said in money, not in minor units.
      */
     const modification = async (request: FastifyRequest<RefParams>, reply: FastifyReply, kind: ModificationKind): Promise<FastifyReply> => {
       const session = sessionOfRequest(request);
@@ -166,29 +166,15 @@ export const paymentsArea: PortalArea = {
               currency: payment.currency,
               ...(kind === 'refund' && typed.refundReason !== '' ? { refundReason: typed.refundReason } : {}),
             };
-      const schema = kind === 'capture' ? CaptureBody : kind === 'refund' ? RefundBody : ReverseBody;
       try {
-        const problems = bodyErrors(schema, body);
-        if (problems.length > 0) throw validationError(problems);
-        const input: ModificationInput =
-          kind === 'reverse'
-            ? { kind: 'Reversal', ...base }
-            : kind === 'capture'
-              ? { kind: 'Capture', ...base, amount: minor ?? 0, currency: payment.currency }
-              : {
-                  kind: 'Refund',
-                  ...base,
-                  amount: minor ?? 0,
-                  currency: payment.currency,
-                  ...(typed.refundReason !== '' ? { refundReason: typed.refundReason } : {}),
-                };
-        const received = await requestModification(deps, merchantId, input);
+        const received = await requestModification(deps, merchantId, OPERATION[kind], body);
         await recordAudit(db, clock, {
           merchantId,
           actor: { userId: session.userId, email: session.email },
           action: ACTION[kind],
           target: payment.payfacReference,
-          details: { modification: received.payfacReference, ...(input.kind === 'Reversal' ? {} : { amount: input.amount, currency: input.currency }) },
+          // The body was accepted, so its amount is the minor units read from the form.
+          details: { modification: received.payfacReference, ...(kind === 'reverse' ? {} : { amount: minor, currency: payment.currency }) },
         });
         return seeOther(reply, `${paymentPath(payment.payfacReference)}?done=${kind}`);
       } catch (err) {

@@ -1,8 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { recordAudit } from '../../audit/service.js';
-import { notFound, type FieldError } from '../../errors.js';
+import { ApiError, notFound, type FieldError } from '../../errors.js';
 import { portalLinkUrl } from '../../urls.js';
-import { UserError, changeRole, inviteUser, isRole, listUsers, reinvite, removeUser, type UserSummary } from '../../users/service.js';
+import { USER_FIELD_CODES, UserError, changeRole, inviteUser, isRole, listUsers, reinvite, removeUser, type UserSummary } from '../../users/service.js';
 import { formOf, seeOther, sendPage, sessionOfRequest, viewFor, type PortalArea, type PortalDeps } from '../http.js';
 import { FieldErrors } from '../view.js';
 import { PORTAL } from '../views/layout.js';
@@ -23,6 +23,13 @@ function refusalOf(err: unknown): Refusal {
   if (err.reason === 'notFound' || err.reason === 'ownerMissing') throw notFound('user');
   return err.reason;
 }
+
+/** The invitation's refusals (field and code, as the users module answers them) that this page words itself. */
+const INVITE_WORDS: Readonly<Record<string, Refusal>> = {
+  [`email|${USER_FIELD_CODES.emailInvalid}`]: 'emailInvalid',
+  [`email|${USER_FIELD_CODES.emailTaken}`]: 'emailTaken',
+  [`role|${USER_FIELD_CODES.roleInvalid}`]: 'roleInvalid',
+};
 
 const EMPTY_INVITE: UsersPage['invite'] = { email: '', role: 'staff', errors: new FieldErrors() };
 
@@ -74,10 +81,20 @@ export const usersArea: PortalArea = {
       try {
         link = await inviteUser(db, clock, merchantId, { email, role, invitedBy: me });
       } catch (err) {
-        const reason = refusalOf(err);
         const view = await viewFor(request, reply, deps);
-        const error: FieldError = { field: reason === 'roleInvalid' ? 'role' : 'email', code: reason, message: refusalText(view, reason) };
-        return listPage(request, reply, 400, { invite: { email, role, errors: new FieldErrors([error]) }, notice: null, problem: null });
+        let errors: FieldError[];
+        if (err instanceof ApiError && err.errors) {
+          // Each refusal beside the field the users module named, in the portal's words where it has
+          // them; their code is then the portal's own, so that the sentence is shown as written here.
+          errors = err.errors.map((e) => {
+            const reason = INVITE_WORDS[`${e.field}|${e.code}`];
+            return reason ? { ...e, code: reason, message: refusalText(view, reason) } : e;
+          });
+        } else {
+          const reason = refusalOf(err);
+          errors = [{ field: 'email', code: reason, message: refusalText(view, reason) }];
+        }
+        return listPage(request, reply, 400, { invite: { email, role, errors: new FieldErrors(errors) }, notice: null, problem: null });
       }
       // The users module took the role, so it is one.
       const invited = isRole(role) ? role : 'staff';

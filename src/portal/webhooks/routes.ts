@@ -1,11 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CAPABILITIES, type Principal } from '../../accounts/service.js';
 import { recordAudit, type AuditAction } from '../../audit/service.js';
-import { ApiError, notFound, validationError, type FieldError } from '../../errors.js';
-import { bodyErrors } from '../../http/validation.js';
+import { ApiError, notFound, type FieldError } from '../../errors.js';
 import type { PortalSession } from '../../users/service.js';
-import type { EventType } from '../../webhooks/events.js';
-import { RecoverBody, RegisterBody, RotateQuery, SandboxEventBody, UpdateBody } from '../../webhooks/schemas.js';
 import * as webhooks from '../../webhooks/service.js';
 import {
   formOf,
@@ -39,10 +36,9 @@ import {
   type WebhookNotice,
 } from './views.js';
 
-// The webhook pages (§Webhooks, §Deliveries) on the same service as /api/v1/webhooks. Each form builds
-// the body the API takes, is checked against the API's own schema and then by the service, and a
-// refusal comes back as the API's field errors beside the fields they name (the inputs carry the
-// API's names).
+// The webhook pages (§Webhooks, §Deliveries) on the same operations as /api/v1/webhooks. Each form
+// builds the body the API takes and passes it to the operation, which checks it, and a refusal comes
+// back as the API's field errors beside the fields they name (the inputs carry the API's names).
 
 const PAGE_SIZE = 20;
 const RECENT = 5;
@@ -64,12 +60,6 @@ type DeliveriesQuery = { state?: string; page?: string; done?: string; n?: strin
  */
 export function merchantPrincipal(session: PortalSession): Principal {
   return { kind: 'merchant', keyId: `portal:${session.userId}`, merchantId: session.merchantId, capabilities: new Set(CAPABILITIES) };
-}
-
-/** The API's answer to a body it would refuse: its field errors, thrown as the API's routes answer them. */
-function checkBody(schema: object, body: unknown): void {
-  const errors = bodyErrors(schema, body);
-  if (errors.length > 0) throw validationError(errors);
 }
 
 /** A refusal because the webhook does not take deliveries now (disabled): the API's 409. */
@@ -214,10 +204,7 @@ export const webhooksArea: PortalArea = {
       const values = webhookFormOf(formOf(request));
       // A blank URL is left out, so the answer is the API's "is required".
       const body = { ...(values.url !== '' ? { url: values.url } : {}), eventTypes: values.eventTypes, description: values.description, ...limitsOf(values) };
-      const outcome = await refusable(async () => {
-        checkBody(RegisterBody, body);
-        return webhooks.registerWebhook(svc, principalOf(request), { ...body, url: values.url, eventTypes: values.eventTypes as EventType[] }, undefined);
-      });
+      const outcome = await refusable(() => webhooks.registerWebhook(svc, principalOf(request), body, undefined));
       const view = await viewFor(request, reply, deps);
       if ('errors' in outcome) return sendPage(reply, 400, renderWebhookForm(view, { webhook: null, values, errors: outcome.errors, devUrls }));
       const created = outcome.ok;
@@ -246,10 +233,7 @@ export const webhooksArea: PortalArea = {
         eventTypes: values.eventTypes,
         description: values.description,
       };
-      const outcome = await refusable(async () => {
-        checkBody(UpdateBody, body);
-        return webhooks.updateWebhook(svc, principalOf(request), webhook.webhookId, { ...body, eventTypes: values.eventTypes as EventType[] });
-      });
+      const outcome = await refusable(() => webhooks.updateWebhook(svc, principalOf(request), webhook.webhookId, body));
       if ('errors' in outcome) {
         const view = await viewFor(request, reply, deps);
         return sendPage(reply, 400, renderWebhookForm(view, { webhook, values, errors: outcome.errors, devUrls }));
@@ -279,17 +263,13 @@ export const webhooksArea: PortalArea = {
     portal.post<{ Params: { webhookId: string } }>('/webhooks/:webhookId/rotate', write, async (request, reply) => {
       const webhook = await webhookOf(request);
       const raw = formOf(request).text('overlapHours').trim();
-      // Whole numbers as numbers, as the API's query reads them; anything else reaches its check as typed.
-      const overlap: number | string | undefined = raw === '' ? undefined : /^\d{1,6}$/.test(raw) ? Number(raw) : raw;
-      const outcome = await refusable(async () => {
-        checkBody(RotateQuery, overlap === undefined ? {} : { overlapHours: overlap });
-        return webhooks.rotateSecrets(svc, principalOf(request), webhook.webhookId, overlap as number | undefined);
-      });
+      // As the API's query string carries it: text, read by the operation; blank is the default.
+      const outcome = await refusable(() => webhooks.rotateSecrets(svc, principalOf(request), webhook.webhookId, raw === '' ? {} : { overlapHours: raw }));
       const view = await viewFor(request, reply, deps);
       if ('errors' in outcome) return sendPage(reply, 400, renderRotate(view, { webhook, overlapHours: raw, errors: outcome.errors }));
       const rotated = outcome.ok;
       await audit(request, 'webhook.rotate', webhook.webhookId, {
-        overlapHours: overlap ?? webhooks.DEFAULT_OVERLAP_HOURS,
+        overlapHours: raw === '' ? webhooks.DEFAULT_OVERLAP_HOURS : Number(raw),
         previousSecretValidUntil: rotated.previousSecretValidUntil,
       });
       return sendPage(reply, 200, renderRotated(view, { webhook, secrets: rotated }));
@@ -326,13 +306,7 @@ export const webhooksArea: PortalArea = {
       const principal = principalOf(request);
       let outcome;
       try {
-        outcome = await refusable(async () => {
-          checkBody(RecoverBody, body);
-          return webhooks.recoverFailed(svc, principal, webhook.webhookId, {
-            since: new Date(body.since as string),
-            until: body.until !== undefined ? new Date(body.until) : null,
-          });
-        });
+        outcome = await refusable(() => webhooks.recoverFailed(svc, principal, webhook.webhookId, body));
       } catch (err) {
         if (isNotReceiving(err)) return again(409, new FieldErrors(), 'notReceiving');
         throw err;
@@ -376,14 +350,15 @@ export const webhooksArea: PortalArea = {
       if (!deps.config.sandbox) throw notFound('sandbox');
       const webhook = await webhookOf(request);
       const eventType = formOf(request).text('eventType');
-      const body = { eventType, ...TEST_EVENT };
-      const errors = bodyErrors(SandboxEventBody, body);
-      // The event goes to every webhook that takes its type: one this webhook does not take would not test it.
-      if (errors.length === 0 && webhook.eventTypes.length > 0 && !webhook.eventTypes.includes(eventType)) {
-        errors.push({ field: 'eventType', code: 'ENUM', message: `must be one of ${webhook.eventTypes.join(', ')}` } satisfies FieldError);
+      // The event goes to every webhook that takes its type: one this webhook does not take would not
+      // test it. That is this page's own question; the event itself is checked by the operation.
+      if (webhook.eventTypes.length > 0 && !webhook.eventTypes.includes(eventType)) {
+        const error: FieldError = { field: 'eventType', code: 'ENUM', message: `must be one of ${webhook.eventTypes.join(', ')}` };
+        return webhookPage(request, reply, 400, null, new FieldErrors([error]));
       }
-      if (errors.length > 0) return webhookPage(request, reply, 400, null, new FieldErrors(errors));
-      const event = await webhooks.recordSandboxEvent(svc, sessionOfRequest(request).merchantId, { ...body, eventType: eventType as EventType });
+      const outcome = await refusable(() => webhooks.recordSandboxEvent(svc, sessionOfRequest(request).merchantId, { eventType, ...TEST_EVENT }));
+      if ('errors' in outcome) return webhookPage(request, reply, 400, null, outcome.errors);
+      const event = outcome.ok;
       await audit(request, 'webhook.test', webhook.webhookId, { eventType, eventId: event.eventId, payfacReference: event.payfacReference });
       return seeOther(reply, `${hrefOf(webhook.webhookId)}/deliveries?done=tested`);
     });
