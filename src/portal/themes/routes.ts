@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { recordAudit } from '../../audit/service.js';
-import { cultureOf } from '../../checkout/pages/i18n.js';
+import { cultureOf } from '../../checkout/preview.js';
 import { ApiError, type FieldError } from '../../errors.js';
 import { createTheme, deleteTheme, getTheme, listThemes, previewLook, updateTheme, type Theme, type ThemeInput } from '../../themes/service.js';
 import { Form, formOf, seeOther, sendPage, sessionOfRequest, viewFor, type PortalArea, type PortalDeps } from '../http.js';
