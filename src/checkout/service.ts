@@ -160,6 +160,6 @@ export type SessionDetails = Omit<sql.SessionRow, 'merchantId' | 'merchantName'>
 export async function getSession(deps: { db: Database; clock: Clock }, merchantId: string, reference: string): Promise<SessionDetails> {
   const row = await sql.findMerchantSession(deps.db.pool, merchantId, reference);
   if (!row) throw notFound('checkout session');
-  const { merchantId: _m, merchantName: _n, ...rest } = row;
+  const { merchantId: _m, ...rest } = row;
   return { ...rest, status: sessionStatusOf(row, deps.clock.now()) };
 }

@@ -88,7 +88,7 @@ export async function insertSession(db: Queryable, s: NewSession): Promise<void>
   );
 }
 
-const SESSION_COLUMNS = `s.reference, s.merchant_id AS "merchantId", m.name AS "merchantName", s.terminal_identifier AS "terminalIdentifier",
+const SESSION_COLUMNS = `s.reference, s.merchant_id AS "merchantId", s.terminal_identifier AS "terminalIdentifier",
   s.amount, s.currency, s.return_url AS "returnUrl", s.merchant_reference AS "merchantReference", s.culture,
   s.is_manual_capture AS "isManualCapture", s.capture_hours_delay AS "captureHoursDelay", s.is_pre_auth AS "isPreAuth",
   s.expires_at AS "expiresAt", s.merchant_shopper_reference AS "merchantShopperReference", s.items, s.theme_key AS "themeKey",
@@ -97,7 +97,7 @@ const SESSION_COLUMNS = `s.reference, s.merchant_id AS "merchantId", m.name AS "
 
 export async function findSession(db: Queryable, reference: string): Promise<SessionRow | undefined> {
   const { rows } = await db.query<SessionRow>(
-    `SELECT ${SESSION_COLUMNS} FROM checkout_sessions s JOIN merchants m ON m.id = s.merchant_id WHERE s.reference = $1`,
+    `SELECT ${SESSION_COLUMNS}, m.name AS "merchantName" FROM checkout_sessions s JOIN merchants m ON m.id = s.merchant_id WHERE s.reference = $1`,
     [reference],
   );
   return rows[0];
@@ -106,7 +106,7 @@ export async function findSession(db: Queryable, reference: string): Promise<Ses
 /** The session row locked for the payment transaction: a session is paid at most once (§Hosted checkout). */
 export async function lockSession(db: Queryable, reference: string): Promise<SessionRow | undefined> {
   const { rows } = await db.query<SessionRow>(
-    `SELECT ${SESSION_COLUMNS} FROM checkout_sessions s JOIN merchants m ON m.id = s.merchant_id
+    `SELECT ${SESSION_COLUMNS}, m.name AS "merchantName" FROM checkout_sessions s JOIN merchants m ON m.id = s.merchant_id
      WHERE s.reference = $1 FOR UPDATE OF s`,
     [reference],
   );
@@ -176,11 +176,14 @@ export async function listSessions(db: Queryable, merchantId: string, keyset: Ke
   return rows;
 }
 
+/** A session as the merchant's own pages show it: the merchant is known, so its name is not read. */
+export type MerchantSessionRow = Omit<SessionRow, 'merchantName'>;
+
 /** One of the merchant's sessions, every column; another merchant's is not found (§Authentication). */
-export async function findMerchantSession(db: Queryable, merchantId: string, reference: string): Promise<SessionRow | undefined> {
-  const { rows } = await db.query<SessionRow>(
-    `SELECT ${SESSION_COLUMNS} FROM checkout_sessions s JOIN merchants m ON m.id = s.merchant_id WHERE s.reference = $1 AND s.merchant_id = $2`,
-    [reference, merchantId],
-  );
+export async function findMerchantSession(db: Queryable, merchantId: string, reference: string): Promise<MerchantSessionRow | undefined> {
+  const { rows } = await db.query<MerchantSessionRow>(`SELECT ${SESSION_COLUMNS} FROM checkout_sessions s WHERE s.reference = $1 AND s.merchant_id = $2`, [
+    reference,
+    merchantId,
+  ]);
   return rows[0];
 }

@@ -137,7 +137,6 @@ export interface TokenChallengeRow {
   checkout_reference: string;
   payfac_reference: string;
   merchant_id: string;
-  merchant_name: string;
   terminal_identifier: string;
   charged_token: string;
   recurring_processing_model: string;
@@ -152,7 +151,7 @@ export interface TokenChallengeRow {
   card_summary: string;
 }
 
-const CHALLENGE_COLUMNS = `c.checkout_reference, c.payfac_reference, c.merchant_id, m.name AS merchant_name, c.terminal_identifier, c.charged_token,
+const CHALLENGE_COLUMNS = `c.checkout_reference, c.payfac_reference, c.merchant_id, c.terminal_identifier, c.charged_token,
   c.recurring_processing_model, c.channel, c.merchant_reference, c.amount, c.currency, c.return_url, c.acquirer_state,
   c.expires_at, c.completed_at, t.card_summary`;
 
@@ -160,7 +159,7 @@ const CHALLENGE_COLUMNS = `c.checkout_reference, c.payfac_reference, c.merchant_
 export async function findTokenChallenge(db: Queryable, checkoutReference: string, opts: { forUpdate?: boolean } = {}): Promise<TokenChallengeRow | undefined> {
   const { rows } = await db.query<TokenChallengeRow>(
     `SELECT ${CHALLENGE_COLUMNS}
-       FROM token_charge_challenges c JOIN merchants m ON m.id = c.merchant_id JOIN payment_tokens t ON t.token = c.charged_token
+       FROM token_charge_challenges c JOIN payment_tokens t ON t.token = c.charged_token
       WHERE c.checkout_reference = $1
       ${opts.forUpdate ? 'FOR UPDATE OF c' : ''}`,
     [checkoutReference],
