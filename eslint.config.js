@@ -1,49 +1,84 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
-// Each module under src/ owns its tables: only its own files import its sql.ts (or the sql.ts of a
-// folder inside it); every other file goes through its service.ts. These blocks make any other import
-// of a module's queries a lint error.
-const MODULES = [
-  'accounts',
-  'admin',
-  'audit',
-  'checkout',
-  'cli',
-  'db',
-  'html',
-  'http',
-  'idempotency',
-  'paymentLinks',
-  'payments',
-  'portal',
-  'themes',
-  'users',
-  'webhooks',
-];
+// Module boundaries (docs/architecture.md). The modules are the folders under src/, read here, so a
+// folder added later is covered without anyone remembering to list it. src/modules.json names each
+// module's public files: the only files of it that another module may import. Its `entry` files
+// (routes, workers) are further open to the top-level files of src/ that build and start the app. A
+// module that src/modules.json does not name offers nothing, and a sql.ts is never public: each module
+// owns its tables and other modules go through its functions.
+const SRC = fileURLToPath(new URL('./src/', import.meta.url));
+const MODULES = readdirSync(SRC, { withFileTypes: true })
+  .filter((entry) => entry.isDirectory())
+  .map((entry) => entry.name)
+  .sort();
+const DECLARED = JSON.parse(readFileSync(new URL('./src/modules.json', import.meta.url), 'utf8'));
 
-function sqlOf(modules) {
-  return modules.flatMap((m) => [`**/${m}/sql.js`, `**/${m}/**/sql.js`]);
+const withoutExtension = (file) => file.replace(/\.(js|ts|tsx)$/, '');
+
+/** The declared files of each module, checked here so that a stale entry fails the lint instead of opening nothing. */
+const BOUNDARIES = new Map(
+  MODULES.map((name) => {
+    const { public: open = [], entry = [] } = DECLARED[name] ?? {};
+    for (const file of [...open, ...entry]) {
+      if (!existsSync(resolve(SRC, name, file))) throw new Error(`src/modules.json: src/${name}/${file} does not exist`);
+      if (/(^|\/)sql\.ts$/.test(file)) throw new Error(`src/modules.json: src/${name}/${file} is a module's queries and cannot be public`);
+    }
+    return [name, { open, entry }];
+  }),
+);
+for (const name of Object.keys(DECLARED)) {
+  if (!BOUNDARIES.has(name)) throw new Error(`src/modules.json names ${name}, which is not a folder under src/`);
 }
 
-function ownTables(files, others) {
-  return {
-    files,
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            {
-              group: sqlOf(others),
-              message: "another module's queries: call that module's service.ts instead (each module owns its tables)",
-            },
-          ],
-        },
-      ],
+/** The module a file under src/ belongs to, or '' for a top-level file of src/; undefined outside src/. */
+function moduleOf(path) {
+  const parts = relative(SRC, path).split(sep);
+  if (parts[0] === '..' || parts[0] === '') return undefined;
+  return parts.length === 1 ? '' : parts[0];
+}
+
+const moduleBoundaries = {
+  meta: {
+    type: 'problem',
+    schema: [],
+    messages: {
+      deep: '{{target}} is inside the {{module}} module, which other modules import only through {{instead}}. Import from there; a file that is truly an interface of {{module}} is added to its public list in src/modules.json (docs/architecture.md).',
+      closed:
+        '{{target}} is inside the {{module}} module, which offers no file to other modules: name its public files in src/modules.json (docs/architecture.md).',
+      queries: "{{target}} is the {{module}} module's queries: each module owns its tables, so call {{instead}} instead (docs/architecture.md).",
     },
-  };
-}
+  },
+  create(context) {
+    const from = moduleOf(context.filename);
+    if (from === undefined) return {};
+    function check(node) {
+      const source = node.value;
+      if (typeof source !== 'string' || !source.startsWith('.')) return;
+      const target = resolve(dirname(context.filename), source);
+      const to = moduleOf(target);
+      if (to === undefined || to === '' || to === from) return;
+      const boundary = BOUNDARIES.get(to) ?? { open: [], entry: [] };
+      const allowed = from === '' ? [...boundary.open, ...boundary.entry] : boundary.open;
+      const inside = withoutExtension(relative(resolve(SRC, to), target).split(sep).join('/'));
+      if (allowed.some((file) => withoutExtension(file) === inside)) return;
+      const file = ['.ts', '.tsx'].map((ext) => inside + ext).find((f) => existsSync(resolve(SRC, to, f))) ?? `${inside}.ts`;
+      const instead = allowed.map((f) => `src/${to}/${f}`).join(', ');
+      const queries = inside === 'sql' || inside.endsWith('/sql');
+      const messageId = allowed.length === 0 ? 'closed' : queries ? 'queries' : 'deep';
+      context.report({ node, messageId, data: { target: `src/${to}/${file}`, module: to, instead } });
+    }
+    return {
+      ImportDeclaration: (node) => check(node.source),
+      ExportNamedDeclaration: (node) => node.source && check(node.source),
+      ExportAllDeclaration: (node) => check(node.source),
+      ImportExpression: (node) => node.source.type === 'Literal' && check(node.source),
+    };
+  },
+};
 
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'packages/*/dist/', 'coverage/', '.paylinks/'] },
@@ -57,11 +92,9 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': 'error',
     },
   },
-  ownTables(['src/*.ts', 'src/*.tsx'], MODULES),
-  ...MODULES.map((m) =>
-    ownTables(
-      [`src/${m}/**/*.ts`, `src/${m}/**/*.tsx`],
-      MODULES.filter((o) => o !== m),
-    ),
-  ),
+  {
+    files: ['src/**/*.ts', 'src/**/*.tsx'],
+    plugins: { paylinks: { rules: { 'module-boundaries': moduleBoundaries } } },
+    rules: { 'paylinks/module-boundaries': 'error' },
+  },
 );

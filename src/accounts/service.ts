@@ -47,7 +47,7 @@ export class AccountError extends Error {}
 /** Whether the terminal exists and is the merchant's (an unknown terminal and another's look the same). */
 export async function isTerminalOf(db: Database, terminalIdentifier: string, merchantId: string): Promise<boolean> {
   const terminal = await sql.findTerminal(db.pool, terminalIdentifier);
-  return terminal !== undefined && terminal.merchant_id === merchantId;
+  return terminal !== undefined && terminal.merchantId === merchantId;
 }
 
 export async function addTerminal(db: Database, merchantId: string): Promise<{ merchantId: string; terminalIdentifier: string }> {
@@ -108,11 +108,11 @@ export interface KeySummary {
 function keySummary(r: sql.KeyListRow): KeySummary {
   return {
     keyId: r.id,
-    display: r.display_prefix,
+    display: r.displayPrefix,
     capabilities: r.capabilities,
-    createdAt: r.created_at.toISOString(),
-    lastUsedAt: r.last_used_at?.toISOString() ?? null,
-    revokedAt: r.revoked_at?.toISOString() ?? null,
+    createdAt: r.createdAt.toISOString(),
+    lastUsedAt: r.lastUsedAt?.toISOString() ?? null,
+    revokedAt: r.revokedAt?.toISOString() ?? null,
   };
 }
 
@@ -139,7 +139,7 @@ function keyCapabilities(values: readonly string[]): Capability[] {
 /** One of the merchant's own keys; another merchant's or a partner's is not found (§Authentication). */
 export async function merchantKey(db: Database, merchantId: string, keyId: string): Promise<KeySummary> {
   const row = await sql.findApiKey(db.pool, keyId);
-  if (!row || row.merchant_id !== merchantId) throw notFound('key');
+  if (!row || row.merchantId !== merchantId) throw notFound('key');
   return keySummary(row);
 }
 
@@ -168,9 +168,9 @@ export async function listMerchants(db: Database): Promise<MerchantSummary[]> {
   return (await sql.listMerchants(db.pool)).map((m) => ({
     merchantId: m.id,
     name: m.name,
-    createdAt: m.created_at.toISOString(),
+    createdAt: m.createdAt.toISOString(),
     terminals: m.terminals,
-    liveKeys: m.live_keys,
+    liveKeys: m.liveKeys,
   }));
 }
 
@@ -299,8 +299,8 @@ const plausibleKey = (k: string): boolean => k.length >= 16 && k.length <= 256;
 
 function principalOf(row: sql.KeyRow): Principal | undefined {
   const caps = new Set(row.capabilities.filter(isCapability));
-  if (row.merchant_id !== null) return { kind: 'merchant', keyId: row.id, merchantId: row.merchant_id, capabilities: caps };
-  if (row.partner_id !== null) return { kind: 'partner', keyId: row.id, partnerId: row.partner_id, capabilities: caps };
+  if (row.merchantId !== null) return { kind: 'merchant', keyId: row.id, merchantId: row.merchantId, capabilities: caps };
+  if (row.partnerId !== null) return { kind: 'partner', keyId: row.id, partnerId: row.partnerId, capabilities: caps };
   return undefined;
 }
 
@@ -320,7 +320,7 @@ const keyLoader = perDatabase(
       const found = new Map<string, Principal>();
       for (const row of rows) {
         const p = principalOf(row);
-        if (p) found.set(row.key_hash.toString('hex'), p);
+        if (p) found.set(row.keyHash.toString('hex'), p);
       }
       return found;
     }),
@@ -381,7 +381,7 @@ export async function merchantHasTerminal(db: Database, merchantId: string, term
 /** Terminal owners looked up by the creates of one turn together (docs/performance.md; see BatchLoader). */
 const terminalOwners = perDatabase(
   (db: Database) =>
-    new BatchLoader<string, string>(async (ids) => new Map((await sql.findTerminals(db.pool, ids)).map((t) => [t.terminal_identifier, t.merchant_id]))),
+    new BatchLoader<string, string>(async (ids) => new Map((await sql.findTerminals(db.pool, ids)).map((t) => [t.terminalIdentifier, t.merchantId]))),
 );
 
 /** The browser origins a merchant allows to call create (§Authentication); empty means any. */
@@ -428,5 +428,5 @@ export async function isPartnerLinked(db: Database, partnerId: string, merchantI
 }
 
 export async function listTerminals(db: Database, merchantId: string): Promise<{ terminalIdentifier: string; createdAt: Date }[]> {
-  return (await sql.listTerminals(db.pool, merchantId)).map((t) => ({ terminalIdentifier: t.terminal_identifier, createdAt: t.created_at }));
+  return (await sql.listTerminals(db.pool, merchantId)).map((t) => ({ terminalIdentifier: t.terminalIdentifier, createdAt: t.createdAt }));
 }

@@ -2,8 +2,8 @@ import type { Queryable } from '../db/database.js';
 
 export interface KeyRow {
   id: string;
-  merchant_id: string | null;
-  partner_id: string | null;
+  merchantId: string | null;
+  partnerId: string | null;
   capabilities: string[];
 }
 
@@ -40,26 +40,26 @@ export async function insertApiKey(
 
 export interface KeyListRow {
   id: string;
-  display_prefix: string | null;
+  displayPrefix: string | null;
   capabilities: string[];
-  created_at: Date;
-  last_used_at: Date | null;
-  revoked_at: Date | null;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
 }
 
 /** A merchant's or partner's keys, oldest first (never the hash). */
 export async function listApiKeys(db: Queryable, owner: { merchantId: string } | { partnerId: string }): Promise<KeyListRow[]> {
   const [column, id] = 'merchantId' in owner ? ['merchant_id', owner.merchantId] : ['partner_id', owner.partnerId];
   const { rows } = await db.query<KeyListRow>(
-    `SELECT id, display_prefix, capabilities, created_at, last_used_at, revoked_at FROM api_keys WHERE ${column} = $1 ORDER BY created_at, id`,
+    `SELECT id, display_prefix AS "displayPrefix", capabilities, created_at AS "createdAt", last_used_at AS "lastUsedAt", revoked_at AS "revokedAt" FROM api_keys WHERE ${column} = $1 ORDER BY created_at, id`,
     [id],
   );
   return rows;
 }
 
-export async function findApiKey(db: Queryable, id: string): Promise<(KeyListRow & { merchant_id: string | null; partner_id: string | null }) | undefined> {
-  const { rows } = await db.query<KeyListRow & { merchant_id: string | null; partner_id: string | null }>(
-    'SELECT id, display_prefix, capabilities, created_at, last_used_at, revoked_at, merchant_id, partner_id FROM api_keys WHERE id = $1',
+export async function findApiKey(db: Queryable, id: string): Promise<(KeyListRow & { merchantId: string | null; partnerId: string | null }) | undefined> {
+  const { rows } = await db.query<KeyListRow & { merchantId: string | null; partnerId: string | null }>(
+    'SELECT id, display_prefix AS "displayPrefix", capabilities, created_at AS "createdAt", last_used_at AS "lastUsedAt", revoked_at AS "revokedAt", merchant_id AS "merchantId", partner_id AS "partnerId" FROM api_keys WHERE id = $1',
     [id],
   );
   return rows[0];
@@ -73,26 +73,26 @@ export async function touchApiKeys(db: Queryable, ids: readonly string[], at: Da
 export interface MerchantListRow {
   id: string;
   name: string;
-  created_at: Date;
+  createdAt: Date;
   terminals: string[];
-  live_keys: number;
+  liveKeys: number;
 }
 
 export async function listMerchants(db: Queryable): Promise<MerchantListRow[]> {
   const { rows } = await db.query<MerchantListRow>(
-    `SELECT m.id, m.name, m.created_at,
+    `SELECT m.id, m.name, m.created_at AS "createdAt",
             COALESCE((SELECT array_agg(t.terminal_identifier ORDER BY t.created_at, t.terminal_identifier) FROM terminals t WHERE t.merchant_id = m.id), '{}') AS terminals,
-            (SELECT count(*)::int FROM api_keys k WHERE k.merchant_id = m.id AND k.revoked_at IS NULL) AS live_keys
+            (SELECT count(*)::int FROM api_keys k WHERE k.merchant_id = m.id AND k.revoked_at IS NULL) AS "liveKeys"
        FROM merchants m ORDER BY m.created_at, m.id`,
   );
   return rows;
 }
 
 /** Live keys among these hashes, in one round trip (batched authentication, docs/performance.md). */
-export async function findKeysByHashes(db: Queryable, keyHashes: readonly Buffer[]): Promise<(KeyRow & { key_hash: Buffer })[]> {
-  const { rows } = await db.query<KeyRow & { key_hash: Buffer }>({
+export async function findKeysByHashes(db: Queryable, keyHashes: readonly Buffer[]): Promise<(KeyRow & { keyHash: Buffer })[]> {
+  const { rows } = await db.query<KeyRow & { keyHash: Buffer }>({
     name: 'accounts.findKeysByHashes',
-    text: 'SELECT key_hash, id, merchant_id, partner_id, capabilities FROM api_keys WHERE key_hash = ANY($1::bytea[]) AND revoked_at IS NULL',
+    text: 'SELECT key_hash AS "keyHash", id, merchant_id AS "merchantId", partner_id AS "partnerId", capabilities FROM api_keys WHERE key_hash = ANY($1::bytea[]) AND revoked_at IS NULL',
     values: [keyHashes],
   });
   return rows;
@@ -119,23 +119,25 @@ export async function countMerchants(db: Queryable): Promise<number> {
 }
 
 /** The owners of these terminals, in one round trip (batched create checks, docs/performance.md). */
-export async function findTerminals(db: Queryable, terminalIdentifiers: readonly string[]): Promise<{ terminal_identifier: string; merchant_id: string }[]> {
-  const { rows } = await db.query<{ terminal_identifier: string; merchant_id: string }>({
+export async function findTerminals(db: Queryable, terminalIdentifiers: readonly string[]): Promise<{ terminalIdentifier: string; merchantId: string }[]> {
+  const { rows } = await db.query<{ terminalIdentifier: string; merchantId: string }>({
     name: 'accounts.findTerminals',
-    text: 'SELECT terminal_identifier, merchant_id FROM terminals WHERE terminal_identifier = ANY($1::text[])',
+    text: 'SELECT terminal_identifier AS "terminalIdentifier", merchant_id AS "merchantId" FROM terminals WHERE terminal_identifier = ANY($1::text[])',
     values: [terminalIdentifiers],
   });
   return rows;
 }
 
-export async function findTerminal(db: Queryable, terminalIdentifier: string): Promise<{ merchant_id: string } | undefined> {
-  const { rows } = await db.query<{ merchant_id: string }>('SELECT merchant_id FROM terminals WHERE terminal_identifier = $1', [terminalIdentifier]);
+export async function findTerminal(db: Queryable, terminalIdentifier: string): Promise<{ merchantId: string } | undefined> {
+  const { rows } = await db.query<{ merchantId: string }>('SELECT merchant_id AS "merchantId" FROM terminals WHERE terminal_identifier = $1', [
+    terminalIdentifier,
+  ]);
   return rows[0];
 }
 
 export async function merchantAllowedOrigins(db: Queryable, merchantId: string): Promise<string[]> {
-  const { rows } = await db.query<{ allowed_origins: string[] }>('SELECT allowed_origins FROM merchants WHERE id = $1', [merchantId]);
-  return rows[0]?.allowed_origins ?? [];
+  const { rows } = await db.query<{ allowedOrigins: string[] }>('SELECT allowed_origins AS "allowedOrigins" FROM merchants WHERE id = $1', [merchantId]);
+  return rows[0]?.allowedOrigins ?? [];
 }
 
 export async function setAllowedOrigins(db: Queryable, merchantId: string, origins: readonly string[]): Promise<void> {
@@ -149,8 +151,8 @@ export async function merchantName(db: Queryable, merchantId: string): Promise<s
 
 /** The partners whose contracts include this merchant (interface §6.2). */
 export async function partnersOfMerchant(db: Queryable, merchantId: string): Promise<string[]> {
-  const { rows } = await db.query<{ partner_id: string }>('SELECT partner_id FROM partner_merchants WHERE merchant_id = $1', [merchantId]);
-  return rows.map((r) => r.partner_id);
+  const { rows } = await db.query<{ partnerId: string }>('SELECT partner_id AS "partnerId" FROM partner_merchants WHERE merchant_id = $1', [merchantId]);
+  return rows.map((r) => r.partnerId);
 }
 
 /** Merchants by id with their names (the portal's header and merchant switcher). */
@@ -177,9 +179,9 @@ export async function isPartnerLinked(db: Queryable, partnerId: string, merchant
   return rows.length > 0;
 }
 
-export async function listTerminals(db: Queryable, merchantId: string): Promise<{ terminal_identifier: string; created_at: Date }[]> {
-  const { rows } = await db.query<{ terminal_identifier: string; created_at: Date }>(
-    'SELECT terminal_identifier, created_at FROM terminals WHERE merchant_id = $1 ORDER BY created_at, terminal_identifier',
+export async function listTerminals(db: Queryable, merchantId: string): Promise<{ terminalIdentifier: string; createdAt: Date }[]> {
+  const { rows } = await db.query<{ terminalIdentifier: string; createdAt: Date }>(
+    'SELECT terminal_identifier AS "terminalIdentifier", created_at AS "createdAt" FROM terminals WHERE merchant_id = $1 ORDER BY created_at, terminal_identifier',
     [merchantId],
   );
   return rows;

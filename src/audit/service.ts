@@ -76,11 +76,11 @@ export async function auditPage(db: Database, merchantId: string, before: string
   const rows = await sql.listEntries(db.pool, merchantId, cursor, limit + 1);
   const entries = rows.slice(0, limit).map((r) => ({
     id: r.id,
-    actor: { userId: r.actor_user_id, email: r.actor_email },
+    actor: { userId: r.actorUserId, email: r.actorEmail },
     action: r.action,
     target: r.target,
     details: r.details,
-    at: r.created_at,
+    at: r.createdAt,
   }));
   return { entries, next: rows.length > limit ? (entries.at(-1)?.id ?? null) : null };
 }

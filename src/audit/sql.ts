@@ -4,12 +4,12 @@ import type { Queryable } from '../db/database.js';
 
 export interface AuditRow {
   id: string;
-  actor_user_id: string | null;
-  actor_email: string | null;
+  actorUserId: string | null;
+  actorEmail: string | null;
   action: string;
   target: string | null;
   details: Record<string, unknown>;
-  created_at: Date;
+  createdAt: Date;
 }
 
 export async function insertEntry(
@@ -41,7 +41,7 @@ export async function insertEntry(
  */
 export async function listEntries(db: Queryable, merchantId: string, beforeId: string | null, limit: number): Promise<AuditRow[]> {
   const { rows } = await db.query<AuditRow>(
-    `SELECT id::text AS id, actor_user_id, actor_email, action, target, details, created_at FROM audit_log
+    `SELECT id::text AS id, actor_user_id AS "actorUserId", actor_email AS "actorEmail", action, target, details, created_at AS "createdAt" FROM audit_log
       WHERE merchant_id = $1 AND ($2::bigint IS NULL OR audit_log.id < $2::bigint) ORDER BY audit_log.id DESC LIMIT $3`,
     [merchantId, beforeId, limit],
   );

@@ -21,9 +21,9 @@ export function sessionUrl(publicBaseUrl: string, reference: string): string {
   return `${publicBaseUrl}/checkout/${reference}`;
 }
 
-export function sessionStatusOf(row: { completed_at: Date | null; expires_at: Date }, now: Date): SessionStatus {
-  if (row.completed_at !== null) return 'Completed';
-  return row.expires_at.getTime() <= now.getTime() ? 'Expired' : 'New';
+export function sessionStatusOf(row: { completedAt: Date | null; expiresAt: Date }, now: Date): SessionStatus {
+  if (row.completedAt !== null) return 'Completed';
+  return row.expiresAt.getTime() <= now.getTime() ? 'Expired' : 'New';
 }
 
 function quantityOf(q: number | string | undefined): number | null {
@@ -110,7 +110,7 @@ export async function sessionStatus(
   const row = await sql.sessionStatusRow(deps.db.pool, merchantId, reference);
   // §Authentication: another merchant's session is reported as not found.
   if (!row) throw notFound('checkout session');
-  return { status: sessionStatusOf(row, deps.clock.now()), payfacReference: row.payfac_reference };
+  return { status: sessionStatusOf(row, deps.clock.now()), payfacReference: row.payfacReference };
 }
 
 // ---------------------------------------------------------------- the portal's pages (§The portal)
@@ -142,25 +142,25 @@ export async function listSessions(
   return {
     sessions: page.rows.map((r) => ({
       checkoutReference: r.reference,
-      merchantReference: r.merchant_reference,
+      merchantReference: r.merchantReference,
       amount: r.amount,
       currency: r.currency,
       status: sessionStatusOf(r, now),
-      payfacReference: r.payfac_reference,
-      expiresAt: r.expires_at,
-      createdAt: r.created_at,
+      payfacReference: r.payfacReference,
+      expiresAt: r.expiresAt,
+      createdAt: r.createdAt,
     })),
     older: page.older,
     newer: page.newer,
   };
 }
 
-export type SessionDetails = Omit<sql.SessionRow, 'merchant_id' | 'merchant_name'> & { status: SessionStatus };
+export type SessionDetails = Omit<sql.SessionRow, 'merchantId' | 'merchantName'> & { status: SessionStatus };
 
 /** One of the merchant's sessions with every field and its status now; another merchant's is not found (§Authentication). */
 export async function getSession(deps: { db: Database; clock: Clock }, merchantId: string, reference: string): Promise<SessionDetails> {
   const row = await sql.findMerchantSession(deps.db.pool, merchantId, reference);
   if (!row) throw notFound('checkout session');
-  const { merchant_id: _m, merchant_name: _n, ...rest } = row;
+  const { merchantId: _m, ...rest } = row;
   return { ...rest, status: sessionStatusOf(row, deps.clock.now()) };
 }

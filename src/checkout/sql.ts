@@ -13,27 +13,27 @@ export interface CheckoutItem {
 
 export interface SessionRow {
   reference: string;
-  merchant_id: string;
-  merchant_name: string;
-  terminal_identifier: string;
+  merchantId: string;
+  merchantName: string;
+  terminalIdentifier: string;
   amount: number;
   currency: string;
-  return_url: string;
-  merchant_reference: string;
+  returnUrl: string;
+  merchantReference: string;
   culture: string;
-  is_manual_capture: boolean;
-  capture_hours_delay: number | null;
-  is_pre_auth: boolean;
-  expires_at: Date;
-  merchant_shopper_reference: string | null;
+  isManualCapture: boolean;
+  captureHoursDelay: number | null;
+  isPreAuth: boolean;
+  expiresAt: Date;
+  merchantShopperReference: string | null;
   items: CheckoutItem[];
-  theme_key: string | null;
-  shopper_email: string | null;
-  recurring_processing_model: string | null;
-  abandon_url: string | null;
-  completed_at: Date | null;
-  payfac_reference: string | null;
-  created_at: Date;
+  themeKey: string | null;
+  shopperEmail: string | null;
+  recurringProcessingModel: string | null;
+  abandonUrl: string | null;
+  completedAt: Date | null;
+  payfacReference: string | null;
+  createdAt: Date;
 }
 
 export interface NewSession {
@@ -88,14 +88,16 @@ export async function insertSession(db: Queryable, s: NewSession): Promise<void>
   );
 }
 
-const SESSION_COLUMNS = `s.reference, s.merchant_id, m.name AS merchant_name, s.terminal_identifier, s.amount, s.currency,
-  s.return_url, s.merchant_reference, s.culture, s.is_manual_capture, s.capture_hours_delay, s.is_pre_auth, s.expires_at,
-  s.merchant_shopper_reference, s.items, s.theme_key, s.shopper_email, s.recurring_processing_model, s.abandon_url,
-  s.completed_at, s.payfac_reference, s.created_at`;
+const SESSION_COLUMNS = `s.reference, s.merchant_id AS "merchantId", s.terminal_identifier AS "terminalIdentifier",
+  s.amount, s.currency, s.return_url AS "returnUrl", s.merchant_reference AS "merchantReference", s.culture,
+  s.is_manual_capture AS "isManualCapture", s.capture_hours_delay AS "captureHoursDelay", s.is_pre_auth AS "isPreAuth",
+  s.expires_at AS "expiresAt", s.merchant_shopper_reference AS "merchantShopperReference", s.items, s.theme_key AS "themeKey",
+  s.shopper_email AS "shopperEmail", s.recurring_processing_model AS "recurringProcessingModel", s.abandon_url AS "abandonUrl",
+  s.completed_at AS "completedAt", s.payfac_reference AS "payfacReference", s.created_at AS "createdAt"`;
 
 export async function findSession(db: Queryable, reference: string): Promise<SessionRow | undefined> {
   const { rows } = await db.query<SessionRow>(
-    `SELECT ${SESSION_COLUMNS} FROM checkout_sessions s JOIN merchants m ON m.id = s.merchant_id WHERE s.reference = $1`,
+    `SELECT ${SESSION_COLUMNS}, m.name AS "merchantName" FROM checkout_sessions s JOIN merchants m ON m.id = s.merchant_id WHERE s.reference = $1`,
     [reference],
   );
   return rows[0];
@@ -104,7 +106,7 @@ export async function findSession(db: Queryable, reference: string): Promise<Ses
 /** The session row locked for the payment transaction: a session is paid at most once (§Hosted checkout). */
 export async function lockSession(db: Queryable, reference: string): Promise<SessionRow | undefined> {
   const { rows } = await db.query<SessionRow>(
-    `SELECT ${SESSION_COLUMNS} FROM checkout_sessions s JOIN merchants m ON m.id = s.merchant_id
+    `SELECT ${SESSION_COLUMNS}, m.name AS "merchantName" FROM checkout_sessions s JOIN merchants m ON m.id = s.merchant_id
      WHERE s.reference = $1 FOR UPDATE OF s`,
     [reference],
   );
@@ -115,9 +117,9 @@ export async function sessionStatusRow(
   db: Queryable,
   merchantId: string,
   reference: string,
-): Promise<{ expires_at: Date; completed_at: Date | null; payfac_reference: string | null } | undefined> {
-  const { rows } = await db.query<{ expires_at: Date; completed_at: Date | null; payfac_reference: string | null }>(
-    'SELECT expires_at, completed_at, payfac_reference FROM checkout_sessions WHERE reference = $1 AND merchant_id = $2',
+): Promise<{ expiresAt: Date; completedAt: Date | null; payfacReference: string | null } | undefined> {
+  const { rows } = await db.query<{ expiresAt: Date; completedAt: Date | null; payfacReference: string | null }>(
+    'SELECT expires_at AS "expiresAt", completed_at AS "completedAt", payfac_reference AS "payfacReference" FROM checkout_sessions WHERE reference = $1 AND merchant_id = $2',
     [reference, merchantId],
   );
   return rows[0];
@@ -143,14 +145,14 @@ export async function pageSigningKey(db: Queryable, candidate: string): Promise<
 /** A session as the portal lists it. */
 export interface SessionSummaryRow {
   reference: string;
-  merchant_reference: string;
+  merchantReference: string;
   amount: number;
   currency: string;
-  expires_at: Date;
-  completed_at: Date | null;
-  payfac_reference: string | null;
-  created_at: Date;
-  /** created_at to the microsecond, for the cursor of the next page. */
+  expiresAt: Date;
+  completedAt: Date | null;
+  payfacReference: string | null;
+  createdAt: Date;
+  /** createdAt to the microsecond, for the cursor of the next page. */
   at: string;
 }
 
@@ -165,7 +167,8 @@ export async function listSessions(db: Queryable, merchantId: string, keyset: Ke
   if (keyset) values.push(keyset.at, keyset.reference);
   const { rows } = await db.query<SessionSummaryRow>({
     name: `checkout.listSessions.${keyset?.direction ?? 'first'}`,
-    text: `SELECT reference, merchant_reference, amount, currency, expires_at, completed_at, payfac_reference, created_at, ${cursorTimeSql('created_at')} AS at
+    text: `SELECT reference, merchant_reference AS "merchantReference", amount, currency, expires_at AS "expiresAt", completed_at AS "completedAt",
+                  payfac_reference AS "payfacReference", created_at AS "createdAt", ${cursorTimeSql('created_at')} AS at
              FROM checkout_sessions WHERE merchant_id = $1 ${after}
             ORDER BY created_at ${newer ? 'ASC' : 'DESC'}, reference ${newer ? 'ASC' : 'DESC'} LIMIT $2`,
     values,
@@ -173,11 +176,14 @@ export async function listSessions(db: Queryable, merchantId: string, keyset: Ke
   return rows;
 }
 
+/** A session as the merchant's own pages show it: the merchant is known, so its name is not read. */
+export type MerchantSessionRow = Omit<SessionRow, 'merchantName'>;
+
 /** One of the merchant's sessions, every column; another merchant's is not found (§Authentication). */
-export async function findMerchantSession(db: Queryable, merchantId: string, reference: string): Promise<SessionRow | undefined> {
-  const { rows } = await db.query<SessionRow>(
-    `SELECT ${SESSION_COLUMNS} FROM checkout_sessions s JOIN merchants m ON m.id = s.merchant_id WHERE s.reference = $1 AND s.merchant_id = $2`,
-    [reference, merchantId],
-  );
+export async function findMerchantSession(db: Queryable, merchantId: string, reference: string): Promise<MerchantSessionRow | undefined> {
+  const { rows } = await db.query<MerchantSessionRow>(`SELECT ${SESSION_COLUMNS} FROM checkout_sessions s WHERE s.reference = $1 AND s.merchant_id = $2`, [
+    reference,
+    merchantId,
+  ]);
   return rows[0];
 }

@@ -98,11 +98,11 @@ export async function earlierResponse(deps: IdempotencyDeps, ctx: IdempotencyCon
   const { db, clock } = deps;
   if (ctx.key === undefined) return undefined;
   const stored = await sql.findIdempotencyKey(db.pool, ctx.ownerId, ctx.key);
-  if (!stored || stored.created_at.getTime() < clock.now().getTime() - WINDOW_MS) return undefined;
-  if (stored.request_hash !== hashRequest(ctx.operation, ctx.body) || stored.operation !== ctx.operation) {
+  if (!stored || stored.createdAt.getTime() < clock.now().getTime() - WINDOW_MS) return undefined;
+  if (stored.requestHash !== hashRequest(ctx.operation, ctx.body) || stored.operation !== ctx.operation) {
     throw new ApiError('IDEMPOTENCY_KEY_REUSED', 'this Idempotency-Key was used with another request in the last 24 hours');
   }
-  return openStoredResponse(deps.sealer, stored.response_body);
+  return openStoredResponse(deps.sealer, stored.responseBody);
 }
 
 /**
@@ -120,10 +120,10 @@ export async function idempotentCreate<T extends Record<string, unknown>>(
   const requestHash = hashRequest(ctx.operation, ctx.body);
   const now = clock.now();
   const check = (stored: sql.StoredResponse): Replay => {
-    if (stored.request_hash !== requestHash || stored.operation !== ctx.operation) {
+    if (stored.requestHash !== requestHash || stored.operation !== ctx.operation) {
       throw new ApiError('IDEMPOTENCY_KEY_REUSED', 'this Idempotency-Key was used with another request in the last 24 hours');
     }
-    return new Replay(openStoredResponse(sealer, stored.response_body));
+    return new Replay(openStoredResponse(sealer, stored.responseBody));
   };
   try {
     const body = await withTransaction(db, async (tx) => {

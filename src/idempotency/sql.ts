@@ -2,10 +2,10 @@ import type { Queryable } from '../db/database.js';
 
 export interface StoredResponse {
   operation: string;
-  request_hash: string;
-  response_status: number;
-  response_body: Record<string, unknown>;
-  created_at: Date;
+  requestHash: string;
+  responseStatus: number;
+  responseBody: Record<string, unknown>;
+  createdAt: Date;
 }
 
 /** Returns true when this (owner, key) was free and is now taken by the caller's transaction. */
@@ -23,7 +23,7 @@ export async function insertIdempotencyKey(
 
 export async function findIdempotencyKey(db: Queryable, ownerId: string, key: string): Promise<StoredResponse | undefined> {
   const { rows } = await db.query<StoredResponse>(
-    `SELECT operation, request_hash, response_status, response_body, created_at
+    `SELECT operation, request_hash AS "requestHash", response_status AS "responseStatus", response_body AS "responseBody", created_at AS "createdAt"
        FROM idempotency_keys WHERE owner_id = $1 AND idempotency_key = $2`,
     [ownerId, key],
   );

@@ -177,7 +177,7 @@ export async function takeChallenge(
   now: Date,
 ): Promise<SavedChallenge | undefined> {
   const row = await sql.takeChallenge(tx, id, targetKind, targetReference, now);
-  return row && { answers: row.answers, acquirerState: row.acquirer_state };
+  return row && { answers: row.answers, acquirerState: row.acquirerState };
 }
 
 /** A finished payment for its receipt page. */

@@ -65,12 +65,19 @@ export async function insertPayment(db: Queryable, p: NewPayment): Promise<void>
   );
 }
 
-export async function findPayment(
-  db: Queryable,
-  payfacReference: string,
-): Promise<{ amount: number; currency: string; card_summary: string; payment_method: string; success: boolean; token: string | null } | undefined> {
-  const { rows } = await db.query<{ amount: number; currency: string; card_summary: string; payment_method: string; success: boolean; token: string | null }>(
-    'SELECT amount, currency, card_summary, payment_method, success, token FROM payments WHERE payfac_reference = $1',
+/** A payment as its receipt page shows it. */
+export interface ReceiptRow {
+  amount: number;
+  currency: string;
+  cardSummary: string;
+  paymentMethod: string;
+  success: boolean;
+  token: string | null;
+}
+
+export async function findPayment(db: Queryable, payfacReference: string): Promise<ReceiptRow | undefined> {
+  const { rows } = await db.query<ReceiptRow>(
+    'SELECT amount, currency, card_summary AS "cardSummary", payment_method AS "paymentMethod", success, token FROM payments WHERE payfac_reference = $1',
     [payfacReference],
   );
   return rows[0];
@@ -112,12 +119,12 @@ export async function insertToken(
 
 export interface ChallengeRow {
   id: string;
-  target_kind: 'link' | 'session';
-  target_reference: string;
+  targetKind: 'link' | 'session';
+  targetReference: string;
   answers: { field: string; value: string }[];
-  acquirer_state: Record<string, string>;
-  expires_at: Date;
-  used_at: Date | null;
+  acquirerState: Record<string, string>;
+  expiresAt: Date;
+  usedAt: Date | null;
 }
 
 export async function insertChallenge(
@@ -150,7 +157,8 @@ export async function takeChallenge(
   const { rows } = await db.query<ChallengeRow>(
     `UPDATE three_d_challenges SET used_at = $4
       WHERE id = $1 AND target_kind = $2 AND target_reference = $3 AND used_at IS NULL AND expires_at > $4
-      RETURNING id, target_kind, target_reference, answers, acquirer_state, expires_at, used_at`,
+      RETURNING id, target_kind AS "targetKind", target_reference AS "targetReference", answers, acquirer_state AS "acquirerState",
+                expires_at AS "expiresAt", used_at AS "usedAt"`,
     [id, targetKind, targetReference, now],
   );
   return rows[0];

@@ -51,14 +51,14 @@ function isShape(v: string): v is ButtonShape {
 
 function themeOf(r: sql.ThemeRow): Theme {
   return {
-    themeKey: r.theme_key,
+    themeKey: r.themeKey,
     name: r.name,
-    accentColor: r.accent_color,
-    backgroundColor: r.background_color,
-    buttonShape: isShape(r.button_shape) ? r.button_shape : 'rounded',
-    logoType: r.logo_type === 'image/png' || r.logo_type === 'image/jpeg' ? r.logo_type : null,
-    createdAt: r.created_at,
-    updatedAt: r.updated_at,
+    accentColor: r.accentColor,
+    backgroundColor: r.backgroundColor,
+    buttonShape: isShape(r.buttonShape) ? r.buttonShape : 'rounded',
+    logoType: r.logoType === 'image/png' || r.logoType === 'image/jpeg' ? r.logoType : null,
+    createdAt: r.createdAt,
+    updatedAt: r.updatedAt,
   };
 }
 
@@ -231,9 +231,9 @@ export async function themeStylesheet(db: Database, themeKey: string): Promise<{
 
 export async function themeLogo(db: Database, themeKey: string): Promise<{ bytes: Buffer; type: LogoType; etag: string } | undefined> {
   const row = THEME_KEY.test(themeKey) ? await sql.findLogo(db.pool, themeKey) : undefined;
-  if (!row || (row.logo_type !== 'image/png' && row.logo_type !== 'image/jpeg')) return undefined;
+  if (!row || (row.logoType !== 'image/png' && row.logoType !== 'image/jpeg')) return undefined;
   const bytes = Buffer.from(row.logo);
-  return { bytes, type: row.logo_type, etag: etagOf(bytes) };
+  return { bytes, type: row.logoType, etag: etagOf(bytes) };
 }
 
 /**

@@ -4,18 +4,19 @@ import type { Queryable } from '../db/database.js';
 // the logo's own route reads those.
 
 export interface ThemeRow {
-  theme_key: string;
-  merchant_id: string;
+  themeKey: string;
+  merchantId: string;
   name: string;
-  accent_color: string;
-  background_color: string;
-  button_shape: string;
-  logo_type: string | null;
-  created_at: Date;
-  updated_at: Date;
+  accentColor: string;
+  backgroundColor: string;
+  buttonShape: string;
+  logoType: string | null;
+  createdAt: Date;
+  updatedAt: Date;
 }
 
-const COLUMNS = 'theme_key, merchant_id, name, accent_color, background_color, button_shape, logo_type, created_at, updated_at';
+const COLUMNS = `theme_key AS "themeKey", merchant_id AS "merchantId", name, accent_color AS "accentColor", background_color AS "backgroundColor",
+  button_shape AS "buttonShape", logo_type AS "logoType", created_at AS "createdAt", updated_at AS "updatedAt"`;
 
 export async function insertTheme(
   db: Queryable,
@@ -87,9 +88,10 @@ export async function listThemes(db: Queryable, merchantId: string): Promise<The
   return rows;
 }
 
-export async function findLogo(db: Queryable, themeKey: string): Promise<{ logo: Buffer; logo_type: string } | undefined> {
-  const { rows } = await db.query<{ logo: Buffer; logo_type: string }>('SELECT logo, logo_type FROM themes WHERE theme_key = $1 AND logo IS NOT NULL', [
-    themeKey,
-  ]);
+export async function findLogo(db: Queryable, themeKey: string): Promise<{ logo: Buffer; logoType: string } | undefined> {
+  const { rows } = await db.query<{ logo: Buffer; logoType: string }>(
+    'SELECT logo, logo_type AS "logoType" FROM themes WHERE theme_key = $1 AND logo IS NOT NULL',
+    [themeKey],
+  );
   return rows[0];
 }

@@ -135,10 +135,10 @@ export async function linkInfo(
 ): Promise<{ email: string; purpose: 'sign-in' | 'invite'; hasPassword: boolean } | undefined> {
   if (!plausibleToken(token)) return undefined;
   const t = await sql.findToken(db.pool, hashSecret(token));
-  if (!t || t.used_at !== null || t.expires_at <= clock.now()) return undefined;
-  const user = await sql.findUser(db.pool, t.user_id);
+  if (!t || t.usedAt !== null || t.expiresAt <= clock.now()) return undefined;
+  const user = await sql.findUser(db.pool, t.userId);
   if (!user) return undefined;
-  return { email: user.email, purpose: t.purpose, hasPassword: user.password_hash !== null };
+  return { email: user.email, purpose: t.purpose, hasPassword: user.passwordHash !== null };
 }
 
 const plausibleToken = (t: string): boolean => /^[A-Za-z0-9_-]{20,100}$/.test(t);
@@ -167,8 +167,8 @@ async function startSession(
 
 /** The merchant a user starts on: their own, or a partner's first linked merchant. */
 async function homeMerchant(db: Database, user: sql.UserRow): Promise<string | undefined> {
-  if (user.merchant_id !== null) return user.merchant_id;
-  if (user.partner_id !== null) return (await merchantsOfPartner(db, user.partner_id))[0]?.merchantId;
+  if (user.merchantId !== null) return user.merchantId;
+  if (user.partnerId !== null) return (await merchantsOfPartner(db, user.partnerId))[0]?.merchantId;
   return undefined;
 }
 
@@ -191,12 +191,12 @@ export async function redeemLink(
 ): Promise<RedeemOutcome> {
   if (!plausibleToken(token)) return { kind: 'invalid' };
   const found = await sql.findToken(db.pool, hashSecret(token));
-  const user = found && found.used_at === null && found.expires_at > clock.now() ? await sql.findUser(db.pool, found.user_id) : undefined;
+  const user = found && found.usedAt === null && found.expiresAt > clock.now() ? await sql.findUser(db.pool, found.userId) : undefined;
   if (!found || !user) return { kind: 'invalid' };
   // Read before the transaction: on the embedded database a transaction holds the only connection.
   const merchantId = await homeMerchant(db, user);
   if (merchantId === undefined) return { kind: 'noMerchant' };
-  const choosing = user.password_hash === null || found.purpose === 'invite' || input.password !== '';
+  const choosing = user.passwordHash === null || found.purpose === 'invite' || input.password !== '';
   let passwordHash: string | null = null;
   if (choosing) {
     if (input.password === '') return { kind: 'password', problem: 'required' };
@@ -237,15 +237,15 @@ export async function signIn(
   const windowStart = new Date(now.getTime() - THROTTLE.windowMs);
   const counted = await sql.findFailures(db.pool, [accountKey, addressKey]);
   for (const f of counted) {
-    const limit = f.throttle_key === accountKey ? THROTTLE.perAccount : THROTTLE.perAddress;
-    if (f.window_started_at > windowStart && f.failures >= limit) {
-      const retryAfterSeconds = Math.max(1, Math.ceil((f.window_started_at.getTime() + THROTTLE.windowMs - now.getTime()) / 1000));
+    const limit = f.throttleKey === accountKey ? THROTTLE.perAccount : THROTTLE.perAddress;
+    if (f.windowStartedAt > windowStart && f.failures >= limit) {
+      const retryAfterSeconds = Math.max(1, Math.ceil((f.windowStartedAt.getTime() + THROTTLE.windowMs - now.getTime()) / 1000));
       return { kind: 'throttled', retryAfterSeconds };
     }
   }
   const user = await sql.findUserByEmail(db.pool, email);
-  const stored = user?.password_hash ?? (await dummyHash());
-  const matches = (await verifyPassword(stored, input.password)) && user?.password_hash != null;
+  const stored = user?.passwordHash ?? (await dummyHash());
+  const matches = (await verifyPassword(stored, input.password)) && user?.passwordHash != null;
   const merchantId = matches && user ? await homeMerchant(db, user) : undefined;
   if (!user || !matches || merchantId === undefined) {
     await sql.addFailures(db.pool, [accountKey, addressKey], now, windowStart);
@@ -278,7 +278,7 @@ const sessionLoader = perDatabase(
         db.pool,
         hexHashes.map((h) => Buffer.from(h, 'hex')),
       );
-      return new Map(rows.map((r) => [r.token_hash.toString('hex'), r]));
+      return new Map(rows.map((r) => [r.tokenHash.toString('hex'), r]));
     }),
 );
 
@@ -292,25 +292,23 @@ export async function sessionOf(db: Database, clock: Clock, token: string, polic
   const row = await sessionLoader(db).get(tokenHash.toString('hex'));
   if (!row || !isRole(row.role)) return undefined;
   const now = clock.now();
-  if (row.expires_at <= now || row.last_seen_at.getTime() + policy.idleMs <= now.getTime()) return undefined;
+  if (row.expiresAt <= now || row.lastSeenAt.getTime() + policy.idleMs <= now.getTime()) return undefined;
   // A partner's user works on a linked merchant only: an unlinked one ends the session there.
   if (
-    row.user_merchant_id !== null
-      ? row.user_merchant_id !== row.merchant_id
-      : row.partner_id === null || !(await isPartnerLinked(db, row.partner_id, row.merchant_id))
+    row.userMerchantId !== null ? row.userMerchantId !== row.merchantId : row.partnerId === null || !(await isPartnerLinked(db, row.partnerId, row.merchantId))
   ) {
     return undefined;
   }
-  if (now.getTime() - row.last_seen_at.getTime() >= TOUCH_EVERY_MS) await sql.touchSessions(db.pool, [tokenHash], now);
+  if (now.getTime() - row.lastSeenAt.getTime() >= TOUCH_EVERY_MS) await sql.touchSessions(db.pool, [tokenHash], now);
   return {
     tokenHash,
-    userId: row.user_id,
+    userId: row.userId,
     email: row.email,
     role: row.role,
     language: isLang(row.language) ? row.language : 'en',
-    merchantId: row.merchant_id,
-    partnerId: row.partner_id,
-    expiresAt: row.expires_at,
+    merchantId: row.merchantId,
+    partnerId: row.partnerId,
+    expiresAt: row.expiresAt,
   };
 }
 
@@ -340,7 +338,7 @@ export type PasswordChange = { kind: 'ok' } | { kind: 'wrongCurrent' } | { kind:
 /** A new password, given the current one; every other session of the account ends. */
 export async function changePassword(db: Database, session: PortalSession, input: { current: string; next: string; confirm: string }): Promise<PasswordChange> {
   const user = await sql.findUser(db.pool, session.userId);
-  if (!user?.password_hash || !(await verifyPassword(user.password_hash, input.current))) return { kind: 'wrongCurrent' };
+  if (!user?.passwordHash || !(await verifyPassword(user.passwordHash, input.current))) return { kind: 'wrongCurrent' };
   const problem = passwordProblem(input.next, user.email);
   if (problem) return { kind: 'problem', problem };
   if (input.next !== input.confirm) return { kind: 'problem', problem: 'mismatch' };
@@ -384,10 +382,10 @@ async function summaries(db: Database, clock: Clock, rows: sql.UserRow[]): Promi
       userId: r.id,
       email: r.email,
       role: isRole(r.role) ? r.role : 'staff',
-      status: r.password_hash !== null ? 'active' : invite ? 'invited' : 'expired',
-      inviteExpiresAt: r.password_hash === null ? invite : null,
-      lastSignInAt: r.last_sign_in_at,
-      createdAt: r.created_at,
+      status: r.passwordHash !== null ? 'active' : invite ? 'invited' : 'expired',
+      inviteExpiresAt: r.passwordHash === null ? invite : null,
+      lastSignInAt: r.lastSignInAt,
+      createdAt: r.createdAt,
     };
   });
 }
@@ -405,12 +403,12 @@ export async function inviteUser(
 /** A new invitation for a merchant's user who has not yet accepted one (the earlier link stops working). */
 export async function reinvite(db: Database, clock: Clock, merchantId: string, userId: string): Promise<OneTimeLink> {
   const user = await sql.findUser(db.pool, userId);
-  if (!user || user.merchant_id !== merchantId || user.password_hash !== null) throw new UserError('notFound', 'no such invitation');
+  if (!user || user.merchantId !== merchantId || user.passwordHash !== null) throw new UserError('notFound', 'no such invitation');
   return withTransaction(db, async (tx) => ({ userId, email: user.email, ...(await issueLink(clock, tx, userId, 'invite')) }));
 }
 
 async function keepsAnOwner(tx: Parameters<typeof sql.countOwners>[0], merchantId: string, user: sql.UserRow): Promise<boolean> {
-  if (user.role !== 'owner' || user.password_hash === null) return true;
+  if (user.role !== 'owner' || user.passwordHash === null) return true;
   return (await sql.countOwners(tx, merchantId)) > 1;
 }
 
@@ -419,7 +417,7 @@ export async function removeUser(db: Database, clock: Clock, merchantId: string,
   if (userId === by.userId) throw new UserError('self', 'you cannot remove yourself');
   return withTransaction(db, async (tx) => {
     const user = await sql.findUser(tx, userId);
-    if (!user || user.merchant_id !== merchantId) throw new UserError('notFound', 'no such user');
+    if (!user || user.merchantId !== merchantId) throw new UserError('notFound', 'no such user');
     if (!(await keepsAnOwner(tx, merchantId, user))) throw new UserError('lastOwner', 'a merchant keeps at least one owner');
     await sql.removeUser(tx, userId, merchantId, clock.now());
     return { email: user.email };
@@ -438,7 +436,7 @@ export async function changeRole(
   if (userId === by.userId) throw new UserError('self', 'you cannot change your own role');
   return withTransaction(db, async (tx) => {
     const user = await sql.findUser(tx, userId);
-    if (!user || user.merchant_id !== merchantId || !isRole(user.role)) throw new UserError('notFound', 'no such user');
+    if (!user || user.merchantId !== merchantId || !isRole(user.role)) throw new UserError('notFound', 'no such user');
     if (role !== 'owner' && !(await keepsAnOwner(tx, merchantId, user))) throw new UserError('lastOwner', 'a merchant keeps at least one owner');
     await sql.setRole(tx, userId, merchantId, role);
     return { email: user.email, from: user.role, to: role };

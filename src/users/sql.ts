@@ -5,17 +5,18 @@ import type { Queryable } from '../db/database.js';
 export interface UserRow {
   id: string;
   email: string;
-  merchant_id: string | null;
-  partner_id: string | null;
+  merchantId: string | null;
+  partnerId: string | null;
   role: string;
-  password_hash: string | null;
+  passwordHash: string | null;
   language: string;
-  created_at: Date;
-  created_by: string | null;
-  last_sign_in_at: Date | null;
+  createdAt: Date;
+  createdBy: string | null;
+  lastSignInAt: Date | null;
 }
 
-const USER_COLUMNS = 'id, email, merchant_id, partner_id, role, password_hash, language, created_at, created_by, last_sign_in_at';
+const USER_COLUMNS = `id, email, merchant_id AS "merchantId", partner_id AS "partnerId", role, password_hash AS "passwordHash", language,
+  created_at AS "createdAt", created_by AS "createdBy", last_sign_in_at AS "lastSignInAt"`;
 
 export async function insertUser(
   db: Queryable,
@@ -106,16 +107,16 @@ export async function removeUser(db: Queryable, userId: string, merchantId: stri
 // ---- sessions
 
 export interface SessionRow {
-  user_id: string;
-  merchant_id: string;
-  created_at: Date;
-  last_seen_at: Date;
-  expires_at: Date;
+  userId: string;
+  merchantId: string;
+  createdAt: Date;
+  lastSeenAt: Date;
+  expiresAt: Date;
   email: string;
   role: string;
   language: string;
-  user_merchant_id: string | null;
-  partner_id: string | null;
+  userMerchantId: string | null;
+  partnerId: string | null;
 }
 
 export async function insertSession(db: Queryable, s: { tokenHash: Buffer; userId: string; merchantId: string; at: Date; expiresAt: Date }): Promise<void> {
@@ -129,11 +130,12 @@ export async function insertSession(db: Queryable, s: { tokenHash: Buffer; userI
 }
 
 /** The sessions with these hashes, with their users (removed users have no sessions left). */
-export async function findSessions(db: Queryable, hashes: readonly Buffer[]): Promise<(SessionRow & { token_hash: Buffer })[]> {
-  const { rows } = await db.query<SessionRow & { token_hash: Buffer }>({
+export async function findSessions(db: Queryable, hashes: readonly Buffer[]): Promise<(SessionRow & { tokenHash: Buffer })[]> {
+  const { rows } = await db.query<SessionRow & { tokenHash: Buffer }>({
     name: 'portal_find_sessions',
-    text: `SELECT s.token_hash, s.user_id, s.merchant_id, s.created_at, s.last_seen_at, s.expires_at,
-                  u.email, u.role, u.language, u.merchant_id AS user_merchant_id, u.partner_id
+    text: `SELECT s.token_hash AS "tokenHash", s.user_id AS "userId", s.merchant_id AS "merchantId", s.created_at AS "createdAt",
+                  s.last_seen_at AS "lastSeenAt", s.expires_at AS "expiresAt", u.email, u.role, u.language, u.merchant_id AS "userMerchantId",
+                  u.partner_id AS "partnerId"
              FROM portal_sessions s JOIN portal_users u ON u.id = s.user_id AND u.removed_at IS NULL
             WHERE s.token_hash = ANY($1::bytea[])`,
     values: [hashes],
@@ -179,15 +181,15 @@ export async function insertToken(
 }
 
 export interface TokenRow {
-  user_id: string;
+  userId: string;
   purpose: 'sign-in' | 'invite';
-  expires_at: Date;
-  used_at: Date | null;
+  expiresAt: Date;
+  usedAt: Date | null;
 }
 
 export async function findToken(db: Queryable, tokenHash: Buffer): Promise<TokenRow | undefined> {
   const { rows } = await db.query<TokenRow>(
-    `SELECT t.user_id, t.purpose, t.expires_at, t.used_at FROM portal_tokens t JOIN portal_users u ON u.id = t.user_id AND u.removed_at IS NULL WHERE t.token_hash = $1`,
+    `SELECT t.user_id AS "userId", t.purpose, t.expires_at AS "expiresAt", t.used_at AS "usedAt" FROM portal_tokens t JOIN portal_users u ON u.id = t.user_id AND u.removed_at IS NULL WHERE t.token_hash = $1`,
     [tokenHash],
   );
   return rows[0];
@@ -197,7 +199,7 @@ export async function findToken(db: Queryable, tokenHash: Buffer): Promise<Token
 export async function useToken(db: Queryable, tokenHash: Buffer, now: Date): Promise<TokenRow | undefined> {
   const { rows } = await db.query<TokenRow>(
     `UPDATE portal_tokens SET used_at = $2 WHERE token_hash = $1 AND used_at IS NULL AND expires_at > $2
-      RETURNING user_id, purpose, expires_at, used_at`,
+      RETURNING user_id AS "userId", purpose, expires_at AS "expiresAt", used_at AS "usedAt"`,
     [tokenHash, now],
   );
   return rows[0];
@@ -210,25 +212,25 @@ export async function expireTokensOf(db: Queryable, userId: string, now: Date): 
 
 /** Users with an invitation not yet used, and when it runs out. */
 export async function pendingInvites(db: Queryable, userIds: readonly string[], now: Date): Promise<Map<string, Date>> {
-  const { rows } = await db.query<{ user_id: string; expires_at: Date }>(
-    `SELECT user_id, max(expires_at) AS expires_at FROM portal_tokens
+  const { rows } = await db.query<{ userId: string; expiresAt: Date }>(
+    `SELECT user_id AS "userId", max(expires_at) AS "expiresAt" FROM portal_tokens
       WHERE user_id = ANY($1::text[]) AND purpose = 'invite' AND used_at IS NULL AND expires_at > $2 GROUP BY user_id`,
     [userIds, now],
   );
-  return new Map(rows.map((r) => [r.user_id, r.expires_at]));
+  return new Map(rows.map((r) => [r.userId, r.expiresAt]));
 }
 
 // ---- throttle
 
 export interface FailureRow {
-  throttle_key: string;
+  throttleKey: string;
   failures: number;
-  window_started_at: Date;
+  windowStartedAt: Date;
 }
 
 export async function findFailures(db: Queryable, keys: readonly string[]): Promise<FailureRow[]> {
   const { rows } = await db.query<FailureRow>(
-    'SELECT throttle_key, failures, window_started_at FROM portal_sign_in_failures WHERE throttle_key = ANY($1::text[])',
+    'SELECT throttle_key AS "throttleKey", failures, window_started_at AS "windowStartedAt" FROM portal_sign_in_failures WHERE throttle_key = ANY($1::text[])',
     [keys],
   );
   return rows;

@@ -101,7 +101,7 @@ export async function enqueueEvent(tx: Queryable, deps: EventDeps, event: Paymen
   const deliveries = targets.map((w) => ({
     id: prefixedId('dlv'),
     webhookId: w.id,
-    body: buildBody(message, deps.sealer.open(w.hmac_key_sealed)),
+    body: buildBody(message, deps.sealer.open(w.hmacKeySealed)),
     viaListener: w.kind === 'listener',
   }));
   await sql.insertDeliveries(tx, { eventId, eventType: event.eventType, payfacReference: event.payfacReference, now, deliveries });

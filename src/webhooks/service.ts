@@ -74,18 +74,18 @@ function view(w: sql.WebhookRow, deps: Pick<WebhookServiceDeps, 'config'>): Webh
     webhookId: w.id,
     kind: w.kind,
     url: w.url,
-    eventTypes: w.event_types,
+    eventTypes: w.eventTypes,
     description: w.description,
     enabled: w.enabled,
-    maxInFlight: w.max_in_flight ?? deps.config.webhookMaxInFlightPerEndpoint,
-    rateLimit: w.rate_limit,
-    lastSuccessAt: timestampOrNull(w.last_success_at),
-    failingSince: timestampOrNull(w.failing_since),
-    failedDeliveries: w.failed_deliveries,
-    disabledReason: w.disabled_reason,
-    disabledAt: timestampOrNull(w.disabled_at),
-    createdAt: formatTimestamp(w.created_at),
-    updatedAt: formatTimestamp(w.updated_at),
+    maxInFlight: w.maxInFlight ?? deps.config.webhookMaxInFlightPerEndpoint,
+    rateLimit: w.rateLimit,
+    lastSuccessAt: timestampOrNull(w.lastSuccessAt),
+    failingSince: timestampOrNull(w.failingSince),
+    failedDeliveries: w.failedDeliveries,
+    disabledReason: w.disabledReason,
+    disabledAt: timestampOrNull(w.disabledAt),
+    createdAt: formatTimestamp(w.createdAt),
+    updatedAt: formatTimestamp(w.updatedAt),
   };
 }
 
@@ -191,11 +191,11 @@ export async function updateWebhook(deps: WebhookServiceDeps, principal: Princip
     const updated = await sql.updateWebhook(tx, {
       id: w.id,
       url: input.url ?? w.url,
-      eventTypes: input.eventTypes !== undefined ? uniqueEventTypes(input.eventTypes as EventType[]) : w.event_types,
+      eventTypes: input.eventTypes !== undefined ? uniqueEventTypes(input.eventTypes as EventType[]) : w.eventTypes,
       description: input.description ?? w.description,
       enabled: input.enabled ?? w.enabled,
-      maxInFlight: input.maxInFlight ?? w.max_in_flight,
-      rateLimit: input.rateLimit !== undefined ? input.rateLimit : w.rate_limit,
+      maxInFlight: input.maxInFlight ?? w.maxInFlight,
+      rateLimit: input.rateLimit !== undefined ? input.rateLimit : w.rateLimit,
       now,
     });
     if (w.enabled && !updated.enabled) await sql.failPendingDeliveries(tx, w.id, now);
@@ -287,8 +287,8 @@ export async function registerListener(deps: WebhookServiceDeps, principal: Prin
     if (stale) {
       const row = await sql.findWebhook(tx, owner, stale.id);
       if (!row) throw notFound('webhook');
-      const hmacKey = deps.sealer.open(stale.hmac_key_sealed);
-      return { ...view(row, deps), apiKey: deps.sealer.open(stale.api_key_sealed), hmacKey, signingSecret: signingSecretOf(hmacKey), reused: true };
+      const hmacKey = deps.sealer.open(stale.hmacKeySealed);
+      return { ...view(row, deps), apiKey: deps.sealer.open(stale.apiKeySealed), hmacKey, signingSecret: signingSecretOf(hmacKey), reused: true };
     }
     const id = prefixedId('wh');
     const apiKey = newWebhookApiKey();
@@ -348,10 +348,10 @@ export async function disableFailingWebhooks(deps: Pick<WebhookServiceDeps, 'db'
       const w = await sql.disableFailing(tx, id, cutoff, now);
       if (!w) return false;
       await sql.failPendingDeliveries(tx, id, now);
-      if (w.merchant_id !== null) {
-        const failingSince = formatTimestamp(w.failing_since ?? now);
+      if (w.merchantId !== null) {
+        const failingSince = formatTimestamp(w.failingSince ?? now);
         await enqueueEvent(tx, deps, {
-          merchantId: w.merchant_id,
+          merchantId: w.merchantId,
           eventType: 'EndpointDisabled',
           checkoutReference: null,
           payfacReference: w.id,
@@ -364,8 +364,8 @@ export async function disableFailingWebhooks(deps: Pick<WebhookServiceDeps, 'db'
             webhookId: w.id,
             url: w.url,
             failingSince,
-            lastSuccessAt: w.last_success_at === null ? '' : formatTimestamp(w.last_success_at),
-            failedDeliveries: String(w.failed_deliveries),
+            lastSuccessAt: w.lastSuccessAt === null ? '' : formatTimestamp(w.lastSuccessAt),
+            failedDeliveries: String(w.failedDeliveries),
           },
         });
       }
@@ -404,16 +404,16 @@ export interface AttemptView {
 function deliveryView(d: sql.DeliveryRow): DeliveryView {
   return {
     deliveryId: d.id,
-    webhookId: d.webhook_id,
-    eventId: d.event_id,
-    eventType: d.event_type,
-    payfacReference: d.payfac_reference,
+    webhookId: d.webhookId,
+    eventId: d.eventId,
+    eventType: d.eventType,
+    payfacReference: d.payfacReference,
     state: d.state,
-    attemptCount: d.attempt_count,
+    attemptCount: d.attemptCount,
     // While an attempt is in flight the row holds the lease's end; that is when it would be retried
     // if the worker sending it died.
-    nextAttemptAt: d.state === 'Pending' && d.next_attempt_at ? formatTimestamp(d.next_attempt_at) : null,
-    createdAt: formatTimestamp(d.created_at),
+    nextAttemptAt: d.state === 'Pending' && d.nextAttemptAt ? formatTimestamp(d.nextAttemptAt) : null,
+    createdAt: formatTimestamp(d.createdAt),
   };
 }
 
@@ -444,14 +444,14 @@ export async function getDelivery(
     ...deliveryView(d),
     body: d.body,
     attempts: attempts.map((a) => ({
-      attemptNumber: a.attempt_number,
-      correlationId: a.correlation_id,
-      sentAt: formatTimestamp(a.sent_at),
-      responseStatus: a.response_status,
-      responseBody: a.response_body,
-      durationMs: a.duration_ms,
-      errorKind: a.error_kind,
-      errorDetail: a.error_detail,
+      attemptNumber: a.attemptNumber,
+      correlationId: a.correlationId,
+      sentAt: formatTimestamp(a.sentAt),
+      responseStatus: a.responseStatus,
+      responseBody: a.responseBody,
+      durationMs: a.durationMs,
+      errorKind: a.errorKind,
+      errorDetail: a.errorDetail,
     })),
   };
 }
@@ -465,18 +465,18 @@ export async function redeliver(deps: WebhookServiceDeps, principal: Principal, 
   return withTransaction(deps.db, async (tx) => {
     const d = await sql.findDelivery(tx, ownerOf(principal), deliveryId);
     if (!d) throw notFound('delivery');
-    const w = await sql.webhookSecrets(tx, d.webhook_id);
+    const w = await sql.webhookSecrets(tx, d.webhookId);
     if (!w || w.deleted || !w.enabled) throw new ApiError('INVALID_STATE', 'the webhook of this delivery is disabled or deleted');
-    const event = await sql.findEvent(tx, d.event_id);
+    const event = await sql.findEvent(tx, d.eventId);
     if (!event) throw notFound('delivery');
     const id = prefixedId('dlv');
-    const body = buildBody(event.message as WebhookMessage, deps.sealer.open(w.hmac_key_sealed));
+    const body = buildBody(event.message as WebhookMessage, deps.sealer.open(w.hmacKeySealed));
     await sql.insertDeliveries(tx, {
       eventId: event.id,
-      eventType: event.event_type,
-      payfacReference: event.payfac_reference,
+      eventType: event.eventType,
+      payfacReference: event.payfacReference,
       now: deps.clock.now(),
-      deliveries: [{ id, webhookId: d.webhook_id, body, viaListener: w.kind === 'listener' }],
+      deliveries: [{ id, webhookId: d.webhookId, body, viaListener: w.kind === 'listener' }],
     });
     await notifyDeliveries(tx);
     return { deliveryId: id };
@@ -507,7 +507,7 @@ export async function recoverFailed(
     if (earlier !== undefined) return { requeued: earlier, repeated: true };
     const secrets = await sql.webhookSecrets(tx, webhookId);
     if (!secrets || secrets.deleted || !secrets.enabled) throw new ApiError('INVALID_STATE', 'the webhook is disabled or deleted; enable it first');
-    const hmacKey = deps.sealer.open(secrets.hmac_key_sealed);
+    const hmacKey = deps.sealer.open(secrets.hmacKeySealed);
     const failed = await sql.failedDeliveriesIn(tx, webhookId, window.since, window.until);
     const now = deps.clock.now();
     await sql.insertDeliveryRows(
@@ -515,9 +515,9 @@ export async function recoverFailed(
       now,
       failed.map((f) => ({
         id: prefixedId('dlv'),
-        eventId: f.event_id,
-        eventType: f.event_type,
-        payfacReference: f.payfac_reference,
+        eventId: f.eventId,
+        eventType: f.eventType,
+        payfacReference: f.payfacReference,
         webhookId,
         body: buildBody(f.message as WebhookMessage, hmacKey),
         viaListener: secrets.kind === 'listener',
@@ -605,6 +605,6 @@ export async function failingWebhooks(
     enabled: r.enabled,
     failed: r.failed,
     retrying: r.retrying,
-    lastFailureAt: r.last_failure_at,
+    lastFailureAt: r.lastFailureAt,
   }));
 }

@@ -11,34 +11,36 @@ export interface Owner {
 
 export interface WebhookRow {
   id: string;
-  merchant_id: string | null;
-  partner_id: string | null;
+  merchantId: string | null;
+  partnerId: string | null;
   url: string;
-  event_types: string[];
+  eventTypes: string[];
   description: string;
   enabled: boolean;
   kind: WebhookKind;
   /** Attempts in flight at once; null: the operator's default. */
-  max_in_flight: number | null;
+  maxInFlight: number | null;
   /** Deliveries per second at most; null: no limit. */
-  rate_limit: number | null;
-  last_success_at: Date | null;
+  rateLimit: number | null;
+  lastSuccessAt: Date | null;
   /** The first failure after the last success; null while healthy. */
-  failing_since: Date | null;
+  failingSince: Date | null;
   /** Deliveries ended Failed since the last success. */
-  failed_deliveries: number;
+  failedDeliveries: number;
   /** 'failing': disabled by the worker because its deliveries kept failing; null otherwise. */
-  disabled_reason: 'failing' | null;
-  disabled_at: Date | null;
-  created_at: Date;
-  updated_at: Date;
+  disabledReason: 'failing' | null;
+  disabledAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
 }
 
 /** `url`: delivered to its URL by the workers; `listener`: delivered to `paylinks listen` over its stream. */
 export type WebhookKind = 'url' | 'listener';
 
-const WEBHOOK_COLUMNS =
-  'id, merchant_id, partner_id, url, event_types, description, enabled, kind, max_in_flight, rate_limit, last_success_at, failing_since, failed_deliveries, disabled_reason, disabled_at, created_at, updated_at';
+const WEBHOOK_COLUMNS = `id, merchant_id AS "merchantId", partner_id AS "partnerId", url, event_types AS "eventTypes", description, enabled, kind,
+  max_in_flight AS "maxInFlight", rate_limit AS "rateLimit", last_success_at AS "lastSuccessAt", failing_since AS "failingSince",
+  failed_deliveries AS "failedDeliveries", disabled_reason AS "disabledReason", disabled_at AS "disabledAt", created_at AS "createdAt",
+  updated_at AS "updatedAt"`;
 
 export async function insertWebhook(
   db: Queryable,
@@ -155,19 +157,19 @@ export async function setWebhookSecrets(
 
 /** Until when the HMAC key replaced by the owner's webhook's last rotation still signs (null: not at all); undefined: no such webhook. */
 export async function previousSecretsUntil(db: Queryable, owner: Owner, id: string): Promise<{ until: Date | null } | undefined> {
-  const { rows } = await db.query<{ previous_secrets_until: Date | null }>(
-    'SELECT previous_secrets_until FROM webhooks WHERE id = $1 AND deleted_at IS NULL AND (merchant_id = $2 OR partner_id = $3)',
+  const { rows } = await db.query<{ previousSecretsUntil: Date | null }>(
+    'SELECT previous_secrets_until AS "previousSecretsUntil" FROM webhooks WHERE id = $1 AND deleted_at IS NULL AND (merchant_id = $2 OR partner_id = $3)',
     [id, owner.merchantId, owner.partnerId],
   );
-  return rows[0] ? { until: rows[0].previous_secrets_until } : undefined;
+  return rows[0] ? { until: rows[0].previousSecretsUntil } : undefined;
 }
 
 export async function webhookSecrets(
   db: Queryable,
   id: string,
-): Promise<{ hmac_key_sealed: string; enabled: boolean; deleted: boolean; kind: WebhookKind } | undefined> {
-  const { rows } = await db.query<{ hmac_key_sealed: string; enabled: boolean; deleted: boolean; kind: WebhookKind }>(
-    'SELECT hmac_key_sealed, enabled, deleted_at IS NOT NULL AS deleted, kind FROM webhooks WHERE id = $1',
+): Promise<{ hmacKeySealed: string; enabled: boolean; deleted: boolean; kind: WebhookKind } | undefined> {
+  const { rows } = await db.query<{ hmacKeySealed: string; enabled: boolean; deleted: boolean; kind: WebhookKind }>(
+    'SELECT hmac_key_sealed AS "hmacKeySealed", enabled, deleted_at IS NOT NULL AS deleted, kind FROM webhooks WHERE id = $1',
     [id],
   );
   return rows[0];
@@ -236,9 +238,9 @@ export async function webhooksForEvent(
   merchantId: string,
   eventType: string,
   everyWebhook = false,
-): Promise<{ id: string; hmac_key_sealed: string; kind: WebhookKind }[]> {
-  const { rows } = await db.query<{ id: string; hmac_key_sealed: string; kind: WebhookKind }>(
-    `SELECT w.id, w.hmac_key_sealed, w.kind FROM webhooks w
+): Promise<{ id: string; hmacKeySealed: string; kind: WebhookKind }[]> {
+  const { rows } = await db.query<{ id: string; hmacKeySealed: string; kind: WebhookKind }>(
+    `SELECT w.id, w.hmac_key_sealed AS "hmacKeySealed", w.kind FROM webhooks w
       WHERE w.deleted_at IS NULL AND w.enabled
         AND ($3 OR cardinality(w.event_types) = 0 OR $2 = ANY (w.event_types))
         AND (w.merchant_id = $1 OR w.partner_id IN (SELECT partner_id FROM partner_merchants WHERE merchant_id = $1))
@@ -299,32 +301,35 @@ export async function insertDeliveries(
 
 export interface EventRow {
   id: string;
-  merchant_id: string;
-  event_type: string;
-  payfac_reference: string;
+  merchantId: string;
+  eventType: string;
+  payfacReference: string;
   message: unknown;
 }
 
 export async function findEvent(db: Queryable, id: string): Promise<EventRow | undefined> {
-  const { rows } = await db.query<EventRow>('SELECT id, merchant_id, event_type, payfac_reference, message FROM webhook_events WHERE id = $1', [id]);
+  const { rows } = await db.query<EventRow>(
+    'SELECT id, merchant_id AS "merchantId", event_type AS "eventType", payfac_reference AS "payfacReference", message FROM webhook_events WHERE id = $1',
+    [id],
+  );
   return rows[0];
 }
 
 export interface DeliveryRow {
   id: string;
-  webhook_id: string;
-  event_id: string;
-  event_type: string;
-  payfac_reference: string;
+  webhookId: string;
+  eventId: string;
+  eventType: string;
+  payfacReference: string;
   state: 'Pending' | 'Delivered' | 'Failed';
-  attempt_count: number;
-  next_attempt_at: Date | null;
+  attemptCount: number;
+  nextAttemptAt: Date | null;
   claimed: boolean;
-  created_at: Date;
+  createdAt: Date;
 }
 
-const DELIVERY_COLUMNS = `d.id, d.webhook_id, d.event_id, d.event_type, d.payfac_reference, d.state, d.attempt_count,
-  d.next_attempt_at, d.claim_token IS NOT NULL AS claimed, d.created_at`;
+const DELIVERY_COLUMNS = `d.id, d.webhook_id AS "webhookId", d.event_id AS "eventId", d.event_type AS "eventType", d.payfac_reference AS "payfacReference",
+  d.state, d.attempt_count AS "attemptCount", d.next_attempt_at AS "nextAttemptAt", d.claim_token IS NOT NULL AS claimed, d.created_at AS "createdAt"`;
 
 export interface DeliveryFilter {
   payfacReference?: string;
@@ -410,19 +415,20 @@ export async function findDelivery(
 }
 
 export interface AttemptRow {
-  attempt_number: number;
-  correlation_id: string;
-  sent_at: Date;
-  response_status: number | null;
-  response_body: string | null;
-  duration_ms: number;
-  error_kind: 'timeout' | 'connection' | 'tls' | 'status' | null;
-  error_detail: string | null;
+  attemptNumber: number;
+  correlationId: string;
+  sentAt: Date;
+  responseStatus: number | null;
+  responseBody: string | null;
+  durationMs: number;
+  errorKind: 'timeout' | 'connection' | 'tls' | 'status' | null;
+  errorDetail: string | null;
 }
 
 export async function attemptsOf(db: Queryable, deliveryId: string): Promise<AttemptRow[]> {
   const { rows } = await db.query<AttemptRow>(
-    `SELECT attempt_number, correlation_id, sent_at, response_status, response_body, duration_ms, error_kind, error_detail
+    `SELECT attempt_number AS "attemptNumber", correlation_id AS "correlationId", sent_at AS "sentAt", response_status AS "responseStatus",
+            response_body AS "responseBody", duration_ms AS "durationMs", error_kind AS "errorKind", error_detail AS "errorDetail"
        FROM webhook_attempts WHERE delivery_id = $1 ORDER BY attempt_number`,
     [deliveryId],
   );
@@ -472,16 +478,16 @@ export async function insertRecovery(db: Queryable, r: { webhookId: string; sinc
 }
 
 export interface FailedDelivery {
-  event_id: string;
-  event_type: string;
-  payfac_reference: string;
+  eventId: string;
+  eventType: string;
+  payfacReference: string;
   message: unknown;
 }
 
 /** The webhook's Failed deliveries made in [since, until), with their events, oldest first. */
 export async function failedDeliveriesIn(db: Queryable, webhookId: string, since: Date, until: Date | null): Promise<FailedDelivery[]> {
   const { rows } = await db.query<FailedDelivery>(
-    `SELECT e.id AS event_id, e.event_type, e.payfac_reference, e.message
+    `SELECT e.id AS "eventId", e.event_type AS "eventType", e.payfac_reference AS "payfacReference", e.message
        FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id
       WHERE d.webhook_id = $1 AND d.state = 'Failed' AND d.created_at >= $2 AND ($3::timestamptz IS NULL OR d.created_at < $3)
       ORDER BY d.created_at, d.id`,
@@ -497,7 +503,7 @@ export interface FailingRow {
   enabled: boolean;
   failed: number;
   retrying: number;
-  last_failure_at: Date;
+  lastFailureAt: Date;
 }
 
 /**
@@ -506,7 +512,7 @@ export interface FailingRow {
  */
 export async function failingWebhooks(db: Queryable, owner: Owner, since: Date, limit: number): Promise<FailingRow[]> {
   const { rows } = await db.query<FailingRow>(
-    `SELECT w.id, w.url, w.description, w.enabled, f.failed, f.retrying, f.last_failure_at
+    `SELECT w.id, w.url, w.description, w.enabled, f.failed, f.retrying, f.last_failure_at AS "lastFailureAt"
        FROM webhooks w
        CROSS JOIN LATERAL (
          SELECT count(*) FILTER (WHERE d.state = 'Failed')::int AS failed,

@@ -291,6 +291,8 @@ describe('a saved card that asks for 3-D Secure again', () => {
     const page = await s.get(`${path}?lang=en`);
     expect(page.statusCode).toBe(200);
     expect(page.body).toContain('ending in 3220');
+    // The merchant's name, asked of accounts (docs/architecture.md: tables read across modules).
+    expect(page.body).toContain('Test merchant');
     const done = await s.post(`${path}/3ds`, { challenge: checkoutReference, action: 'confirm', lang: 'en' });
     expect(done.statusCode).toBe(303);
     const outcome = await s.get(done.headers.location as string);

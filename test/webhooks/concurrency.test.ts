@@ -314,7 +314,7 @@ describe('delivery under concurrency', () => {
       await enqueueMany(ctx, 3, 'Authorization', '44');
       // (Earlier tests' webhooks may have deliveries due too: only this webhook's are looked at.)
       const { claim } = await claimAndRecord(ctx.tdb.db, ctx.clock, { records: [], limit: 500, perEndpoint: 10, leaseMs: ctx.config.deliveryLeaseMs });
-      const held = claim.rows.filter((r) => r.webhook_id === wh.webhookId).map((r) => [r.id, claim.token] as const);
+      const held = claim.rows.filter((r) => r.webhookId === wh.webhookId).map((r) => [r.id, claim.token] as const);
       expect(held).toHaveLength(3);
       const url = ctx.tdb.url;
       if (url === null) throw new Error('needs PostgreSQL');

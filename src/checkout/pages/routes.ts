@@ -155,8 +155,8 @@ export async function shopperPageRoutes(app: App, deps: AppDeps): Promise<void> 
               payfacReference: p as string,
               amount: payment.amount,
               currency: payment.currency,
-              cardSummary: payment.card_summary,
-              paymentMethod: payment.payment_method,
+              cardSummary: payment.cardSummary,
+              paymentMethod: payment.paymentMethod,
               token: payment.token,
             }),
           );

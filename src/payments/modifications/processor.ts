@@ -98,13 +98,13 @@ export class ModificationProcessor {
       const created = await withTransaction(this.db, async (tx) => {
         const due = await sql.lockDueCaptures(tx, this.clock.now(), DUE_BATCH);
         for (const p of due) {
-          const progress = await sql.inProgress(tx, p.payfac_reference);
-          const remaining = p.amount - p.captured_amount - progress.pending_capture;
+          const progress = await sql.inProgress(tx, p.payfacReference);
+          const remaining = p.amount - p.capturedAmount - progress.pendingCapture;
           if (remaining > 0) {
             await sql.insertModification(tx, {
               payfacReference: newPayfacReference(),
-              merchantId: p.merchant_id,
-              originalPayfacReference: p.payfac_reference,
+              merchantId: p.merchantId,
+              originalPayfacReference: p.payfacReference,
               kind: 'Capture',
               source: 'Scheduled',
               reference: null,
@@ -115,7 +115,7 @@ export class ModificationProcessor {
             });
             this.stats.scheduledCaptures++;
           }
-          await sql.unschedule(tx, p.payfac_reference);
+          await sql.unschedule(tx, p.payfacReference);
         }
         if (due.length > 0) await sql.notifyModifications(tx);
         return due.length;
@@ -133,8 +133,8 @@ export class ModificationProcessor {
   private async complete(tx: PoolClient): Promise<boolean> {
     const m = await sql.claimNext(tx);
     if (!m) return false;
-    const payment = await sql.lockPayment(tx, m.original_payfac_reference, null);
-    if (!payment) throw new Error(`payment ${m.original_payfac_reference} of modification ${m.payfac_reference} is missing`);
+    const payment = await sql.lockPayment(tx, m.originalPayfacReference, null);
+    if (!payment) throw new Error(`payment ${m.originalPayfacReference} of modification ${m.payfacReference} is missing`);
     const now = this.clock.now();
 
     // What the acquirer is asked to do, settled on the ledger as it stands now: every modification
@@ -145,27 +145,27 @@ export class ModificationProcessor {
     if (m.kind === 'Capture') {
       request = 'Capture';
       amount = m.amount ?? 0;
-      if (payment.capture_state === 'Cancelled' || amount > payment.amount - payment.captured_amount) invalid = 'Amount exceeds the uncaptured authorisation';
+      if (payment.captureState === 'Cancelled' || amount > payment.amount - payment.capturedAmount) invalid = 'Amount exceeds the uncaptured authorisation';
     } else if (m.kind === 'Refund') {
       request = 'Refund';
       amount = m.amount ?? 0;
-      if (amount > payment.captured_amount - payment.refunded_amount) invalid = 'Amount exceeds the refundable amount';
-    } else if (payment.captured_amount === 0) {
+      if (amount > payment.capturedAmount - payment.refundedAmount) invalid = 'Amount exceeds the refundable amount';
+    } else if (payment.capturedAmount === 0) {
       request = 'Cancel';
       amount = payment.amount;
     } else {
       request = 'Refund';
-      amount = payment.captured_amount - payment.refunded_amount;
+      amount = payment.capturedAmount - payment.refundedAmount;
       if (amount <= 0) invalid = 'Nothing left to reverse';
     }
 
     let reason: string | null = invalid;
     if (invalid === null) {
-      const card = { masked: payment.card_masked, last4: payment.card_summary, expiry: payment.card_expiry, paymentMethod: payment.payment_method };
+      const card = { masked: payment.cardMasked, last4: payment.cardSummary, expiry: payment.cardExpiry, paymentMethod: payment.paymentMethod };
       const result = await this.acquirer.modify({
         kind: request,
-        reference: m.payfac_reference,
-        originalReference: payment.payfac_reference,
+        reference: m.payfacReference,
+        originalReference: payment.payfacReference,
         card,
         amount,
         currency: payment.currency,
@@ -175,13 +175,13 @@ export class ModificationProcessor {
     const success = reason === null;
 
     if (success) {
-      if (request === 'Capture') await sql.recordCapture(tx, payment.payfac_reference, amount);
-      else if (request === 'Refund') await sql.recordRefund(tx, payment.payfac_reference, amount);
-      if (m.kind === 'Reversal') await sql.recordReversal(tx, payment.payfac_reference);
+      if (request === 'Capture') await sql.recordCapture(tx, payment.payfacReference, amount);
+      else if (request === 'Refund') await sql.recordRefund(tx, payment.payfacReference, amount);
+      if (m.kind === 'Reversal') await sql.recordReversal(tx, payment.payfacReference);
     }
     const outcome = !success ? null : request === 'Capture' ? 'Captured' : request === 'Cancel' ? 'Cancelled' : 'Refunded';
     await sql.completeModification(tx, {
-      payfacReference: m.payfac_reference,
+      payfacReference: m.payfacReference,
       state: success ? 'Succeeded' : 'Failed',
       amount: amount > 0 ? amount : null,
       outcome,
@@ -193,23 +193,23 @@ export class ModificationProcessor {
       tx,
       { clock: this.clock, sealer: this.sealer },
       {
-        merchantId: payment.merchant_id,
+        merchantId: payment.merchantId,
         // §Events/§Modifications and saved cards: a capture raises Capture; a refund and a reversal (cancel or refund) raise Refund.
         eventType: m.kind === 'Capture' ? 'Capture' : 'Refund',
-        checkoutReference: payment.event_checkout_reference,
-        payfacReference: m.payfac_reference,
-        merchantReference: payment.merchant_reference,
+        checkoutReference: payment.eventCheckoutReference,
+        payfacReference: m.payfacReference,
+        merchantReference: payment.merchantReference,
         amount,
         currency: payment.currency,
         reason,
         success,
         additionalData: {
-          originalPayfacReference: payment.payfac_reference,
-          cardNumber: payment.card_masked,
-          cardSummary: payment.card_summary,
-          paymentMethod: payment.payment_method,
+          originalPayfacReference: payment.payfacReference,
+          cardNumber: payment.cardMasked,
+          cardSummary: payment.cardSummary,
+          paymentMethod: payment.paymentMethod,
           // The reason the merchant gave for a refund, in its canonical spelling.
-          ...(m.refund_reason !== null ? { refundReason: m.refund_reason } : {}),
+          ...(m.refundReason !== null ? { refundReason: m.refundReason } : {}),
         },
       },
     );

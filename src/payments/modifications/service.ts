@@ -39,18 +39,18 @@ function checkModification(kind: ModificationKind, input: unknown): Modification
 
 /** What a capture may still take: authorised − captured − captures in progress. */
 function capturableOf(payment: sql.LedgerRow, progress: sql.InProgress): number {
-  return payment.amount - payment.captured_amount - progress.pending_capture;
+  return payment.amount - payment.capturedAmount - progress.pendingCapture;
 }
 
 /** What a refund may still take: captured − refunded − refunds in progress. */
 function refundableOf(payment: sql.LedgerRow, progress: sql.InProgress): number {
-  return payment.captured_amount - payment.refunded_amount - progress.pending_refund;
+  return payment.capturedAmount - payment.refundedAmount - progress.pendingRefund;
 }
 
 /** What a reversal would release (nothing captured, nor being captured) or refund (what is left). */
 function reversibleOf(payment: sql.LedgerRow, progress: sql.InProgress): number {
-  const willBeCaptured = payment.captured_amount + progress.pending_capture;
-  return willBeCaptured === 0 ? payment.amount : willBeCaptured - payment.refunded_amount - progress.pending_refund;
+  const willBeCaptured = payment.capturedAmount + progress.pendingCapture;
+  return willBeCaptured === 0 ? payment.amount : willBeCaptured - payment.refundedAmount - progress.pendingRefund;
 }
 
 /** What a payment of the merchant can still take, by the rules requestModification applies (0 for each when it takes none). */
@@ -95,7 +95,7 @@ export async function requestModification(
     const payment = await sql.lockPayment(tx, input.payfacReference, merchantId);
     if (!payment) throw notFound('payment');
     if (!payment.success) throw new ApiError('INVALID_STATE', 'a refused payment cannot be modified');
-    const progress = await sql.inProgress(tx, payment.payfac_reference);
+    const progress = await sql.inProgress(tx, payment.payfacReference);
     if (progress.reversed) throw new ApiError('INVALID_STATE', 'the payment has been reversed');
 
     const errors: FieldError[] = [];
@@ -109,7 +109,7 @@ export async function requestModification(
           errors.push({
             field: 'amount',
             code: 'EXCEEDS_CAPTURABLE',
-            message: `must be at most ${capturable} (authorised ${payment.amount}, captured ${payment.captured_amount}, captures in progress ${progress.pending_capture})`,
+            message: `must be at most ${capturable} (authorised ${payment.amount}, captured ${payment.capturedAmount}, captures in progress ${progress.pendingCapture})`,
           });
         }
       } else {
@@ -118,7 +118,7 @@ export async function requestModification(
           errors.push({
             field: 'amount',
             code: 'EXCEEDS_REFUNDABLE',
-            message: `must be at most ${refundable} (captured ${payment.captured_amount}, refunded ${payment.refunded_amount}, refunds in progress ${progress.pending_refund})`,
+            message: `must be at most ${refundable} (captured ${payment.capturedAmount}, refunded ${payment.refundedAmount}, refunds in progress ${progress.pendingRefund})`,
           });
         }
       }
@@ -131,7 +131,7 @@ export async function requestModification(
     await sql.insertModification(tx, {
       payfacReference,
       merchantId,
-      originalPayfacReference: payment.payfac_reference,
+      originalPayfacReference: payment.payfacReference,
       kind: input.kind,
       source: 'Api',
       reference: input.reference,

@@ -7,26 +7,28 @@ export type CaptureState = 'Captured' | 'Scheduled' | 'Manual' | 'None' | 'Cance
 
 /** A payment row as the ledger sees it, read under FOR UPDATE. */
 export interface LedgerRow {
-  payfac_reference: string;
-  merchant_id: string;
+  payfacReference: string;
+  merchantId: string;
   /** The checkout reference the payment's events carry, and so its modifications' events too. */
-  event_checkout_reference: string;
-  merchant_reference: string | null;
+  eventCheckoutReference: string;
+  merchantReference: string | null;
   /** Authorised amount (minor units). */
   amount: number;
   currency: string;
   success: boolean;
-  capture_state: CaptureState;
-  captured_amount: number;
-  refunded_amount: number;
-  card_masked: string;
-  card_summary: string;
-  card_expiry: string;
-  payment_method: string;
+  captureState: CaptureState;
+  capturedAmount: number;
+  refundedAmount: number;
+  cardMasked: string;
+  cardSummary: string;
+  cardExpiry: string;
+  paymentMethod: string;
 }
 
-const LEDGER_COLUMNS = `payfac_reference, merchant_id, event_checkout_reference, merchant_reference, amount, currency, success, capture_state,
-  captured_amount, refunded_amount, card_masked, card_summary, card_expiry, payment_method`;
+const LEDGER_COLUMNS = `payfac_reference AS "payfacReference", merchant_id AS "merchantId", event_checkout_reference AS "eventCheckoutReference",
+  merchant_reference AS "merchantReference", amount, currency, success, capture_state AS "captureState", captured_amount AS "capturedAmount",
+  refunded_amount AS "refundedAmount", card_masked AS "cardMasked", card_summary AS "cardSummary", card_expiry AS "cardExpiry",
+  payment_method AS "paymentMethod"`;
 
 /**
  * The payment locked for a modification: requests for one payment queue here, so each decides on the
@@ -52,20 +54,20 @@ export async function readLedger(db: Queryable, payfacReference: string, merchan
 
 /** What Received modifications of a payment will still move, and whether it is (being) reversed. */
 export interface InProgress {
-  pending_capture: number;
-  pending_refund: number;
+  pendingCapture: number;
+  pendingRefund: number;
   reversed: boolean;
 }
 
 export async function inProgress(db: Queryable, payfacReference: string): Promise<InProgress> {
   const { rows } = await db.query<InProgress>(
-    `SELECT COALESCE(sum(amount) FILTER (WHERE kind = 'Capture' AND state = 'Received'), 0)::bigint AS pending_capture,
-            COALESCE(sum(amount) FILTER (WHERE kind = 'Refund' AND state = 'Received'), 0)::bigint AS pending_refund,
+    `SELECT COALESCE(sum(amount) FILTER (WHERE kind = 'Capture' AND state = 'Received'), 0)::bigint AS "pendingCapture",
+            COALESCE(sum(amount) FILTER (WHERE kind = 'Refund' AND state = 'Received'), 0)::bigint AS "pendingRefund",
             COALESCE(bool_or(kind = 'Reversal' AND state <> 'Failed'), false) AS reversed
        FROM modifications WHERE original_payfac_reference = $1`,
     [payfacReference],
   );
-  return rows[0] ?? { pending_capture: 0, pending_refund: 0, reversed: false };
+  return rows[0] ?? { pendingCapture: 0, pendingRefund: 0, reversed: false };
 }
 
 export interface NewModification {
@@ -99,16 +101,16 @@ export async function notifyModifications(db: Queryable): Promise<void> {
 }
 
 export interface ModificationRow {
-  payfac_reference: string;
+  payfacReference: string;
   seq: number;
-  merchant_id: string;
-  original_payfac_reference: string;
+  merchantId: string;
+  originalPayfacReference: string;
   kind: ModificationKind;
   source: 'Api' | 'Scheduled';
   reference: string | null;
   amount: number | null;
   currency: string;
-  refund_reason: string | null;
+  refundReason: string | null;
 }
 
 /**
@@ -118,7 +120,8 @@ export interface ModificationRow {
  */
 export async function claimNext(db: Queryable): Promise<ModificationRow | undefined> {
   const { rows } = await db.query<ModificationRow>(
-    `SELECT m.payfac_reference, m.seq, m.merchant_id, m.original_payfac_reference, m.kind, m.source, m.reference, m.amount, m.currency, m.refund_reason
+    `SELECT m.payfac_reference AS "payfacReference", m.seq, m.merchant_id AS "merchantId", m.original_payfac_reference AS "originalPayfacReference",
+            m.kind, m.source, m.reference, m.amount, m.currency, m.refund_reason AS "refundReason"
        FROM modifications m
       WHERE m.state = 'Received'
         AND NOT EXISTS (SELECT 1 FROM modifications e
@@ -207,7 +210,8 @@ export async function findModification(
   payfacReference: string,
 ): Promise<(ModificationRow & { state: string; outcome: string | null; reason: string | null }) | undefined> {
   const { rows } = await db.query<ModificationRow & { state: string; outcome: string | null; reason: string | null }>(
-    `SELECT payfac_reference, seq, merchant_id, original_payfac_reference, kind, source, reference, amount, currency, refund_reason, state, outcome, reason
+    `SELECT payfac_reference AS "payfacReference", seq, merchant_id AS "merchantId", original_payfac_reference AS "originalPayfacReference", kind, source,
+            reference, amount, currency, refund_reason AS "refundReason", state, outcome, reason
        FROM modifications WHERE payfac_reference = $1`,
     [payfacReference],
   );

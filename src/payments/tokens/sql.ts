@@ -4,26 +4,28 @@ import type { Queryable } from '../../db/database.js';
 
 export interface TokenRow {
   token: string;
-  merchant_id: string;
-  recurring_processing_model: string;
-  card_masked: string;
-  card_summary: string;
-  card_expiry: string;
-  payment_method: string;
-  disabled_at: Date | null;
+  merchantId: string;
+  recurringProcessingModel: string;
+  cardMasked: string;
+  cardSummary: string;
+  cardExpiry: string;
+  paymentMethod: string;
+  disabledAt: Date | null;
   /** The payment that saved the card, for the TokenDisabled event. */
-  payfac_reference: string;
+  payfacReference: string;
   /** The checkout reference of the payment that saved the card. */
-  checkout_reference: string;
-  merchant_reference: string | null;
+  checkoutReference: string;
+  merchantReference: string | null;
   currency: string;
 }
 
 /** The merchant's token, locked (a charge and a disable of one token do not interleave). Another merchant's is not found. */
 export async function lockToken(db: Queryable, token: string, merchantId: string): Promise<TokenRow | undefined> {
   const { rows } = await db.query<TokenRow>(
-    `SELECT t.token, t.merchant_id, t.recurring_processing_model, t.card_masked, t.card_summary, t.card_expiry, t.payment_method,
-            t.disabled_at, t.payfac_reference, p.event_checkout_reference AS checkout_reference, p.merchant_reference, p.currency
+    `SELECT t.token, t.merchant_id AS "merchantId", t.recurring_processing_model AS "recurringProcessingModel", t.card_masked AS "cardMasked",
+            t.card_summary AS "cardSummary", t.card_expiry AS "cardExpiry", t.payment_method AS "paymentMethod", t.disabled_at AS "disabledAt",
+            t.payfac_reference AS "payfacReference", p.event_checkout_reference AS "checkoutReference", p.merchant_reference AS "merchantReference",
+            p.currency
        FROM payment_tokens t JOIN payments p ON p.payfac_reference = t.payfac_reference
       WHERE t.token = $1 AND t.merchant_id = $2
       FOR UPDATE OF t`,
@@ -134,33 +136,33 @@ export async function insertTokenChallenge(db: Queryable, c: NewTokenChallenge):
 }
 
 export interface TokenChallengeRow {
-  checkout_reference: string;
-  payfac_reference: string;
-  merchant_id: string;
-  merchant_name: string;
-  terminal_identifier: string;
-  charged_token: string;
-  recurring_processing_model: string;
+  checkoutReference: string;
+  payfacReference: string;
+  merchantId: string;
+  terminalIdentifier: string;
+  chargedToken: string;
+  recurringProcessingModel: string;
   channel: string;
-  merchant_reference: string;
+  merchantReference: string;
   amount: number;
   currency: string;
-  return_url: string;
-  acquirer_state: Record<string, string>;
-  expires_at: Date;
-  completed_at: Date | null;
-  card_summary: string;
+  returnUrl: string;
+  acquirerState: Record<string, string>;
+  expiresAt: Date;
+  completedAt: Date | null;
+  cardSummary: string;
 }
 
-const CHALLENGE_COLUMNS = `c.checkout_reference, c.payfac_reference, c.merchant_id, m.name AS merchant_name, c.terminal_identifier, c.charged_token,
-  c.recurring_processing_model, c.channel, c.merchant_reference, c.amount, c.currency, c.return_url, c.acquirer_state,
-  c.expires_at, c.completed_at, t.card_summary`;
+const CHALLENGE_COLUMNS = `c.checkout_reference AS "checkoutReference", c.payfac_reference AS "payfacReference", c.merchant_id AS "merchantId",
+  c.terminal_identifier AS "terminalIdentifier", c.charged_token AS "chargedToken", c.recurring_processing_model AS "recurringProcessingModel",
+  c.channel, c.merchant_reference AS "merchantReference", c.amount, c.currency, c.return_url AS "returnUrl", c.acquirer_state AS "acquirerState",
+  c.expires_at AS "expiresAt", c.completed_at AS "completedAt", t.card_summary AS "cardSummary"`;
 
 /** The charge waiting for its step; with `forUpdate` locked, so a confirm and a cancel of one step do not interleave. */
 export async function findTokenChallenge(db: Queryable, checkoutReference: string, opts: { forUpdate?: boolean } = {}): Promise<TokenChallengeRow | undefined> {
   const { rows } = await db.query<TokenChallengeRow>(
     `SELECT ${CHALLENGE_COLUMNS}
-       FROM token_charge_challenges c JOIN merchants m ON m.id = c.merchant_id JOIN payment_tokens t ON t.token = c.charged_token
+       FROM token_charge_challenges c JOIN payment_tokens t ON t.token = c.charged_token
       WHERE c.checkout_reference = $1
       ${opts.forUpdate ? 'FOR UPDATE OF c' : ''}`,
     [checkoutReference],

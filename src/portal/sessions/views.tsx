@@ -178,14 +178,14 @@ export function renderSessionDetail(view: View, data: { session: SessionDetails;
   const t = translator(M, view.lang);
   const s = data.session;
   const money = (minor: number) => <Money view={view} minor={minor} currency={s.currency} />;
-  const capture = s.is_manual_capture
+  const capture = s.isManualCapture
     ? t('captureManual')
-    : s.capture_hours_delay !== null
-      ? t('captureDelay', { hours: formatNumber(s.capture_hours_delay, view.lang) })
+    : s.captureHoursDelay !== null
+      ? t('captureDelay', { hours: formatNumber(s.captureHoursDelay, view.lang) })
       : t('captureAtOnce');
   return portalPage({
     view,
-    title: s.merchant_reference,
+    title: s.merchantReference,
     section: 'sessions',
     lead: (
       <>
@@ -194,15 +194,15 @@ export function renderSessionDetail(view: View, data: { session: SessionDetails;
     ),
     children: (
       <>
-        {s.payfac_reference ? (
+        {s.payfacReference ? (
           <section class="panel" aria-labelledby="payment-title">
             <h2 id="payment-title">{t('payment')}</h2>
             <p>
-              <a href={`${PORTAL}/payments/${encodeURIComponent(s.payfac_reference)}`}>{t('paidWith', { reference: s.payfac_reference })}</a>
-              {s.completed_at ? (
+              <a href={`${PORTAL}/payments/${encodeURIComponent(s.payfacReference)}`}>{t('paidWith', { reference: s.payfacReference })}</a>
+              {s.completedAt ? (
                 <>
                   {' · '}
-                  <Time view={view} at={s.completed_at} />
+                  <Time view={view} at={s.completedAt} />
                 </>
               ) : null}
             </p>
@@ -214,21 +214,21 @@ export function renderSessionDetail(view: View, data: { session: SessionDetails;
           <Facts
             rows={[
               [t('checkoutReference'), <span class="mono">{s.reference}</span>],
-              [t('merchantReference'), s.merchant_reference],
+              [t('merchantReference'), s.merchantReference],
               [view.t('amount'), money(s.amount)],
-              [view.t('created'), <Time view={view} at={s.created_at} />],
-              [t('expires'), <Time view={view} at={s.expires_at} />],
-              s.completed_at ? [t('completedAt'), <Time view={view} at={s.completed_at} />] : null,
-              [t('returnUrl'), <span class="mono">{s.return_url}</span>],
-              s.abandon_url ? [t('abandonUrl'), <span class="mono">{s.abandon_url}</span>] : null,
+              [view.t('created'), <Time view={view} at={s.createdAt} />],
+              [t('expires'), <Time view={view} at={s.expiresAt} />],
+              s.completedAt ? [t('completedAt'), <Time view={view} at={s.completedAt} />] : null,
+              [t('returnUrl'), <span class="mono">{s.returnUrl}</span>],
+              s.abandonUrl ? [t('abandonUrl'), <span class="mono">{s.abandonUrl}</span>] : null,
               [t('capture'), capture],
-              s.is_pre_auth ? [t('preAuth'), view.t('yes')] : null,
-              [t('terminal'), <span class="mono">{s.terminal_identifier}</span>],
+              s.isPreAuth ? [t('preAuth'), view.t('yes')] : null,
+              [t('terminal'), <span class="mono">{s.terminalIdentifier}</span>],
               [t('culture'), s.culture === 'en' ? t('cultureEn') : t('cultureIs')],
-              [t('theme'), s.theme_key ?? t('defaultTheme')],
-              s.merchant_shopper_reference ? [t('shopperReference'), s.merchant_shopper_reference] : null,
-              s.shopper_email ? [t('shopperEmail'), s.shopper_email] : null,
-              s.recurring_processing_model ? [t('recurring'), s.recurring_processing_model] : null,
+              [t('theme'), s.themeKey ?? t('defaultTheme')],
+              s.merchantShopperReference ? [t('shopperReference'), s.merchantShopperReference] : null,
+              s.shopperEmail ? [t('shopperEmail'), s.shopperEmail] : null,
+              s.recurringProcessingModel ? [t('recurring'), s.recurringProcessingModel] : null,
             ]}
           />
         </section>

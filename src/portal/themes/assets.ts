@@ -1,4 +1,4 @@
-import { DEFAULT_PALETTE } from '../../checkout/pages/styles.js';
+import { DEFAULT_PALETTE } from '../../checkout/preview.js';
 
 // The themes pages' style rules and their one enhancement, added to the portal's stylesheet and
 // script. The preview is the payment page in miniature; it takes its colours from the same custom

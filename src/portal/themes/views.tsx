@@ -1,11 +1,8 @@
 import type { VNode } from 'preact';
 import type { FieldError } from '../../errors.js';
 import { formatMoney } from '../../html/format.js';
-import { pageTranslator } from '../../checkout/pages/i18n.js';
 import type { Lang } from '../../web/lang.js';
-import { renderPayPreview } from '../../checkout/pages/render.js';
-import type { Checkoutable } from '../../checkout/shopper.js';
-import { THEMES } from '../../checkout/pages/styles.js';
+import { THEMES, pageTranslator, renderPayPreview, type Checkoutable } from '../../checkout/preview.js';
 import { BUTTON_SHAPES, CUSTOM_THEME_CLASS, LOGO_MAX_BYTES, themeAssets, type Theme } from '../../themes/service.js';
 import { messages, translator } from '../i18n.js';
 import type { FieldErrors, View } from '../view.js';

@@ -17,14 +17,14 @@ const CLAIM_LOCK_ID = 7_341_209_552;
 
 export interface ClaimedRow {
   id: string;
-  webhook_id: string;
+  webhookId: string;
   body: string;
-  attempt_count: number;
+  attemptCount: number;
   url: string;
-  api_key_sealed: string;
-  hmac_key_sealed: string;
+  apiKeySealed: string;
+  hmacKeySealed: string;
   /** The key before the last rotation, while it still signs beside the new one; else null. */
-  previous_hmac_key_sealed: string | null;
+  previousHmacKeySealed: string | null;
   /** The webhook's max in flight (its own, else the default). */
   cap: number;
   /**
@@ -158,7 +158,9 @@ export async function claimDueDeliveries(
          FROM (SELECT webhook_id, count(*)::int AS n FROM claimed GROUP BY webhook_id) k
         WHERE w.id = k.webhook_id AND w.rate_limit IS NOT NULL
      )
-     SELECT * FROM claimed`,
+     SELECT id, webhook_id AS "webhookId", body, attempt_count AS "attemptCount", url, api_key_sealed AS "apiKeySealed", hmac_key_sealed AS "hmacKeySealed",
+            previous_hmac_key_sealed AS "previousHmacKeySealed", cap, allowance
+       FROM claimed`,
     values: [
       args.now,
       args.leaseUntil,
@@ -182,16 +184,16 @@ export async function claimDueDeliveries(
  */
 export async function allowances(db: Queryable, now: Date, perEndpoint: number, mine: ReadonlyMap<string, number>): Promise<Map<string, number>> {
   const list = [...mine];
-  const { rows } = await db.query<{ webhook_id: string; allowance: number }>({
+  const { rows } = await db.query<{ webhookId: string; allowance: number }>({
     name: 'delivery.allowances',
-    text: `SELECT m.webhook_id, COALESCE(w.max_in_flight, $4) - GREATEST(0, COALESCE(c.n, 0) - m.n) AS allowance
+    text: `SELECT m.webhook_id AS "webhookId", COALESCE(w.max_in_flight, $4) - GREATEST(0, COALESCE(c.n, 0) - m.n) AS allowance
              FROM unnest($1::text[], $2::int[]) AS m(webhook_id, n)
              JOIN webhooks w ON w.id = m.webhook_id
              LEFT JOIN LATERAL (SELECT count(*)::int AS n FROM webhook_deliveries d
                                  WHERE d.webhook_id = m.webhook_id AND d.state = 'Pending' AND d.claim_token IS NOT NULL AND d.next_attempt_at > $3) c ON true`,
     values: [list.map(([w]) => w), list.map(([, n]) => n), now, perEndpoint],
   });
-  return new Map(rows.map((r) => [r.webhook_id, r.allowance]));
+  return new Map(rows.map((r) => [r.webhookId, r.allowance]));
 }
 
 /**

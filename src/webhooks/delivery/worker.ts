@@ -303,17 +303,17 @@ export class DeliveryWorker {
 
   /** A claimed delivery joins its webhook's queue. */
   private enqueue(row: ClaimedRow, token: string): void {
-    let ep = this.endpoints.get(row.webhook_id);
+    let ep = this.endpoints.get(row.webhookId);
     if (!ep) {
       ep = { queue: [], onWire: 0, held: 0, allowance: row.allowance, cap: row.cap, freed: [] };
-      this.endpoints.set(row.webhook_id, ep);
+      this.endpoints.set(row.webhookId, ep);
     }
     ep.allowance = row.allowance;
     ep.cap = row.cap;
     ep.queue.push({ row, token });
     ep.held++;
     this.queued++;
-    this.held.set(row.id, { token, webhookId: row.webhook_id });
+    this.held.set(row.id, { token, webhookId: row.webhookId });
   }
 
   /** Sends from the webhook's queue while it has places on the wire (and the process has). */
@@ -381,20 +381,20 @@ export class DeliveryWorker {
     let hmacKey: string;
     let previousKey: string | null;
     try {
-      apiKey = this.opened(row.api_key_sealed);
-      hmacKey = this.opened(row.hmac_key_sealed);
-      previousKey = row.previous_hmac_key_sealed === null ? null : this.opened(row.previous_hmac_key_sealed);
+      apiKey = this.opened(row.apiKeySealed);
+      hmacKey = this.opened(row.hmacKeySealed);
+      previousKey = row.previousHmacKeySealed === null ? null : this.opened(row.previousHmacKeySealed);
     } catch (err) {
       // An operator's mistake (PAYLINKS_SECRET_KEY changed), not the receiver's: send nothing and
       // spend no attempt. The claim lapses with its lease and the delivery waits until the key is
       // right again, instead of one bad row stopping the whole process.
-      this.log.error({ deliveryId: row.id, webhookId: row.webhook_id, err: (err as Error).message }, 'webhook secret cannot be opened; delivery not sent');
+      this.log.error({ deliveryId: row.id, webhookId: row.webhookId, err: (err as Error).message }, 'webhook secret cannot be opened; delivery not sent');
       this.forget(row.id, webhookId);
       return;
     }
     this.onWire++;
     ep.onWire++;
-    const attemptNumber = row.attempt_count + 1;
+    const attemptNumber = row.attemptCount + 1;
     const correlationId = newUuid();
     const sentAt = this.clock.now();
     const body = Buffer.from(row.body, 'utf8');
@@ -416,7 +416,7 @@ export class DeliveryWorker {
         this.log.info(
           {
             deliveryId: row.id,
-            webhookId: row.webhook_id,
+            webhookId: row.webhookId,
             attempt: attemptNumber,
             correlationId,
             status: result.responseStatus,
@@ -429,7 +429,7 @@ export class DeliveryWorker {
       }
       this.buffer.push({
         deliveryId: row.id,
-        webhookId: row.webhook_id,
+        webhookId: row.webhookId,
         claimToken,
         attemptNumber,
         correlationId,

@@ -301,14 +301,14 @@ export class ListenerHub {
     for (const row of rows) {
       if (stream.closed) break;
       const correlationId = newUuid();
-      const token: Token = { d: row.id, c: correlationId, k: claimToken, n: row.attempt_count + 1, s: this.opts.clock.now().getTime(), w: stream.webhookId };
+      const token: Token = { d: row.id, c: correlationId, k: claimToken, n: row.attemptCount + 1, s: this.opts.clock.now().getTime(), w: stream.webhookId };
       let apiKey: string;
       let hmacKey: string;
       let previousKey: string | null;
       try {
-        apiKey = this.opts.sealer.open(row.api_key_sealed);
-        hmacKey = this.opts.sealer.open(row.hmac_key_sealed);
-        previousKey = row.previous_hmac_key_sealed === null ? null : this.opts.sealer.open(row.previous_hmac_key_sealed);
+        apiKey = this.opts.sealer.open(row.apiKeySealed);
+        hmacKey = this.opts.sealer.open(row.hmacKeySealed);
+        previousKey = row.previousHmacKeySealed === null ? null : this.opts.sealer.open(row.previousHmacKeySealed);
       } catch (err) {
         this.log.error({ deliveryId: row.id, err: (err as Error).message }, 'webhook secret cannot be opened; delivery not sent');
         continue;
@@ -327,8 +327,8 @@ export class ListenerHub {
       stream.inFlight.set(correlationId, { token, timer });
       const attempt: StreamedAttempt = {
         deliveryId: row.id,
-        eventType: row.event_type,
-        payfacReference: row.payfac_reference,
+        eventType: row.eventType,
+        payfacReference: row.payfacReference,
         attemptNumber: token.n,
         correlationId,
         attemptToken: encodeToken(token),

@@ -6,10 +6,10 @@ import type { Owner } from '../sql.js';
 
 export interface ListenerRow {
   id: string;
-  event_types: string[];
-  api_key_sealed: string;
-  hmac_key_sealed: string;
-  previous_hmac_key_sealed: string | null;
+  eventTypes: string[];
+  apiKeySealed: string;
+  hmacKeySealed: string;
+  previousHmacKeySealed: string | null;
 }
 
 /**
@@ -31,7 +31,7 @@ export async function takeStaleListener(
            AND event_types = $3::text[] AND (listener_seen_at IS NULL OR listener_seen_at < $4)
          ORDER BY created_at DESC LIMIT 1
          FOR UPDATE SKIP LOCKED)
-     RETURNING w.id, w.event_types, w.api_key_sealed, w.hmac_key_sealed`,
+     RETURNING w.id, w.event_types AS "eventTypes", w.api_key_sealed AS "apiKeySealed", w.hmac_key_sealed AS "hmacKeySealed"`,
     [owner.merchantId, owner.partnerId, eventTypes, staleBefore, now],
   );
   return rows[0];
@@ -44,12 +44,12 @@ export async function touchListener(db: Queryable, webhookId: string, now: Date)
 export interface ListenerDelivery {
   id: string;
   body: string;
-  attempt_count: number;
-  event_type: string;
-  payfac_reference: string;
-  api_key_sealed: string;
-  hmac_key_sealed: string;
-  previous_hmac_key_sealed: string | null;
+  attemptCount: number;
+  eventType: string;
+  payfacReference: string;
+  apiKeySealed: string;
+  hmacKeySealed: string;
+  previousHmacKeySealed: string | null;
 }
 
 /** Claims up to `limit` of a listener's due deliveries for `claimToken` until `leaseUntil`. */
@@ -66,8 +66,9 @@ export async function claimListenerDeliveries(
                ORDER BY next_attempt_at, id LIMIT $5
                FOR UPDATE SKIP LOCKED)
         AND w.id = d.webhook_id AND w.enabled AND w.deleted_at IS NULL
-     RETURNING d.id, d.body, d.attempt_count, d.event_type, d.payfac_reference, w.api_key_sealed, w.hmac_key_sealed,
-               CASE WHEN w.previous_secrets_until > $2 THEN w.previous_hmac_key_sealed END AS previous_hmac_key_sealed`,
+     RETURNING d.id, d.body, d.attempt_count AS "attemptCount", d.event_type AS "eventType", d.payfac_reference AS "payfacReference",
+               w.api_key_sealed AS "apiKeySealed", w.hmac_key_sealed AS "hmacKeySealed",
+               CASE WHEN w.previous_secrets_until > $2 THEN w.previous_hmac_key_sealed END AS "previousHmacKeySealed"`,
     [args.webhookId, args.now, args.leaseUntil, args.claimToken, args.limit],
   );
   return rows;
