@@ -36,27 +36,8 @@ export interface SessionRow {
   createdAt: Date;
 }
 
-export interface NewSession {
-  reference: string;
-  merchantId: string;
-  terminalIdentifier: string;
-  amount: number;
-  currency: string;
-  returnUrl: string;
-  merchantReference: string;
-  culture: string;
-  isManualCapture: boolean;
-  captureHoursDelay: number | null;
-  isPreAuth: boolean;
-  expiresAt: Date;
-  merchantShopperReference: string | null;
-  items: CheckoutItem[];
-  themeKey: string | null;
-  shopperEmail: string | null;
-  recurringProcessingModel: string | null;
-  abandonUrl: string | null;
-  createdAt: Date;
-}
+/** A session as it is inserted: what the shop sent, before its merchant's name or a payment is known. */
+export type NewSession = Omit<SessionRow, 'merchantName' | 'completedAt' | 'payfacReference'>;
 
 export async function insertSession(db: Queryable, s: NewSession): Promise<void> {
   await db.query(

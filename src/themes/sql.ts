@@ -18,20 +18,13 @@ export interface ThemeRow {
 const COLUMNS = `theme_key AS "themeKey", merchant_id AS "merchantId", name, accent_color AS "accentColor", background_color AS "backgroundColor",
   button_shape AS "buttonShape", logo_type AS "logoType", created_at AS "createdAt", updated_at AS "updatedAt"`;
 
-export async function insertTheme(
-  db: Queryable,
-  t: {
-    themeKey: string;
-    merchantId: string;
-    name: string;
-    accentColor: string;
-    backgroundColor: string;
-    buttonShape: string;
-    logo: Buffer | null;
-    logoType: string | null;
-    at: Date;
-  },
-): Promise<ThemeRow> {
+/** What a theme is written with: its look, its logo's bytes and type, and when. */
+type ThemeWrite = Pick<ThemeRow, 'themeKey' | 'merchantId' | 'name' | 'accentColor' | 'backgroundColor' | 'buttonShape' | 'logoType'> & {
+  logo: Buffer | null;
+  at: Date;
+};
+
+export async function insertTheme(db: Queryable, t: ThemeWrite): Promise<ThemeRow> {
   const { rows } = await db.query<ThemeRow>(
     `INSERT INTO themes (theme_key, merchant_id, name, accent_color, background_color, button_shape, logo, logo_type, created_at, updated_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9) RETURNING ${COLUMNS}`,
@@ -41,21 +34,7 @@ export async function insertTheme(
 }
 
 /** Updates a merchant's theme; `keepLogo` leaves the logo as it is, else it becomes `logo` (null removes it). */
-export async function updateTheme(
-  db: Queryable,
-  t: {
-    themeKey: string;
-    merchantId: string;
-    name: string;
-    accentColor: string;
-    backgroundColor: string;
-    buttonShape: string;
-    keepLogo: boolean;
-    logo: Buffer | null;
-    logoType: string | null;
-    at: Date;
-  },
-): Promise<ThemeRow | undefined> {
+export async function updateTheme(db: Queryable, t: ThemeWrite & { keepLogo: boolean }): Promise<ThemeRow | undefined> {
   const { rows } = await db.query<ThemeRow>(
     `UPDATE themes SET name = $3, accent_color = $4, background_color = $5, button_shape = $6,
             logo = CASE WHEN $7::boolean THEN logo ELSE $8::bytea END,

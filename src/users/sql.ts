@@ -18,20 +18,7 @@ export interface UserRow {
 const USER_COLUMNS = `id, email, merchant_id AS "merchantId", partner_id AS "partnerId", role, password_hash AS "passwordHash", language,
   created_at AS "createdAt", created_by AS "createdBy", last_sign_in_at AS "lastSignInAt"`;
 
-export async function insertUser(
-  db: Queryable,
-  u: {
-    id: string;
-    email: string;
-    merchantId: string | null;
-    partnerId: string | null;
-    role: string;
-    passwordHash: string | null;
-    language: string;
-    createdAt: Date;
-    createdBy: string | null;
-  },
-): Promise<boolean> {
+export async function insertUser(db: Queryable, u: Omit<UserRow, 'lastSignInAt'>): Promise<boolean> {
   const r = await db.query(
     `INSERT INTO portal_users (id, email, merchant_id, partner_id, role, password_hash, language, created_at, created_by)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)

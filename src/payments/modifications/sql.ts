@@ -100,17 +100,9 @@ export async function notifyModifications(db: Queryable): Promise<void> {
   await db.query(`NOTIFY ${MODIFICATIONS_CHANNEL}`);
 }
 
-export interface ModificationRow {
-  payfacReference: string;
+/** A modification as the processor claims it: as accepted, with its place in line. */
+export interface ModificationRow extends Omit<NewModification, 'createdAt'> {
   seq: number;
-  merchantId: string;
-  originalPayfacReference: string;
-  kind: ModificationKind;
-  source: 'Api' | 'Scheduled';
-  reference: string | null;
-  amount: number | null;
-  currency: string;
-  refundReason: string | null;
 }
 
 /**

@@ -135,20 +135,8 @@ export async function insertTokenChallenge(db: Queryable, c: NewTokenChallenge):
   );
 }
 
-export interface TokenChallengeRow {
-  checkoutReference: string;
-  payfacReference: string;
-  merchantId: string;
-  terminalIdentifier: string;
-  chargedToken: string;
-  recurringProcessingModel: string;
-  channel: string;
-  merchantReference: string;
-  amount: number;
-  currency: string;
-  returnUrl: string;
-  acquirerState: Record<string, string>;
-  expiresAt: Date;
+/** A challenge as its page reads it: as inserted, whether it was completed, and the saved card's summary. */
+export interface TokenChallengeRow extends Omit<NewTokenChallenge, 'createdAt'> {
   completedAt: Date | null;
   cardSummary: string;
 }
