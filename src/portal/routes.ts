@@ -9,7 +9,6 @@ import { isLang, rememberLang } from '../web/lang.js';
 import { bindForms } from '../web/formTokens.js';
 import { usePageErrors, type PageProblem } from '../web/errorPages.js';
 import { secureCookies as secureCookiesOf } from '../web/layer.js';
-import { recordAudit } from '../audit/service.js';
 import {
   changePassword,
   linkInfo,
@@ -26,6 +25,7 @@ import {
 import { can } from './access.js';
 import { portalAssets } from './assets.js';
 import {
+  auditFor,
   formOf,
   publicViewFor,
   safeReturnPath,
@@ -88,6 +88,7 @@ export async function portalRoutes(app: App, appDeps: AppDeps): Promise<void> {
   const secureCookies = secureCookiesOf(config);
   const deps: PortalDeps = { ...appDeps, sessionPolicy: sessionPolicyOf(config), secureCookies };
   const sessionCookie = sessionCookieName(secureCookies);
+  const audit = auditFor(deps);
 
   await app.register(
     async (portal) => {
@@ -290,12 +291,7 @@ export async function portalRoutes(app: App, appDeps: AppDeps): Promise<void> {
         const form = formOf(request);
         const outcome = await changePassword(db, session, { current: form.text('current'), next: form.text('next'), confirm: form.text('confirm') });
         if (outcome.kind === 'ok') {
-          await recordAudit(db, clock, {
-            merchantId: session.merchantId,
-            actor: { userId: session.userId, email: session.email },
-            action: 'user.password',
-            target: session.email,
-          });
+          await audit(request, 'user.password', session.email);
           return seeOther(reply, `${PORTAL}/account?done=password`);
         }
         const problem: PasswordProblem = outcome.kind === 'wrongCurrent' ? 'wrongCurrent' : outcome.problem;
@@ -305,12 +301,7 @@ export async function portalRoutes(app: App, appDeps: AppDeps): Promise<void> {
       portal.post('/account/sign-out-everywhere', signedIn, async (request, reply) => {
         const session = sessionOfRequest(request);
         await signOutEverywhere(db, session.userId);
-        await recordAudit(db, clock, {
-          merchantId: session.merchantId,
-          actor: { userId: session.userId, email: session.email },
-          action: 'user.signOutEverywhere',
-          target: session.email,
-        });
+        await audit(request, 'user.signOutEverywhere', session.email);
         clearSessionCookie(reply);
         return seeOther(reply, `${PORTAL}/sign-in?m=out`);
       });

@@ -1,7 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { addTerminal, allowedOrigins, createKey, listKeys, listTerminals, merchantKey, revokeKey, updateAllowedOrigins } from '../../accounts/service.js';
-import { recordAudit, type AuditAction } from '../../audit/service.js';
-import { formOf, refusable, seeOther, sendPage, sessionOfRequest, viewFor, type PortalArea, type PortalDeps } from '../http.js';
+import { auditFor, formOf, refusable, seeOther, sendPage, sessionOfRequest, viewFor, type PortalArea, type PortalDeps } from '../http.js';
 import { FieldErrors } from '../view.js';
 import {
   DEVELOPERS,
@@ -25,12 +24,9 @@ const NOTICES: readonly DevelopersNotice[] = ['keyRevoked', 'terminalAdded', 'or
 export const developersArea: PortalArea = {
   styles: DEVELOPER_STYLES,
   routes(portal, deps: PortalDeps) {
-    const { db, clock } = deps;
+    const { db } = deps;
     const merchantOf = (request: FastifyRequest): string => sessionOfRequest(request).merchantId;
-    const audit = (request: FastifyRequest, action: AuditAction, target: string, details: Record<string, unknown> = {}): Promise<void> => {
-      const s = sessionOfRequest(request);
-      return recordAudit(db, clock, { merchantId: s.merchantId, actor: { userId: s.userId, email: s.email }, action, target, details });
-    };
+    const audit = auditFor(deps);
 
     /** The page, with a form as it was sent when that form was refused. */
     const page = async (

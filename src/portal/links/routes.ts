@@ -2,7 +2,6 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import QRCode from 'qrcode';
 import { ApiError } from '../../errors.js';
 import { listTerminals } from '../../accounts/service.js';
-import { recordAudit } from '../../audit/service.js';
 import { parseCursor } from '../../db/keyset.js';
 import { LINK_STATUSES, LINK_TYPES, type LinkStatus, type LinkType } from '../../paymentLinks/schemas.js';
 import {
@@ -15,7 +14,7 @@ import {
   type PaymentLinkView,
 } from '../../paymentLinks/service.js';
 import { paymentsOf } from '../../payments/service.js';
-import { formOf, pageParam, seeOther, sendPage, sessionOfRequest, viewFor, type PortalArea, type PortalDeps } from '../http.js';
+import { auditFor, formOf, pageParam, seeOther, sendPage, sessionOfRequest, viewFor, type PortalArea, type PortalDeps } from '../http.js';
 import { translator } from '../i18n.js';
 import { FieldErrors, type View } from '../view.js';
 import { PORTAL } from '../views/layout.js';
@@ -59,16 +58,12 @@ function statusOf(raw: unknown): LinkStatus | null {
   return typeof raw === 'string' && (LINK_STATUSES as readonly string[]).includes(raw) ? (raw as LinkStatus) : null;
 }
 
-const actorOf = (request: FastifyRequest) => {
-  const s = sessionOfRequest(request);
-  return { merchantId: s.merchantId, actor: { userId: s.userId, email: s.email } };
-};
-
 export const linksArea: PortalArea = {
   styles: LINK_STYLES,
   scripts: [enhanceItemRows],
   routes(portal, deps: PortalDeps) {
-    const { db, clock } = deps;
+    const { db } = deps;
+    const audit = auditFor(deps);
 
     const terminalsOf = async (merchantId: string): Promise<string[]> => (await listTerminals(db, merchantId)).map((t) => t.terminalIdentifier);
 
@@ -114,7 +109,7 @@ export const linksArea: PortalArea = {
     });
 
     portal.post('/links', write, async (request, reply) => {
-      const { merchantId, actor } = actorOf(request);
+      const merchantId = sessionOfRequest(request).merchantId;
       const form = formOf(request);
       const entry = createEntryOf(form, linkTypeOf(form.text('type')));
       // Without scripts, "Add a row" posts the form: it comes back with one more row, nothing saved.
@@ -124,14 +119,8 @@ export const linksArea: PortalArea = {
       const built = createBody(entry, sessionOfRequest(request).language);
       try {
         const created = await createPaymentLink(deps, merchantId, built.body, undefined);
-        await recordAudit(db, clock, {
-          merchantId,
-          actor,
-          action: 'link.create',
-          target: created.paymentLinkReference,
-          // The body was accepted, so these are the link's type, amount and currency.
-          details: { type: built.body.type, amount: built.body.amount, currency: built.body.currency },
-        });
+        // The body was accepted, so these are the link's type, amount and currency.
+        await audit(request, 'link.create', created.paymentLinkReference, { type: built.body.type, amount: built.body.amount, currency: built.body.currency });
         return seeOther(reply, `${PORTAL}/links/${encodeURIComponent(created.paymentLinkReference)}?created=1`);
       } catch (err) {
         if (!(err instanceof ApiError && err.errors)) throw err;
@@ -169,7 +158,7 @@ export const linksArea: PortalArea = {
     });
 
     portal.post<RefParams>('/links/:reference/edit', write, async (request, reply) => {
-      const { merchantId, actor } = actorOf(request);
+      const merchantId = sessionOfRequest(request).merchantId;
       // Another merchant's link is not found before anything in the form is looked at.
       const before = await getPaymentLink(deps, merchantId, request.params.reference);
       const view = await viewFor(request, reply, deps);
@@ -193,13 +182,7 @@ export const linksArea: PortalArea = {
         return sendPage(reply, 400, renderLinkForm(view, { ...data, withMoney: withMoney && data.withMoney }));
       }
       const after = await getPaymentLink(deps, merchantId, before.paymentLinkReference);
-      await recordAudit(db, clock, {
-        merchantId,
-        actor,
-        action: 'link.update',
-        target: before.paymentLinkReference,
-        details: { changed: changedFields(before, after) },
-      });
+      await audit(request, 'link.update', before.paymentLinkReference, { changed: changedFields(before, after) });
       return seeOther(reply, `${PORTAL}/links/${encodeURIComponent(before.paymentLinkReference)}?updated=1`);
     });
 
@@ -210,10 +193,10 @@ export const linksArea: PortalArea = {
     });
 
     portal.post<RefParams>('/links/:reference/disable', write, async (request, reply) => {
-      const { merchantId, actor } = actorOf(request);
+      const merchantId = sessionOfRequest(request).merchantId;
       const reference = request.params.reference;
       await disablePaymentLink(deps, merchantId, { paymentLinkReference: reference }, () => undefined);
-      await recordAudit(db, clock, { merchantId, actor, action: 'link.disable', target: reference });
+      await audit(request, 'link.disable', reference);
       return seeOther(reply, `${PORTAL}/links/${encodeURIComponent(reference)}?disabled=1`);
     });
   },

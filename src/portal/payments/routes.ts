@@ -1,13 +1,13 @@
 import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { recordAudit, type AuditAction } from '../../audit/service.js';
+import type { AuditAction } from '../../audit/service.js';
 import { parseCursor } from '../../db/keyset.js';
 import { ApiError, type FieldError } from '../../errors.js';
 import { formatMoney } from '../../html/format.js';
 import { headroomOf, modificationsOf, requestModification, type Headroom } from '../../payments/modifications/service.js';
 import { eachPayment, isPaymentState, paymentDetail, searchPayments, type PaymentDetail, type PaymentFilter } from '../../payments/service.js';
 import { listDeliveries, type DeliveryView } from '../../webhooks/service.js';
-import { formOf, seeOther, sendPage, sessionOfRequest, viewFor, type PortalArea, type PortalDeps } from '../http.js';
+import { auditFor, formOf, seeOther, sendPage, sessionOfRequest, viewFor, type PortalArea, type PortalDeps } from '../http.js';
 import { translator } from '../i18n.js';
 import { FieldErrors, type View } from '../view.js';
 import { merchantPrincipal } from '../webhooks/routes.js';
@@ -78,6 +78,7 @@ export const paymentsArea: PortalArea = {
 `,
   routes(portal, deps: PortalDeps) {
     const { db, clock } = deps;
+    const audit = auditFor(deps);
     const svc = { config: deps.config, db, clock, sealer: deps.sealer };
 
     /** The webhooks this payment caused: its events, and those of its captures, refunds and reversals (their own references). */
@@ -168,13 +169,10 @@ export const paymentsArea: PortalArea = {
             };
       try {
         const received = await requestModification(deps, merchantId, OPERATION[kind], body);
-        await recordAudit(db, clock, {
-          merchantId,
-          actor: { userId: session.userId, email: session.email },
-          action: ACTION[kind],
-          target: payment.payfacReference,
-          // The body was accepted, so its amount is the minor units read from the form.
-          details: { modification: received.payfacReference, ...(kind === 'reverse' ? {} : { amount: minor, currency: payment.currency }) },
+        // The body was accepted, so its amount is the minor units read from the form.
+        await audit(request, ACTION[kind], payment.payfacReference, {
+          modification: received.payfacReference,
+          ...(kind === 'reverse' ? {} : { amount: minor, currency: payment.currency }),
         });
         return seeOther(reply, `${paymentPath(payment.payfacReference)}?done=${kind}`);
       } catch (err) {

@@ -1,9 +1,8 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { recordAudit } from '../../audit/service.js';
 import { ApiError, type FieldError } from '../../errors.js';
 import { isLang } from '../../web/lang.js';
 import { createTheme, deleteTheme, getTheme, listThemes, previewLook, updateTheme, type Theme, type ThemeInput } from '../../themes/service.js';
-import { Form, formOf, seeOther, sendPage, sessionOfRequest, viewFor, type PortalArea, type PortalDeps } from '../http.js';
+import { auditFor, Form, formOf, seeOther, sendPage, sessionOfRequest, viewFor, type PortalArea, type PortalDeps } from '../http.js';
 import { FieldErrors } from '../view.js';
 import { PORTAL } from '../views/layout.js';
 import { THEMES_CSS, enhanceThemePreview } from './assets.js';
@@ -81,10 +80,7 @@ export const themesArea: PortalArea = {
   routes(portal, deps: PortalDeps) {
     const { db, clock } = deps;
 
-    const actorOf = (request: FastifyRequest) => {
-      const s = sessionOfRequest(request);
-      return { merchantId: s.merchantId, actor: { userId: s.userId, email: s.email } };
-    };
+    const audit = auditFor(deps);
 
     /**
      * A logo over the limit stops the upload before the form is read (the portal's parser answers
@@ -127,7 +123,7 @@ export const themesArea: PortalArea = {
     });
 
     portal.post('/themes', { ...manage, errorHandler: uploadTooLarge }, async (request, reply) => {
-      const { merchantId, actor } = actorOf(request);
+      const merchantId = sessionOfRequest(request).merchantId;
       const form = formOf(request);
       let theme: Theme;
       try {
@@ -137,7 +133,7 @@ export const themesArea: PortalArea = {
         const errors = new FieldErrors(localized(view, fieldErrorsOf(err)));
         return sendPage(reply, 400, renderThemeForm(view, { theme: null, values: formValues(form), errors, notice: null }));
       }
-      await recordAudit(db, clock, { merchantId, actor, action: 'theme.create', target: theme.themeKey, details: { name: theme.name } });
+      await audit(request, 'theme.create', theme.themeKey, { name: theme.name });
       return seeOther(reply, `${PORTAL}/themes/${encodeURIComponent(theme.themeKey)}/edit?done=created`);
     });
 
@@ -150,7 +146,7 @@ export const themesArea: PortalArea = {
     });
 
     portal.post<KeyParams>('/themes/:themeKey/edit', { ...manage, errorHandler: uploadTooLarge }, async (request, reply) => {
-      const { merchantId, actor } = actorOf(request);
+      const merchantId = sessionOfRequest(request).merchantId;
       const form = formOf(request);
       const input = inputOf(form);
       const logoChange = form.text('removeLogo') === 'on' ? 'remove' : 'keep';
@@ -165,13 +161,7 @@ export const themesArea: PortalArea = {
       }
       const { before, after } = result;
       const logo = input.logo ? 'replaced' : before.logoType !== null && after.logoType === null ? 'removed' : 'kept';
-      await recordAudit(db, clock, {
-        merchantId,
-        actor,
-        action: 'theme.update',
-        target: after.themeKey,
-        details: { name: after.name, changed: changes(before, after, logo) },
-      });
+      await audit(request, 'theme.update', after.themeKey, { name: after.name, changed: changes(before, after, logo) });
       return seeOther(reply, `${PORTAL}/themes/${encodeURIComponent(after.themeKey)}/edit?done=saved`);
     });
 
@@ -189,9 +179,8 @@ export const themesArea: PortalArea = {
     });
 
     portal.post<KeyParams>('/themes/:themeKey/delete', manage, async (request, reply) => {
-      const { merchantId, actor } = actorOf(request);
-      const theme = await deleteTheme(db, merchantId, request.params.themeKey);
-      await recordAudit(db, clock, { merchantId, actor, action: 'theme.delete', target: theme.themeKey, details: { name: theme.name } });
+      const theme = await deleteTheme(db, sessionOfRequest(request).merchantId, request.params.themeKey);
+      await audit(request, 'theme.delete', theme.themeKey, { name: theme.name });
       return seeOther(reply, `${PORTAL}/themes?done=deleted`);
     });
   },

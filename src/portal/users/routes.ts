@@ -1,9 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { recordAudit } from '../../audit/service.js';
 import { ApiError, notFound, type FieldError } from '../../errors.js';
 import { portalLinkUrl } from '../../urls.js';
 import { USER_FIELD_CODES, UserError, changeRole, inviteUser, isRole, listUsers, reinvite, removeUser, type UserSummary } from '../../users/service.js';
-import { formOf, seeOther, sendPage, sessionOfRequest, viewFor, type PortalArea, type PortalDeps } from '../http.js';
+import { auditFor, formOf, seeOther, sendPage, sessionOfRequest, viewFor, type PortalArea, type PortalDeps } from '../http.js';
 import { FieldErrors } from '../view.js';
 import { PORTAL } from '../views/layout.js';
 import { refusalText, renderInvitation, renderRemove, renderUsers, type Refusal, type RowProblem, type UsersPage } from './views.js';
@@ -45,9 +44,10 @@ export const usersArea: PortalArea = {
   routes(portal, deps: PortalDeps) {
     const { db, clock, config } = deps;
 
+    const audit = auditFor(deps);
     const who = (request: FastifyRequest) => {
       const s = sessionOfRequest(request);
-      return { merchantId: s.merchantId, me: s.userId, actor: { userId: s.userId, email: s.email } };
+      return { merchantId: s.merchantId, me: s.userId };
     };
 
     /** One of this merchant's users; another merchant's (or a partner's) is not found. */
@@ -73,7 +73,7 @@ export const usersArea: PortalArea = {
     });
 
     portal.post('/users', manage, async (request, reply) => {
-      const { merchantId, me, actor } = who(request);
+      const { merchantId, me } = who(request);
       const form = formOf(request);
       const email = form.text('email').slice(0, 300);
       const role = form.text('role');
@@ -98,7 +98,7 @@ export const usersArea: PortalArea = {
       }
       // The users module took the role, so it is one.
       const invited = isRole(role) ? role : 'staff';
-      await recordAudit(db, clock, { merchantId, actor, action: 'user.invite', target: link.email, details: { role: invited } });
+      await audit(request, 'user.invite', link.email, { role: invited });
       const view = await viewFor(request, reply, deps);
       return sendPage(
         reply,
@@ -108,7 +108,7 @@ export const usersArea: PortalArea = {
     });
 
     portal.post<UserParams>('/users/:userId/reinvite', manage, async (request, reply) => {
-      const { merchantId, actor } = who(request);
+      const { merchantId } = who(request);
       const user = await userOf(merchantId, request.params.userId);
       if (user.status === 'active') {
         return listPage(request, reply, 409, { invite: EMPTY_INVITE, notice: null, problem: { userId: user.userId, reason: 'alreadyActive' } });
@@ -116,7 +116,7 @@ export const usersArea: PortalArea = {
       const link = await reinvite(db, clock, merchantId, user.userId).catch((err: unknown) => {
         throw err instanceof UserError ? notFound('user') : err;
       });
-      await recordAudit(db, clock, { merchantId, actor, action: 'user.reinvite', target: link.email, details: { role: user.role } });
+      await audit(request, 'user.reinvite', link.email, { role: user.role });
       const view = await viewFor(request, reply, deps);
       return sendPage(
         reply,
@@ -126,7 +126,7 @@ export const usersArea: PortalArea = {
     });
 
     portal.post<UserParams>('/users/:userId/role', manage, async (request, reply) => {
-      const { merchantId, me, actor } = who(request);
+      const { merchantId, me } = who(request);
       const userId = request.params.userId;
       let changed: Awaited<ReturnType<typeof changeRole>>;
       try {
@@ -137,7 +137,7 @@ export const usersArea: PortalArea = {
         return listPage(request, reply, reason === 'roleInvalid' ? 400 : 409, { invite: EMPTY_INVITE, notice: null, problem });
       }
       if (changed.from !== changed.to) {
-        await recordAudit(db, clock, { merchantId, actor, action: 'user.role', target: changed.email, details: { from: changed.from, to: changed.to } });
+        await audit(request, 'user.role', changed.email, { from: changed.from, to: changed.to });
       }
       return seeOther(reply, `${PORTAL}/users?done=role`);
     });
@@ -149,7 +149,7 @@ export const usersArea: PortalArea = {
     });
 
     portal.post<UserParams>('/users/:userId/remove', manage, async (request, reply) => {
-      const { merchantId, me, actor } = who(request);
+      const { merchantId, me } = who(request);
       const user = await userOf(merchantId, request.params.userId);
       try {
         await removeUser(db, clock, merchantId, user.userId, { userId: me });
@@ -157,7 +157,7 @@ export const usersArea: PortalArea = {
         const reason = refusalOf(err);
         return sendPage(reply, 409, renderRemove(await viewFor(request, reply, deps), user, reason));
       }
-      await recordAudit(db, clock, { merchantId, actor, action: 'user.remove', target: user.email, details: { role: user.role } });
+      await audit(request, 'user.remove', user.email, { role: user.role });
       return seeOther(reply, `${PORTAL}/users?done=removed`);
     });
   },

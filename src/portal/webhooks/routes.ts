@@ -1,10 +1,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CAPABILITIES, type Principal } from '../../accounts/service.js';
-import { recordAudit, type AuditAction } from '../../audit/service.js';
 import { ApiError, notFound, type FieldError } from '../../errors.js';
 import type { PortalSession } from '../../users/service.js';
 import * as webhooks from '../../webhooks/service.js';
 import {
+  auditFor,
   formOf,
   pageParam,
   wholeNumberOf,
@@ -118,10 +118,7 @@ export const webhooksArea: PortalArea = {
       if (delivery.webhookId !== webhook.webhookId) throw notFound('delivery');
       return { webhook, delivery };
     };
-    const audit = (request: FastifyRequest, action: AuditAction, target: string, details: Record<string, unknown>): Promise<void> => {
-      const s = sessionOfRequest(request);
-      return recordAudit(deps.db, deps.clock, { merchantId: s.merchantId, actor: { userId: s.userId, email: s.email }, action, target, details });
-    };
+    const audit = auditFor(deps);
 
     const webhookPage = async (
       request: WebhookRequest,
