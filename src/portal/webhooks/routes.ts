@@ -18,23 +18,14 @@ import {
   type PortalDeps,
 } from '../http.js';
 import { FieldErrors } from '../view.js';
-import {
-  WEBHOOK_STYLES,
-  formValuesOf,
-  hrefOf,
-  renderDeliveries,
-  renderDelivery,
-  renderDelete,
-  renderRotate,
-  renderRotated,
-  renderWebhook,
-  renderWebhookCreated,
-  renderWebhookForm,
-  renderWebhookList,
-  type RecoverForm,
-  type WebhookFormValues,
-  type WebhookNotice,
-} from './views.js';
+import { WEBHOOK_STYLES, hrefOf } from './common.js';
+import { renderDelete } from './deletePage.js';
+import { renderDeliveries, type RecoverForm } from './deliveriesPage.js';
+import { renderDelivery } from './deliveryPage.js';
+import { formValuesOf, renderWebhookCreated, renderWebhookForm, type WebhookFormValues } from './formPage.js';
+import { renderWebhookList } from './listPage.js';
+import { renderRotate, renderRotated } from './rotatePage.js';
+import { renderWebhook, type WebhookNotice } from './webhookPage.js';
 
 // The webhook pages (§Webhooks, §Deliveries) on the same operations as /api/v1/webhooks. Each form
 // builds the body the API takes and passes it to the operation, which checks it, and a refusal comes
