@@ -1,5 +1,6 @@
 import type { ComponentChildren, VNode } from 'preact';
-import type { DeliveryView, WebhookView } from '../../webhooks/service.js';
+import type { DeliveryView } from '../../webhooks/deliveries/service.js';
+import type { WebhookView } from '../../webhooks/service.js';
 import { translator, type Translate } from '../i18n.js';
 import type { View } from '../view.js';
 import { Badge } from '../views/components.js';

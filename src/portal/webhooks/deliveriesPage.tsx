@@ -1,4 +1,5 @@
-import type { DeliveryView, WebhookView } from '../../webhooks/service.js';
+import type { DeliveryView } from '../../webhooks/deliveries/service.js';
+import type { WebhookView } from '../../webhooks/service.js';
 import type { FieldErrors, View } from '../view.js';
 import { Csrf, ErrorSummary, Field, Notice, Pager, Select } from '../views/components.js';
 import { aboutWebhook, hrefOf, nameOf, words } from './common.js';

@@ -1,5 +1,6 @@
 import type { VNode } from 'preact';
-import type { AttemptView, DeliveryView, WebhookView } from '../../webhooks/service.js';
+import type { AttemptView, DeliveryView } from '../../webhooks/deliveries/service.js';
+import type { WebhookView } from '../../webhooks/service.js';
 import type { View } from '../view.js';
 import { Badge, Facts, Notice, PostButton, Time } from '../views/components.js';
 import { portalPage } from '../views/layout.js';

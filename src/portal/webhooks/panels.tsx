@@ -1,6 +1,7 @@
 import type { VNode } from 'preact';
 import { EVENT_TYPES, PAYMENT_EVENT_TYPES } from '../../webhooks/events.js';
-import type { DeliveryView, WebhookView } from '../../webhooks/service.js';
+import type { DeliveryView } from '../../webhooks/deliveries/service.js';
+import type { WebhookView } from '../../webhooks/service.js';
 import type { FieldErrors, View } from '../view.js';
 import { CopyField, Csrf, Notice, Select, TableWrap, Time } from '../views/components.js';
 import { EventList, StateBadge, StatusBadge, at, deliveryHref, hrefOf, type T } from './common.js';

@@ -1,5 +1,6 @@
 import { formatDateTime } from '../../html/format.js';
-import type { DeliveryView, WebhookView } from '../../webhooks/service.js';
+import type { DeliveryView } from '../../webhooks/deliveries/service.js';
+import type { WebhookView } from '../../webhooks/service.js';
 import type { FieldErrors, View } from '../view.js';
 import { Facts, Notice, PostButton } from '../views/components.js';
 import { PORTAL, portalPage } from '../views/layout.js';
