@@ -8,7 +8,8 @@ import { checkInput } from '../../validation.js';
 import { AdvanceAllBody, RecoverBody, SandboxEventBody } from '../schemas.js';
 import { buildBody, enqueueEvent, type EventType, type WebhookMessage } from '../events.js';
 import { dueBacklog, notifyDeliveries } from '../delivery/sql.js';
-import * as sql from '../sql.js';
+import * as webhookSql from '../sql.js';
+import * as sql from './sql.js';
 import { ownerOf, type WebhookServiceDeps } from '../service.js';
 
 // The deliveries of the webhooks (§Deliveries): their trace (a list and one delivery with every
@@ -122,13 +123,13 @@ export async function redeliver(deps: WebhookServiceDeps, principal: Principal, 
   return withTransaction(deps.db, async (tx) => {
     const d = await sql.findDelivery(tx, ownerOf(principal), deliveryId);
     if (!d) throw notFound('delivery');
-    const w = await sql.webhookSecrets(tx, d.webhookId);
+    const w = await webhookSql.webhookSecrets(tx, d.webhookId);
     if (!w || w.deleted || !w.enabled) throw new ApiError('INVALID_STATE', 'the webhook of this delivery is disabled or deleted');
-    const event = await sql.findEvent(tx, d.eventId);
+    const event = await webhookSql.findEvent(tx, d.eventId);
     if (!event) throw notFound('delivery');
     const id = prefixedId('dlv');
     const body = buildBody(event.message as WebhookMessage, deps.sealer.open(w.hmacKeySealed));
-    await sql.insertDeliveries(tx, {
+    await webhookSql.insertDeliveries(tx, {
       eventId: event.id,
       eventType: event.eventType,
       payfacReference: event.payfacReference,
@@ -158,16 +159,16 @@ export async function recoverFailed(
   }
   return withTransaction(deps.db, async (tx) => {
     // The webhook row is locked: two recoveries of one window do not both re-queue.
-    const w = await sql.findWebhook(tx, ownerOf(principal), webhookId, { forUpdate: true });
+    const w = await webhookSql.findWebhook(tx, ownerOf(principal), webhookId, { forUpdate: true });
     if (!w) throw notFound('webhook');
     const earlier = await sql.findRecovery(tx, webhookId, window.since, window.until);
     if (earlier !== undefined) return { requeued: earlier, repeated: true };
-    const secrets = await sql.webhookSecrets(tx, webhookId);
+    const secrets = await webhookSql.webhookSecrets(tx, webhookId);
     if (!secrets || secrets.deleted || !secrets.enabled) throw new ApiError('INVALID_STATE', 'the webhook is disabled or deleted; enable it first');
     const hmacKey = deps.sealer.open(secrets.hmacKeySealed);
     const failed = await sql.failedDeliveriesIn(tx, webhookId, window.since, window.until);
     const now = deps.clock.now();
-    await sql.insertDeliveryRows(
+    await webhookSql.insertDeliveryRows(
       tx,
       now,
       failed.map((f) => ({
@@ -214,7 +215,7 @@ export async function advanceAllDeliveries(deps: WebhookServiceDeps, principal: 
   const { webhookId } = checkInput(AdvanceAllBody, body, { nullMeansAbsent: true });
   return withTransaction(deps.db, async (tx) => {
     const owner = ownerOf(principal);
-    if (webhookId !== undefined && !(await sql.findWebhook(tx, owner, webhookId))) throw notFound('webhook');
+    if (webhookId !== undefined && !(await webhookSql.findWebhook(tx, owner, webhookId))) throw notFound('webhook');
     const advanced = await sql.makeAllDueNow(tx, owner, webhookId ?? null, deps.clock.now());
     if (advanced > 0) await notifyDeliveries(tx);
     return { advanced };
