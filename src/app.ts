@@ -19,7 +19,7 @@ import { loggerOptions } from './logging.js';
 import { paymentLinkRoutes } from './paymentLinks/routes.js';
 import { webhookRoutes } from './webhooks/routes.js';
 import { ListenerHub } from './webhooks/listen/hub.js';
-import { deliveryBacklog } from './webhooks/service.js';
+import { deliveryBacklog } from './webhooks/deliveries/service.js';
 import { Metrics } from './metrics.js';
 import { timingSafeEqual } from 'node:crypto';
 import { hostedCheckoutRoutes } from './checkout/routes.js';

@@ -12,7 +12,7 @@ import { loggerOptions } from './logging.js';
 import { DeliveryWorker } from './webhooks/delivery/worker.js';
 import { startAdminServer, type AdminServer } from './admin/server.js';
 import { Metrics } from './metrics.js';
-import { deliveryBacklog } from './webhooks/service.js';
+import { deliveryBacklog } from './webhooks/deliveries/service.js';
 import { createServer, type Server } from 'node:http';
 import { ModificationProcessor } from './payments/modifications/processor.js';
 import type { Acquirer } from './payments/acquirer.js';

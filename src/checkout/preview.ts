@@ -2,6 +2,6 @@
 // in the theme and language the merchant is editing. The editor imports it from here, so the page's own
 // files stay the checkout module's to rearrange.
 export { pageTranslator } from './pages/i18n.js';
-export { renderPayPreview } from './pages/render.js';
+export { renderPayPreview } from './pages/payPage.js';
 export { DEFAULT_PALETTE, THEMES } from './pages/styles.js';
 export type { Checkoutable } from './shopper.js';

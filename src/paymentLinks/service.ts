@@ -3,12 +3,12 @@ import type { Clock } from '../clock.js';
 import { formatTimestamp } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Sealer } from '../sealing.js';
-import type { Database, Queryable } from '../db/database.js';
+import type { Database } from '../db/database.js';
 import { withTransaction } from '../db/database.js';
 import { BatchLoader, BatchWriter, perDatabase } from '../db/batch.js';
 import { keysetPage, type Keyset } from '../db/keyset.js';
 import { ApiError, notFound, type FieldError } from '../errors.js';
-import { newReference, prefixedId } from '../ids.js';
+import { newReference } from '../ids.js';
 import { merchantHasTerminal } from '../accounts/service.js';
 import { idempotentInsert } from '../idempotency/service.js';
 import { checkInput, schemaCheck } from '../validation.js';
@@ -434,69 +434,4 @@ export async function disablePaymentLink(deps: Deps, merchantId: string, input: 
     guard(link.type);
     await sql.disableLink(tx, reference, deps.clock.now());
   });
-}
-
-// ---------------------------------------------------------------- the shopper's side of a link
-
-export type LinkForPage = sql.LinkForPage;
-
-/** Counts each page view; the views of one turn of the event loop are counted by one statement. */
-const visitCounter = perDatabase(
-  (db: Database) =>
-    new BatchLoader<string, LinkForPage>(
-      async (references, views) => new Map((await sql.countLinkVisits(db.pool, references, views)).map((l) => [l.reference, l])),
-    ),
-);
-
-/** The link as its page shows it; a page view counts as a visit when `countVisit`. */
-export async function linkForPage(db: Database, reference: string, opts: { countVisit: boolean }): Promise<LinkForPage | undefined> {
-  return opts.countVisit ? visitCounter(db).get(reference) : sql.findLinkForPage(db.pool, reference);
-}
-
-/** The link locked for one payment, inside the payment's transaction (no sale past maxSalesCount). */
-export async function lockLinkForPayment(tx: Queryable, reference: string): Promise<LinkForPage | undefined> {
-  return sql.lockLinkForPayment(tx, reference);
-}
-
-/**
- * What a payment attempt on a link leaves on the link, in the payment's transaction: the shopper's
- * answers as a submission (its payfacReference only when it succeeded), and on success one sale, or
- * for a TokenizeByLink its completion.
- */
-export async function recordLinkPayment(
-  tx: Queryable,
-  p: {
-    reference: string;
-    tokenize: boolean;
-    answers: { field: string; value: string }[];
-    success: boolean;
-    amount: number;
-    currency: string;
-    token: string | null;
-    payfacReference: string;
-    at: Date;
-  },
-): Promise<void> {
-  await sql.insertSubmission(tx, {
-    id: submissionId(),
-    paymentLinkReference: p.reference,
-    answers: p.answers,
-    completed: p.success,
-    amount: p.amount,
-    currency: p.currency,
-    token: p.token,
-    payfacReference: p.success ? p.payfacReference : null,
-    createdAt: p.at,
-  });
-  if (!p.success) return;
-  if (p.tokenize) await sql.completeTokenizeLink(tx, p.reference, p.at);
-  else await sql.recordLinkSale(tx, p.reference, p.at);
-}
-
-// Submissions are listed by (created_at, id); the injected clock can give several the same instant,
-// so the id itself sorts in the order they were made: wall-clock milliseconds, a counter, randomness.
-let submissionCounter = 0;
-function submissionId(): string {
-  submissionCounter = (submissionCounter + 1) % 36 ** 4;
-  return `sub_${Date.now().toString(36).padStart(9, '0')}${submissionCounter.toString(36).padStart(4, '0')}${prefixedId('').slice(1)}`;
 }

@@ -9,6 +9,7 @@ import { bodyCheckedByService, queryCheckedByService } from '../http/validation.
 import type { ListenerHub } from './listen/hub.js';
 import * as s from './schemas.js';
 import * as service from './service.js';
+import * as deliveries from './deliveries/service.js';
 
 // Webhook registration (§Webhooks), delivery trace and replay, sandbox (§Deliveries). Partner keys are admitted on
 // every webhook route (they own webhooks too); the sandbox event is the merchant's own. A body (or the
@@ -96,7 +97,7 @@ export async function webhookRoutes(app: App, deps: AppDeps, listeners: Listener
         ...(q.state !== undefined ? { state: q.state } : {}),
       };
       const { page, pageSize } = pageOf(q);
-      return ok(request, await service.listDeliveries(svc, principalOf(request), filter, page, pageSize));
+      return ok(request, await deliveries.listDeliveries(svc, principalOf(request), filter, page, pageSize));
     },
   );
 
@@ -114,7 +115,7 @@ export async function webhookRoutes(app: App, deps: AppDeps, listeners: Listener
         response: { 200: s.DeliveryResponse },
       },
     },
-    async (request) => ok(request, { delivery: await service.getDelivery(svc, principalOf(request), request.params.deliveryId) }),
+    async (request) => ok(request, { delivery: await deliveries.getDelivery(svc, principalOf(request), request.params.deliveryId) }),
   );
 
   app.post(
@@ -131,7 +132,7 @@ export async function webhookRoutes(app: App, deps: AppDeps, listeners: Listener
         response: { 200: s.RedeliverResponse },
       },
     },
-    async (request) => ok(request, await service.redeliver(svc, principalOf(request), request.params.deliveryId)),
+    async (request) => ok(request, await deliveries.redeliver(svc, principalOf(request), request.params.deliveryId)),
   );
 
   app.post(
@@ -301,7 +302,7 @@ export async function webhookRoutes(app: App, deps: AppDeps, listeners: Listener
         response: { 200: s.RecoverResponse },
       },
     },
-    async (request) => ok(request, await service.recoverFailed(svc, principalOf(request), request.params.webhookId, request.body)),
+    async (request) => ok(request, await deliveries.recoverFailed(svc, principalOf(request), request.params.webhookId, request.body)),
   );
 
   app.post(
@@ -343,7 +344,7 @@ export async function webhookRoutes(app: App, deps: AppDeps, listeners: Listener
         response: { 200: s.SandboxEventResponse },
       },
     },
-    async (request) => ok(request, await service.recordSandboxEvent(svc, merchantOf(request), request.body)),
+    async (request) => ok(request, await deliveries.recordSandboxEvent(svc, merchantOf(request), request.body)),
   );
 
   app.post(
@@ -361,7 +362,7 @@ export async function webhookRoutes(app: App, deps: AppDeps, listeners: Listener
         response: { 200: s.AdvanceAllResponse },
       },
     },
-    async (request) => ok(request, await service.advanceAllDeliveries(svc, principalOf(request), request.body)),
+    async (request) => ok(request, await deliveries.advanceAllDeliveries(svc, principalOf(request), request.body)),
   );
 
   app.post(
@@ -377,7 +378,7 @@ export async function webhookRoutes(app: App, deps: AppDeps, listeners: Listener
       },
     },
     async (request) => {
-      await service.advanceDelivery(svc, principalOf(request), request.params.deliveryId);
+      await deliveries.advanceDelivery(svc, principalOf(request), request.params.deliveryId);
       return ok(request, {});
     },
   );

@@ -5,20 +5,20 @@ import type { Database } from '../db/database.js';
 import { withTransaction } from '../db/database.js';
 import type { Principal } from '../accounts/service.js';
 import { ApiError, notFound, validationError } from '../errors.js';
-import { newPayfacReference, prefixedId } from '../ids.js';
+import { prefixedId } from '../ids.js';
 import { idempotentCreate } from '../idempotency/service.js';
 import { checkInput } from '../validation.js';
-import { AdvanceAllBody, ListenerBody, RecoverBody, RegisterBody, RotateQuery, SandboxEventBody, UpdateBody } from './schemas.js';
+import { ListenerBody, RegisterBody, RotateQuery, UpdateBody } from './schemas.js';
 import { checkProductionAddress, checkUrlShape, type Resolver } from './addressRules.js';
-import { buildBody, enqueueEvent, type EventType, type WebhookMessage } from './events.js';
-import { dueBacklog, notifyDeliveries } from './delivery/sql.js';
+import { enqueueEvent, type EventType } from './events.js';
 import { newHmacKey, newWebhookApiKey } from './secrets.js';
 import { signingSecretOf } from './delivery/sign.js';
 import type { Sealer } from '../sealing.js';
 import * as sql from './sql.js';
 import * as listenSql from './listen/sql.js';
 
-// Webhook registration (§Webhooks), trace and replay (§Deliveries), the sandbox (§Deliveries). Only routes.ts knows HTTP.
+// Webhook registration (§Webhooks), listener webhooks and endpoint health; the deliveries (trace, replay,
+// recovery, the sandbox, §Deliveries) are in deliveries/service.ts. Only routes.ts knows HTTP.
 // Each operation that takes a body takes it as unknown and checks it against its schema in
 // schemas.ts (§Clients in the field, §Errors) before anything else: the API's routes and the portal's
 // webhook pages pass what they were sent or built, and get the same answer.
@@ -260,11 +260,6 @@ export async function previousSecretValidUntil(deps: WebhookServiceDeps, princip
   return until !== null && until.getTime() > deps.clock.now().getTime() ? formatTimestamp(until) : null;
 }
 
-/** Due deliveries not being sent, and the oldest due time (read by the metrics at scrape time). */
-export async function deliveryBacklog(db: Database, now: Date): Promise<{ due: number; oldestDueAt: Date | null }> {
-  return dueBacklog(db.pool, now);
-}
-
 // Listener webhooks: delivered to `paylinks listen` over a stream it opens (see listen/hub.ts)
 
 /** A listener whose stream has not been seen for this long is free to be reused by the next `listen`. */
@@ -317,18 +312,6 @@ export async function requireListener(deps: WebhookServiceDeps, principal: Princ
   return view(w, deps);
 }
 
-// Kept counts
-
-/** Folds the delivery counts' change rows (see sql.foldDeliveryCounts); the worker calls it now and then. */
-export async function foldDeliveryCounts(deps: Pick<WebhookServiceDeps, 'db'>): Promise<number> {
-  let folded = 0;
-  for (;;) {
-    const n = await sql.foldDeliveryCounts(deps.db.pool, 8, 100);
-    folded += n;
-    if (n < 100) return folded;
-  }
-}
-
 // Endpoint health
 
 /**
@@ -374,237 +357,4 @@ export async function disableFailingWebhooks(deps: Pick<WebhookServiceDeps, 'db'
     if (done) disabled.push(id);
   }
   return disabled;
-}
-
-// Trace and replay (§Deliveries)
-
-export interface DeliveryView {
-  deliveryId: string;
-  webhookId: string;
-  eventId: string;
-  eventType: string;
-  payfacReference: string;
-  state: 'Pending' | 'Delivered' | 'Failed';
-  attemptCount: number;
-  nextAttemptAt: string | null;
-  createdAt: string;
-}
-
-export interface AttemptView {
-  attemptNumber: number;
-  correlationId: string;
-  sentAt: string;
-  responseStatus: number | null;
-  responseBody: string | null;
-  durationMs: number;
-  errorKind: 'timeout' | 'connection' | 'tls' | 'status' | null;
-  errorDetail: string | null;
-}
-
-function deliveryView(d: sql.DeliveryRow): DeliveryView {
-  return {
-    deliveryId: d.id,
-    webhookId: d.webhookId,
-    eventId: d.eventId,
-    eventType: d.eventType,
-    payfacReference: d.payfacReference,
-    state: d.state,
-    attemptCount: d.attemptCount,
-    // While an attempt is in flight the row holds the lease's end; that is when it would be retried
-    // if the worker sending it died.
-    nextAttemptAt: d.state === 'Pending' && d.nextAttemptAt ? formatTimestamp(d.nextAttemptAt) : null,
-    createdAt: formatTimestamp(d.createdAt),
-  };
-}
-
-export async function listDeliveries(
-  deps: WebhookServiceDeps,
-  principal: Principal,
-  filter: sql.DeliveryFilter,
-  page: number,
-  pageSize: number,
-): Promise<{ data: DeliveryView[]; totalCount: number }> {
-  // A correlation id that is not a UUID matches nothing (and must not reach a uuid cast).
-  if (filter.correlationId !== undefined && !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(filter.correlationId)) {
-    return { data: [], totalCount: 0 };
-  }
-  const r = await sql.listDeliveries(deps.db.pool, ownerOf(principal), filter, page, pageSize);
-  return { data: r.rows.map(deliveryView), totalCount: r.total };
-}
-
-export async function getDelivery(
-  deps: WebhookServiceDeps,
-  principal: Principal,
-  deliveryId: string,
-): Promise<DeliveryView & { body: string; attempts: AttemptView[] }> {
-  const d = await sql.findDelivery(deps.db.pool, ownerOf(principal), deliveryId);
-  if (!d) throw notFound('delivery');
-  const attempts = await sql.attemptsOf(deps.db.pool, d.id);
-  return {
-    ...deliveryView(d),
-    body: d.body,
-    attempts: attempts.map((a) => ({
-      attemptNumber: a.attemptNumber,
-      correlationId: a.correlationId,
-      sentAt: formatTimestamp(a.sentAt),
-      responseStatus: a.responseStatus,
-      responseBody: a.responseBody,
-      durationMs: a.durationMs,
-      errorKind: a.errorKind,
-      errorDetail: a.errorDetail,
-    })),
-  };
-}
-
-/**
- * §Deliveries redeliver: a new delivery of the same event to the same webhook, with its own five attempts.
- * Its body is built now, signed with the webhook's current key (a receiver that rotated its keys can
- * verify it); the original delivery keeps its bytes.
- */
-export async function redeliver(deps: WebhookServiceDeps, principal: Principal, deliveryId: string): Promise<{ deliveryId: string }> {
-  return withTransaction(deps.db, async (tx) => {
-    const d = await sql.findDelivery(tx, ownerOf(principal), deliveryId);
-    if (!d) throw notFound('delivery');
-    const w = await sql.webhookSecrets(tx, d.webhookId);
-    if (!w || w.deleted || !w.enabled) throw new ApiError('INVALID_STATE', 'the webhook of this delivery is disabled or deleted');
-    const event = await sql.findEvent(tx, d.eventId);
-    if (!event) throw notFound('delivery');
-    const id = prefixedId('dlv');
-    const body = buildBody(event.message as WebhookMessage, deps.sealer.open(w.hmacKeySealed));
-    await sql.insertDeliveries(tx, {
-      eventId: event.id,
-      eventType: event.eventType,
-      payfacReference: event.payfacReference,
-      now: deps.clock.now(),
-      deliveries: [{ id, webhookId: d.webhookId, body, viaListener: w.kind === 'listener' }],
-    });
-    await notifyDeliveries(tx);
-    return { deliveryId: id };
-  });
-}
-
-/**
- * Re-queues every Failed delivery of the webhook made in [since, until) as a new delivery with attempts
- * of its own (signed with the webhook's current key, as a redelivery is). Asking again for the same
- * window re-queues nothing and answers the same count.
- */
-export async function recoverFailed(
-  deps: WebhookServiceDeps,
-  principal: Principal,
-  webhookId: string,
-  body: unknown,
-): Promise<{ requeued: number; repeated: boolean }> {
-  const b = checkInput(RecoverBody, body, { nullMeansAbsent: true });
-  const window = { since: new Date(b.since), until: b.until !== undefined ? new Date(b.until) : null };
-  if (window.until !== null && window.until.getTime() <= window.since.getTime()) {
-    throw validationError([{ field: 'until', code: 'RANGE', message: 'must be after since' }]);
-  }
-  return withTransaction(deps.db, async (tx) => {
-    // The webhook row is locked: two recoveries of one window do not both re-queue.
-    const w = await sql.findWebhook(tx, ownerOf(principal), webhookId, { forUpdate: true });
-    if (!w) throw notFound('webhook');
-    const earlier = await sql.findRecovery(tx, webhookId, window.since, window.until);
-    if (earlier !== undefined) return { requeued: earlier, repeated: true };
-    const secrets = await sql.webhookSecrets(tx, webhookId);
-    if (!secrets || secrets.deleted || !secrets.enabled) throw new ApiError('INVALID_STATE', 'the webhook is disabled or deleted; enable it first');
-    const hmacKey = deps.sealer.open(secrets.hmacKeySealed);
-    const failed = await sql.failedDeliveriesIn(tx, webhookId, window.since, window.until);
-    const now = deps.clock.now();
-    await sql.insertDeliveryRows(
-      tx,
-      now,
-      failed.map((f) => ({
-        id: prefixedId('dlv'),
-        eventId: f.eventId,
-        eventType: f.eventType,
-        payfacReference: f.payfacReference,
-        webhookId,
-        body: buildBody(f.message as WebhookMessage, hmacKey),
-        viaListener: secrets.kind === 'listener',
-      })),
-    );
-    await sql.insertRecovery(tx, { webhookId, since: window.since, until: window.until, requeued: failed.length, now });
-    if (failed.length > 0) await notifyDeliveries(tx);
-    return { requeued: failed.length, repeated: false };
-  });
-}
-
-// Sandbox (§Deliveries)
-
-/** Sandbox: an event made as if the acquirer had produced it; the body (SandboxEventBody) is checked here. */
-export async function recordSandboxEvent(deps: WebhookServiceDeps, merchantId: string, body: unknown): Promise<{ eventId: string; payfacReference: string }> {
-  const input = checkInput(SandboxEventBody, body, { nullMeansAbsent: true });
-  const payfacReference = newPayfacReference();
-  const { eventId } = await withTransaction(deps.db, (tx) =>
-    enqueueEvent(tx, deps, {
-      merchantId,
-      eventType: input.eventType as EventType,
-      checkoutReference: input.checkoutReference ?? null,
-      payfacReference,
-      merchantReference: input.merchantReference ?? null,
-      amount: input.amount,
-      currency: input.currency,
-      reason: input.reason ?? null,
-      success: input.success ?? true,
-      ...(input.additionalData ? { additionalData: input.additionalData } : {}),
-    }),
-  );
-  return { eventId, payfacReference };
-}
-
-/** Sandbox: every pending delivery of the caller's webhooks (or of one of them) is due now. */
-export async function advanceAllDeliveries(deps: WebhookServiceDeps, principal: Principal, body: unknown): Promise<{ advanced: number }> {
-  const { webhookId } = checkInput(AdvanceAllBody, body, { nullMeansAbsent: true });
-  return withTransaction(deps.db, async (tx) => {
-    const owner = ownerOf(principal);
-    if (webhookId !== undefined && !(await sql.findWebhook(tx, owner, webhookId))) throw notFound('webhook');
-    const advanced = await sql.makeAllDueNow(tx, owner, webhookId ?? null, deps.clock.now());
-    if (advanced > 0) await notifyDeliveries(tx);
-    return { advanced };
-  });
-}
-
-export async function advanceDelivery(deps: WebhookServiceDeps, principal: Principal, deliveryId: string): Promise<void> {
-  await withTransaction(deps.db, async (tx) => {
-    const d = await sql.findDelivery(tx, ownerOf(principal), deliveryId, { forUpdate: true });
-    if (!d) throw notFound('delivery');
-    if (d.state !== 'Pending') throw new ApiError('INVALID_STATE', `the delivery is ${d.state}; only a Pending delivery can be advanced`);
-    // An attempt in flight already is the next attempt; leave its claim alone.
-    if (!d.claimed) {
-      await sql.makeDueNow(tx, d.id, deps.clock.now());
-      await notifyDeliveries(tx);
-    }
-  });
-}
-
-export interface FailingWebhook {
-  webhookId: string;
-  url: string;
-  description: string;
-  enabled: boolean;
-  /** Deliveries that failed all their attempts. */
-  failed: number;
-  /** Deliveries being retried after a failed attempt. */
-  retrying: number;
-  lastFailureAt: Date;
-}
-
-/** The webhooks whose deliveries of the last `days` days failed or are being retried (the portal's overview). */
-export async function failingWebhooks(
-  deps: Pick<WebhookServiceDeps, 'db' | 'clock'>,
-  principal: Principal,
-  days: number,
-  limit = 10,
-): Promise<FailingWebhook[]> {
-  const since = new Date(deps.clock.now().getTime() - days * 86_400_000);
-  const rows = await sql.failingWebhooks(deps.db.pool, ownerOf(principal), since, limit);
-  return rows.map((r) => ({
-    webhookId: r.id,
-    url: r.url,
-    description: r.description,
-    enabled: r.enabled,
-    failed: r.failed,
-    retrying: r.retrying,
-    lastFailureAt: r.lastFailureAt,
-  }));
 }

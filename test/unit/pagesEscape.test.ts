@@ -2,16 +2,13 @@ import { describe, expect, it } from 'vitest';
 import type { Checkoutable } from '../../src/checkout/shopper.js';
 import { pageTranslator } from '../../src/checkout/pages/i18n.js';
 import type { Lang } from '../../src/web/lang.js';
-import {
-  renderChargeOutcome,
-  renderMessage,
-  renderPayPage,
-  renderPayPreview,
-  renderReceipt,
-  renderStatusPage,
-  renderThreeDSPage,
-  type PageContext,
-} from '../../src/checkout/pages/render.js';
+import { renderChargeOutcome } from '../../src/checkout/pages/chargeOutcomePage.js';
+import type { PageContext } from '../../src/checkout/pages/layout.js';
+import { renderMessage } from '../../src/checkout/pages/messagePage.js';
+import { renderPayPage, renderPayPreview } from '../../src/checkout/pages/payPage.js';
+import { renderReceipt } from '../../src/checkout/pages/receiptPage.js';
+import { renderStatusPage } from '../../src/checkout/pages/statusPage.js';
+import { renderThreeDSPage } from '../../src/checkout/pages/threeDSPage.js';
 
 // Every shopper page, rendered with a hostile value in every field it shows (what a merchant types
 // into a description, item name, return URL or prefilled shopper field, what a shopper types back, a

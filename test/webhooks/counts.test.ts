@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createTestContext, type TestContext } from '../helpers/app.js';
 import { withTransaction } from '../../src/db/database.js';
 import { enqueueEvent } from '../../src/webhooks/events.js';
-import { foldDeliveryCounts } from '../../src/webhooks/service.js';
+import { foldDeliveryCounts } from '../../src/webhooks/deliveries/service.js';
 import { register, reply, startReceiver, testWorker, type Receiver } from './helpers.js';
 
 // The delivery list's totalCount is a kept count (insert-only changes written by triggers, folded by

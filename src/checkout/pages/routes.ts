@@ -7,17 +7,13 @@ import { readAnswers } from './answers.js';
 import { PageForm } from './form.js';
 import { pageTranslator, type MessageKey } from './i18n.js';
 import { CHARGE_PAGE_PREFIX, completeTokenChallenge, findTokenChallenge, type TokenChallengeView } from '../../payments/tokens/service.js';
-import {
-  EMPTY_FORM,
-  renderChargeOutcome,
-  renderMessage,
-  renderPayPage,
-  renderReceipt,
-  renderStatusPage,
-  renderThreeDSPage,
-  type FormState,
-  type PageContext,
-} from './render.js';
+import { renderChargeOutcome } from './chargeOutcomePage.js';
+import type { PageContext } from './layout.js';
+import { renderMessage } from './messagePage.js';
+import { EMPTY_FORM, renderPayPage, type FormState } from './payPage.js';
+import { renderReceipt } from './receiptPage.js';
+import { renderStatusPage } from './statusPage.js';
+import { renderThreeDSPage } from './threeDSPage.js';
 import { PAGE_ASSETS } from './assets.js';
 import { serveAssets } from '../../web/assets.js';
 import { pageTheme } from '../../themes/service.js';

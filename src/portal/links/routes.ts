@@ -34,7 +34,10 @@ import {
   type LinkEntry,
 } from './form.js';
 import { M } from './messages.js';
-import { renderDisable, renderLinkDetail, renderLinkForm, renderLinkList, type DetailNotice, type FormData } from './views.js';
+import { renderDisable } from './disablePage.js';
+import { renderLinkDetail, type DetailNotice } from './detailPage.js';
+import { renderLinkForm, type FormData } from './formPage.js';
+import { renderLinkList } from './listPage.js';
 
 // Payment links in the portal (§The portal): the list with its filters, create, a link's page with its
 // QR code, edit and disable. Every page calls the operation the API calls (src/paymentLinks/service.ts)

@@ -1,5 +1,5 @@
 import { dailySales, searchPayments } from '../../payments/service.js';
-import { failingWebhooks } from '../../webhooks/service.js';
+import { failingWebhooks } from '../../webhooks/deliveries/service.js';
 import { can } from '../access.js';
 import type { PortalArea } from '../http.js';
 import { sendPage, sessionOfRequest, viewFor } from '../http.js';

@@ -1,7 +1,7 @@
 import type { VNode } from 'preact';
 import { formatDate, formatMoney, formatNumber } from '../../html/format.js';
 import type { DailySales, PaymentListItem } from '../../payments/service.js';
-import type { FailingWebhook } from '../../webhooks/service.js';
+import type { FailingWebhook } from '../../webhooks/deliveries/service.js';
 import { messages, translator, type Translate } from '../i18n.js';
 import type { View } from '../view.js';
 import { Badge, TableWrap, Time } from '../views/components.js';

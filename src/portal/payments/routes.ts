@@ -6,7 +6,7 @@ import { ApiError, type FieldError } from '../../errors.js';
 import { formatMoney } from '../../html/format.js';
 import { headroomOf, modificationsOf, requestModification, type Headroom } from '../../payments/modifications/service.js';
 import { eachPayment, isPaymentState, paymentDetail, searchPayments, type PaymentDetail, type PaymentFilter } from '../../payments/service.js';
-import { listDeliveries, type DeliveryView } from '../../webhooks/service.js';
+import { listDeliveries, type DeliveryView } from '../../webhooks/deliveries/service.js';
 import { auditFor, formOf, seeOther, sendPage, sessionOfRequest, viewFor, type PortalArea, type PortalDeps } from '../http.js';
 import { translator } from '../i18n.js';
 import { FieldErrors, type View } from '../view.js';

@@ -4,7 +4,7 @@ import { html } from '../../html/template.js';
 import type { Headroom, ModificationHistory } from '../../payments/modifications/service.js';
 import { REFUND_REASONS } from '../../payments/schemas.js';
 import { PAYMENT_STATES, paymentState, type PaymentDetail, type PaymentListItem, type PaymentState, type PaymentSummary } from '../../payments/service.js';
-import type { DeliveryView } from '../../webhooks/service.js';
+import type { DeliveryView } from '../../webhooks/deliveries/service.js';
 import { translator, type Translate } from '../i18n.js';
 import type { FieldErrors, View } from '../view.js';
 import { Badge, Csrf, ErrorSummary, Facts, Field, Money, Notice, Select, TableWrap, Time } from '../views/components.js';

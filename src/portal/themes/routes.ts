@@ -6,17 +6,11 @@ import { auditFor, Form, formOf, seeOther, sendPage, sessionOfRequest, viewFor, 
 import { FieldErrors } from '../view.js';
 import { PORTAL } from '../views/layout.js';
 import { THEMES_CSS, enhanceThemePreview } from './assets.js';
-import {
-  NEW_THEME,
-  localized,
-  logoTooLarge,
-  renderThemeDelete,
-  renderThemeForm,
-  renderThemeList,
-  renderThemePreview,
-  valuesOf,
-  type ThemeFormValues,
-} from './views.js';
+import { renderThemeDelete } from './deletePage.js';
+import { NEW_THEME, renderThemeForm, valuesOf, type ThemeFormValues } from './formPage.js';
+import { renderThemeList } from './listPage.js';
+import { localized, logoTooLarge } from './messages.js';
+import { renderThemePreview } from './previewPage.js';
 
 // Themes in the portal (§The portal: themes): make, change, preview and delete a merchant's own look
 // for the payment pages. The rules are the themes module's; these routes read the form, call it,

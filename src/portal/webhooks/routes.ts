@@ -3,6 +3,7 @@ import { CAPABILITIES, type Principal } from '../../accounts/service.js';
 import { ApiError, notFound, type FieldError } from '../../errors.js';
 import type { PortalSession } from '../../users/service.js';
 import * as webhooks from '../../webhooks/service.js';
+import * as deliveries from '../../webhooks/deliveries/service.js';
 import {
   auditFor,
   formOf,
@@ -18,23 +19,14 @@ import {
   type PortalDeps,
 } from '../http.js';
 import { FieldErrors } from '../view.js';
-import {
-  WEBHOOK_STYLES,
-  formValuesOf,
-  hrefOf,
-  renderDeliveries,
-  renderDelivery,
-  renderDelete,
-  renderRotate,
-  renderRotated,
-  renderWebhook,
-  renderWebhookCreated,
-  renderWebhookForm,
-  renderWebhookList,
-  type RecoverForm,
-  type WebhookFormValues,
-  type WebhookNotice,
-} from './views.js';
+import { WEBHOOK_STYLES, hrefOf } from './common.js';
+import { renderDelete } from './deletePage.js';
+import { renderDeliveries, type RecoverForm } from './deliveriesPage.js';
+import { renderDelivery } from './deliveryPage.js';
+import { formValuesOf, renderWebhookCreated, renderWebhookForm, type WebhookFormValues } from './formPage.js';
+import { renderWebhookList } from './listPage.js';
+import { renderRotate, renderRotated } from './rotatePage.js';
+import { renderWebhook, type WebhookNotice } from './webhookPage.js';
 
 // The webhook pages (§Webhooks, §Deliveries) on the same operations as /api/v1/webhooks. Each form
 // builds the body the API takes and passes it to the operation, which checks it, and a refusal comes
@@ -112,9 +104,9 @@ export const webhooksArea: PortalArea = {
     /** The delivery, within the webhook of the path (a delivery of another webhook is not found here). */
     const deliveryOf = async (
       request: DeliveryRequest,
-    ): Promise<{ webhook: webhooks.WebhookView; delivery: Awaited<ReturnType<typeof webhooks.getDelivery>> }> => {
+    ): Promise<{ webhook: webhooks.WebhookView; delivery: Awaited<ReturnType<typeof deliveries.getDelivery>> }> => {
       const webhook = await webhookOf(request);
-      const delivery = await webhooks.getDelivery(svc, principalOf(request), request.params.deliveryId);
+      const delivery = await deliveries.getDelivery(svc, principalOf(request), request.params.deliveryId);
       if (delivery.webhookId !== webhook.webhookId) throw notFound('delivery');
       return { webhook, delivery };
     };
@@ -131,7 +123,7 @@ export const webhooksArea: PortalArea = {
       const webhook = await webhookOf(request);
       const [previousUntil, recent] = await Promise.all([
         webhooks.previousSecretValidUntil(svc, principal, webhook.webhookId),
-        webhooks.listDeliveries(svc, principal, { webhookId: webhook.webhookId }, 0, RECENT),
+        deliveries.listDeliveries(svc, principal, { webhookId: webhook.webhookId }, 0, RECENT),
       ]);
       const view = await viewFor(request, reply, deps);
       return sendPage(reply, status, renderWebhook(view, { webhook, previousUntil, recent: recent.data, notice, sandbox: deps.config.sandbox, testErrors }));
@@ -147,7 +139,7 @@ export const webhooksArea: PortalArea = {
       const webhook = await webhookOf(request);
       const state = q.state === 'Pending' || q.state === 'Delivered' || q.state === 'Failed' ? q.state : null;
       const page = pageParam(q.page);
-      const list = await webhooks.listDeliveries(svc, principalOf(request), { webhookId: webhook.webhookId, ...(state ? { state } : {}) }, page, PAGE_SIZE);
+      const list = await deliveries.listDeliveries(svc, principalOf(request), { webhookId: webhook.webhookId, ...(state ? { state } : {}) }, page, PAGE_SIZE);
       const view = await viewFor(request, reply, deps);
       return sendPage(
         reply,
@@ -303,7 +295,7 @@ export const webhooksArea: PortalArea = {
       const principal = principalOf(request);
       let outcome;
       try {
-        outcome = await refusable(() => webhooks.recoverFailed(svc, principal, webhook.webhookId, body));
+        outcome = await refusable(() => deliveries.recoverFailed(svc, principal, webhook.webhookId, body));
       } catch (err) {
         if (isNotReceiving(err)) return again(409, new FieldErrors(), 'notReceiving');
         throw err;
@@ -331,7 +323,7 @@ export const webhooksArea: PortalArea = {
         const { webhook, delivery } = await deliveryOf(request);
         let again: { deliveryId: string };
         try {
-          again = await webhooks.redeliver(svc, principalOf(request), delivery.deliveryId);
+          again = await deliveries.redeliver(svc, principalOf(request), delivery.deliveryId);
         } catch (err) {
           if (!isNotReceiving(err)) throw err;
           const view = await viewFor(request, reply, deps);
@@ -353,7 +345,7 @@ export const webhooksArea: PortalArea = {
         const error: FieldError = { field: 'eventType', code: 'ENUM', message: `must be one of ${webhook.eventTypes.join(', ')}` };
         return webhookPage(request, reply, 400, null, new FieldErrors([error]));
       }
-      const outcome = await refusable(() => webhooks.recordSandboxEvent(svc, sessionOfRequest(request).merchantId, { eventType, ...TEST_EVENT }));
+      const outcome = await refusable(() => deliveries.recordSandboxEvent(svc, sessionOfRequest(request).merchantId, { eventType, ...TEST_EVENT }));
       if ('errors' in outcome) return webhookPage(request, reply, 400, null, outcome.errors);
       const event = outcome.ok;
       await audit(request, 'webhook.test', webhook.webhookId, { eventType, eventId: event.eventId, payfacReference: event.payfacReference });

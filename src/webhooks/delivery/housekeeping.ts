@@ -2,7 +2,8 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../../clock.js';
 import type { Database } from '../../db/database.js';
 import type { Sealer } from '../../sealing.js';
-import { disableFailingWebhooks, foldDeliveryCounts } from '../service.js';
+import { foldDeliveryCounts } from '../deliveries/service.js';
+import { disableFailingWebhooks } from '../service.js';
 import { removeFinishedBefore } from './sql.js';
 
 // What the delivery worker does beside delivering, each on its own real-time timer: removing

@@ -1,0 +1,153 @@
+import type { ComponentChildren, VNode } from 'preact';
+import { renderDocument } from '../../html/render.js';
+import type { Checkoutable, DisplayLine } from '../shopper.js';
+import { formatMoney, formatQuantity } from '../../html/format.js';
+import type { MessageKey } from './i18n.js';
+import { otherLang, type Lang, type Translate } from '../../web/lang.js';
+import { themeClass } from './styles.js';
+import { CHECKOUT_CSS_HREF } from './assets.js';
+import { CUSTOM_THEME_CLASS, type ThemeAssets } from '../../themes/service.js';
+
+// The shopper's pages as server-rendered HTML, written as typed components (Preact's JSX, rendered to
+// a string on the server; no Preact runs in the browser). Every value is escaped by the renderer:
+// there is no way to put raw HTML into a page here (the only escape hatch would be the prop
+// `dangerouslySetInnerHTML`, which nothing uses). The pages work without JavaScript and under a CSP
+// without inline script; every input has a visible <label>; errors are tied to their input
+// (aria-describedby) and announced (role=alert).
+// This file holds what every page is built on: the document around a page, the order summary, and
+// the way back to the shop.
+
+export interface PageContext {
+  lang: Lang;
+  t: Translate<MessageKey>;
+  /** `/pay/{reference}` or `/checkout/{reference}`. */
+  basePath: string;
+  /** The merchant's own theme, when the link's or session's themeKey names one (else a built-in palette). */
+  theme?: ThemeAssets | null;
+}
+
+const REFRESH_SECONDS = 5;
+
+/** A whole page: the doctype and the rendered document. */
+export function page(ctx: PageContext, c: Checkoutable | null, title: string, body: ComponentChildren, head?: ComponentChildren): string {
+  const other = otherLang(ctx.lang);
+  const theme = c ? ctx.theme : null;
+  const doc = (
+    <html lang={ctx.lang}>
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <meta name="robots" content="noindex, nofollow" />
+        <title>{title}</title>
+        <link rel="icon" href="/favicon.svg" type="image/svg+xml" />
+        <link rel="stylesheet" href={CHECKOUT_CSS_HREF} />
+        {theme ? <link rel="stylesheet" href={theme.stylesheet} /> : null}
+        {head}
+      </head>
+      {/* A theme's stylesheet sets the default palette's properties again; without it the page keeps the default. */}
+      <body class={theme ? `${themeClass(null)} ${CUSTOM_THEME_CLASS}` : themeClass(c?.themeKey ?? null)}>
+        <main data-status={c ? c.status : undefined}>
+          <header>
+            {c ? <p class="merchant">{theme?.logo ? <img class="logo" src={theme.logo} alt={c.merchantName} /> : c.merchantName}</p> : <span />}
+            {c ? (
+              <nav class="lang" aria-label={ctx.t('language')}>
+                <a href={`${ctx.basePath}?lang=${other}`} lang={other} hreflang={other}>
+                  {ctx.t('switchLanguage')}
+                </a>
+              </nav>
+            ) : null}
+          </header>
+          {body}
+        </main>
+      </body>
+    </html>
+  );
+  return renderDocument(doc);
+}
+
+/** Sends the browser on to `url` after a few seconds (with a link to go at once). */
+export function refreshTo(url: string): VNode {
+  return <meta http-equiv="refresh" content={`${REFRESH_SECONDS}; url=${url}`} />;
+}
+
+export function money(ctx: PageContext, minor: number, currency: string): string {
+  return formatMoney(minor, currency, ctx.lang);
+}
+
+export function heading(ctx: PageContext, c: Checkoutable): string {
+  if (c.description !== '') return c.description;
+  // A session has no description of its own: say whose payment it is and for which order.
+  return c.kind === 'session' ? ctx.t('sessionHeading', { merchant: c.merchantName, reference: c.merchantReference }) : ctx.t('payment');
+}
+
+function Line({ ctx, c, line }: { ctx: PageContext; c: Checkoutable; line: DisplayLine }): VNode {
+  const discounted = line.amountWithoutDiscount !== null && line.amountWithoutDiscount !== line.amount;
+  return (
+    <tr>
+      <td>{line.name}</td>
+      <td class="num">{line.quantity !== null ? formatQuantity(line.quantity, ctx.lang) : ''}</td>
+      <td class="num">{line.unitPrice !== null ? money(ctx, line.unitPrice, c.currency) : ''}</td>
+      <td class="num">
+        {discounted && line.amountWithoutDiscount !== null ? (
+          <>
+            <del>{money(ctx, line.amountWithoutDiscount, c.currency)}</del>{' '}
+          </>
+        ) : null}
+        {money(ctx, line.amount, c.currency)}
+      </td>
+    </tr>
+  );
+}
+
+export function Summary({ ctx, c }: { ctx: PageContext; c: Checkoutable }): VNode {
+  const { t } = ctx;
+  if (c.tokenize && c.amount === 0) return <p class="notice">{t('tokenizeIntro', { merchant: c.merchantName })}</p>;
+  return (
+    <>
+      <table class="items">
+        <caption>{t('orderSummary')}</caption>
+        <thead>
+          <tr>
+            <th scope="col">{t('item')}</th>
+            <th scope="col" class="num">
+              {t('quantity')}
+            </th>
+            <th scope="col" class="num">
+              {t('unitPrice')}
+            </th>
+            <th scope="col" class="num">
+              {t('amount')}
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {c.items.map((line) => (
+            <Line ctx={ctx} c={c} line={line} />
+          ))}
+        </tbody>
+        <tfoot>
+          <tr>
+            <th scope="row" colSpan={3}>
+              {t('total')}
+            </th>
+            <td class="num" data-total="">
+              {money(ctx, c.amount, c.currency)}
+            </td>
+          </tr>
+        </tfoot>
+      </table>
+      {c.tokenize ? <p class="notice">{t('recurringNote', { merchant: c.merchantName })}</p> : null}
+    </>
+  );
+}
+
+export function BackToShop({ ctx, url }: { ctx: PageContext; url: string }): VNode {
+  return (
+    <>
+      <p>{ctx.t('redirecting')}</p>
+      <a class="button" href={url} rel="noreferrer">
+        {ctx.t('continue')}
+      </a>
+    </>
+  );
+}

@@ -1,0 +1,247 @@
+import type { ComponentChildren, VNode } from 'preact';
+import type { Checkoutable } from '../shopper.js';
+import { formatMoney } from '../../html/format.js';
+import type { MessageKey } from './i18n.js';
+import { FORM_TOKEN_FIELD } from '../../web/formTokens.js';
+import { Summary, heading, page, type PageContext } from './layout.js';
+
+// The payment page: the order, the shopper's fields and the card form, and the same page as a
+// preview (what the portal's theme editor shows).
+
+export interface FormState {
+  /** Shopper field values to show again (never the card number or CVC; the expiry may come back). */
+  values: Record<string, string>;
+  /** Field name → message; card fields are cardNumber, expiryDate, cvc. */
+  errors: Partial<Record<string, MessageKey>>;
+  /** A refusal or a summary of the errors. */
+  alert: string | null;
+}
+
+export const EMPTY_FORM: FormState = { values: {}, errors: {}, alert: null };
+
+const SHOPPER_FIELD_INPUT: Record<string, { label: MessageKey; type: 'text' | 'tel' | 'email' | 'textarea'; autocomplete: string; inputmode?: 'numeric' }> = {
+  Ssn: { label: 'fieldSsn', type: 'text', autocomplete: 'off', inputmode: 'numeric' },
+  FullName: { label: 'fieldFullName', type: 'text', autocomplete: 'name' },
+  Address: { label: 'fieldAddress', type: 'text', autocomplete: 'street-address' },
+  PostCode: { label: 'fieldPostCode', type: 'text', autocomplete: 'postal-code' },
+  City: { label: 'fieldCity', type: 'text', autocomplete: 'address-level2' },
+  Country: { label: 'fieldCountry', type: 'text', autocomplete: 'country-name' },
+  Telephone: { label: 'fieldTelephone', type: 'tel', autocomplete: 'tel' },
+  EmailAddress: { label: 'fieldEmailAddress', type: 'email', autocomplete: 'email' },
+  Comments: { label: 'fieldComments', type: 'textarea', autocomplete: 'off' },
+};
+
+export function shopperFieldLabel(field: string): MessageKey {
+  return SHOPPER_FIELD_INPUT[field]?.label ?? 'fieldComments';
+}
+
+/** The error of one field: its message, and the attributes that tie it to the input. */
+function errorOf(ctx: PageContext, state: FormState, name: string): { attrs: Record<string, string>; node: VNode | null } {
+  const key = state.errors[name];
+  if (!key) return { attrs: {}, node: null };
+  return {
+    attrs: { 'aria-invalid': 'true', 'aria-describedby': `${name}-error` },
+    node: (
+      <p class="error" id={`${name}-error`}>
+        {ctx.t(key)}
+      </p>
+    ),
+  };
+}
+
+function ShopperFields({ ctx, c, state }: { ctx: PageContext; c: Checkoutable; state: FormState }): VNode | null {
+  const { t } = ctx;
+  const fields: VNode[] = [];
+  for (const info of c.shopperInfos) {
+    if (info.requirementType === 'Hidden') continue;
+    const spec = SHOPPER_FIELD_INPUT[info.field];
+    if (!spec) continue;
+    const id = `shopper-${info.field}`;
+    const prefilled = info.requirementType === 'Prefilled';
+    const required = info.requirementType === 'Required';
+    const tag = prefilled ? t('readOnly') : required ? t('required') : t('optional');
+    const value = prefilled ? (info.prefilledValue ?? '') : (state.values[info.field] ?? '');
+    const err = errorOf(ctx, state, id);
+    const common = {
+      id,
+      name: id,
+      ...(required ? { required: true, 'aria-required': 'true' as const } : {}),
+      ...(prefilled ? { readOnly: true } : {}),
+      autocomplete: spec.autocomplete,
+      ...err.attrs,
+    };
+    fields.push(
+      <div class="field">
+        <label for={id}>
+          {t(spec.label)}
+          <span class="tag">({tag})</span>
+        </label>
+        {spec.type === 'textarea' ? (
+          <textarea {...common} rows={3} maxLength={500} value={value} />
+        ) : (
+          // The input's type is one of text, tel or email; Preact's typings want it fixed per element.
+          <input type={spec.type as 'text'} {...common} inputMode={spec.inputmode} maxLength={500} value={value} />
+        )}
+        {err.node}
+      </div>,
+    );
+  }
+  if (c.shopperEmail !== null) {
+    fields.push(
+      <div class="field">
+        <label for="shopper-contact">
+          {t('email')}
+          <span class="tag">({t('readOnly')})</span>
+        </label>
+        <input type="email" id="shopper-contact" readOnly value={c.shopperEmail} />
+      </div>,
+    );
+  }
+  if (fields.length === 0) return null;
+  return (
+    <fieldset>
+      <legend>{t('yourDetails')}</legend>
+      {fields}
+    </fieldset>
+  );
+}
+
+/**
+ * The card fields. Each input carries its error message (data-error) for the page's script, which
+ * checks the fields in the browser before the form is sent; the server checks them again. Expiry and
+ * CVC sit side by side in a grid whose rows (label, input, hint or error) line up across both fields,
+ * whatever the length of each label in each language.
+ */
+function CardFields({ ctx, state }: { ctx: PageContext; state: FormState }): VNode {
+  const { t } = ctx;
+  const num = errorOf(ctx, state, 'cardNumber');
+  const exp = errorOf(ctx, state, 'expiryDate');
+  const cvc = errorOf(ctx, state, 'cvc');
+  // An input points at its error when it has one, else at its hint.
+  const described = (name: string, err: { attrs: Record<string, string> }) =>
+    Object.keys(err.attrs).length > 0 ? err.attrs : { 'aria-describedby': `${name}-hint` };
+  return (
+    <fieldset>
+      <legend>{t('cardDetails')}</legend>
+      <div class="field">
+        <label for="cardNumber">{t('cardNumber')}</label>
+        <input
+          type="text"
+          id="cardNumber"
+          name="cardNumber"
+          inputMode="numeric"
+          autocomplete="cc-number"
+          maxLength={23}
+          required
+          aria-required="true"
+          data-error={t('errCardNumber')}
+          {...num.attrs}
+        />
+        {num.node}
+      </div>
+      <div class="row">
+        <div class="field">
+          <label for="expiryDate">{t('expiryDate')}</label>
+          <input
+            type="text"
+            id="expiryDate"
+            name="expiryDate"
+            inputMode="numeric"
+            autocomplete="cc-exp"
+            maxLength={7}
+            required
+            aria-required="true"
+            data-error={t('errExpiryDate')}
+            value={state.values.expiryDate ?? ''}
+            {...described('expiryDate', exp)}
+          />
+          {exp.node ?? (
+            <span class="hint" id="expiryDate-hint">
+              {t('expiryHint')}
+            </span>
+          )}
+        </div>
+        <div class="field">
+          <label for="cvc">{t('cvc')}</label>
+          <input
+            type="text"
+            id="cvc"
+            name="cvc"
+            inputMode="numeric"
+            autocomplete="cc-csc"
+            maxLength={4}
+            required
+            aria-required="true"
+            data-error={t('errCvc')}
+            {...described('cvc', cvc)}
+          />
+          {cvc.node ?? (
+            <span class="hint" id="cvc-hint">
+              {t('cvcHint')}
+            </span>
+          )}
+        </div>
+      </div>
+    </fieldset>
+  );
+}
+
+function CancelLink({ ctx, c }: { ctx: PageContext; c: Checkoutable }): VNode | null {
+  return c.cancelUrl ? (
+    <a class="cancel" href={c.cancelUrl} rel="noreferrer">
+      {ctx.t('cancel')}
+    </a>
+  ) : null;
+}
+
+/** The payment page with its form (a payable link or session). */
+export function renderPayPage(ctx: PageContext, c: Checkoutable, csrf: string, state: FormState): string {
+  const { t } = ctx;
+  const saving = c.tokenize && c.amount === 0;
+  const amount = formatMoney(c.amount, c.currency, ctx.lang);
+  const body = (
+    <>
+      <h1>{heading(ctx, c)}</h1>
+      <Summary ctx={ctx} c={c} />
+      {state.alert ? (
+        <div class="alert" role="alert">
+          {state.alert}
+        </div>
+      ) : null}
+      <form method="post" action={ctx.basePath} autocomplete="on" data-card-form="">
+        <input type="hidden" name={FORM_TOKEN_FIELD} value={csrf} />
+        <input type="hidden" name="lang" value={ctx.lang} />
+        <ShopperFields ctx={ctx} c={c} state={state} />
+        <CardFields ctx={ctx} state={state} />
+        <button type="submit">{saving ? t('saveCard') : t('pay', { amount })}</button>
+      </form>
+      <CancelLink ctx={ctx} c={c} />
+    </>
+  );
+  const title = saving ? t('htmlTitleSaveCard', { merchant: c.merchantName }) : t('htmlTitlePay', { amount, merchant: c.merchantName });
+  return page(ctx, c, title, body, <script src="/assets/checkout.js" defer />);
+}
+
+/**
+ * The payment page as the portal previews a theme: the same parts with sample data, above them a
+ * note saying what this is, and a form that sends nothing (its button does not submit).
+ */
+export function renderPayPreview(ctx: PageContext, c: Checkoutable, note: ComponentChildren): string {
+  const { t } = ctx;
+  const amount = formatMoney(c.amount, c.currency, ctx.lang);
+  const body = (
+    <>
+      <p class="notice" role="status">
+        {note}
+      </p>
+      <h1>{heading(ctx, c)}</h1>
+      <Summary ctx={ctx} c={c} />
+      <form autocomplete="off">
+        <ShopperFields ctx={ctx} c={c} state={EMPTY_FORM} />
+        <CardFields ctx={ctx} state={EMPTY_FORM} />
+        <button type="button">{t('pay', { amount })}</button>
+      </form>
+    </>
+  );
+  return page(ctx, c, t('htmlTitlePay', { amount, merchant: c.merchantName }), body);
+}

@@ -1,0 +1,40 @@
+import type { PaymentLinkView } from '../../paymentLinks/service.js';
+import { translator } from '../i18n.js';
+import type { View } from '../view.js';
+import { Csrf, Notice } from '../views/components.js';
+import { portalPage } from '../views/layout.js';
+import { M } from './messages.js';
+import { linkPath } from './labels.js';
+
+// The confirmation before disabling a payment link.
+
+export function renderDisable(view: View, link: PaymentLinkView): string {
+  const t = translator(M, view.lang);
+  const path = linkPath(link.paymentLinkReference);
+  const already = link.status === 'Disabled';
+  return portalPage({
+    view,
+    title: t('disableTitle'),
+    section: 'links',
+    children: already ? (
+      <>
+        <Notice kind="warn">{t('alreadyDisabled')}</Notice>
+        <p>
+          <a href={path}>{view.t('back')}</a>
+        </p>
+      </>
+    ) : (
+      <div class="panel">
+        <p>{t('disableText', { description: link.description ? `“${link.description}”` : t('thisLink') })}</p>
+        <p class="mono small break">{link.url}</p>
+        <form method="post" action={`${path}/disable`} class="form-actions" data-confirm={t('disableTitle')}>
+          <Csrf view={view} />
+          <button type="submit" class="danger">
+            {t('disableConfirm')}
+          </button>
+          <a href={path}>{view.t('cancel')}</a>
+        </form>
+      </div>
+    ),
+  });
+}

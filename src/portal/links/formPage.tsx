@@ -1,0 +1,460 @@
+import type { VNode } from 'preact';
+import type { FieldError } from '../../errors.js';
+import { formatNumber } from '../../html/format.js';
+import { CULTURES, CURRENCIES, RECURRING_MODELS, REQUIREMENT_TYPES, type LinkType } from '../../paymentLinks/schemas.js';
+import type { PaymentLinkView } from '../../paymentLinks/service.js';
+import { translator } from '../i18n.js';
+import type { FieldErrors, View } from '../view.js';
+import { Csrf, ErrorSummary, Field, FieldMessages, Money, Notice, Select, fieldId, type Option } from '../views/components.js';
+import { PORTAL, portalPage } from '../views/layout.js';
+import { CREATE_NAMES, UPDATE_NAMES, minorOf, type FieldNames, type ItemEntry, type LinkEntry, type ShopperEntry } from './form.js';
+import { M } from './messages.js';
+import { RECURRING_KEY, REQUIREMENT_KEY, TYPE_KEY, fieldLabel, linkPath, recurringLabel, type T } from './labels.js';
+
+// The create and edit forms of a payment link: its amount, items, shopper fields and settings.
+
+export interface FormData {
+  mode: 'create' | 'edit';
+  type: LinkType;
+  entry: LinkEntry;
+  errors: FieldErrors;
+  /** Create: the merchant's terminals, the chosen one and the recurring model chosen. */
+  terminals?: readonly string[];
+  terminalIdentifier?: string;
+  recurringProcessingModel?: string;
+  /** Edit: the link as stored. */
+  link?: PaymentLinkView;
+  /** Edit: whether amount, currency and items may change (nothing sold yet). */
+  withMoney: boolean;
+  /** A sentence instead of the form (edit of a Disabled or Completed link). */
+  blocked?: string;
+}
+
+function ItemRow({
+  view,
+  t,
+  row,
+  i,
+  errors,
+  currency,
+  disabled,
+}: {
+  view: View;
+  t: T;
+  row: ItemEntry;
+  i: number;
+  errors: FieldErrors;
+  currency: string;
+  disabled: boolean;
+}): VNode {
+  const name = (f: string): string => `items[${i}].${f}`;
+  const price = minorOf(row.unitPrice);
+  const quantity = /^\d+$/.test(row.quantity.trim()) ? Number(row.quantity) : undefined;
+  const discount = row.discount.trim() === '' ? 0 : minorOf(row.discount);
+  const line = price !== undefined && quantity !== undefined && discount !== undefined ? price * quantity - discount : undefined;
+  return (
+    <fieldset class="item-row" data-item-row="">
+      <legend>{t('itemLegend', { n: i + 1 })}</legend>
+      <Field
+        view={view}
+        name={name('name')}
+        label={t('itemName')}
+        value={row.name}
+        errors={errors}
+        maxLength={500}
+        disabled={disabled}
+        class="item-name"
+        data={{ item: 'name' }}
+      />
+      <Field
+        view={view}
+        name={name('quantity')}
+        label={t('quantity')}
+        value={row.quantity}
+        errors={errors}
+        inputmode="numeric"
+        disabled={disabled}
+        class="item-quantity"
+        data={{ item: 'quantity' }}
+      />
+      <Field
+        view={view}
+        name={name('unitPrice')}
+        label={t('unitPrice')}
+        value={row.unitPrice}
+        errors={errors}
+        inputmode="decimal"
+        disabled={disabled}
+        class="item-price"
+        data={{ item: 'unitPrice' }}
+      />
+      <Field
+        view={view}
+        name={name('discount')}
+        label={t('discount')}
+        value={row.discount}
+        errors={errors}
+        inputmode="decimal"
+        disabled={disabled}
+        class="item-discount"
+        data={{ item: 'discount' }}
+      />
+      <p class="item-line">
+        <span class="muted small">{t('lineAmount')}</span>{' '}
+        <output data-line="" for={`${fieldId(name('quantity'))} ${fieldId(name('unitPrice'))} ${fieldId(name('discount'))}`}>
+          {line === undefined ? '–' : <Money view={view} minor={line} currency={currency} />}
+        </output>
+      </p>
+    </fieldset>
+  );
+}
+
+function totalOf(rows: readonly ItemEntry[]): number | undefined {
+  let sum = 0;
+  for (const r of rows) {
+    if (r.name.trim() === '' && r.unitPrice.trim() === '' && r.discount.trim() === '') continue;
+    const price = minorOf(r.unitPrice);
+    const discount = r.discount.trim() === '' ? 0 : minorOf(r.discount);
+    if (price === undefined || discount === undefined || !/^\d+$/.test(r.quantity.trim())) return undefined;
+    sum += price * Number(r.quantity) - discount;
+  }
+  return sum;
+}
+
+function ItemsSection({
+  view,
+  t,
+  entry,
+  errors,
+  disabled,
+  reason,
+}: {
+  view: View;
+  t: T;
+  entry: LinkEntry;
+  errors: FieldErrors;
+  disabled: boolean;
+  reason?: string;
+}): VNode {
+  const currency = (CURRENCIES as readonly string[]).includes(entry.currency) ? entry.currency : 'ISK';
+  const total = totalOf(entry.items);
+  return (
+    <fieldset
+      class="items"
+      aria-describedby={[reason ? 'items-why' : '', errors.of('items').length > 0 ? `${fieldId('items')}-error` : ''].filter(Boolean).join(' ') || undefined}
+    >
+      <legend>{t('sectionItems')}</legend>
+      {reason ? (
+        <p class="hint" id="items-why">
+          {reason}
+        </p>
+      ) : (
+        <p class="hint">
+          {t('amountHint', { currency })} {t('rowsHint')}
+        </p>
+      )}
+      <FieldMessages view={view} id={fieldId('items')} errors={errors.of('items')} />
+      <div class="item-rows" data-item-rows="" data-legend={t('itemLegend', { n: '{n}' })} data-remove={t('removeRow')} data-max="200">
+        {entry.items.map((row, i) => (
+          <ItemRow view={view} t={t} row={row} i={i} errors={errors} currency={currency} disabled={disabled} />
+        ))}
+      </div>
+      {disabled ? null : (
+        <button type="submit" name="_action" value="addRow" class="secondary small" formnovalidate>
+          {t('addRow')}
+        </button>
+      )}
+      <div class="total">
+        <span id="total-label">{t('total')}</span>{' '}
+        <output
+          id={fieldId('amount')}
+          data-total=""
+          aria-labelledby="total-label"
+          aria-describedby={`total-hint${errors.of('amount').length > 0 ? ` ${fieldId('amount')}-error` : ''}`}
+        >
+          {total === undefined ? '–' : <Money view={view} minor={total} currency={currency} />}
+        </output>
+        <span class="hint" id="total-hint">
+          {t('totalHint')}
+        </span>
+        <FieldMessages view={view} id={fieldId('amount')} errors={errors.of('amount')} />
+      </div>
+    </fieldset>
+  );
+}
+
+function ShopperSection({
+  view,
+  t,
+  rows,
+  errors,
+  prefix,
+}: {
+  view: View;
+  t: T;
+  rows: readonly ShopperEntry[];
+  errors: FieldErrors;
+  prefix: FieldNames['shopper'];
+}): VNode {
+  const options: Option[] = [{ value: '', label: t('reqNone') }, ...REQUIREMENT_TYPES.map((r) => ({ value: r, label: t(REQUIREMENT_KEY[r]) }))];
+  // A table: each input is named by its row's and its column's headers (aria-labelledby), which are
+  // on screen; on a narrow screen each cell shows its column's name above its input instead.
+  const described = (name: string): { id: string; errors: readonly FieldError[]; attrs: Record<string, string> } => {
+    const id = fieldId(name);
+    const list = errors.of(name);
+    return { id, errors: list, attrs: list.length > 0 ? { 'aria-invalid': 'true', 'aria-describedby': `${id}-error` } : {} };
+  };
+  return (
+    <fieldset class="shopper">
+      <legend>{t('sectionShopper')}</legend>
+      <p class="hint">{t('shopperLead')}</p>
+      <table class="shopper-table">
+        <thead>
+          <tr>
+            <th scope="col">{t('shopperField')}</th>
+            <th scope="col" id="shopper-ask">
+              {t('requirement')}
+            </th>
+            <th scope="col" id="shopper-value">
+              {t('prefilledValue')}
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((s, i) => {
+            const rowId = `shopper-${s.field}`;
+            const req = described(`${prefix}[${i}].requirementType`);
+            const val = described(`${prefix}[${i}].prefilledValue`);
+            const field = `${prefix}[${i}].field`;
+            return (
+              <tr>
+                <th scope="row" id={rowId}>
+                  {fieldLabel(t, s.field)}
+                  <FieldMessages view={view} id={fieldId(field)} errors={errors.of(field)} />
+                </th>
+                <td data-label={t('requirement')}>
+                  <select id={req.id} name={`${prefix}[${i}].requirementType`} aria-labelledby={`${rowId} shopper-ask`} {...req.attrs}>
+                    {options.map((o) => (
+                      <option value={o.value} selected={o.value === s.requirementType}>
+                        {o.label}
+                      </option>
+                    ))}
+                  </select>
+                  <FieldMessages view={view} id={req.id} errors={req.errors} />
+                </td>
+                <td data-label={t('prefilledValue')}>
+                  <input
+                    type="text"
+                    id={val.id}
+                    name={`${prefix}[${i}].prefilledValue`}
+                    value={s.prefilledValue}
+                    maxLength={500}
+                    aria-labelledby={`${rowId} shopper-value`}
+                    {...val.attrs}
+                  />
+                  <FieldMessages view={view} id={val.id} errors={val.errors} />
+                </td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </fieldset>
+  );
+}
+
+/** Every field a form shows an error beside (errors of any other go to the summary at its top). */
+function shownFields(names: FieldNames): string[] {
+  return [
+    'terminalIdentifier',
+    'currency',
+    'description',
+    'culture',
+    'themeKey',
+    'returnUrl',
+    names.expiry,
+    names.salesCap,
+    'recurringProcessingModel',
+    'amount',
+    'items',
+    names.shopper,
+  ];
+}
+
+export function renderLinkForm(view: View, data: FormData): string {
+  const t = translator(M, view.lang);
+  const { entry, errors, type } = data;
+  const names = data.mode === 'create' ? CREATE_NAMES : UPDATE_NAMES;
+  const title = data.mode === 'edit' ? t('editTitle') : type === 'PayByLink' ? t('newPayTitle') : t('newTokenizeTitle');
+  const back = data.link ? linkPath(data.link.paymentLinkReference) : `${PORTAL}/links`;
+  const fixedReason = t('fixedReason');
+  const soldReason = data.link && !data.withMoney ? t('soldReason', { count: formatNumber(data.link.salesCount, view.lang) }) : undefined;
+  const lead =
+    data.mode === 'edit' ? (
+      t('editLead')
+    ) : (
+      <>
+        {type === 'PayByLink' ? t('newPayLead') : t('newTokenizeLead')}{' '}
+        <a href={`${PORTAL}/links/new?type=${type === 'PayByLink' ? 'TokenizeByLink' : 'PayByLink'}`}>
+          {type === 'PayByLink' ? t('otherKindTokenize') : t('otherKindPay')}
+        </a>
+      </>
+    );
+  if (data.blocked) {
+    return portalPage({
+      view,
+      title,
+      section: 'links',
+      children: (
+        <>
+          <Notice kind="warn">{data.blocked}</Notice>
+          <p>
+            <a href={back}>{view.t('back')}</a>
+          </p>
+        </>
+      ),
+    });
+  }
+  const terminals = data.terminals ?? [];
+  const currencyOptions = CURRENCIES.map((c) => ({ value: c, label: c }));
+  const cultureOptions = CULTURES.map((c) => ({ value: c, label: c === 'is' ? t('cultureIs') : t('cultureEn') }));
+  const action = data.link ? `${linkPath(data.link.paymentLinkReference)}/edit` : `${PORTAL}/links`;
+  return portalPage({
+    view,
+    title,
+    section: 'links',
+    lead,
+    children: (
+      <form method="post" action={action} class="link-form" novalidate>
+        {/* Enter in a text input submits with the form's first button: this one, not "Add a row". */}
+        <button type="submit" class="visually-hidden" tabindex={-1} aria-hidden="true">
+          {data.mode === 'edit' ? t('save') : t('create')}
+        </button>
+        <Csrf view={view} />
+        {data.mode === 'create' ? <input type="hidden" name="type" value={type} /> : null}
+        <ErrorSummary view={view} errors={errors} shownFields={shownFields(names)} />
+        <fieldset>
+          <legend>{t('sectionLink')}</legend>
+          <div class="two">
+            {data.link ? (
+              <Field
+                view={view}
+                name="terminalIdentifier"
+                label={t('terminal')}
+                value={data.link.terminalIdentifier}
+                disabled
+                disabledReason={fixedReason}
+                errors={errors}
+              />
+            ) : terminals.length === 0 ? (
+              <div class="field">
+                <Notice kind="warn">{t('noTerminals')}</Notice>
+                <FieldMessages view={view} id={fieldId('terminalIdentifier')} errors={errors.of('terminalIdentifier')} />
+              </div>
+            ) : (
+              <Select
+                view={view}
+                name="terminalIdentifier"
+                label={t('terminal')}
+                options={terminals.map((x) => ({ value: x, label: x }))}
+                value={data.terminalIdentifier ?? terminals[0]}
+                errors={errors}
+              />
+            )}
+            {data.link ? (
+              <Field view={view} name="type" label={t('type')} value={t(TYPE_KEY[type])} disabled disabledReason={fixedReason} errors={errors} />
+            ) : null}
+            <Select
+              view={view}
+              name="currency"
+              label={view.t('currency')}
+              options={currencyOptions}
+              value={entry.currency}
+              errors={errors}
+              disabled={!data.withMoney}
+              disabledReason={soldReason}
+            />
+            <Select view={view} name="culture" label={t('culture')} options={cultureOptions} value={entry.culture} errors={errors} />
+          </div>
+          <Field
+            view={view}
+            name="description"
+            label={view.t('description')}
+            value={entry.description}
+            errors={errors}
+            hint={t('descriptionHint')}
+            maxLength={500}
+            multiline
+          />
+          {type === 'TokenizeByLink' ? (
+            data.link ? (
+              <Field
+                view={view}
+                name="recurringProcessingModel"
+                label={t('recurring')}
+                value={recurringLabel(t, data.link.recurringProcessingModel)}
+                disabled
+                disabledReason={fixedReason}
+                errors={errors}
+              />
+            ) : (
+              <Select
+                view={view}
+                name="recurringProcessingModel"
+                label={t('recurring')}
+                options={[{ value: '', label: t('chooseOne') }, ...RECURRING_MODELS.map((r) => ({ value: r, label: t(RECURRING_KEY[r]) }))]}
+                value={data.recurringProcessingModel ?? ''}
+                errors={errors}
+                required
+              />
+            )
+          ) : null}
+        </fieldset>
+        {data.withMoney ? <input type="hidden" name="money" value="1" /> : null}
+        {type === 'PayByLink' ? <ItemsSection view={view} t={t} entry={entry} errors={errors} disabled={!data.withMoney} reason={soldReason} /> : null}
+        <fieldset>
+          <legend>{t('sectionOptions')}</legend>
+          <div class="two">
+            <Field
+              view={view}
+              name={names.expiry}
+              type="datetime-local"
+              label={t(names.expiry)}
+              value={entry.expiry}
+              errors={errors}
+              hint={t('expiresHint')}
+              step={60}
+            />
+            <Field
+              view={view}
+              name={names.salesCap}
+              label={t(names.salesCap)}
+              value={entry.salesCap}
+              errors={errors}
+              hint={t('salesHint')}
+              inputmode="numeric"
+            />
+            <Field
+              view={view}
+              name="returnUrl"
+              type="url"
+              label={t('returnUrl')}
+              value={entry.returnUrl}
+              errors={errors}
+              hint={t('returnUrlHint')}
+              maxLength={2048}
+            />
+            <Field view={view} name="themeKey" label={t('themeKey')} value={entry.themeKey} errors={errors} hint={t('themeKeyHint')} maxLength={64} />
+          </div>
+        </fieldset>
+        <ShopperSection view={view} t={t} rows={entry.shopper} errors={errors} prefix={names.shopper} />
+        <div class="form-actions">
+          <button type="submit" class="primary">
+            {data.mode === 'edit' ? t('save') : t('create')}
+          </button>
+          <a href={back}>{view.t('cancel')}</a>
+        </div>
+      </form>
+    ),
+  });
+}

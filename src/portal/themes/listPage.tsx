@@ -1,0 +1,112 @@
+import type { VNode } from 'preact';
+import { THEMES } from '../../checkout/preview.js';
+import type { Theme } from '../../themes/service.js';
+import { translator } from '../i18n.js';
+import type { View } from '../view.js';
+import { Notice, Time, TableWrap } from '../views/components.js';
+import { PORTAL, portalPage } from '../views/layout.js';
+import { M, SHAPE_LABEL } from './messages.js';
+
+// The themes list, with the built-in palettes.
+
+function Swatches({ view, theme }: { view: View; theme: Theme }): VNode {
+  const t = translator(M, view.lang);
+  // Drawn with SVG fills: the portal's CSP allows no inline style.
+  return (
+    <span class="swatches">
+      <svg width="44" height="22" viewBox="0 0 44 22" role="img" aria-label={t('swatch', { accent: theme.accentColor, background: theme.backgroundColor })}>
+        <rect x="0.5" y="0.5" width="21" height="21" rx="4" fill={theme.accentColor} stroke="#8a93a3" />
+        <rect x="22.5" y="0.5" width="21" height="21" rx="4" fill={theme.backgroundColor} stroke="#8a93a3" />
+      </svg>
+      <code aria-hidden="true">
+        {theme.accentColor} / {theme.backgroundColor}
+      </code>
+    </span>
+  );
+}
+
+export function renderThemeList(view: View, data: { themes: readonly Theme[]; notice: 'deleted' | null }): string {
+  const t = translator(M, view.lang);
+  return portalPage({
+    view,
+    title: t('title'),
+    section: 'themes',
+    lead: t('lead'),
+    actions: (
+      <a class="button primary" href={`${PORTAL}/themes/new`}>
+        {t('newTheme')}
+      </a>
+    ),
+    children: (
+      <>
+        {data.notice ? <Notice>{t(data.notice)}</Notice> : null}
+        {data.themes.length === 0 ? (
+          <p class="panel empty">{t('empty')}</p>
+        ) : (
+          <TableWrap label={t('title')}>
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">{t('name')}</th>
+                  <th scope="col">{t('key')}</th>
+                  <th scope="col">{t('colours')}</th>
+                  <th scope="col">{t('buttonShape')}</th>
+                  <th scope="col">{t('hasLogo')}</th>
+                  <th scope="col">{t('updated')}</th>
+                  <th scope="col">{view.t('actions')}</th>
+                </tr>
+              </thead>
+              <tbody>
+                {data.themes.map((theme) => {
+                  const base = `${PORTAL}/themes/${encodeURIComponent(theme.themeKey)}`;
+                  return (
+                    <tr>
+                      <td class="wrap">
+                        <a href={`${base}/edit`}>{theme.name}</a>
+                      </td>
+                      <td>
+                        <code>{theme.themeKey}</code>
+                      </td>
+                      <td>
+                        <Swatches view={view} theme={theme} />
+                      </td>
+                      <td>{t(SHAPE_LABEL[theme.buttonShape])}</td>
+                      <td>{theme.logoType !== null ? view.t('yes') : view.t('no')}</td>
+                      <td>
+                        <Time view={view} at={theme.updatedAt} />
+                      </td>
+                      <td>
+                        <span class="row-actions">
+                          <a href={`${base}/edit`} aria-label={`${t('edit')}: ${theme.name}`}>
+                            {t('edit')}
+                          </a>
+                          <a href={`${base}/preview`} aria-label={`${t('preview')}: ${theme.name}`}>
+                            {t('preview')}
+                          </a>
+                          <a href={`${base}/delete`} class="danger-link" aria-label={`${t('delete')}: ${theme.name}`}>
+                            {t('delete')}
+                          </a>
+                        </span>
+                      </td>
+                    </tr>
+                  );
+                })}
+              </tbody>
+            </table>
+          </TableWrap>
+        )}
+        <section class="panel">
+          <h2>{t('builtInTitle')}</h2>
+          <p>{t('builtInIntro')}</p>
+          <ul class="builtins">
+            {THEMES.map((name) => (
+              <li>
+                <code>{name}</code>
+              </li>
+            ))}
+          </ul>
+        </section>
+      </>
+    ),
+  });
+}

@@ -1,0 +1,28 @@
+import type { WebhookView } from '../../webhooks/service.js';
+import type { View } from '../view.js';
+import { Csrf, Facts } from '../views/components.js';
+import { aboutWebhook, hrefOf, words } from './common.js';
+import { webhookFacts } from './panels.js';
+
+// The confirmation before deleting a webhook (§Webhooks).
+
+export function renderDelete(view: View, s: { webhook: WebhookView }): string {
+  const t = words(view);
+  const w = s.webhook;
+  return aboutWebhook(view, t, w, {
+    title: t('deleteTitle'),
+    children: (
+      <section class="panel">
+        <Facts rows={webhookFacts(view, t, w, null).slice(0, 4)} />
+        <p>{t('deleteIntro')}</p>
+        <form method="post" action={`${hrefOf(w.webhookId)}/delete`} data-confirm={t('deleteConfirm')} class="form-actions">
+          <Csrf view={view} />
+          <button type="submit" class="danger">
+            {t('deleteButton')}
+          </button>
+          <a href={hrefOf(w.webhookId)}>{view.t('cancel')}</a>
+        </form>
+      </section>
+    ),
+  });
+}
