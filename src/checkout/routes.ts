@@ -1,7 +1,7 @@
 import type { App, AppDeps } from '../deps.js';
 import { merchantOf } from '../http/auth.js';
 import { ProblemSchema, answerWith } from '../http/envelope.js';
-import { bodyCheckedByService } from '../http/validation.js';
+import { bodyCheckedByService, checkedByService } from '../http/validation.js';
 import { CreateCheckoutBody, CreateCheckoutResponse, StatusParams, StatusResponse } from './schemas.js';
 import { CREATE_SESSION_OPERATION, createSession, sessionStatus } from './service.js';
 
@@ -26,7 +26,7 @@ export async function hostedCheckoutRoutes(app: App, deps: AppDeps): Promise<voi
         description:
           'Required: amount, currency, returnUrl, reference, terminalIdentifier; eleven optional parameters. Every failing field is ' +
           'reported at once in `errors`. An Idempotency-Key header makes a retry return the first response.',
-        body: CreateCheckoutBody,
+        body: checkedByService(CreateCheckoutBody),
         response: { 200: CreateCheckoutResponse, ...errors },
       },
     },

@@ -5,7 +5,7 @@ import { ApiError } from '../errors.js';
 import { merchantOf, requireCapability } from '../http/auth.js';
 import { EnvelopeOnly, ProblemSchema, answerWith } from '../http/envelope.js';
 import { pageOf } from '../http/paging.js';
-import { bodyCheckedByService } from '../http/validation.js';
+import { bodyCheckedByService, checkedByService } from '../http/validation.js';
 import { linkTypeOf } from './rules.js';
 import { CreateBody, CreateResponse, DetailsParams, DetailsResponse, DisableBody, ListQuery, ListResponse, UpdateBody, type LinkType } from './schemas.js';
 import { createPaymentLink, disablePaymentLink, getPaymentLink, listPaymentLinks, updatePaymentLink, CREATE_OPERATION } from './service.js';
@@ -89,7 +89,7 @@ export async function paymentLinkRoutes(app: App, deps: AppDeps): Promise<void> 
           'PayByLink needs the PaymentLinks capability, TokenizeByLink the TokenizeLinks one. Every failing field is reported at once in `errors`. ' +
           'An Idempotency-Key header makes a retry return the first response.',
         tags,
-        body: CreateBody,
+        body: checkedByService(CreateBody),
         response: { 200: CreateResponse, ...errors },
       },
     },
@@ -109,7 +109,7 @@ export async function paymentLinkRoutes(app: App, deps: AppDeps): Promise<void> 
           'The link representation, identified by paymentLinkReference. A field left out keeps its value; null clears a nullable one. ' +
           'amount, currency and items change only while salesCount is 0; immutable fields may be sent unchanged. A Disabled link answers 409.',
         tags,
-        body: UpdateBody,
+        body: checkedByService(UpdateBody),
         response: { 200: EnvelopeOnly, ...errors },
       },
     },
@@ -129,7 +129,7 @@ export async function paymentLinkRoutes(app: App, deps: AppDeps): Promise<void> 
         summary: 'Disable Payment Link',
         description: 'Immediate and final; disabling a Disabled link succeeds again.',
         tags,
-        body: DisableBody,
+        body: checkedByService(DisableBody),
         response: { 200: EnvelopeOnly, ...errors },
       },
     },

@@ -1,7 +1,7 @@
 import type { App, AppDeps } from '../deps.js';
 import { merchantOf } from '../http/auth.js';
 import { ProblemSchema, answerWith } from '../http/envelope.js';
-import { bodyCheckedByService } from '../http/validation.js';
+import { bodyCheckedByService, checkedByService } from '../http/validation.js';
 import { requestModification } from './modifications/service.js';
 import {
   CaptureBody,
@@ -45,7 +45,7 @@ export async function paymentRoutes(app: App, deps: AppDeps): Promise<void> {
           'For payments with manual capture or a pre-authorisation (authorisationType PreAuth). Partial captures add up to at most the authorised amount, ' +
           'counting captures still in progress. Outcome: a Capture webhook. ' +
           LEDGER,
-        body: CaptureBody,
+        body: checkedByService(CaptureBody),
         response: { 200: ModificationResponse, ...errors },
       },
     },
@@ -61,7 +61,7 @@ export async function paymentRoutes(app: App, deps: AppDeps): Promise<void> {
         tags,
         summary: 'Refund a captured payment, in full or in part',
         description: 'Partial refunds add up to at most the captured amount, counting refunds still in progress. Outcome: a Refund webhook. ' + LEDGER,
-        body: RefundBody,
+        body: checkedByService(RefundBody),
         response: { 200: ModificationResponse, ...errors },
       },
     },
@@ -81,7 +81,7 @@ export async function paymentRoutes(app: App, deps: AppDeps): Promise<void> {
           'nothing more can be captured); a captured one is refunded what was not refunded yet. Afterwards the payment takes no more ' +
           'modifications. Outcome: a Refund webhook (amount: what was released or refunded). ' +
           LEDGER,
-        body: ReverseBody,
+        body: checkedByService(ReverseBody),
         response: { 200: ModificationResponse, ...errors },
       },
     },
@@ -104,7 +104,7 @@ export async function paymentRoutes(app: App, deps: AppDeps): Promise<void> {
           'after the step the shopper returns to returnUrl with checkoutReference added, and the outcome arrives as webhooks. ' +
           'Merchant-initiated charges never redirect. Authorised payments are captured at once. Webhooks: Authorization (success "true" or "false"), then Capture. A disabled token: ' +
           "409 INVALID_STATE; another merchant's token: 404. An Idempotency-Key header makes a retry return the first answer.",
-        body: TokenPaymentBody,
+        body: checkedByService(TokenPaymentBody),
         response: { 200: TokenPaymentResponse, ...errors },
       },
     },
@@ -124,7 +124,7 @@ export async function paymentRoutes(app: App, deps: AppDeps): Promise<void> {
         summary: 'Disable a saved card',
         description:
           'The token can no longer be charged. Raises a TokenDisabled webhook (additionalData.token). Disabling it again succeeds again, without a second webhook.',
-        body: DisableTokenBody,
+        body: checkedByService(DisableTokenBody),
         response: { 200: DisableTokenResponse, ...errors },
       },
     },

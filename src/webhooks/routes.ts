@@ -5,7 +5,7 @@ import { ApiError } from '../errors.js';
 import { merchantOf } from '../http/auth.js';
 import { EnvelopeOnly, answerWith } from '../http/envelope.js';
 import { pageOf } from '../http/paging.js';
-import { bodyCheckedByService, queryCheckedByService } from '../http/validation.js';
+import { bodyCheckedByService, checkedByService, queryCheckedByService } from '../http/validation.js';
 import type { ListenerHub } from './listen/hub.js';
 import * as s from './schemas.js';
 import * as service from './service.js';
@@ -49,7 +49,7 @@ export async function webhookRoutes(app: App, deps: AppDeps, listeners: Listener
           '(the same key as a Standard Webhooks secret, for the webhook-id/webhook-timestamp/webhook-signature headers). A partner key ' +
           'registers a webhook for all its merchants. maxInFlight (1 to 100, default 10) bounds the attempts sent to it at once and rateLimit ' +
           '(1 to 1000 deliveries per second) how fast they start. An Idempotency-Key header makes a retry return the first answer.',
-        body: s.RegisterBody,
+        body: checkedByService(s.RegisterBody),
         response: { 200: s.RegisterResponse },
       },
     },
@@ -147,7 +147,7 @@ export async function webhookRoutes(app: App, deps: AppDeps, listeners: Listener
           'A webhook without a URL: its deliveries go to the `paylinks listen` command over the stream it opens (GET /webhooks/{webhookId}/listen), ' +
           'so a developer receives them on their own machine with no inbound port. A listener of the same owner and event types that no stream has ' +
           'had open for a minute is reused, with its secrets (reused: true). Delete it when done.',
-        body: s.ListenerBody,
+        body: checkedByService(s.ListenerBody),
         response: { 200: s.ListenerResponse },
       },
     },
@@ -260,7 +260,7 @@ export async function webhookRoutes(app: App, deps: AppDeps, listeners: Listener
           'Change url, eventTypes, description, enabled, maxInFlight or rateLimit; a field left out keeps its value (rateLimit null removes the ' +
           'limit). A disabled webhook gets no new deliveries. The secrets do not change (rotate-secrets does that).',
         params: s.WebhookParams,
-        body: s.UpdateBody,
+        body: checkedByService(s.UpdateBody),
         response: { 200: s.WebhookResponse },
       },
     },
@@ -298,7 +298,7 @@ export async function webhookRoutes(app: App, deps: AppDeps, listeners: Listener
           "webhook's current key: after a receiver was down, one call instead of a redeliver per delivery. Answers at once with the count. " +
           'The same window again queues nothing and answers the same count (repeated: true).',
         params: s.WebhookParams,
-        body: s.RecoverBody,
+        body: checkedByService(s.RecoverBody),
         response: { 200: s.RecoverResponse },
       },
     },
@@ -340,7 +340,7 @@ export async function webhookRoutes(app: App, deps: AppDeps, listeners: Listener
         description:
           'Sandbox only (PAYLINKS_SANDBOX=true; otherwise this path is 404). Makes an event of any type with the given amount and outcome and ' +
           "delivers it to the merchant's webhooks like a real one, to test a receiver.",
-        body: s.SandboxEventBody,
+        body: checkedByService(s.SandboxEventBody),
         response: { 200: s.SandboxEventResponse },
       },
     },
@@ -358,7 +358,7 @@ export async function webhookRoutes(app: App, deps: AppDeps, listeners: Listener
         description:
           "Sandbox only. Every pending delivery of the caller's webhooks (or, with webhookId, of that one) whose next attempt is not due " +
           'yet is due now, so a test sees the retries at once. Deliveries whose attempt is in flight are left alone. Answers how many.',
-        body: s.AdvanceAllBody,
+        body: checkedByService(s.AdvanceAllBody),
         response: { 200: s.AdvanceAllResponse },
       },
     },
