@@ -1,3 +1,5 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import { parseConfig, ConfigError, type Config } from './config.js';
 import { openDatabase, type Database } from './db/database.js';
@@ -54,6 +56,21 @@ async function withDb<T>(config: Config, command: string, fn: (db: Database) => 
   }
 }
 
+/**
+ * An account command run where there is no embedded database (another folder than the server's, a
+ * typing mistake in PAYLINKS_DATA_DIR) would otherwise create a new, empty one there and answer from
+ * it. It refuses instead and says where it looked; `paylinks migrate` (or `serve`) creates one.
+ */
+function refuseEmptyDataDir(config: Config): void {
+  if (config.databaseUrl !== null || config.dataDir.startsWith('memory://')) return;
+  if (existsSync(join(config.dataDir, 'PG_VERSION'))) return;
+  throw new AccountError(
+    `there is no paylinks database in ${resolve(config.dataDir)}.\n` +
+      '  Point this command at the folder the server uses (PAYLINKS_DATA_DIR=<folder>), or at PostgreSQL (DATABASE_URL),\n' +
+      '  or create a new database in this folder with `paylinks migrate`.',
+  );
+}
+
 /** How long an account command waits for another short command that holds the embedded database. */
 const WAIT_FOR_COMMAND_MS = 10_000;
 
@@ -64,6 +81,7 @@ const WAIT_FOR_COMMAND_MS = 10_000;
  */
 async function runAdmin(command: AdminCommand, label: string, args: Record<string, unknown>): Promise<Record<string, unknown>> {
   const config = loadConfig();
+  refuseEmptyDataDir(config);
   const deadline = Date.now() + WAIT_FOR_COMMAND_MS;
   const run: (c: AdminContext, a: Record<string, unknown>) => Promise<Record<string, unknown>> = adminCommands[command];
   for (;;) {
@@ -97,9 +115,16 @@ function emit(json: boolean, value: Record<string, unknown>, human: string[]): v
 
 const when = (iso: string | null): string => (iso === null ? '-' : iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z'));
 
+/** The version in package.json, one folder above this file both as source (src/) and built (dist/). */
+function packageVersion(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version?: unknown };
+  return typeof pkg.version === 'string' ? pkg.version : 'unknown';
+}
+
 export function buildCli(): Command {
   const program = new Command('paylinks')
     .description('Payment links, hosted checkout and webhook delivery: run the service, manage accounts, and call the API')
+    .version(packageVersion(), '-V, --version', 'print the version of paylinks')
     .showHelpAfterError()
     .exitOverride((err) => {
       // Help and version exit 0; a mistake in the command line (unknown option, missing argument) 2.

@@ -14,6 +14,7 @@ import { startAdminServer, type AdminServer } from './admin/server.js';
 import { Metrics } from './metrics.js';
 import { deliveryBacklog } from './webhooks/deliveries/service.js';
 import { createServer, type Server } from 'node:http';
+import type { Socket } from 'node:net';
 import { ModificationProcessor } from './payments/modifications/processor.js';
 import type { Acquirer } from './payments/acquirer.js';
 import { simulatorAcquirer } from './payments/simulator.js';
@@ -102,6 +103,13 @@ export async function serve(config: Config, opts: { worker: boolean; clock?: Clo
     throw err;
   }
 
+  // The open connections, for the drain to find those that have not sent a byte (a browser's preconnect).
+  const open = new Set<Socket>();
+  app.server.on('connection', (socket: Socket) => {
+    open.add(socket);
+    socket.once('close', () => open.delete(socket));
+  });
+
   let stopping: Promise<void> | undefined;
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
@@ -113,8 +121,15 @@ export async function serve(config: Config, opts: { worker: boolean; clock?: Clo
       timer.unref();
       // server.close() closes the keep-alive connections idle at that moment only; one that finishes
       // its last request afterwards would stay open until its keep-alive timeout (72 s) and hold the
-      // drain for the whole grace period (§Hardening's SIGTERM test found this). Sweep them as they idle.
-      const sweep = setInterval(() => app.server.closeIdleConnections(), 100);
+      // drain for the whole grace period (§Hardening's SIGTERM test found this). Sweep them as they idle,
+      // with the connections a browser opens ahead of need and never sends on: Node counts those as
+      // neither idle nor busy, so they too would hold the drain to its end.
+      const closeIdle = (): void => {
+        app.server.closeIdleConnections();
+        for (const socket of open) if (socket.bytesRead === 0) socket.destroy();
+      };
+      closeIdle();
+      const sweep = setInterval(closeIdle, 100);
       sweep.unref();
       try {
         // The worker stops claiming and lets attempts in flight finish (at most 15 s each) and be recorded.

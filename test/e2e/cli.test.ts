@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,6 +26,8 @@ describe('paylinks account commands (§Authentication, §Webhooks, §Running the
       env = { DATABASE_URL: tdb.url as string };
     } else {
       env = { PAYLINKS_DATA_DIR: join(dir, 'data') };
+      // An account command does not create a database; the operator's first step does.
+      await run(process.execPath, [BIN, 'migrate'], { env: { PATH: process.env.PATH ?? '', ...env } });
     }
   });
   afterAll(async () => {
@@ -83,6 +86,26 @@ describe('paylinks account commands (§Authentication, §Webhooks, §Running the
       stderr: expect.stringContaining('merchant mch_nobody not found'),
     });
   }, 60_000);
+
+  it('refuses an account command where there is no database, names the folder, and creates nothing there', async () => {
+    const empty = join(dir, 'not-the-server-folder');
+    const failed = await run(process.execPath, [BIN, 'merchant', 'list'], { env: { PATH: process.env.PATH ?? '', PAYLINKS_DATA_DIR: empty } }).then(
+      () => null,
+      (e: { code?: number; stderr?: string }) => e,
+    );
+    expect(failed?.code).toBe(1);
+    expect(failed?.stderr).toContain(`there is no paylinks database in ${empty}`);
+    expect(failed?.stderr).toContain('PAYLINKS_DATA_DIR');
+    expect(failed?.stderr).toContain('DATABASE_URL');
+    expect(failed?.stderr).toContain('paylinks migrate');
+    expect(existsSync(empty)).toBe(false);
+  });
+
+  it('prints its version', async () => {
+    const { stdout } = await run(process.execPath, [BIN, '--version']);
+    const pkg = JSON.parse(readFileSync(join(import.meta.dirname, '../../package.json'), 'utf8')) as { version: string };
+    expect(stdout.trim()).toBe(pkg.version);
+  });
 
   it('stops with every bad variable named', async () => {
     await expect(run(process.execPath, [BIN, 'migrate'], { env: { PATH: process.env.PATH ?? '', PORT: 'x', PAYLINKS_ENV: 'qa' } })).rejects.toMatchObject({

@@ -1,5 +1,7 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
+import { Agent, get as httpGet } from 'node:http';
+import { connect } from 'node:net';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -136,6 +138,29 @@ describe.skipIf(TEST_DB !== 'pglite')('npm start on the embedded database', () =
     expect(out).toContain('SIGINT received: still draining');
     expect(out).toContain('SIGTERM received: still draining');
   }, 30_000);
+
+  it('stops at once when only idle connections are open: a kept-alive one and one that never sent a byte', async () => {
+    const dataDir = join(dir, 'idle');
+    const s = await startProcess(process.execPath, [BIN, 'serve'], { PAYLINKS_DATA_DIR: dataDir });
+    const { port } = new URL(s.baseUrl);
+    // A browser with the portal open: a connection kept alive after a page, and one opened ahead of need.
+    const agent = new Agent({ keepAlive: true });
+    await new Promise<void>((resolve, reject) => {
+      httpGet({ host: '127.0.0.1', port, path: '/portal/sign-in', agent }, (res) => {
+        res.resume();
+        res.on('end', resolve);
+      }).on('error', reject);
+    });
+    const preconnect = connect(Number(port), '127.0.0.1');
+    preconnect.on('error', () => {});
+    await new Promise((r) => preconnect.once('connect', r));
+    const sent = Date.now();
+    process.kill(s.proc.pid as number, 'SIGTERM');
+    expect((await s.exited).code).toBe(0);
+    // The grace period for work in flight is 20 s; with nothing in flight the stop does not wait for it.
+    expect(Date.now() - sent).toBeLessThan(10_000);
+    agent.destroy();
+  }, 60_000);
 
   it('runs account commands beside a running server through it: a new key works at once, nothing is lost', async () => {
     const dataDir = join(dir, 'beside');
