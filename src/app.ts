@@ -10,6 +10,7 @@ import { documentErrorAnswers, envelope } from './http/envelope.js';
 import { clientErrorHandler, frameworkErrorHandler, installErrorHandling } from './http/errorHandler.js';
 import { installRouteTable } from './http/routeTable.js';
 import { installCreatePipeline } from './http/createPipeline.js';
+import { installApiAudit } from './http/apiAudit.js';
 import { validatorCompiler } from './http/validation.js';
 import { normalizeInput, type JsonSchema } from './validation.js';
 import swaggerUi from '@fastify/swagger-ui';
@@ -197,6 +198,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await app.register(
     async (api) => {
       api.addHook('onRoute', documentErrorAnswers);
+      installApiAudit(api, { db, clock });
       installCreatePipeline(api, { db, clock, sealer: deps.sealer });
       await paymentLinkRoutes(api as App, deps);
       await webhookRoutes(api as App, deps, listeners);

@@ -13,9 +13,13 @@ export function isCapability(v: string): v is Capability {
 }
 
 /** Who is calling: a merchant, or a partner acting for its linked merchants (§Authentication, §Webhooks). */
-export type Principal =
+export type Principal = (
   | { kind: 'merchant'; keyId: string; merchantId: string; capabilities: ReadonlySet<Capability> }
-  | { kind: 'partner'; keyId: string; partnerId: string; capabilities: ReadonlySet<Capability> };
+  | { kind: 'partner'; keyId: string; partnerId: string; capabilities: ReadonlySet<Capability> }
+) & {
+  /** The key's first and last characters ({@link displayFormOf}), as the audit log names it; null for an older key. */
+  display?: string | null;
+};
 
 export interface CreatedMerchant {
   merchantId: string;
@@ -60,14 +64,16 @@ export async function addTerminal(db: Database, merchantId: string): Promise<{ m
 /**
  * A new API key with the capabilities asked for, for every caller (the portal's developers page, the
  * operator's command): they are checked here (keyCapabilities), so a refusal is §Errors's field errors
- * on `capabilities` whoever asked.
+ * on `capabilities` whoever asked. `allowed`, when given, is what the one asking may give a key (a
+ * portal user: what their role may do, src/portal/access.ts); any other capability is refused.
  */
 export async function createKey(
   db: Database,
   owner: { merchantId: string } | { partnerId: string },
   capabilities: readonly string[],
+  allowed?: readonly Capability[],
 ): Promise<{ keyId: string; apiKey: string; capabilities: Capability[] }> {
-  const caps = keyCapabilities(capabilities);
+  const caps = keyCapabilities(capabilities, allowed);
   if ('merchantId' in owner && !(await sql.merchantExists(db.pool, owner.merchantId))) {
     throw new AccountError(`merchant ${owner.merchantId} not found`);
   }
@@ -126,11 +132,18 @@ export async function listKeys(db: Database, owner: { merchantId: string } | { p
  * The capabilities of a new key as a form names them: at least one, each known (§Authentication).
  * Throws §Errors field errors on `capabilities`.
  */
-function keyCapabilities(values: readonly string[]): Capability[] {
+function keyCapabilities(values: readonly string[], allowed?: readonly Capability[]): Capability[] {
   const errors: FieldError[] = [];
   if (values.length === 0) errors.push({ field: 'capabilities', code: 'REQUIRED', message: 'choose at least one capability' });
   values.forEach((v, i) => {
     if (!isCapability(v)) errors.push({ field: `capabilities[${i}]`, code: 'ENUM', message: `must be one of ${CAPABILITIES.join(', ')}` });
+    else if (allowed && !allowed.includes(v)) {
+      errors.push({
+        field: `capabilities[${i}]`,
+        code: 'NOT_PERMITTED',
+        message: allowed.length === 0 ? `your role may not give a key ${v}` : `your role may not give a key ${v}; it may give ${allowed.join(', ')}`,
+      });
+    }
   });
   if (errors.length > 0) throw validationError(errors);
   return [...new Set(values as Capability[])];
@@ -297,10 +310,11 @@ export async function updateAllowedOrigins(db: Database, merchantId: string, ori
 /** A key's presented length is checked before hashing: anything else cannot be a key of ours. */
 const plausibleKey = (k: string): boolean => k.length >= 16 && k.length <= 256;
 
-function principalOf(row: sql.KeyRow): Principal | undefined {
+function principalOf(row: sql.KeyRow & { displayPrefix: string | null }): Principal | undefined {
   const caps = new Set(row.capabilities.filter(isCapability));
-  if (row.merchantId !== null) return { kind: 'merchant', keyId: row.id, merchantId: row.merchantId, capabilities: caps };
-  if (row.partnerId !== null) return { kind: 'partner', keyId: row.id, partnerId: row.partnerId, capabilities: caps };
+  const display = row.displayPrefix;
+  if (row.merchantId !== null) return { kind: 'merchant', keyId: row.id, merchantId: row.merchantId, capabilities: caps, display };
+  if (row.partnerId !== null) return { kind: 'partner', keyId: row.id, partnerId: row.partnerId, capabilities: caps, display };
   return undefined;
 }
 

@@ -89,10 +89,10 @@ export async function listMerchants(db: Queryable): Promise<MerchantListRow[]> {
 }
 
 /** Live keys among these hashes, in one round trip (batched authentication, docs/performance.md). */
-export async function findKeysByHashes(db: Queryable, keyHashes: readonly Buffer[]): Promise<(KeyRow & { keyHash: Buffer })[]> {
-  const { rows } = await db.query<KeyRow & { keyHash: Buffer }>({
+export async function findKeysByHashes(db: Queryable, keyHashes: readonly Buffer[]): Promise<(KeyRow & { keyHash: Buffer; displayPrefix: string | null })[]> {
+  const { rows } = await db.query<KeyRow & { keyHash: Buffer; displayPrefix: string | null }>({
     name: 'accounts.findKeysByHashes',
-    text: 'SELECT key_hash AS "keyHash", id, merchant_id AS "merchantId", partner_id AS "partnerId", capabilities FROM api_keys WHERE key_hash = ANY($1::bytea[]) AND revoked_at IS NULL',
+    text: 'SELECT key_hash AS "keyHash", id, display_prefix AS "displayPrefix", merchant_id AS "merchantId", partner_id AS "partnerId", capabilities FROM api_keys WHERE key_hash = ANY($1::bytea[]) AND revoked_at IS NULL',
     values: [keyHashes],
   });
   return rows;

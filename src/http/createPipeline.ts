@@ -65,7 +65,11 @@ export function installCreatePipeline(app: FastifyInstance, deps: IdempotencyDep
       request.idempotencyKey = key;
       // A retry gets the first answer, even when the same body would no longer validate.
       const replay = await earlierResponse(deps, { ownerId, key, operation: create.operation, body: request.body });
-      if (replay) return reply.send({ ...replay, ...envelope(request.id, deps.clock) });
+      if (replay) {
+        // Nothing changed: the audit of API calls (apiAudit.ts) records no second entry.
+        request.replayed = true;
+        return reply.send({ ...replay, ...envelope(request.id, deps.clock) });
+      }
     };
   }
 }

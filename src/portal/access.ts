@@ -1,3 +1,4 @@
+import { CAPABILITIES, type Capability } from '../accounts/service.js';
 import type { Role } from '../users/service.js';
 
 // Who may do what in the portal (§The portal: roles). Every portal route names one permission in its
@@ -8,6 +9,10 @@ import type { Role } from '../users/service.js';
 //   owner      everything, users and the audit log included
 //   developer  API keys, terminals, origins, webhooks and their deliveries, themes; reads money
 //   staff      payment links, checkout sessions, payments, captures, refunds and reversals
+//
+// An API key acts without a portal user, so a user may give a key only capabilities that stand for
+// what the user's own role may do (CAPABILITY_PERMISSION): a developer's keys manage webhooks, and
+// links and payments stay with owners and staff through the API as in the portal (docs/portal.md).
 
 const EVERYONE: readonly Role[] = ['owner', 'developer', 'staff'];
 
@@ -33,6 +38,24 @@ export type Permission = keyof typeof PERMISSIONS;
 
 export function can(role: Role, permission: Permission): boolean {
   return (PERMISSIONS[permission] as readonly Role[]).includes(role);
+}
+
+/**
+ * What each capability of an API key lets its holder do, as the portal permission for the same
+ * actions: links (PaymentLinks, TokenizeLinks), checkout sessions, saved-card charges, captures,
+ * refunds and reversals (HostedCheckout), webhooks and their deliveries (Webhooks).
+ */
+export const CAPABILITY_PERMISSION = {
+  PaymentLinks: 'links.write',
+  TokenizeLinks: 'links.write',
+  HostedCheckout: 'payments.modify',
+  Webhooks: 'webhooks.write',
+} as const satisfies Record<Capability, Permission>;
+
+/** The capabilities a user of this role may give a key on the developers page (none without that page). */
+export function keyCapabilitiesFor(role: Role): Capability[] {
+  if (!can(role, 'developers.manage')) return [];
+  return CAPABILITIES.filter((c) => can(role, CAPABILITY_PERMISSION[c]));
 }
 
 /** What a portal route needs: a signed-in user with a permission, or nothing (sign-in, assets). */

@@ -126,6 +126,7 @@ export const CORE = messages(
     errTERMINAL_NOT_FOUND: 'Not one of your terminals.',
     errINVALID_RETURN_URL: 'Must be a complete http or https address.',
     errIMMUTABLE: 'Cannot be changed.',
+    errNOT_PERMITTED: 'Your role may not give a key this capability.',
   },
   {
     portal: 'Þjónustuvefur söluaðila',
@@ -240,6 +241,7 @@ export const CORE = messages(
     errTERMINAL_NOT_FOUND: 'Ekki ein af útstöðvunum þínum.',
     errINVALID_RETURN_URL: 'Verður að vera heil http- eða https-slóð.',
     errIMMUTABLE: 'Ekki hægt að breyta.',
+    errNOT_PERMITTED: 'Hlutverk þitt má ekki gefa lykli þessa heimild.',
   },
 );
 

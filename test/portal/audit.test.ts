@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMerchant } from '../../src/accounts/service.js';
+import { createMerchant, listKeys } from '../../src/accounts/service.js';
 import { recordAudit } from '../../src/audit/service.js';
-import { createTestContext, type TestContext } from '../helpers/app.js';
+import { call, createTestContext, type TestContext } from '../helpers/app.js';
+import { ownedBy } from '../security/world.js';
 import type { PortalBrowser } from './helpers.js';
 import { portalUser, textOf } from './helpers.js';
 
@@ -78,6 +79,99 @@ describe('portal audit log', () => {
     expect(inviteIs).toContain('Bauð notanda');
     expect(inviteIs).toContain('Hlutverk: Starfsmaður');
     await owner.browser.post('/portal/language', { language: 'en', back: '/portal/audit' });
+  });
+
+  it('records every change made with an API key, the key named by its id and first and last characters, beside the portal’s own', async () => {
+    const m = await createMerchant(ctx.tdb.db, 'API shop');
+    const boss = await portalUser(ctx, 'owner', { owner: { merchantId: m.merchantId } });
+    const [key] = await listKeys(ctx.tdb.db, { merchantId: m.merchantId });
+    const display = key?.display ?? 'no display';
+    const owned = await ownedBy(ctx, m);
+    const entries = async () =>
+      (
+        await ctx.tdb.db.pool.query<{
+          action: string;
+          target: string | null;
+          actor_key_id: string | null;
+          actor_key_display: string | null;
+          details: Record<string, unknown>;
+        }>('SELECT action, target, actor_key_id, actor_key_display, details FROM audit_log WHERE merchant_id = $1 ORDER BY id', [m.merchantId])
+      ).rows;
+    const made = await entries();
+    expect(made.map((e) => [e.action, e.target])).toEqual([
+      ['webhook.create', owned.webhookId],
+      ['link.create', owned.linkReference],
+      ['link.create', owned.tokenizeLinkReference],
+      ['checkout.create', owned.checkoutReference],
+      ['checkout.create', owned.paidCheckoutReference],
+    ]);
+    for (const e of made) {
+      expect(e.actor_key_id).toBe(key?.keyId);
+      expect(e.actor_key_display).toBe(display);
+    }
+    expect(made[1]?.details).toEqual({ type: 'PayByLink', amount: 3000, currency: 'EUR' });
+
+    // Money moved, a link changed and disabled, a card charged and disabled, a webhook's secrets rotated.
+    const apiKey = owned.apiKey;
+    const refund = await call(
+      ctx,
+      'POST',
+      '/api/v1/modification/refund',
+      { reference: 'r-1', payfacReference: owned.payfacReference, amount: 100, currency: 'EUR' },
+      { apiKey },
+    );
+    expect(refund.status, JSON.stringify(refund.body)).toBe(200);
+    expect(
+      (await call(ctx, 'POST', '/api/v1/paymentlinks/update', { paymentLinkReference: owned.linkReference, description: 'Mugs' }, { apiKey })).status,
+    ).toBe(200);
+    expect((await call(ctx, 'POST', '/api/v1/paymentlinks/disable', { paymentLinkReference: owned.linkReference }, { apiKey })).status).toBe(200);
+    expect((await call(ctx, 'POST', `/api/v1/webhooks/${owned.webhookId}/rotate-secrets`, undefined, { apiKey })).status).toBe(200);
+    expect((await call(ctx, 'POST', '/api/v1/payment/disable-token', { tokenValue: owned.tokenValue }, { apiKey })).status).toBe(200);
+    // Refused calls and reads change nothing and are not recorded; nor is a retry answered with the first answer.
+    const count = (await entries()).length;
+    expect((await call(ctx, 'POST', '/api/v1/paymentlinks/disable', { paymentLinkReference: 'pl_nothing' }, { apiKey })).status).toBe(404);
+    expect((await call(ctx, 'POST', '/api/v1/paymentlinks/create', { type: 'PayByLink' }, { apiKey })).status).toBe(400);
+    expect((await call(ctx, 'GET', '/api/v1/paymentlinks', undefined, { apiKey })).status).toBe(200);
+    expect((await call(ctx, 'POST', `/api/v1/hostedcheckout/status/${owned.checkoutReference}`, undefined, { apiKey })).status).toBe(200);
+    expect(await entries()).toHaveLength(count);
+    const body = { amount: 500, currency: 'EUR', returnUrl: 'https://shop.example/return', reference: 'order-9', terminalIdentifier: owned.terminalIdentifier };
+    const first = await call(ctx, 'POST', '/api/v1/hostedcheckout', body, { apiKey, headers: { 'idempotency-key': 'once' } });
+    const again = await call(ctx, 'POST', '/api/v1/hostedcheckout', body, { apiKey, headers: { 'idempotency-key': 'once' } });
+    expect(again.body.checkoutReference).toBe(first.body.checkoutReference);
+
+    const later = (await entries()).slice(made.length);
+    expect(later.map((e) => [e.action, e.target])).toEqual([
+      ['payment.refund', owned.payfacReference],
+      ['link.update', owned.linkReference],
+      ['link.disable', owned.linkReference],
+      ['webhook.rotate', owned.webhookId],
+      ['token.disable', `…${owned.tokenValue.slice(-4)}`],
+      ['checkout.create', first.body.checkoutReference],
+    ]);
+    expect(later[0]?.details).toEqual({ reference: 'r-1', amount: 100, currency: 'EUR', modification: refund.body.payfacReference });
+    expect(later[1]?.details).toEqual({ changed: ['description'] });
+    // Never the key itself, nor the token.
+    const all = JSON.stringify(await entries());
+    expect(all).not.toContain(apiKey);
+    expect(all).not.toContain(owned.tokenValue);
+
+    // The owner sees them beside the portal's own actions, the key by its id and characters.
+    await boss.browser.get('/portal/developers');
+    expect((await boss.browser.post('/portal/developers/terminals', {})).statusCode).toBe(303);
+    const page = await boss.browser.get('/portal/audit');
+    const [terminal, checkout, disabled, , , , refunded] = rows(page.body);
+    expect(terminal).toContain(boss.email);
+    expect(terminal).toContain('Added a terminal');
+    expect(checkout).toContain(`API key ${display} ${key?.keyId}`);
+    expect(checkout).toContain('Created a checkout session');
+    expect(disabled).toContain('Disabled a saved card');
+    expect(refunded).toContain('Refunded a payment');
+    expect(refunded).toContain('Amount: €1.00');
+    expect(page.body).not.toContain(apiKey);
+    await boss.browser.post('/portal/language', { language: 'is', back: '/portal/audit' });
+    const is = rows((await boss.browser.get('/portal/audit')).body);
+    expect(is[1]).toContain(`API-lykill ${display}`);
+    expect(is[1]).toContain('Stofnaði greiðslusíðu');
   });
 
   it('pages fifty at a time, each page continuing before the last entry of the one before', async () => {

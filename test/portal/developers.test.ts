@@ -127,6 +127,43 @@ describe('portal developers', () => {
     expect(await count(ctx, "SELECT count(*)::int AS n FROM audit_log WHERE action = 'key.create' AND details->'capabilities' @> '[\"Everything\"]'")).toBe(0);
   });
 
+  it('a user may give a key only what their own role may do: the page offers no more, and a forged post is refused beside the boxes', async () => {
+    // A developer may not make links or move money in the portal, so not through a key either.
+    const offered = (html: string) => [...html.matchAll(/name="capabilities" value="(\w+)"/g)].map((m) => m[1]);
+    const page = await developer.get('/portal/developers');
+    expect(offered(page.body)).toEqual(['Webhooks']);
+    expect(textOf(page.body)).toContain('A key can do only what your role may do in the portal');
+    expect(offered((await owner.get('/portal/developers')).body)).toEqual(['PaymentLinks', 'TokenizeLinks', 'HostedCheckout', 'Webhooks']);
+    await developer.get('/portal/developers');
+    const before = (await listKeys(ctx.tdb.db, { merchantId: merchantId() })).length;
+    const forged = await developer.post('/portal/developers/keys', { capabilities: ['HostedCheckout', 'PaymentLinks', 'Webhooks'] });
+    expect(forged.statusCode).toBe(400);
+    const beside = errorsBeside(forged.body, 'f-capabilities');
+    expect(beside).toContain('your role may not give a key HostedCheckout; it may give Webhooks');
+    expect(beside).toContain('your role may not give a key PaymentLinks');
+    expect(beside).not.toContain('key Webhooks');
+    expect((await listKeys(ctx.tdb.db, { merchantId: merchantId() })).length).toBe(before);
+    for (const capabilities of [['TokenizeLinks'], ['HostedCheckout']]) {
+      expect((await developer.post('/portal/developers/keys', { capabilities })).statusCode).toBe(400);
+    }
+    expect((await listKeys(ctx.tdb.db, { merchantId: merchantId() })).length).toBe(before);
+    // What the role allows is made.
+    const ok = await developer.post('/portal/developers/keys', { capabilities: ['Webhooks'] });
+    expect(ok.statusCode).toBe(200);
+    expect((await listKeys(ctx.tdb.db, { merchantId: merchantId() })).at(-1)?.capabilities).toEqual(['Webhooks']);
+    // The same refusal in Icelandic.
+    await developer.post('/portal/account/language', { language: 'is' });
+    try {
+      await developer.get('/portal/developers');
+      const is = await developer.post('/portal/developers/keys', { capabilities: ['PaymentLinks'] });
+      expect(is.statusCode).toBe(400);
+      expect(errorsBeside(is.body, 'f-capabilities')).toBe('Hlutverk þitt má ekki gefa lykli þessa heimild.');
+      expect(textOf(is.body)).toContain('Lykill getur aðeins gert það sem hlutverk þitt má gera');
+    } finally {
+      await developer.post('/portal/account/language', { language: 'en' });
+    }
+  });
+
   it('the operator’s command makes keys under the same rule: the same refusal, said on one line', async () => {
     const context = { db: ctx.tdb.db, clock: ctx.clock, publicBaseUrl: 'http://paylinks.test' };
     const before = (await listKeys(ctx.tdb.db, { merchantId: merchantId() })).length;

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMerchant } from '../../src/accounts/service.js';
+import { CAPABILITIES, createMerchant, type Capability } from '../../src/accounts/service.js';
 import { createTheme } from '../../src/themes/service.js';
-import { can, type Permission } from '../../src/portal/access.js';
+import { CAPABILITY_PERMISSION, can, keyCapabilitiesFor, type Permission } from '../../src/portal/access.js';
 import type { RouteEntry } from '../../src/http/routeTable.js';
 import { ROLES, type Role } from '../../src/users/service.js';
-import { createTestContext, type TestContext } from '../helpers/app.js';
+import { call, createTestContext, type TestContext } from '../helpers/app.js';
 import { installWriteCounter, writeCount } from '../fuzz/writes.js';
 import { ownedBy, type Owned } from '../security/world.js';
 import { PortalBrowser, portalUser } from './helpers.js';
@@ -133,6 +133,57 @@ describe('every portal route × every role × another merchant (generated from t
     console.log(
       `portal routes × roles, naming merchant b's objects (${guarded.length} routes)\n${''.padEnd(58)} ${ROLES.map((r) => r.slice(0, 5).padStart(5)).join(' ')}\n${table.join('\n')}`,
     );
+    expect(failures).toEqual([]);
+  });
+
+  it('a key each role may make on the developers page reaches through the API only what the role may do in the portal', { timeout: 120_000 }, async () => {
+    // The role table for keys (docs/portal.md): what each role may give a key. A capability stands for
+    // portal permissions (CAPABILITY_PERMISSION); a role without them may not give it.
+    const EXPECTED: Record<Role, readonly Capability[] | 'no page'> = {
+      owner: ['PaymentLinks', 'TokenizeLinks', 'HostedCheckout', 'Webhooks'],
+      developer: ['Webhooks'],
+      staff: 'no page',
+    };
+    const api = ctx.app.routeTable.filter((r) => r.url.startsWith('/api/v1/') && r.auth !== undefined && r.method !== 'HEAD');
+    expect(api.length).toBeGreaterThan(10);
+    const failures: string[] = [];
+    const table: string[] = [];
+    for (const role of ROLES) {
+      const browser = browsers[role];
+      if ((await browser.get('/portal/account')).statusCode !== 200) await browser.signIn(emails[role]);
+      const given: Capability[] = [];
+      const row: string[] = [];
+      for (const capability of CAPABILITIES) {
+        await browser.get('/portal/account');
+        const res = await browser.post('/portal/developers/keys', { capabilities: capability });
+        row.push(`${capability} ${res.statusCode}`);
+        const expected = !can(role, 'developers.manage') ? 403 : can(role, CAPABILITY_PERMISSION[capability]) ? 200 : 400;
+        if (res.statusCode !== expected) failures.push(`${role} giving a key ${capability}: ${res.statusCode}, expected ${expected}`);
+        if (res.statusCode === 200) given.push(capability);
+      }
+      table.push(`${role.padEnd(10)} ${row.join('  ')}`);
+      expect(given.length > 0 ? given : 'no page', role).toEqual(EXPECTED[role]);
+      expect(keyCapabilitiesFor(role)).toEqual(given);
+      if (given.length === 0) continue;
+      // One key with all the role may give: every API route it reaches needs a capability whose portal
+      // permissions the role has; every other route refuses it (403) before reading anything.
+      await browser.get('/portal/account');
+      const made = await browser.post('/portal/developers/keys', { capabilities: given });
+      const apiKey = /value="([^"]+)"[^>]*id="new-api-key"|id="new-api-key"[^>]*value="([^"]+)"/.exec(made.body)?.slice(1).find(Boolean) ?? '';
+      expect(apiKey.length, role).toBeGreaterThan(30);
+      for (const route of api) {
+        const needs = route.auth?.anyOf ?? [];
+        const reaches = needs.length === 0 || needs.some((c) => given.includes(c));
+        const url = route.url.replace(/:(\w+)/g, 'nothing');
+        const res = await call(ctx, route.method === 'GET' ? 'GET' : 'POST', url, route.method === 'GET' ? undefined : {}, { apiKey });
+        const where = `${role}'s key, ${route.method} ${route.url}: ${res.status}`;
+        if (!reaches && res.status !== 403) failures.push(`${where}, expected 403`);
+        if (reaches && res.status === 403) failures.push(`${where}, expected the key to reach it`);
+        if (reaches && !needs.some((c) => given.includes(c) && can(role, CAPABILITY_PERMISSION[c])) && needs.length > 0)
+          failures.push(`${where}: the role may not do this in the portal`);
+      }
+    }
+    console.log(`keys each role may make (status of the developers page's create)\n${table.join('\n')}`);
     expect(failures).toEqual([]);
   });
 

@@ -1,5 +1,5 @@
 import type { VNode } from 'preact';
-import type { AuditAction, AuditEntry } from '../../audit/service.js';
+import type { Actor, AuditAction, AuditEntry } from '../../audit/service.js';
 import { isRole } from '../../users/service.js';
 import { ROLE_KEY, messages, translator } from '../i18n.js';
 import type { View } from '../view.js';
@@ -17,6 +17,7 @@ const M = messages(
     what: 'What',
     target: 'Concerning',
     operator: 'The operator',
+    apiKey: 'API key {key}',
     empty: 'Nothing recorded yet.',
     newest: 'Back to the newest',
     role: 'Role',
@@ -35,6 +36,7 @@ const M = messages(
     what: 'Hvað',
     target: 'Varðar',
     operator: 'Rekstraraðili',
+    apiKey: 'API-lykill {key}',
     empty: 'Ekkert skráð enn.',
     newest: 'Aftur í nýjustu færslur',
     role: 'Hlutverk',
@@ -79,6 +81,11 @@ const ACTIONS = messages(
     'user.signIn': 'Signed in',
     'user.password': 'Changed their password',
     'user.signOutEverywhere': 'Signed out everywhere',
+    'checkout.create': 'Created a checkout session',
+    'payment.charge': 'Charged a saved card',
+    'token.disable': 'Disabled a saved card',
+    'sandbox.event': 'Made a test payment event',
+    'sandbox.advance': 'Made pending deliveries due now',
   } satisfies Record<AuditAction, string>,
   {
     'link.create': 'Stofnaði greiðsluhlekk',
@@ -110,6 +117,11 @@ const ACTIONS = messages(
     'user.signIn': 'Skráði sig inn',
     'user.password': 'Breytti lykilorðinu sínu',
     'user.signOutEverywhere': 'Skráði sig út alls staðar',
+    'checkout.create': 'Stofnaði greiðslusíðu',
+    'payment.charge': 'Skuldfærði vistað kort',
+    'token.disable': 'Gerði vistað kort óvirkt',
+    'sandbox.event': 'Bjó til prófunargreiðsluatburð',
+    'sandbox.advance': 'Flýtti sendingum sem biðu',
   },
 );
 
@@ -156,6 +168,19 @@ function Details({ view, details }: { view: View; details: Record<string, unknow
   );
 }
 
+/** A portal user by their address, an API key by its id and first and last characters, else the operator. */
+function Who({ view, actor }: { view: View; actor: Actor }): VNode {
+  const t = translator(M, view.lang);
+  if (actor.key) {
+    return (
+      <span>
+        {t('apiKey', { key: actor.key.display ?? '' })} <code>{actor.key.keyId}</code>
+      </span>
+    );
+  }
+  return actor.email !== null ? <span>{actor.email}</span> : <span class="muted">{t('operator')}</span>;
+}
+
 export function renderAudit(view: View, data: { entries: readonly AuditEntry[]; next: string | null; paged: boolean }): string {
   const t = translator(M, view.lang);
   return portalPage({
@@ -185,7 +210,9 @@ export function renderAudit(view: View, data: { entries: readonly AuditEntry[]; 
                     <td class="nowrap">
                       <Time view={view} at={e.at} />
                     </td>
-                    <td class="wrap">{e.actor.email ?? <span class="muted">{t('operator')}</span>}</td>
+                    <td class="wrap">
+                      <Who view={view} actor={e.actor} />
+                    </td>
                     <td>{actionText(view, e.action)}</td>
                     <td class="wrap">{e.target ? <code>{e.target}</code> : <span class="muted">–</span>}</td>
                     <td class="wrap">

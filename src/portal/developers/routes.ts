@@ -1,5 +1,16 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { addTerminal, allowedOrigins, createKey, listKeys, listTerminals, merchantKey, revokeKey, updateAllowedOrigins } from '../../accounts/service.js';
+import {
+  addTerminal,
+  allowedOrigins,
+  createKey,
+  listKeys,
+  listTerminals,
+  merchantKey,
+  revokeKey,
+  updateAllowedOrigins,
+  type Capability,
+} from '../../accounts/service.js';
+import { keyCapabilitiesFor } from '../access.js';
 import { auditFor, formOf, refusable, seeOther, sendPage, sessionOfRequest, viewFor, type PortalArea, type PortalDeps } from '../http.js';
 import { FieldErrors } from '../view.js';
 import {
@@ -26,6 +37,7 @@ export const developersArea: PortalArea = {
   routes(portal, deps: PortalDeps) {
     const { db } = deps;
     const merchantOf = (request: FastifyRequest): string => sessionOfRequest(request).merchantId;
+    const allowedOf = (request: FastifyRequest): Capability[] => keyCapabilitiesFor(sessionOfRequest(request).role);
     const audit = auditFor(deps);
 
     /** The page, with a form as it was sent when that form was refused. */
@@ -48,7 +60,7 @@ export const developersArea: PortalArea = {
         renderDevelopers(view, {
           keys,
           terminals,
-          keyForm: s.keyForm ?? { capabilities: [], errors: new FieldErrors() },
+          keyForm: s.keyForm ?? { capabilities: [], errors: new FieldErrors(), allowed: allowedOf(request) },
           origins: s.origins ?? { text: (origins ?? []).join('\n'), sent: [], errors: new FieldErrors() },
           notice: s.notice ?? null,
         }),
@@ -63,8 +75,10 @@ export const developersArea: PortalArea = {
     portal.post('/developers/keys', manage, async (request, reply) => {
       const merchantId = merchantOf(request);
       const chosen = formOf(request).texts('capabilities');
-      const outcome = await refusable(() => createKey(db, { merchantId }, chosen));
-      if ('errors' in outcome) return page(request, reply, 400, { keyForm: { capabilities: chosen, errors: outcome.errors } });
+      // A key may do only what the user's own role may do (src/portal/access.ts).
+      const allowed = allowedOf(request);
+      const outcome = await refusable(() => createKey(db, { merchantId }, chosen, allowed));
+      if ('errors' in outcome) return page(request, reply, 400, { keyForm: { capabilities: chosen, errors: outcome.errors, allowed } });
       const created = outcome.ok;
       // The key itself goes nowhere but this answer.
       await audit(request, 'key.create', created.keyId, { capabilities: created.capabilities });

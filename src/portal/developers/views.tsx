@@ -1,5 +1,5 @@
 import type { VNode } from 'preact';
-import { CAPABILITIES, type KeySummary } from '../../accounts/service.js';
+import { CAPABILITIES, type Capability, type KeySummary } from '../../accounts/service.js';
 import { formatDate } from '../../html/format.js';
 import { translator, type Translate } from '../i18n.js';
 import { fieldMessage, type FieldErrors, type View } from '../view.js';
@@ -23,6 +23,8 @@ export type DevelopersNotice = 'keyRevoked' | 'terminalAdded' | 'originsSaved';
 export interface KeyForm {
   capabilities: readonly string[];
   errors: FieldErrors;
+  /** What the signed-in user's role may give a key (src/portal/access.ts): the only boxes offered. */
+  allowed: readonly Capability[];
 }
 
 export interface OriginsForm {
@@ -94,7 +96,8 @@ function Keys({ view, t, keys }: { view: View; t: T; keys: readonly KeySummary[]
 }
 
 function NewKey({ view, t, form }: { view: View; t: T; form: KeyForm }): VNode {
-  const options = CAPABILITIES.map((c) => ({ value: c, label: c, hint: t(`cap${c}`) }));
+  const options = CAPABILITIES.filter((c) => form.allowed.includes(c)).map((c) => ({ value: c, label: c, hint: t(`cap${c}`) }));
+  const limited = form.allowed.length < CAPABILITIES.length;
   return (
     // The fragment brings a refused form back into view: the answer is this page again, scrolled to it.
     <form method="post" action={`${DEVELOPERS}/keys#keys`} novalidate>
@@ -105,7 +108,7 @@ function NewKey({ view, t, form }: { view: View; t: T; form: KeyForm }): VNode {
         view={view}
         name="capabilities"
         legend={t('capabilities')}
-        hint={t('capabilitiesHint')}
+        hint={limited ? `${t('capabilitiesHint')} ${t('capabilitiesOfRole')}` : t('capabilitiesHint')}
         options={options}
         chosen={form.capabilities}
         errors={form.errors}
