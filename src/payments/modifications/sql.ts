@@ -210,18 +210,10 @@ export async function findModification(
   return rows[0];
 }
 
-export interface ModificationHistoryRow {
-  payfacReference: string;
-  kind: ModificationKind;
-  source: 'Api' | 'Scheduled';
-  reference: string | null;
-  amount: number | null;
-  currency: string;
-  refundReason: string | null;
+export interface ModificationHistoryRow extends Omit<NewModification, 'merchantId' | 'originalPayfacReference'> {
   state: 'Received' | 'Succeeded' | 'Failed';
   outcome: 'Captured' | 'Refunded' | 'Cancelled' | null;
   reason: string | null;
-  createdAt: Date;
   completedAt: Date | null;
 }
 
