@@ -124,3 +124,27 @@ export class NotifiedLoop {
     }
   }
 }
+
+/**
+ * What the owner of a NotifiedLoop offers those who run it (the service's main, tests): wake, settled,
+ * and a drain. An owner whose drain does more (gives work back, logs) overrides stop().
+ */
+export abstract class LoopOwner {
+  protected abstract readonly loop: NotifiedLoop;
+
+  /** Run a pass now (new work, freed capacity, a test that moved the clock). */
+  wake(): void {
+    this.loop.wake();
+  }
+
+  /** Resolves when a pass found nothing more to do and the owner is not busy (tests: move the clock, wake, wait for this). */
+  settled(): Promise<void> {
+    return this.loop.settled();
+  }
+
+  /** Drain: no new pass; the one running finishes (at most graceMs). */
+  async stop(graceMs = 20_000): Promise<void> {
+    if (this.loop.isStopped) return;
+    await this.loop.stop(graceMs);
+  }
+}
