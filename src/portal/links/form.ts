@@ -294,6 +294,17 @@ function placer(lang: Lang, shopperPrefix: string, rowOf: readonly number[], ite
   };
 }
 
+/** Puts the filled item rows on the body, with the amount they add up to when they say it. */
+function putItems(body: Record<string, unknown>, rows: readonly ItemEntry[], lang: Lang): ItemsBuilt {
+  const items = itemsOf(
+    rows.filter((r) => !isBlankItem(r)),
+    lang,
+  );
+  body.items = items.items;
+  if (items.amount !== undefined) body.amount = items.amount;
+  return items;
+}
+
 /** The body of Create Payment Link (§Creating a link) for what the create form holds. */
 export function createBody(e: CreateEntry, lang: Lang): Built {
   const body: Record<string, unknown> = { type: e.type };
@@ -311,12 +322,7 @@ export function createBody(e: CreateEntry, lang: Lang): Built {
   if (shopper.list.length > 0) body.shopperInfo = shopper.list;
   let items: ItemsBuilt | null = null;
   if (e.type === 'PayByLink') {
-    items = itemsOf(
-      e.items.filter((r) => !isBlankItem(r)),
-      lang,
-    );
-    body.items = items.items;
-    if (items.amount !== undefined) body.amount = items.amount;
+    items = putItems(body, e.items, lang);
   } else {
     body.amount = 0;
     body.items = [];
@@ -348,12 +354,7 @@ export function updateBody(link: PaymentLinkView, e: LinkEntry, withMoney: boole
   if (withMoney) {
     if (e.currency !== '') body.currency = e.currency;
     if (link.type === 'PayByLink') {
-      items = itemsOf(
-        e.items.filter((r) => !isBlankItem(r)),
-        lang,
-      );
-      body.items = items.items;
-      if (items.amount !== undefined) body.amount = items.amount;
+      items = putItems(body, e.items, lang);
     }
   }
   return { body, place: placer(lang, UPDATE_NAMES.shopper, shopper.rowOf, items) };
