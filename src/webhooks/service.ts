@@ -33,6 +33,17 @@ export interface WebhookServiceDeps {
   resolver?: Resolver;
 }
 
+/** The service's dependencies taken from what the composition root passes (the API's and the portal's routes). */
+export function webhookServiceDeps(deps: Omit<WebhookServiceDeps, 'resolver'> & { webhookResolver?: Resolver | undefined }): WebhookServiceDeps {
+  return {
+    config: deps.config,
+    db: deps.db,
+    clock: deps.clock,
+    sealer: deps.sealer,
+    ...(deps.webhookResolver ? { resolver: deps.webhookResolver } : {}),
+  };
+}
+
 export function ownerOf(p: Principal): sql.Owner {
   return p.kind === 'merchant' ? { merchantId: p.merchantId, partnerId: null } : { merchantId: null, partnerId: p.partnerId };
 }
