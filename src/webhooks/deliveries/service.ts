@@ -36,14 +36,9 @@ export async function foldDeliveryCounts(deps: Pick<WebhookServiceDeps, 'db'>): 
 
 // Trace and replay (§Deliveries)
 
-export interface DeliveryView {
+/** A delivery as the trace shows it: as read, under the name deliveryId, with its times written out. */
+export interface DeliveryView extends Omit<sql.DeliveryRow, 'id' | 'nextAttemptAt' | 'claimed' | 'createdAt'> {
   deliveryId: string;
-  webhookId: string;
-  eventId: string;
-  eventType: string;
-  payfacReference: string;
-  state: 'Pending' | 'Delivered' | 'Failed';
-  attemptCount: number;
   nextAttemptAt: string | null;
   createdAt: string;
 }
