@@ -149,12 +149,6 @@ export async function merchantName(db: Queryable, merchantId: string): Promise<s
   return rows[0]?.name;
 }
 
-/** The partners whose contracts include this merchant (interface §6.2). */
-export async function partnersOfMerchant(db: Queryable, merchantId: string): Promise<string[]> {
-  const { rows } = await db.query<{ partnerId: string }>('SELECT partner_id AS "partnerId" FROM partner_merchants WHERE merchant_id = $1', [merchantId]);
-  return rows.map((r) => r.partnerId);
-}
-
 /** Merchants by id with their names (the portal's header and merchant switcher). */
 export async function merchantNames(db: Queryable, ids: readonly string[]): Promise<{ id: string; name: string }[]> {
   const { rows } = await db.query<{ id: string; name: string }>({

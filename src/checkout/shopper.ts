@@ -90,7 +90,7 @@ function sameOnBoth(x: SameOnBoth): SameOnBoth {
   };
 }
 
-export function fromLink(link: LinkForPage, now: Date): Checkoutable {
+function fromLink(link: LinkForPage, now: Date): Checkoutable {
   const status = linkStatus(link, now);
   return {
     kind: 'link',
@@ -119,7 +119,7 @@ export function fromLink(link: LinkForPage, now: Date): Checkoutable {
   };
 }
 
-export function fromSession(s: SessionRow, now: Date): Checkoutable {
+function fromSession(s: SessionRow, now: Date): Checkoutable {
   const status = sessionStatusOf(s, now);
   return {
     kind: 'session',

@@ -20,7 +20,7 @@ const errors = { 404: ProblemSchema, 409: ProblemSchema };
 const anyLinkKey = { anyOf: ['PaymentLinks', 'TokenizeLinks'] as Capability[] };
 
 /** The capability that creating or changing a link of this type needs (§Authentication). */
-export function capabilityFor(type: LinkType): Capability {
+function capabilityFor(type: LinkType): Capability {
   return type === 'PayByLink' ? 'PaymentLinks' : 'TokenizeLinks';
 }
 

@@ -43,7 +43,7 @@ export type PaymentLinkView = Static<typeof PaymentLinkSchema>;
 export type ListEntryView = Static<typeof ListEntrySchema>;
 
 /** Where a link opens (§References and URLs). */
-export function linkUrl(config: Config, reference: string): string {
+function linkUrl(config: Config, reference: string): string {
   return `${config.publicBaseUrl}/pay/${reference}`;
 }
 
@@ -165,7 +165,7 @@ const linkWriter = perDatabase((db: Database) => {
 
 // ---------------------------------------------------------------- read
 
-export function presentLink(config: Config, link: PaymentLinkRow, submissions: readonly sql.SubmissionRow[], now: Date): PaymentLinkView {
+function presentLink(config: Config, link: PaymentLinkRow, submissions: readonly sql.SubmissionRow[], now: Date): PaymentLinkView {
   return {
     terminalIdentifier: link.terminalIdentifier,
     themeKey: link.themeKey,

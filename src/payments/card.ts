@@ -24,7 +24,7 @@ export interface CardSummary {
 
 export type CardFieldError = 'cardNumber' | 'expiryDate' | 'cvc';
 
-export function luhnValid(digits: string): boolean {
+function luhnValid(digits: string): boolean {
   let sum = 0;
   let double = false;
   for (let i = digits.length - 1; i >= 0; i--) {
@@ -39,7 +39,7 @@ export function luhnValid(digits: string): boolean {
   return sum % 10 === 0;
 }
 
-export function paymentMethodOf(digits: string): string {
+function paymentMethodOf(digits: string): string {
   if (/^4/.test(digits)) return 'visa';
   if (/^(5[1-5]|2(2[2-9]|[3-6]\d|7[01]|720))/.test(digits)) return 'mc';
   if (/^3[47]/.test(digits)) return 'amex';

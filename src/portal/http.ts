@@ -26,7 +26,7 @@ export interface PortalDeps extends AppDeps {
   secureCookies: boolean;
 }
 
-export const SESSION_COOKIE = 'paylinks_session';
+const SESSION_COOKIE = 'paylinks_session';
 
 /** The session cookie's name: `__Host-` keeps it to this host and path when it can be Secure. */
 export function sessionCookieName(secure: boolean): string {
@@ -41,7 +41,7 @@ export function sessionOfRequest(request: FastifyRequest): PortalSession {
 }
 
 /** The merchant a signed-in request acts for, and who acts: the user, as the audit log names them. */
-export function actorOf(request: FastifyRequest): { merchantId: string; actor: Actor } {
+function actorOf(request: FastifyRequest): { merchantId: string; actor: Actor } {
   const s = sessionOfRequest(request);
   return { merchantId: s.merchantId, actor: { userId: s.userId, email: s.email } };
 }

@@ -13,7 +13,7 @@ export { BUTTON_SHAPES, CUSTOM_THEME_CLASS, MIN_CONTRAST, type ButtonShape } fro
 // use it only when it belongs to the link's or session's merchant. The rules of a theme are here and
 // nowhere else: the portal's forms and the live preview ask this module.
 
-export const NAME_MAX = 60;
+const NAME_MAX = 60;
 /** The largest logo, in bytes (the portal's upload limit is the same). */
 export const LOGO_MAX_BYTES = 256 * 1024;
 export const LOGO_TYPES = ['image/png', 'image/jpeg'] as const;
@@ -67,7 +67,7 @@ function themeOf(r: sql.ThemeRow): Theme {
  * (FF D8 FF). Never by its name or the type the browser gives: an SVG (which may carry script) named
  * logo.png is neither.
  */
-export function imageTypeOf(bytes: Buffer): LogoType | undefined {
+function imageTypeOf(bytes: Buffer): LogoType | undefined {
   if (bytes.length >= 8 && bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return 'image/png';
   if (bytes.length >= 3 && bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return 'image/jpeg';
   return undefined;

@@ -228,9 +228,8 @@ export async function deleteWebhook(deps: WebhookServiceDeps, principal: Princip
  * New secrets, shown once. Attempts from now on carry the new apiKey; bodies of deliveries already
  * created keep the signature they were built with (§Deliveries: a delivery's bytes never change).
  */
-/** How long the previous HMAC key stays valid after a rotation, unless asked otherwise; and at most. */
+/** How long the previous HMAC key stays valid after a rotation, unless asked otherwise (at most 168 hours: RotateQuery in schemas.ts). */
 export const DEFAULT_OVERLAP_HOURS = 24;
-export const MAX_OVERLAP_HOURS = 168;
 
 /**
  * New apiKey and hmacKey. For `overlapHours` (default 24, at most 7 days, 0 for none) the previous HMAC
@@ -274,7 +273,7 @@ export async function previousSecretValidUntil(deps: WebhookServiceDeps, princip
 // Listener webhooks: delivered to `paylinks listen` over a stream it opens (see listen/hub.ts)
 
 /** A listener whose stream has not been seen for this long is free to be reused by the next `listen`. */
-export const LISTENER_STALE_MS = 60_000;
+const LISTENER_STALE_MS = 60_000;
 
 export type RegisteredListener = RegisteredWebhook & { reused: boolean };
 

@@ -2,7 +2,7 @@
 // at parse time into private storage: whatever later logs or serialises the request body (an error
 // logger, a debugging hook) sees only the other fields, never the card number or the CVC (§The simulated acquirer).
 
-export const CARD_FIELDS = ['cardNumber', 'expiryDate', 'cvc'] as const;
+const CARD_FIELDS = ['cardNumber', 'expiryDate', 'cvc'] as const;
 
 export interface RawCard {
   cardNumber: string;

@@ -196,20 +196,6 @@ export async function unschedule(db: Queryable, payfacReference: string): Promis
   ]);
 }
 
-/** For tests and operators: one modification as stored. */
-export async function findModification(
-  db: Queryable,
-  payfacReference: string,
-): Promise<(ModificationRow & { state: string; outcome: string | null; reason: string | null }) | undefined> {
-  const { rows } = await db.query<ModificationRow & { state: string; outcome: string | null; reason: string | null }>(
-    `SELECT payfac_reference AS "payfacReference", seq, merchant_id AS "merchantId", original_payfac_reference AS "originalPayfacReference", kind, source,
-            reference, amount, currency, refund_reason AS "refundReason", state, outcome, reason
-       FROM modifications WHERE payfac_reference = $1`,
-    [payfacReference],
-  );
-  return rows[0];
-}
-
 export interface ModificationHistoryRow extends Omit<NewModification, 'merchantId' | 'originalPayfacReference'> {
   state: 'Received' | 'Succeeded' | 'Failed';
   outcome: 'Captured' | 'Refunded' | 'Cancelled' | null;

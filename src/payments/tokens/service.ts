@@ -47,7 +47,7 @@ export type TokenPaymentOutcome = {
 };
 
 /** How long a shopper has for the 3-D Secure step of a charge before it is gone. */
-export const TOKEN_CHALLENGE_TTL_MS = 15 * 60 * 1000;
+const TOKEN_CHALLENGE_TTL_MS = 15 * 60 * 1000;
 
 /** Where the shopper takes the 3-D Secure step of a charge: `{publicBaseUrl}/charge/{checkoutReference}`. */
 export const CHARGE_PAGE_PREFIX = '/charge';

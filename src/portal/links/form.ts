@@ -67,7 +67,7 @@ export const NEW_ROWS = 3;
 const MAX_FORM_ROWS = 210;
 
 export const blankItem = (): ItemEntry => ({ name: '', quantity: '1', unitPrice: '', discount: '' });
-export const isBlankItem = (r: ItemEntry): boolean => r.name.trim() === '' && r.unitPrice.trim() === '' && r.discount.trim() === '';
+const isBlankItem = (r: ItemEntry): boolean => r.name.trim() === '' && r.unitPrice.trim() === '' && r.discount.trim() === '';
 
 export function emptyEntry(): LinkEntry {
   return {
@@ -103,7 +103,7 @@ export function majorText(minor: number, lang: Lang): string {
 }
 
 /** A datetime-local value (UTC, as the portal shows times) as the API's timestamp; other text as typed, for the API's FORMAT error. */
-export function timestampOf(text: string): string | undefined {
+function timestampOf(text: string): string | undefined {
   const t = text.trim();
   if (t === '') return undefined;
   const m = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2})(?::(\d{2}))?$/.exec(t);
@@ -111,7 +111,7 @@ export function timestampOf(text: string): string | undefined {
 }
 
 /** An API timestamp as a datetime-local value in UTC (to the minute, or the second when it has seconds). */
-export function localInputOf(iso: string | null): string {
+function localInputOf(iso: string | null): string {
   if (iso === null) return '';
   const s = new Date(iso).toISOString();
   return s.slice(17, 23) === '00.000' ? s.slice(0, 16) : s.slice(0, 19);
@@ -122,7 +122,7 @@ export function localInputOf(iso: string | null): string {
 const ITEM_KEY = /^items\[(\d{1,3})\]\.(name|quantity|unitPrice|discount)$/;
 
 /** The item rows of a post, in their order (a row's inputs share its index). */
-export function itemEntriesOf(form: Form): ItemEntry[] {
+function itemEntriesOf(form: Form): ItemEntry[] {
   const rows = new Map<number, ItemEntry>();
   for (const name of form.names()) {
     const m = ITEM_KEY.exec(name);

@@ -99,7 +99,7 @@ export function classifyError(err: unknown): 'tls' | 'connection' {
  * `DEPTH_ZERO_SELF_SIGNED_CERT: self-signed certificate` or `ECONNREFUSED: connect ECONNREFUSED
  * 127.0.0.1:9`. It names an address at most, never a header or a secret.
  */
-export function describeError(err: unknown): string {
+function describeError(err: unknown): string {
   let cur: unknown = err;
   let best: { code: string; message: string } | undefined;
   for (let i = 0; i < 5 && typeof cur === 'object' && cur !== null; i++) {

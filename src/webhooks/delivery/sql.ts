@@ -328,12 +328,6 @@ export async function dueBacklog(db: Queryable, now: Date): Promise<{ due: numbe
   return { due: rows[0]?.due ?? 0, oldestDueAt: rows[0]?.oldest ?? null };
 }
 
-/** The earliest time a pending, unclaimed-or-leased delivery becomes due (for the fallback timer). */
-export async function nextDueAt(db: Queryable): Promise<Date | null> {
-  const { rows } = await db.query<{ at: Date | null }>(`SELECT min(next_attempt_at) AS at FROM webhook_deliveries WHERE state = 'Pending'`);
-  return rows[0]?.at ?? null;
-}
-
 /**
  * Removes up to `limit` finished deliveries (Delivered or Failed) last changed before `before`, with
  * their attempts, oldest first; returns how many deliveries went. Pending deliveries are never touched.
