@@ -24,7 +24,8 @@ export interface CardSummary {
 
 export type CardFieldError = 'cardNumber' | 'expiryDate' | 'cvc';
 
-function luhnValid(digits: string): boolean {
+/** The card number's check digit (Luhn); also sent to the shopper's browser as the payment form's check (checkout/pages/assets.ts). */
+export function luhnValid(digits: string): boolean {
   let sum = 0;
   let double = false;
   for (let i = digits.length - 1; i >= 0; i--) {
