@@ -202,12 +202,12 @@ function schemaAt(root: JsonSchema | undefined, schemaPath: string): JsonSchema 
   return cur as JsonSchema | undefined;
 }
 
-export interface NormalizeOptions {
+interface NormalizeOptions {
   /** §Clients in the field: in a create request a null optional field means absent; in an update (§Updating a link) it clears. */
   nullMeansAbsent: boolean;
 }
 
-export interface CheckOptions extends NormalizeOptions {
+interface CheckOptions extends NormalizeOptions {
   /** The input arrived as text (a query string): checked with the coercing validator, as Fastify checks query strings. */
   text?: boolean;
 }

@@ -70,7 +70,7 @@ export async function touchApiKeys(db: Queryable, ids: readonly string[], at: Da
   await db.query('UPDATE api_keys SET last_used_at = $2 WHERE id = ANY($1::text[]) AND (last_used_at IS NULL OR last_used_at < $2)', [ids, at]);
 }
 
-export interface MerchantListRow {
+interface MerchantListRow {
   id: string;
   name: string;
   createdAt: Date;

@@ -142,7 +142,7 @@ function fromSession(s: SessionRow, now: Date): Checkoutable {
   };
 }
 
-export interface PayDeps {
+interface PayDeps {
   db: Database;
   clock: Clock;
   acquirer: Acquirer;

@@ -7,7 +7,7 @@ import type { Database, ListenLog } from './database.js';
 // that moved the clock, an owner that freed capacity). A wake-up during a pass runs one more pass
 // after it, never two at once. The delivery worker and the modification processor are such loops.
 
-export interface NotifiedLoopOptions {
+interface NotifiedLoopOptions {
   db: Database;
   /** The NOTIFY channel that announces work. */
   channel: string;

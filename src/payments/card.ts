@@ -22,7 +22,7 @@ export interface CardSummary {
   paymentMethod: string;
 }
 
-export type CardFieldError = 'cardNumber' | 'expiryDate' | 'cvc';
+type CardFieldError = 'cardNumber' | 'expiryDate' | 'cvc';
 
 /** The card number's check digit (Luhn); also sent to the shopper's browser as the payment form's check (checkout/pages/assets.ts). */
 export function luhnValid(digits: string): boolean {

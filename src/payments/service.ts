@@ -36,7 +36,7 @@ export interface PaymentIntent {
   captureHoursDelay: number | null;
 }
 
-export type RecordedPayment =
+type RecordedPayment =
   | { success: true; payfacReference: string; card: CardSummary; amount: number; currency: string; token: string | null }
   | { success: false; payfacReference: string; card: CardSummary; amount: number; currency: string; reason: string };
 
@@ -115,7 +115,7 @@ export async function recordPayment(tx: PoolClient, deps: EventDeps, p: PaymentI
 }
 
 /** A payment as its caller has it before the acquirer answers; the answer fills in the rest. */
-export type PaymentBeforeOutcome = Omit<
+type PaymentBeforeOutcome = Omit<
   sql.NewPayment,
   'success' | 'reason' | 'cardMasked' | 'cardSummary' | 'cardExpiry' | 'paymentMethod' | 'threeDAuthenticated' | 'authCode'
 >;
@@ -178,7 +178,7 @@ export async function recordAuthorisation(
 
 const CHALLENGE_TTL_MS = 15 * 60 * 1000;
 
-export interface SavedChallenge {
+interface SavedChallenge {
   answers: { field: string; value: string }[];
   acquirerState: Record<string, string>;
 }

@@ -71,7 +71,7 @@ export async function insertPayment(db: Queryable, p: NewPayment): Promise<void>
 }
 
 /** A payment as its receipt page shows it. */
-export interface ReceiptRow {
+interface ReceiptRow {
   amount: number;
   currency: string;
   cardSummary: string;
@@ -122,7 +122,7 @@ export async function insertToken(
   );
 }
 
-export interface ChallengeRow {
+interface ChallengeRow {
   id: string;
   targetKind: 'link' | 'session';
   targetReference: string;

@@ -47,7 +47,7 @@ function actorOf(request: FastifyRequest): { merchantId: string; actor: Actor } 
 }
 
 /** Records in the merchant's audit log what a signed-in request did ({@link actorOf}: its merchant, its user). */
-export type AuditRecorder = (request: FastifyRequest, action: AuditAction, target?: string | null, details?: Record<string, unknown>) => Promise<void>;
+type AuditRecorder = (request: FastifyRequest, action: AuditAction, target?: string | null, details?: Record<string, unknown>) => Promise<void>;
 
 /** The audit recorder of a part of the portal, over its database and clock. */
 export function auditFor(deps: Pick<AppDeps, 'db' | 'clock'>): AuditRecorder {

@@ -17,7 +17,7 @@ const NAME_MAX = 60;
 /** The largest logo, in bytes (the portal's upload limit is the same). */
 export const LOGO_MAX_BYTES = 256 * 1024;
 export const LOGO_TYPES = ['image/png', 'image/jpeg'] as const;
-export type LogoType = (typeof LOGO_TYPES)[number];
+type LogoType = (typeof LOGO_TYPES)[number];
 
 /** A theme's key: `th_` and 16 URL-safe characters (the API's themeKey takes 1 to 64). */
 const THEME_KEY = /^th_[A-Za-z0-9_-]{1,61}$/;
@@ -43,7 +43,7 @@ export interface ThemeInput {
 }
 
 /** On an edit: a new logo replaces the old; without one, the old is kept or removed. */
-export type LogoChange = 'keep' | 'remove';
+type LogoChange = 'keep' | 'remove';
 
 function isShape(v: string): v is ButtonShape {
   return (BUTTON_SHAPES as readonly string[]).includes(v);

@@ -61,7 +61,7 @@ function isInternalName(host: string): boolean {
   return h === 'localhost' || h.endsWith('.localhost') || h.endsWith('.local') || h.endsWith('.internal') || h.endsWith('.home.arpa') || !h.includes('.');
 }
 
-export type UrlProblem = { code: 'FORMAT' | 'ADDRESS_NOT_ALLOWED' | 'UNRESOLVABLE'; message: string };
+type UrlProblem = { code: 'FORMAT' | 'ADDRESS_NOT_ALLOWED' | 'UNRESOLVABLE'; message: string };
 
 /** A host that is this machine: `localhost` or a loopback address (127.0.0.0/8, ::1). */
 function isLoopbackHost(url: URL): boolean {

@@ -275,7 +275,7 @@ export async function previousSecretValidUntil(deps: WebhookServiceDeps, princip
 /** A listener whose stream has not been seen for this long is free to be reused by the next `listen`. */
 const LISTENER_STALE_MS = 60_000;
 
-export type RegisteredListener = RegisteredWebhook & { reused: boolean };
+type RegisteredListener = RegisteredWebhook & { reused: boolean };
 
 /**
  * A listener webhook for `paylinks listen`. A listener of the same owner and event types that no CLI

@@ -4,7 +4,7 @@
 
 const CARD_FIELDS = ['cardNumber', 'expiryDate', 'cvc'] as const;
 
-export interface RawCard {
+interface RawCard {
   cardNumber: string;
   expiryDate: string;
   cvc: string;

@@ -24,7 +24,7 @@ import { MODIFICATIONS_CHANNEL } from './sql.js';
 
 type Logger = Pick<FastifyBaseLogger, 'info' | 'warn' | 'error'>;
 
-export interface ModificationProcessorOptions {
+interface ModificationProcessorOptions {
   db: Database;
   clock: Clock;
   acquirer: Acquirer;

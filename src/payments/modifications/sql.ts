@@ -70,7 +70,7 @@ export async function inProgress(db: Queryable, payfacReference: string): Promis
   return rows[0] ?? { pendingCapture: 0, pendingRefund: 0, reversed: false };
 }
 
-export interface NewModification {
+interface NewModification {
   payfacReference: string;
   merchantId: string;
   originalPayfacReference: string;
@@ -101,7 +101,7 @@ export async function notifyModifications(db: Queryable): Promise<void> {
 }
 
 /** A modification as the processor claims it: as accepted, with its place in line. */
-export interface ModificationRow extends Omit<NewModification, 'createdAt'> {
+interface ModificationRow extends Omit<NewModification, 'createdAt'> {
   seq: number;
 }
 

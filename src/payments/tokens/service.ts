@@ -30,7 +30,7 @@ import * as sql from './sql.js';
 //   code MODEL_MISMATCH (no payment, no webhook).
 // A disabled token is refused with 409 INVALID_STATE; another merchant's token is 404 (§Authentication).
 
-export interface TokenDeps {
+interface TokenDeps {
   db: Database;
   clock: Clock;
   acquirer: Acquirer;
@@ -39,7 +39,7 @@ export interface TokenDeps {
   publicBaseUrl: string;
 }
 
-export type TokenPaymentOutcome = {
+type TokenPaymentOutcome = {
   resultCode: 'Authorised' | 'Refused' | 'RedirectShopper';
   payfacReference: string;
   refusalReason?: string;
@@ -236,8 +236,7 @@ function viewOf(row: sql.TokenChallengeRow, now: Date): Omit<TokenChallengeView,
   };
 }
 
-export type TokenChallengeOutcome =
-  { kind: 'Done'; result: TokenPaymentOutcome; returnUrl: string } | { kind: 'Gone'; returnUrl: string } | { kind: 'NotFound' };
+type TokenChallengeOutcome = { kind: 'Done'; result: TokenPaymentOutcome; returnUrl: string } | { kind: 'Gone'; returnUrl: string } | { kind: 'NotFound' };
 
 /**
  * The shopper confirmed or cancelled the 3-D Secure step of a charge: the acquirer finishes it, and

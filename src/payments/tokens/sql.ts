@@ -38,7 +38,7 @@ export async function disableToken(db: Queryable, token: string, at: Date): Prom
   await db.query('UPDATE payment_tokens SET disabled_at = $2 WHERE token = $1 AND disabled_at IS NULL', [token, at]);
 }
 
-export interface NewTokenChallenge {
+interface NewTokenChallenge {
   checkoutReference: string;
   payfacReference: string;
   merchantId: string;

@@ -168,7 +168,7 @@ export async function insertRecovery(db: Queryable, r: { webhookId: string; sinc
   );
 }
 
-export interface FailedDelivery {
+interface FailedDelivery {
   eventId: string;
   eventType: string;
   payfacReference: string;
