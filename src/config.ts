@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 
 // The one place that reads process.env (docs/style.md, Configuration is read once). Parsed once, typed, frozen (§Running the service).
 
-export type Environment = 'development' | 'production';
+type Environment = 'development' | 'production';
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
 export interface Config {

@@ -21,12 +21,12 @@ import { simulatorAcquirer } from './payments/simulator.js';
 
 // config → database → buildApp → listen (+ delivery worker). Also the shutdown sequence of §Running the service.
 
-export const SHUTDOWN_GRACE_MS = 20_000;
+const SHUTDOWN_GRACE_MS = 20_000;
 
 /** The portal user the first embedded start makes for its sandbox merchant. */
-export const SANDBOX_OWNER_EMAIL = 'owner@sandbox.example';
+const SANDBOX_OWNER_EMAIL = 'owner@sandbox.example';
 
-export async function openAndMigrate(config: Config, lock: { command: string; adminSocket?: boolean } = { command: 'paylinks' }): Promise<Database> {
+async function openAndMigrate(config: Config, lock: { command: string; adminSocket?: boolean } = { command: 'paylinks' }): Promise<Database> {
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.databasePoolSize, lock });
   try {
     await migrate(db);

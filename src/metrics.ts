@@ -11,7 +11,7 @@ import type { Database } from './db/database.js';
 // - The database pool's connections (total, idle, waited for).
 // - prom-client's process and Node.js metrics: CPU, memory, event loop lag, GC.
 
-export type AttemptOutcome = 'delivered' | 'status' | 'timeout' | 'connection' | 'tls';
+type AttemptOutcome = 'delivered' | 'status' | 'timeout' | 'connection' | 'tls';
 
 /** What the delivery worker records. */
 export interface DeliveryMetrics {
@@ -20,9 +20,9 @@ export interface DeliveryMetrics {
 }
 
 /** Due-delivery backlog, read at scrape time (the webhooks module answers it). */
-export type BacklogReader = () => Promise<{ due: number; oldestDueAt: Date | null }>;
+type BacklogReader = () => Promise<{ due: number; oldestDueAt: Date | null }>;
 
-export interface MetricsOptions {
+interface MetricsOptions {
   db?: Database;
   /** The backlog of due deliveries; none in a process that does not send them. */
   backlog?: BacklogReader;

@@ -26,7 +26,7 @@ export interface Sealer {
   open(sealed: string): string;
 }
 
-export function keyIdOf(key: Buffer): string {
+function keyIdOf(key: Buffer): string {
   return createHash('sha256').update(key).digest('hex').slice(0, 8);
 }
 

@@ -95,7 +95,7 @@ export type JsonSchema = {
 };
 
 /** `/items/3/amount` → `items[3].amount` (§Errors). */
-export function jsonPathOf(instancePath: string, child?: string): string {
+function jsonPathOf(instancePath: string, child?: string): string {
   const parts = instancePath
     .split('/')
     .slice(1)
@@ -202,12 +202,12 @@ function schemaAt(root: JsonSchema | undefined, schemaPath: string): JsonSchema 
   return cur as JsonSchema | undefined;
 }
 
-export interface NormalizeOptions {
+interface NormalizeOptions {
   /** §Clients in the field: in a create request a null optional field means absent; in an update (§Updating a link) it clears. */
   nullMeansAbsent: boolean;
 }
 
-export interface CheckOptions extends NormalizeOptions {
+interface CheckOptions extends NormalizeOptions {
   /** The input arrived as text (a query string): checked with the coercing validator, as Fastify checks query strings. */
   text?: boolean;
 }
@@ -241,7 +241,7 @@ function hasType(schema: JsonSchema, t: string): boolean {
  * left as it is, so validation reports it) and digit strings to integers where the schema wants an
  * integer, before validation runs. Nothing else is changed: the validator still sees every mistake.
  */
-export function normalizeToSchema(schema: JsonSchema | undefined, value: unknown, opts: NormalizeOptions): unknown {
+function normalizeToSchema(schema: JsonSchema | undefined, value: unknown, opts: NormalizeOptions): unknown {
   if (schema === undefined) return value;
   if (schema.anyOf) {
     if (value === null) return null;

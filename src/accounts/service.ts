@@ -97,7 +97,7 @@ export async function createKey(
  * How a key is shown once it has been handed out: its first and last characters (`pk_Ab12…Yz89`).
  * Eight of its 43 random characters, so 208 random bits stay secret.
  */
-export function displayFormOf(apiKey: string): string {
+function displayFormOf(apiKey: string): string {
   return `${apiKey.slice(0, 7)}…${apiKey.slice(-4)}`;
 }
 
@@ -265,7 +265,7 @@ export async function setOrigins(db: Database, merchantId: string, origins: read
 }
 
 /** At most this many allowed origins per merchant (each is compared on every create from a browser). */
-export const MAX_ORIGINS = 50;
+const MAX_ORIGINS = 50;
 
 /**
  * A browser origin as the Origin header carries it: http or https, a host and an optional port, no

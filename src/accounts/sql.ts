@@ -70,7 +70,7 @@ export async function touchApiKeys(db: Queryable, ids: readonly string[], at: Da
   await db.query('UPDATE api_keys SET last_used_at = $2 WHERE id = ANY($1::text[]) AND (last_used_at IS NULL OR last_used_at < $2)', [ids, at]);
 }
 
-export interface MerchantListRow {
+interface MerchantListRow {
   id: string;
   name: string;
   createdAt: Date;
@@ -147,12 +147,6 @@ export async function setAllowedOrigins(db: Queryable, merchantId: string, origi
 export async function merchantName(db: Queryable, merchantId: string): Promise<string | undefined> {
   const { rows } = await db.query<{ name: string }>('SELECT name FROM merchants WHERE id = $1', [merchantId]);
   return rows[0]?.name;
-}
-
-/** The partners whose contracts include this merchant (interface §6.2). */
-export async function partnersOfMerchant(db: Queryable, merchantId: string): Promise<string[]> {
-  const { rows } = await db.query<{ partnerId: string }>('SELECT partner_id AS "partnerId" FROM partner_merchants WHERE merchant_id = $1', [merchantId]);
-  return rows.map((r) => r.partnerId);
 }
 
 /** Merchants by id with their names (the portal's header and merchant switcher). */

@@ -123,7 +123,6 @@ export const adminCommands = {
 } satisfies Record<string, (c: AdminContext, args: Args) => Promise<Record<string, unknown>>>;
 
 export type AdminCommand = keyof typeof adminCommands;
-export type AdminResult<C extends AdminCommand> = Awaited<ReturnType<(typeof adminCommands)[C]>>;
 
 export function isAdminCommand(name: string): name is AdminCommand {
   return Object.hasOwn(adminCommands, name);

@@ -2,7 +2,7 @@ import type { Queryable } from '../db/database.js';
 
 // The audit log (migration 0016): who did what, per merchant.
 
-export interface AuditRow {
+interface AuditRow {
   id: string;
   actorUserId: string | null;
   actorEmail: string | null;

@@ -5,10 +5,10 @@ import { CULTURES, CURRENCIES, MAX_AMOUNT, MAX_ITEMS, RECURRING_MODELS } from '.
 // Hosted checkout API schemas (interface §4.6, §Hosted checkout, §Clients in the field). Rules across fields and against the
 // clock live in rules.ts and are reported together with these.
 
-export const SESSION_STATUSES = ['New', 'Completed', 'Expired'] as const;
+const SESSION_STATUSES = ['New', 'Completed', 'Expired'] as const;
 export type SessionStatus = (typeof SESSION_STATUSES)[number];
 
-export const MAX_CAPTURE_HOURS_DELAY = 672;
+const MAX_CAPTURE_HOURS_DELAY = 672;
 export const MAX_EXPIRY_MS = 24 * 60 * 60 * 1000;
 /**
  * Room for clock skew: shops compute "24 hours from now" on their own clock, which may run ahead of
@@ -27,7 +27,7 @@ const oneOf = (values: readonly string[], description?: string) => Type.String({
 const Email = Type.String({ format: 'email', maxLength: 320 });
 
 /** §Hosted checkout display line: amount may be negative (a discount), quantity may be fractional. */
-export const CheckoutItemSchema = Type.Object(
+const CheckoutItemSchema = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 500 }),
     amount: Type.Integer({ minimum: -MAX_AMOUNT, maximum: MAX_AMOUNT, description: 'minor units; negative for a discount line' }),

@@ -14,7 +14,7 @@ import * as sql from './sql.js';
 
 // Hosted checkout sessions (§Hosted checkout): create, read status. Paying a session is src/payments/service.ts.
 
-export type CreateCheckoutRequest = Static<typeof CreateCheckoutBody>;
+type CreateCheckoutRequest = Static<typeof CreateCheckoutBody>;
 
 /** Where a session's payment page opens (§References and URLs). */
 export function sessionUrl(publicBaseUrl: string, reference: string): string {

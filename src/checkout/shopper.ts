@@ -70,19 +70,32 @@ export interface Checkoutable {
   merchantShopperReference: string | null;
 }
 
-export function fromLink(link: LinkForPage, now: Date): Checkoutable {
+/** What a link and a session give their page alike, read from either as it is. */
+type SameOnBoth = Pick<
+  Checkoutable,
+  'reference' | 'merchantId' | 'merchantName' | 'terminalIdentifier' | 'amount' | 'currency' | 'culture' | 'themeKey' | 'recurringProcessingModel'
+>;
+
+function sameOnBoth(x: SameOnBoth): SameOnBoth {
+  return {
+    reference: x.reference,
+    merchantId: x.merchantId,
+    merchantName: x.merchantName,
+    terminalIdentifier: x.terminalIdentifier,
+    amount: x.amount,
+    currency: x.currency,
+    culture: x.culture,
+    themeKey: x.themeKey,
+    recurringProcessingModel: x.recurringProcessingModel,
+  };
+}
+
+function fromLink(link: LinkForPage, now: Date): Checkoutable {
   const status = linkStatus(link, now);
   return {
     kind: 'link',
-    reference: link.reference,
-    merchantId: link.merchantId,
-    merchantName: link.merchantName,
-    terminalIdentifier: link.terminalIdentifier,
+    ...sameOnBoth(link),
     description: link.description,
-    amount: link.amount,
-    currency: link.currency,
-    culture: link.culture,
-    themeKey: link.themeKey,
     items: link.items.map((i) => ({
       name: i.name,
       quantity: i.quantity,
@@ -94,7 +107,6 @@ export function fromLink(link: LinkForPage, now: Date): Checkoutable {
     returnUrl: link.returnUrl,
     cancelUrl: link.returnUrl,
     tokenize: link.type === 'TokenizeByLink',
-    recurringProcessingModel: link.recurringProcessingModel,
     shopperEmail: null,
     status,
     payable: status === 'Active',
@@ -107,25 +119,17 @@ export function fromLink(link: LinkForPage, now: Date): Checkoutable {
   };
 }
 
-export function fromSession(s: SessionRow, now: Date): Checkoutable {
+function fromSession(s: SessionRow, now: Date): Checkoutable {
   const status = sessionStatusOf(s, now);
   return {
     kind: 'session',
-    reference: s.reference,
-    merchantId: s.merchantId,
-    merchantName: s.merchantName,
-    terminalIdentifier: s.terminalIdentifier,
+    ...sameOnBoth(s),
     description: '',
-    amount: s.amount,
-    currency: s.currency,
-    culture: s.culture,
-    themeKey: s.themeKey,
     items: s.items.map((i) => ({ name: i.name, quantity: i.quantity, unitPrice: i.unitPrice, amountWithoutDiscount: null, amount: i.amount })),
     shopperInfos: [],
     returnUrl: withCheckoutReference(s.returnUrl, s.reference),
     cancelUrl: s.abandonUrl ?? withCheckoutReference(s.returnUrl, s.reference),
     tokenize: s.recurringProcessingModel !== null,
-    recurringProcessingModel: s.recurringProcessingModel,
     shopperEmail: s.shopperEmail,
     status,
     payable: status === 'New',
@@ -138,7 +142,7 @@ export function fromSession(s: SessionRow, now: Date): Checkoutable {
   };
 }
 
-export interface PayDeps {
+interface PayDeps {
   db: Database;
   clock: Clock;
   acquirer: Acquirer;

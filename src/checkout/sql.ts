@@ -37,7 +37,7 @@ export interface SessionRow {
 }
 
 /** A session as it is inserted: what the shop sent, before its merchant's name or a payment is known. */
-export type NewSession = Omit<SessionRow, 'merchantName' | 'completedAt' | 'payfacReference'>;
+type NewSession = Omit<SessionRow, 'merchantName' | 'completedAt' | 'payfacReference'>;
 
 export async function insertSession(db: Queryable, s: NewSession): Promise<void> {
   await db.query(
@@ -124,7 +124,7 @@ export async function pageSigningKey(db: Queryable, candidate: string): Promise<
 }
 
 /** A session as the portal lists it. */
-export interface SessionSummaryRow {
+interface SessionSummaryRow {
   reference: string;
   merchantReference: string;
   amount: number;
@@ -158,7 +158,7 @@ export async function listSessions(db: Queryable, merchantId: string, keyset: Ke
 }
 
 /** A session as the merchant's own pages show it: the merchant is known, so its name is not read. */
-export type MerchantSessionRow = Omit<SessionRow, 'merchantName'>;
+type MerchantSessionRow = Omit<SessionRow, 'merchantName'>;
 
 /** One of the merchant's sessions, every column; another merchant's is not found (§Authentication). */
 export async function findMerchantSession(db: Queryable, merchantId: string, reference: string): Promise<MerchantSessionRow | undefined> {

@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import { Agent, request, type Dispatcher } from 'undici';
-import { PaylinksApiError, PaylinksNetworkError, type EventType, type ListenerAttempt, type ListenerAttemptReport, type Paylinks } from '@paylinks/sdk';
+import { PaylinksApiError, PaylinksNetworkError, type ListenerAttempt, type ListenerAttemptReport, type Paylinks } from '@paylinks/sdk';
 import { action, client, UsageError, withClient, type ClientFlags } from './client.js';
-import { EVENT_TYPES } from './webhooks.js';
+import { EVENT_TYPES, parseEventTypes } from './webhooks.js';
 
 // `paylinks listen --forward-to <url>`: webhooks on a developer's own machine, the way Stripe's CLI
 // does it. A listener webhook is registered (or one left behind by an earlier run reused); the CLI
@@ -23,17 +23,6 @@ interface ListenFlags extends ClientFlags {
 const out = (line: string): void => {
   process.stdout.write(`${line}\n`);
 };
-
-function parseEvents(raw: string | undefined): EventType[] {
-  if (raw === undefined || raw.trim() === '') return [];
-  const types = raw
-    .split(',')
-    .map((t) => t.trim())
-    .filter((t) => t !== '');
-  const bad = types.filter((t) => !EVENT_TYPES.includes(t as EventType));
-  if (bad.length > 0) throw new UsageError(`unknown event type ${bad.join(', ')}; use ${EVENT_TYPES.join(', ')}`);
-  return types as EventType[];
-}
 
 function forwardUrl(raw: string): URL {
   const problem = new UsageError(`--forward-to must be an absolute http or https URL, e.g. http://localhost:3000/webhooks (got ${raw})`);
@@ -101,7 +90,7 @@ export function registerListen(program: Command): void {
     .action(
       action(async (o: ListenFlags) => {
         const target = forwardUrl(o.forwardTo);
-        const eventTypes = parseEvents(o.events);
+        const eventTypes = o.events === undefined ? [] : parseEventTypes(o.events, (m) => new UsageError(m));
         const paylinks = client(o);
         const dispatcher = new Agent({ connect: o.insecure ? { rejectUnauthorized: false } : {} });
         const stop = new AbortController();

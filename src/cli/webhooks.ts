@@ -8,13 +8,14 @@ import { action, client, emit, int, paging, table, UsageError, withClient, type 
 const PAYMENT_EVENT_TYPES: readonly PaymentEventType[] = ['Authorization', 'Capture', 'Tokenization', 'Refund', 'TokenDisabled', 'Adjustment'];
 export const EVENT_TYPES: readonly EventType[] = [...PAYMENT_EVENT_TYPES, 'EndpointDisabled'];
 const DELIVERY_STATES: readonly DeliveryState[] = ['Pending', 'Delivered', 'Failed'];
-function parseEventTypes(v: string): EventType[] {
+/** A comma-separated list of event types (empty: all). `fail` makes the error its caller reports; an option's parser reports commander's. */
+export function parseEventTypes(v: string, fail: (message: string) => Error = (m) => new InvalidArgumentError(m)): EventType[] {
   const list = v
     .split(',')
     .map((s) => s.trim())
     .filter((s) => s !== '');
   const bad = list.filter((s) => !EVENT_TYPES.includes(s as EventType));
-  if (bad.length > 0) throw new InvalidArgumentError(`unknown event type ${bad.join(', ')}; use ${EVENT_TYPES.join(', ')}`);
+  if (bad.length > 0) throw fail(`unknown event type ${bad.join(', ')}; use ${EVENT_TYPES.join(', ')}`);
   return list as EventType[];
 }
 
@@ -30,7 +31,7 @@ export function registerWebhookCommands(program: Command): void {
 
   withClient(webhooks.command('register').description('register a webhook; prints its apiKey and hmacKey (shown only now)'))
     .requiredOption('--url <url>', 'absolute https URL of the receiver')
-    .option('--event-types <list>', `comma-separated, of ${EVENT_TYPES.join(', ')}; default all`, parseEventTypes)
+    .option('--event-types <list>', `comma-separated, of ${EVENT_TYPES.join(', ')}; default all`, (v: string) => parseEventTypes(v))
     .option('--description <text>', 'description')
     .option('--max-in-flight <n>', 'deliveries sent to it at the same time, 1 to 100 (default 10)', int('--max-in-flight'))
     .option('--rate-limit <n>', 'deliveries started per second at most, 1 to 1000 (default: no limit)', int('--rate-limit'))

@@ -22,7 +22,7 @@ export function perDatabase<D extends object, T>(make: (db: D) => T): (db: D) =>
   };
 }
 
-export interface BatchLoaderOptions {
+interface BatchLoaderOptions {
   /** Most keys in one query; more wait for the next (default 256). */
   maxBatch?: number;
   /** Errors after which the keys are not asked for again one by one (default: the connection failed). */
@@ -102,7 +102,7 @@ export class BatchLoader<K extends string, V> {
   }
 }
 
-export interface BatchWriterOptions {
+interface BatchWriterOptions {
   /** Most items in one statement; more go into the next (default 100). */
   maxBatch?: number;
   /** Errors after which the items are not written again one by one (default: the connection failed). */

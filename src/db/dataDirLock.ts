@@ -82,7 +82,7 @@ function pidAlive(pid: number): boolean {
 }
 
 /** Whether the recorded holder is still running. A lock from another host is never judged stale. */
-export function holderAlive(holder: LockHolder): boolean {
+function holderAlive(holder: LockHolder): boolean {
   if (holder.host !== hostname()) return true;
   if (holder.pid === process.pid && holder.processStart === processStartOf(process.pid)) return true;
   if (!pidAlive(holder.pid)) return false;
@@ -231,7 +231,7 @@ function sleepSync(ms: number): void {
  * that path is too long for a socket address (about 100 bytes), one in an owner-only folder under the
  * system's temporary folder, named after the data folder.
  */
-export function adminSocketPathOf(dataDir: string): string {
+function adminSocketPathOf(dataDir: string): string {
   const inDir = join(realpathSync(dataDir), 'admin.sock');
   if (Buffer.byteLength(inDir) <= 100) return inDir;
   const digest = createHash('sha256').update(realpathSync(dataDir)).digest('hex').slice(0, 16);

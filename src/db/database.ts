@@ -12,7 +12,7 @@ import { timestamptzParser } from './timestamps.js';
  * (docs/performance.md: re-planning a hot query cost more PostgreSQL CPU than running it). Only for constant
  * text; values always go in as parameters.
  */
-export interface PreparedQuery {
+interface PreparedQuery {
   name: string;
   text: string;
   values: readonly unknown[];
@@ -101,7 +101,7 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (v: string) => Number(v));
 // Timestamps in the usual ISO text by their fixed positions, the rest by pg's own parser (timestamps.ts).
 pg.types.setTypeParser(pg.types.builtins.TIMESTAMPTZ, timestamptzParser(pg.types.getTypeParser(pg.types.builtins.TIMESTAMPTZ)));
 
-export interface OpenOptions {
+interface OpenOptions {
   databaseUrl: string | null;
   dataDir: string;
   poolSize?: number;
@@ -203,7 +203,7 @@ export function wrapPglite(pglite: PGlite, createPgConfig: (p: PGlite) => pg.Poo
 
 const RETRYABLE = new Set(['40001', '40P01']); // serialization_failure, deadlock_detected
 
-export interface TransactionOptions {
+interface TransactionOptions {
   isolation?: 'read committed' | 'repeatable read' | 'serializable';
   /** Retries on serialization failures and deadlocks; the callback must be safe to run again. */
   retries?: number;

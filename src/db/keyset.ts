@@ -4,7 +4,7 @@
 // caller sees is an opaque cursor: the row's created_at to the microsecond (a JavaScript Date holds
 // only milliseconds, and two rows a microsecond apart must not tie) and its reference.
 
-export type Direction = 'older' | 'newer';
+type Direction = 'older' | 'newer';
 
 export interface Keyset {
   direction: Direction;
@@ -20,7 +20,7 @@ export function cursorTimeSql(column: string): string {
 
 const CURSOR = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z)_([A-Za-z0-9_-]{1,100})$/;
 
-export function cursorOf(row: { at: string; reference: string }): string {
+function cursorOf(row: { at: string; reference: string }): string {
   return `${row.at}_${row.reference}`;
 }
 

@@ -8,9 +8,9 @@ import { advisoryLock, appliedVersions, ensureMigrationsTable, recordMigration }
 // transaction-scoped advisory lock, so two processes starting at once apply each file exactly once:
 // the second waits for the lock, then sees the version recorded and skips it.
 
-export const MIGRATIONS_DIR = fileURLToPath(new URL('../../migrations/', import.meta.url));
+const MIGRATIONS_DIR = fileURLToPath(new URL('../../migrations/', import.meta.url));
 
-export interface Migration {
+interface Migration {
   version: number;
   name: string;
   sql: string;

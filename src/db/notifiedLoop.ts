@@ -7,7 +7,7 @@ import type { Database, ListenLog } from './database.js';
 // that moved the clock, an owner that freed capacity). A wake-up during a pass runs one more pass
 // after it, never two at once. The delivery worker and the modification processor are such loops.
 
-export interface NotifiedLoopOptions {
+interface NotifiedLoopOptions {
   db: Database;
   /** The NOTIFY channel that announces work. */
   channel: string;
@@ -122,5 +122,29 @@ export class NotifiedLoop {
       this.again = false;
       this.checkIdle();
     }
+  }
+}
+
+/**
+ * What the owner of a NotifiedLoop offers those who run it (the service's main, tests): wake, settled,
+ * and a drain. An owner whose drain does more (gives work back, logs) overrides stop().
+ */
+export abstract class LoopOwner {
+  protected abstract readonly loop: NotifiedLoop;
+
+  /** Run a pass now (new work, freed capacity, a test that moved the clock). */
+  wake(): void {
+    this.loop.wake();
+  }
+
+  /** Resolves when a pass found nothing more to do and the owner is not busy (tests: move the clock, wake, wait for this). */
+  settled(): Promise<void> {
+    return this.loop.settled();
+  }
+
+  /** Drain: no new pass; the one running finishes (at most graceMs). */
+  async stop(graceMs = 20_000): Promise<void> {
+    if (this.loop.isStopped) return;
+    await this.loop.stop(graceMs);
   }
 }

@@ -15,7 +15,7 @@ import * as sql from './sql.js';
 const WINDOW_MS = 24 * 60 * 60 * 1000;
 const MAX_KEY_LENGTH = 255;
 
-export interface IdempotencyContext {
+interface IdempotencyContext {
   ownerId: string;
   key: string | undefined;
   operation: string;

@@ -33,8 +33,3 @@ export async function findIdempotencyKey(db: Queryable, ownerId: string, key: st
 export async function deleteExpiredIdempotencyKey(db: Queryable, ownerId: string, key: string, before: Date): Promise<void> {
   await db.query('DELETE FROM idempotency_keys WHERE owner_id = $1 AND idempotency_key = $2 AND created_at < $3', [ownerId, key, before]);
 }
-
-export async function purgeIdempotencyKeys(db: Queryable, before: Date): Promise<number> {
-  const r = await db.query('DELETE FROM idempotency_keys WHERE created_at < $1', [before]);
-  return r.rowCount ?? 0;
-}

@@ -20,7 +20,7 @@ const errors = { 404: ProblemSchema, 409: ProblemSchema };
 const anyLinkKey = { anyOf: ['PaymentLinks', 'TokenizeLinks'] as Capability[] };
 
 /** The capability that creating or changing a link of this type needs (§Authentication). */
-export function capabilityFor(type: LinkType): Capability {
+function capabilityFor(type: LinkType): Capability {
   return type === 'PayByLink' ? 'PaymentLinks' : 'TokenizeLinks';
 }
 
@@ -98,45 +98,43 @@ export async function paymentLinkRoutes(app: App, deps: AppDeps): Promise<void> 
     },
   );
 
-  app.post(
-    '/paymentlinks/update',
+  // Update and disable change a link that exists: the capability its type needs is checked once the link is read.
+  const changes = [
     {
-      config: { auth: anyLinkKey, normalize: 'update' },
-      validatorCompiler: bodyCheckedByService,
-      schema: {
-        summary: 'Update Payment Link',
-        description:
-          'The link representation, identified by paymentLinkReference. A field left out keeps its value; null clears a nullable one. ' +
-          'amount, currency and items change only while salesCount is 0; immutable fields may be sent unchanged. A Disabled link answers 409.',
-        tags,
-        body: checkedByService(UpdateBody),
-        response: { 200: EnvelopeOnly, ...errors },
-      },
+      path: '/paymentlinks/update',
+      summary: 'Update Payment Link',
+      description:
+        'The link representation, identified by paymentLinkReference. A field left out keeps its value; null clears a nullable one. ' +
+        'amount, currency and items change only while salesCount is 0; immutable fields may be sent unchanged. A Disabled link answers 409.',
+      body: UpdateBody,
+      change: updatePaymentLink,
     },
-    async (request) => {
-      const merchantId = merchantOf(request);
-      await updatePaymentLink(deps, merchantId, request.body, (type) => requireCapability(request, capabilityFor(type)));
-      return ok(request, {});
-    },
-  );
-
-  app.post(
-    '/paymentlinks/disable',
     {
-      config: { auth: anyLinkKey, normalize: 'update' },
-      validatorCompiler: bodyCheckedByService,
-      schema: {
-        summary: 'Disable Payment Link',
-        description: 'Immediate and final; disabling a Disabled link succeeds again.',
-        tags,
-        body: checkedByService(DisableBody),
-        response: { 200: EnvelopeOnly, ...errors },
+      path: '/paymentlinks/disable',
+      summary: 'Disable Payment Link',
+      description: 'Immediate and final; disabling a Disabled link succeeds again.',
+      body: DisableBody,
+      change: disablePaymentLink,
+    },
+  ];
+  for (const c of changes) {
+    app.post(
+      c.path,
+      {
+        config: { auth: anyLinkKey, normalize: 'update' },
+        validatorCompiler: bodyCheckedByService,
+        schema: {
+          summary: c.summary,
+          description: c.description,
+          tags,
+          body: checkedByService(c.body),
+          response: { 200: EnvelopeOnly, ...errors },
+        },
       },
-    },
-    async (request) => {
-      const merchantId = merchantOf(request);
-      await disablePaymentLink(deps, merchantId, request.body, (type) => requireCapability(request, capabilityFor(type)));
-      return ok(request, {});
-    },
-  );
+      async (request) => {
+        await c.change(deps, merchantOf(request), request.body, (type) => requireCapability(request, capabilityFor(type)));
+        return ok(request, {});
+      },
+    );
+  }
 }

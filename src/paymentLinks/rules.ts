@@ -21,7 +21,7 @@ export interface ShopperInfo {
   prefilledValue: string | null;
 }
 
-export const MAX_RETURN_URL_LENGTH = 2048;
+const MAX_RETURN_URL_LENGTH = 2048;
 
 type Json = Record<string, unknown>;
 

@@ -24,8 +24,8 @@ export type LinkStatus = (typeof LINK_STATUSES)[number];
 export const MAX_AMOUNT = 100_000_000_000;
 export const MAX_ITEMS = 200;
 /** Not in the documents: a bound that keeps unitPrice × quantity exact in a JavaScript number. */
-export const MAX_QUANTITY = 1_000_000;
-export const MAX_SALES_COUNT = 1_000_000_000;
+const MAX_QUANTITY = 1_000_000;
+const MAX_SALES_COUNT = 1_000_000_000;
 
 const oneOf = (values: readonly string[], description?: string) => Type.String({ enum: [...values], ...(description ? { description } : {}) });
 
@@ -47,7 +47,7 @@ export const ItemSchema = Type.Object(
   { additionalProperties: false },
 );
 
-export const ShopperInfoSchema = Type.Object(
+const ShopperInfoSchema = Type.Object(
   {
     field: oneOf(SHOPPER_FIELDS, 'shopper data field requested; each at most once'),
     requirementType: oneOf(REQUIREMENT_TYPES),

@@ -32,7 +32,7 @@ import { CreateBody, DisableBody, UpdateBody, type LinkStatus, type LinkType, ty
 import * as sql from './sql.js';
 import type { PaymentLinkRow } from './sql.js';
 
-export interface Deps {
+interface Deps {
   config: Config;
   db: Database;
   clock: Clock;
@@ -40,10 +40,10 @@ export interface Deps {
 }
 
 export type PaymentLinkView = Static<typeof PaymentLinkSchema>;
-export type ListEntryView = Static<typeof ListEntrySchema>;
+type ListEntryView = Static<typeof ListEntrySchema>;
 
 /** Where a link opens (§References and URLs). */
-export function linkUrl(config: Config, reference: string): string {
+function linkUrl(config: Config, reference: string): string {
   return `${config.publicBaseUrl}/pay/${reference}`;
 }
 
@@ -69,7 +69,7 @@ export function linkStatus(
 const TERMINAL_NOT_FOUND: FieldError = { field: 'terminalIdentifier', code: 'TERMINAL_NOT_FOUND', message: "is not a terminal of the API key's merchant" };
 
 /** What Create Payment Link takes, once checked. */
-export type CreateLinkInput = Static<typeof CreateBody>;
+type CreateLinkInput = Static<typeof CreateBody>;
 
 /**
  * Every create rule at once (§Errors: all failing fields in one answer): the schema's errors, the rules
@@ -165,7 +165,7 @@ const linkWriter = perDatabase((db: Database) => {
 
 // ---------------------------------------------------------------- read
 
-export function presentLink(config: Config, link: PaymentLinkRow, submissions: readonly sql.SubmissionRow[], now: Date): PaymentLinkView {
+function presentLink(config: Config, link: PaymentLinkRow, submissions: readonly sql.SubmissionRow[], now: Date): PaymentLinkView {
   return {
     terminalIdentifier: link.terminalIdentifier,
     themeKey: link.themeKey,
@@ -270,7 +270,7 @@ export async function listLinkSummaries(
   return { links: rows.map((r) => summaryOf(r, now)), totalCount };
 }
 
-export interface LinkSearch {
+interface LinkSearch {
   status: LinkStatus | null;
   /** A piece of the description (any case), or a whole reference. */
   text: string | null;
@@ -299,7 +299,7 @@ export async function searchPaymentLinks(
 // ---------------------------------------------------------------- update (§Updating a link) and disable (§Disabling a link)
 
 /** Throws when the caller may not change a link of this type (the route knows the key's capabilities). */
-export type TypeGuard = (type: LinkType) => void;
+type TypeGuard = (type: LinkType) => void;
 
 const isInt = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v);
 const sameItems = (a: readonly Item[], b: readonly Item[]) => JSON.stringify(normalizeItems(a)) === JSON.stringify(normalizeItems(b));

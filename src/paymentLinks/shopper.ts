@@ -8,6 +8,35 @@ import * as sql from './sql.js';
 
 export type LinkForPage = sql.LinkForPage;
 
+/**
+ * The names of the shopper's fields in both languages: the payment page asks for them by these names,
+ * and the portal's link pages name them the same, so a merchant reads what the shopper will be asked.
+ */
+export const SHOPPER_FIELD_NAMES = {
+  en: {
+    fieldSsn: 'National ID number (kennitala)',
+    fieldFullName: 'Full name',
+    fieldAddress: 'Address',
+    fieldPostCode: 'Postcode',
+    fieldCity: 'City',
+    fieldCountry: 'Country',
+    fieldTelephone: 'Telephone',
+    fieldEmailAddress: 'E-mail address',
+    fieldComments: 'Comments',
+  },
+  is: {
+    fieldSsn: 'Kennitala',
+    fieldFullName: 'Fullt nafn',
+    fieldAddress: 'Heimilisfang',
+    fieldPostCode: 'Póstnúmer',
+    fieldCity: 'Staður',
+    fieldCountry: 'Land',
+    fieldTelephone: 'Sími',
+    fieldEmailAddress: 'Netfang',
+    fieldComments: 'Athugasemdir',
+  },
+} as const;
+
 /** Counts each page view; the views of one turn of the event loop are counted by one statement. */
 const visitCounter = perDatabase(
   (db: Database) =>

@@ -173,7 +173,7 @@ export async function disableLink(db: Queryable, reference: string, now: Date): 
   await db.query('UPDATE payment_links SET disabled_at = COALESCE(disabled_at, $2), updated_at = $2 WHERE reference = $1', [reference, now]);
 }
 
-export interface ListEntryRow {
+interface ListEntryRow {
   paymentLinkReference: string;
   description: string;
   amount: number;
@@ -355,7 +355,7 @@ function statusSql(now: string): string {
                ELSE 'Active' END`;
 }
 
-export interface LinkFilter {
+interface LinkFilter {
   status: string | null;
   /** Matches the description as a case-insensitive substring, or the reference exactly. */
   text: string | null;

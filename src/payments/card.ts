@@ -22,8 +22,9 @@ export interface CardSummary {
   paymentMethod: string;
 }
 
-export type CardFieldError = 'cardNumber' | 'expiryDate' | 'cvc';
+type CardFieldError = 'cardNumber' | 'expiryDate' | 'cvc';
 
+/** The card number's check digit (Luhn); also sent to the shopper's browser as the payment form's check (checkout/pages/assets.ts). */
 export function luhnValid(digits: string): boolean {
   let sum = 0;
   let double = false;
@@ -39,7 +40,7 @@ export function luhnValid(digits: string): boolean {
   return sum % 10 === 0;
 }
 
-export function paymentMethodOf(digits: string): string {
+function paymentMethodOf(digits: string): string {
   if (/^4/.test(digits)) return 'visa';
   if (/^(5[1-5]|2(2[2-9]|[3-6]\d|7[01]|720))/.test(digits)) return 'mc';
   if (/^3[47]/.test(digits)) return 'amex';

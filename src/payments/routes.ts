@@ -33,60 +33,52 @@ export async function paymentRoutes(app: App, deps: AppDeps): Promise<void> {
   const tags = ['Modifications'];
   const ok = answerWith(clock);
 
-  app.post(
-    '/modification/capture',
+  // Capture, refund and reversal are one operation of three kinds (requestModification), a route each.
+  const modifications = [
     {
-      config: { auth, normalize: 'create' },
-      validatorCompiler: bodyCheckedByService,
-      schema: {
-        tags,
-        summary: 'Capture an authorised payment, in full or in part',
-        description:
-          'For payments with manual capture or a pre-authorisation (authorisationType PreAuth). Partial captures add up to at most the authorised amount, ' +
-          'counting captures still in progress. Outcome: a Capture webhook. ' +
-          LEDGER,
-        body: checkedByService(CaptureBody),
-        response: { 200: ModificationResponse, ...errors },
-      },
+      path: '/modification/capture',
+      kind: 'Capture',
+      body: CaptureBody,
+      summary: 'Capture an authorised payment, in full or in part',
+      description:
+        'For payments with manual capture or a pre-authorisation (authorisationType PreAuth). Partial captures add up to at most the authorised amount, ' +
+        'counting captures still in progress. Outcome: a Capture webhook. ',
     },
-    async (request) => ok(request, await requestModification({ db, clock }, merchantOf(request), 'Capture', request.body)),
-  );
-
-  app.post(
-    '/modification/refund',
     {
-      config: { auth, normalize: 'create' },
-      validatorCompiler: bodyCheckedByService,
-      schema: {
-        tags,
-        summary: 'Refund a captured payment, in full or in part',
-        description: 'Partial refunds add up to at most the captured amount, counting refunds still in progress. Outcome: a Refund webhook. ' + LEDGER,
-        body: checkedByService(RefundBody),
-        response: { 200: ModificationResponse, ...errors },
-      },
+      path: '/modification/refund',
+      kind: 'Refund',
+      body: RefundBody,
+      summary: 'Refund a captured payment, in full or in part',
+      description: 'Partial refunds add up to at most the captured amount, counting refunds still in progress. Outcome: a Refund webhook. ',
     },
-    async (request) => ok(request, await requestModification({ db, clock }, merchantOf(request), 'Refund', request.body)),
-  );
-
-  app.post(
-    '/modification/reverse',
     {
-      config: { auth, normalize: 'create' },
-      validatorCompiler: bodyCheckedByService,
-      schema: {
-        tags,
-        summary: 'Reverse a payment: cancel it if nothing was captured, else refund what is left',
-        description:
-          'Settled after every modification accepted before it. A payment with nothing captured is cancelled (its authorisation released, ' +
-          'nothing more can be captured); a captured one is refunded what was not refunded yet. Afterwards the payment takes no more ' +
-          'modifications. Outcome: a Refund webhook (amount: what was released or refunded). ' +
-          LEDGER,
-        body: checkedByService(ReverseBody),
-        response: { 200: ModificationResponse, ...errors },
-      },
+      path: '/modification/reverse',
+      kind: 'Reversal',
+      body: ReverseBody,
+      summary: 'Reverse a payment: cancel it if nothing was captured, else refund what is left',
+      description:
+        'Settled after every modification accepted before it. A payment with nothing captured is cancelled (its authorisation released, ' +
+        'nothing more can be captured); a captured one is refunded what was not refunded yet. Afterwards the payment takes no more ' +
+        'modifications. Outcome: a Refund webhook (amount: what was released or refunded). ',
     },
-    async (request) => ok(request, await requestModification({ db, clock }, merchantOf(request), 'Reversal', request.body)),
-  );
+  ] as const;
+  for (const m of modifications) {
+    app.post(
+      m.path,
+      {
+        config: { auth, normalize: 'create' },
+        validatorCompiler: bodyCheckedByService,
+        schema: {
+          tags,
+          summary: m.summary,
+          description: m.description + LEDGER,
+          body: checkedByService(m.body),
+          response: { 200: ModificationResponse, ...errors },
+        },
+      },
+      async (request) => ok(request, await requestModification({ db, clock }, merchantOf(request), m.kind, request.body)),
+    );
+  }
 
   app.post(
     '/payment',

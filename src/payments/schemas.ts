@@ -7,7 +7,7 @@ import { CURRENCIES, MAX_AMOUNT, RECURRING_MODELS } from '../paymentLinks/schema
 // OpenAPI document shows. Rules that need the stored payment or token live in the services.
 
 export const REFUND_REASONS = ['OTHER', 'RETURN', 'DUPLICATE', 'FRAUD', 'CUSTOMER REQUEST'] as const;
-export const RESULT_CODES = ['Authorised', 'Refused', 'RedirectShopper'] as const;
+const RESULT_CODES = ['Authorised', 'Refused', 'RedirectShopper'] as const;
 
 const oneOf = (values: readonly string[], description?: string) => Type.String({ enum: [...values], ...(description ? { description } : {}) });
 

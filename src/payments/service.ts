@@ -36,7 +36,7 @@ export interface PaymentIntent {
   captureHoursDelay: number | null;
 }
 
-export type RecordedPayment =
+type RecordedPayment =
   | { success: true; payfacReference: string; card: CardSummary; amount: number; currency: string; token: string | null }
   | { success: false; payfacReference: string; card: CardSummary; amount: number; currency: string; reason: string };
 
@@ -63,31 +63,29 @@ export async function recordPayment(tx: PoolClient, deps: EventDeps, p: PaymentI
   // link a new one, since each visit that pays is a checkout of its own.
   const eventCheckoutReference = p.sessionReference ?? newReference('cs');
 
-  await sql.insertPayment(tx, {
-    payfacReference,
-    merchantId: p.merchantId,
-    terminalIdentifier: p.terminalIdentifier,
-    checkoutReference: p.sessionReference,
-    eventCheckoutReference,
-    paymentLinkReference: p.paymentLinkReference,
-    merchantReference: p.merchantReference,
-    amount: p.amount,
-    currency: p.currency,
-    success,
-    reason: success ? null : result.reason,
-    cardMasked: card.masked,
-    cardSummary: card.last4,
-    cardExpiry: card.expiry,
-    paymentMethod: card.paymentMethod,
-    threeDAuthenticated: result.threeDAuthenticated,
-    authCode: success ? result.authCode : null,
-    isPreAuth: p.preAuth,
-    token,
-    captureState: plan.state,
-    capturedAmount: plan.state === 'Captured' ? p.amount : 0,
-    captureDueAt: plan.dueAt,
-    createdAt: now,
-  });
+  await recordAuthorisation(
+    tx,
+    deps,
+    {
+      payfacReference,
+      merchantId: p.merchantId,
+      terminalIdentifier: p.terminalIdentifier,
+      checkoutReference: p.sessionReference,
+      eventCheckoutReference,
+      paymentLinkReference: p.paymentLinkReference,
+      merchantReference: p.merchantReference,
+      amount: p.amount,
+      currency: p.currency,
+      isPreAuth: p.preAuth,
+      token,
+      captureState: plan.state,
+      capturedAmount: plan.state === 'Captured' ? p.amount : 0,
+      captureDueAt: plan.dueAt,
+      createdAt: now,
+    },
+    card,
+    result,
+  );
   if (token !== null) {
     await sql.insertToken(tx, {
       token,
@@ -102,16 +100,64 @@ export async function recordPayment(tx: PoolClient, deps: EventDeps, p: PaymentI
       createdAt: now,
     });
   }
+  if (!success) return { success: false, payfacReference, card, amount: p.amount, currency: p.currency, reason: result.reason };
+  if (token !== null) {
+    await enqueueEvent(tx, deps, {
+      ...eventBase(p, eventCheckoutReference, payfacReference),
+      eventType: 'Tokenization',
+      success: true,
+      // Clients in the field read the card's expiry from the third part.
+      reason: `Tokenized:${card.last4}:${card.expiry}`,
+      additionalData: { ...cardDataOf(card), token, authCode: result.authCode, threeDAuthenticated: String(result.threeDAuthenticated) },
+    });
+  }
+  return { success: true, payfacReference, card, amount: p.amount, currency: p.currency, token };
+}
 
-  const base: Omit<PaymentEvent, 'eventType' | 'reason' | 'success' | 'additionalData'> = {
-    merchantId: p.merchantId,
-    checkoutReference: eventCheckoutReference,
-    payfacReference,
-    merchantReference: p.merchantReference,
-    amount: p.amount,
-    currency: p.currency,
-  };
-  const cardData = { cardNumber: card.masked, cardSummary: card.last4, paymentMethod: card.paymentMethod };
+/** A payment as its caller has it before the acquirer answers; the answer fills in the rest. */
+type PaymentBeforeOutcome = Omit<
+  sql.NewPayment,
+  'success' | 'reason' | 'cardMasked' | 'cardSummary' | 'cardExpiry' | 'paymentMethod' | 'threeDAuthenticated' | 'authCode'
+>;
+
+/** What every event of a payment carries. */
+function eventBase(
+  p: { merchantId: string; merchantReference: string | null; amount: number; currency: string },
+  checkoutReference: string,
+  payfacReference: string,
+): Omit<PaymentEvent, 'eventType' | 'reason' | 'success' | 'additionalData'> {
+  return { merchantId: p.merchantId, checkoutReference, payfacReference, merchantReference: p.merchantReference, amount: p.amount, currency: p.currency };
+}
+
+function cardDataOf(card: CardSummary): Record<string, string> {
+  return { cardNumber: card.masked, cardSummary: card.last4, paymentMethod: card.paymentMethod };
+}
+
+/**
+ * Records the acquirer's answer on a payment (a page's or a charge of a saved card): the payment, its
+ * Authorization event and, when it was captured at once, its Capture event (§Events).
+ */
+export async function recordAuthorisation(
+  tx: PoolClient,
+  deps: EventDeps,
+  p: PaymentBeforeOutcome,
+  card: CardSummary,
+  result: FinalAuthoriseResult,
+): Promise<void> {
+  const success = result.outcome === 'Authorised';
+  await sql.insertPayment(tx, {
+    ...p,
+    success,
+    reason: success ? null : result.reason,
+    cardMasked: card.masked,
+    cardSummary: card.last4,
+    cardExpiry: card.expiry,
+    paymentMethod: card.paymentMethod,
+    threeDAuthenticated: result.threeDAuthenticated,
+    authCode: success ? result.authCode : null,
+  });
+  const base = eventBase(p, p.eventCheckoutReference, p.payfacReference);
+  const cardData = cardDataOf(card);
   await enqueueEvent(tx, deps, {
     ...base,
     eventType: 'Authorization',
@@ -123,29 +169,16 @@ export async function recordPayment(tx: PoolClient, deps: EventDeps, p: PaymentI
       ...(success ? { authCode: result.authCode } : {}),
     },
   });
-  if (!success) return { success: false, payfacReference, card, amount: p.amount, currency: p.currency, reason: result.reason };
-
-  if (plan.state === 'Captured') {
-    await enqueueEvent(tx, deps, { ...base, eventType: 'Capture', success: true, reason: null, additionalData: { ...cardData } });
+  if (success && p.captureState === 'Captured') {
+    await enqueueEvent(tx, deps, { ...base, eventType: 'Capture', success: true, reason: null, additionalData: cardData });
   }
-  if (token !== null) {
-    await enqueueEvent(tx, deps, {
-      ...base,
-      eventType: 'Tokenization',
-      success: true,
-      // Clients in the field read the card's expiry from the third part.
-      reason: `Tokenized:${card.last4}:${card.expiry}`,
-      additionalData: { ...cardData, token, authCode: result.authCode, threeDAuthenticated: String(result.threeDAuthenticated) },
-    });
-  }
-  return { success: true, payfacReference, card, amount: p.amount, currency: p.currency, token };
 }
 
 // ---------------------------------------------------------------- 3-D Secure steps of a page
 
 const CHALLENGE_TTL_MS = 15 * 60 * 1000;
 
-export interface SavedChallenge {
+interface SavedChallenge {
   answers: { field: string; value: string }[];
   acquirerState: Record<string, string>;
 }

@@ -28,6 +28,8 @@ export interface NewPayment {
   capturedAmount: number;
   captureDueAt: Date | null;
   createdAt: Date;
+  /** Set on a charge of a saved card (§Modifications and saved cards): the token, the model asked for and the channel given. */
+  charge?: { token: string; recurringProcessingModel: string; channel: string };
 }
 
 export async function insertPayment(db: Queryable, p: NewPayment): Promise<void> {
@@ -35,8 +37,8 @@ export async function insertPayment(db: Queryable, p: NewPayment): Promise<void>
     `INSERT INTO payments (payfac_reference, merchant_id, terminal_identifier, checkout_reference, payment_link_reference,
        merchant_reference, amount, currency, success, reason, card_masked, card_summary, card_expiry, payment_method,
        three_d_authenticated, auth_code, is_pre_auth, token, capture_state, captured_amount, capture_due_at, created_at,
-       event_checkout_reference)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23)`,
+       event_checkout_reference, charged_token, recurring_processing_model, channel)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26)`,
     [
       p.payfacReference,
       p.merchantId,
@@ -61,12 +63,15 @@ export async function insertPayment(db: Queryable, p: NewPayment): Promise<void>
       p.captureDueAt,
       p.createdAt,
       p.eventCheckoutReference,
+      p.charge?.token ?? null,
+      p.charge?.recurringProcessingModel ?? null,
+      p.charge?.channel ?? null,
     ],
   );
 }
 
 /** A payment as its receipt page shows it. */
-export interface ReceiptRow {
+interface ReceiptRow {
   amount: number;
   currency: string;
   cardSummary: string;
@@ -117,7 +122,7 @@ export async function insertToken(
   );
 }
 
-export interface ChallengeRow {
+interface ChallengeRow {
   id: string;
   targetKind: 'link' | 'session';
   targetReference: string;
@@ -127,18 +132,7 @@ export interface ChallengeRow {
   usedAt: Date | null;
 }
 
-export async function insertChallenge(
-  db: Queryable,
-  c: {
-    id: string;
-    targetKind: 'link' | 'session';
-    targetReference: string;
-    answers: { field: string; value: string }[];
-    acquirerState: Record<string, string>;
-    createdAt: Date;
-    expiresAt: Date;
-  },
-): Promise<void> {
+export async function insertChallenge(db: Queryable, c: Omit<ChallengeRow, 'usedAt'> & { createdAt: Date }): Promise<void> {
   await db.query(
     `INSERT INTO three_d_challenges (id, target_kind, target_reference, answers, acquirer_state, created_at, expires_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7)`,

@@ -16,7 +16,7 @@ import type { Role } from '../users/service.js';
 
 const EVERYONE: readonly Role[] = ['owner', 'developer', 'staff'];
 
-export const PERMISSIONS = {
+const PERMISSIONS = {
   /** The overview, the account page, switching merchant. */
   'portal.use': EVERYONE,
   'links.read': EVERYONE,

@@ -26,7 +26,7 @@ export interface PortalDeps extends AppDeps {
   secureCookies: boolean;
 }
 
-export const SESSION_COOKIE = 'paylinks_session';
+const SESSION_COOKIE = 'paylinks_session';
 
 /** The session cookie's name: `__Host-` keeps it to this host and path when it can be Secure. */
 export function sessionCookieName(secure: boolean): string {
@@ -41,13 +41,13 @@ export function sessionOfRequest(request: FastifyRequest): PortalSession {
 }
 
 /** The merchant a signed-in request acts for, and who acts: the user, as the audit log names them. */
-export function actorOf(request: FastifyRequest): { merchantId: string; actor: Actor } {
+function actorOf(request: FastifyRequest): { merchantId: string; actor: Actor } {
   const s = sessionOfRequest(request);
   return { merchantId: s.merchantId, actor: { userId: s.userId, email: s.email } };
 }
 
 /** Records in the merchant's audit log what a signed-in request did ({@link actorOf}: its merchant, its user). */
-export type AuditRecorder = (request: FastifyRequest, action: AuditAction, target?: string | null, details?: Record<string, unknown>) => Promise<void>;
+type AuditRecorder = (request: FastifyRequest, action: AuditAction, target?: string | null, details?: Record<string, unknown>) => Promise<void>;
 
 /** The audit recorder of a part of the portal, over its database and clock. */
 export function auditFor(deps: Pick<AppDeps, 'db' | 'clock'>): AuditRecorder {

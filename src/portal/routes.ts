@@ -64,7 +64,7 @@ import { developersArea } from './developers/routes.js';
 
 /** Forms are small; a link with 200 item rows is about 40 KB. Uploads (a theme's logo) are 256 KB at most. */
 const FORM_LIMIT = 256 * 1024;
-export const UPLOAD_LIMIT = 256 * 1024;
+const UPLOAD_LIMIT = 256 * 1024;
 
 /** The parts of the portal, each with its routes (and the scripts its pages use). */
 const AREAS: readonly PortalArea[] = [overviewArea, linksArea, sessionsArea, paymentsArea, webhooksArea, developersArea, themesArea, usersArea, auditArea];

@@ -65,7 +65,7 @@ function better(on: string, first: string, second: string): string {
   return contrast(on, first) >= contrast(on, second) ? first : second;
 }
 
-export interface Palette {
+interface Palette {
   /** The CSS custom properties of the payment page (the names the built-in palettes set). */
   variables: Record<string, string>;
   colorScheme: 'light' | 'dark';

@@ -13,11 +13,11 @@ export { BUTTON_SHAPES, CUSTOM_THEME_CLASS, MIN_CONTRAST, type ButtonShape } fro
 // use it only when it belongs to the link's or session's merchant. The rules of a theme are here and
 // nowhere else: the portal's forms and the live preview ask this module.
 
-export const NAME_MAX = 60;
+const NAME_MAX = 60;
 /** The largest logo, in bytes (the portal's upload limit is the same). */
 export const LOGO_MAX_BYTES = 256 * 1024;
 export const LOGO_TYPES = ['image/png', 'image/jpeg'] as const;
-export type LogoType = (typeof LOGO_TYPES)[number];
+type LogoType = (typeof LOGO_TYPES)[number];
 
 /** A theme's key: `th_` and 16 URL-safe characters (the API's themeKey takes 1 to 64). */
 const THEME_KEY = /^th_[A-Za-z0-9_-]{1,61}$/;
@@ -43,7 +43,7 @@ export interface ThemeInput {
 }
 
 /** On an edit: a new logo replaces the old; without one, the old is kept or removed. */
-export type LogoChange = 'keep' | 'remove';
+type LogoChange = 'keep' | 'remove';
 
 function isShape(v: string): v is ButtonShape {
   return (BUTTON_SHAPES as readonly string[]).includes(v);
@@ -67,7 +67,7 @@ function themeOf(r: sql.ThemeRow): Theme {
  * (FF D8 FF). Never by its name or the type the browser gives: an SVG (which may carry script) named
  * logo.png is neither.
  */
-export function imageTypeOf(bytes: Buffer): LogoType | undefined {
+function imageTypeOf(bytes: Buffer): LogoType | undefined {
   if (bytes.length >= 8 && bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return 'image/png';
   if (bytes.length >= 3 && bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return 'image/jpeg';
   return undefined;

@@ -61,10 +61,10 @@ function isInternalName(host: string): boolean {
   return h === 'localhost' || h.endsWith('.localhost') || h.endsWith('.local') || h.endsWith('.internal') || h.endsWith('.home.arpa') || !h.includes('.');
 }
 
-export type UrlProblem = { code: 'FORMAT' | 'ADDRESS_NOT_ALLOWED' | 'UNRESOLVABLE'; message: string };
+type UrlProblem = { code: 'FORMAT' | 'ADDRESS_NOT_ALLOWED' | 'UNRESOLVABLE'; message: string };
 
 /** A host that is this machine: `localhost` or a loopback address (127.0.0.0/8, ::1). */
-export function isLoopbackHost(url: URL): boolean {
+function isLoopbackHost(url: URL): boolean {
   const host = hostOf(url).toLowerCase();
   if (host === 'localhost') return true;
   const family = isIP(host);
@@ -96,7 +96,7 @@ export function checkUrlShape(raw: string, opts: { allowLocalHttp?: boolean } = 
 }
 
 /** The host of a URL without IPv6 brackets. */
-export function hostOf(url: URL): string {
+function hostOf(url: URL): string {
   return url.hostname.replace(/^\[(.*)\]$/, '$1');
 }
 

@@ -25,13 +25,7 @@ function principalOf(request: FastifyRequest): Principal {
 }
 
 export async function webhookRoutes(app: App, deps: AppDeps, listeners: ListenerHub): Promise<void> {
-  const svc: service.WebhookServiceDeps = {
-    config: deps.config,
-    db: deps.db,
-    clock: deps.clock,
-    sealer: deps.sealer,
-    ...(deps.webhookResolver ? { resolver: deps.webhookResolver } : {}),
-  };
+  const svc = service.webhookServiceDeps(deps);
   const tags = ['Webhooks'];
   const ok = answerWith(deps.clock);
 

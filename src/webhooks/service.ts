@@ -33,6 +33,17 @@ export interface WebhookServiceDeps {
   resolver?: Resolver;
 }
 
+/** The service's dependencies taken from what the composition root passes (the API's and the portal's routes). */
+export function webhookServiceDeps(deps: Omit<WebhookServiceDeps, 'resolver'> & { webhookResolver?: Resolver | undefined }): WebhookServiceDeps {
+  return {
+    config: deps.config,
+    db: deps.db,
+    clock: deps.clock,
+    sealer: deps.sealer,
+    ...(deps.webhookResolver ? { resolver: deps.webhookResolver } : {}),
+  };
+}
+
 export function ownerOf(p: Principal): sql.Owner {
   return p.kind === 'merchant' ? { merchantId: p.merchantId, partnerId: null } : { merchantId: null, partnerId: p.partnerId };
 }
@@ -217,9 +228,8 @@ export async function deleteWebhook(deps: WebhookServiceDeps, principal: Princip
  * New secrets, shown once. Attempts from now on carry the new apiKey; bodies of deliveries already
  * created keep the signature they were built with (§Deliveries: a delivery's bytes never change).
  */
-/** How long the previous HMAC key stays valid after a rotation, unless asked otherwise; and at most. */
+/** How long the previous HMAC key stays valid after a rotation, unless asked otherwise (at most 168 hours: RotateQuery in schemas.ts). */
 export const DEFAULT_OVERLAP_HOURS = 24;
-export const MAX_OVERLAP_HOURS = 168;
 
 /**
  * New apiKey and hmacKey. For `overlapHours` (default 24, at most 7 days, 0 for none) the previous HMAC
@@ -263,9 +273,9 @@ export async function previousSecretValidUntil(deps: WebhookServiceDeps, princip
 // Listener webhooks: delivered to `paylinks listen` over a stream it opens (see listen/hub.ts)
 
 /** A listener whose stream has not been seen for this long is free to be reused by the next `listen`. */
-export const LISTENER_STALE_MS = 60_000;
+const LISTENER_STALE_MS = 60_000;
 
-export type RegisteredListener = RegisteredWebhook & { reused: boolean };
+type RegisteredListener = RegisteredWebhook & { reused: boolean };
 
 /**
  * A listener webhook for `paylinks listen`. A listener of the same owner and event types that no CLI

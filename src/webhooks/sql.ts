@@ -251,7 +251,7 @@ export async function webhooksForEvent(
   return rows;
 }
 
-export interface NewDelivery {
+interface NewDelivery {
   id: string;
   eventId: string;
   eventType: string;

@@ -14,7 +14,7 @@ const FORMATS: Record<string, RegExp> = {
   Telephone: /^\+?[0-9 ()-]{5,20}$/,
 };
 
-export const MAX_ANSWER_LENGTH = 500;
+const MAX_ANSWER_LENGTH = 500;
 
 export function readAnswers(
   infos: readonly ShopperInfo[],

@@ -1,4 +1,5 @@
 import { asset, assetHref, type Asset } from '../../web/assets.js';
+import { luhnValid } from '../../payments/card.js';
 import { CHECKOUT_CSS } from './styles.js';
 
 // The shopper pages' static files, served by the web layer's one mechanism (src/web/assets.ts); the
@@ -11,24 +12,10 @@ import { CHECKOUT_CSS } from './styles.js';
  * server checks alone; with it, the server still checks. It is written here as a function so that it
  * is type-checked and linted with the rest, and sent as its own source text.
  */
-function checkCardForm(): void {
+function checkCardForm(luhn: (digits: string) => boolean): void {
   const form = document.querySelector<HTMLFormElement>('form[data-card-form]');
   if (!form) return;
   const digitsOf = (v: string): string => v.replace(/[\s-]/g, '');
-  const luhn = (d: string): boolean => {
-    let sum = 0;
-    let double = false;
-    for (let i = d.length - 1; i >= 0; i--) {
-      let n = d.charCodeAt(i) - 48;
-      if (double) {
-        n *= 2;
-        if (n > 9) n -= 9;
-      }
-      sum += n;
-      double = !double;
-    }
-    return sum % 10 === 0;
-  };
   const cardNumberOk = (v: string): boolean => /^\d{12,19}$/.test(digitsOf(v)) && luhn(digitsOf(v));
   const expiryOk = (v: string): boolean => {
     const m = /^\s*(\d{1,2})\s*\/\s*(\d{2}|\d{4})\s*$/.exec(v);
@@ -83,7 +70,8 @@ function checkCardForm(): void {
   });
 }
 
-const CHECKOUT_JS = `"use strict";\n(${checkCardForm.toString()})();\n`;
+// The Luhn check is the server's own function, sent as its source text.
+const CHECKOUT_JS = `"use strict";\n(${checkCardForm.toString()})(${luhnValid.toString()});\n`;
 
 const STYLESHEET = asset('/assets/checkout.css', 'text/css; charset=utf-8', CHECKOUT_CSS);
 

@@ -2,9 +2,9 @@
 // at parse time into private storage: whatever later logs or serialises the request body (an error
 // logger, a debugging hook) sees only the other fields, never the card number or the CVC (§The simulated acquirer).
 
-export const CARD_FIELDS = ['cardNumber', 'expiryDate', 'cvc'] as const;
+const CARD_FIELDS = ['cardNumber', 'expiryDate', 'cvc'] as const;
 
-export interface RawCard {
+interface RawCard {
   cardNumber: string;
   expiryDate: string;
   cvc: string;

@@ -1,4 +1,5 @@
 import { messages, translator, type Lang, type Translate } from '../../web/lang.js';
+import { SHOPPER_FIELD_NAMES } from '../../paymentLinks/shopper.js';
 
 // Every string of the shopper's pages, in both languages, in the web layer's dictionary format
 // (src/web/lang.ts): a key missing from one language is a type error, so no page can show half a
@@ -33,15 +34,7 @@ const PAGE_WORDS = messages(
     email: 'E-mail',
     tokenizeIntro: 'Save your card with {merchant} for later payments. No money is taken now.',
     recurringNote: 'Your card will be saved with {merchant} for future payments.',
-    fieldSsn: 'National ID number (kennitala)',
-    fieldFullName: 'Full name',
-    fieldAddress: 'Address',
-    fieldPostCode: 'Postcode',
-    fieldCity: 'City',
-    fieldCountry: 'Country',
-    fieldTelephone: 'Telephone',
-    fieldEmailAddress: 'E-mail address',
-    fieldComments: 'Comments',
+    ...SHOPPER_FIELD_NAMES.en,
     errRequired: 'Please fill in this field.',
     errFormat: 'This value is not valid.',
     errTooLong: 'This value is too long.',
@@ -114,15 +107,7 @@ const PAGE_WORDS = messages(
     email: 'Netfang',
     tokenizeIntro: 'Vistaðu kortið þitt hjá {merchant} fyrir síðari greiðslur. Engin upphæð er tekin núna.',
     recurringNote: 'Kortið þitt verður vistað hjá {merchant} fyrir síðari greiðslur.',
-    fieldSsn: 'Kennitala',
-    fieldFullName: 'Fullt nafn',
-    fieldAddress: 'Heimilisfang',
-    fieldPostCode: 'Póstnúmer',
-    fieldCity: 'Staður',
-    fieldCountry: 'Land',
-    fieldTelephone: 'Sími',
-    fieldEmailAddress: 'Netfang',
-    fieldComments: 'Athugasemdir',
+    ...SHOPPER_FIELD_NAMES.is,
     errRequired: 'Vinsamlegast fylltu út þennan reit.',
     errFormat: 'Þetta gildi er ekki gilt.',
     errTooLong: 'Þetta gildi er of langt.',

@@ -7,7 +7,7 @@ import { newPayfacReference } from '../../ids.js';
 import { enqueueEvent } from '../../webhooks/events.js';
 import type { Acquirer, ModificationRequest } from '../acquirer.js';
 import * as sql from './sql.js';
-import { NotifiedLoop } from '../../db/notifiedLoop.js';
+import { LoopOwner, NotifiedLoop } from '../../db/notifiedLoop.js';
 import type { Sealer } from '../../sealing.js';
 import { MODIFICATIONS_CHANNEL } from './sql.js';
 
@@ -24,7 +24,7 @@ import { MODIFICATIONS_CHANNEL } from './sql.js';
 
 type Logger = Pick<FastifyBaseLogger, 'info' | 'warn' | 'error'>;
 
-export interface ModificationProcessorOptions {
+interface ModificationProcessorOptions {
   db: Database;
   clock: Clock;
   acquirer: Acquirer;
@@ -40,16 +40,17 @@ export interface ModificationProcessorOptions {
 const silent: Logger = { info: () => undefined, warn: () => undefined, error: () => undefined };
 const DUE_BATCH = 50;
 
-export class ModificationProcessor {
+export class ModificationProcessor extends LoopOwner {
   private readonly db: Database;
   private readonly clock: Clock;
   private readonly acquirer: Acquirer;
   private readonly sealer: Sealer;
   private readonly log: Logger;
-  private readonly loop: NotifiedLoop;
+  protected readonly loop: NotifiedLoop;
   readonly stats = { completed: 0, scheduledCaptures: 0 };
 
   constructor(opts: ModificationProcessorOptions) {
+    super();
     this.db = opts.db;
     this.clock = opts.clock;
     this.acquirer = opts.acquirer;
@@ -69,22 +70,6 @@ export class ModificationProcessor {
 
   async start(): Promise<void> {
     await this.loop.start();
-  }
-
-  /** Run a pass now (a new modification, a test that moved the clock). */
-  wake(): void {
-    this.loop.wake();
-  }
-
-  /** Resolves when a pass found nothing more to do (tests: accept, move the clock, wait for this). */
-  settled(): Promise<void> {
-    return this.loop.settled();
-  }
-
-  /** Drain: no new pass; the modification being completed finishes (at most graceMs). */
-  async stop(graceMs = 20_000): Promise<void> {
-    if (this.loop.isStopped) return;
-    await this.loop.stop(graceMs);
   }
 
   private async pass(): Promise<void> {

@@ -103,24 +103,21 @@ export async function requestModification(
       if (input.currency !== payment.currency) {
         errors.push({ field: 'currency', code: 'CURRENCY_MISMATCH', message: `must be the payment's currency, ${payment.currency}` });
       }
-      if (input.kind === 'Capture') {
-        const capturable = capturableOf(payment, progress);
-        if (input.amount > capturable) {
-          errors.push({
-            field: 'amount',
-            code: 'EXCEEDS_CAPTURABLE',
-            message: `must be at most ${capturable} (authorised ${payment.amount}, captured ${payment.capturedAmount}, captures in progress ${progress.pendingCapture})`,
-          });
-        }
-      } else {
-        const refundable = refundableOf(payment, progress);
-        if (input.amount > refundable) {
-          errors.push({
-            field: 'amount',
-            code: 'EXCEEDS_REFUNDABLE',
-            message: `must be at most ${refundable} (captured ${payment.capturedAmount}, refunded ${payment.refundedAmount}, refunds in progress ${progress.pendingRefund})`,
-          });
-        }
+      // What is left to capture or refund, and what that is made of, for the error's message.
+      const limit =
+        input.kind === 'Capture'
+          ? {
+              most: capturableOf(payment, progress),
+              code: 'EXCEEDS_CAPTURABLE',
+              parts: `authorised ${payment.amount}, captured ${payment.capturedAmount}, captures in progress ${progress.pendingCapture}`,
+            }
+          : {
+              most: refundableOf(payment, progress),
+              code: 'EXCEEDS_REFUNDABLE',
+              parts: `captured ${payment.capturedAmount}, refunded ${payment.refundedAmount}, refunds in progress ${progress.pendingRefund}`,
+            };
+      if (input.amount > limit.most) {
+        errors.push({ field: 'amount', code: limit.code, message: `must be at most ${limit.most} (${limit.parts})` });
       }
       if (errors.length > 0) throw validationError(errors);
     } else {

@@ -70,7 +70,7 @@ export async function inProgress(db: Queryable, payfacReference: string): Promis
   return rows[0] ?? { pendingCapture: 0, pendingRefund: 0, reversed: false };
 }
 
-export interface NewModification {
+interface NewModification {
   payfacReference: string;
   merchantId: string;
   originalPayfacReference: string;
@@ -101,7 +101,7 @@ export async function notifyModifications(db: Queryable): Promise<void> {
 }
 
 /** A modification as the processor claims it: as accepted, with its place in line. */
-export interface ModificationRow extends Omit<NewModification, 'createdAt'> {
+interface ModificationRow extends Omit<NewModification, 'createdAt'> {
   seq: number;
 }
 
@@ -196,32 +196,10 @@ export async function unschedule(db: Queryable, payfacReference: string): Promis
   ]);
 }
 
-/** For tests and operators: one modification as stored. */
-export async function findModification(
-  db: Queryable,
-  payfacReference: string,
-): Promise<(ModificationRow & { state: string; outcome: string | null; reason: string | null }) | undefined> {
-  const { rows } = await db.query<ModificationRow & { state: string; outcome: string | null; reason: string | null }>(
-    `SELECT payfac_reference AS "payfacReference", seq, merchant_id AS "merchantId", original_payfac_reference AS "originalPayfacReference", kind, source,
-            reference, amount, currency, refund_reason AS "refundReason", state, outcome, reason
-       FROM modifications WHERE payfac_reference = $1`,
-    [payfacReference],
-  );
-  return rows[0];
-}
-
-export interface ModificationHistoryRow {
-  payfacReference: string;
-  kind: ModificationKind;
-  source: 'Api' | 'Scheduled';
-  reference: string | null;
-  amount: number | null;
-  currency: string;
-  refundReason: string | null;
+export interface ModificationHistoryRow extends Omit<NewModification, 'merchantId' | 'originalPayfacReference'> {
   state: 'Received' | 'Succeeded' | 'Failed';
   outcome: 'Captured' | 'Refunded' | 'Cancelled' | null;
   reason: string | null;
-  createdAt: Date;
   completedAt: Date | null;
 }
 

@@ -8,7 +8,8 @@ import { isTerminalOf, merchantNameOf } from '../../accounts/service.js';
 import { newPayfacReference, newReference } from '../../ids.js';
 import { idempotentCreate } from '../../idempotency/service.js';
 import { fieldErrors, isRecord, mergeErrors, returnUrlError } from '../../paymentLinks/rules.js';
-import { enqueueEvent, type EventDeps, type PaymentEvent } from '../../webhooks/events.js';
+import { enqueueEvent, type EventDeps } from '../../webhooks/events.js';
+import { recordAuthorisation } from '../service.js';
 import type { Sealer } from '../../sealing.js';
 import type { Acquirer, FinalAuthoriseResult } from '../acquirer.js';
 import type { CardSummary } from '../card.js';
@@ -29,7 +30,7 @@ import * as sql from './sql.js';
 //   code MODEL_MISMATCH (no payment, no webhook).
 // A disabled token is refused with 409 INVALID_STATE; another merchant's token is 404 (§Authentication).
 
-export interface TokenDeps {
+interface TokenDeps {
   db: Database;
   clock: Clock;
   acquirer: Acquirer;
@@ -38,7 +39,7 @@ export interface TokenDeps {
   publicBaseUrl: string;
 }
 
-export type TokenPaymentOutcome = {
+type TokenPaymentOutcome = {
   resultCode: 'Authorised' | 'Refused' | 'RedirectShopper';
   payfacReference: string;
   refusalReason?: string;
@@ -46,7 +47,7 @@ export type TokenPaymentOutcome = {
 };
 
 /** How long a shopper has for the 3-D Secure step of a charge before it is gone. */
-export const TOKEN_CHALLENGE_TTL_MS = 15 * 60 * 1000;
+const TOKEN_CHALLENGE_TTL_MS = 15 * 60 * 1000;
 
 /** Where the shopper takes the 3-D Secure step of a charge: `{publicBaseUrl}/charge/{checkoutReference}`. */
 export const CHARGE_PAGE_PREFIX = '/charge';
@@ -169,54 +170,32 @@ interface Charge {
 
 /** Records the charge's payment and its events: Authorization, and Capture when authorised (captured at once). */
 async function recordCharge(tx: PoolClient, deps: EventDeps, c: Charge, result: FinalAuthoriseResult): Promise<TokenPaymentOutcome> {
-  const { clock } = deps;
   const success = result.outcome === 'Authorised';
-  const reason = result.outcome === 'Refused' ? result.reason : null;
-  const { card } = c;
-  await sql.insertTokenPayment(tx, {
-    payfacReference: c.payfacReference,
-    checkoutReference: c.checkoutReference,
-    merchantId: c.merchantId,
-    terminalIdentifier: c.terminalIdentifier,
-    chargedToken: c.token,
-    recurringProcessingModel: c.model,
-    channel: c.channel,
-    merchantReference: c.merchantReference,
-    amount: c.amount,
-    currency: c.currency,
-    success,
-    reason,
-    cardMasked: card.masked,
-    cardSummary: card.last4,
-    cardExpiry: card.expiry,
-    paymentMethod: card.paymentMethod,
-    threeDAuthenticated: result.threeDAuthenticated,
-    authCode: result.outcome === 'Authorised' ? result.authCode : null,
-    createdAt: clock.now(),
-  });
-  const base: Omit<PaymentEvent, 'eventType' | 'reason' | 'success' | 'additionalData'> = {
-    merchantId: c.merchantId,
-    checkoutReference: c.checkoutReference,
-    payfacReference: c.payfacReference,
-    merchantReference: c.merchantReference,
-    amount: c.amount,
-    currency: c.currency,
-  };
-  const cardData = { cardNumber: card.masked, cardSummary: card.last4, paymentMethod: card.paymentMethod };
-  await enqueueEvent(tx, deps, {
-    ...base,
-    eventType: 'Authorization',
-    success,
-    reason,
-    additionalData: {
-      ...cardData,
-      threeDAuthenticated: String(result.threeDAuthenticated),
-      ...(result.outcome === 'Authorised' ? { authCode: result.authCode } : {}),
+  await recordAuthorisation(
+    tx,
+    deps,
+    {
+      payfacReference: c.payfacReference,
+      checkoutReference: null,
+      eventCheckoutReference: c.checkoutReference,
+      paymentLinkReference: null,
+      charge: { token: c.token, recurringProcessingModel: c.model, channel: c.channel },
+      merchantId: c.merchantId,
+      terminalIdentifier: c.terminalIdentifier,
+      merchantReference: c.merchantReference,
+      amount: c.amount,
+      currency: c.currency,
+      isPreAuth: false,
+      token: null,
+      captureState: success ? 'Captured' : 'None',
+      capturedAmount: success ? c.amount : 0,
+      captureDueAt: null,
+      createdAt: deps.clock.now(),
     },
-  });
+    c.card,
+    result,
+  );
   if (result.outcome !== 'Authorised') return { resultCode: 'Refused' as const, payfacReference: c.payfacReference, refusalReason: result.reason };
-  // §Events: captured at once, as every payment without manual or delayed capture.
-  await enqueueEvent(tx, deps, { ...base, eventType: 'Capture', success: true, reason: null, additionalData: cardData });
   return { resultCode: 'Authorised' as const, payfacReference: c.payfacReference };
 }
 
@@ -257,8 +236,7 @@ function viewOf(row: sql.TokenChallengeRow, now: Date): Omit<TokenChallengeView,
   };
 }
 
-export type TokenChallengeOutcome =
-  { kind: 'Done'; result: TokenPaymentOutcome; returnUrl: string } | { kind: 'Gone'; returnUrl: string } | { kind: 'NotFound' };
+type TokenChallengeOutcome = { kind: 'Done'; result: TokenPaymentOutcome; returnUrl: string } | { kind: 'Gone'; returnUrl: string } | { kind: 'NotFound' };
 
 /**
  * The shopper confirmed or cancelled the 3-D Secure step of a charge: the acquirer finishes it, and

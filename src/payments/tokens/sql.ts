@@ -38,63 +38,7 @@ export async function disableToken(db: Queryable, token: string, at: Date): Prom
   await db.query('UPDATE payment_tokens SET disabled_at = $2 WHERE token = $1 AND disabled_at IS NULL', [token, at]);
 }
 
-export interface NewTokenPayment {
-  payfacReference: string;
-  merchantId: string;
-  terminalIdentifier: string;
-  /** The checkout reference of this charge, which its events carry. */
-  checkoutReference: string;
-  chargedToken: string;
-  recurringProcessingModel: string;
-  channel: string;
-  merchantReference: string;
-  amount: number;
-  currency: string;
-  success: boolean;
-  reason: string | null;
-  cardMasked: string;
-  cardSummary: string;
-  cardExpiry: string;
-  paymentMethod: string;
-  threeDAuthenticated: boolean;
-  authCode: string | null;
-  createdAt: Date;
-}
-
-/** A token payment is captured at once when authorised (§Events's usual rule), else it captures nothing. */
-export async function insertTokenPayment(db: Queryable, p: NewTokenPayment): Promise<void> {
-  await db.query(
-    `INSERT INTO payments (payfac_reference, merchant_id, terminal_identifier, charged_token, recurring_processing_model, channel,
-       merchant_reference, amount, currency, success, reason, card_masked, card_summary, card_expiry, payment_method,
-       three_d_authenticated, auth_code, is_pre_auth, token, capture_state, captured_amount, capture_due_at, created_at,
-       event_checkout_reference)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, false, NULL,
-             CASE WHEN $10 THEN 'Captured' ELSE 'None' END, CASE WHEN $10 THEN $8::bigint ELSE 0 END, NULL, $18, $19)`,
-    [
-      p.payfacReference,
-      p.merchantId,
-      p.terminalIdentifier,
-      p.chargedToken,
-      p.recurringProcessingModel,
-      p.channel,
-      p.merchantReference,
-      p.amount,
-      p.currency,
-      p.success,
-      p.reason,
-      p.cardMasked,
-      p.cardSummary,
-      p.cardExpiry,
-      p.paymentMethod,
-      p.threeDAuthenticated,
-      p.authCode,
-      p.createdAt,
-      p.checkoutReference,
-    ],
-  );
-}
-
-export interface NewTokenChallenge {
+interface NewTokenChallenge {
   checkoutReference: string;
   payfacReference: string;
   merchantId: string;

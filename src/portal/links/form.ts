@@ -67,7 +67,7 @@ export const NEW_ROWS = 3;
 const MAX_FORM_ROWS = 210;
 
 export const blankItem = (): ItemEntry => ({ name: '', quantity: '1', unitPrice: '', discount: '' });
-export const isBlankItem = (r: ItemEntry): boolean => r.name.trim() === '' && r.unitPrice.trim() === '' && r.discount.trim() === '';
+const isBlankItem = (r: ItemEntry): boolean => r.name.trim() === '' && r.unitPrice.trim() === '' && r.discount.trim() === '';
 
 export function emptyEntry(): LinkEntry {
   return {
@@ -103,7 +103,7 @@ export function majorText(minor: number, lang: Lang): string {
 }
 
 /** A datetime-local value (UTC, as the portal shows times) as the API's timestamp; other text as typed, for the API's FORMAT error. */
-export function timestampOf(text: string): string | undefined {
+function timestampOf(text: string): string | undefined {
   const t = text.trim();
   if (t === '') return undefined;
   const m = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2})(?::(\d{2}))?$/.exec(t);
@@ -111,7 +111,7 @@ export function timestampOf(text: string): string | undefined {
 }
 
 /** An API timestamp as a datetime-local value in UTC (to the minute, or the second when it has seconds). */
-export function localInputOf(iso: string | null): string {
+function localInputOf(iso: string | null): string {
   if (iso === null) return '';
   const s = new Date(iso).toISOString();
   return s.slice(17, 23) === '00.000' ? s.slice(0, 16) : s.slice(0, 19);
@@ -122,7 +122,7 @@ export function localInputOf(iso: string | null): string {
 const ITEM_KEY = /^items\[(\d{1,3})\]\.(name|quantity|unitPrice|discount)$/;
 
 /** The item rows of a post, in their order (a row's inputs share its index). */
-export function itemEntriesOf(form: Form): ItemEntry[] {
+function itemEntriesOf(form: Form): ItemEntry[] {
   const rows = new Map<number, ItemEntry>();
   for (const name of form.names()) {
     const m = ITEM_KEY.exec(name);
@@ -294,6 +294,17 @@ function placer(lang: Lang, shopperPrefix: string, rowOf: readonly number[], ite
   };
 }
 
+/** Puts the filled item rows on the body, with the amount they add up to when they say it. */
+function putItems(body: Record<string, unknown>, rows: readonly ItemEntry[], lang: Lang): ItemsBuilt {
+  const items = itemsOf(
+    rows.filter((r) => !isBlankItem(r)),
+    lang,
+  );
+  body.items = items.items;
+  if (items.amount !== undefined) body.amount = items.amount;
+  return items;
+}
+
 /** The body of Create Payment Link (§Creating a link) for what the create form holds. */
 export function createBody(e: CreateEntry, lang: Lang): Built {
   const body: Record<string, unknown> = { type: e.type };
@@ -311,12 +322,7 @@ export function createBody(e: CreateEntry, lang: Lang): Built {
   if (shopper.list.length > 0) body.shopperInfo = shopper.list;
   let items: ItemsBuilt | null = null;
   if (e.type === 'PayByLink') {
-    items = itemsOf(
-      e.items.filter((r) => !isBlankItem(r)),
-      lang,
-    );
-    body.items = items.items;
-    if (items.amount !== undefined) body.amount = items.amount;
+    items = putItems(body, e.items, lang);
   } else {
     body.amount = 0;
     body.items = [];
@@ -348,12 +354,7 @@ export function updateBody(link: PaymentLinkView, e: LinkEntry, withMoney: boole
   if (withMoney) {
     if (e.currency !== '') body.currency = e.currency;
     if (link.type === 'PayByLink') {
-      items = itemsOf(
-        e.items.filter((r) => !isBlankItem(r)),
-        lang,
-      );
-      body.items = items.items;
-      if (items.amount !== undefined) body.amount = items.amount;
+      items = putItems(body, e.items, lang);
     }
   }
   return { body, place: placer(lang, UPDATE_NAMES.shopper, shopper.rowOf, items) };

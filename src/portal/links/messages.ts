@@ -1,4 +1,5 @@
 import { messages } from '../i18n.js';
+import { SHOPPER_FIELD_NAMES } from '../../paymentLinks/shopper.js';
 
 // The words of the payment link pages, in both languages.
 
@@ -80,15 +81,7 @@ export const M = messages(
     reqOptional: 'Optional',
     reqRequired: 'Required',
     reqPrefilled: 'Prefilled',
-    fieldSsn: 'National ID (kennitala)',
-    fieldFullName: 'Full name',
-    fieldAddress: 'Address',
-    fieldPostCode: 'Postcode',
-    fieldCity: 'Town',
-    fieldCountry: 'Country',
-    fieldTelephone: 'Telephone',
-    fieldEmailAddress: 'E-mail address',
-    fieldComments: 'Comments',
+    ...SHOPPER_FIELD_NAMES.en,
     create: 'Create link',
     amountFormat: 'Write an amount, e.g. 4900 or 49.90 (at most two decimals).',
     derivedLine: 'Line total: {message}',
@@ -215,15 +208,7 @@ export const M = messages(
     reqOptional: 'Valfrjálst',
     reqRequired: 'Nauðsynlegt',
     reqPrefilled: 'Forútfyllt',
-    fieldSsn: 'Kennitala',
-    fieldFullName: 'Fullt nafn',
-    fieldAddress: 'Heimilisfang',
-    fieldPostCode: 'Póstnúmer',
-    fieldCity: 'Staður',
-    fieldCountry: 'Land',
-    fieldTelephone: 'Sími',
-    fieldEmailAddress: 'Netfang',
-    fieldComments: 'Athugasemdir',
+    ...SHOPPER_FIELD_NAMES.is,
     create: 'Búa til hlekk',
     amountFormat: 'Skrifaðu upphæð, t.d. 4900 eða 49,90 (í mesta lagi tveir aukastafir).',
     derivedLine: 'Samtals í línu: {message}',

@@ -4,7 +4,7 @@ import { paymentState, type PaymentListItem } from '../../payments/service.js';
 // export of a million payments holds one batch in memory. RFC 4180 quoting; amounts in the
 // currency's major units with a point; times in UTC (ISO 8601).
 
-export const CSV_COLUMNS = [
+const CSV_COLUMNS = [
   'payfacReference',
   'createdAt',
   'status',
@@ -35,7 +35,7 @@ export function csvCell(value: string | number | boolean | null): string {
 }
 
 /** Minor units as major units with a point: 12345 → "123.45". */
-export function majorUnits(minor: number): string {
+function majorUnits(minor: number): string {
   const cents = minor % 100;
   return `${(minor - cents) / 100}.${String(cents).padStart(2, '0')}`;
 }

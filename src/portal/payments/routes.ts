@@ -43,7 +43,7 @@ function dayStart(text: string): Date | null {
 }
 
 /** The list's filter from its query; a date that is none is an error beside its input and filters nothing. */
-export function filterOf(q: ListQuery, lang: View['lang']): { shown: ListFilter; filter: PaymentFilter; errors: FieldErrors } {
+function filterOf(q: ListQuery, lang: View['lang']): { shown: ListFilter; filter: PaymentFilter; errors: FieldErrors } {
   const text = (v: unknown, max: number): string => (typeof v === 'string' ? v.trim().slice(0, max) : '');
   const shown: ListFilter = {
     state: isPaymentState(q.state) ? q.state : null,

@@ -90,13 +90,7 @@ const NOTICES: readonly WebhookNotice[] = ['saved', 'enabled', 'disabled', 'test
 export const webhooksArea: PortalArea = {
   styles: WEBHOOK_STYLES,
   routes(portal, deps: PortalDeps) {
-    const svc: webhooks.WebhookServiceDeps = {
-      config: deps.config,
-      db: deps.db,
-      clock: deps.clock,
-      sealer: deps.sealer,
-      ...(deps.webhookResolver ? { resolver: deps.webhookResolver } : {}),
-    };
+    const svc = webhooks.webhookServiceDeps(deps);
     const devUrls = deps.config.env === 'development';
 
     const principalOf = (request: FastifyRequest): Principal => merchantPrincipal(sessionOfRequest(request));

@@ -36,42 +36,28 @@ export async function foldDeliveryCounts(deps: Pick<WebhookServiceDeps, 'db'>): 
 
 // Trace and replay (§Deliveries)
 
-export interface DeliveryView {
+/** A delivery as the trace shows it: as read, under the name deliveryId, with its times written out. */
+export interface DeliveryView extends Omit<sql.DeliveryRow, 'id' | 'nextAttemptAt' | 'claimed' | 'createdAt'> {
   deliveryId: string;
-  webhookId: string;
-  eventId: string;
-  eventType: string;
-  payfacReference: string;
-  state: 'Pending' | 'Delivered' | 'Failed';
-  attemptCount: number;
   nextAttemptAt: string | null;
   createdAt: string;
 }
 
-export interface AttemptView {
-  attemptNumber: number;
-  correlationId: string;
+/** An attempt as the trace shows it: as recorded, with its time written out. */
+export interface AttemptView extends Omit<sql.AttemptRow, 'sentAt'> {
   sentAt: string;
-  responseStatus: number | null;
-  responseBody: string | null;
-  durationMs: number;
-  errorKind: 'timeout' | 'connection' | 'tls' | 'status' | null;
-  errorDetail: string | null;
 }
 
 function deliveryView(d: sql.DeliveryRow): DeliveryView {
+  // The rest of the row is shown as it is read.
+  const { id, nextAttemptAt, claimed: _claimed, createdAt, ...asRead } = d;
   return {
-    deliveryId: d.id,
-    webhookId: d.webhookId,
-    eventId: d.eventId,
-    eventType: d.eventType,
-    payfacReference: d.payfacReference,
-    state: d.state,
-    attemptCount: d.attemptCount,
+    deliveryId: id,
+    ...asRead,
     // While an attempt is in flight the row holds the lease's end; that is when it would be retried
     // if the worker sending it died.
-    nextAttemptAt: d.state === 'Pending' && d.nextAttemptAt ? formatTimestamp(d.nextAttemptAt) : null,
-    createdAt: formatTimestamp(d.createdAt),
+    nextAttemptAt: d.state === 'Pending' && nextAttemptAt ? formatTimestamp(nextAttemptAt) : null,
+    createdAt: formatTimestamp(createdAt),
   };
 }
 
@@ -101,16 +87,7 @@ export async function getDelivery(
   return {
     ...deliveryView(d),
     body: d.body,
-    attempts: attempts.map((a) => ({
-      attemptNumber: a.attemptNumber,
-      correlationId: a.correlationId,
-      sentAt: formatTimestamp(a.sentAt),
-      responseStatus: a.responseStatus,
-      responseBody: a.responseBody,
-      durationMs: a.durationMs,
-      errorKind: a.errorKind,
-      errorDetail: a.errorDetail,
-    })),
+    attempts: attempts.map((a) => ({ ...a, sentAt: formatTimestamp(a.sentAt) })),
   };
 }
 
@@ -235,17 +212,7 @@ export async function advanceDelivery(deps: WebhookServiceDeps, principal: Princ
   });
 }
 
-export interface FailingWebhook {
-  webhookId: string;
-  url: string;
-  description: string;
-  enabled: boolean;
-  /** Deliveries that failed all their attempts. */
-  failed: number;
-  /** Deliveries being retried after a failed attempt. */
-  retrying: number;
-  lastFailureAt: Date;
-}
+export type FailingWebhook = sql.FailingRow;
 
 /** The webhooks whose deliveries of the last `days` days failed or are being retried (the portal's overview). */
 export async function failingWebhooks(
@@ -255,14 +222,5 @@ export async function failingWebhooks(
   limit = 10,
 ): Promise<FailingWebhook[]> {
   const since = new Date(deps.clock.now().getTime() - days * 86_400_000);
-  const rows = await sql.failingWebhooks(deps.db.pool, ownerOf(principal), since, limit);
-  return rows.map((r) => ({
-    webhookId: r.id,
-    url: r.url,
-    description: r.description,
-    enabled: r.enabled,
-    failed: r.failed,
-    retrying: r.retrying,
-    lastFailureAt: r.lastFailureAt,
-  }));
+  return sql.failingWebhooks(deps.db.pool, ownerOf(principal), since, limit);
 }

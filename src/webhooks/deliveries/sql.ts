@@ -112,6 +112,7 @@ export interface AttemptRow {
   responseBody: string | null;
   durationMs: number;
   errorKind: 'timeout' | 'connection' | 'tls' | 'status' | null;
+  /** Why it failed (a certificate or connection error code, the time limit); null on success or a failed status. */
   errorDetail: string | null;
 }
 
@@ -167,7 +168,7 @@ export async function insertRecovery(db: Queryable, r: { webhookId: string; sinc
   );
 }
 
-export interface FailedDelivery {
+interface FailedDelivery {
   eventId: string;
   eventType: string;
   payfacReference: string;
@@ -187,11 +188,13 @@ export async function failedDeliveriesIn(db: Queryable, webhookId: string, since
 }
 
 export interface FailingRow {
-  id: string;
+  webhookId: string;
   url: string;
   description: string;
   enabled: boolean;
+  /** Deliveries that failed all their attempts. */
   failed: number;
+  /** Deliveries being retried after a failed attempt. */
   retrying: number;
   lastFailureAt: Date;
 }
@@ -202,7 +205,7 @@ export interface FailingRow {
  */
 export async function failingWebhooks(db: Queryable, owner: Owner, since: Date, limit: number): Promise<FailingRow[]> {
   const { rows } = await db.query<FailingRow>(
-    `SELECT w.id, w.url, w.description, w.enabled, f.failed, f.retrying, f.last_failure_at AS "lastFailureAt"
+    `SELECT w.id AS "webhookId", w.url, w.description, w.enabled, f.failed, f.retrying, f.last_failure_at AS "lastFailureAt"
        FROM webhooks w
        CROSS JOIN LATERAL (
          SELECT count(*) FILTER (WHERE d.state = 'Failed')::int AS failed,

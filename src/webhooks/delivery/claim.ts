@@ -13,19 +13,19 @@ import { allowances, claimDueDeliveries, LOCK_CLAIMS_SQL, recordAttempts, releas
 // after the previous claim committed. SKIP LOCKED still keeps claims off rows that a redelivery,
 // a sandbox advance or an attempt being recorded has locked.
 
-export interface Claim {
+interface Claim {
   token: string;
   rows: ClaimedRow[];
 }
 
-export interface ClaimOptions {
+interface ClaimOptions {
   limit: number;
   perEndpoint: number;
   leaseMs: number;
 }
 
 /** What one cycle is asked besides recording and claiming. */
-export interface CycleAsks {
+interface CycleAsks {
   records: readonly AttemptRecord[];
   /** The caller's finished, unrecorded attempts by webhook (read when the claim runs). */
   finished?: () => ReadonlyMap<string, number>;

@@ -19,7 +19,7 @@ const HEALTH_INTERVAL_MS = 60 * 1000;
 const FOLD_INTERVAL_MS = 10 * 1000;
 const RETENTION_BATCH = 1_000;
 
-export interface HousekeepingOptions {
+interface HousekeepingOptions {
   db: Database;
   clock: Clock;
   sealer: Sealer;

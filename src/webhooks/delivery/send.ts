@@ -12,7 +12,7 @@ export const RESPONSE_BODY_LIMIT = 64 * 1024;
 
 export type ErrorKind = 'timeout' | 'connection' | 'tls' | 'status';
 
-export interface AttemptResult {
+interface AttemptResult {
   success: boolean;
   responseStatus: number | null;
   responseBody: string | null;
@@ -22,7 +22,7 @@ export interface AttemptResult {
   errorDetail: string | null;
 }
 
-export interface DeliveryAgentOptions {
+interface DeliveryAgentOptions {
   /** §Webhooks: refuse loopback, private, link-local and internal addresses at every connection. */
   publicOnly: boolean;
   /** Extra TLS options (tests trust their own CA here). */
@@ -50,7 +50,7 @@ export function createDeliveryAgent(opts: DeliveryAgentOptions): Agent {
   });
 }
 
-export interface AttemptRequest {
+interface AttemptRequest {
   url: string;
   body: Buffer;
   apiKey: string;
@@ -99,7 +99,7 @@ export function classifyError(err: unknown): 'tls' | 'connection' {
  * `DEPTH_ZERO_SELF_SIGNED_CERT: self-signed certificate` or `ECONNREFUSED: connect ECONNREFUSED
  * 127.0.0.1:9`. It names an address at most, never a header or a secret.
  */
-export function describeError(err: unknown): string {
+function describeError(err: unknown): string {
   let cur: unknown = err;
   let best: { code: string; message: string } | undefined;
   for (let i = 0; i < 5 && typeof cur === 'object' && cur !== null; i++) {

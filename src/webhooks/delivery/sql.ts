@@ -1,4 +1,5 @@
 import type { Queryable } from '../../db/database.js';
+import type { AttemptRow } from '../deliveries/sql.js';
 import type { DeliveryState } from './schedule.js';
 
 // The delivery worker's SQL: claim, record, and the wake-up notification.
@@ -237,19 +238,11 @@ export async function renewLeases(db: Queryable, until: Date, held: readonly (re
   return rowCount ?? 0;
 }
 
-export interface AttemptRecord {
+/** A finished attempt as the trace reads it back, with the claim it was made under and where it leaves the delivery. */
+export interface AttemptRecord extends AttemptRow {
   deliveryId: string;
   webhookId: string;
   claimToken: string;
-  attemptNumber: number;
-  correlationId: string;
-  sentAt: Date;
-  responseStatus: number | null;
-  responseBody: string | null;
-  durationMs: number;
-  errorKind: 'timeout' | 'connection' | 'tls' | 'status' | null;
-  /** Why it failed (a certificate or connection error code, the time limit); null on success or a failed status. */
-  errorDetail: string | null;
   state: DeliveryState;
   nextAttemptAt: Date | null;
 }
@@ -333,12 +326,6 @@ export async function dueBacklog(db: Queryable, now: Date): Promise<{ due: numbe
     [now],
   );
   return { due: rows[0]?.due ?? 0, oldestDueAt: rows[0]?.oldest ?? null };
-}
-
-/** The earliest time a pending, unclaimed-or-leased delivery becomes due (for the fallback timer). */
-export async function nextDueAt(db: Queryable): Promise<Date | null> {
-  const { rows } = await db.query<{ at: Date | null }>(`SELECT min(next_attempt_at) AS at FROM webhook_deliveries WHERE state = 'Pending'`);
-  return rows[0]?.at ?? null;
 }
 
 /**

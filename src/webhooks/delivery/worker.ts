@@ -9,7 +9,7 @@ import { claimAndRecord } from './claim.js';
 import { afterAttempt } from './schedule.js';
 import { standardWebhookHeaders } from './sign.js';
 import { ATTEMPT_TIMEOUT_MS, createDeliveryAgent, sendAttempt } from './send.js';
-import { NotifiedLoop } from '../../db/notifiedLoop.js';
+import { LoopOwner, NotifiedLoop } from '../../db/notifiedLoop.js';
 import { DELIVERIES_CHANNEL, renewLeases, type AttemptRecord, type ClaimedRow } from './sql.js';
 import type { DeliveryMetrics } from '../../metrics.js';
 import { DeliveryHousekeeping } from './housekeeping.js';
@@ -89,7 +89,7 @@ export interface DeliveryWorkerOptions {
 
 const silent: Logger = { info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined };
 
-export class DeliveryWorker {
+export class DeliveryWorker extends LoopOwner {
   private readonly db: Database;
   private readonly clock: Clock;
   private readonly log: Logger;
@@ -103,7 +103,7 @@ export class DeliveryWorker {
   private readonly batchSize: number;
   private readonly metrics: DeliveryMetrics | undefined;
   private readonly sealer: Sealer;
-  private readonly loop: NotifiedLoop;
+  protected readonly loop: NotifiedLoop;
 
   private running = false;
   /** Attempts on the wire (claimed, sent, no result yet). */
@@ -135,6 +135,7 @@ export class DeliveryWorker {
   private readonly turnarounds = new RecentSamples(TURNAROUND_SAMPLES);
 
   constructor(opts: DeliveryWorkerOptions) {
+    super();
     this.db = opts.db;
     this.clock = opts.clock;
     this.log = opts.logger ?? silent;
@@ -198,21 +199,8 @@ export class DeliveryWorker {
     return this.housekeeping.removeOldBefore(before, most);
   }
 
-  /** Claim now (a new delivery, a freed slot, a test that moved the clock). */
-  wake(): void {
-    this.loop.wake();
-  }
-
-  /**
-   * Resolves when a claim found nothing more to do and no attempt is in flight or unrecorded
-   * (tests: move the clock, wake, wait for this).
-   */
-  settled(): Promise<void> {
-    return this.loop.settled();
-  }
-
   /** Drain: stop claiming, let attempts in flight finish and be recorded (at most graceMs). */
-  async stop(graceMs = 20_000): Promise<void> {
+  override async stop(graceMs = 20_000): Promise<void> {
     if (this.loop.isStopped) return;
     const stopping = this.loop.stop(graceMs);
     // Queued deliveries are given back by one more pass (an attempt that ends would also run it).

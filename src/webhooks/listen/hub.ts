@@ -39,7 +39,7 @@ export interface StreamedAttempt {
   body: string;
 }
 
-export interface AttemptReport {
+interface AttemptReport {
   deliveryId: string;
   attemptToken: string;
   responseStatus: number | null;
@@ -81,7 +81,7 @@ function decodeToken(raw: string): Token | undefined {
   }
 }
 
-export interface ListenerHubOptions {
+interface ListenerHubOptions {
   db: Database;
   clock: Clock;
   /** Opens each listener's apiKey, sealed at rest. */

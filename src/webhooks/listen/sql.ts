@@ -4,7 +4,7 @@ import type { Owner } from '../sql.js';
 // Listener webhooks (`paylinks listen`): reuse of a listener left behind, liveness, and the claim of a
 // listener's deliveries by the process holding its stream.
 
-export interface ListenerRow {
+interface ListenerRow {
   id: string;
   eventTypes: string[];
   apiKeySealed: string;
@@ -41,7 +41,7 @@ export async function touchListener(db: Queryable, webhookId: string, now: Date)
   await db.query("UPDATE webhooks SET listener_seen_at = $2 WHERE id = $1 AND kind = 'listener'", [webhookId, now]);
 }
 
-export interface ListenerDelivery {
+interface ListenerDelivery {
   id: string;
   body: string;
   attemptCount: number;
