@@ -15,7 +15,7 @@ import { normalizeInput, type JsonSchema } from './validation.js';
 import swaggerUi from '@fastify/swagger-ui';
 import { FAVICON_SVG } from './web/assets.js';
 import { CSP } from './web/headers.js';
-import { loggerOptions } from './logging.js';
+import { loggedPath, loggerOptions } from './logging.js';
 import { paymentLinkRoutes } from './paymentLinks/routes.js';
 import { webhookRoutes } from './webhooks/routes.js';
 import { ListenerHub } from './webhooks/listen/hub.js';
@@ -67,7 +67,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   // JSON is the only body the API takes (§Status codes: anything else is 415); Fastify would otherwise accept text/plain.
   app.removeContentTypeParser('text/plain');
 
-  // One line per request at info (§Running the service), carrying the request id like every other line.
+  // One line per request at info (§Running the service), carrying the request id like every other line,
+  // and its path without the query and without any secret in it (src/logging.ts).
   // The hooks that run on every request take callbacks rather than returning promises: no promise
   // and no extra microtask per hook and request (docs/performance.md).
   const metrics = deps.metrics ?? new Metrics({ db, backlog: () => deliveryBacklog(db, clock.now()), now: () => clock.now() });
@@ -75,10 +76,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   app.addHook('onResponse', (request, reply, done) => {
     metrics.observeHttp(request.method, request.routeOptions.url ?? '(unmatched)', reply.statusCode, reply.elapsedTime / 1000);
     if (LOGS_INFO.has(request.log.level)) {
-      request.log.info(
-        { method: request.method, url: request.url.split('?')[0], status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 },
-        'request',
-      );
+      request.log.info({ method: request.method, url: loggedPath(request), status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request');
     }
     done();
   });
