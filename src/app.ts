@@ -9,6 +9,7 @@ import { RateLimiter } from './http/rateLimit.js';
 import { documentErrorAnswers, envelope } from './http/envelope.js';
 import { clientErrorHandler, frameworkErrorHandler, installErrorHandling } from './http/errorHandler.js';
 import { installRouteTable } from './http/routeTable.js';
+import { installTransportSecurity, strictTransportSecurity } from './http/transportSecurity.js';
 import { installCreatePipeline } from './http/createPipeline.js';
 import { validatorCompiler } from './http/validation.js';
 import { normalizeInput, type JsonSchema } from './validation.js';
@@ -50,6 +51,7 @@ const LOGS_INFO = new Set(['trace', 'debug', 'info']);
 /** Builds the HTTP application; it never listens itself (main.ts does). */
 export async function buildApp(deps: AppDeps): Promise<App> {
   const { config, db, clock } = deps;
+  const hsts = strictTransportSecurity(config);
   const app = Fastify({
     ...(deps.logger ? { loggerInstance: deps.logger } : { logger: loggerOptions(config.logLevel) }),
     genReqId: () => newUuid(),
@@ -57,12 +59,14 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     bodyLimit: 1024 * 1024,
     // Requests arriving while the server drains get §Errors's 503 from the hook below, not Fastify's own body.
     return503OnClosing: false,
-    frameworkErrors: frameworkErrorHandler(clock),
-    clientErrorHandler: clientErrorHandler(clock),
+    frameworkErrors: frameworkErrorHandler(clock, hsts),
+    clientErrorHandler: clientErrorHandler(clock, hsts),
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     ajv: { customOptions: { strict: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  // Before every other hook and route, so that every answer has it (production over https only).
+  installTransportSecurity(app, hsts);
   app.setValidatorCompiler(validatorCompiler);
   // JSON is the only body the API takes (§Status codes: anything else is 415); Fastify would otherwise accept text/plain.
   app.removeContentTypeParser('text/plain');

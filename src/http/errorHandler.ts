@@ -102,8 +102,10 @@ export function isDataException(err: unknown): boolean {
  * parameter over maxParamLength): §Errors too, through the one error writer. A parameter too long to be
  * any id names nothing: 404.
  */
-export function frameworkErrorHandler(clock: Clock) {
+export function frameworkErrorHandler(clock: Clock, hsts: string | null = null) {
   return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply => {
+    // No hook runs before routing: the transport header is set here (transportSecurity.ts).
+    if (hsts !== null) reply.header('Strict-Transport-Security', hsts);
     const apiError =
       error.code === 'FST_ERR_MAX_PARAM_LENGTH'
         ? new ApiError('NOT_FOUND', 'no resource has an identifier that long')
@@ -118,7 +120,7 @@ export function frameworkErrorHandler(clock: Clock) {
  * Errors of the HTTP parser, before Fastify has a request (headers over Node's 16 KiB limit, a
  * malformed request line, a request that never arrived completely): §Errors on the raw socket.
  */
-export function clientErrorHandler(clock: Clock) {
+export function clientErrorHandler(clock: Clock, hsts: string | null = null) {
   return (err: NodeJS.ErrnoException, socket: Duplex): void => {
     if (err.code === 'ECONNRESET' || socket.destroyed) return;
     const apiError =
@@ -130,7 +132,7 @@ export function clientErrorHandler(clock: Clock) {
     const body = JSON.stringify(problemBody(apiError, newUuid(), clock));
     if (socket.writable) {
       socket.write(
-        `HTTP/1.1 ${apiError.status} ${STATUS_CODES[apiError.status] ?? ''}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+        `HTTP/1.1 ${apiError.status} ${STATUS_CODES[apiError.status] ?? ''}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${hsts === null ? '' : `Strict-Transport-Security: ${hsts}\r\n`}Connection: close\r\n\r\n${body}`,
       );
     }
     socket.destroy();
