@@ -208,7 +208,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     { prefix: '/api/v1' },
   );
   // Everything that answers HTML, inside the one web layer (cookies, form tokens, page headers).
-  await webLayer(app, deps, [shopperPageRoutes, portalRoutes]);
+  await webLayer(app, deps, { shopper: shopperPageRoutes, portal: portalRoutes });
   await themeAssetRoutes(app, deps);
 
   app.get('/api/v1/openapi.json', { schema: { hide: true } }, async (_request, reply) => {

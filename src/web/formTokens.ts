@@ -4,7 +4,10 @@ import csrf from '@fastify/csrf-protection';
 // The one form token of every HTML form, the shopper's and the portal's (@fastify/csrf-protection in
 // its cookie mode). A random secret lives in an HttpOnly cookie, signed with the service's key; a
 // form carries a token that is the HMAC of that secret and of what the form is bound to. A post is
-// taken only when its token matches the cookie of the same browser and the same binding:
+// taken only when its token matches the cookie of the same browser and the same binding. The
+// shopper's pages and the portal each have a secret cookie of their own: a browser that opens both
+// for the first time at once (two tabs, a restored session) gets one secret from each, and neither
+// page's answer replaces the secret the other's open form was made with.
 //
 // - a portal form is bound to the signed-in session (a token from another session is refused), or
 //   to nobody before sign-in;
@@ -28,22 +31,27 @@ declare module 'fastify' {
   }
 }
 
+/** The parts of the site with a secret cookie of their own. */
+export type FormPart = 'shopper' | 'portal';
+
 export interface FormTokenOptions {
+  /** Whose forms these are (names the secret cookie). */
+  part: FormPart;
   /** The secret cookie is Secure, and then host-only (`__Host-`). */
   secure: boolean;
   /** Keys the token's HMAC (the cookie's signature has its own key, given to the cookie parser). */
   hmacKey: Buffer;
 }
 
-export function formTokenCookieName(secure: boolean): string {
-  return secure ? '__Host-paylinks_csrf' : 'paylinks_csrf';
+export function formTokenCookieName(part: FormPart, secure: boolean): string {
+  const name = `paylinks_${part}_csrf`;
+  return secure ? `__Host-${name}` : name;
 }
 
-/** Registers the form tokens on the web layer's context (the cookie parser must be registered first). */
+/** Registers the form tokens of one part on its context (the cookie parser and formBinding are the web layer's). */
 export async function installFormTokens(web: FastifyInstance, opts: FormTokenOptions): Promise<void> {
-  web.decorateRequest('formBinding', null);
   await web.register(csrf, {
-    cookieKey: formTokenCookieName(opts.secure),
+    cookieKey: formTokenCookieName(opts.part, opts.secure),
     cookieOpts: { path: '/', sameSite: 'lax', httpOnly: true, secure: opts.secure, signed: true },
     getUserInfo: bindingOf,
     getToken: tokenOf,
