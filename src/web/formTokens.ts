@@ -41,6 +41,8 @@ export interface FormTokenOptions {
   secure: boolean;
   /** Keys the token's HMAC (the cookie's signature has its own key, given to the cookie parser). */
   hmacKey: Buffer;
+  /** The service's own origin (of its public base URL): a post from any other is refused. */
+  ownOrigin: string;
 }
 
 export function formTokenCookieName(part: FormPart, secure: boolean): string {
@@ -56,6 +58,13 @@ export async function installFormTokens(web: FastifyInstance, opts: FormTokenOpt
     getUserInfo: bindingOf,
     getToken: tokenOf,
     csrfOpts: { hmacKey: opts.hmacKey, userInfo: true },
+  });
+  // Every post comes from one of the service's own pages (defence in depth: the token is the rule).
+  // Checked before the body is read, after the part's own first hooks (its page headers, the
+  // portal's session), so the refusal is the part's own 403 page.
+  web.addHook('preParsing', (request, _reply, payload, done) => {
+    if (request.method === 'GET' || request.method === 'HEAD' || !isForeignPost(request, opts.ownOrigin)) done(null, payload);
+    else done(new ForeignPostError());
   });
   // Every post carries its form's token: checked after the body is read, before any handler runs.
   web.addHook('preHandler', (request, reply, done) => {
@@ -77,9 +86,41 @@ export function formToken(request: FastifyRequest, reply: FastifyReply): string 
   return reply.generateCsrf({ userInfo: bindingOf(request) });
 }
 
-/** Whether an error is the refusal of a post's token (missing, or not this browser's and binding's). */
+/** Whether an error is the refusal of a post's token (missing, or not this browser's and binding's), or of a post from another site. */
 export function isFormTokenError(error: FastifyError): boolean {
-  return error.code === 'FST_CSRF_INVALID_TOKEN' || error.code === 'FST_CSRF_MISSING_SECRET';
+  return error.code === 'FST_CSRF_INVALID_TOKEN' || error.code === 'FST_CSRF_MISSING_SECRET' || error.code === FOREIGN_POST;
+}
+
+const FOREIGN_POST = 'PAYLINKS_FOREIGN_POST';
+
+/** A post sent by a page of another site. */
+class ForeignPostError extends Error {
+  readonly code = FOREIGN_POST;
+  readonly statusCode = 403;
+  constructor() {
+    super('the form was sent from another site');
+    this.name = 'ForeignPostError';
+  }
+}
+
+/**
+ * Whether a browser says this post comes from a page of another site: its Sec-Fetch-Site names
+ * another site, or its Origin is neither the service's public origin nor the host the request was
+ * sent to (the same service reached by another name, such as localhost for 127.0.0.1). No Origin,
+ * or `null`, says nothing: the service's own pages are sent with Referrer-Policy no-referrer, under
+ * which a browser sends `Origin: null` with their forms; the token decides those.
+ */
+function isForeignPost(request: FastifyRequest, ownOrigin: string): boolean {
+  const site = request.headers['sec-fetch-site'];
+  if (site !== undefined && site !== 'same-origin' && site !== 'none') return true;
+  const origin = request.headers.origin;
+  if (origin === undefined || origin === 'null') return false;
+  if (origin.toLowerCase() === ownOrigin) return false;
+  try {
+    return new URL(origin).host !== (request.headers.host ?? '').toLowerCase();
+  } catch {
+    return true;
+  }
 }
 
 function bindingOf(request: FastifyRequest): string {

@@ -31,13 +31,14 @@ export async function webLayer(app: App, deps: AppDeps, parts: WebParts): Promis
   const { config } = deps;
   const secure = secureCookies(config);
   const hmacKey = derive(config.secretKey, 'forms');
+  const ownOrigin = new URL(config.publicBaseUrl).origin.toLowerCase();
   await app.register(async (web) => {
     await web.register(cookie, { secret: derive(config.secretKey, 'cookies') });
     web.decorateRequest('formBinding', null);
     serveAssets(web, SHARED_ASSETS);
     for (const [part, routes] of Object.entries(parts) as [FormPart, WebPart][]) {
       await web.register(async (scope) => {
-        await installFormTokens(scope, { part, secure, hmacKey });
+        await installFormTokens(scope, { part, secure, hmacKey, ownOrigin });
         await routes(scope as App, deps);
       });
     }
