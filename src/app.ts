@@ -7,7 +7,7 @@ import { KeyUsageRecorder, PrincipalCache } from './accounts/service.js';
 import { installAuth } from './http/auth.js';
 import { RateLimiter } from './http/rateLimit.js';
 import { documentErrorAnswers, envelope } from './http/envelope.js';
-import { clientErrorHandler, frameworkErrorHandler, installErrorHandling } from './http/errorHandler.js';
+import { ROUTER_MAX_PARAM_LENGTH, clientErrorHandler, frameworkErrorHandler, installErrorHandling } from './http/errorHandler.js';
 import { installRouteTable } from './http/routeTable.js';
 import { installTransportSecurity, strictTransportSecurity } from './http/transportSecurity.js';
 import { installCreatePipeline } from './http/createPipeline.js';
@@ -61,7 +61,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     return503OnClosing: false,
     frameworkErrors: frameworkErrorHandler(clock, hsts),
     clientErrorHandler: clientErrorHandler(clock, hsts),
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: ROUTER_MAX_PARAM_LENGTH },
     ajv: { customOptions: { strict: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 

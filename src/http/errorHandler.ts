@@ -99,8 +99,8 @@ export function isDataException(err: unknown): boolean {
 
 /**
  * Errors Fastify raises before a route is found (a URL that is not valid percent-encoding, a path
- * parameter over maxParamLength): §Errors too, through the one error writer. A parameter too long to be
- * any id names nothing: 404.
+ * parameter over the router's maxParamLength): §Errors too, through the one error writer. A parameter
+ * too long to be any id names nothing: 404.
  */
 export function frameworkErrorHandler(clock: Clock, hsts: string | null = null) {
   return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply => {
@@ -139,7 +139,31 @@ export function clientErrorHandler(clock: Clock, hsts: string | null = null) {
   };
 }
 
+/** The longest path parameter that may name anything: a longer one is 404 (every identifier is shorter). */
+export const MAX_PARAM_LENGTH = 200;
+
+/**
+ * How long a parameter the router itself takes (Fastify's maxParamLength): far above any identifier,
+ * so that an over-long one still reaches its route and is answered there, 404 in the route's own form
+ * (the portal's page with the portal's headers, §Errors on the API). The request line is bounded by
+ * the 16 KiB of headers anyway.
+ */
+export const ROUTER_MAX_PARAM_LENGTH = 16 * 1024;
+
 export function installErrorHandling(app: FastifyInstance, clock: Clock): void {
+  // A parameter too long to be any identifier names nothing: 404 before the body is read, after
+  // each part's first hooks (its headers), so the answer is in the part's own form.
+  app.addHook('preParsing', (request, _reply, payload, done) => {
+    const params = request.params as Record<string, unknown> | null;
+    for (const [name, value] of Object.entries(params ?? {})) {
+      if (name !== '*' && typeof value === 'string' && value.length > MAX_PARAM_LENGTH) {
+        done(new ApiError('NOT_FOUND', 'no resource has an identifier that long'));
+        return;
+      }
+    }
+    done(null, payload);
+  });
+
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const apiError = toApiError(error, request);
     if (apiError.code === 'INTERNAL') request.log.error({ err: error }, 'unhandled error');
