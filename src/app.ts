@@ -217,8 +217,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   // /docs: the API reference, rendered from the same OpenAPI document by Swagger UI, served from
   // node_modules (no CDN: the service may run without internet). Chosen for its try-it-out against
   // this very service (with an API key in Authorize), its navigation by tag and its schema views; it
-  // needs no inline script, so the page keeps a CSP without 'unsafe-inline' for scripts (its styles
-  // are set inline by the UI library).
+  // needs no inline script and no inline style, so the page keeps a CSP without 'unsafe-inline'
+  // (src/web/headers.ts).
   await app.register(swaggerUi, {
     routePrefix: '/docs',
     uiConfig: {
