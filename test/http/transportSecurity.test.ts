@@ -37,7 +37,9 @@ describe('Strict-Transport-Security in production over https', () => {
 
   it('is on every answer, for at least a year', async () => {
     const answers = await Promise.all(everyKind(ctx));
-    expect(answers.map((a) => a.statusCode)).toEqual([200, 404, 404, 400, 401, 200, 200, 404, 400, 404]);
+    // The bad percent-encoding is answered before any route is found (no hook runs); the over-long
+    // identifier reaches its route, where a caller without a key is 401 first.
+    expect(answers.map((a) => a.statusCode)).toEqual([200, 404, 404, 400, 401, 200, 200, 404, 400, 401]);
     for (const a of answers) {
       const value = String(a.headers['strict-transport-security']);
       const maxAge = Number(/^max-age=(\d+)/.exec(value)?.[1]);
