@@ -7,8 +7,9 @@ import { KeyUsageRecorder, PrincipalCache } from './accounts/service.js';
 import { installAuth } from './http/auth.js';
 import { RateLimiter } from './http/rateLimit.js';
 import { documentErrorAnswers, envelope } from './http/envelope.js';
-import { clientErrorHandler, frameworkErrorHandler, installErrorHandling } from './http/errorHandler.js';
+import { ROUTER_MAX_PARAM_LENGTH, clientErrorHandler, frameworkErrorHandler, installErrorHandling } from './http/errorHandler.js';
 import { installRouteTable } from './http/routeTable.js';
+import { installTransportSecurity, strictTransportSecurity } from './http/transportSecurity.js';
 import { installCreatePipeline } from './http/createPipeline.js';
 import { installApiAudit } from './http/apiAudit.js';
 import { validatorCompiler } from './http/validation.js';
@@ -16,7 +17,7 @@ import { normalizeInput, type JsonSchema } from './validation.js';
 import swaggerUi from '@fastify/swagger-ui';
 import { FAVICON_SVG } from './web/assets.js';
 import { CSP } from './web/headers.js';
-import { loggerOptions } from './logging.js';
+import { loggedPath, loggerOptions } from './logging.js';
 import { paymentLinkRoutes } from './paymentLinks/routes.js';
 import { webhookRoutes } from './webhooks/routes.js';
 import { ListenerHub } from './webhooks/listen/hub.js';
@@ -51,6 +52,7 @@ const LOGS_INFO = new Set(['trace', 'debug', 'info']);
 /** Builds the HTTP application; it never listens itself (main.ts does). */
 export async function buildApp(deps: AppDeps): Promise<App> {
   const { config, db, clock } = deps;
+  const hsts = strictTransportSecurity(config);
   const app = Fastify({
     ...(deps.logger ? { loggerInstance: deps.logger } : { logger: loggerOptions(config.logLevel) }),
     genReqId: () => newUuid(),
@@ -58,17 +60,20 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     bodyLimit: 1024 * 1024,
     // Requests arriving while the server drains get §Errors's 503 from the hook below, not Fastify's own body.
     return503OnClosing: false,
-    frameworkErrors: frameworkErrorHandler(clock),
-    clientErrorHandler: clientErrorHandler(clock),
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    frameworkErrors: frameworkErrorHandler(clock, hsts),
+    clientErrorHandler: clientErrorHandler(clock, hsts),
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: ROUTER_MAX_PARAM_LENGTH },
     ajv: { customOptions: { strict: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  // Before every other hook and route, so that every answer has it (production over https only).
+  installTransportSecurity(app, hsts);
   app.setValidatorCompiler(validatorCompiler);
   // JSON is the only body the API takes (§Status codes: anything else is 415); Fastify would otherwise accept text/plain.
   app.removeContentTypeParser('text/plain');
 
-  // One line per request at info (§Running the service), carrying the request id like every other line.
+  // One line per request at info (§Running the service), carrying the request id like every other line,
+  // and its path without the query and without any secret in it (src/logging.ts).
   // The hooks that run on every request take callbacks rather than returning promises: no promise
   // and no extra microtask per hook and request (docs/performance.md).
   const metrics = deps.metrics ?? new Metrics({ db, backlog: () => deliveryBacklog(db, clock.now()), now: () => clock.now() });
@@ -76,10 +81,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   app.addHook('onResponse', (request, reply, done) => {
     metrics.observeHttp(request.method, request.routeOptions.url ?? '(unmatched)', reply.statusCode, reply.elapsedTime / 1000);
     if (LOGS_INFO.has(request.log.level)) {
-      request.log.info(
-        { method: request.method, url: request.url.split('?')[0], status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 },
-        'request',
-      );
+      request.log.info({ method: request.method, url: loggedPath(request), status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request');
     }
     done();
   });
@@ -208,7 +210,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     { prefix: '/api/v1' },
   );
   // Everything that answers HTML, inside the one web layer (cookies, form tokens, page headers).
-  await webLayer(app, deps, [shopperPageRoutes, portalRoutes]);
+  await webLayer(app, deps, { shopper: shopperPageRoutes, portal: portalRoutes });
   await themeAssetRoutes(app, deps);
 
   app.get('/api/v1/openapi.json', { schema: { hide: true } }, async (_request, reply) => {
@@ -217,8 +219,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   // /docs: the API reference, rendered from the same OpenAPI document by Swagger UI, served from
   // node_modules (no CDN: the service may run without internet). Chosen for its try-it-out against
   // this very service (with an API key in Authorize), its navigation by tag and its schema views; it
-  // needs no inline script, so the page keeps a CSP without 'unsafe-inline' for scripts (its styles
-  // are set inline by the UI library).
+  // needs no inline script and no inline style, so the page keeps a CSP without 'unsafe-inline'
+  // (src/web/headers.ts).
   await app.register(swaggerUi, {
     routePrefix: '/docs',
     uiConfig: {

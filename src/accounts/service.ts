@@ -286,9 +286,14 @@ function canonicalOrigin(raw: string): string | null {
 
 /**
  * Replaces the merchant's allowed origins (§Authentication) with these, each checked and kept in its
- * canonical form, duplicates once. Throws §Errors field errors on `allowedOrigins[i]`.
+ * canonical form, duplicates once. Throws §Errors field errors on `allowedOrigins[i]`, and on
+ * `allowedOrigins` for anything that is not a list of texts: such a value is refused, never read as
+ * an empty list (which would allow every origin).
  */
-export async function updateAllowedOrigins(db: Database, merchantId: string, origins: readonly string[]): Promise<string[]> {
+export async function updateAllowedOrigins(db: Database, merchantId: string, origins: unknown): Promise<string[]> {
+  if (!Array.isArray(origins) || !origins.every((o): o is string => typeof o === 'string')) {
+    throw validationError([{ field: 'allowedOrigins', code: 'TYPE', message: 'must be a list of origins, each a text' }]);
+  }
   const errors: FieldError[] = [];
   const canonical: string[] = [];
   origins.forEach((o, i) => {

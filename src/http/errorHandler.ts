@@ -99,11 +99,13 @@ export function isDataException(err: unknown): boolean {
 
 /**
  * Errors Fastify raises before a route is found (a URL that is not valid percent-encoding, a path
- * parameter over maxParamLength): §Errors too, through the one error writer. A parameter too long to be
- * any id names nothing: 404.
+ * parameter over the router's maxParamLength): §Errors too, through the one error writer. A parameter
+ * too long to be any id names nothing: 404.
  */
-export function frameworkErrorHandler(clock: Clock) {
+export function frameworkErrorHandler(clock: Clock, hsts: string | null = null) {
   return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply => {
+    // No hook runs before routing: the transport header is set here (transportSecurity.ts).
+    if (hsts !== null) reply.header('Strict-Transport-Security', hsts);
     const apiError =
       error.code === 'FST_ERR_MAX_PARAM_LENGTH'
         ? new ApiError('NOT_FOUND', 'no resource has an identifier that long')
@@ -118,7 +120,7 @@ export function frameworkErrorHandler(clock: Clock) {
  * Errors of the HTTP parser, before Fastify has a request (headers over Node's 16 KiB limit, a
  * malformed request line, a request that never arrived completely): §Errors on the raw socket.
  */
-export function clientErrorHandler(clock: Clock) {
+export function clientErrorHandler(clock: Clock, hsts: string | null = null) {
   return (err: NodeJS.ErrnoException, socket: Duplex): void => {
     if (err.code === 'ECONNRESET' || socket.destroyed) return;
     const apiError =
@@ -130,14 +132,38 @@ export function clientErrorHandler(clock: Clock) {
     const body = JSON.stringify(problemBody(apiError, newUuid(), clock));
     if (socket.writable) {
       socket.write(
-        `HTTP/1.1 ${apiError.status} ${STATUS_CODES[apiError.status] ?? ''}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+        `HTTP/1.1 ${apiError.status} ${STATUS_CODES[apiError.status] ?? ''}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${hsts === null ? '' : `Strict-Transport-Security: ${hsts}\r\n`}Connection: close\r\n\r\n${body}`,
       );
     }
     socket.destroy();
   };
 }
 
+/** The longest path parameter that may name anything: a longer one is 404 (every identifier is shorter). */
+export const MAX_PARAM_LENGTH = 200;
+
+/**
+ * How long a parameter the router itself takes (Fastify's maxParamLength): far above any identifier,
+ * so that an over-long one still reaches its route and is answered there, 404 in the route's own form
+ * (the portal's page with the portal's headers, §Errors on the API). The request line is bounded by
+ * the 16 KiB of headers anyway.
+ */
+export const ROUTER_MAX_PARAM_LENGTH = 16 * 1024;
+
 export function installErrorHandling(app: FastifyInstance, clock: Clock): void {
+  // A parameter too long to be any identifier names nothing: 404 before the body is read, after
+  // each part's first hooks (its headers), so the answer is in the part's own form.
+  app.addHook('preParsing', (request, _reply, payload, done) => {
+    const params = request.params as Record<string, unknown> | null;
+    for (const [name, value] of Object.entries(params ?? {})) {
+      if (name !== '*' && typeof value === 'string' && value.length > MAX_PARAM_LENGTH) {
+        done(new ApiError('NOT_FOUND', 'no resource has an identifier that long'));
+        return;
+      }
+    }
+    done(null, payload);
+  });
+
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const apiError = toApiError(error, request);
     if (apiError.code === 'INTERNAL') request.log.error({ err: error }, 'unhandled error');

@@ -4,7 +4,10 @@ import csrf from '@fastify/csrf-protection';
 // The one form token of every HTML form, the shopper's and the portal's (@fastify/csrf-protection in
 // its cookie mode). A random secret lives in an HttpOnly cookie, signed with the service's key; a
 // form carries a token that is the HMAC of that secret and of what the form is bound to. A post is
-// taken only when its token matches the cookie of the same browser and the same binding:
+// taken only when its token matches the cookie of the same browser and the same binding. The
+// shopper's pages and the portal each have a secret cookie of their own: a browser that opens both
+// for the first time at once (two tabs, a restored session) gets one secret from each, and neither
+// page's answer replaces the secret the other's open form was made with.
 //
 // - a portal form is bound to the signed-in session (a token from another session is refused), or
 //   to nobody before sign-in;
@@ -28,26 +31,40 @@ declare module 'fastify' {
   }
 }
 
+/** The parts of the site with a secret cookie of their own. */
+export type FormPart = 'shopper' | 'portal';
+
 export interface FormTokenOptions {
+  /** Whose forms these are (names the secret cookie). */
+  part: FormPart;
   /** The secret cookie is Secure, and then host-only (`__Host-`). */
   secure: boolean;
   /** Keys the token's HMAC (the cookie's signature has its own key, given to the cookie parser). */
   hmacKey: Buffer;
+  /** The service's own origin (of its public base URL): a post from any other is refused. */
+  ownOrigin: string;
 }
 
-export function formTokenCookieName(secure: boolean): string {
-  return secure ? '__Host-paylinks_csrf' : 'paylinks_csrf';
+export function formTokenCookieName(part: FormPart, secure: boolean): string {
+  const name = `paylinks_${part}_csrf`;
+  return secure ? `__Host-${name}` : name;
 }
 
-/** Registers the form tokens on the web layer's context (the cookie parser must be registered first). */
+/** Registers the form tokens of one part on its context (the cookie parser and formBinding are the web layer's). */
 export async function installFormTokens(web: FastifyInstance, opts: FormTokenOptions): Promise<void> {
-  web.decorateRequest('formBinding', null);
   await web.register(csrf, {
-    cookieKey: formTokenCookieName(opts.secure),
+    cookieKey: formTokenCookieName(opts.part, opts.secure),
     cookieOpts: { path: '/', sameSite: 'lax', httpOnly: true, secure: opts.secure, signed: true },
     getUserInfo: bindingOf,
     getToken: tokenOf,
     csrfOpts: { hmacKey: opts.hmacKey, userInfo: true },
+  });
+  // Every post comes from one of the service's own pages (defence in depth: the token is the rule).
+  // Checked before the body is read, after the part's own first hooks (its page headers, the
+  // portal's session), so the refusal is the part's own 403 page.
+  web.addHook('preParsing', (request, _reply, payload, done) => {
+    if (request.method === 'GET' || request.method === 'HEAD' || !isForeignPost(request, opts.ownOrigin)) done(null, payload);
+    else done(new ForeignPostError());
   });
   // Every post carries its form's token: checked after the body is read, before any handler runs.
   web.addHook('preHandler', (request, reply, done) => {
@@ -69,9 +86,41 @@ export function formToken(request: FastifyRequest, reply: FastifyReply): string 
   return reply.generateCsrf({ userInfo: bindingOf(request) });
 }
 
-/** Whether an error is the refusal of a post's token (missing, or not this browser's and binding's). */
+/** Whether an error is the refusal of a post's token (missing, or not this browser's and binding's), or of a post from another site. */
 export function isFormTokenError(error: FastifyError): boolean {
-  return error.code === 'FST_CSRF_INVALID_TOKEN' || error.code === 'FST_CSRF_MISSING_SECRET';
+  return error.code === 'FST_CSRF_INVALID_TOKEN' || error.code === 'FST_CSRF_MISSING_SECRET' || error.code === FOREIGN_POST;
+}
+
+const FOREIGN_POST = 'PAYLINKS_FOREIGN_POST';
+
+/** A post sent by a page of another site. */
+class ForeignPostError extends Error {
+  readonly code = FOREIGN_POST;
+  readonly statusCode = 403;
+  constructor() {
+    super('the form was sent from another site');
+    this.name = 'ForeignPostError';
+  }
+}
+
+/**
+ * Whether a browser says this post comes from a page of another site: its Sec-Fetch-Site names
+ * another site, or its Origin is neither the service's public origin nor the host the request was
+ * sent to (the same service reached by another name, such as localhost for 127.0.0.1). No Origin,
+ * or `null`, says nothing: the service's own pages are sent with Referrer-Policy no-referrer, under
+ * which a browser sends `Origin: null` with their forms; the token decides those.
+ */
+function isForeignPost(request: FastifyRequest, ownOrigin: string): boolean {
+  const site = request.headers['sec-fetch-site'];
+  if (site !== undefined && site !== 'same-origin' && site !== 'none') return true;
+  const origin = request.headers.origin;
+  if (origin === undefined || origin === 'null') return false;
+  if (origin.toLowerCase() === ownOrigin) return false;
+  try {
+    return new URL(origin).host !== (request.headers.host ?? '').toLowerCase();
+  } catch {
+    return true;
+  }
 }
 
 function bindingOf(request: FastifyRequest): string {

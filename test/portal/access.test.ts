@@ -195,7 +195,7 @@ describe('portal cookies over https', () => {
   it('are Secure and host-only (__Host-)', async () => {
     const b = new PortalBrowser(ctx);
     const page = await b.get('/portal/sign-in');
-    expect(String(page.headers['set-cookie'])).toMatch(/__Host-paylinks_csrf=[^;]+; Path=\/; HttpOnly; Secure; SameSite=Lax/);
+    expect(String(page.headers['set-cookie'])).toMatch(/__Host-paylinks_portal_csrf=[^;]+; Path=\/; HttpOnly; Secure; SameSite=Lax/);
     await createUser(ctx.tdb.db, ctx.clock, {
       email: 'secure@example.com',
       owner: { merchantId: ctx.merchant.merchantId },

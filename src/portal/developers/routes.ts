@@ -105,12 +105,16 @@ export const developersArea: PortalArea = {
     });
 
     portal.post('/developers/origins', manage, async (request, reply) => {
-      const text = formOf(request).text('allowedOrigins');
+      const form = formOf(request);
+      const text = form.text('allowedOrigins');
       const sent = text
         .split(/\r?\n/)
         .map((line) => line.trim())
         .filter((line) => line !== '');
-      const outcome = await refusable(() => updateAllowedOrigins(db, merchantOf(request), sent));
+      // A value that is no text (a JSON post's object or number) goes to the service as it came, to be
+      // refused there: read as no text, it would save an empty list, which allows any origin.
+      const given = form.has('allowedOrigins') && form.texts('allowedOrigins').length === 0 ? null : sent;
+      const outcome = await refusable(() => updateAllowedOrigins(db, merchantOf(request), given));
       if ('errors' in outcome) return page(request, reply, 400, { origins: { text, sent, errors: outcome.errors } });
       await audit(request, 'origins.update', merchantOf(request), { allowedOrigins: outcome.ok });
       return seeOther(reply, `${DEVELOPERS}?done=originsSaved#origins`);

@@ -23,14 +23,23 @@ const CSV_COLUMNS = [
 ] as const;
 
 /**
- * One cell. A text that a spreadsheet would run as a formula (it starts with =, +, -, @, a tab or a
- * carriage return) is kept as text by a leading apostrophe; a references that came from a shop's
- * own system must never run in the merchant's spreadsheet.
+ * What a cell may not start with: the signs a spreadsheet runs as a formula (= + - @), their
+ * fullwidth and small forms (some programs read them as the ASCII ones), and anything a program may
+ * skip before such a sign: white space of any kind (tab, line feed, carriage return, space, no-break
+ * space...) and the invisible characters (zero-width space, joiners, word joiner, byte order mark,
+ * soft hyphen, direction marks).
+ */
+const FORMULA_START = /^[=+\-@\s\uff1d\uff0b\uff0d\uff20\ufe62\ufe63\ufe66\ufe6b\u2212\u00ad\u180e\u200b-\u200f\u2060-\u2064\ufeff]/;
+
+/**
+ * One cell. A text that a spreadsheet would run as a formula (FORMULA_START) is kept as text by a
+ * leading apostrophe: a reference that came from a shop's own system must never run in the
+ * merchant's spreadsheet.
  */
 export function csvCell(value: string | number | boolean | null): string {
   if (value === null) return '';
   if (typeof value !== 'string') return String(value);
-  const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+  const safe = FORMULA_START.test(value) ? `'${value}` : value;
   return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
 }
 

@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AuditAction } from '../../audit/service.js';
 import { parseCursor } from '../../db/keyset.js';
-import { ApiError, type FieldError } from '../../errors.js';
+import { ApiError, validationError, type FieldError } from '../../errors.js';
 import { formatMoney } from '../../html/format.js';
 import { headroomOf, modificationsOf, requestModification, type Headroom } from '../../payments/modifications/service.js';
 import { eachPayment, isPaymentState, paymentDetail, searchPayments, type PaymentDetail, type PaymentFilter } from '../../payments/service.js';
@@ -125,7 +125,9 @@ export const paymentsArea: PortalArea = {
 
     portal.get<{ Querystring: ListQuery }>('/payments/export.csv', read, async (request, reply) => {
       const session = sessionOfRequest(request);
-      const { filter } = filterOf(request.query, session.language);
+      const { filter, errors } = filterOf(request.query, session.language);
+      // A day that is no date is refused as the list refuses it: never an export of every payment.
+      if (errors.size > 0) throw validationError(errors.all());
       const day = clock.now().toISOString().slice(0, 10);
       reply.header('Content-Disposition', `attachment; filename="payments-${day}.csv"`).header('Cache-Control', 'no-store').type('text/csv; charset=utf-8');
       return reply.send(Readable.from(csvLines(eachPayment(deps, session.merchantId, filter))));
