@@ -6,10 +6,12 @@ import { BatchLoader, perDatabase } from '../db/batch.js';
 import { hashSecret, prefixedId, randomToken } from '../ids.js';
 import { isPartnerLinked, merchantExists, merchantsOfPartner, partnerExists } from '../accounts/service.js';
 import { dummyHash, hashPassword, passwordProblem, verifyPassword } from './password.js';
+import { checkEmail, normalizeEmail, signInKeyOf } from './email.js';
 import * as sql from './sql.js';
 import { isLang, type Lang } from '../web/lang.js';
 
 export { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from './password.js';
+export { normalizeEmail } from './email.js';
 
 // The portal's people (§The portal: people and access): users separate from API keys, their sessions,
 // one-time links (the operator's sign-in link, an owner's invitation) and the sign-in throttle.
@@ -24,7 +26,7 @@ export function isRole(v: string): v is Role {
 /** A refused account operation; `reason` is stable (the portal translates it, the CLI prints `message`). */
 export class UserError extends Error {
   constructor(
-    readonly reason: 'emailInvalid' | 'emailTaken' | 'roleInvalid' | 'ownerMissing' | 'notFound' | 'lastOwner' | 'self',
+    readonly reason: 'emailInvalid' | 'emailLookalike' | 'emailTaken' | 'roleInvalid' | 'ownerMissing' | 'notFound' | 'lastOwner' | 'self',
     message: string,
   ) {
     super(message);
@@ -45,14 +47,6 @@ export const INVITE_TTL_MS = 7 * 24 * 3_600_000;
 
 /** Sign-in throttle: failures allowed per window, per account and per client address. */
 export const THROTTLE = { windowMs: 15 * 60_000, perAccount: 5, perAddress: 30 } as const;
-
-const EMAIL = /^[^\s@<>()",;:\\]+@[^\s@<>()",;:\\]+\.[^\s@<>()",;:\\]+$/;
-
-/** The address as stored: trimmed and in lower case; undefined when it cannot be one. */
-export function normalizeEmail(raw: string): string | undefined {
-  const e = raw.trim().toLowerCase();
-  return e.length >= 3 && e.length <= 254 && EMAIL.test(e) ? e : undefined;
-}
 
 export type UserOwner = { merchantId: string } | { partnerId: string };
 
@@ -79,7 +73,17 @@ async function issueLink(
 }
 
 /** The field codes of createUser's refusals (§Errors): a caller that words them itself switches on these. */
-export const USER_FIELD_CODES = { emailInvalid: 'FORMAT', roleInvalid: 'ENUM', emailTaken: 'DUPLICATE' } as const;
+export const USER_FIELD_CODES = { emailInvalid: 'FORMAT', emailLookalike: 'NOT_ALLOWED', roleInvalid: 'ENUM', emailTaken: 'DUPLICATE' } as const;
+
+function emailFieldError(problem: 'invalid' | 'lookalike'): FieldError {
+  return problem === 'lookalike'
+    ? {
+        field: 'email',
+        code: USER_FIELD_CODES.emailLookalike,
+        message: 'has invisible characters, direction controls, or Latin letters mixed with Cyrillic or Greek ones in one part',
+      }
+    : { field: 'email', code: USER_FIELD_CODES.emailInvalid, message: 'is not an e-mail address' };
+}
 
 /**
  * A new user with no password yet, and the one-time link with which they choose one: a sign-in link
@@ -92,9 +96,10 @@ export async function createUser(
   clock: Clock,
   input: { email: string; owner: UserOwner; role: string; createdBy: string | null; language?: Lang; purpose: 'sign-in' | 'invite' },
 ): Promise<OneTimeLink> {
-  const email = normalizeEmail(input.email);
+  const checked = checkEmail(input.email);
+  const email = checked.ok ? checked.email : undefined;
   const errors: FieldError[] = [];
-  if (email === undefined) errors.push({ field: 'email', code: USER_FIELD_CODES.emailInvalid, message: 'is not an e-mail address' });
+  if (!checked.ok) errors.push(emailFieldError(checked.problem));
   if (!isRole(input.role)) errors.push({ field: 'role', code: USER_FIELD_CODES.roleInvalid, message: `must be one of ${ROLES.join(', ')}` });
   if (email === undefined || errors.length > 0) throw validationError(errors);
   if ('merchantId' in input.owner && !(await merchantExists(db, input.owner.merchantId)))
@@ -231,7 +236,7 @@ export async function signIn(
   policy: SessionPolicy,
 ): Promise<SignInOutcome> {
   const now = clock.now();
-  const email = normalizeEmail(input.email) ?? input.email.trim().toLowerCase().slice(0, 254);
+  const email = signInKeyOf(input.email);
   const accountKey = `account:${email}`;
   const addressKey = `address:${input.address}`;
   const windowStart = new Date(now.getTime() - THROTTLE.windowMs);

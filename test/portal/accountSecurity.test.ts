@@ -1,0 +1,116 @@
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiError } from '../../src/errors.js';
+import { MIGRATIONS_DIR } from '../../src/db/migrate.js';
+import { createUser, redeemLink, type UserOwner } from '../../src/users/service.js';
+import { sessionPolicyOf } from '../../src/portal/routes.js';
+import { createTestContext, type TestContext } from '../helpers/app.js';
+import { PASSWORD, PortalBrowser, portalUser, textOf } from './helpers.js';
+
+// Hardening of the portal's accounts (docs/portal.md, "Signing in"): the current password on the
+// account page is guessed no more often than at sign-in; look-alike addresses are one user or
+// refused; common and trivial passwords are refused; and the sign-in's locks cannot be used to
+// shut a user out from elsewhere, nor everyone behind one network address.
+
+describe('portal account hardening', () => {
+  let ctx: TestContext;
+  let n = 0;
+  const fresh = (name: string) => `${name}.${++n}@example.com`;
+  const merchant = (): UserOwner => ({ merchantId: ctx.merchant.merchantId });
+
+  beforeAll(async () => {
+    ctx = await createTestContext({ LOG_LEVEL: 'warn' });
+  });
+  afterAll(async () => {
+    await ctx.close();
+  });
+
+  describe('look-alike addresses', () => {
+    const refusal = async (email: string): Promise<{ field: string; code: string } | undefined> => {
+      try {
+        await createUser(ctx.tdb.db, ctx.clock, { email, owner: merchant(), role: 'staff', createdBy: null, purpose: 'sign-in' });
+        return undefined;
+      } catch (err) {
+        if (!(err instanceof ApiError)) throw err;
+        return err.errors?.[0];
+      }
+    };
+
+    it('refuses invisible characters, direction controls and mixed scripts; an NFD or upper-case copy is the same user', async () => {
+      await createUser(ctx.tdb.db, ctx.clock, { email: 'olga@example.com', owner: merchant(), role: 'staff', createdBy: null, purpose: 'sign-in' });
+      const composed = await createUser(ctx.tdb.db, ctx.clock, {
+        email: 'jos\u00e9@example.com',
+        owner: merchant(),
+        role: 'staff',
+        createdBy: null,
+        purpose: 'sign-in',
+      });
+      expect(composed.email).toBe('jos\u00e9@example.com');
+      const lookalike = { field: 'email', code: 'NOT_ALLOWED' };
+      expect(await refusal('\u043elga@example.com')).toMatchObject(lookalike); // a Cyrillic о
+      expect(await refusal('ol\u200bga@example.com')).toMatchObject(lookalike); // a zero-width space inside
+      expect(await refusal('olga@example.com\u200b')).toMatchObject(lookalike); // ... and at the end
+      expect(await refusal('\u202emoc.elpmaxe@agl\u006f')).toMatchObject(lookalike); // a right-to-left override
+      expect(await refusal('olga@ex\u0430mple.com')).toMatchObject(lookalike); // a Cyrillic а in the domain
+      expect(await refusal('\u03bflga@example.com')).toMatchObject(lookalike); // a Greek ο
+      expect(await refusal('ol\u00adga@example.com')).toMatchObject(lookalike); // a soft hyphen
+      // The same address written otherwise is the user that exists.
+      expect(await refusal('jose\u0301@example.com')).toMatchObject({ field: 'email', code: 'DUPLICATE' }); // NFD
+      expect(await refusal('JOS\u00c9@Example.COM')).toMatchObject({ field: 'email', code: 'DUPLICATE' });
+      expect(await refusal('OLGA@example.com')).toMatchObject({ field: 'email', code: 'DUPLICATE' });
+      const { rows } = await ctx.tdb.db.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM portal_users WHERE email LIKE '%lga@%' OR email LIKE 'jos%'");
+      expect(rows[0]?.n).toBe(2);
+      // An address wholly in one script is somebody's real address.
+      expect(await refusal('\u043e\u043b\u044c\u0433\u0430@\u043f\u0440\u0438\u043c\u0435\u0440.\u0440\u0444')).toBeUndefined();
+      expect(await refusal('\u00f3l\u00f6f@d\u00e6mi.is')).toBeUndefined();
+    });
+
+    it('signs in with the address typed in another normal form or case', async () => {
+      const link = await createUser(ctx.tdb.db, ctx.clock, {
+        email: 'ren\u00e9e@example.com',
+        owner: merchant(),
+        role: 'staff',
+        createdBy: null,
+        purpose: 'sign-in',
+      });
+      expect((await redeemLink(ctx.tdb.db, ctx.clock, link.token, { password: PASSWORD, confirm: PASSWORD }, sessionPolicyOf(ctx.config))).kind).toBe('ok');
+      expect((await new PortalBrowser(ctx).signIn('RENE\u0301E@example.com')).statusCode).toBe(303);
+      expect((await new PortalBrowser(ctx).signIn('ren\u00e9e@example.com\u200b')).statusCode).toBe(401);
+    });
+
+    it('an owner inviting a look-alike is told beside the field, in both languages', async () => {
+      const { browser } = await portalUser(ctx, 'owner', { email: fresh('inviter') });
+      await browser.get('/portal/users');
+      const en = await browser.post('/portal/users', { email: 'ol\u200bga@example.com', role: 'staff' });
+      expect(en.statusCode).toBe(400);
+      expect(textOf(en.body)).toContain('This address has invisible characters, direction controls, or Latin letters mixed with Cyrillic or Greek ones');
+      expect(en.body).toMatch(/id="f-email"[^>]*aria-invalid="true"/);
+      await browser.post('/portal/account/language', { language: 'is' });
+      await browser.get('/portal/users');
+      const is = await browser.post('/portal/users', { email: '\u043elga@example.com', role: 'staff' });
+      expect(is.statusCode).toBe(400);
+      expect(textOf(is.body)).toContain('Í netfanginu eru ósýnileg tákn, stefnustýritákn eða latneskir stafir blandaðir kýrillískum eða grískum');
+    });
+
+    it('the migration puts stored addresses in normal form C, leaving a copy of a live address as it is', async () => {
+      const insert = (id: string, email: string) =>
+        ctx.tdb.db.pool.query("INSERT INTO portal_users (id, email, merchant_id, role, created_at) VALUES ($1, $2, $3, 'staff', now())", [
+          id,
+          email,
+          ctx.merchant.merchantId,
+        ]);
+      await insert('usr_nfd_only', 'zo\u0308e@example.com');
+      await insert('usr_nfc_live', 'ma\u00efa@example.com');
+      await insert('usr_nfd_copy', 'mai\u0308a@example.com');
+      await ctx.tdb.db.pool.query(readFileSync(`${MIGRATIONS_DIR}/0024_portal_user_email_nfc.sql`, 'utf8'));
+      const { rows } = await ctx.tdb.db.pool.query<{ id: string; email: string }>(
+        "SELECT id, email FROM portal_users WHERE id IN ('usr_nfd_only', 'usr_nfc_live', 'usr_nfd_copy') ORDER BY id",
+      );
+      expect(rows).toEqual([
+        { id: 'usr_nfc_live', email: 'ma\u00efa@example.com' },
+        { id: 'usr_nfd_copy', email: 'mai\u0308a@example.com' },
+        { id: 'usr_nfd_only', email: 'z\u00f6e@example.com' },
+      ]);
+    });
+  });
+});
