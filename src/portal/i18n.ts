@@ -58,6 +58,8 @@ export const CORE = messages(
     pwTooShort: 'Use at least {min} characters.',
     pwTooLong: 'Use at most {max} characters.',
     pwSameAsEmail: 'Do not use your e-mail address as your password.',
+    pwCommon:
+      'This password is too common or too easy to guess (a known password, a repeat, a sequence or your address). A few unrelated words make a good one.',
     pwMismatch: 'The two passwords differ.',
     pwWrongCurrent: 'The current password is not right.',
     noMerchant: 'Your user is not linked to any merchant yet. Ask the operator.',
@@ -176,6 +178,8 @@ export const CORE = messages(
     pwTooShort: 'Notaðu að minnsta kosti {min} stafi.',
     pwTooLong: 'Notaðu í mesta lagi {max} stafi.',
     pwSameAsEmail: 'Ekki nota netfangið sem lykilorð.',
+    pwCommon:
+      'Þetta lykilorð er of algengt eða of auðvelt að giska á (þekkt lykilorð, endurtekning, runa eða netfangið þitt). Nokkur óskyld orð gera gott lykilorð.',
     pwMismatch: 'Lykilorðin tvö eru ekki eins.',
     pwWrongCurrent: 'Núverandi lykilorð er ekki rétt.',
     noMerchant: 'Notandinn þinn er ekki tengdur neinum söluaðila enn. Hafðu samband við rekstraraðila.',

@@ -5,7 +5,7 @@ import { validationError, type FieldError } from '../errors.js';
 import { BatchLoader, perDatabase } from '../db/batch.js';
 import { hashSecret, prefixedId, randomToken } from '../ids.js';
 import { isPartnerLinked, merchantExists, merchantsOfPartner, partnerExists } from '../accounts/service.js';
-import { dummyHash, hashPassword, passwordProblem, verifyPassword } from './password.js';
+import { dummyHash, hashPassword, passwordProblem, verifyPassword, type PasswordProblem } from './password.js';
 import { checkEmail, normalizeEmail, signInKeyOf } from './email.js';
 import * as sql from './sql.js';
 import { isLang, type Lang } from '../web/lang.js';
@@ -180,7 +180,7 @@ async function homeMerchant(db: Database, user: sql.UserRow): Promise<string | u
 export type RedeemOutcome =
   | { kind: 'ok'; session: StartedSession }
   | { kind: 'invalid' }
-  | { kind: 'password'; problem: 'required' | 'tooShort' | 'tooLong' | 'sameAsEmail' | 'mismatch' }
+  | { kind: 'password'; problem: 'required' | PasswordProblem | 'mismatch' }
   | { kind: 'noMerchant' };
 
 /**
@@ -205,7 +205,7 @@ export async function redeemLink(
   let passwordHash: string | null = null;
   if (choosing) {
     if (input.password === '') return { kind: 'password', problem: 'required' };
-    const problem = passwordProblem(input.password, user.email);
+    const problem = await passwordProblem(input.password, user.email);
     if (problem) return { kind: 'password', problem };
     if (input.password !== input.confirm) return { kind: 'password', problem: 'mismatch' };
     passwordHash = await hashPassword(input.password);
@@ -338,13 +338,13 @@ export async function switchMerchant(db: Database, session: PortalSession, merch
   return true;
 }
 
-export type PasswordChange = { kind: 'ok' } | { kind: 'wrongCurrent' } | { kind: 'problem'; problem: 'tooShort' | 'tooLong' | 'sameAsEmail' | 'mismatch' };
+export type PasswordChange = { kind: 'ok' } | { kind: 'wrongCurrent' } | { kind: 'problem'; problem: PasswordProblem | 'mismatch' };
 
 /** A new password, given the current one; every other session of the account ends. */
 export async function changePassword(db: Database, session: PortalSession, input: { current: string; next: string; confirm: string }): Promise<PasswordChange> {
   const user = await sql.findUser(db.pool, session.userId);
   if (!user?.passwordHash || !(await verifyPassword(user.passwordHash, input.current))) return { kind: 'wrongCurrent' };
-  const problem = passwordProblem(input.next, user.email);
+  const problem = await passwordProblem(input.next, user.email);
   if (problem) return { kind: 'problem', problem };
   if (input.next !== input.confirm) return { kind: 'problem', problem: 'mismatch' };
   const passwordHash = await hashPassword(input.next);

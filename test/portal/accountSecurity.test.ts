@@ -12,6 +12,8 @@ import { PASSWORD, PortalBrowser, portalUser, textOf } from './helpers.js';
 // refused; common and trivial passwords are refused; and the sign-in's locks cannot be used to
 // shut a user out from elsewhere, nor everyone behind one network address.
 
+const WEAK = ['aaaaaaaaaaaa', '123456789012', 'password1234'];
+
 describe('portal account hardening', () => {
   let ctx: TestContext;
   let n = 0;
@@ -111,6 +113,36 @@ describe('portal account hardening', () => {
         { id: 'usr_nfd_copy', email: 'mai\u0308a@example.com' },
         { id: 'usr_nfd_only', email: 'z\u00f6e@example.com' },
       ]);
+    });
+  });
+
+  describe('common and trivial passwords', () => {
+    it('are refused when chosen by a link, in both languages; a good one is taken', async () => {
+      const link = await createUser(ctx.tdb.db, ctx.clock, { email: fresh('chooser'), owner: merchant(), role: 'staff', createdBy: null, purpose: 'sign-in' });
+      const b = new PortalBrowser(ctx);
+      await b.get(`/portal/link/${link.token}`);
+      for (const weak of WEAK) {
+        const res = await b.post(`/portal/link/${link.token}`, { password: weak, confirm: weak });
+        expect(res.statusCode, weak).toBe(400);
+        expect(textOf(res.body)).toContain('This password is too common or too easy to guess');
+      }
+      b.cookies.set('paylinks_lang', 'is');
+      const is = await b.post(`/portal/link/${link.token}`, { password: 'password1234', confirm: 'password1234' });
+      expect(is.statusCode).toBe(400);
+      expect(textOf(is.body)).toContain('Þetta lykilorð er of algengt eða of auðvelt að giska á');
+      expect((await b.post(`/portal/link/${link.token}`, { password: PASSWORD, confirm: PASSWORD })).statusCode).toBe(303);
+    });
+
+    it('are refused on the account page, and the password stays', async () => {
+      const { email, browser } = await portalUser(ctx, 'staff', { email: fresh('weakchange') });
+      await browser.get('/portal/account');
+      for (const weak of WEAK) {
+        const res = await browser.post('/portal/account/password', { current: PASSWORD, next: weak, confirm: weak });
+        expect(res.statusCode, weak).toBe(400);
+        expect(textOf(res.body)).toContain('This password is too common or too easy to guess');
+      }
+      expect((await new PortalBrowser(ctx).signIn(email, 'password1234')).statusCode).toBe(401);
+      expect((await new PortalBrowser(ctx).signIn(email)).statusCode).toBe(303);
     });
   });
 });

@@ -8,13 +8,14 @@ import { PORTAL, portalPage, publicPage } from './layout.js';
 
 // Signing in, one-time links, the account page and the portal's error pages.
 
-export type PasswordProblem = 'required' | 'tooShort' | 'tooLong' | 'sameAsEmail' | 'mismatch' | 'wrongCurrent';
+export type PasswordProblem = 'required' | 'tooShort' | 'tooLong' | 'sameAsEmail' | 'common' | 'mismatch' | 'wrongCurrent';
 
 const PROBLEM_KEY: Record<PasswordProblem, CoreKey> = {
   required: 'pwRequired',
   tooShort: 'pwTooShort',
   tooLong: 'pwTooLong',
   sameAsEmail: 'pwSameAsEmail',
+  common: 'pwCommon',
   mismatch: 'pwMismatch',
   wrongCurrent: 'pwWrongCurrent',
 };
