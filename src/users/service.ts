@@ -7,11 +7,13 @@ import { hashSecret, prefixedId, randomToken } from '../ids.js';
 import { isPartnerLinked, merchantExists, merchantsOfPartner, partnerExists } from '../accounts/service.js';
 import { dummyHash, hashPassword, passwordProblem, verifyPassword, type PasswordProblem } from './password.js';
 import { checkEmail, normalizeEmail, signInKeyOf } from './email.js';
+import { clearAccountFailures, countFailure, lockedFor } from './throttle.js';
 import * as sql from './sql.js';
 import { isLang, type Lang } from '../web/lang.js';
 
 export { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from './password.js';
 export { normalizeEmail } from './email.js';
+export { THROTTLE } from './throttle.js';
 
 // The portal's people (§The portal: people and access): users separate from API keys, their sessions,
 // one-time links (the operator's sign-in link, an owner's invitation) and the sign-in throttle.
@@ -44,9 +46,6 @@ export interface SessionPolicy {
 
 export const SIGN_IN_LINK_TTL_MS = 24 * 3_600_000;
 export const INVITE_TTL_MS = 7 * 24 * 3_600_000;
-
-/** Sign-in throttle: failures allowed per window, per account and per client address. */
-export const THROTTLE = { windowMs: 15 * 60_000, perAccount: 5, perAddress: 30 } as const;
 
 export type UserOwner = { merchantId: string } | { partnerId: string };
 
@@ -226,8 +225,9 @@ export type SignInOutcome = { kind: 'ok'; session: StartedSession } | { kind: 'i
 
 /**
  * Signs in by e-mail address and password. An unknown address and a wrong password get the same
- * answer in the same time; failures are counted per account and per client address, and past the
- * limits every attempt is refused (right password or not) until the window ends.
+ * answer in the same time; failures are counted per account and network address, per account and
+ * per network address (./throttle.ts), and past a limit every attempt it covers is refused (right
+ * password or not) until its window ends.
  */
 export async function signIn(
   db: Database,
@@ -237,26 +237,17 @@ export async function signIn(
 ): Promise<SignInOutcome> {
   const now = clock.now();
   const email = signInKeyOf(input.email);
-  const accountKey = `account:${email}`;
-  const addressKey = `address:${input.address}`;
-  const windowStart = new Date(now.getTime() - THROTTLE.windowMs);
-  const counted = await sql.findFailures(db.pool, [accountKey, addressKey]);
-  for (const f of counted) {
-    const limit = f.throttleKey === accountKey ? THROTTLE.perAccount : THROTTLE.perAddress;
-    if (f.windowStartedAt > windowStart && f.failures >= limit) {
-      const retryAfterSeconds = Math.max(1, Math.ceil((f.windowStartedAt.getTime() + THROTTLE.windowMs - now.getTime()) / 1000));
-      return { kind: 'throttled', retryAfterSeconds };
-    }
-  }
+  const retryAfterSeconds = await lockedFor(db.pool, now, email, input.address);
+  if (retryAfterSeconds > 0) return { kind: 'throttled', retryAfterSeconds };
   const user = await sql.findUserByEmail(db.pool, email);
   const stored = user?.passwordHash ?? (await dummyHash());
   const matches = (await verifyPassword(stored, input.password)) && user?.passwordHash != null;
   const merchantId = matches && user ? await homeMerchant(db, user) : undefined;
   if (!user || !matches || merchantId === undefined) {
-    await sql.addFailures(db.pool, [accountKey, addressKey], now, windowStart);
+    await countFailure(db.pool, now, email, input.address);
     return { kind: 'invalid' };
   }
-  await sql.clearFailures(db.pool, accountKey);
+  await clearAccountFailures(db.pool, email, input.address);
   await sql.deleteExpiredSessions(db.pool, now, new Date(now.getTime() - policy.idleMs));
   return { kind: 'ok', session: await startSession(db.pool, clock, user, merchantId, policy) };
 }

@@ -145,4 +145,42 @@ describe('portal account hardening', () => {
       expect((await new PortalBrowser(ctx).signIn(email)).statusCode).toBe(303);
     });
   });
+
+  describe('the sign-in’s locks', () => {
+    it('five wrong passwords lock that account from that network address only', async () => {
+      const { email } = await portalUser(ctx, 'staff', { email: fresh('target') });
+      const attacker = '203.0.113.7';
+      for (let i = 0; i < 5; i++) expect((await new PortalBrowser(ctx, attacker).signIn(email, `guess ${i}`)).statusCode).toBe(401);
+      expect((await new PortalBrowser(ctx, attacker).signIn(email)).statusCode).toBe(429);
+      // The user, elsewhere, signs in as usual.
+      expect((await new PortalBrowser(ctx, '198.51.100.20').signIn(email)).statusCode).toBe(303);
+    });
+
+    it('thirty failures from one network address do not lock the others behind it', async () => {
+      const shared = '203.0.113.30';
+      for (let i = 0; i < 30; i++) await new PortalBrowser(ctx, shared).signIn(`nobody.${i}@example.com`, 'wrong');
+      const { email } = await portalUser(ctx, 'staff', { email: fresh('colleague') });
+      expect((await new PortalBrowser(ctx, shared).signIn(email)).statusCode).toBe(303);
+    });
+
+    it('an account guessed from many addresses meets the slower per-account limit, until its window ends', async () => {
+      const { email } = await portalUser(ctx, 'staff', { email: fresh('spread') });
+      for (let a = 0; a < 20; a++) {
+        for (let i = 0; i < 5; i++) expect((await new PortalBrowser(ctx, `192.0.2.${a + 1}`).signIn(email, `guess ${a}.${i}`)).statusCode).toBe(401);
+      }
+      const elsewhere = await new PortalBrowser(ctx, '198.51.100.99').signIn(email);
+      expect(elsewhere.statusCode).toBe(429);
+      expect(Number(elsewhere.headers['retry-after'])).toBeGreaterThan(3600);
+      ctx.clock.advance(24 * 3_600_000 + 1_000);
+      expect((await new PortalBrowser(ctx, '198.51.100.99').signIn(email)).statusCode).toBe(303);
+    });
+
+    it('many accounts guessed from one network address meet its own limit', async () => {
+      const sprayer = '203.0.113.100';
+      const { email } = await portalUser(ctx, 'staff', { email: fresh('sprayed') });
+      for (let i = 0; i < 100; i++) await new PortalBrowser(ctx, sprayer).signIn(`someone.${i}@example.com`, 'Summer2024!');
+      expect((await new PortalBrowser(ctx, sprayer).signIn(email)).statusCode).toBe(429);
+      expect((await new PortalBrowser(ctx, '198.51.100.5').signIn(email)).statusCode).toBe(303);
+    });
+  });
 });
