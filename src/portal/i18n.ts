@@ -40,6 +40,7 @@ export const CORE = messages(
     signInHelp: 'No password yet, or forgotten it? Ask an owner of your account for an invitation, or the operator for a sign-in link.',
     signedOut: 'You have signed out.',
     sessionEnded: 'Your session has ended. Sign in again.',
+    signedOutLocked: 'You have been signed out: the current password was wrong too many times. Sign in again in {minutes} minutes.',
     // one-time links
     linkTitleInvite: 'Accept your invitation',
     linkTitleSignIn: 'Sign in with your link',
@@ -161,6 +162,7 @@ export const CORE = messages(
     signInHelp: 'Ekkert lykilorð enn, eða gleymt? Biddu eiganda aðgangsins um boð eða rekstraraðila um innskráningarhlekk.',
     signedOut: 'Þú hefur skráð þig út.',
     sessionEnded: 'Setunni er lokið. Skráðu þig inn aftur.',
+    signedOutLocked: 'Þú hefur verið skráð(ur) út: núverandi lykilorð var rangt of oft. Skráðu þig inn aftur eftir {minutes} mínútur.',
     linkTitleInvite: 'Þiggja boð',
     linkTitleSignIn: 'Innskráning með hlekk',
     linkIntroInvite: 'Þér hefur verið boðið á þjónustuvefinn sem {email}. Veldu lykilorð til að ljúka skráningu.',

@@ -329,12 +329,39 @@ export async function switchMerchant(db: Database, session: PortalSession, merch
   return true;
 }
 
-export type PasswordChange = { kind: 'ok' } | { kind: 'wrongCurrent' } | { kind: 'problem'; problem: PasswordProblem | 'mismatch' };
+export type PasswordChange =
+  | { kind: 'ok' }
+  | { kind: 'wrongCurrent' }
+  | { kind: 'problem'; problem: PasswordProblem | 'mismatch' }
+  /** Too many wrong current passwords: this session has ended (the sign-in's limits, ./throttle.ts). */
+  | { kind: 'signedOut'; retryAfterSeconds: number };
 
-/** A new password, given the current one; every other session of the account ends. */
-export async function changePassword(db: Database, session: PortalSession, input: { current: string; next: string; confirm: string }): Promise<PasswordChange> {
+/**
+ * A new password, given the current one; every other session of the account ends. A wrong current
+ * password counts as a failed sign-in of the account from this network address, and once the
+ * sign-in would be refused, so is this: the session ends, so that a borrowed session cannot be used
+ * to guess the password without limit.
+ */
+export async function changePassword(
+  db: Database,
+  clock: Clock,
+  session: PortalSession,
+  input: { current: string; next: string; confirm: string; address: string },
+): Promise<PasswordChange> {
+  const locked = async (): Promise<PasswordChange | undefined> => {
+    const retryAfterSeconds = await lockedFor(db.pool, clock.now(), session.email, input.address);
+    if (retryAfterSeconds === 0) return undefined;
+    await sql.deleteSession(db.pool, session.tokenHash);
+    return { kind: 'signedOut', retryAfterSeconds };
+  };
+  const before = await locked();
+  if (before) return before;
   const user = await sql.findUser(db.pool, session.userId);
-  if (!user?.passwordHash || !(await verifyPassword(user.passwordHash, input.current))) return { kind: 'wrongCurrent' };
+  if (!user?.passwordHash || !(await verifyPassword(user.passwordHash, input.current))) {
+    await countFailure(db.pool, clock.now(), session.email, input.address);
+    return (await locked()) ?? { kind: 'wrongCurrent' };
+  }
+  await clearAccountFailures(db.pool, session.email, input.address);
   const problem = await passwordProblem(input.next, user.email);
   if (problem) return { kind: 'problem', problem };
   if (input.next !== input.confirm) return { kind: 'problem', problem: 'mismatch' };

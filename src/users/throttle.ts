@@ -1,7 +1,8 @@
 import * as sql from './sql.js';
 import type { Queryable } from '../db/database.js';
 
-// How many wrong passwords are allowed, and to whom (docs/portal.md, "Signing in").
+// How many wrong passwords are allowed, and to whom (docs/portal.md, "Signing in"). A wrong password
+// on the sign-in page and a wrong current password on the account page count alike.
 //
 // A lock must slow a guesser without handing anyone a way to shut others out. So the short lock is
 // kept per account AND network address: five wrong passwords for alice@ from one address stop that

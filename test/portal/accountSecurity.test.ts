@@ -27,6 +27,80 @@ describe('portal account hardening', () => {
     await ctx.close();
   });
 
+  describe('the current password on the account page', () => {
+    it('counts wrong guesses with the sign-in and ends the session at the fifth; the user is told so', async () => {
+      const { email, browser } = await portalUser(ctx, 'staff', { email: fresh('guessed') });
+      const session = browser.cookies.get('paylinks_session') ?? '';
+      await browser.get('/portal/account');
+      for (let i = 1; i <= 4; i++) {
+        const wrong = await browser.post('/portal/account/password', {
+          current: `not it ${i}`,
+          next: 'a new pass phrase of words',
+          confirm: 'a new pass phrase of words',
+        });
+        expect(wrong.statusCode).toBe(400);
+        expect(textOf(wrong.body)).toContain('The current password is not right.');
+      }
+      const fifth = await browser.post('/portal/account/password', {
+        current: 'not it 5',
+        next: 'a new pass phrase of words',
+        confirm: 'a new pass phrase of words',
+      });
+      expect(fifth.statusCode).toBe(303);
+      expect(String(fifth.headers.location)).toMatch(/^\/portal\/sign-in\?m=locked/);
+      expect(browser.cookies.has('paylinks_session')).toBe(false);
+      const page = await browser.follow(fifth);
+      expect(textOf(page.body)).toContain('You have been signed out: the current password was wrong too many times.');
+      // The session is over on the server too, not only in this browser.
+      const kept = new PortalBrowser(ctx);
+      kept.cookies.set('paylinks_session', session);
+      const after = await kept.get('/portal/account');
+      expect(after.statusCode).toBe(303);
+      expect(String(after.headers.location)).toContain('/portal/sign-in');
+      // And the sign-in from the same network address is locked as after five wrong sign-ins.
+      expect((await new PortalBrowser(ctx).signIn(email)).statusCode).toBe(429);
+    });
+
+    it('failed sign-ins count too: the next wrong guess on the account page ends the session at once', async () => {
+      const { email, browser } = await portalUser(ctx, 'staff', { email: fresh('mixed') });
+      const guesser = new PortalBrowser(ctx);
+      for (let i = 0; i < 4; i++) expect((await guesser.signIn(email, `wrong ${i}`)).statusCode).toBe(401);
+      await browser.get('/portal/account');
+      const res = await browser.post('/portal/account/password', {
+        current: 'still wrong',
+        next: 'a new pass phrase of words',
+        confirm: 'a new pass phrase of words',
+      });
+      expect(res.statusCode).toBe(303);
+      expect(String(res.headers.location)).toContain('m=locked');
+    });
+
+    it('says so in Icelandic to an Icelandic user', async () => {
+      const { browser } = await portalUser(ctx, 'staff', { email: fresh('islenska') });
+      await browser.get('/portal/account');
+      await browser.post('/portal/account/language', { language: 'is' });
+      await browser.get('/portal/account');
+      let res = await browser.post('/portal/account/password', { current: 'rangt 0', next: 'x', confirm: 'x' });
+      for (let i = 1; i < 5; i++) res = await browser.post('/portal/account/password', { current: `rangt ${i}`, next: 'x', confirm: 'x' });
+      const page = await browser.follow(res);
+      expect(textOf(page.body)).toContain('Þú hefur verið skráð(ur) út: núverandi lykilorð var rangt of oft.');
+    });
+
+    it('the right current password still changes it, within the limit', async () => {
+      const { email, browser } = await portalUser(ctx, 'staff', { email: fresh('changer') });
+      await browser.get('/portal/account');
+      expect((await browser.post('/portal/account/password', { current: 'wrong', next: 'x', confirm: 'x' })).statusCode).toBe(400);
+      const ok = await browser.post('/portal/account/password', {
+        current: PASSWORD,
+        next: 'a new pass phrase of words',
+        confirm: 'a new pass phrase of words',
+      });
+      expect(ok.statusCode).toBe(303);
+      expect(ok.headers.location).toBe('/portal/account?done=password');
+      expect((await new PortalBrowser(ctx).signIn(email, 'a new pass phrase of words')).statusCode).toBe(303);
+    });
+  });
+
   describe('look-alike addresses', () => {
     const refusal = async (email: string): Promise<{ field: string; code: string } | undefined> => {
       try {
