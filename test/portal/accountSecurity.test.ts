@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/errors.js';
+import { adminCommands } from '../../src/admin/commands.js';
 import { MIGRATIONS_DIR } from '../../src/db/migrate.js';
 import { createUser, redeemLink, type UserOwner } from '../../src/users/service.js';
 import { sessionPolicyOf } from '../../src/portal/routes.js';
@@ -152,6 +153,15 @@ describe('portal account hardening', () => {
       expect((await redeemLink(ctx.tdb.db, ctx.clock, link.token, { password: PASSWORD, confirm: PASSWORD }, sessionPolicyOf(ctx.config))).kind).toBe('ok');
       expect((await new PortalBrowser(ctx).signIn('RENE\u0301E@example.com')).statusCode).toBe(303);
       expect((await new PortalBrowser(ctx).signIn('ren\u00e9e@example.com\u200b')).statusCode).toBe(401);
+    });
+
+    it('the operator’s user create refuses a look-alike with the reason, and finds an NFD copy taken', async () => {
+      const context = { db: ctx.tdb.db, clock: ctx.clock, publicBaseUrl: 'http://paylinks.test' };
+      const create = (email: string) => adminCommands['user.create'](context, { email, merchantId: ctx.merchant.merchantId, role: 'staff' });
+      await expect(create('b\u043erkur@example.com')).rejects.toThrow('email has invisible characters, direction controls, or Latin letters mixed');
+      await expect(create('borkur@example.com\u200b')).rejects.toThrow('email has invisible characters');
+      await create('b\u00f6rkur@example.com');
+      await expect(create('bo\u0308rkur@example.com')).rejects.toThrow('email has a user already');
     });
 
     it('an owner inviting a look-alike is told beside the field, in both languages', async () => {
