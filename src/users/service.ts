@@ -7,7 +7,7 @@ import { hashSecret, prefixedId, randomToken } from '../ids.js';
 import { isPartnerLinked, merchantExists, merchantsOfPartner, partnerExists } from '../accounts/service.js';
 import { dummyHash, hashPassword, passwordProblem, verifyPassword, type PasswordProblem } from './password.js';
 import { checkEmail, normalizeEmail, signInKeyOf } from './email.js';
-import { clearAccountFailures, countFailure, lockedFor } from './throttle.js';
+import { ACCOUNT_LIMITS, clearAccountFailures, countFailure, lockedFor } from './throttle.js';
 import * as sql from './sql.js';
 import { isLang, type Lang } from '../web/lang.js';
 
@@ -349,7 +349,8 @@ export async function changePassword(
   input: { current: string; next: string; confirm: string; address: string },
 ): Promise<PasswordChange> {
   const locked = async (): Promise<PasswordChange | undefined> => {
-    const retryAfterSeconds = await lockedFor(db.pool, clock.now(), session.email, input.address);
+    // This account's own limits only: others' failures from a shared network address sign nobody out.
+    const retryAfterSeconds = await lockedFor(db.pool, clock.now(), session.email, input.address, ACCOUNT_LIMITS);
     if (retryAfterSeconds === 0) return undefined;
     await sql.deleteSession(db.pool, session.tokenHash);
     return { kind: 'signedOut', retryAfterSeconds };

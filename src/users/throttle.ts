@@ -34,12 +34,22 @@ function keysOf(email: string, address: string): Record<Limit, string> {
 
 const LIMITS = Object.keys(THROTTLE) as Limit[];
 
-/** Seconds until attempts for this account from this address are taken again; 0 when they are now. */
-export async function lockedFor(db: Queryable, now: Date, email: string, address: string): Promise<number> {
+/** The limits of this account alone (not the network address's, which others' failures fill). */
+export const ACCOUNT_LIMITS: readonly Limit[] = ['perAccountAndAddress', 'perAccount'];
+
+/** Seconds until attempts for this account from this address are taken again under these limits; 0 when they are now. */
+export async function lockedFor(db: Queryable, now: Date, email: string, address: string, limits: readonly Limit[] = LIMITS): Promise<number> {
   const keys = keysOf(email, address);
-  const counted = new Map((await sql.findFailures(db, Object.values(keys))).map((f) => [f.throttleKey, f]));
+  const counted = new Map(
+    (
+      await sql.findFailures(
+        db,
+        limits.map((limit) => keys[limit]),
+      )
+    ).map((f) => [f.throttleKey, f]),
+  );
   let wait = 0;
-  for (const limit of LIMITS) {
+  for (const limit of limits) {
     const f = counted.get(keys[limit]);
     const { failures, windowMs } = THROTTLE[limit];
     const endsAt = f ? f.windowStartedAt.getTime() + windowMs : 0;

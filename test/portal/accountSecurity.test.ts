@@ -87,6 +87,18 @@ describe('portal account hardening', () => {
       expect(textOf(page.body)).toContain('Þú hefur verið skráð(ur) út: núverandi lykilorð var rangt of oft.');
     });
 
+    it('others’ failures from the same network address sign nobody out', async () => {
+      const shared = '203.0.113.200';
+      const { browser } = await portalUser(ctx, 'staff', { email: fresh('neighbour') });
+      const here = new PortalBrowser(ctx, shared);
+      for (const [k, v] of browser.cookies) here.cookies.set(k, v);
+      for (let i = 0; i < 100; i++) await new PortalBrowser(ctx, shared).signIn(`stranger.${i}@example.com`, 'wrong');
+      await here.get('/portal/account');
+      const res = await here.post('/portal/account/password', { current: 'a slip of the finger', next: 'x', confirm: 'x' });
+      expect(res.statusCode).toBe(400);
+      expect(textOf(res.body)).toContain('The current password is not right.');
+    });
+
     it('the right current password still changes it, within the limit', async () => {
       const { email, browser } = await portalUser(ctx, 'staff', { email: fresh('changer') });
       await browser.get('/portal/account');
