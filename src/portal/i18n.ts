@@ -40,6 +40,7 @@ export const CORE = messages(
     signInHelp: 'No password yet, or forgotten it? Ask an owner of your account for an invitation, or the operator for a sign-in link.',
     signedOut: 'You have signed out.',
     sessionEnded: 'Your session has ended. Sign in again.',
+    signedOutLocked: 'You have been signed out: the current password was wrong too many times. Sign in again in {minutes} minutes.',
     // one-time links
     linkTitleInvite: 'Accept your invitation',
     linkTitleSignIn: 'Sign in with your link',
@@ -58,6 +59,8 @@ export const CORE = messages(
     pwTooShort: 'Use at least {min} characters.',
     pwTooLong: 'Use at most {max} characters.',
     pwSameAsEmail: 'Do not use your e-mail address as your password.',
+    pwCommon:
+      'This password is too common or too easy to guess (a known password, a repeat, a sequence or your address). A few unrelated words make a good one.',
     pwMismatch: 'The two passwords differ.',
     pwWrongCurrent: 'The current password is not right.',
     noMerchant: 'Your user is not linked to any merchant yet. Ask the operator.',
@@ -160,6 +163,7 @@ export const CORE = messages(
     signInHelp: 'Ekkert lykilorð enn, eða gleymt? Biddu eiganda aðgangsins um boð eða rekstraraðila um innskráningarhlekk.',
     signedOut: 'Þú hefur skráð þig út.',
     sessionEnded: 'Setunni er lokið. Skráðu þig inn aftur.',
+    signedOutLocked: 'Þú hefur verið skráð(ur) út: núverandi lykilorð var rangt of oft. Skráðu þig inn aftur eftir {minutes} mínútur.',
     linkTitleInvite: 'Þiggja boð',
     linkTitleSignIn: 'Innskráning með hlekk',
     linkIntroInvite: 'Þér hefur verið boðið á þjónustuvefinn sem {email}. Veldu lykilorð til að ljúka skráningu.',
@@ -177,6 +181,8 @@ export const CORE = messages(
     pwTooShort: 'Notaðu að minnsta kosti {min} stafi.',
     pwTooLong: 'Notaðu í mesta lagi {max} stafi.',
     pwSameAsEmail: 'Ekki nota netfangið sem lykilorð.',
+    pwCommon:
+      'Þetta lykilorð er of algengt eða of auðvelt að giska á (þekkt lykilorð, endurtekning, runa eða netfangið þitt). Nokkur óskyld orð gera gott lykilorð.',
     pwMismatch: 'Lykilorðin tvö eru ekki eins.',
     pwWrongCurrent: 'Núverandi lykilorð er ekki rétt.',
     noMerchant: 'Notandinn þinn er ekki tengdur neinum söluaðila enn. Hafðu samband við rekstraraðila.',

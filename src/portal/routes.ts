@@ -189,12 +189,14 @@ export async function portalRoutes(app: App, appDeps: AppDeps): Promise<void> {
 
       app.get('/', { config: { portal: { public: true } }, schema: { hide: true } }, async (_request, reply) => seeOther(reply, PORTAL));
 
-      portal.get<{ Querystring: { next?: string; m?: string } }>('/sign-in', publicRoute, async (request, reply) => {
+      portal.get<{ Querystring: { next?: string; m?: string; wait?: string } }>('/sign-in', publicRoute, async (request, reply) => {
         const next = safeReturnPath(request.query.next ?? '');
         if (request.portalSession) return seeOther(reply, next);
         const m = request.query.m;
-        const message = m === 'out' ? 'signedOut' : m === 'ended' ? 'ended' : null;
-        return sendPage(reply, 200, renderSignIn(publicViewFor(request, reply), { email: '', next, message }));
+        const message = m === 'out' ? 'signedOut' : m === 'ended' ? 'ended' : m === 'locked' ? 'locked' : null;
+        const wait = Number(request.query.wait);
+        const retryMinutes = Number.isInteger(wait) && wait > 0 && wait <= 24 * 60 ? wait : undefined;
+        return sendPage(reply, 200, renderSignIn(publicViewFor(request, reply), { email: '', next, message, retryMinutes }));
       });
 
       portal.post('/sign-in', publicRoute, async (request, reply) => {
@@ -289,10 +291,20 @@ export async function portalRoutes(app: App, appDeps: AppDeps): Promise<void> {
       portal.post('/account/password', signedIn, async (request, reply) => {
         const session = sessionOfRequest(request);
         const form = formOf(request);
-        const outcome = await changePassword(db, session, { current: form.text('current'), next: form.text('next'), confirm: form.text('confirm') });
+        const outcome = await changePassword(db, clock, session, {
+          current: form.text('current'),
+          next: form.text('next'),
+          confirm: form.text('confirm'),
+          address: request.ip,
+        });
         if (outcome.kind === 'ok') {
           await audit(request, 'user.password', session.email);
           return seeOther(reply, `${PORTAL}/account?done=password`);
+        }
+        if (outcome.kind === 'signedOut') {
+          // The session is over: the sign-in page says why, and when to try again.
+          clearSessionCookie(reply);
+          return seeOther(reply, `${PORTAL}/sign-in?m=locked&wait=${Math.ceil(outcome.retryAfterSeconds / 60)}`);
         }
         const problem: PasswordProblem = outcome.kind === 'wrongCurrent' ? 'wrongCurrent' : outcome.problem;
         return sendPage(reply, 400, renderAccount(await viewFor(request, reply, deps), { notice: null, problem }));

@@ -36,11 +36,54 @@ export function dummyHash(): Promise<string> {
   return dummy;
 }
 
-/** Why a new password is refused, or null. Length is what counts (NIST SP 800-63B); no composition rules. */
-export function passwordProblem(password: string, email: string): 'tooShort' | 'tooLong' | 'sameAsEmail' | null {
+export type PasswordProblem = 'tooShort' | 'tooLong' | 'sameAsEmail' | 'common';
+
+/**
+ * The least zxcvbn score a new password must reach: 3 is "safely unguessable" in its terms, about
+ * 10^8 guesses or more. Common passwords and their variants ("password1234"), repeats
+ * ("aaaaaaaaaaaa"), sequences ("123456789012") and keyboard runs score 0 to 2.
+ */
+export const PASSWORD_MIN_SCORE = 3;
+
+type Strength = (password: string, userInputs: string[]) => number;
+
+let strength: Promise<Strength> | undefined;
+
+/**
+ * zxcvbn-ts (@zxcvbn-ts/core with its common and English dictionaries) estimates how many guesses a
+ * password takes from the lists of passwords, names and words attackers try first, and from the
+ * patterns people use (repeats, sequences, keyboard runs, dates, leetspeak). It is maintained, typed,
+ * has no native code, and answers in milliseconds. Its dictionaries take about a quarter of a second
+ * to load, so they are read once, the first time a password is chosen, and never at start-up.
+ */
+function loadStrength(): Promise<Strength> {
+  strength ??= (async () => {
+    const [{ ZxcvbnFactory }, common, en] = await Promise.all([
+      import('@zxcvbn-ts/core'),
+      import('@zxcvbn-ts/language-common'),
+      import('@zxcvbn-ts/language-en'),
+    ]);
+    const zxcvbn = new ZxcvbnFactory({
+      dictionary: { ...common.dictionary, ...en.dictionary },
+      graphs: common.adjacencyGraphs,
+      translations: en.translations,
+    });
+    return (password, userInputs) => zxcvbn.check(password, userInputs).score;
+  })();
+  return strength;
+}
+
+/**
+ * Why a new password is refused, or null: too short or too long (length is what counts most, NIST
+ * SP 800-63B; no composition rules), the e-mail address itself, or common or trivial (a password
+ * attackers try early, or one built from the address).
+ */
+export async function passwordProblem(password: string, email: string): Promise<PasswordProblem | null> {
   const length = [...password].length;
   if (length < PASSWORD_MIN_LENGTH) return 'tooShort';
   if (length > PASSWORD_MAX_LENGTH) return 'tooLong';
   if (password.trim().toLowerCase() === email.toLowerCase()) return 'sameAsEmail';
+  const score = (await loadStrength())(password, [email, ...email.split(/[@.+_-]/)]);
+  if (score < PASSWORD_MIN_SCORE) return 'common';
   return null;
 }

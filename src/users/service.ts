@@ -5,11 +5,15 @@ import { validationError, type FieldError } from '../errors.js';
 import { BatchLoader, perDatabase } from '../db/batch.js';
 import { hashSecret, prefixedId, randomToken } from '../ids.js';
 import { isPartnerLinked, merchantExists, merchantsOfPartner, partnerExists } from '../accounts/service.js';
-import { dummyHash, hashPassword, passwordProblem, verifyPassword } from './password.js';
+import { dummyHash, hashPassword, passwordProblem, verifyPassword, type PasswordProblem } from './password.js';
+import { checkEmail, normalizeEmail, signInKeyOf } from './email.js';
+import { ACCOUNT_LIMITS, clearAccountFailures, countFailure, lockedFor } from './throttle.js';
 import * as sql from './sql.js';
 import { isLang, type Lang } from '../web/lang.js';
 
 export { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from './password.js';
+export { normalizeEmail } from './email.js';
+export { THROTTLE } from './throttle.js';
 
 // The portal's people (§The portal: people and access): users separate from API keys, their sessions,
 // one-time links (the operator's sign-in link, an owner's invitation) and the sign-in throttle.
@@ -24,7 +28,7 @@ export function isRole(v: string): v is Role {
 /** A refused account operation; `reason` is stable (the portal translates it, the CLI prints `message`). */
 export class UserError extends Error {
   constructor(
-    readonly reason: 'emailInvalid' | 'emailTaken' | 'roleInvalid' | 'ownerMissing' | 'notFound' | 'lastOwner' | 'self',
+    readonly reason: 'emailInvalid' | 'emailLookalike' | 'emailTaken' | 'roleInvalid' | 'ownerMissing' | 'notFound' | 'lastOwner' | 'self',
     message: string,
   ) {
     super(message);
@@ -42,17 +46,6 @@ export interface SessionPolicy {
 
 export const SIGN_IN_LINK_TTL_MS = 24 * 3_600_000;
 export const INVITE_TTL_MS = 7 * 24 * 3_600_000;
-
-/** Sign-in throttle: failures allowed per window, per account and per client address. */
-export const THROTTLE = { windowMs: 15 * 60_000, perAccount: 5, perAddress: 30 } as const;
-
-const EMAIL = /^[^\s@<>()",;:\\]+@[^\s@<>()",;:\\]+\.[^\s@<>()",;:\\]+$/;
-
-/** The address as stored: trimmed and in lower case; undefined when it cannot be one. */
-export function normalizeEmail(raw: string): string | undefined {
-  const e = raw.trim().toLowerCase();
-  return e.length >= 3 && e.length <= 254 && EMAIL.test(e) ? e : undefined;
-}
 
 export type UserOwner = { merchantId: string } | { partnerId: string };
 
@@ -79,7 +72,17 @@ async function issueLink(
 }
 
 /** The field codes of createUser's refusals (§Errors): a caller that words them itself switches on these. */
-export const USER_FIELD_CODES = { emailInvalid: 'FORMAT', roleInvalid: 'ENUM', emailTaken: 'DUPLICATE' } as const;
+export const USER_FIELD_CODES = { emailInvalid: 'FORMAT', emailLookalike: 'NOT_ALLOWED', roleInvalid: 'ENUM', emailTaken: 'DUPLICATE' } as const;
+
+function emailFieldError(problem: 'invalid' | 'lookalike'): FieldError {
+  return problem === 'lookalike'
+    ? {
+        field: 'email',
+        code: USER_FIELD_CODES.emailLookalike,
+        message: 'has invisible characters, direction controls, or Latin letters mixed with Cyrillic or Greek ones in one part',
+      }
+    : { field: 'email', code: USER_FIELD_CODES.emailInvalid, message: 'is not an e-mail address' };
+}
 
 /**
  * A new user with no password yet, and the one-time link with which they choose one: a sign-in link
@@ -92,9 +95,10 @@ export async function createUser(
   clock: Clock,
   input: { email: string; owner: UserOwner; role: string; createdBy: string | null; language?: Lang; purpose: 'sign-in' | 'invite' },
 ): Promise<OneTimeLink> {
-  const email = normalizeEmail(input.email);
+  const checked = checkEmail(input.email);
+  const email = checked.ok ? checked.email : undefined;
   const errors: FieldError[] = [];
-  if (email === undefined) errors.push({ field: 'email', code: USER_FIELD_CODES.emailInvalid, message: 'is not an e-mail address' });
+  if (!checked.ok) errors.push(emailFieldError(checked.problem));
   if (!isRole(input.role)) errors.push({ field: 'role', code: USER_FIELD_CODES.roleInvalid, message: `must be one of ${ROLES.join(', ')}` });
   if (email === undefined || errors.length > 0) throw validationError(errors);
   if ('merchantId' in input.owner && !(await merchantExists(db, input.owner.merchantId)))
@@ -175,7 +179,7 @@ async function homeMerchant(db: Database, user: sql.UserRow): Promise<string | u
 export type RedeemOutcome =
   | { kind: 'ok'; session: StartedSession }
   | { kind: 'invalid' }
-  | { kind: 'password'; problem: 'required' | 'tooShort' | 'tooLong' | 'sameAsEmail' | 'mismatch' }
+  | { kind: 'password'; problem: 'required' | PasswordProblem | 'mismatch' }
   | { kind: 'noMerchant' };
 
 /**
@@ -200,7 +204,7 @@ export async function redeemLink(
   let passwordHash: string | null = null;
   if (choosing) {
     if (input.password === '') return { kind: 'password', problem: 'required' };
-    const problem = passwordProblem(input.password, user.email);
+    const problem = await passwordProblem(input.password, user.email);
     if (problem) return { kind: 'password', problem };
     if (input.password !== input.confirm) return { kind: 'password', problem: 'mismatch' };
     passwordHash = await hashPassword(input.password);
@@ -221,8 +225,9 @@ export type SignInOutcome = { kind: 'ok'; session: StartedSession } | { kind: 'i
 
 /**
  * Signs in by e-mail address and password. An unknown address and a wrong password get the same
- * answer in the same time; failures are counted per account and per client address, and past the
- * limits every attempt is refused (right password or not) until the window ends.
+ * answer in the same time; failures are counted per account and network address, per account and
+ * per network address (./throttle.ts), and past a limit every attempt it covers is refused (right
+ * password or not) until its window ends.
  */
 export async function signIn(
   db: Database,
@@ -231,27 +236,18 @@ export async function signIn(
   policy: SessionPolicy,
 ): Promise<SignInOutcome> {
   const now = clock.now();
-  const email = normalizeEmail(input.email) ?? input.email.trim().toLowerCase().slice(0, 254);
-  const accountKey = `account:${email}`;
-  const addressKey = `address:${input.address}`;
-  const windowStart = new Date(now.getTime() - THROTTLE.windowMs);
-  const counted = await sql.findFailures(db.pool, [accountKey, addressKey]);
-  for (const f of counted) {
-    const limit = f.throttleKey === accountKey ? THROTTLE.perAccount : THROTTLE.perAddress;
-    if (f.windowStartedAt > windowStart && f.failures >= limit) {
-      const retryAfterSeconds = Math.max(1, Math.ceil((f.windowStartedAt.getTime() + THROTTLE.windowMs - now.getTime()) / 1000));
-      return { kind: 'throttled', retryAfterSeconds };
-    }
-  }
+  const email = signInKeyOf(input.email);
+  const retryAfterSeconds = await lockedFor(db.pool, now, email, input.address);
+  if (retryAfterSeconds > 0) return { kind: 'throttled', retryAfterSeconds };
   const user = await sql.findUserByEmail(db.pool, email);
   const stored = user?.passwordHash ?? (await dummyHash());
   const matches = (await verifyPassword(stored, input.password)) && user?.passwordHash != null;
   const merchantId = matches && user ? await homeMerchant(db, user) : undefined;
   if (!user || !matches || merchantId === undefined) {
-    await sql.addFailures(db.pool, [accountKey, addressKey], now, windowStart);
+    await countFailure(db.pool, now, email, input.address);
     return { kind: 'invalid' };
   }
-  await sql.clearFailures(db.pool, accountKey);
+  await clearAccountFailures(db.pool, email, input.address);
   await sql.deleteExpiredSessions(db.pool, now, new Date(now.getTime() - policy.idleMs));
   return { kind: 'ok', session: await startSession(db.pool, clock, user, merchantId, policy) };
 }
@@ -333,13 +329,41 @@ export async function switchMerchant(db: Database, session: PortalSession, merch
   return true;
 }
 
-export type PasswordChange = { kind: 'ok' } | { kind: 'wrongCurrent' } | { kind: 'problem'; problem: 'tooShort' | 'tooLong' | 'sameAsEmail' | 'mismatch' };
+export type PasswordChange =
+  | { kind: 'ok' }
+  | { kind: 'wrongCurrent' }
+  | { kind: 'problem'; problem: PasswordProblem | 'mismatch' }
+  /** Too many wrong current passwords: this session has ended (the sign-in's limits, ./throttle.ts). */
+  | { kind: 'signedOut'; retryAfterSeconds: number };
 
-/** A new password, given the current one; every other session of the account ends. */
-export async function changePassword(db: Database, session: PortalSession, input: { current: string; next: string; confirm: string }): Promise<PasswordChange> {
+/**
+ * A new password, given the current one; every other session of the account ends. A wrong current
+ * password counts as a failed sign-in of the account from this network address, and once the
+ * sign-in would be refused, so is this: the session ends, so that a borrowed session cannot be used
+ * to guess the password without limit.
+ */
+export async function changePassword(
+  db: Database,
+  clock: Clock,
+  session: PortalSession,
+  input: { current: string; next: string; confirm: string; address: string },
+): Promise<PasswordChange> {
+  const locked = async (): Promise<PasswordChange | undefined> => {
+    // This account's own limits only: others' failures from a shared network address sign nobody out.
+    const retryAfterSeconds = await lockedFor(db.pool, clock.now(), session.email, input.address, ACCOUNT_LIMITS);
+    if (retryAfterSeconds === 0) return undefined;
+    await sql.deleteSession(db.pool, session.tokenHash);
+    return { kind: 'signedOut', retryAfterSeconds };
+  };
+  const before = await locked();
+  if (before) return before;
   const user = await sql.findUser(db.pool, session.userId);
-  if (!user?.passwordHash || !(await verifyPassword(user.passwordHash, input.current))) return { kind: 'wrongCurrent' };
-  const problem = passwordProblem(input.next, user.email);
+  if (!user?.passwordHash || !(await verifyPassword(user.passwordHash, input.current))) {
+    await countFailure(db.pool, clock.now(), session.email, input.address);
+    return (await locked()) ?? { kind: 'wrongCurrent' };
+  }
+  await clearAccountFailures(db.pool, session.email, input.address);
+  const problem = await passwordProblem(input.next, user.email);
   if (problem) return { kind: 'problem', problem };
   if (input.next !== input.confirm) return { kind: 'problem', problem: 'mismatch' };
   const passwordHash = await hashPassword(input.next);

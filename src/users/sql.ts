@@ -223,18 +223,20 @@ export async function findFailures(db: Queryable, keys: readonly string[]): Prom
   return rows;
 }
 
-/** Counts one failure for each key; a window older than windowStart starts again at one. */
-export async function addFailures(db: Queryable, keys: readonly string[], now: Date, windowStart: Date): Promise<void> {
+/** Counts one failure for each key; a counter whose window started at or before its windowStart starts again at one. */
+export async function addFailures(db: Queryable, counts: readonly { key: string; windowStart: Date }[], now: Date): Promise<void> {
   await db.query(
-    `INSERT INTO portal_sign_in_failures (throttle_key, failures, window_started_at)
-     SELECT k, 1, $2 FROM unnest($1::text[]) AS k
-     ON CONFLICT (throttle_key) DO UPDATE SET
-       failures = CASE WHEN portal_sign_in_failures.window_started_at <= $3 THEN 1 ELSE portal_sign_in_failures.failures + 1 END,
-       window_started_at = CASE WHEN portal_sign_in_failures.window_started_at <= $3 THEN $2 ELSE portal_sign_in_failures.window_started_at END`,
-    [keys, now, windowStart],
+    `WITH c (k, window_start) AS (SELECT * FROM unnest($1::text[], $2::timestamptz[]))
+     INSERT INTO portal_sign_in_failures AS f (throttle_key, failures, window_started_at)
+     SELECT c.k, 1, $3::timestamptz FROM c
+     ON CONFLICT (throttle_key) DO UPDATE SET (failures, window_started_at) = (
+       SELECT CASE WHEN f.window_started_at <= c.window_start THEN 1 ELSE f.failures + 1 END,
+              CASE WHEN f.window_started_at <= c.window_start THEN $3 ELSE f.window_started_at END
+         FROM c WHERE c.k = f.throttle_key)`,
+    [counts.map((c) => c.key), counts.map((c) => c.windowStart), now],
   );
 }
 
-export async function clearFailures(db: Queryable, key: string): Promise<void> {
-  await db.query('DELETE FROM portal_sign_in_failures WHERE throttle_key = $1', [key]);
+export async function clearFailures(db: Queryable, keys: readonly string[]): Promise<void> {
+  await db.query('DELETE FROM portal_sign_in_failures WHERE throttle_key = ANY($1::text[])', [keys]);
 }

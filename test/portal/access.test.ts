@@ -100,17 +100,18 @@ describe('portal sign-in and sessions', () => {
     expect(await count(ctx, 'portal_sessions')).toBe(before);
   });
 
-  it('sign-in is throttled per account after repeated failures, even with the right password', async () => {
+  it('sign-in is throttled per account and network address after repeated failures, even with the right password', async () => {
     const { email } = await portalUser(ctx, 'staff');
-    for (let i = 0; i < THROTTLE.perAccount; i++) expect((await new PortalBrowser(ctx).signIn(email, `wrong password ${i}`)).statusCode).toBe(401);
+    for (let i = 0; i < THROTTLE.perAccountAndAddress.failures; i++)
+      expect((await new PortalBrowser(ctx).signIn(email, `wrong password ${i}`)).statusCode).toBe(401);
     const blocked = await new PortalBrowser(ctx).signIn(email);
     expect(blocked.statusCode).toBe(429);
     expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(0);
     // An unknown address is throttled the same way (nothing tells whether it exists).
-    for (let i = 0; i < THROTTLE.perAccount; i++) await new PortalBrowser(ctx).signIn('ghost@example.com', `wrong ${i}`);
+    for (let i = 0; i < THROTTLE.perAccountAndAddress.failures; i++) await new PortalBrowser(ctx).signIn('ghost@example.com', `wrong ${i}`);
     expect((await new PortalBrowser(ctx).signIn('ghost@example.com', 'wrong again')).statusCode).toBe(429);
     // After the window the right password works again.
-    ctx.clock.advance(THROTTLE.windowMs + 1_000);
+    ctx.clock.advance(THROTTLE.perAccountAndAddress.windowMs + 1_000);
     expect((await new PortalBrowser(ctx).signIn(email)).statusCode).toBe(303);
   });
 

@@ -102,8 +102,9 @@ describe('hostile form posts to every portal route', () => {
           expect(res.statusCode, res.body.slice(0, 400)).toBeLessThan(500);
           // Without the token: refused (a body over the limit is refused before its token is read).
           if (!withToken) expect([403, 413]).toContain(res.statusCode);
-          // A refused sign-in counts its failure (the throttle): that is its purpose, not a write of the post.
-          const refusedSignIn = route.url === '/portal/sign-in';
+          // A refused sign-in, or a wrong current password on the account page, counts its failure (the
+          // sign-in's limits): that is its purpose, not a write of the post.
+          const refusedSignIn = route.url === '/portal/sign-in' || route.url === '/portal/account/password';
           if (res.statusCode >= 400 && !refusedSignIn && wrote !== 0) throw new Error(`refused with ${res.statusCode} but wrote ${wrote} rows`);
         }),
         { numRuns: perRoute, ...(SEED !== undefined ? { seed: SEED } : {}), endOnFailure: true },

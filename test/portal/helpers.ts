@@ -15,7 +15,11 @@ export class PortalBrowser {
   /** The last page's HTML. */
   html = '';
 
-  constructor(readonly ctx: TestContext) {}
+  /** The network address the requests come from (the sign-in's limits count by it). */
+  constructor(
+    readonly ctx: TestContext,
+    readonly remoteAddress = '127.0.0.1',
+  ) {}
 
   cookieHeader(): string {
     return [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
@@ -41,7 +45,7 @@ export class PortalBrowser {
   }
 
   async get(url: string): Promise<LightMyRequestResponse> {
-    const res = await this.ctx.app.inject({ method: 'GET', url, headers: { cookie: this.cookieHeader() } });
+    const res = await this.ctx.app.inject({ method: 'GET', url, remoteAddress: this.remoteAddress, headers: { cookie: this.cookieHeader() } });
     this.remember(res);
     return res;
   }
@@ -57,6 +61,7 @@ export class PortalBrowser {
     const res = await this.ctx.app.inject({
       method: 'POST',
       url,
+      remoteAddress: this.remoteAddress,
       headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: this.cookieHeader() },
       payload: body.toString(),
     });

@@ -26,6 +26,7 @@ function refusalOf(err: unknown): Refusal {
 /** The invitation's refusals (field and code, as the users module answers them) that this page words itself. */
 const INVITE_WORDS: Readonly<Record<string, Refusal>> = {
   [`email|${USER_FIELD_CODES.emailInvalid}`]: 'emailInvalid',
+  [`email|${USER_FIELD_CODES.emailLookalike}`]: 'emailLookalike',
   [`email|${USER_FIELD_CODES.emailTaken}`]: 'emailTaken',
   [`role|${USER_FIELD_CODES.roleInvalid}`]: 'roleInvalid',
 };

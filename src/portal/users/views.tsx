@@ -47,6 +47,8 @@ export const M = messages(
     alreadyActive: 'This user has accepted their invitation already.',
     // the users module's refusals
     emailInvalid: 'This is not an e-mail address.',
+    emailLookalike:
+      'This address has invisible characters, direction controls, or Latin letters mixed with Cyrillic or Greek ones, so it could pass for another. Type it again by hand.',
     emailTaken: 'There is a user with this address already.',
     roleInvalid: 'Choose one of the roles.',
     lastOwner: 'The account must keep at least one owner who can sign in.',
@@ -88,6 +90,8 @@ export const M = messages(
     removeConfirm: 'Fjarlægja notanda',
     alreadyActive: 'Þessi notandi hefur þegar þegið boðið.',
     emailInvalid: 'Þetta er ekki netfang.',
+    emailLookalike:
+      'Í netfanginu eru ósýnileg tákn, stefnustýritákn eða latneskir stafir blandaðir kýrillískum eða grískum, svo að það gæti villt á sér heimildir. Sláðu það aftur inn.',
     emailTaken: 'Notandi með þetta netfang er þegar til.',
     roleInvalid: 'Veldu eitt hlutverkanna.',
     lastOwner: 'Aðgangurinn verður að halda a.m.k. einum eiganda sem getur skráð sig inn.',

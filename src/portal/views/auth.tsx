@@ -8,13 +8,14 @@ import { PORTAL, portalPage, publicPage } from './layout.js';
 
 // Signing in, one-time links, the account page and the portal's error pages.
 
-export type PasswordProblem = 'required' | 'tooShort' | 'tooLong' | 'sameAsEmail' | 'mismatch' | 'wrongCurrent';
+export type PasswordProblem = 'required' | 'tooShort' | 'tooLong' | 'sameAsEmail' | 'common' | 'mismatch' | 'wrongCurrent';
 
 const PROBLEM_KEY: Record<PasswordProblem, CoreKey> = {
   required: 'pwRequired',
   tooShort: 'pwTooShort',
   tooLong: 'pwTooLong',
   sameAsEmail: 'pwSameAsEmail',
+  common: 'pwCommon',
   mismatch: 'pwMismatch',
   wrongCurrent: 'pwWrongCurrent',
 };
@@ -33,7 +34,7 @@ function PasswordError({ id, text }: { id: string; text: string }): VNode {
 
 export function renderSignIn(
   view: PublicView,
-  s: { email: string; next: string; message: 'failed' | 'throttled' | 'signedOut' | 'ended' | null; retryMinutes?: number },
+  s: { email: string; next: string; message: 'failed' | 'throttled' | 'signedOut' | 'ended' | 'locked' | null; retryMinutes?: number },
 ): string {
   const { t } = view;
   const failed = s.message === 'failed' || s.message === 'throttled';
@@ -46,6 +47,7 @@ export function renderSignIn(
         {s.message === 'throttled' ? <Notice kind="error">{t('signInThrottled', { minutes: s.retryMinutes ?? 15 })}</Notice> : null}
         {s.message === 'signedOut' ? <Notice>{t('signedOut')}</Notice> : null}
         {s.message === 'ended' ? <Notice kind="warn">{t('sessionEnded')}</Notice> : null}
+        {s.message === 'locked' ? <Notice kind="error">{t('signedOutLocked', { minutes: s.retryMinutes ?? 15 })}</Notice> : null}
         <form method="post" action={`${PORTAL}/sign-in`} novalidate>
           <Csrf view={view} />
           <input type="hidden" name="next" value={s.next} />

@@ -1,0 +1,75 @@
+import * as sql from './sql.js';
+import type { Queryable } from '../db/database.js';
+
+// How many wrong passwords are allowed, and to whom (docs/portal.md, "Signing in"). A wrong password
+// on the sign-in page and a wrong current password on the account page count alike.
+//
+// A lock must slow a guesser without handing anyone a way to shut others out. So the short lock is
+// kept per account AND network address: five wrong passwords for alice@ from one address stop that
+// address trying alice@ for a while, and alice herself, signing in from elsewhere, never notices.
+// A guesser who moves between addresses meets the slow lock, per account over a day, set far above
+// what a person mistyping ever reaches. A guesser who tries a few passwords on many accounts from one
+// address meets the per-network-address limit, set far above what the people behind one shared
+// address (an office, a mobile network) reach by mistyping.
+
+export const THROTTLE = {
+  /** One account from one network address: the lock a person mistyping may meet. */
+  perAccountAndAddress: { failures: 5, windowMs: 15 * 60_000 },
+  /** One account from any network address: a guesser with many addresses. */
+  perAccount: { failures: 100, windowMs: 24 * 3_600_000 },
+  /** One network address, whatever the account: a guesser trying many accounts. */
+  perAddress: { failures: 100, windowMs: 15 * 60_000 },
+} as const;
+
+type Limit = keyof typeof THROTTLE;
+
+/** The counters one attempt for this account (its stored address) from this network address touches. */
+function keysOf(email: string, address: string): Record<Limit, string> {
+  return {
+    perAccountAndAddress: `account-address:${email}|${address}`,
+    perAccount: `account:${email}`,
+    perAddress: `address:${address}`,
+  };
+}
+
+const LIMITS = Object.keys(THROTTLE) as Limit[];
+
+/** The limits of this account alone (not the network address's, which others' failures fill). */
+export const ACCOUNT_LIMITS: readonly Limit[] = ['perAccountAndAddress', 'perAccount'];
+
+/** Seconds until attempts for this account from this address are taken again under these limits; 0 when they are now. */
+export async function lockedFor(db: Queryable, now: Date, email: string, address: string, limits: readonly Limit[] = LIMITS): Promise<number> {
+  const keys = keysOf(email, address);
+  const counted = new Map(
+    (
+      await sql.findFailures(
+        db,
+        limits.map((limit) => keys[limit]),
+      )
+    ).map((f) => [f.throttleKey, f]),
+  );
+  let wait = 0;
+  for (const limit of limits) {
+    const f = counted.get(keys[limit]);
+    const { failures, windowMs } = THROTTLE[limit];
+    const endsAt = f ? f.windowStartedAt.getTime() + windowMs : 0;
+    if (f && f.failures >= failures && endsAt > now.getTime()) wait = Math.max(wait, Math.ceil((endsAt - now.getTime()) / 1000));
+  }
+  return wait;
+}
+
+/** Counts one wrong password for this account from this address (a counter past its window starts again). */
+export async function countFailure(db: Queryable, now: Date, email: string, address: string): Promise<void> {
+  const keys = keysOf(email, address);
+  await sql.addFailures(
+    db,
+    LIMITS.map((limit) => ({ key: keys[limit], windowStart: new Date(now.getTime() - THROTTLE[limit].windowMs) })),
+    now,
+  );
+}
+
+/** The right password: the account's own counters start again (the network address's does not). */
+export async function clearAccountFailures(db: Queryable, email: string, address: string): Promise<void> {
+  const keys = keysOf(email, address);
+  await sql.clearFailures(db, [keys.perAccountAndAddress, keys.perAccount]);
+}
