@@ -1,8 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/errors.js';
 import { adminCommands } from '../../src/admin/commands.js';
-import { MIGRATIONS_DIR } from '../../src/db/migrate.js';
+import { loadMigrations } from '../../src/db/migrate.js';
 import { createUser, redeemLink, type UserOwner } from '../../src/users/service.js';
 import { sessionPolicyOf } from '../../src/portal/routes.js';
 import { createTestContext, type TestContext } from '../helpers/app.js';
@@ -200,7 +199,7 @@ describe('portal account hardening', () => {
       await insert('usr_nfd_only', 'zo\u0308e@example.com');
       await insert('usr_nfc_live', 'ma\u00efa@example.com');
       await insert('usr_nfd_copy', 'mai\u0308a@example.com');
-      await ctx.tdb.db.pool.query(readFileSync(`${MIGRATIONS_DIR}/0024_portal_user_email_nfc.sql`, 'utf8'));
+      await ctx.tdb.db.pool.query(loadMigrations().find((m) => m.name === '0024_portal_user_email_nfc')?.sql ?? '');
       const { rows } = await ctx.tdb.db.pool.query<{ id: string; email: string }>(
         "SELECT id, email FROM portal_users WHERE id IN ('usr_nfd_only', 'usr_nfc_live', 'usr_nfd_copy') ORDER BY id",
       );
