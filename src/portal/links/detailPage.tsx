@@ -8,6 +8,7 @@ import { Badge, CopyField, Facts, Money, Notice, TableWrap, Time } from '../view
 import { PORTAL, portalPage } from '../views/layout.js';
 import { M } from './messages.js';
 import { PaymentsTable } from '../payments/views.js';
+import { ItemsTable } from '../../web/itemsTable.js';
 import { StatusBadge, TYPE_KEY, fieldLabel, linkPath, recurringLabel, requirementLabel } from './labels.js';
 
 // A payment link's page: what it asks for, its settings, and the payments made through it.
@@ -112,46 +113,21 @@ export function renderLinkDetail(
               <p class="muted">{t('noItems')}</p>
             ) : (
               <TableWrap label={t('sectionItems')}>
-                <table>
-                  <thead>
-                    <tr>
-                      <th scope="col">{t('itemName')}</th>
-                      <th scope="col" class="num">
-                        {t('quantity')}
-                      </th>
-                      <th scope="col" class="num">
-                        {t('unitPrice')}
-                      </th>
-                      <th scope="col" class="num">
-                        {t('discount')}
-                      </th>
-                      <th scope="col" class="num">
-                        {t('lineAmount')}
-                      </th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {link.items.map((i) => (
-                      <tr>
-                        <td class="wrap">{i.name}</td>
-                        <td class="num">{formatNumber(i.quantity, view.lang)}</td>
-                        <td class="num">{money(i.unitPrice)}</td>
-                        <td class="num">{i.amountWithoutDiscount === i.amount ? '–' : money(i.amountWithoutDiscount - i.amount)}</td>
-                        <td class="num">{money(i.amount)}</td>
-                      </tr>
-                    ))}
-                  </tbody>
-                  <tfoot>
-                    <tr>
-                      <th scope="row" colspan={4}>
-                        {t('total')}
-                      </th>
-                      <td class="num">
-                        <strong>{money(link.amount)}</strong>
-                      </td>
-                    </tr>
-                  </tfoot>
-                </table>
+                <ItemsTable
+                  lang={view.lang}
+                  currency={link.currency}
+                  look="portal"
+                  words={{
+                    item: t('itemName'),
+                    quantity: t('quantity'),
+                    unitPrice: t('unitPrice'),
+                    discount: t('discount'),
+                    amount: t('lineAmount'),
+                    total: t('total'),
+                  }}
+                  lines={link.items}
+                  total={link.amount}
+                />
               </TableWrap>
             )}
           </section>
