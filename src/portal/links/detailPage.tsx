@@ -6,6 +6,7 @@ import { translator } from '../i18n.js';
 import type { View } from '../view.js';
 import { Badge, CopyField, Facts, Money, Notice, TableWrap, Time } from '../views/components.js';
 import { PORTAL, portalPage } from '../views/layout.js';
+import { DataTable } from '../views/table.js';
 import { M } from './messages.js';
 import { PaymentsTable } from '../payments/views.js';
 import { ItemsTable } from '../../web/itemsTable.js';
@@ -135,61 +136,48 @@ export function renderLinkDetail(
         <section>
           <h2 id="submissions-title">{t('submissions')}</h2>
           <p class="muted small">{t('submissionsLead')}</p>
-          {link.submissions.length === 0 ? (
-            <p class="empty panel">{t('noSubmissions')}</p>
-          ) : (
-            <TableWrap label={t('submissions')}>
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">{t('answers')}</th>
-                    <th scope="col">{t('completed')}</th>
-                    <th scope="col" class="num">
-                      {view.t('amount')}
-                    </th>
-                    <th scope="col">{t('payment')}</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {link.submissions.map((s) => (
-                    <tr>
-                      <td class="wrap">
-                        {s.answers.length === 0 ? (
-                          <span class="muted">–</span>
-                        ) : (
-                          <ul class="answers">
-                            {s.answers.map((a) => (
-                              <li>
-                                <span class="muted">{fieldLabel(t, a.field)}:</span> {a.value}
-                              </li>
-                            ))}
-                          </ul>
-                        )}
-                      </td>
-                      <td>{s.completed ? <Badge tone="ok">{view.t('yes')}</Badge> : <Badge tone="neutral">{view.t('no')}</Badge>}</td>
-                      <td class="num">
-                        <Money view={view} minor={s.amount} currency={s.currency} />
-                      </td>
-                      <td>
-                        {s.payfacReference ? (
-                          <a class="mono" href={`${PORTAL}/payments/${encodeURIComponent(s.payfacReference)}`}>
-                            {s.payfacReference}
-                          </a>
-                        ) : (
-                          '–'
-                        )}
-                        {s.token ? (
-                          <div class="muted small">
-                            {t('savedCard')} <span class="mono break">{s.token}</span>
-                          </div>
-                        ) : null}
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </TableWrap>
-          )}
+          <DataTable
+            view={view}
+            label={t('submissions')}
+            columns={[t('answers'), t('completed'), { label: view.t('amount'), num: true }, t('payment')]}
+            rows={link.submissions}
+            empty={t('noSubmissions')}
+            row={(s) => (
+              <tr>
+                <td class="wrap">
+                  {s.answers.length === 0 ? (
+                    <span class="muted">–</span>
+                  ) : (
+                    <ul class="answers">
+                      {s.answers.map((a) => (
+                        <li>
+                          <span class="muted">{fieldLabel(t, a.field)}:</span> {a.value}
+                        </li>
+                      ))}
+                    </ul>
+                  )}
+                </td>
+                <td>{s.completed ? <Badge tone="ok">{view.t('yes')}</Badge> : <Badge tone="neutral">{view.t('no')}</Badge>}</td>
+                <td class="num">
+                  <Money view={view} minor={s.amount} currency={s.currency} />
+                </td>
+                <td>
+                  {s.payfacReference ? (
+                    <a class="mono" href={`${PORTAL}/payments/${encodeURIComponent(s.payfacReference)}`}>
+                      {s.payfacReference}
+                    </a>
+                  ) : (
+                    '–'
+                  )}
+                  {s.token ? (
+                    <div class="muted small">
+                      {t('savedCard')} <span class="mono break">{s.token}</span>
+                    </div>
+                  ) : null}
+                </td>
+              </tr>
+            )}
+          />
         </section>
         <section>
           <h2 id="payments-title">{t('payments')}</h2>
