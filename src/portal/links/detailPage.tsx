@@ -4,12 +4,11 @@ import type { PaymentLinkView } from '../../paymentLinks/service.js';
 import type { PaymentSummary } from '../../payments/service.js';
 import { translator } from '../i18n.js';
 import type { View } from '../view.js';
-import { Badge, CopyField, Facts, Money, Notice, TableWrap, Time } from '../views/components.js';
+import { Badge, CopyField, Facts, Money, Notice, Time } from '../views/components.js';
 import { PORTAL, portalPage } from '../views/layout.js';
-import { DataTable } from '../views/table.js';
+import { DataTable, ItemsList } from '../views/table.js';
 import { M } from './messages.js';
 import { PaymentsTable } from '../payments/views.js';
-import { ItemsTable } from '../../web/itemsTable.js';
 import { StatusBadge, TYPE_KEY, fieldLabel, linkPath, recurringLabel, requirementLabel } from './labels.js';
 
 // A payment link's page: what it asks for, its settings, and the payments made through it.
@@ -113,23 +112,21 @@ export function renderLinkDetail(
             {link.items.length === 0 ? (
               <p class="muted">{t('noItems')}</p>
             ) : (
-              <TableWrap label={t('sectionItems')}>
-                <ItemsTable
-                  lang={view.lang}
-                  currency={link.currency}
-                  look="portal"
-                  words={{
-                    item: t('itemName'),
-                    quantity: t('quantity'),
-                    unitPrice: t('unitPrice'),
-                    discount: t('discount'),
-                    amount: t('lineAmount'),
-                    total: t('total'),
-                  }}
-                  lines={link.items}
-                  total={link.amount}
-                />
-              </TableWrap>
+              <ItemsList
+                view={view}
+                label={t('sectionItems')}
+                currency={link.currency}
+                words={{
+                  item: t('itemName'),
+                  quantity: t('quantity'),
+                  unitPrice: t('unitPrice'),
+                  discount: t('discount'),
+                  amount: t('lineAmount'),
+                  total: t('total'),
+                }}
+                lines={link.items}
+                total={link.amount}
+              />
             )}
           </section>
         ) : null}

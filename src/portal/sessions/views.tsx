@@ -6,9 +6,8 @@ import type { PaymentSummary } from '../../payments/service.js';
 import { messages, translator, type Translate } from '../i18n.js';
 import type { View } from '../view.js';
 import { PaymentsTable } from '../payments/views.js';
-import { ItemsTable } from '../../web/itemsTable.js';
-import { Badge, CopyField, Facts, Money, TableWrap, Time } from '../views/components.js';
-import { DataTable } from '../views/table.js';
+import { Badge, CopyField, Facts, Money, Time } from '../views/components.js';
+import { DataTable, ItemsList } from '../views/table.js';
 import { PORTAL, portalPage } from '../views/layout.js';
 
 // The checkout session pages: the list, newest first, and a session's page with its payment.
@@ -212,15 +211,13 @@ export function renderSessionDetail(view: View, data: { session: SessionDetails;
           {s.items.length === 0 ? (
             <p class="empty panel">{t('noItems')}</p>
           ) : (
-            <TableWrap label={t('items')}>
-              <ItemsTable
-                lang={view.lang}
-                currency={s.currency}
-                look="portal"
-                words={{ item: t('itemName'), quantity: t('quantity'), unitPrice: t('unitPrice'), amount: view.t('amount') }}
-                lines={s.items.map((i) => ({ ...i, amountWithoutDiscount: null }))}
-              />
-            </TableWrap>
+            <ItemsList
+              view={view}
+              label={t('items')}
+              currency={s.currency}
+              words={{ item: t('itemName'), quantity: t('quantity'), unitPrice: t('unitPrice'), amount: view.t('amount') }}
+              lines={s.items.map((i) => ({ ...i, amountWithoutDiscount: null }))}
+            />
           )}
         </section>
         <section>

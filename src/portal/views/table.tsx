@@ -1,5 +1,6 @@
 import type { ComponentChildren, VNode } from 'preact';
 import { messages, translator } from '../i18n.js';
+import { ItemsTable, type ItemLine, type ItemsWords } from '../../web/itemsTable.js';
 import type { PublicView } from '../view.js';
 import { TableWrap } from './components.js';
 import { KeysetPager } from './keysetPager.js';
@@ -85,5 +86,14 @@ export function DataTable<T>(p: {
       {table}
       {p.paging ? <ListPager view={p.view} paging={p.paging} /> : null}
     </>
+  );
+}
+
+/** An order's item lines in the portal (a link's, a checkout session's), scrolling as a list does; with `total`, a footer row. */
+export function ItemsList(p: { view: PublicView; label: string; currency: string; words: ItemsWords; lines: readonly ItemLine[]; total?: number }): VNode {
+  return (
+    <TableWrap label={p.label}>
+      <ItemsTable lang={p.view.lang} currency={p.currency} look="portal" words={p.words} lines={p.lines} total={p.total} />
+    </TableWrap>
   );
 }
