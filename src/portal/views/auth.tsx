@@ -64,6 +64,24 @@ function PasswordField(p: {
   );
 }
 
+/** A new password and the same again, each with its error; the first with its hint. */
+function NewPassword(p: { view: PublicView; name: string; error: string | null; confirmError: string | null; minLength?: number }): VNode {
+  const { t } = p.view;
+  return (
+    <>
+      <PasswordField
+        name={p.name}
+        label={t('newPassword')}
+        autocomplete="new-password"
+        error={p.error}
+        hint={t('newPasswordHint', { min: PASSWORD_MIN_LENGTH })}
+        minLength={p.minLength}
+      />
+      <PasswordField name="confirm" label={t('confirmPassword')} autocomplete="new-password" error={p.confirmError} />
+    </>
+  );
+}
+
 export function renderSignIn(
   view: PublicView,
   s: { email: string; next: string; message: 'failed' | 'throttled' | 'signedOut' | 'ended' | null; retryMinutes?: number },
@@ -125,15 +143,7 @@ export function renderLinkPage(
           <input type="text" name="username" value={s.email} autocomplete="username" hidden readonly />
           {choose ? (
             <>
-              <PasswordField
-                name="password"
-                label={t('newPassword')}
-                autocomplete="new-password"
-                error={pwError}
-                hint={t('newPasswordHint', { min: PASSWORD_MIN_LENGTH })}
-                minLength={PASSWORD_MIN_LENGTH}
-              />
-              <PasswordField name="confirm" label={t('confirmPassword')} autocomplete="new-password" error={confirmError} />
+              <NewPassword view={view} name="password" error={pwError} confirmError={confirmError} minLength={PASSWORD_MIN_LENGTH} />
             </>
           ) : null}
           <button type="submit" class="primary wide">
@@ -217,14 +227,7 @@ export function renderAccount(view: View, s: { notice: 'saved' | 'passwordChange
             <Csrf view={view} />
             <input type="text" name="username" value={view.user.email} autocomplete="username" hidden readonly />
             <PasswordField name="current" label={t('currentPassword')} autocomplete="current-password" error={currentError} />
-            <PasswordField
-              name="next"
-              label={t('newPassword')}
-              autocomplete="new-password"
-              error={nextError}
-              hint={t('newPasswordHint', { min: PASSWORD_MIN_LENGTH })}
-            />
-            <PasswordField name="confirm" label={t('confirmPassword')} autocomplete="new-password" error={confirmError} />
+            <NewPassword view={view} name="next" error={nextError} confirmError={confirmError} />
             <button type="submit" class="primary">
               {t('savePassword')}
             </button>
