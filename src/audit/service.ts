@@ -1,6 +1,7 @@
 import type { Clock } from '../clock.js';
 import { BatchWriter, perDatabase } from '../db/batch.js';
 import type { Database, Queryable } from '../db/database.js';
+import { keysetPage, parseCursor, type Direction } from '../db/keyset.js';
 import * as sql from './sql.js';
 
 // The audit log (§The portal: audit log): who did what to a merchant's links, payments, keys, webhooks,
@@ -109,11 +110,33 @@ export async function recordApiAudit(
   await apiEntries(db).write(newEntry(clock, entry));
 }
 
-/** A page of a merchant's entries, newest first; `next` continues after the last one. */
-export async function auditPage(db: Database, merchantId: string, before: string | null, limit = 50): Promise<{ entries: AuditEntry[]; next: string | null }> {
-  const cursor = before !== null && /^\d{1,18}$/.test(before) ? before : null;
-  const rows = await sql.listEntries(db.pool, merchantId, cursor, limit + 1);
-  const entries = rows.slice(0, limit).map((r) => ({
+/** An entry's id from a list cursor (src/db/keyset.ts), or from a bare id (the older pager's links). */
+function entryOf(direction: Direction, raw: unknown): { direction: Direction; id: string } | null {
+  if (typeof raw === 'string' && /^\d{1,18}$/.test(raw)) return { direction, id: raw };
+  const keyset = parseCursor(direction, raw);
+  return keyset && /^\d{1,18}$/.test(keyset.reference) ? { direction, id: keyset.reference } : null;
+}
+
+/**
+ * A page of a merchant's entries, newest first, by keyset: `after` and `before` are the cursors of the
+ * pages beside it (`older`, `newer`; null where there is none). Entries written meanwhile never shift
+ * a page.
+ */
+export async function auditPage(
+  db: Database,
+  merchantId: string,
+  cursor: { before?: unknown; after?: unknown },
+  limit = 50,
+): Promise<{ entries: AuditEntry[]; older: string | null; newer: string | null }> {
+  const from = entryOf('newer', cursor.after) ?? entryOf('older', cursor.before);
+  const rows = await sql.listEntries(db.pool, merchantId, from, limit + 1);
+  const page = keysetPage(
+    rows.map((r) => ({ ...r, reference: r.id })),
+    limit,
+    // The page's cursors are those of its first and last rows; of the cursor read, only its direction counts.
+    from && { direction: from.direction, at: '', reference: from.id },
+  );
+  const entries = page.rows.map((r) => ({
     id: r.id,
     actor: { userId: r.actorUserId, email: r.actorEmail, ...(r.actorKeyId === null ? {} : { key: { keyId: r.actorKeyId, display: r.actorKeyDisplay } }) },
     action: r.action,
@@ -121,5 +144,5 @@ export async function auditPage(db: Database, merchantId: string, before: string
     details: r.details,
     at: r.createdAt,
   }));
-  return { entries, next: rows.length > limit ? (entries.at(-1)?.id ?? null) : null };
+  return { entries, older: page.older, newer: page.newer };
 }

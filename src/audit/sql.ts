@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/database.js';
+import { cursorTimeSql, type Direction } from '../db/keyset.js';
 
 // The audit log (migration 0016): who did what, per merchant.
 
@@ -56,14 +57,23 @@ export async function insertEntries(db: Queryable, entries: readonly NewEntry[])
 }
 
 /**
- * A merchant's entries, newest first, from before `beforeId` (keyset paging). The column is named in
- * full: the select list's `id` is its text, and ORDER BY id would sort that text ("99" before "120").
+ * Up to `limit` of a merchant's entries next to the entry `from.id` in its direction (from the newest
+ * when there is none), oldest first when going newer (keyset paging on the id, the order they were
+ * written in; `at` is the time of the cursor, src/db/keyset.ts). The column is named in full: the
+ * select list's `id` is its text, and ORDER BY id would sort that text ("99" before "120").
  */
-export async function listEntries(db: Queryable, merchantId: string, beforeId: string | null, limit: number): Promise<AuditRow[]> {
-  const { rows } = await db.query<AuditRow>(
-    `SELECT id::text AS id, actor_user_id AS "actorUserId", actor_email AS "actorEmail", actor_key_id AS "actorKeyId", actor_key_display AS "actorKeyDisplay", action, target, details, created_at AS "createdAt" FROM audit_log
-      WHERE merchant_id = $1 AND ($2::bigint IS NULL OR audit_log.id < $2::bigint) ORDER BY audit_log.id DESC LIMIT $3`,
-    [merchantId, beforeId, limit],
+export async function listEntries(
+  db: Queryable,
+  merchantId: string,
+  from: { direction: Direction; id: string } | null,
+  limit: number,
+): Promise<(AuditRow & { at: string })[]> {
+  const newer = from?.direction === 'newer';
+  const { rows } = await db.query<AuditRow & { at: string }>(
+    `SELECT id::text AS id, actor_user_id AS "actorUserId", actor_email AS "actorEmail", actor_key_id AS "actorKeyId", actor_key_display AS "actorKeyDisplay", action, target, details, created_at AS "createdAt",
+            ${cursorTimeSql('created_at')} AS at FROM audit_log
+      WHERE merchant_id = $1 AND ($2::bigint IS NULL OR audit_log.id ${newer ? '>' : '<'} $2::bigint) ORDER BY audit_log.id ${newer ? 'ASC' : 'DESC'} LIMIT $3`,
+    [merchantId, from?.id ?? null, limit],
   );
   return rows;
 }

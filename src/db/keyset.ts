@@ -4,7 +4,7 @@
 // caller sees is an opaque cursor: the row's created_at to the microsecond (a JavaScript Date holds
 // only milliseconds, and two rows a microsecond apart must not tie) and its reference.
 
-type Direction = 'older' | 'newer';
+export type Direction = 'older' | 'newer';
 
 export interface Keyset {
   direction: Direction;

@@ -3,6 +3,7 @@ import type { Clock } from '../clock.js';
 import { formatTimestamp } from '../clock.js';
 import type { Database } from '../db/database.js';
 import { withTransaction } from '../db/database.js';
+import { keysetPage, type Keyset } from '../db/keyset.js';
 import type { Principal } from '../accounts/service.js';
 import { ApiError, notFound, validationError } from '../errors.js';
 import { prefixedId } from '../ids.js';
@@ -180,6 +181,22 @@ export async function listWebhooks(
 ): Promise<{ data: WebhookView[]; totalCount: number }> {
   const r = await sql.listWebhooks(deps.db.pool, ownerOf(principal), page, pageSize);
   return { data: r.rows.map((w) => view(w, deps)), totalCount: r.total };
+}
+
+/** A page of the caller's webhooks, newest first, by keyset (newer and older from a cursor, src/db/keyset.ts): the portal's list. */
+export async function webhookPage(
+  deps: WebhookServiceDeps,
+  principal: Principal,
+  keyset: Keyset | null,
+  pageSize: number,
+): Promise<{ webhooks: WebhookView[]; older: string | null; newer: string | null }> {
+  const rows = await sql.listWebhooksByKeyset(deps.db.pool, ownerOf(principal), keyset, pageSize + 1);
+  const page = keysetPage(
+    rows.map((w) => ({ ...w, reference: w.id })),
+    pageSize,
+    keyset,
+  );
+  return { webhooks: page.rows.map((w) => view(w, deps)), older: page.older, newer: page.newer };
 }
 
 export async function getWebhook(deps: WebhookServiceDeps, principal: Principal, webhookId: string): Promise<WebhookView> {

@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/database.js';
+import { cursorTimeSql, type Keyset } from '../db/keyset.js';
 
 // Webhooks, events and the making of deliveries (§Events to §Deliveries); the queries on deliveries once
 // made are in deliveries/sql.ts. The owner of a webhook is a merchant or a partner:
@@ -106,6 +107,25 @@ export async function listWebhooks(db: Queryable, owner: Owner, page: number, pa
     owner.partnerId,
   ]);
   return { rows, total: count.rows[0]?.n ?? 0 };
+}
+
+/**
+ * Up to `limit` of the owner's webhooks next to the keyset's row in its direction (from the newest when
+ * there is none), oldest first when going newer: the portal's list, a page at a time (src/db/keyset.ts).
+ */
+export async function listWebhooksByKeyset(db: Queryable, owner: Owner, keyset: Keyset | null, limit: number): Promise<(WebhookRow & { at: string })[]> {
+  const newer = keyset?.direction === 'newer';
+  const values: unknown[] = [owner.merchantId, owner.partnerId, limit];
+  if (keyset) values.push(keyset.at, keyset.reference);
+  const order = newer ? 'ASC' : 'DESC';
+  const { rows } = await db.query<WebhookRow & { at: string }>(
+    `SELECT ${WEBHOOK_COLUMNS}, ${cursorTimeSql('created_at')} AS at FROM webhooks
+      WHERE deleted_at IS NULL AND (merchant_id = $1 OR partner_id = $2) ${keyset ? `AND (created_at, id) ${newer ? '>' : '<'} ($4::timestamptz, $5)` : ''}
+      ORDER BY created_at ${order}, id ${order}
+      LIMIT $3`,
+    values,
+  );
+  return rows;
 }
 
 export async function updateWebhook(

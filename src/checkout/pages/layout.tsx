@@ -1,7 +1,8 @@
 import type { ComponentChildren, VNode } from 'preact';
 import { renderDocument } from '../../html/render.js';
-import type { Checkoutable, DisplayLine } from '../shopper.js';
-import { formatMoney, formatQuantity } from '../../html/format.js';
+import type { Checkoutable } from '../shopper.js';
+import { formatMoney } from '../../html/format.js';
+import { ItemsTable } from '../../web/itemsTable.js';
 import type { MessageKey } from './i18n.js';
 import { otherLang, type Lang, type Translate } from '../../web/lang.js';
 import { themeClass } from './styles.js';
@@ -80,62 +81,21 @@ export function heading(ctx: PageContext, c: Checkoutable): string {
   return c.kind === 'session' ? ctx.t('sessionHeading', { merchant: c.merchantName, reference: c.merchantReference }) : ctx.t('payment');
 }
 
-function Line({ ctx, c, line }: { ctx: PageContext; c: Checkoutable; line: DisplayLine }): VNode {
-  const discounted = line.amountWithoutDiscount !== null && line.amountWithoutDiscount !== line.amount;
-  return (
-    <tr>
-      <td>{line.name}</td>
-      <td class="num">{line.quantity !== null ? formatQuantity(line.quantity, ctx.lang) : ''}</td>
-      <td class="num">{line.unitPrice !== null ? money(ctx, line.unitPrice, c.currency) : ''}</td>
-      <td class="num">
-        {discounted && line.amountWithoutDiscount !== null ? (
-          <>
-            <del>{money(ctx, line.amountWithoutDiscount, c.currency)}</del>{' '}
-          </>
-        ) : null}
-        {money(ctx, line.amount, c.currency)}
-      </td>
-    </tr>
-  );
-}
-
 export function Summary({ ctx, c }: { ctx: PageContext; c: Checkoutable }): VNode {
   const { t } = ctx;
   if (c.tokenize && c.amount === 0) return <p class="notice">{t('tokenizeIntro', { merchant: c.merchantName })}</p>;
   return (
     <>
-      <table class="items">
-        <caption>{t('orderSummary')}</caption>
-        <thead>
-          <tr>
-            <th scope="col">{t('item')}</th>
-            <th scope="col" class="num">
-              {t('quantity')}
-            </th>
-            <th scope="col" class="num">
-              {t('unitPrice')}
-            </th>
-            <th scope="col" class="num">
-              {t('amount')}
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {c.items.map((line) => (
-            <Line ctx={ctx} c={c} line={line} />
-          ))}
-        </tbody>
-        <tfoot>
-          <tr>
-            <th scope="row" colSpan={3}>
-              {t('total')}
-            </th>
-            <td class="num" data-total="">
-              {money(ctx, c.amount, c.currency)}
-            </td>
-          </tr>
-        </tfoot>
-      </table>
+      <ItemsTable
+        lang={ctx.lang}
+        currency={c.currency}
+        look="shopper"
+        class="items"
+        caption={t('orderSummary')}
+        words={{ item: t('item'), quantity: t('quantity'), unitPrice: t('unitPrice'), amount: t('amount'), total: t('total') }}
+        lines={c.items}
+        total={c.amount}
+      />
       {c.tokenize ? <p class="notice">{t('recurringNote', { merchant: c.merchantName })}</p> : null}
     </>
   );

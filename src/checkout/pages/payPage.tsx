@@ -107,80 +107,61 @@ function ShopperFields({ ctx, c, state }: { ctx: PageContext; c: Checkoutable; s
 }
 
 /**
- * The card fields. Each input carries its error message (data-error) for the page's script, which
- * checks the fields in the browser before the form is sent; the server checks them again. Expiry and
- * CVC sit side by side in a grid whose rows (label, input, hint or error) line up across both fields,
- * whatever the length of each label in each language.
+ * One card input with its label, and its error or else its hint. It carries its error message
+ * (data-error) for the page's script; an input points at its error when it has one, else at its hint.
+ */
+function CardInput(p: {
+  ctx: PageContext;
+  state: FormState;
+  name: 'cardNumber' | 'expiryDate' | 'cvc';
+  autocomplete: string;
+  maxLength: number;
+  error: MessageKey;
+  hint?: MessageKey;
+}): VNode {
+  const { t } = p.ctx;
+  const err = errorOf(p.ctx, p.state, p.name);
+  const described = Object.keys(err.attrs).length > 0 || p.hint === undefined ? err.attrs : { 'aria-describedby': `${p.name}-hint` };
+  return (
+    <div class="field">
+      <label for={p.name}>{t(p.name)}</label>
+      <input
+        type="text"
+        id={p.name}
+        name={p.name}
+        inputMode="numeric"
+        autocomplete={p.autocomplete}
+        maxLength={p.maxLength}
+        required
+        aria-required="true"
+        data-error={t(p.error)}
+        // The card number is never shown back; the expiry is.
+        value={p.name === 'expiryDate' ? (p.state.values.expiryDate ?? '') : undefined}
+        {...described}
+      />
+      {err.node ??
+        (p.hint !== undefined ? (
+          <span class="hint" id={`${p.name}-hint`}>
+            {t(p.hint)}
+          </span>
+        ) : null)}
+    </div>
+  );
+}
+
+/**
+ * The card fields. The page's script checks them in the browser before the form is sent; the server
+ * checks them again. Expiry and CVC sit side by side in a grid whose rows (label, input, hint or
+ * error) line up across both fields, whatever the length of each label in each language.
  */
 function CardFields({ ctx, state }: { ctx: PageContext; state: FormState }): VNode {
-  const { t } = ctx;
-  const num = errorOf(ctx, state, 'cardNumber');
-  const exp = errorOf(ctx, state, 'expiryDate');
-  const cvc = errorOf(ctx, state, 'cvc');
-  // An input points at its error when it has one, else at its hint.
-  const described = (name: string, err: { attrs: Record<string, string> }) =>
-    Object.keys(err.attrs).length > 0 ? err.attrs : { 'aria-describedby': `${name}-hint` };
   return (
     <fieldset>
-      <legend>{t('cardDetails')}</legend>
-      <div class="field">
-        <label for="cardNumber">{t('cardNumber')}</label>
-        <input
-          type="text"
-          id="cardNumber"
-          name="cardNumber"
-          inputMode="numeric"
-          autocomplete="cc-number"
-          maxLength={23}
-          required
-          aria-required="true"
-          data-error={t('errCardNumber')}
-          {...num.attrs}
-        />
-        {num.node}
-      </div>
+      <legend>{ctx.t('cardDetails')}</legend>
+      <CardInput ctx={ctx} state={state} name="cardNumber" autocomplete="cc-number" maxLength={23} error="errCardNumber" />
       <div class="row">
-        <div class="field">
-          <label for="expiryDate">{t('expiryDate')}</label>
-          <input
-            type="text"
-            id="expiryDate"
-            name="expiryDate"
-            inputMode="numeric"
-            autocomplete="cc-exp"
-            maxLength={7}
-            required
-            aria-required="true"
-            data-error={t('errExpiryDate')}
-            value={state.values.expiryDate ?? ''}
-            {...described('expiryDate', exp)}
-          />
-          {exp.node ?? (
-            <span class="hint" id="expiryDate-hint">
-              {t('expiryHint')}
-            </span>
-          )}
-        </div>
-        <div class="field">
-          <label for="cvc">{t('cvc')}</label>
-          <input
-            type="text"
-            id="cvc"
-            name="cvc"
-            inputMode="numeric"
-            autocomplete="cc-csc"
-            maxLength={4}
-            required
-            aria-required="true"
-            data-error={t('errCvc')}
-            {...described('cvc', cvc)}
-          />
-          {cvc.node ?? (
-            <span class="hint" id="cvc-hint">
-              {t('cvcHint')}
-            </span>
-          )}
-        </div>
+        <CardInput ctx={ctx} state={state} name="expiryDate" autocomplete="cc-exp" maxLength={7} error="errExpiryDate" hint="expiryHint" />
+        <CardInput ctx={ctx} state={state} name="cvc" autocomplete="cc-csc" maxLength={4} error="errCvc" hint="cvcHint" />
       </div>
     </fieldset>
   );

@@ -3,7 +3,8 @@ import type { Actor, AuditAction, AuditEntry } from '../../audit/service.js';
 import { isRole } from '../../users/service.js';
 import { ROLE_KEY, messages, translator } from '../i18n.js';
 import type { View } from '../view.js';
-import { Money, MorePager, TableWrap, Time } from '../views/components.js';
+import { Money, Time } from '../views/components.js';
+import { DataTable } from '../views/table.js';
 import { PORTAL, portalPage } from '../views/layout.js';
 
 // The audit log page: who did what in this merchant's account, newest first, a page at a time.
@@ -19,7 +20,6 @@ const M = messages(
     operator: 'The operator',
     apiKey: 'API key {key}',
     empty: 'Nothing recorded yet.',
-    newest: 'Back to the newest',
     role: 'Role',
     from: 'From',
     to: 'To',
@@ -38,7 +38,6 @@ const M = messages(
     operator: 'Rekstraraðili',
     apiKey: 'API-lykill {key}',
     empty: 'Ekkert skráð enn.',
-    newest: 'Aftur í nýjustu færslur',
     role: 'Hlutverk',
     from: 'Úr',
     to: 'Í',
@@ -181,7 +180,7 @@ function Who({ view, actor }: { view: View; actor: Actor }): VNode {
   return actor.email !== null ? <span>{actor.email}</span> : <span class="muted">{t('operator')}</span>;
 }
 
-export function renderAudit(view: View, data: { entries: readonly AuditEntry[]; next: string | null; paged: boolean }): string {
+export function renderAudit(view: View, data: { entries: readonly AuditEntry[]; older: string | null; newer: string | null }): string {
   const t = translator(M, view.lang);
   return portalPage({
     view,
@@ -190,44 +189,29 @@ export function renderAudit(view: View, data: { entries: readonly AuditEntry[]; 
     lead: t('lead'),
     children: (
       <>
-        {data.entries.length === 0 ? (
-          <p class="panel empty">{t('empty')}</p>
-        ) : (
-          <TableWrap label={t('title')}>
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">{t('when')}</th>
-                  <th scope="col">{t('who')}</th>
-                  <th scope="col">{t('what')}</th>
-                  <th scope="col">{t('target')}</th>
-                  <th scope="col">{view.t('details')}</th>
-                </tr>
-              </thead>
-              <tbody>
-                {data.entries.map((e) => (
-                  <tr>
-                    <td class="nowrap">
-                      <Time view={view} at={e.at} />
-                    </td>
-                    <td class="wrap">
-                      <Who view={view} actor={e.actor} />
-                    </td>
-                    <td>{actionText(view, e.action)}</td>
-                    <td class="wrap">{e.target ? <code>{e.target}</code> : <span class="muted">–</span>}</td>
-                    <td class="wrap">
-                      <Details view={view} details={e.details} />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </TableWrap>
-        )}
-        <div class="audit-pager">
-          {data.paged ? <a href={`${PORTAL}/audit`}>{t('newest')}</a> : null}
-          <MorePager view={view} base={`${PORTAL}/audit`} query={{}} next={data.next} />
-        </div>
+        <DataTable
+          view={view}
+          label={t('title')}
+          columns={[t('when'), t('who'), t('what'), t('target'), view.t('details')]}
+          rows={data.entries}
+          empty={t('empty')}
+          paging={{ base: `${PORTAL}/audit`, older: data.older, newer: data.newer }}
+          row={(e) => (
+            <tr>
+              <td class="nowrap">
+                <Time view={view} at={e.at} />
+              </td>
+              <td class="wrap">
+                <Who view={view} actor={e.actor} />
+              </td>
+              <td>{actionText(view, e.action)}</td>
+              <td class="wrap">{e.target ? <code>{e.target}</code> : <span class="muted">–</span>}</td>
+              <td class="wrap">
+                <Details view={view} details={e.details} />
+              </td>
+            </tr>
+          )}
+        />
       </>
     ),
   });

@@ -3,7 +3,8 @@ import { CAPABILITIES, type Capability, type KeySummary } from '../../accounts/s
 import { formatDate } from '../../html/format.js';
 import { translator, type Translate } from '../i18n.js';
 import { fieldMessage, type FieldErrors, type View } from '../view.js';
-import { Badge, CheckGroup, CopyField, Csrf, ErrorSummary, Facts, Notice, PostButton, TableWrap, Time, fieldId } from '../views/components.js';
+import { Badge, CheckGroup, CopyField, Csrf, ErrorSummary, Facts, Notice, PostButton, Time, fieldId } from '../views/components.js';
+import { DataTable } from '../views/table.js';
 import { PORTAL, portalPage } from '../views/layout.js';
 import { M } from './messages.js';
 
@@ -40,58 +41,47 @@ function KeyName({ t, k }: { t: T; k: KeySummary }): VNode {
 }
 
 function Keys({ view, t, keys }: { view: View; t: T; keys: readonly KeySummary[] }): VNode {
-  if (keys.length === 0) return <p class="muted">{t('noKeys')}</p>;
   return (
-    <TableWrap label={t('keysLabel')}>
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">{t('key')}</th>
-            <th scope="col">{t('capabilities')}</th>
-            <th scope="col">{view.t('created')}</th>
-            <th scope="col">{t('lastUsed')}</th>
-            <th scope="col">{view.t('status')}</th>
-            <th scope="col">
-              <span class="visually-hidden">{view.t('actions')}</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {keys.map((k) => (
-            <tr>
-              <td>
-                <KeyName t={t} k={k} />
-              </td>
-              <td>{k.capabilities.join(', ')}</td>
-              <td>
-                <Time view={view} at={at(k.createdAt)} />
-              </td>
-              <td>{k.lastUsedAt ? <Time view={view} at={at(k.lastUsedAt)} /> : <span class="muted">{view.t('never')}</span>}</td>
-              <td>
-                {k.revokedAt ? (
-                  <span>
-                    <Badge tone="neutral">{t('revoked')}</Badge> <Time view={view} at={at(k.revokedAt)} />
-                  </span>
-                ) : (
-                  <Badge tone="ok">{t('active')}</Badge>
-                )}
-              </td>
-              <td>
-                {k.revokedAt ? null : (
-                  <a
-                    class="button danger small"
-                    href={`${DEVELOPERS}/keys/${encodeURIComponent(k.keyId)}/revoke`}
-                    aria-label={t('revokeKeyLabel', { key: k.display ?? k.keyId })}
-                  >
-                    {t('revoke')}
-                  </a>
-                )}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </TableWrap>
+    <DataTable
+      view={view}
+      label={t('keysLabel')}
+      columns={[t('key'), t('capabilities'), view.t('created'), t('lastUsed'), view.t('status'), { label: view.t('actions'), hidden: true }]}
+      rows={keys}
+      empty={t('noKeys')}
+      emptyClass="muted"
+      row={(k) => (
+        <tr>
+          <td>
+            <KeyName t={t} k={k} />
+          </td>
+          <td>{k.capabilities.join(', ')}</td>
+          <td>
+            <Time view={view} at={at(k.createdAt)} />
+          </td>
+          <td>{k.lastUsedAt ? <Time view={view} at={at(k.lastUsedAt)} /> : <span class="muted">{view.t('never')}</span>}</td>
+          <td>
+            {k.revokedAt ? (
+              <span>
+                <Badge tone="neutral">{t('revoked')}</Badge> <Time view={view} at={at(k.revokedAt)} />
+              </span>
+            ) : (
+              <Badge tone="ok">{t('active')}</Badge>
+            )}
+          </td>
+          <td>
+            {k.revokedAt ? null : (
+              <a
+                class="button danger small"
+                href={`${DEVELOPERS}/keys/${encodeURIComponent(k.keyId)}/revoke`}
+                aria-label={t('revokeKeyLabel', { key: k.display ?? k.keyId })}
+              >
+                {t('revoke')}
+              </a>
+            )}
+          </td>
+        </tr>
+      )}
+    />
   );
 }
 

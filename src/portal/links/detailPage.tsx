@@ -4,8 +4,9 @@ import type { PaymentLinkView } from '../../paymentLinks/service.js';
 import type { PaymentSummary } from '../../payments/service.js';
 import { translator } from '../i18n.js';
 import type { View } from '../view.js';
-import { Badge, CopyField, Facts, Money, Notice, TableWrap, Time } from '../views/components.js';
+import { Badge, CopyField, Facts, Money, Notice, Time } from '../views/components.js';
 import { PORTAL, portalPage } from '../views/layout.js';
+import { DataTable, ItemsList } from '../views/table.js';
 import { M } from './messages.js';
 import { PaymentsTable } from '../payments/views.js';
 import { StatusBadge, TYPE_KEY, fieldLabel, linkPath, recurringLabel, requirementLabel } from './labels.js';
@@ -111,109 +112,69 @@ export function renderLinkDetail(
             {link.items.length === 0 ? (
               <p class="muted">{t('noItems')}</p>
             ) : (
-              <TableWrap label={t('sectionItems')}>
-                <table>
-                  <thead>
-                    <tr>
-                      <th scope="col">{t('itemName')}</th>
-                      <th scope="col" class="num">
-                        {t('quantity')}
-                      </th>
-                      <th scope="col" class="num">
-                        {t('unitPrice')}
-                      </th>
-                      <th scope="col" class="num">
-                        {t('discount')}
-                      </th>
-                      <th scope="col" class="num">
-                        {t('lineAmount')}
-                      </th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {link.items.map((i) => (
-                      <tr>
-                        <td class="wrap">{i.name}</td>
-                        <td class="num">{formatNumber(i.quantity, view.lang)}</td>
-                        <td class="num">{money(i.unitPrice)}</td>
-                        <td class="num">{i.amountWithoutDiscount === i.amount ? '–' : money(i.amountWithoutDiscount - i.amount)}</td>
-                        <td class="num">{money(i.amount)}</td>
-                      </tr>
-                    ))}
-                  </tbody>
-                  <tfoot>
-                    <tr>
-                      <th scope="row" colspan={4}>
-                        {t('total')}
-                      </th>
-                      <td class="num">
-                        <strong>{money(link.amount)}</strong>
-                      </td>
-                    </tr>
-                  </tfoot>
-                </table>
-              </TableWrap>
+              <ItemsList
+                view={view}
+                label={t('sectionItems')}
+                currency={link.currency}
+                words={{
+                  item: t('itemName'),
+                  quantity: t('quantity'),
+                  unitPrice: t('unitPrice'),
+                  discount: t('discount'),
+                  amount: t('lineAmount'),
+                  total: t('total'),
+                }}
+                lines={link.items}
+                total={link.amount}
+              />
             )}
           </section>
         ) : null}
         <section>
           <h2 id="submissions-title">{t('submissions')}</h2>
           <p class="muted small">{t('submissionsLead')}</p>
-          {link.submissions.length === 0 ? (
-            <p class="empty panel">{t('noSubmissions')}</p>
-          ) : (
-            <TableWrap label={t('submissions')}>
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">{t('answers')}</th>
-                    <th scope="col">{t('completed')}</th>
-                    <th scope="col" class="num">
-                      {view.t('amount')}
-                    </th>
-                    <th scope="col">{t('payment')}</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {link.submissions.map((s) => (
-                    <tr>
-                      <td class="wrap">
-                        {s.answers.length === 0 ? (
-                          <span class="muted">–</span>
-                        ) : (
-                          <ul class="answers">
-                            {s.answers.map((a) => (
-                              <li>
-                                <span class="muted">{fieldLabel(t, a.field)}:</span> {a.value}
-                              </li>
-                            ))}
-                          </ul>
-                        )}
-                      </td>
-                      <td>{s.completed ? <Badge tone="ok">{view.t('yes')}</Badge> : <Badge tone="neutral">{view.t('no')}</Badge>}</td>
-                      <td class="num">
-                        <Money view={view} minor={s.amount} currency={s.currency} />
-                      </td>
-                      <td>
-                        {s.payfacReference ? (
-                          <a class="mono" href={`${PORTAL}/payments/${encodeURIComponent(s.payfacReference)}`}>
-                            {s.payfacReference}
-                          </a>
-                        ) : (
-                          '–'
-                        )}
-                        {s.token ? (
-                          <div class="muted small">
-                            {t('savedCard')} <span class="mono break">{s.token}</span>
-                          </div>
-                        ) : null}
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </TableWrap>
-          )}
+          <DataTable
+            view={view}
+            label={t('submissions')}
+            columns={[t('answers'), t('completed'), { label: view.t('amount'), num: true }, t('payment')]}
+            rows={link.submissions}
+            empty={t('noSubmissions')}
+            row={(s) => (
+              <tr>
+                <td class="wrap">
+                  {s.answers.length === 0 ? (
+                    <span class="muted">–</span>
+                  ) : (
+                    <ul class="answers">
+                      {s.answers.map((a) => (
+                        <li>
+                          <span class="muted">{fieldLabel(t, a.field)}:</span> {a.value}
+                        </li>
+                      ))}
+                    </ul>
+                  )}
+                </td>
+                <td>{s.completed ? <Badge tone="ok">{view.t('yes')}</Badge> : <Badge tone="neutral">{view.t('no')}</Badge>}</td>
+                <td class="num">
+                  <Money view={view} minor={s.amount} currency={s.currency} />
+                </td>
+                <td>
+                  {s.payfacReference ? (
+                    <a class="mono" href={`${PORTAL}/payments/${encodeURIComponent(s.payfacReference)}`}>
+                      {s.payfacReference}
+                    </a>
+                  ) : (
+                    '–'
+                  )}
+                  {s.token ? (
+                    <div class="muted small">
+                      {t('savedCard')} <span class="mono break">{s.token}</span>
+                    </div>
+                  ) : null}
+                </td>
+              </tr>
+            )}
+          />
         </section>
         <section>
           <h2 id="payments-title">{t('payments')}</h2>

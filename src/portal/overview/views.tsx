@@ -4,7 +4,8 @@ import type { DailySales, PaymentListItem } from '../../payments/service.js';
 import type { FailingWebhook } from '../../webhooks/deliveries/service.js';
 import { messages, translator, type Translate } from '../i18n.js';
 import type { View } from '../view.js';
-import { Badge, TableWrap, Time } from '../views/components.js';
+import { Badge, Time } from '../views/components.js';
+import { DataTable } from '../views/table.js';
 import { PORTAL, portalPage } from '../views/layout.js';
 import { PaymentsTable } from '../payments/views.js';
 
@@ -184,26 +185,18 @@ function CurrencyPanel({ view, t, c }: { view: View; t: T; c: CurrencySales }): 
       <Chart view={view} t={t} c={c} />
       <details>
         <summary>{t('showFigures')}</summary>
-        <TableWrap label={`${t('sales')} · ${c.currency}`}>
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">{t('day')}</th>
-                <th scope="col" class="num">
-                  {t('sales')}
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {c.days.map((d) => (
-                <tr>
-                  <td>{formatDate(dayDate(d.day), view.lang, true)}</td>
-                  <td class="num">{money(d.sales)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableWrap>
+        <DataTable
+          view={view}
+          label={`${t('sales')} · ${c.currency}`}
+          columns={[t('day'), { label: t('sales'), num: true }]}
+          rows={c.days}
+          row={(d) => (
+            <tr>
+              <td>{formatDate(dayDate(d.day), view.lang, true)}</td>
+              <td class="num">{money(d.sales)}</td>
+            </tr>
+          )}
+        />
       </details>
     </section>
   );

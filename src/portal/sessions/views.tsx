@@ -1,13 +1,13 @@
 import type { VNode } from 'preact';
-import { formatNumber, formatQuantity } from '../../html/format.js';
+import { formatNumber } from '../../html/format.js';
 import type { SessionDetails, SessionSummary } from '../../checkout/service.js';
 import type { SessionStatus } from '../../checkout/schemas.js';
 import type { PaymentSummary } from '../../payments/service.js';
 import { messages, translator, type Translate } from '../i18n.js';
 import type { View } from '../view.js';
 import { PaymentsTable } from '../payments/views.js';
-import { Badge, CopyField, Facts, Money, TableWrap, Time } from '../views/components.js';
-import { KeysetPager } from '../views/keysetPager.js';
+import { Badge, CopyField, Facts, Money, Time } from '../views/components.js';
+import { DataTable, ItemsList } from '../views/table.js';
 import { PORTAL, portalPage } from '../views/layout.js';
 
 // The checkout session pages: the list, newest first, and a session's page with its payment.
@@ -23,9 +23,6 @@ const M = messages(
     checkoutReference: 'Checkout reference',
     expires: 'Expires',
     completedAt: 'Completed',
-    newer: 'Newer',
-    older: 'Older',
-    newest: 'Newest',
     facts: 'Details',
     address: 'Address of the payment page',
     returnUrl: 'Return address',
@@ -64,9 +61,6 @@ const M = messages(
     checkoutReference: 'Tilvísun greiðslusíðu',
     expires: 'Rennur út',
     completedAt: 'Lokið',
-    newer: 'Nýrri',
-    older: 'Eldri',
-    newest: 'Nýjustu',
     facts: 'Upplýsingar',
     address: 'Vefslóð greiðslusíðunnar',
     returnUrl: 'Vefslóð að greiðslu lokinni',
@@ -121,53 +115,33 @@ export function renderSessionList(view: View, data: { sessions: readonly Session
     lead: t('lead'),
     children: (
       <>
-        {data.sessions.length === 0 ? (
-          <p class="empty panel">{t('none')}</p>
-        ) : (
-          <TableWrap label={view.t('navSessions')}>
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">{t('merchantReference')}</th>
-                  <th scope="col">{view.t('status')}</th>
-                  <th scope="col" class="num">
-                    {view.t('amount')}
-                  </th>
-                  <th scope="col">{view.t('created')}</th>
-                  <th scope="col">{t('expires')}</th>
-                </tr>
-              </thead>
-              <tbody>
-                {data.sessions.map((s) => (
-                  <tr>
-                    <td class="wrap min-col">
-                      <a href={sessionPath(s.checkoutReference)}>{s.merchantReference}</a>
-                      <div class="muted small mono">{s.checkoutReference}</div>
-                    </td>
-                    <td>
-                      <StatusBadge t={t} status={s.status} />
-                    </td>
-                    <td class="num">
-                      <Money view={view} minor={s.amount} currency={s.currency} />
-                    </td>
-                    <td>
-                      <Time view={view} at={s.createdAt} />
-                    </td>
-                    <td>
-                      <Time view={view} at={s.expiresAt} />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </TableWrap>
-        )}
-        <KeysetPager
-          base={`${PORTAL}/sessions`}
-          query={{}}
-          older={data.older}
-          newer={data.newer}
-          words={{ newer: t('newer'), older: t('older'), newest: t('newest') }}
+        <DataTable
+          view={view}
+          label={view.t('navSessions')}
+          columns={[t('merchantReference'), view.t('status'), { label: view.t('amount'), num: true }, view.t('created'), t('expires')]}
+          rows={data.sessions}
+          empty={t('none')}
+          paging={{ base: `${PORTAL}/sessions`, older: data.older, newer: data.newer }}
+          row={(s) => (
+            <tr>
+              <td class="wrap min-col">
+                <a href={sessionPath(s.checkoutReference)}>{s.merchantReference}</a>
+                <div class="muted small mono">{s.checkoutReference}</div>
+              </td>
+              <td>
+                <StatusBadge t={t} status={s.status} />
+              </td>
+              <td class="num">
+                <Money view={view} minor={s.amount} currency={s.currency} />
+              </td>
+              <td>
+                <Time view={view} at={s.createdAt} />
+              </td>
+              <td>
+                <Time view={view} at={s.expiresAt} />
+              </td>
+            </tr>
+          )}
         />
       </>
     ),
@@ -237,34 +211,13 @@ export function renderSessionDetail(view: View, data: { session: SessionDetails;
           {s.items.length === 0 ? (
             <p class="empty panel">{t('noItems')}</p>
           ) : (
-            <TableWrap label={t('items')}>
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">{t('itemName')}</th>
-                    <th scope="col" class="num">
-                      {t('quantity')}
-                    </th>
-                    <th scope="col" class="num">
-                      {t('unitPrice')}
-                    </th>
-                    <th scope="col" class="num">
-                      {view.t('amount')}
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {s.items.map((i) => (
-                    <tr>
-                      <td class="wrap">{i.name}</td>
-                      <td class="num">{i.quantity === null ? '–' : formatQuantity(i.quantity, view.lang)}</td>
-                      <td class="num">{i.unitPrice === null ? '–' : money(i.unitPrice)}</td>
-                      <td class="num">{money(i.amount)}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </TableWrap>
+            <ItemsList
+              view={view}
+              label={t('items')}
+              currency={s.currency}
+              words={{ item: t('itemName'), quantity: t('quantity'), unitPrice: t('unitPrice'), amount: view.t('amount') }}
+              lines={s.items.map((i) => ({ ...i, amountWithoutDiscount: null }))}
+            />
           )}
         </section>
         <section>

@@ -3,7 +3,8 @@ import { THEMES } from '../../checkout/preview.js';
 import type { Theme } from '../../themes/service.js';
 import { translator } from '../i18n.js';
 import type { View } from '../view.js';
-import { Notice, Time, TableWrap } from '../views/components.js';
+import { Notice, Time } from '../views/components.js';
+import { DataTable } from '../views/table.js';
 import { PORTAL, portalPage } from '../views/layout.js';
 import { M, SHAPE_LABEL } from './messages.js';
 
@@ -40,61 +41,47 @@ export function renderThemeList(view: View, data: { themes: readonly Theme[]; no
     children: (
       <>
         {data.notice ? <Notice>{t(data.notice)}</Notice> : null}
-        {data.themes.length === 0 ? (
-          <p class="panel empty">{t('empty')}</p>
-        ) : (
-          <TableWrap label={t('title')}>
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">{t('name')}</th>
-                  <th scope="col">{t('key')}</th>
-                  <th scope="col">{t('colours')}</th>
-                  <th scope="col">{t('buttonShape')}</th>
-                  <th scope="col">{t('hasLogo')}</th>
-                  <th scope="col">{t('updated')}</th>
-                  <th scope="col">{view.t('actions')}</th>
-                </tr>
-              </thead>
-              <tbody>
-                {data.themes.map((theme) => {
-                  const base = `${PORTAL}/themes/${encodeURIComponent(theme.themeKey)}`;
-                  return (
-                    <tr>
-                      <td class="wrap">
-                        <a href={`${base}/edit`}>{theme.name}</a>
-                      </td>
-                      <td>
-                        <code>{theme.themeKey}</code>
-                      </td>
-                      <td>
-                        <Swatches view={view} theme={theme} />
-                      </td>
-                      <td>{t(SHAPE_LABEL[theme.buttonShape])}</td>
-                      <td>{theme.logoType !== null ? view.t('yes') : view.t('no')}</td>
-                      <td>
-                        <Time view={view} at={theme.updatedAt} />
-                      </td>
-                      <td>
-                        <span class="row-actions">
-                          <a href={`${base}/edit`} aria-label={`${t('edit')}: ${theme.name}`}>
-                            {t('edit')}
-                          </a>
-                          <a href={`${base}/preview`} aria-label={`${t('preview')}: ${theme.name}`}>
-                            {t('preview')}
-                          </a>
-                          <a href={`${base}/delete`} class="danger-link" aria-label={`${t('delete')}: ${theme.name}`}>
-                            {t('delete')}
-                          </a>
-                        </span>
-                      </td>
-                    </tr>
-                  );
-                })}
-              </tbody>
-            </table>
-          </TableWrap>
-        )}
+        <DataTable
+          view={view}
+          label={t('title')}
+          columns={[t('name'), t('key'), t('colours'), t('buttonShape'), t('hasLogo'), t('updated'), view.t('actions')]}
+          rows={data.themes}
+          empty={t('empty')}
+          row={(theme) => {
+            const base = `${PORTAL}/themes/${encodeURIComponent(theme.themeKey)}`;
+            return (
+              <tr>
+                <td class="wrap">
+                  <a href={`${base}/edit`}>{theme.name}</a>
+                </td>
+                <td>
+                  <code>{theme.themeKey}</code>
+                </td>
+                <td>
+                  <Swatches view={view} theme={theme} />
+                </td>
+                <td>{t(SHAPE_LABEL[theme.buttonShape])}</td>
+                <td>{theme.logoType !== null ? view.t('yes') : view.t('no')}</td>
+                <td>
+                  <Time view={view} at={theme.updatedAt} />
+                </td>
+                <td>
+                  <span class="row-actions">
+                    <a href={`${base}/edit`} aria-label={`${t('edit')}: ${theme.name}`}>
+                      {t('edit')}
+                    </a>
+                    <a href={`${base}/preview`} aria-label={`${t('preview')}: ${theme.name}`}>
+                      {t('preview')}
+                    </a>
+                    <a href={`${base}/delete`} class="danger-link" aria-label={`${t('delete')}: ${theme.name}`}>
+                      {t('delete')}
+                    </a>
+                  </span>
+                </td>
+              </tr>
+            );
+          }}
+        />
         <section class="panel">
           <h2>{t('builtInTitle')}</h2>
           <p>{t('builtInIntro')}</p>

@@ -3,7 +3,8 @@ import { formatDateTime } from '../../html/format.js';
 import { ROLES, type Role, type UserError, type UserSummary } from '../../users/service.js';
 import { ROLE_KEY, messages, translator } from '../i18n.js';
 import type { FieldErrors, View } from '../view.js';
-import { Badge, CopyField, Csrf, ErrorSummary, Field, Notice, PostButton, Select, TableWrap, Time } from '../views/components.js';
+import { Badge, CopyField, Csrf, ErrorSummary, Field, Notice, PostButton, Select, Time } from '../views/components.js';
+import { DataTable } from '../views/table.js';
 import { PORTAL, portalPage } from '../views/layout.js';
 
 // The users pages: the merchant's users with their roles and invitations, the invitation form, the
@@ -203,24 +204,13 @@ export function renderUsers(view: View, data: UsersPage): string {
       <>
         {data.notice ? <Notice>{t(data.notice)}</Notice> : null}
         {data.problem ? <Notice kind="error">{refusalText(view, data.problem.reason)}</Notice> : null}
-        <TableWrap label={t('title')}>
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">{t('email')}</th>
-                <th scope="col">{t('role')}</th>
-                <th scope="col">{t('status')}</th>
-                <th scope="col">{t('lastSignIn')}</th>
-                <th scope="col">{view.t('actions')}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {data.users.map((user) => (
-                <UserRow view={view} user={user} problem={data.problem} />
-              ))}
-            </tbody>
-          </table>
-        </TableWrap>
+        <DataTable
+          view={view}
+          label={t('title')}
+          columns={[t('email'), t('role'), t('status'), t('lastSignIn'), view.t('actions')]}
+          rows={data.users}
+          row={(user) => <UserRow view={view} user={user} problem={data.problem} />}
+        />
         <section class="panel" aria-labelledby="invite-title">
           <h2 id="invite-title">{t('inviteTitle')}</h2>
           <p class="muted">{t('inviteIntro')}</p>

@@ -32,6 +32,57 @@ function PasswordError({ id, text }: { id: string; text: string }): VNode {
   );
 }
 
+/** A password input with its label, its hint and its error, each tied to it. */
+function PasswordField(p: {
+  name: string;
+  label: string;
+  autocomplete: 'current-password' | 'new-password';
+  error: string | null;
+  hint?: string;
+  minLength?: number;
+}): VNode {
+  const described = [...(p.hint ? [`${p.name}-hint`] : []), ...(p.error ? [`${p.name}-error`] : [])];
+  return (
+    <div class="field">
+      <label for={p.name}>{p.label}</label>
+      <input
+        id={p.name}
+        name={p.name}
+        type="password"
+        autocomplete={p.autocomplete}
+        required
+        minLength={p.minLength}
+        aria-invalid={p.error ? 'true' : undefined}
+        aria-describedby={described.length > 0 ? described.join(' ') : undefined}
+      />
+      {p.hint ? (
+        <span class="hint" id={`${p.name}-hint`}>
+          {p.hint}
+        </span>
+      ) : null}
+      {p.error ? <PasswordError id={`${p.name}-error`} text={p.error} /> : null}
+    </div>
+  );
+}
+
+/** A new password and the same again, each with its error; the first with its hint. */
+function NewPassword(p: { view: PublicView; name: string; error: string | null; confirmError: string | null; minLength?: number }): VNode {
+  const { t } = p.view;
+  return (
+    <>
+      <PasswordField
+        name={p.name}
+        label={t('newPassword')}
+        autocomplete="new-password"
+        error={p.error}
+        hint={t('newPasswordHint', { min: PASSWORD_MIN_LENGTH })}
+        minLength={p.minLength}
+      />
+      <PasswordField name="confirm" label={t('confirmPassword')} autocomplete="new-password" error={p.confirmError} />
+    </>
+  );
+}
+
 export function renderSignIn(
   view: PublicView,
   s: { email: string; next: string; message: 'failed' | 'throttled' | 'signedOut' | 'ended' | 'locked' | null; retryMinutes?: number },
@@ -94,36 +145,7 @@ export function renderLinkPage(
           <input type="text" name="username" value={s.email} autocomplete="username" hidden readonly />
           {choose ? (
             <>
-              <div class="field">
-                <label for="password">{t('newPassword')}</label>
-                <input
-                  id="password"
-                  name="password"
-                  type="password"
-                  autocomplete="new-password"
-                  required
-                  minLength={PASSWORD_MIN_LENGTH}
-                  aria-invalid={pwError ? 'true' : undefined}
-                  aria-describedby={pwError ? 'password-hint password-error' : 'password-hint'}
-                />
-                <span class="hint" id="password-hint">
-                  {t('newPasswordHint', { min: PASSWORD_MIN_LENGTH })}
-                </span>
-                {pwError ? <PasswordError id="password-error" text={pwError} /> : null}
-              </div>
-              <div class="field">
-                <label for="confirm">{t('confirmPassword')}</label>
-                <input
-                  id="confirm"
-                  name="confirm"
-                  type="password"
-                  autocomplete="new-password"
-                  required
-                  aria-invalid={confirmError ? 'true' : undefined}
-                  aria-describedby={confirmError ? 'confirm-error' : undefined}
-                />
-                {confirmError ? <PasswordError id="confirm-error" text={confirmError} /> : null}
-              </div>
+              <NewPassword view={view} name="password" error={pwError} confirmError={confirmError} minLength={PASSWORD_MIN_LENGTH} />
             </>
           ) : null}
           <button type="submit" class="primary wide">
@@ -206,48 +228,8 @@ export function renderAccount(view: View, s: { notice: 'saved' | 'passwordChange
           <form method="post" action={`${PORTAL}/account/password`} novalidate>
             <Csrf view={view} />
             <input type="text" name="username" value={view.user.email} autocomplete="username" hidden readonly />
-            <div class="field">
-              <label for="current">{t('currentPassword')}</label>
-              <input
-                id="current"
-                name="current"
-                type="password"
-                autocomplete="current-password"
-                required
-                aria-invalid={currentError ? 'true' : undefined}
-                aria-describedby={currentError ? 'current-error' : undefined}
-              />
-              {currentError ? <PasswordError id="current-error" text={currentError} /> : null}
-            </div>
-            <div class="field">
-              <label for="next">{t('newPassword')}</label>
-              <input
-                id="next"
-                name="next"
-                type="password"
-                autocomplete="new-password"
-                required
-                aria-invalid={nextError ? 'true' : undefined}
-                aria-describedby={nextError ? 'next-hint next-error' : 'next-hint'}
-              />
-              <span class="hint" id="next-hint">
-                {t('newPasswordHint', { min: PASSWORD_MIN_LENGTH })}
-              </span>
-              {nextError ? <PasswordError id="next-error" text={nextError} /> : null}
-            </div>
-            <div class="field">
-              <label for="confirm">{t('confirmPassword')}</label>
-              <input
-                id="confirm"
-                name="confirm"
-                type="password"
-                autocomplete="new-password"
-                required
-                aria-invalid={confirmError ? 'true' : undefined}
-                aria-describedby={confirmError ? 'confirm-error' : undefined}
-              />
-              {confirmError ? <PasswordError id="confirm-error" text={confirmError} /> : null}
-            </div>
+            <PasswordField name="current" label={t('currentPassword')} autocomplete="current-password" error={currentError} />
+            <NewPassword view={view} name="next" error={nextError} confirmError={confirmError} />
             <button type="submit" class="primary">
               {t('savePassword')}
             </button>

@@ -1,7 +1,7 @@
 import type { DeliveryView } from '../../webhooks/deliveries/service.js';
 import type { WebhookView } from '../../webhooks/service.js';
 import type { FieldErrors, View } from '../view.js';
-import { Csrf, ErrorSummary, Field, Notice, Pager, Select } from '../views/components.js';
+import { Csrf, ErrorSummary, Field, Notice, Select } from '../views/components.js';
 import { aboutWebhook, hrefOf, nameOf, words } from './common.js';
 import { DeliveryTable, TestEvent } from './panels.js';
 
@@ -22,9 +22,8 @@ export function renderDeliveries(
   s: {
     webhook: WebhookView;
     deliveries: readonly DeliveryView[];
-    totalCount: number;
-    page: number;
-    pageSize: number;
+    older: string | null;
+    newer: string | null;
     state: DeliveryView['state'] | null;
     recover: RecoverForm;
     notice: 'tested' | null;
@@ -63,12 +62,13 @@ export function renderDeliveries(
             {view.t('filter')}
           </button>
         </form>
-        {s.deliveries.length === 0 ? (
-          <p class="panel empty">{s.state ? t('noMatching') : t('noDeliveries')}</p>
-        ) : (
-          <DeliveryTable view={view} t={t} deliveries={s.deliveries} />
-        )}
-        <Pager view={view} base={base} query={s.state ? { state: s.state } : {}} page={s.page} pageSize={s.pageSize} total={s.totalCount} />
+        <DeliveryTable
+          view={view}
+          t={t}
+          deliveries={s.deliveries}
+          empty={s.state ? t('noMatching') : t('noDeliveries')}
+          paging={{ base, query: s.state ? { state: s.state } : {}, older: s.older, newer: s.newer }}
+        />
         {write ? (
           <section class="panel" id="recover" aria-labelledby="recover-h">
             <h2 id="recover-h">{t('recoverTitle')}</h2>

@@ -51,6 +51,10 @@ function WebhookFields({
   urlEditable: boolean;
   devUrls: boolean;
 }): VNode {
+  // The two delivery limits: whole numbers, with their hint.
+  const limit = (name: 'maxInFlight' | 'rateLimit', hint: 'maxInFlightHint' | 'rateLimitHint', maxLength: number): VNode => (
+    <Field view={view} name={name} label={t(name)} value={values[name]} errors={errors} hint={t(hint)} inputmode="numeric" maxLength={maxLength} />
+  );
   return (
     <>
       {urlEditable ? (
@@ -80,26 +84,8 @@ function WebhookFields({
       />
       {urlEditable ? (
         <>
-          <Field
-            view={view}
-            name="maxInFlight"
-            label={t('maxInFlight')}
-            value={values.maxInFlight}
-            errors={errors}
-            hint={t('maxInFlightHint')}
-            inputmode="numeric"
-            maxLength={3}
-          />
-          <Field
-            view={view}
-            name="rateLimit"
-            label={t('rateLimit')}
-            value={values.rateLimit}
-            errors={errors}
-            hint={t('rateLimitHint')}
-            inputmode="numeric"
-            maxLength={4}
-          />
+          {limit('maxInFlight', 'maxInFlightHint', 3)}
+          {limit('rateLimit', 'rateLimitHint', 4)}
         </>
       ) : null}
     </>

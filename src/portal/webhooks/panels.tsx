@@ -3,7 +3,8 @@ import { EVENT_TYPES, PAYMENT_EVENT_TYPES } from '../../webhooks/events.js';
 import type { DeliveryView } from '../../webhooks/deliveries/service.js';
 import type { WebhookView } from '../../webhooks/service.js';
 import type { FieldErrors, View } from '../view.js';
-import { CopyField, Csrf, Notice, Select, TableWrap, Time } from '../views/components.js';
+import { CopyField, Csrf, Notice, Select, Time } from '../views/components.js';
+import { DataTable, type Paging } from '../views/table.js';
 import { EventList, StateBadge, StatusBadge, at, deliveryHref, hrefOf, type T } from './common.js';
 
 // The panels more than one webhook page shows: a webhook's facts, its recent deliveries, the
@@ -77,48 +78,40 @@ export function webhookFacts(view: View, t: T, w: WebhookView, previousUntil: st
   ];
 }
 
-export function DeliveryTable({ view, t, deliveries }: { view: View; t: T; deliveries: readonly DeliveryView[] }): VNode {
+/** A webhook's deliveries: the latest few on its page, a page of them on its deliveries page (with `empty` and `paging`). */
+export function DeliveryTable(p: { view: View; t: T; deliveries: readonly DeliveryView[]; empty?: string; paging?: Paging }): VNode {
+  const { view, t } = p;
   return (
-    <TableWrap label={t('deliveriesLabel')}>
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">{view.t('created')}</th>
-            <th scope="col">{t('event')}</th>
-            <th scope="col">{t('state')}</th>
-            <th scope="col" class="num">
-              {t('attempts')}
-            </th>
-            <th scope="col">{t('nextAttempt')}</th>
-            <th scope="col">{t('payfacReference')}</th>
-          </tr>
-        </thead>
-        <tbody>
-          {deliveries.map((d) => (
-            <tr>
-              <td>
-                <a href={deliveryHref(d)}>
-                  <Time view={view} at={at(d.createdAt)} seconds />
-                  <span class="visually-hidden">
-                    {' '}
-                    {t('delivery')} {d.deliveryId}
-                  </span>
-                </a>
-              </td>
-              <td>{d.eventType}</td>
-              <td>
-                <StateBadge t={t} state={d.state} />
-              </td>
-              <td class="num">{d.attemptCount}</td>
-              <td>
-                <Time view={view} at={at(d.nextAttemptAt)} />
-              </td>
-              <td class="mono">{d.payfacReference}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </TableWrap>
+    <DataTable
+      view={view}
+      label={t('deliveriesLabel')}
+      columns={[view.t('created'), t('event'), t('state'), { label: t('attempts'), num: true }, t('nextAttempt'), t('payfacReference')]}
+      rows={p.deliveries}
+      empty={p.empty}
+      paging={p.paging}
+      row={(d) => (
+        <tr>
+          <td>
+            <a href={deliveryHref(d)}>
+              <Time view={view} at={at(d.createdAt)} seconds />
+              <span class="visually-hidden">
+                {' '}
+                {t('delivery')} {d.deliveryId}
+              </span>
+            </a>
+          </td>
+          <td>{d.eventType}</td>
+          <td>
+            <StateBadge t={t} state={d.state} />
+          </td>
+          <td class="num">{d.attemptCount}</td>
+          <td>
+            <Time view={view} at={at(d.nextAttemptAt)} />
+          </td>
+          <td class="mono">{d.payfacReference}</td>
+        </tr>
+      )}
+    />
   );
 }
 

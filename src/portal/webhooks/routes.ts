@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CAPABILITIES, type Principal } from '../../accounts/service.js';
+import { parseCursor, type Keyset } from '../../db/keyset.js';
 import { ApiError, notFound, type FieldError } from '../../errors.js';
 import type { PortalSession } from '../../users/service.js';
 import * as webhooks from '../../webhooks/service.js';
@@ -7,7 +8,6 @@ import * as deliveries from '../../webhooks/deliveries/service.js';
 import {
   auditFor,
   formOf,
-  pageParam,
   wholeNumberOf,
   refusable,
   seeOther,
@@ -42,7 +42,10 @@ const write = { config: { portal: { permission: 'webhooks.write' as const } }, s
 
 type WebhookRequest = FastifyRequest<{ Params: { webhookId: string } }>;
 type DeliveryRequest = FastifyRequest<{ Params: { webhookId: string; deliveryId: string } }>;
-type DeliveriesQuery = { state?: string; page?: string; done?: string; n?: string };
+/** `before`/`after`: the keyset cursors of the list's pages (src/db/keyset.ts); an old `page` is ignored. */
+type DeliveriesQuery = { state?: string; before?: string; after?: string; done?: string; n?: string };
+
+const keysetOf = (q: { before?: string; after?: string }): Keyset | null => parseCursor('newer', q.after) ?? parseCursor('older', q.before);
 
 /**
  * Whom the portal acts as: the session's merchant with every capability. A portal user acts with the
@@ -132,18 +135,14 @@ export const webhooksArea: PortalArea = {
     ): Promise<FastifyReply> => {
       const webhook = await webhookOf(request);
       const state = q.state === 'Pending' || q.state === 'Delivered' || q.state === 'Failed' ? q.state : null;
-      const page = pageParam(q.page);
-      const list = await deliveries.listDeliveries(svc, principalOf(request), { webhookId: webhook.webhookId, ...(state ? { state } : {}) }, page, PAGE_SIZE);
+      const list = await deliveries.deliveryPage(svc, principalOf(request), { webhookId: webhook.webhookId, state }, keysetOf(q), PAGE_SIZE);
       const view = await viewFor(request, reply, deps);
       return sendPage(
         reply,
         status,
         renderDeliveries(view, {
           webhook,
-          deliveries: list.data,
-          totalCount: list.totalCount,
-          page,
-          pageSize: PAGE_SIZE,
+          ...list,
           state,
           recover,
           notice: q.done === 'tested' ? 'tested' : null,
@@ -152,18 +151,14 @@ export const webhooksArea: PortalArea = {
       );
     };
 
-    portal.get<{ Querystring: { page?: string; done?: string } }>('/webhooks', read, async (request, reply) => {
-      const page = pageParam(request.query.page);
-      const list = await webhooks.listWebhooks(svc, principalOf(request), page, PAGE_SIZE);
+    portal.get<{ Querystring: { before?: string; after?: string; done?: string } }>('/webhooks', read, async (request, reply) => {
+      const list = await webhooks.webhookPage(svc, principalOf(request), keysetOf(request.query), PAGE_SIZE);
       const view = await viewFor(request, reply, deps);
       return sendPage(
         reply,
         200,
         renderWebhookList(view, {
-          webhooks: list.data,
-          totalCount: list.totalCount,
-          page,
-          pageSize: PAGE_SIZE,
+          ...list,
           notice: request.query.done === 'deleted' ? 'deleted' : null,
         }),
       );

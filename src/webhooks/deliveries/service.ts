@@ -1,6 +1,7 @@
 import { formatTimestamp } from '../../clock.js';
 import type { Database } from '../../db/database.js';
 import { withTransaction } from '../../db/database.js';
+import { keysetPage, type Keyset } from '../../db/keyset.js';
 import type { Principal } from '../../accounts/service.js';
 import { ApiError, notFound, validationError } from '../../errors.js';
 import { newPayfacReference, prefixedId } from '../../ids.js';
@@ -74,6 +75,26 @@ export async function listDeliveries(
   }
   const r = await sql.listDeliveries(deps.db.pool, ownerOf(principal), filter, page, pageSize);
   return { data: r.rows.map(deliveryView), totalCount: r.total };
+}
+
+/**
+ * A page of one webhook's deliveries (in one state, or any), newest first, by keyset (newer and older
+ * from a cursor, src/db/keyset.ts): the portal's list of them.
+ */
+export async function deliveryPage(
+  deps: WebhookServiceDeps,
+  principal: Principal,
+  filter: { webhookId: string; state: DeliveryView['state'] | null },
+  keyset: Keyset | null,
+  pageSize: number,
+): Promise<{ deliveries: DeliveryView[]; older: string | null; newer: string | null }> {
+  const rows = await sql.listWebhookDeliveries(deps.db.pool, ownerOf(principal), filter, keyset, pageSize + 1);
+  const page = keysetPage(
+    rows.map((d) => ({ ...d, reference: d.id })),
+    pageSize,
+    keyset,
+  );
+  return { deliveries: page.rows.map(deliveryView), older: page.older, newer: page.newer };
 }
 
 export async function getDelivery(

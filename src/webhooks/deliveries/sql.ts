@@ -1,4 +1,5 @@
 import type { Queryable } from '../../db/database.js';
+import { cursorTimeSql, type Keyset } from '../../db/keyset.js';
 import { PENDING, type Owner } from '../sql.js';
 
 // The deliveries' queries (§Deliveries): their trace and attempts, moving them forward, recoveries, the
@@ -26,6 +27,33 @@ export interface DeliveryFilter {
   correlationId?: string;
   webhookId?: string;
   state?: string;
+}
+
+/**
+ * Up to `limit` of one webhook's deliveries (in one state, or any) next to the keyset's row in its
+ * direction (from the newest when there is none), oldest first when going newer, on the (webhook_id,
+ * created_at) index: the portal's list, a page at a time (src/db/keyset.ts).
+ */
+export async function listWebhookDeliveries(
+  db: Queryable,
+  owner: Owner,
+  filter: { webhookId: string; state: string | null },
+  keyset: Keyset | null,
+  limit: number,
+): Promise<(DeliveryRow & { at: string })[]> {
+  const newer = keyset?.direction === 'newer';
+  const values: unknown[] = [owner.merchantId, owner.partnerId, filter.webhookId, filter.state, limit];
+  if (keyset) values.push(keyset.at, keyset.reference);
+  const order = newer ? 'ASC' : 'DESC';
+  const { rows } = await db.query<DeliveryRow & { at: string }>(
+    `SELECT ${DELIVERY_COLUMNS}, ${cursorTimeSql('d.created_at')} AS at FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+      WHERE (w.merchant_id = $1 OR w.partner_id = $2) AND d.webhook_id = $3 AND ($4::text IS NULL OR d.state = $4)
+        ${keyset ? `AND (d.created_at, d.id) ${newer ? '>' : '<'} ($6::timestamptz, $7)` : ''}
+      ORDER BY d.created_at ${order}, d.id ${order}
+      LIMIT $5`,
+    values,
+  );
+  return rows;
 }
 
 export async function listDeliveries(

@@ -1,0 +1,110 @@
+import type { ComponentChildren, VNode } from 'preact';
+import { formatMoney, formatQuantity } from '../html/format.js';
+import type { Lang } from './lang.js';
+
+// The item lines of an order as a table: the shopper's order summary on the pay page
+// (src/checkout/pages/layout.tsx) and the items of a link or a checkout session in the portal
+// (src/portal/links/detailPage.tsx, src/portal/sessions/views.tsx). The two looks differ in small
+// ways: the shopper's page leaves a missing quantity or price blank and strikes a discounted line's
+// full amount through; the portal's lets a long name wrap, shows a dash for what is missing and can
+// give a discount its own column.
+
+/** One line: a quantity and unit price when the merchant gave them, the amount before discount when it has one. */
+export interface ItemLine {
+  name: string;
+  quantity: number | null;
+  unitPrice: number | null;
+  amountWithoutDiscount: number | null;
+  amount: number;
+}
+
+export interface ItemsWords {
+  item: string;
+  quantity: string;
+  unitPrice: string;
+  amount: string;
+  /** The header of the discount column (the portal's link page). */
+  discount?: string;
+  total?: string;
+}
+
+interface Look {
+  lang: Lang;
+  currency: string;
+  look: 'shopper' | 'portal';
+  words: ItemsWords;
+}
+
+/** An amount: the portal marks it as a number wherever it stands (its `num` span). */
+function amountOf(p: Look, minor: number): ComponentChildren {
+  const text = formatMoney(minor, p.currency, p.lang);
+  return p.look === 'portal' ? <span class="num">{text}</span> : text;
+}
+
+function Line({ p, line }: { p: Look; line: ItemLine }): VNode {
+  const money = (minor: number): ComponentChildren => amountOf(p, minor);
+  const missing = p.look === 'shopper' ? '' : '–';
+  const discounted = line.amountWithoutDiscount !== null && line.amountWithoutDiscount !== line.amount;
+  const column = p.words.discount !== undefined;
+  return (
+    <tr>
+      <td class={p.look === 'portal' ? 'wrap' : undefined}>{line.name}</td>
+      <td class="num">{line.quantity !== null ? formatQuantity(line.quantity, p.lang) : missing}</td>
+      <td class="num">{line.unitPrice !== null ? money(line.unitPrice) : missing}</td>
+      {column ? <td class="num">{discounted && line.amountWithoutDiscount !== null ? money(line.amountWithoutDiscount - line.amount) : '–'}</td> : null}
+      <td class="num">
+        {!column && discounted && line.amountWithoutDiscount !== null ? (
+          <>
+            <del>{money(line.amountWithoutDiscount)}</del>{' '}
+          </>
+        ) : null}
+        {money(line.amount)}
+      </td>
+    </tr>
+  );
+}
+
+/** The table of an order's lines; with `total` (and its word) a footer row gives the order's amount. */
+export function ItemsTable(p: Look & { lines: readonly ItemLine[]; caption?: string; class?: string; total?: number }): VNode {
+  const w = p.words;
+  const columns = [w.quantity, w.unitPrice, ...(w.discount !== undefined ? [w.discount] : []), w.amount];
+  const total = p.total !== undefined ? amountOf(p, p.total) : null;
+  return (
+    <table class={p.class}>
+      {p.caption !== undefined ? <caption>{p.caption}</caption> : null}
+      <thead>
+        <tr>
+          <th scope="col">{w.item}</th>
+          {columns.map((label) => (
+            <th scope="col" class="num">
+              {label}
+            </th>
+          ))}
+        </tr>
+      </thead>
+      <tbody>
+        {p.lines.map((line) => (
+          <Line p={p} line={line} />
+        ))}
+      </tbody>
+      {total !== null ? (
+        <tfoot>
+          <tr>
+            <th scope="row" colSpan={columns.length}>
+              {w.total}
+            </th>
+            {p.look === 'shopper' ? (
+              <td class="num" data-total="">
+                {total}
+              </td>
+            ) : (
+              <td class="num">
+                <strong>{total}</strong>
+              </td>
+            )}
+          </tr>
+        </tfoot>
+      ) : null}
+    </table>
+  );
+}
