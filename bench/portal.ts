@@ -117,7 +117,7 @@ export async function portalBenchmarks(): Promise<Row[]> {
     try {
       // A browser keeps the form-token cookie of its first page and sends it with the next.
       const first = await fetch(`${server.baseUrl}/portal/links`, { headers: { cookie: session } });
-      const formCookie = /paylinks_csrf=[^;]+/.exec(first.headers.getSetCookie().join('\n'))?.[0];
+      const formCookie = /paylinks_portal_csrf=[^;]+/.exec(first.headers.getSetCookie().join('\n'))?.[0];
       if (first.status !== 200 || formCookie === undefined) throw new Error(`portal bench: the first page answered ${first.status}`);
       const cookie = `${session}; ${formCookie}`;
       const apiUrl = `${server.baseUrl}/api/v1/paymentlinks?PageSize=20`;
