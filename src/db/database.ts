@@ -110,6 +110,11 @@ export interface OpenOptions {
    * locked) and whether it answers admin commands on the folder's socket.
    */
   lock?: { command: string; adminSocket?: boolean };
+  /**
+   * The embedded database: the folder of the migrated template a new data folder starts from
+   * (template.ts), or null to run PGlite's initdb instead. Defaults to the one `npm run build` made.
+   */
+  template?: string | null;
 }
 
 export async function openDatabase(opts: OpenOptions): Promise<Database> {
@@ -144,6 +149,10 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
   const lock = dataDir.startsWith('memory://') ? undefined : acquireDataDirLock(dataDir, opts.lock ?? { command: 'paylinks' });
   let pglite: PGlite;
   try {
+    if (lock && opts.template !== null) {
+      const { seedFromTemplate, TEMPLATE_DIR } = await import('./template.js');
+      seedFromTemplate(dataDir, opts.template ?? TEMPLATE_DIR);
+    }
     pglite = await PGliteClass.create(dataDir);
   } catch (err) {
     lock?.release();
