@@ -110,7 +110,19 @@ interface OpenOptions {
    * locked) and whether it answers admin commands on the folder's socket.
    */
   lock?: { command: string; adminSocket?: boolean };
+  /**
+   * The embedded database: the folder of the migrated template a new data folder starts from
+   * (template.ts), or null to run PGlite's initdb instead. Defaults to the one `npm run build` made.
+   */
+  template?: string | null;
 }
+
+/**
+ * PGlite's start parameters with a smaller shared buffer pool. initdb writes 160 MB into the folder's
+ * postgresql.conf, and the embedded server touched all of it at start; 16 MB keeps its peak RSS about
+ * 110 MB lower (docs/performance.md). The rest of the folder is still cached by the operating system.
+ */
+export const PGLITE_SHARED_BUFFERS = '16MB';
 
 export async function openDatabase(opts: OpenOptions): Promise<Database> {
   if (opts.databaseUrl !== null) {
@@ -144,7 +156,11 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
   const lock = dataDir.startsWith('memory://') ? undefined : acquireDataDirLock(dataDir, opts.lock ?? { command: 'paylinks' });
   let pglite: PGlite;
   try {
-    pglite = await PGliteClass.create(dataDir);
+    if (lock && opts.template !== null) {
+      const { seedFromTemplate, TEMPLATE_DIR } = await import('./template.js');
+      seedFromTemplate(dataDir, opts.template ?? TEMPLATE_DIR);
+    }
+    pglite = await PGliteClass.create(dataDir, { startParams: [...PGliteClass.defaultStartParams, '-c', `shared_buffers=${PGLITE_SHARED_BUFFERS}`] });
   } catch (err) {
     lock?.release();
     throw err;

@@ -32,10 +32,15 @@ export function loadMigrations(dir = MIGRATIONS_DIR): Migration[] {
 /** Applies every migration not yet applied; returns the names applied now. */
 export async function migrate(db: Database, migrations = loadMigrations()): Promise<string[]> {
   const applied: string[] = [];
-  await withTransaction(db, async (tx) => {
+  const current = await withTransaction(db, async (tx) => {
     await advisoryLock(tx);
     await ensureMigrationsTable(tx);
+    const versions = await appliedVersions(tx);
+    return migrations.every((m) => versions.has(m.version));
   });
+  // Every start of a current database ends here: one transaction instead of one per file, which also
+  // kept the embedded server's peak RSS lower (docs/performance.md).
+  if (current) return applied;
   for (const m of migrations) {
     const done = await withTransaction(db, async (tx) => {
       await advisoryLock(tx);
