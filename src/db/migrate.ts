@@ -10,7 +10,7 @@ import { advisoryLock, appliedVersions, ensureMigrationsTable, recordMigration }
 
 const MIGRATIONS_DIR = fileURLToPath(new URL('../../migrations/', import.meta.url));
 
-interface Migration {
+export interface Migration {
   version: number;
   name: string;
   sql: string;
