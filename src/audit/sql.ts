@@ -3,8 +3,8 @@ import { cursorTimeSql, type Direction } from '../db/keyset.js';
 
 // The audit log (migration 0016): who did what, per merchant.
 
-interface AuditRow {
-  id: string;
+/** Who did it (a portal user, an API key, or neither: the operator), what, and on which object. */
+interface EntryFields {
   actorUserId: string | null;
   actorEmail: string | null;
   actorKeyId: string | null;
@@ -12,18 +12,15 @@ interface AuditRow {
   action: string;
   target: string | null;
   details: Record<string, unknown>;
+}
+
+interface AuditRow extends EntryFields {
+  id: string;
   createdAt: Date;
 }
 
-export interface NewEntry {
+export interface NewEntry extends EntryFields {
   merchantId: string;
-  actorUserId: string | null;
-  actorEmail: string | null;
-  actorKeyId: string | null;
-  actorKeyDisplay: string | null;
-  action: string;
-  target: string | null;
-  details: Record<string, unknown>;
   at: Date;
 }
 
