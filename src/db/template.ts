@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadMigrations, migrate, type Migration } from './migrate.js';
+import { loadMigrations, type Migration } from './migrations.js';
 
 // A fresh, migrated embedded data folder made once by `npm run build` (scripts/build-data-template.mjs)
 // and kept in dist/, never in git. A new folder starts as a copy of it instead of running PGlite's
@@ -16,9 +16,9 @@ import { loadMigrations, migrate, type Migration } from './migrate.js';
 export const TEMPLATE_DIR = fileURLToPath(new URL('../../dist/data-template/', import.meta.url));
 
 /** Written by PGlite's initdb; a folder without it has no database yet. */
-const PG_VERSION = 'PG_VERSION';
+export const PG_VERSION = 'PG_VERSION';
 
-interface TemplateManifest {
+export interface TemplateManifest {
   pglite: string;
   migrations: { name: string; sha256: string }[];
 }
@@ -33,9 +33,9 @@ export function pgliteVersion(): string {
   return pkg.version;
 }
 
-const digest = (m: Migration): { name: string; sha256: string } => ({ name: m.name, sha256: createHash('sha256').update(m.sql).digest('hex') });
+export const digest = (m: Migration): { name: string; sha256: string } => ({ name: m.name, sha256: createHash('sha256').update(m.sql).digest('hex') });
 
-function readManifest(templateDir: string): TemplateManifest | undefined {
+export function readManifest(templateDir: string): TemplateManifest | undefined {
   try {
     const v = JSON.parse(readFileSync(join(templateDir, 'template.json'), 'utf8')) as Partial<TemplateManifest>;
     if (typeof v.pglite !== 'string' || !Array.isArray(v.migrations)) return undefined;
@@ -66,39 +66,5 @@ export function seedFromTemplate(dataDir: string, templateDir: string = TEMPLATE
     if (entry !== PG_VERSION) cpSync(join(source, entry), join(dataDir, entry), { recursive: true, force: true });
   }
   cpSync(join(source, PG_VERSION), join(dataDir, PG_VERSION));
-  return true;
-}
-
-/**
- * Makes the template in templateDir (initdb, then the migrations given), unless the one there
- * already holds exactly these migrations for this PGlite version. Returns whether it made one.
- * Runs at build time: this is where initdb's memory is spent, once.
- */
-export async function buildTemplate(templateDir: string = TEMPLATE_DIR, migrations: Migration[] = loadMigrations()): Promise<boolean> {
-  const wanted: TemplateManifest = { pglite: pgliteVersion(), migrations: migrations.map(digest) };
-  const current = readManifest(templateDir);
-  if (current && JSON.stringify(current) === JSON.stringify(wanted) && existsSync(join(templateDir, 'pgdata', PG_VERSION))) return false;
-  const { PGlite } = await import('@electric-sql/pglite');
-  const { createPgConfig } = await import('@electric-sql/pglite/node-postgres');
-  const { wrapPglite } = await import('./database.js');
-  // Made next to its final place and renamed into it, so a build cut short leaves no half template.
-  const parent = dirname(templateDir.replace(/\/+$/, ''));
-  mkdirSync(parent, { recursive: true });
-  const work = mkdtempSync(join(parent, '.data-template-'));
-  try {
-    const pglite = await PGlite.create(join(work, 'pgdata'));
-    const db = wrapPglite(pglite, createPgConfig);
-    try {
-      await migrate(db, migrations);
-    } finally {
-      await db.close();
-    }
-    writeFileSync(join(work, 'template.json'), `${JSON.stringify(wanted, null, 2)}\n`);
-    rmSync(templateDir, { recursive: true, force: true });
-    renameSync(work, templateDir);
-  } catch (err) {
-    rmSync(work, { recursive: true, force: true });
-    throw err;
-  }
   return true;
 }

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase, type Database } from '../../src/db/database.js';
 import { loadMigrations, migrate } from '../../src/db/migrate.js';
-import { buildTemplate, templateUsable } from '../../src/db/template.js';
+import { buildTemplate } from '../../src/db/buildTemplate.js';
+import { templateUsable } from '../../src/db/template.js';
 import { TEST_DB } from '../helpers/db.js';
 
 // A new embedded folder started from the build's template (src/db/template.ts) must end up with the
