@@ -136,7 +136,9 @@ describe('the merchant portal in Chromium', () => {
     const revokeLinks = async (): Promise<string[]> =>
       page.getByRole('link', { name: /^Revoke key / }).evaluateAll((els) => els.map((e) => e.getAttribute('href') ?? ''));
     const keysBefore = await revokeLinks();
-    await page.getByRole('checkbox', { name: /HostedCheckout/ }).check();
+    // A developer may give a key only what the role may do in the portal: webhooks, not payments or links.
+    expect(await page.getByRole('checkbox', { name: /HostedCheckout/ }).count()).toBe(0);
+    await page.getByRole('checkbox', { name: /Webhooks/ }).check();
     await submit(page, 'Create key');
     const shown = page.locator('input[readonly][value^="pl_"], input[readonly][value*="_"]').first();
     expect(await shown.inputValue()).not.toBe('');
