@@ -26,14 +26,24 @@ export function messages<const E extends Record<string, string>>(en: E, is: { re
   return { en, is };
 }
 
-/** `{name}` placeholders are filled from vars; the result is plain text (the renderer escapes it). */
+/**
+ * `{name}` placeholders are filled from vars; the result is plain text (the renderer escapes it). A
+ * value that ends a sentence itself ("388 kr.") takes the place of the sentence's own full stop, so
+ * a message never ends in two.
+ */
 export type Translate<K extends string> = (key: K, vars?: Readonly<Record<string, string | number>>) => string;
 
 export function translator<K extends string>(m: Messages<K>, lang: Lang): Translate<K> {
   const table = m[lang];
   return (key, vars) => {
     const text = table[key];
-    return vars ? text.replace(/\{(\w+)\}/g, (whole, name: string) => (vars[name] === undefined ? whole : String(vars[name]))) : text;
+    if (!vars) return text;
+    return text.replace(/\{(\w+)\}(\.?)/g, (whole, name: string, stop: string) => {
+      const value = vars[name];
+      if (value === undefined) return whole;
+      const v = String(value);
+      return stop !== '' && v.endsWith('.') ? v : v + stop;
+    });
   };
 }
 

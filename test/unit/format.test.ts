@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { dateOptions, dateTimeOptions, formatDate, formatDateTime, formatMoney, formatNumber, isoTime, LOCALES } from '../../src/html/format.js';
-import type { Lang } from '../../src/web/lang.js';
+import { messages, translator, type Lang } from '../../src/web/lang.js';
 
 // The pages' formats are templates filled in, and amounts are kept once formatted: each must say
 // exactly what Intl says, for any moment and any amount.
@@ -88,5 +88,18 @@ describe('page formats', () => {
     }
     expect(formatMoney(48900, 'ISK', 'is')).toBe(intl(48900, 'ISK', 'is'));
     expect(formatMoney(48950, 'ISK', 'en')).toBe('ISK\u00a0489.50');
+  });
+});
+
+describe('messages with an amount at the end of a sentence', () => {
+  const t = translator(
+    messages({ most: 'You may refund at most {amount}.', mid: '{amount} left' }, { most: 'Endurgreiða má mest {amount}.', mid: '{amount} eftir' }),
+    'is',
+  );
+  it('end with one full stop when the amount ends with one (Icelandic krónur)', () => {
+    expect(t('most', { amount: formatMoney(38800, 'ISK', 'is') })).toBe(`Endurgreiða má mest ${formatMoney(38800, 'ISK', 'is')}`);
+    expect(t('most', { amount: formatMoney(38800, 'ISK', 'is') })).not.toMatch(/\.\.$/);
+    expect(t('most', { amount: '€3.00' })).toBe('Endurgreiða má mest €3.00.');
+    expect(t('mid', { amount: '388 kr.' })).toBe('388 kr. eftir');
   });
 });
