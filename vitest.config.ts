@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 // Every database test runs twice: once on PostgreSQL and once on PGlite (the same SQL path, §Running the service).
@@ -6,6 +7,8 @@ const dbTests = ['test/**/*.test.ts'];
 const unitTests = ['test/unit/**/*.test.ts'];
 
 export default defineConfig({
+  // The pages' JSX runtime from the source, as the compiler sees it (package.json's "imports" names the built one).
+  resolve: { alias: [{ find: /^#jsx\/jsx(-dev)?-runtime$/, replacement: fileURLToPath(new URL('./src/html/jsx-runtime.ts', import.meta.url)) }] },
   test: {
     globalSetup: ['test/helpers/globalSetup.ts'],
     pool: 'forks',

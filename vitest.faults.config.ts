@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 // `npm run test:faults` (§Hardening): crash, restart and shutdown tests with real processes on this
@@ -5,6 +6,7 @@ import { defineConfig } from 'vitest/config';
 // time and never together with `npm test` (every other test file uses that server). CI runs them
 // after `npm test`.
 export default defineConfig({
+  resolve: { alias: [{ find: /^#jsx\/jsx(-dev)?-runtime$/, replacement: fileURLToPath(new URL('./src/html/jsx-runtime.ts', import.meta.url)) }] },
   test: {
     globalSetup: ['test/helpers/globalSetup.ts'],
     include: ['test/reliability/**/*.faults.ts'],

@@ -1,4 +1,4 @@
-import type { ComponentChildren, VNode } from 'preact';
+import type { Children, Html } from '../html/jsx-runtime.js';
 import { formatMoney, formatQuantity } from '../html/format.js';
 import type { Lang } from './lang.js';
 
@@ -36,13 +36,13 @@ interface Look {
 }
 
 /** An amount: the portal marks it as a number wherever it stands (its `num` span). */
-function amountOf(p: Look, minor: number): ComponentChildren {
+function amountOf(p: Look, minor: number): Children {
   const text = formatMoney(minor, p.currency, p.lang);
   return p.look === 'portal' ? <span class="num">{text}</span> : text;
 }
 
-function Line({ p, line }: { p: Look; line: ItemLine }): VNode {
-  const money = (minor: number): ComponentChildren => amountOf(p, minor);
+function Line({ p, line }: { p: Look; line: ItemLine }): Html {
+  const money = (minor: number): Children => amountOf(p, minor);
   const missing = p.look === 'shopper' ? '' : '–';
   const discounted = line.amountWithoutDiscount !== null && line.amountWithoutDiscount !== line.amount;
   const column = p.words.discount !== undefined;
@@ -65,7 +65,7 @@ function Line({ p, line }: { p: Look; line: ItemLine }): VNode {
 }
 
 /** The table of an order's lines; with `total` (and its word) a footer row gives the order's amount. */
-export function ItemsTable(p: Look & { lines: readonly ItemLine[]; caption?: string; class?: string; total?: number }): VNode {
+export function ItemsTable(p: Look & { lines: readonly ItemLine[]; caption?: string; class?: string; total?: number }): Html {
   const w = p.words;
   const columns = [w.quantity, w.unitPrice, ...(w.discount !== undefined ? [w.discount] : []), w.amount];
   const total = p.total !== undefined ? amountOf(p, p.total) : null;

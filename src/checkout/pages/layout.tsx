@@ -1,4 +1,4 @@
-import type { ComponentChildren, VNode } from 'preact';
+import type { Children, Html } from '../../html/jsx-runtime.js';
 import { renderDocument } from '../../html/render.js';
 import type { Checkoutable } from '../shopper.js';
 import { formatMoney } from '../../html/format.js';
@@ -9,10 +9,9 @@ import { themeClass } from './styles.js';
 import { CHECKOUT_CSS_HREF } from './assets.js';
 import { CUSTOM_THEME_CLASS, type ThemeAssets } from '../../themes/service.js';
 
-// The shopper's pages as server-rendered HTML, written as typed components (Preact's JSX, rendered to
-// a string on the server; no Preact runs in the browser). Every value is escaped by the renderer:
-// there is no way to put raw HTML into a page here (the only escape hatch would be the prop
-// `dangerouslySetInnerHTML`, which nothing uses). The pages work without JavaScript and under a CSP
+// The shopper's pages as server-rendered HTML, written as typed JSX components (src/html/jsx-runtime.ts
+// writes them to a string on the server; no script renders them in the browser). Every value is
+// escaped by that runtime, and there is no way to put raw HTML into a page. The pages work without JavaScript and under a CSP
 // without inline script; every input has a visible <label>; errors are tied to their input
 // (aria-describedby) and announced (role=alert).
 // This file holds what every page is built on: the document around a page, the order summary, and
@@ -30,7 +29,7 @@ export interface PageContext {
 const REFRESH_SECONDS = 5;
 
 /** A whole page: the doctype and the rendered document. */
-export function page(ctx: PageContext, c: Checkoutable | null, title: string, body: ComponentChildren, head?: ComponentChildren): string {
+export function page(ctx: PageContext, c: Checkoutable | null, title: string, body: Children, head?: Children): string {
   const other = otherLang(ctx.lang);
   const theme = c ? ctx.theme : null;
   const doc = (
@@ -67,7 +66,7 @@ export function page(ctx: PageContext, c: Checkoutable | null, title: string, bo
 }
 
 /** Sends the browser on to `url` after a few seconds (with a link to go at once). */
-export function refreshTo(url: string): VNode {
+export function refreshTo(url: string): Html {
   return <meta http-equiv="refresh" content={`${REFRESH_SECONDS}; url=${url}`} />;
 }
 
@@ -81,7 +80,7 @@ export function heading(ctx: PageContext, c: Checkoutable): string {
   return c.kind === 'session' ? ctx.t('sessionHeading', { merchant: c.merchantName, reference: c.merchantReference }) : ctx.t('payment');
 }
 
-export function Summary({ ctx, c }: { ctx: PageContext; c: Checkoutable }): VNode {
+export function Summary({ ctx, c }: { ctx: PageContext; c: Checkoutable }): Html {
   const { t } = ctx;
   if (c.tokenize && c.amount === 0) return <p class="notice">{t('tokenizeIntro', { merchant: c.merchantName })}</p>;
   return (
@@ -101,7 +100,7 @@ export function Summary({ ctx, c }: { ctx: PageContext; c: Checkoutable }): VNod
   );
 }
 
-export function BackToShop({ ctx, url }: { ctx: PageContext; url: string }): VNode {
+export function BackToShop({ ctx, url }: { ctx: PageContext; url: string }): Html {
   return (
     <>
       <p>{ctx.t('redirecting')}</p>

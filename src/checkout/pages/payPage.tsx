@@ -1,4 +1,4 @@
-import type { ComponentChildren, VNode } from 'preact';
+import type { Children, Html } from '../../html/jsx-runtime.js';
 import type { Checkoutable } from '../shopper.js';
 import { formatMoney } from '../../html/format.js';
 import type { MessageKey } from './i18n.js';
@@ -36,7 +36,7 @@ export function shopperFieldLabel(field: string): MessageKey {
 }
 
 /** The error of one field: its message, and the attributes that tie it to the input. */
-function errorOf(ctx: PageContext, state: FormState, name: string): { attrs: Record<string, string>; node: VNode | null } {
+function errorOf(ctx: PageContext, state: FormState, name: string): { attrs: Record<string, string>; node: Html | null } {
   const key = state.errors[name];
   if (!key) return { attrs: {}, node: null };
   return {
@@ -49,9 +49,9 @@ function errorOf(ctx: PageContext, state: FormState, name: string): { attrs: Rec
   };
 }
 
-function ShopperFields({ ctx, c, state }: { ctx: PageContext; c: Checkoutable; state: FormState }): VNode | null {
+function ShopperFields({ ctx, c, state }: { ctx: PageContext; c: Checkoutable; state: FormState }): Html | null {
   const { t } = ctx;
-  const fields: VNode[] = [];
+  const fields: Html[] = [];
   for (const info of c.shopperInfos) {
     if (info.requirementType === 'Hidden') continue;
     const spec = SHOPPER_FIELD_INPUT[info.field];
@@ -79,7 +79,7 @@ function ShopperFields({ ctx, c, state }: { ctx: PageContext; c: Checkoutable; s
         {spec.type === 'textarea' ? (
           <textarea {...common} rows={3} maxLength={500} value={value} />
         ) : (
-          // The input's type is one of text, tel or email; Preact's typings want it fixed per element.
+          // The input's type is one of text, tel or email; the element types want it fixed per element.
           <input type={spec.type as 'text'} {...common} inputMode={spec.inputmode} maxLength={500} value={value} />
         )}
         {err.node}
@@ -118,7 +118,7 @@ function CardInput(p: {
   maxLength: number;
   error: MessageKey;
   hint?: MessageKey;
-}): VNode {
+}): Html {
   const { t } = p.ctx;
   const err = errorOf(p.ctx, p.state, p.name);
   const described = Object.keys(err.attrs).length > 0 || p.hint === undefined ? err.attrs : { 'aria-describedby': `${p.name}-hint` };
@@ -154,7 +154,7 @@ function CardInput(p: {
  * checks them again. Expiry and CVC sit side by side in a grid whose rows (label, input, hint or
  * error) line up across both fields, whatever the length of each label in each language.
  */
-function CardFields({ ctx, state }: { ctx: PageContext; state: FormState }): VNode {
+function CardFields({ ctx, state }: { ctx: PageContext; state: FormState }): Html {
   return (
     <fieldset>
       <legend>{ctx.t('cardDetails')}</legend>
@@ -167,7 +167,7 @@ function CardFields({ ctx, state }: { ctx: PageContext; state: FormState }): VNo
   );
 }
 
-function CancelLink({ ctx, c }: { ctx: PageContext; c: Checkoutable }): VNode | null {
+function CancelLink({ ctx, c }: { ctx: PageContext; c: Checkoutable }): Html | null {
   return c.cancelUrl ? (
     <a class="cancel" href={c.cancelUrl} rel="noreferrer">
       {ctx.t('cancel')}
@@ -207,7 +207,7 @@ export function renderPayPage(ctx: PageContext, c: Checkoutable, csrf: string, s
  * The payment page as the portal previews a theme: the same parts with sample data, above them a
  * note saying what this is, and a form that sends nothing (its button does not submit).
  */
-export function renderPayPreview(ctx: PageContext, c: Checkoutable, note: ComponentChildren): string {
+export function renderPayPreview(ctx: PageContext, c: Checkoutable, note: Children): string {
   const { t } = ctx;
   const amount = formatMoney(c.amount, c.currency, ctx.lang);
   const body = (

@@ -1,4 +1,4 @@
-import type { VNode } from 'preact';
+import type { Html } from '../../html/jsx-runtime.js';
 import type { Actor, AuditAction, AuditEntry } from '../../audit/service.js';
 import { isRole } from '../../users/service.js';
 import { ROLE_KEY, messages, translator } from '../i18n.js';
@@ -146,7 +146,7 @@ function valueText(view: View, key: string, v: unknown): string {
 }
 
 /** An entry's details: an amount as money, a role in words, the rest as it was recorded. */
-function Details({ view, details }: { view: View; details: Record<string, unknown> }): VNode {
+function Details({ view, details }: { view: View; details: Record<string, unknown> }): Html {
   const t = translator(M, view.lang);
   const money = typeof details.amount === 'number' && typeof details.currency === 'string' ? { minor: details.amount, currency: details.currency } : null;
   const rest = Object.entries(details).filter(([k]) => !(money && (k === 'amount' || k === 'currency')));
@@ -168,7 +168,7 @@ function Details({ view, details }: { view: View; details: Record<string, unknow
 }
 
 /** A portal user by their address, an API key by its id and first and last characters, else the operator. */
-function Who({ view, actor }: { view: View; actor: Actor }): VNode {
+function Who({ view, actor }: { view: View; actor: Actor }): Html {
   const t = translator(M, view.lang);
   if (actor.key) {
     return (

@@ -1,4 +1,4 @@
-import type { VNode } from 'preact';
+import type { Html } from '../../html/jsx-runtime.js';
 import { CAPABILITIES, type Capability, type KeySummary } from '../../accounts/service.js';
 import { formatDate } from '../../html/format.js';
 import { translator, type Translate } from '../i18n.js';
@@ -36,11 +36,11 @@ export interface OriginsForm {
   errors: FieldErrors;
 }
 
-function KeyName({ t, k }: { t: T; k: KeySummary }): VNode {
+function KeyName({ t, k }: { t: T; k: KeySummary }): Html {
   return k.display ? <span class="mono nowrap">{k.display}</span> : <span class="muted">{t('olderKey')}</span>;
 }
 
-function Keys({ view, t, keys }: { view: View; t: T; keys: readonly KeySummary[] }): VNode {
+function Keys({ view, t, keys }: { view: View; t: T; keys: readonly KeySummary[] }): Html {
   return (
     <DataTable
       view={view}
@@ -85,7 +85,7 @@ function Keys({ view, t, keys }: { view: View; t: T; keys: readonly KeySummary[]
   );
 }
 
-function NewKey({ view, t, form }: { view: View; t: T; form: KeyForm }): VNode {
+function NewKey({ view, t, form }: { view: View; t: T; form: KeyForm }): Html {
   const options = CAPABILITIES.filter((c) => form.allowed.includes(c)).map((c) => ({ value: c, label: c, hint: t(`cap${c}`) }));
   const limited = form.allowed.length < CAPABILITIES.length;
   return (
@@ -110,7 +110,7 @@ function NewKey({ view, t, form }: { view: View; t: T; form: KeyForm }): VNode {
   );
 }
 
-function Terminals({ view, t, terminals }: { view: View; t: T; terminals: readonly { terminalIdentifier: string; createdAt: Date }[] }): VNode {
+function Terminals({ view, t, terminals }: { view: View; t: T; terminals: readonly { terminalIdentifier: string; createdAt: Date }[] }): Html {
   return (
     <>
       {terminals.length === 0 ? <p class="muted">{t('noTerminals')}</p> : null}
@@ -128,7 +128,7 @@ function Terminals({ view, t, terminals }: { view: View; t: T; terminals: readon
 }
 
 /** The origins, one per line; each refused line's error is shown with the line itself. */
-function Origins({ view, t, form }: { view: View; t: T; form: OriginsForm }): VNode {
+function Origins({ view, t, form }: { view: View; t: T; form: OriginsForm }): Html {
   const id = fieldId('allowedOrigins');
   const problems = form.errors.within('allowedOrigins');
   const described = [`${id}-hint`, ...(problems.length > 0 ? [`${id}-error`] : [])].join(' ');

@@ -1,4 +1,4 @@
-import type { VNode } from 'preact';
+import type { Html } from '../../html/jsx-runtime.js';
 import type { FieldError } from '../../errors.js';
 import { formatNumber } from '../../html/format.js';
 import { CULTURES, CURRENCIES, RECURRING_MODELS, REQUIREMENT_TYPES, type LinkType } from '../../paymentLinks/schemas.js';
@@ -46,7 +46,7 @@ function ItemRow({
   errors: FieldErrors;
   currency: string;
   disabled: boolean;
-}): VNode {
+}): Html {
   const name = (f: string): string => `items[${i}].${f}`;
   const price = minorOf(row.unitPrice);
   const quantity = /^\d+$/.test(row.quantity.trim()) ? Number(row.quantity) : undefined;
@@ -135,7 +135,7 @@ function ItemsSection({
   errors: FieldErrors;
   disabled: boolean;
   reason?: string;
-}): VNode {
+}): Html {
   const currency = (CURRENCIES as readonly string[]).includes(entry.currency) ? entry.currency : 'ISK';
   const total = totalOf(entry.items);
   return (
@@ -195,7 +195,7 @@ function ShopperSection({
   rows: readonly ShopperEntry[];
   errors: FieldErrors;
   prefix: FieldNames['shopper'];
-}): VNode {
+}): Html {
   const options: Option[] = [{ value: '', label: t('reqNone') }, ...REQUIREMENT_TYPES.map((r) => ({ value: r, label: t(REQUIREMENT_KEY[r]) }))];
   // A table: each input is named by its row's and its column's headers (aria-labelledby), which are
   // on screen; on a narrow screen each cell shows its column's name above its input instead.

@@ -1,4 +1,4 @@
-import type { VNode } from 'preact';
+import type { Html } from '../../html/jsx-runtime.js';
 import type { RECURRING_MODELS, REQUIREMENT_TYPES } from '../../paymentLinks/schemas.js';
 import { LINK_STATUSES, type LinkStatus, type LinkType } from '../../paymentLinks/schemas.js';
 import type { Translate } from '../i18n.js';
@@ -44,7 +44,7 @@ const FIELD_KEY = {
 
 export const linkPath = (reference: string): string => `${PORTAL}/links/${encodeURIComponent(reference)}`;
 
-export function StatusBadge({ t, status }: { t: T; status: string }): VNode {
+export function StatusBadge({ t, status }: { t: T; status: string }): Html {
   const s = (LINK_STATUSES as readonly string[]).includes(status) ? (status as LinkStatus) : 'Active';
   return <Badge tone={STATUS_TONE[s]}>{t(STATUS_KEY[s])}</Badge>;
 }

@@ -1,4 +1,4 @@
-import type { VNode } from 'preact';
+import type { Html } from '../../html/jsx-runtime.js';
 import { formatDate, formatMoney, formatNumber } from '../../html/format.js';
 import type { DailySales, PaymentListItem } from '../../payments/service.js';
 import type { FailingWebhook } from '../../webhooks/deliveries/service.js';
@@ -107,7 +107,7 @@ export function salesByCurrency(rows: readonly DailySales[], since: Date, period
 const dayDate = (day: string): Date => new Date(`${day}T00:00:00Z`);
 
 /** The bars of one currency's sales: drawn to scale, each with its day and amount as a tooltip; the figures are in the table beside it. */
-function Chart({ view, t, c }: { view: View; t: T; c: CurrencySales }): VNode {
+function Chart({ view, t, c }: { view: View; t: T; c: CurrencySales }): Html {
   const width = 700;
   const height = 190;
   // Room above the bars for the scale's label, also at the larger size it has on a phone.
@@ -156,7 +156,7 @@ function Chart({ view, t, c }: { view: View; t: T; c: CurrencySales }): VNode {
   );
 }
 
-function CurrencyPanel({ view, t, c }: { view: View; t: T; c: CurrencySales }): VNode {
+function CurrencyPanel({ view, t, c }: { view: View; t: T; c: CurrencySales }): Html {
   const money = (minor: number) => formatMoney(minor, c.currency, view.lang);
   const id = `sales-${c.currency}`;
   return (
@@ -202,7 +202,7 @@ function CurrencyPanel({ view, t, c }: { view: View; t: T; c: CurrencySales }): 
   );
 }
 
-function Webhooks({ view, t, failing }: { view: View; t: T; failing: readonly FailingWebhook[] }): VNode {
+function Webhooks({ view, t, failing }: { view: View; t: T; failing: readonly FailingWebhook[] }): Html {
   return (
     <section class="panel" aria-labelledby="webhooks-title">
       <h2 id="webhooks-title">{t('webhooks')}</h2>

@@ -1,6 +1,5 @@
-import type { VNode } from 'preact';
-import { formatDateTime, formatMoney, isoTime } from '../../html/format.js';
-import { html } from '../../html/template.js';
+import type { Html } from '../../html/jsx-runtime.js';
+import { formatMoney } from '../../html/format.js';
 import type { Headroom, ModificationHistory } from '../../payments/modifications/service.js';
 import { REFUND_REASONS } from '../../payments/schemas.js';
 import { PAYMENT_STATES, paymentState, type PaymentDetail, type PaymentListItem, type PaymentState, type PaymentSummary } from '../../payments/service.js';
@@ -8,7 +7,7 @@ import type { DeliveryView } from '../../webhooks/deliveries/service.js';
 import { translator, type Translate } from '../i18n.js';
 import type { FieldErrors, View } from '../view.js';
 import { Badge, Csrf, ErrorSummary, Facts, Field, Money, Notice, Select, TableWrap, Time } from '../views/components.js';
-import { KeysetPager } from '../views/keysetPager.js';
+import { DataTable, ListPager } from '../views/table.js';
 import { PORTAL, portalPage } from '../views/layout.js';
 import { M, STATE_BADGE, type Key } from './messages.js';
 
@@ -20,60 +19,59 @@ type T = Translate<Key>;
 
 export const paymentPath = (payfacReference: string): string => `${PORTAL}/payments/${encodeURIComponent(payfacReference)}`;
 
-export function StateBadge({ view, p }: { view: View; p: Pick<PaymentSummary, 'success' | 'captureState' | 'refundedAmount' | 'capturedAmount'> }): VNode {
+export function StateBadge({ view, p }: { view: View; p: Pick<PaymentSummary, 'success' | 'captureState' | 'refundedAmount' | 'capturedAmount'> }): Html {
   const [key, tone] = STATE_BADGE[paymentState(p)];
   return <Badge tone={tone}>{translator(M, view.lang)(key)}</Badge>;
 }
 
 /** A list's payments: when, where each stands, how much, the card, and a link to the payment's page. */
-export function PaymentsTable({ view, payments, label }: { view: View; payments: readonly (PaymentSummary | PaymentListItem)[]; label: string }): VNode {
+export function PaymentsTable({ view, payments, label }: { view: View; payments: readonly (PaymentSummary | PaymentListItem)[]; label: string }): Html {
   const t = translator(M, view.lang);
   const withOrigin = payments.some((p) => 'byToken' in p);
-  // A list page's rows are templates (src/html/template.ts), their words looked up once a table: a
-  // component or an element per cell costs the renderer more than the cell itself.
+  // The words of the states, looked up once a table rather than once a row.
   const stateWord = Object.fromEntries((Object.keys(STATE_BADGE) as PaymentState[]).map((s) => [s, t(STATE_BADGE[s][0])])) as Record<PaymentState, string>;
-  return TableWrap({
-    label,
-    children: html`
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">${t('date')}</th>
-            <th scope="col">${view.t('status')}</th>
-            <th scope="col" class="num">${view.t('amount')}</th>
-            <th scope="col">${t('card')}</th>
-            ${withOrigin ? html`<th scope="col">${t('origin')}</th>` : null}
-            <th scope="col">${t('payment')}</th>
-          </tr>
-        </thead>
-        <tbody>
-          ${payments.map((p) => {
-            const state = paymentState(p);
-            return html`
-              <tr>
-                <td><time datetime="${isoTime(p.createdAt)}">${formatDateTime(p.createdAt, view.lang)}</time></td>
-                <td>
-                  <span class="badge badge-${STATE_BADGE[state][1]}">${stateWord[state]}</span>
-                  ${!p.success && p.reason && p.reason.toLowerCase() !== 'refused' ? html`<div class="muted small">${p.reason}</div>` : null}
-                </td>
-                <td class="num"><span class="num">${formatMoney(p.amount, p.currency, view.lang)}</span></td>
-                <td class="nowrap">${p.paymentMethod} •••• ${p.cardSummary}</td>
-                ${withOrigin ? html`<td class="wrap">${'byToken' in p ? origin(t, p) : null}</td>` : null}
-                <td>
-                  <a class="mono" href="${paymentPath(p.payfacReference)}">${p.payfacReference}</a>
-                  ${'merchantReference' in p && p.merchantReference ? html`<div class="muted small">${p.merchantReference}</div>` : null}
-                </td>
-              </tr>`;
-          })}
-        </tbody>
-      </table>`,
-  });
+  const row = (p: PaymentSummary | PaymentListItem): Html => {
+    const state = paymentState(p);
+    return (
+      <tr>
+        <td>
+          <Time view={view} at={p.createdAt} />
+        </td>
+        <td>
+          <Badge tone={STATE_BADGE[state][1]}>{stateWord[state]}</Badge>
+          {!p.success && p.reason && p.reason.toLowerCase() !== 'refused' ? <div class="muted small">{p.reason}</div> : null}
+        </td>
+        <td class="num">
+          <Money view={view} minor={p.amount} currency={p.currency} />
+        </td>
+        <td class="nowrap">
+          {p.paymentMethod} •••• {p.cardSummary}
+        </td>
+        {withOrigin ? <td class="wrap">{'byToken' in p ? <Origin t={t} p={p} /> : null}</td> : null}
+        <td>
+          <a class="mono" href={paymentPath(p.payfacReference)}>
+            {p.payfacReference}
+          </a>
+          {'merchantReference' in p && p.merchantReference ? <div class="muted small">{p.merchantReference}</div> : null}
+        </td>
+      </tr>
+    );
+  };
+  return (
+    <DataTable
+      view={view}
+      label={label}
+      columns={[t('date'), view.t('status'), { label: view.t('amount'), num: true }, t('card'), ...(withOrigin ? [t('origin')] : []), t('payment')]}
+      rows={payments}
+      row={row}
+    />
+  );
 }
 
-function origin(t: T, p: PaymentListItem): VNode {
-  if (p.paymentLinkReference) return html`<a href="${PORTAL}/links/${encodeURIComponent(p.paymentLinkReference)}">${t('originLink')}</a>`;
-  if (p.checkoutReference) return html`<a href="${PORTAL}/sessions/${encodeURIComponent(p.checkoutReference)}">${t('originSession')}</a>`;
-  return html`<span>${t('originToken')}</span>`;
+function Origin({ t, p }: { t: T; p: PaymentListItem }): Html {
+  if (p.paymentLinkReference) return <a href={`${PORTAL}/links/${encodeURIComponent(p.paymentLinkReference)}`}>{t('originLink')}</a>;
+  if (p.checkoutReference) return <a href={`${PORTAL}/sessions/${encodeURIComponent(p.checkoutReference)}`}>{t('originSession')}</a>;
+  return <span>{t('originToken')}</span>;
 }
 
 // ---------------------------------------------------------------- list
@@ -108,32 +106,41 @@ export function renderPaymentList(
     title: view.t('navPayments'),
     section: 'payments',
     lead: t('lead'),
-    actions: html`<a class="button secondary" href="${PORTAL}/payments/export.csv${exportQuery ? `?${exportQuery}` : ''}" download>${t('exportCsv')}</a>`,
-    children: html`
-      <form method="get" action="${PORTAL}/payments" class="filters" role="search" aria-label="${t('filters')}">
-        ${Select({
-          view,
-          name: 'state',
-          label: view.t('status'),
-          value: data.filter.state ?? '',
-          options: [
-            { value: '', label: t('stateAll') },
-            ...(Object.keys(PAYMENT_STATES) as PaymentState[]).map((s) => ({ value: s, label: t(STATE_BADGE[s][0]) })),
-          ],
-        })}
-        ${Field({ view, name: 'from', type: 'date', label: t('from'), value: data.filter.from, errors: data.errors })}
-        ${Field({ view, name: 'until', type: 'date', label: t('until'), value: data.filter.until, errors: data.errors })}
-        ${Field({ view, name: 'reference', type: 'search', label: t('reference'), hint: t('referenceHint'), value: data.filter.reference, maxLength: 200 })}
-        <button type="submit" class="secondary">${t('filter')}</button>
-        ${filtered ? html`<a href="${PORTAL}/payments">${view.t('clear')}</a>` : null}
-      </form>
-      <p class="muted small">${t('exportHint')}</p>
-      ${
-        data.payments.length === 0
-          ? html`<p class="empty panel">${filtered || data.newer !== null ? t('noMatches') : t('none')}</p>`
-          : PaymentsTable({ view, payments: data.payments, label: view.t('navPayments') })
-      }
-      ${KeysetPager({ base: `${PORTAL}/payments`, query, older: data.older, newer: data.newer, words: { newer: t('newer'), older: t('older'), newest: t('newest') } })}`,
+    actions: (
+      <a class="button secondary" href={`${PORTAL}/payments/export.csv${exportQuery ? `?${exportQuery}` : ''}`} download>
+        {t('exportCsv')}
+      </a>
+    ),
+    children: (
+      <>
+        <form method="get" action={`${PORTAL}/payments`} class="filters" role="search" aria-label={t('filters')}>
+          <Select
+            view={view}
+            name="state"
+            label={view.t('status')}
+            value={data.filter.state ?? ''}
+            options={[
+              { value: '', label: t('stateAll') },
+              ...(Object.keys(PAYMENT_STATES) as PaymentState[]).map((s) => ({ value: s, label: t(STATE_BADGE[s][0]) })),
+            ]}
+          />
+          <Field view={view} name="from" type="date" label={t('from')} value={data.filter.from} errors={data.errors} />
+          <Field view={view} name="until" type="date" label={t('until')} value={data.filter.until} errors={data.errors} />
+          <Field view={view} name="reference" type="search" label={t('reference')} hint={t('referenceHint')} value={data.filter.reference} maxLength={200} />
+          <button type="submit" class="secondary">
+            {t('filter')}
+          </button>
+          {filtered ? <a href={`${PORTAL}/payments`}>{view.t('clear')}</a> : null}
+        </form>
+        <p class="muted small">{t('exportHint')}</p>
+        {data.payments.length === 0 ? (
+          <p class="empty panel">{filtered || data.newer !== null ? t('noMatches') : t('none')}</p>
+        ) : (
+          <PaymentsTable view={view} payments={data.payments} label={view.t('navPayments')} />
+        )}
+        <ListPager view={view} paging={{ base: `${PORTAL}/payments`, query, older: data.older, newer: data.newer }} />
+      </>
+    ),
   });
 }
 
@@ -219,7 +226,7 @@ function timelineOf(view: View, t: T, p: PaymentDetail, mods: readonly Modificat
   return out;
 }
 
-function Timeline({ view, moments }: { view: View; moments: readonly Moment[] }): VNode {
+function Timeline({ view, moments }: { view: View; moments: readonly Moment[] }): Html {
   return (
     <ol class="timeline">
       {moments.map((m) => (
@@ -234,7 +241,7 @@ function Timeline({ view, moments }: { view: View; moments: readonly Moment[] })
   );
 }
 
-function Deliveries({ view, t, deliveries }: { view: View; t: T; deliveries: readonly DeliveryView[] }): VNode {
+function Deliveries({ view, t, deliveries }: { view: View; t: T; deliveries: readonly DeliveryView[] }): Html {
   const linked = view.can('webhooks.read');
   return (
     <TableWrap label={t('webhooks')}>
@@ -279,7 +286,7 @@ function Deliveries({ view, t, deliveries }: { view: View; t: T; deliveries: rea
 }
 
 /** The capture, refund and reverse forms: each only while the payment can take it, with what it can still take. */
-function Modifications({ view, t, data }: { view: View; t: T; data: DetailData }): VNode {
+function Modifications({ view, t, data }: { view: View; t: T; data: DetailData }): Html {
   const p = data.payment;
   const { capturable, refundable, reversible } = data.headroom;
   const money = (minor: number): string => formatMoney(minor, p.currency, view.lang);

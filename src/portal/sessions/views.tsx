@@ -1,4 +1,4 @@
-import type { VNode } from 'preact';
+import type { Html } from '../../html/jsx-runtime.js';
 import { formatNumber } from '../../html/format.js';
 import type { SessionDetails, SessionSummary } from '../../checkout/service.js';
 import type { SessionStatus } from '../../checkout/schemas.js';
@@ -99,7 +99,7 @@ const STATUS = {
   Expired: ['statusExpired', 'warn'],
 } as const satisfies Record<SessionStatus, readonly [keyof typeof M.en, 'ok' | 'info' | 'warn']>;
 
-function StatusBadge({ t, status }: { t: T; status: SessionStatus }): VNode {
+function StatusBadge({ t, status }: { t: T; status: SessionStatus }): Html {
   const [key, tone] = STATUS[status];
   return <Badge tone={tone}>{t(key)}</Badge>;
 }

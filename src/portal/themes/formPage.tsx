@@ -1,4 +1,4 @@
-import type { VNode } from 'preact';
+import type { Html } from '../../html/jsx-runtime.js';
 import { formatMoney } from '../../html/format.js';
 import { pageTranslator } from '../../checkout/preview.js';
 import { BUTTON_SHAPES, CUSTOM_THEME_CLASS, LOGO_MAX_BYTES, themeAssets, type Theme } from '../../themes/service.js';
@@ -32,7 +32,7 @@ const FORM_FIELDS = ['name', 'accentColor', 'backgroundColor', 'buttonShape', 'l
  * allows this origin's styles only), and with the portal's script the colours and logo being chosen.
  * The real page, with every part, is the preview page.
  */
-function PayPreview({ view, theme, sample }: { view: View; theme: Theme | null; sample: { item: string; amount: number; currency: string } }): VNode {
+function PayPreview({ view, theme, sample }: { view: View; theme: Theme | null; sample: { item: string; amount: number; currency: string } }): Html {
   const t = translator(M, view.lang);
   const pt = pageTranslator(view.lang);
   const amount = formatMoney(sample.amount, sample.currency, view.lang);
@@ -151,7 +151,7 @@ export function renderThemeForm(
   });
 }
 
-function LogoField({ view, logo, values, errors }: { view: View; logo: string | null; values: ThemeFormValues; errors: FieldErrors }): VNode {
+function LogoField({ view, logo, values, errors }: { view: View; logo: string | null; values: ThemeFormValues; errors: FieldErrors }): Html {
   const t = translator(M, view.lang);
   const id = fieldId('logo');
   const own = errors.of('logo');

@@ -1,4 +1,4 @@
-import type { VNode } from 'preact';
+import type { Html } from '../../html/jsx-runtime.js';
 import { THEMES } from '../../checkout/preview.js';
 import type { Theme } from '../../themes/service.js';
 import { translator } from '../i18n.js';
@@ -10,7 +10,7 @@ import { M, SHAPE_LABEL } from './messages.js';
 
 // The themes list, with the built-in palettes.
 
-function Swatches({ view, theme }: { view: View; theme: Theme }): VNode {
+function Swatches({ view, theme }: { view: View; theme: Theme }): Html {
   const t = translator(M, view.lang);
   // Drawn with SVG fills: the portal's CSP allows no inline style.
   return (

@@ -1,4 +1,4 @@
-import type { VNode } from 'preact';
+import type { Html } from '../../html/jsx-runtime.js';
 import { formatDateTime } from '../../html/format.js';
 import { ROLES, type Role, type UserError, type UserSummary } from '../../users/service.js';
 import { ROLE_KEY, messages, translator } from '../i18n.js';
@@ -111,7 +111,7 @@ function roleOptions(view: View): { value: Role; label: string }[] {
   return ROLES.map((r) => ({ value: r, label: view.t(ROLE_KEY[r]) }));
 }
 
-function StatusOf({ view, user }: { view: View; user: UserSummary }): VNode {
+function StatusOf({ view, user }: { view: View; user: UserSummary }): Html {
   const t = translator(M, view.lang);
   if (user.status === 'active') return <Badge tone="ok">{t('active')}</Badge>;
   if (user.status === 'expired') return <Badge tone="warn">{t('expired')}</Badge>;
@@ -129,7 +129,7 @@ export interface RowProblem {
   reason: Refusal;
 }
 
-function UserRow({ view, user, problem }: { view: View; user: UserSummary; problem: RowProblem | null }): VNode {
+function UserRow({ view, user, problem }: { view: View; user: UserSummary; problem: RowProblem | null }): Html {
   const t = translator(M, view.lang);
   const self = user.userId === view.user.userId;
   const base = `${PORTAL}/users/${encodeURIComponent(user.userId)}`;

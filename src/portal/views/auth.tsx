@@ -1,4 +1,4 @@
-import type { VNode } from 'preact';
+import type { Html } from '../../html/jsx-runtime.js';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../users/service.js';
 import type { Lang } from '../../web/lang.js';
 import type { CoreKey } from '../i18n.js';
@@ -24,7 +24,7 @@ function problemText(view: PublicView, p: PasswordProblem): string {
   return view.t(PROBLEM_KEY[p], { min: PASSWORD_MIN_LENGTH, max: PASSWORD_MAX_LENGTH });
 }
 
-function PasswordError({ id, text }: { id: string; text: string }): VNode {
+function PasswordError({ id, text }: { id: string; text: string }): Html {
   return (
     <p class="error" id={id}>
       {text}
@@ -40,7 +40,7 @@ function PasswordField(p: {
   error: string | null;
   hint?: string;
   minLength?: number;
-}): VNode {
+}): Html {
   const described = [...(p.hint ? [`${p.name}-hint`] : []), ...(p.error ? [`${p.name}-error`] : [])];
   return (
     <div class="field">
@@ -66,7 +66,7 @@ function PasswordField(p: {
 }
 
 /** A new password and the same again, each with its error; the first with its hint. */
-function NewPassword(p: { view: PublicView; name: string; error: string | null; confirmError: string | null; minLength?: number }): VNode {
+function NewPassword(p: { view: PublicView; name: string; error: string | null; confirmError: string | null; minLength?: number }): Html {
   const { t } = p.view;
   return (
     <>

@@ -1,7 +1,6 @@
-import type { ComponentChildren, VNode } from 'preact';
+import type { Children, Html, JSX } from '../../html/jsx-runtime.js';
 import type { FieldError } from '../../errors.js';
 import { formatDateTime, formatMoney, isoTime } from '../../html/format.js';
-import { attrs, html, type Attributes } from '../../html/template.js';
 import { FORM_TOKEN_FIELD } from '../../web/formTokens.js';
 import { fieldMessage, type FieldErrors, type PublicView } from '../view.js';
 
@@ -14,8 +13,8 @@ export function fieldId(name: string): string {
   return `f-${name.replace(/[^A-Za-z0-9]+/g, '-').replace(/-+$/, '')}`;
 }
 
-export function Csrf({ view }: { view: PublicView }): VNode {
-  return html`<input type="hidden" name="${FORM_TOKEN_FIELD}" value="${view.csrf}"/>`;
+export function Csrf({ view }: { view: PublicView }): Html {
+  return <input type="hidden" name={FORM_TOKEN_FIELD} value={view.csrf} />;
 }
 
 interface FieldProps {
@@ -50,33 +49,47 @@ function describedBy(id: string, hint: boolean, errors: readonly FieldError[], r
   return ids.length > 0 ? ids.join(' ') : undefined;
 }
 
-export function FieldMessages({ view, id, errors }: { view: PublicView; id: string; errors: readonly FieldError[] }): VNode | null {
+export function FieldMessages({ view, id, errors }: { view: PublicView; id: string; errors: readonly FieldError[] }): Html | null {
   if (errors.length === 0) return null;
-  return html`<p class="error" id="${id}-error">${errors.map((e) => fieldMessage(view, e)).join(' ')}</p>`;
+  return (
+    <p class="error" id={`${id}-error`}>
+      {errors.map((e) => fieldMessage(view, e)).join(' ')}
+    </p>
+  );
 }
 
 /** The data-* attributes of a field's input, for the scripts that enhance it. */
-function dataAttributes(data: Readonly<Record<string, string>> | undefined): Attributes | null {
-  if (!data) return null;
-  const out: Record<string, string> = {};
+function dataAttributes(data: Readonly<Record<string, string>> | undefined): Record<`data-${string}`, string> {
+  const out: Record<`data-${string}`, string> = {};
   for (const k in data) out[`data-${k}`] = data[k] as string;
-  return attrs(out);
+  return out;
 }
 
 /** What follows a field's input: its hint, why it is disabled, its errors. */
-function fieldNotes(p: { view: PublicView; hint?: string; disabledReason?: string }, id: string, errors: readonly FieldError[]): VNode {
-  return html`
-    ${p.hint ? html`<span class="hint" id="${id}-hint">${p.hint}</span>` : null}
-    ${p.disabledReason ? html`<span class="hint" id="${id}-why">${p.disabledReason}</span>` : null}
-    ${FieldMessages({ view: p.view, id, errors })}`;
+function fieldNotes(p: { view: PublicView; hint?: string; disabledReason?: string }, id: string, errors: readonly FieldError[]): Html {
+  return (
+    <>
+      {p.hint ? (
+        <span class="hint" id={`${id}-hint`}>
+          {p.hint}
+        </span>
+      ) : null}
+      {p.disabledReason ? (
+        <span class="hint" id={`${id}-why`}>
+          {p.disabledReason}
+        </span>
+      ) : null}
+      <FieldMessages view={p.view} id={id} errors={errors} />
+    </>
+  );
 }
 
-// The fields are on every form and filter, so they are templates (src/html/template.ts).
-export function Field(p: FieldProps): VNode {
+export function Field(p: FieldProps): Html {
   const id = fieldId(p.name);
   const errors = p.errors?.of(p.name) ?? [];
-  // The input's attributes in JSX's order: its own, the scripts' data-*, then those of its kind.
-  const common = attrs({
+  // The input's attributes: its own, the scripts' data-*, then those of its kind (one object, built
+  // in place: this is on every form and filter).
+  const attributes: Record<string, string | number | boolean | undefined> = {
     id,
     name: p.name,
     required: p.required,
@@ -87,17 +100,31 @@ export function Field(p: FieldProps): VNode {
     maxlength: p.maxLength,
     'aria-invalid': errors.length > 0 ? 'true' : undefined,
     'aria-describedby': describedBy(id, p.hint !== undefined, errors, p.disabledReason !== undefined),
-  });
-  const data = dataAttributes(p.data);
-  const input = p.multiline
-    ? html`<textarea${common}${data} rows="3">${p.value ?? ''}</textarea>`
-    : html`<input${common}${data}${attrs({ type: p.type ?? 'text', value: p.value ?? '', min: p.min, max: p.max, step: p.step, pattern: p.pattern })}/>`;
-  return html`
-    <div class="field${p.class ? ` ${p.class}` : ''}">
-      <label for="${id}">${p.label}${p.required ? html`<span class="tag"> (${p.view.t('required')})</span>` : null}</label>
-      ${input}
-      ${fieldNotes(p, id, errors)}
-    </div>`;
+  };
+  for (const k in p.data) attributes[`data-${k}`] = p.data[k];
+  let input: Html;
+  if (p.multiline) {
+    attributes.rows = 3;
+    input = <textarea {...attributes}>{p.value ?? ''}</textarea>;
+  } else {
+    attributes.type = p.type ?? 'text';
+    attributes.value = p.value ?? '';
+    attributes.min = p.min;
+    attributes.max = p.max;
+    attributes.step = p.step;
+    attributes.pattern = p.pattern;
+    input = <input {...attributes} />;
+  }
+  return (
+    <div class={`field${p.class ? ` ${p.class}` : ''}`}>
+      <label for={id}>
+        {p.label}
+        {p.required ? <span class="tag"> ({p.view.t('required')})</span> : null}
+      </label>
+      {input}
+      {fieldNotes(p, id, errors)}
+    </div>
+  );
 }
 
 export interface Option {
@@ -118,28 +145,34 @@ export function Select(p: {
   disabledReason?: string;
   class?: string;
   data?: Record<string, string>;
-}): VNode {
+}): Html {
   const id = fieldId(p.name);
   const errors = p.errors?.of(p.name) ?? [];
   const chosen = p.value ?? '';
-  const select = attrs({
-    id,
-    name: p.name,
-    disabled: p.disabled,
-    required: p.required,
-    'aria-invalid': errors.length > 0 ? 'true' : undefined,
-    'aria-describedby': describedBy(id, p.hint !== undefined, errors, p.disabledReason !== undefined),
-  });
-  const data = dataAttributes(p.data);
-  return html`
-    <div class="field${p.class ? ` ${p.class}` : ''}">
-      <label for="${id}">${p.label}</label>
-      <select${select}${data}>${p.options.map((o) => html`<option${attrs({ value: o.value, selected: o.value === chosen })}>${o.label}</option>`)}</select>
-      ${fieldNotes(p, id, errors)}
-    </div>`;
+  return (
+    <div class={`field${p.class ? ` ${p.class}` : ''}`}>
+      <label for={id}>{p.label}</label>
+      <select
+        id={id}
+        name={p.name}
+        disabled={p.disabled}
+        required={p.required}
+        aria-invalid={errors.length > 0 ? 'true' : undefined}
+        aria-describedby={describedBy(id, p.hint !== undefined, errors, p.disabledReason !== undefined)}
+        {...dataAttributes(p.data)}
+      >
+        {p.options.map((o) => (
+          <option value={o.value} selected={o.value === chosen}>
+            {o.label}
+          </option>
+        ))}
+      </select>
+      {fieldNotes(p, id, errors)}
+    </div>
+  );
 }
 
-export function Checkbox(p: { name: string; label: string; checked: boolean; value?: string; hint?: string; disabled?: boolean }): VNode {
+export function Checkbox(p: { name: string; label: string; checked: boolean; value?: string; hint?: string; disabled?: boolean }): Html {
   const id = fieldId(`${p.name}-${p.value ?? 'on'}`);
   return (
     <div class="check">
@@ -174,7 +207,7 @@ export function CheckGroup(p: {
   options: readonly (Option & { hint: string })[];
   chosen: readonly string[];
   errors: FieldErrors;
-}): VNode {
+}): Html {
   const id = fieldId(p.name);
   const problems = p.errors.within(p.name);
   return (
@@ -194,7 +227,7 @@ export function CheckGroup(p: {
 }
 
 /** The errors at the top of a form: how many, and those that name no field shown on it. */
-export function ErrorSummary({ view, errors, shownFields }: { view: PublicView; errors: FieldErrors; shownFields?: readonly string[] }): VNode | null {
+export function ErrorSummary({ view, errors, shownFields }: { view: PublicView; errors: FieldErrors; shownFields?: readonly string[] }): Html | null {
   if (errors.size === 0) return null;
   const loose = shownFields ? errors.except(shownFields) : [];
   return (
@@ -214,7 +247,7 @@ export function ErrorSummary({ view, errors, shownFields }: { view: PublicView; 
 }
 
 /** A message after an action (role=status: announced without moving focus). */
-export function Notice({ children, kind = 'ok' }: { children: ComponentChildren; kind?: 'ok' | 'warn' | 'error' }): VNode {
+export function Notice({ children, kind = 'ok' }: { children: Children; kind?: 'ok' | 'warn' | 'error' }): Html {
   return (
     <div class={`notice notice-${kind}`} role={kind === 'error' ? 'alert' : 'status'}>
       {children}
@@ -230,7 +263,7 @@ export function PostButton(p: {
   fields?: Record<string, string>;
   kind?: 'primary' | 'secondary' | 'danger' | 'link';
   ariaLabel?: string;
-}): VNode {
+}): Html {
   return (
     <form method="post" action={p.action} class="inline">
       <Csrf view={p.view} />
@@ -248,7 +281,7 @@ export function PostButton(p: {
  * A value to copy (a URL, a key, an identifier): a read-only input the reader can select, and a copy
  * button that the portal's script makes work (without the script the button is not shown).
  */
-export function CopyField({ view, label, value, id, secret }: { view: PublicView; label: string; value: string; id: string; secret?: boolean }): VNode {
+export function CopyField({ view, label, value, id, secret }: { view: PublicView; label: string; value: string; id: string; secret?: boolean }): Html {
   return (
     <div class="field copy">
       <label for={id}>{label}</label>
@@ -262,17 +295,17 @@ export function CopyField({ view, label, value, id, secret }: { view: PublicView
   );
 }
 
-export function Money({ view, minor, currency }: { view: PublicView; minor: number; currency: string }): VNode {
-  return html`<span class="num">${formatMoney(minor, currency, view.lang)}</span>`;
+export function Money({ view, minor, currency }: { view: PublicView; minor: number; currency: string }): Html {
+  return <span class="num">{formatMoney(minor, currency, view.lang)}</span>;
 }
 
-export function Time({ view, at, seconds }: { view: PublicView; at: Date | null; seconds?: boolean }): VNode {
-  if (at === null) return html`<span class="muted">–</span>`;
-  return html`<time datetime="${isoTime(at)}">${formatDateTime(at, view.lang, { seconds })}</time>`;
+export function Time({ view, at, seconds }: { view: PublicView; at: Date | null; seconds?: boolean }): Html {
+  if (at === null) return <span class="muted">–</span>;
+  return <time datetime={isoTime(at)}>{formatDateTime(at, view.lang, { seconds })}</time>;
 }
 
-export function Badge({ children, tone }: { children: ComponentChildren; tone: 'ok' | 'warn' | 'bad' | 'neutral' | 'info' }): VNode {
-  return html`<span class="badge badge-${tone}">${children}</span>`;
+export function Badge({ children, tone }: { children: Children; tone: 'ok' | 'warn' | 'bad' | 'neutral' | 'info' }): Html {
+  return <span class={`badge badge-${tone}`}>{children}</span>;
 }
 
 /**
@@ -293,7 +326,7 @@ export function Pager({
   page: number;
   pageSize: number;
   total: number;
-}): VNode | null {
+}): Html | null {
   const pages = Math.max(1, Math.ceil(total / pageSize));
   if (total === 0) return null;
   const href = (p: number): string => {
@@ -302,16 +335,25 @@ export function Pager({
   };
   const from = Math.min(total, page * pageSize + 1);
   const to = Math.min(total, (page + 1) * pageSize);
-  return html`
-    <nav class="pager" aria-label="${view.t('pageOf', { page: page + 1, pages })}">
-      <span>${view.t('showing', { from, to, total })}</span>
-      ${page > 0 ? html`<a href="${href(page - 1)}" rel="prev">${view.t('previous')}</a>` : null}
-      ${page + 1 < pages ? html`<a href="${href(page + 1)}" rel="next">${view.t('next')}</a>` : null}
-    </nav>`;
+  return (
+    <nav class="pager" aria-label={view.t('pageOf', { page: page + 1, pages })}>
+      <span>{view.t('showing', { from, to, total })}</span>
+      {page > 0 ? (
+        <a href={href(page - 1)} rel="prev">
+          {view.t('previous')}
+        </a>
+      ) : null}
+      {page + 1 < pages ? (
+        <a href={href(page + 1)} rel="next">
+          {view.t('next')}
+        </a>
+      ) : null}
+    </nav>
+  );
 }
 
 /** A cursor pager (lists that page by "before this one" instead of page numbers). */
-export function MorePager({ view, base, query, next }: { view: PublicView; base: string; query: Record<string, string>; next: string | null }): VNode | null {
+export function MorePager({ view, base, query, next }: { view: PublicView; base: string; query: Record<string, string>; next: string | null }): Html | null {
   if (next === null) return null;
   const q = new URLSearchParams({ ...query, before: next });
   return (
@@ -324,11 +366,11 @@ export function MorePager({ view, base, query, next }: { view: PublicView; base:
 }
 
 /** A definition list of label → value rows. */
-export function Facts({ rows }: { rows: readonly (readonly [string, ComponentChildren] | null)[] }): VNode {
+export function Facts({ rows }: { rows: readonly (readonly [string, Children] | null)[] }): Html {
   return (
     <dl class="facts">
       {rows
-        .filter((r): r is readonly [string, ComponentChildren] => r !== null)
+        .filter((r): r is readonly [string, Children] => r !== null)
         .map(([k, v]) => (
           <>
             <dt>{k}</dt>
@@ -340,6 +382,10 @@ export function Facts({ rows }: { rows: readonly (readonly [string, ComponentChi
 }
 
 /** A table that scrolls sideways on a narrow screen instead of overflowing the page. */
-export function TableWrap({ children, label }: { children: ComponentChildren; label: string }): VNode {
-  return html`<div class="table-wrap" role="region" aria-label="${label}" tabindex="0">${children}</div>`;
+export function TableWrap({ children, label }: { children: Children; label: string }): Html {
+  return (
+    <div class="table-wrap" role="region" aria-label={label} tabindex={0}>
+      {children}
+    </div>
+  );
 }

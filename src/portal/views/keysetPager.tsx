@@ -1,5 +1,4 @@
-import type { VNode } from 'preact';
-import { html } from '../../html/template.js';
+import type { Html } from '../../html/jsx-runtime.js';
 
 // The pager of a list that pages by keyset (src/db/keyset.ts): the newest page, the page of newer
 // rows, the page of older ones. The list's filters stay in the query.
@@ -11,15 +10,27 @@ export function KeysetPager(p: {
   newer: string | null;
   words: { newer: string; older: string; newest: string };
   label?: string;
-}): VNode | null {
+}): Html | null {
   if (p.older === null && p.newer === null) return null;
   const href = (extra: Record<string, string>): string => {
     const q = new URLSearchParams({ ...p.query, ...extra }).toString();
     return q ? `${p.base}?${q}` : p.base;
   };
-  return html`
-    <nav class="pager" aria-label="${p.label ?? `${p.words.newer} / ${p.words.older}`}">
-      ${p.newer !== null ? html`<a href="${href({})}">${p.words.newest}</a><a href="${href({ after: p.newer })}" rel="prev">${p.words.newer}</a>` : null}
-      ${p.older !== null ? html`<a href="${href({ before: p.older })}" rel="next">${p.words.older}</a>` : null}
-    </nav>`;
+  return (
+    <nav class="pager" aria-label={p.label ?? `${p.words.newer} / ${p.words.older}`}>
+      {p.newer !== null ? (
+        <>
+          <a href={href({})}>{p.words.newest}</a>
+          <a href={href({ after: p.newer })} rel="prev">
+            {p.words.newer}
+          </a>
+        </>
+      ) : null}
+      {p.older !== null ? (
+        <a href={href({ before: p.older })} rel="next">
+          {p.words.older}
+        </a>
+      ) : null}
+    </nav>
+  );
 }

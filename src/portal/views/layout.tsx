@@ -1,6 +1,5 @@
-import type { ComponentChildren, VNode } from 'preact';
+import type { Children, Html } from '../../html/jsx-runtime.js';
 import { renderDocument } from '../../html/render.js';
-import { html } from '../../html/template.js';
 import type { Permission } from '../access.js';
 import { ROLE_KEY, type CoreKey } from '../i18n.js';
 import type { PublicView, View } from '../view.js';
@@ -30,38 +29,37 @@ export const NAV: readonly NavEntry[] = [
   { section: 'audit', href: `${PORTAL}/audit`, label: 'navAudit', permission: 'audit.read' },
 ];
 
-// The frame is on every page, so it is written as templates (src/html/template.ts): the same HTML as
-// JSX would give, in a fraction of the renderer's time.
-
-function head(title: string, view: PublicView): VNode {
-  return html`
+function Head({ title, view }: { title: string; view: PublicView }): Html {
+  return (
     <head>
-      <meta charset="utf-8"/>
-      <meta name="viewport" content="width=device-width, initial-scale=1"/>
-      <meta name="robots" content="noindex, nofollow"/>
-      <title>${`${title} · ${view.t('portal')}`}</title>
-      <link rel="icon" href="/favicon.svg" type="image/svg+xml"/>
-      <link rel="stylesheet" href="${PORTAL}/assets/portal.css"/>
-      <script src="${PORTAL}/assets/portal.js" defer></script>
-    </head>`;
+      <meta charset="utf-8" />
+      <meta name="viewport" content="width=device-width, initial-scale=1" />
+      <meta name="robots" content="noindex, nofollow" />
+      <title>{`${title} · ${view.t('portal')}`}</title>
+      <link rel="icon" href="/favicon.svg" type="image/svg+xml" />
+      <link rel="stylesheet" href={`${PORTAL}/assets/portal.css`} />
+      <script src={`${PORTAL}/assets/portal.js`} defer></script>
+    </head>
+  );
 }
-
-const csrfInput = (view: PublicView): VNode => Csrf({ view });
 
 /** The language switch: a link to the same page in the other language (the choice is saved for a signed-in user). */
-function languageSwitch(view: PublicView): VNode {
+function LanguageSwitch({ view }: { view: PublicView }): Html {
   const other = view.lang === 'is' ? 'en' : 'is';
-  return html`
-    <form method="post" action="${PORTAL}/language" class="inline lang">
-      ${csrfInput(view)}
-      <input type="hidden" name="language" value="${other}"/>
-      <input type="hidden" name="back" value="${view.here}"/>
-      <button type="submit" class="link" lang="${other}">${view.t('otherLanguage')}</button>
-    </form>`;
+  return (
+    <form method="post" action={`${PORTAL}/language`} class="inline lang">
+      <Csrf view={view} />
+      <input type="hidden" name="language" value={other} />
+      <input type="hidden" name="back" value={view.here} />
+      <button type="submit" class="link" lang={other}>
+        {view.t('otherLanguage')}
+      </button>
+    </form>
+  );
 }
 
-function MerchantSwitch({ view }: { view: View }): VNode {
-  if (view.merchants.length < 2) return html`<span class="merchant-name">${view.merchant.name}</span>`;
+function MerchantSwitch({ view }: { view: View }): Html {
+  if (view.merchants.length < 2) return <span class="merchant-name">{view.merchant.name}</span>;
   return (
     <form method="post" action={`${PORTAL}/switch`} class="inline switch">
       <Csrf view={view} />
@@ -88,55 +86,79 @@ export interface PageProps {
   title: string;
   /** Which navigation entry is current. */
   section: string;
-  children: ComponentChildren;
+  children: Children;
   /** Links or buttons beside the heading. */
-  actions?: ComponentChildren;
+  actions?: Children;
   /** A short line under the heading. */
-  lead?: ComponentChildren;
+  lead?: Children;
 }
 
-export function Page({ view, title, section, children, actions, lead }: PageProps): VNode {
+export function Page({ view, title, section, children, actions, lead }: PageProps): Html {
   const { t } = view;
   const account = section === 'account';
-  const who = html`<span class="visually-hidden">${t('navAccount')}: </span>${view.user.email}`;
-  return html`
-    <html lang="${view.lang}">
-      ${head(title, view)}
+  const who = (
+    <>
+      <span class="visually-hidden">{t('navAccount')}: </span>
+      {view.user.email}
+    </>
+  );
+  return (
+    <html lang={view.lang}>
+      <Head title={title} view={view} />
       <body>
-        <a class="skip" href="#main">${t('skipToContent')}</a>
+        <a class="skip" href="#main">
+          {t('skipToContent')}
+        </a>
         <header class="topbar">
-          <a class="brand" href="${PORTAL}"><img src="/favicon.svg" alt width="24" height="24"/><span>paylinks</span></a>
-          <div class="who">${MerchantSwitch({ view })}<span class="role">${t(ROLE_KEY[view.user.role])}</span></div>
+          <a class="brand" href={PORTAL}>
+            <img src="/favicon.svg" alt="" width={24} height={24} />
+            <span>paylinks</span>
+          </a>
+          <div class="who">
+            <MerchantSwitch view={view} />
+            <span class="role">{t(ROLE_KEY[view.user.role])}</span>
+          </div>
           <div class="user">
-            ${languageSwitch(view)}
-            ${account ? html`<a href="${PORTAL}/account" class="current" aria-current="page">${who}</a>` : html`<a href="${PORTAL}/account">${who}</a>`}
-            <form method="post" action="${PORTAL}/sign-out" class="inline">
-              ${csrfInput(view)}
-              <button type="submit" class="link">${t('signOut')}</button>
+            <LanguageSwitch view={view} />
+            {account ? (
+              <a href={`${PORTAL}/account`} class="current" aria-current="page">
+                {who}
+              </a>
+            ) : (
+              <a href={`${PORTAL}/account`}>{who}</a>
+            )}
+            <form method="post" action={`${PORTAL}/sign-out`} class="inline">
+              <Csrf view={view} />
+              <button type="submit" class="link">
+                {t('signOut')}
+              </button>
             </form>
           </div>
         </header>
         <div class="shell">
-          <nav class="sidenav" aria-label="${t('mainNavigation')}">
+          <nav class="sidenav" aria-label={t('mainNavigation')}>
             <ul>
-              ${NAV.filter((n) => view.can(n.permission)).map((n) =>
-                n.section === section
-                  ? html`<li><a href="${n.href}" aria-current="page">${t(n.label)}</a></li>`
-                  : html`<li><a href="${n.href}">${t(n.label)}</a></li>`,
-              )}
+              {NAV.filter((n) => view.can(n.permission)).map((n) => (
+                <li>
+                  <a href={n.href} aria-current={n.section === section ? 'page' : undefined}>
+                    {t(n.label)}
+                  </a>
+                </li>
+              ))}
             </ul>
           </nav>
-          <main id="main" tabindex="-1">
+          <main id="main" tabindex={-1}>
             <div class="page-head">
-              <h1>${title}</h1>
-              ${actions ? html`<div class="page-actions">${actions}</div>` : null}
+              <h1>{title}</h1>
+              {actions ? <div class="page-actions">{actions}</div> : null}
             </div>
-            ${lead ? html`<p class="lead">${lead}</p>` : null}
-            ${children}
+            {lead ? <p class="lead">{lead}</p> : null}
+            {children}
           </main>
         </div>
       </body>
-    </html>`;
+    </html>
+  );
 }
 
 export function portalPage(props: PageProps): string {
@@ -144,10 +166,10 @@ export function portalPage(props: PageProps): string {
 }
 
 /** A page for someone not signed in: a narrow card with the language switch. */
-export function publicPage({ view, title, children }: { view: PublicView; title: string; children: ComponentChildren }): string {
+export function publicPage({ view, title, children }: { view: PublicView; title: string; children: Children }): string {
   return renderDocument(
     <html lang={view.lang}>
-      {head(title, view)}
+      <Head title={title} view={view} />
       <body class="public">
         <main id="main" class="card">
           <div class="card-head">
@@ -155,7 +177,7 @@ export function publicPage({ view, title, children }: { view: PublicView; title:
               <img src="/favicon.svg" alt="" width={24} height={24} />
               <span>paylinks</span>
             </span>
-            {languageSwitch(view)}
+            <LanguageSwitch view={view} />
           </div>
           <h1>{title}</h1>
           {children}

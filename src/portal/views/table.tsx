@@ -1,4 +1,4 @@
-import type { ComponentChildren, VNode } from 'preact';
+import type { Children, Html } from '../../html/jsx-runtime.js';
 import { messages, translator } from '../i18n.js';
 import { ItemsTable, type ItemLine, type ItemsWords } from '../../web/itemsTable.js';
 import type { PublicView } from '../view.js';
@@ -13,7 +13,7 @@ const M = messages({ newer: 'Newer', older: 'Older', newest: 'Newest' }, { newer
 
 /** A column's header: its label, and whether it holds numbers (aligned right) or its label is for screen readers only. */
 export interface Column {
-  label: ComponentChildren;
+  label: Children;
   num?: boolean;
   hidden?: boolean;
 }
@@ -27,7 +27,7 @@ export interface Paging {
 }
 
 /** The keyset pager of a list: the newest page, newer, older; nothing when the list has one page. */
-export function ListPager({ view, paging }: { view: PublicView; paging: Paging }): VNode | null {
+export function ListPager({ view, paging }: { view: PublicView; paging: Paging }): Html | null {
   const t = translator(M, view.lang);
   return KeysetPager({
     base: paging.base,
@@ -38,7 +38,7 @@ export function ListPager({ view, paging }: { view: PublicView; paging: Paging }
   });
 }
 
-function HeaderCell({ column }: { column: Column | string }): VNode {
+function HeaderCell({ column }: { column: Column | string }): Html {
   const c = typeof column === 'string' ? { label: column } : column;
   return (
     <th scope="col" class={c.num ? 'num' : undefined}>
@@ -58,12 +58,12 @@ export function DataTable<T>(p: {
   label: string;
   columns: readonly (Column | string)[];
   rows: readonly T[];
-  row?: (item: T, index: number) => ComponentChildren;
-  children?: ComponentChildren;
-  empty?: ComponentChildren;
+  row?: (item: T, index: number) => Children;
+  children?: Children;
+  empty?: Children;
   emptyClass?: string;
   paging?: Paging;
-}): VNode {
+}): Html {
   const table =
     p.rows.length === 0 && p.empty !== undefined ? (
       <p class={p.emptyClass ?? 'panel empty'}>{p.empty}</p>
@@ -90,7 +90,7 @@ export function DataTable<T>(p: {
 }
 
 /** An order's item lines in the portal (a link's, a checkout session's), scrolling as a list does; with `total`, a footer row. */
-export function ItemsList(p: { view: PublicView; label: string; currency: string; words: ItemsWords; lines: readonly ItemLine[]; total?: number }): VNode {
+export function ItemsList(p: { view: PublicView; label: string; currency: string; words: ItemsWords; lines: readonly ItemLine[]; total?: number }): Html {
   return (
     <TableWrap label={p.label}>
       <ItemsTable lang={p.view.lang} currency={p.currency} look="portal" words={p.words} lines={p.lines} total={p.total} />

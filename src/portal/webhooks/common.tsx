@@ -1,4 +1,4 @@
-import type { ComponentChildren, VNode } from 'preact';
+import type { Children, Html } from '../../html/jsx-runtime.js';
 import type { DeliveryView } from '../../webhooks/deliveries/service.js';
 import type { WebhookView } from '../../webhooks/service.js';
 import { translator, type Translate } from '../i18n.js';
@@ -22,15 +22,15 @@ export const hrefOf = (webhookId: string): string => `${PORTAL}/webhooks/${encod
 export const deliveryHref = (d: { webhookId: string; deliveryId: string }): string => `${hrefOf(d.webhookId)}/deliveries/${encodeURIComponent(d.deliveryId)}`;
 export const at = (iso: string | null): Date | null => (iso === null ? null : new Date(iso));
 
-export function StatusBadge({ t, webhook }: { t: T; webhook: WebhookView }): VNode {
+export function StatusBadge({ t, webhook }: { t: T; webhook: WebhookView }): Html {
   return webhook.enabled ? <Badge tone="ok">{t('enabled')}</Badge> : <Badge tone="neutral">{t('disabled')}</Badge>;
 }
 
-export function EventList({ t, types }: { t: T; types: readonly string[] }): VNode {
+export function EventList({ t, types }: { t: T; types: readonly string[] }): Html {
   return types.length === 0 ? <span>{t('allEvents')}</span> : <span>{types.join(', ')}</span>;
 }
 
-export function Back({ href, label }: { href: string; label: string }): VNode {
+export function Back({ href, label }: { href: string; label: string }): Html {
   return (
     <p class="back">
       <a href={href}>← {label}</a>
@@ -42,7 +42,7 @@ export function Back({ href, label }: { href: string; label: string }): VNode {
 export const nameOf = (t: T, w: WebhookView): string => (w.kind === 'listener' ? t('listener') : w.url);
 
 /** A page about one webhook (edit, rotate, delete, ...), with the way back to the webhook. */
-export function aboutWebhook(view: View, t: T, w: WebhookView, p: { title: string; lead?: string; back?: string; children: ComponentChildren }): string {
+export function aboutWebhook(view: View, t: T, w: WebhookView, p: { title: string; lead?: string; back?: string; children: Children }): string {
   return portalPage({
     view,
     title: p.title,
@@ -60,7 +60,7 @@ export function aboutWebhook(view: View, t: T, w: WebhookView, p: { title: strin
 const STATE_TONE = { Pending: 'info', Delivered: 'ok', Failed: 'bad' } as const;
 const STATE_KEY = { Pending: 'statePending', Delivered: 'stateDelivered', Failed: 'stateFailed' } as const satisfies Record<DeliveryView['state'], Key>;
 
-export function StateBadge({ t, state }: { t: T; state: DeliveryView['state'] }): VNode {
+export function StateBadge({ t, state }: { t: T; state: DeliveryView['state'] }): Html {
   return <Badge tone={STATE_TONE[state]}>{t(STATE_KEY[state])}</Badge>;
 }
 

@@ -1,4 +1,4 @@
-import type { VNode } from 'preact';
+import type { Html } from '../../html/jsx-runtime.js';
 import type { AttemptView, DeliveryView } from '../../webhooks/deliveries/service.js';
 import type { WebhookView } from '../../webhooks/service.js';
 import type { View } from '../view.js';
@@ -8,7 +8,7 @@ import { Back, SECTION, StateBadge, at, deliveryHref, hrefOf, nameOf, words, typ
 
 // One delivery with every attempt (§Deliveries).
 
-function Attempt({ view, t, a }: { view: View; t: T; a: AttemptView }): VNode {
+function Attempt({ view, t, a }: { view: View; t: T; a: AttemptView }): Html {
   const bodyId = `attempt-${a.attemptNumber}-body`;
   return (
     <section class="panel attempt" aria-labelledby={`attempt-${a.attemptNumber}-h`}>

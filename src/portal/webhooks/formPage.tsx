@@ -1,4 +1,4 @@
-import type { VNode } from 'preact';
+import type { Html } from '../../html/jsx-runtime.js';
 import { EVENT_TYPES } from '../../webhooks/events.js';
 import type { RegisteredWebhook, WebhookView } from '../../webhooks/service.js';
 import type { FieldErrors, View } from '../view.js';
@@ -30,7 +30,7 @@ export function formValuesOf(w: WebhookView): WebhookFormValues {
 }
 
 /** The event types as checkboxes (none: all). */
-function EventTypeChoice({ view, t, chosen, errors }: { view: View; t: T; chosen: readonly string[]; errors: FieldErrors }): VNode {
+function EventTypeChoice({ view, t, chosen, errors }: { view: View; t: T; chosen: readonly string[]; errors: FieldErrors }): Html {
   const options = EVENT_TYPES.map((type) => ({ value: type, label: type, hint: t(`ev${type}`) }));
   return <CheckGroup view={view} name="eventTypes" legend={t('events')} hint={t('eventTypesHint')} options={options} chosen={chosen} errors={errors} />;
 }
@@ -50,9 +50,9 @@ function WebhookFields({
   errors: FieldErrors;
   urlEditable: boolean;
   devUrls: boolean;
-}): VNode {
+}): Html {
   // The two delivery limits: whole numbers, with their hint.
-  const limit = (name: 'maxInFlight' | 'rateLimit', hint: 'maxInFlightHint' | 'rateLimitHint', maxLength: number): VNode => (
+  const limit = (name: 'maxInFlight' | 'rateLimit', hint: 'maxInFlightHint' | 'rateLimitHint', maxLength: number): Html => (
     <Field view={view} name={name} label={t(name)} value={values[name]} errors={errors} hint={t(hint)} inputmode="numeric" maxLength={maxLength} />
   );
   return (

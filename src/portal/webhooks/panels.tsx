@@ -1,4 +1,4 @@
-import type { VNode } from 'preact';
+import type { Html } from '../../html/jsx-runtime.js';
 import { EVENT_TYPES, PAYMENT_EVENT_TYPES } from '../../webhooks/events.js';
 import type { DeliveryView } from '../../webhooks/deliveries/service.js';
 import type { WebhookView } from '../../webhooks/service.js';
@@ -11,7 +11,7 @@ import { EventList, StateBadge, StatusBadge, at, deliveryHref, hrefOf, type T } 
 // sandbox's test event, and secrets shown once. A new setting of a webhook is one more row in
 // webhookFacts.
 
-export function ToWebhook({ t, w }: { t: T; w: WebhookView }): VNode {
+export function ToWebhook({ t, w }: { t: T; w: WebhookView }): Html {
   return (
     <p>
       <a class="button secondary" href={hrefOf(w.webhookId)}>
@@ -32,7 +32,7 @@ export function Secrets({
   t: T;
   secrets: { apiKey: string; hmacKey: string; signingSecret: string };
   title?: string;
-}): VNode {
+}): Html {
   return (
     <section class="panel" aria-labelledby={title ? 'secrets-h' : undefined}>
       {title ? <h2 id="secrets-h">{title}</h2> : null}
@@ -47,7 +47,7 @@ export function Secrets({
   );
 }
 
-export function webhookFacts(view: View, t: T, w: WebhookView, previousUntil: string | null): (readonly [string, VNode | string] | null)[] {
+export function webhookFacts(view: View, t: T, w: WebhookView, previousUntil: string | null): (readonly [string, Html | string] | null)[] {
   return [
     [t('deliveredTo'), w.kind === 'listener' ? t('listener') : <span class="mono">{w.url}</span>],
     [t('events'), <EventList t={t} types={w.eventTypes} />],
@@ -79,7 +79,7 @@ export function webhookFacts(view: View, t: T, w: WebhookView, previousUntil: st
 }
 
 /** A webhook's deliveries: the latest few on its page, a page of them on its deliveries page (with `empty` and `paging`). */
-export function DeliveryTable(p: { view: View; t: T; deliveries: readonly DeliveryView[]; empty?: string; paging?: Paging }): VNode {
+export function DeliveryTable(p: { view: View; t: T; deliveries: readonly DeliveryView[]; empty?: string; paging?: Paging }): Html {
   const { view, t } = p;
   return (
     <DataTable
@@ -116,7 +116,7 @@ export function DeliveryTable(p: { view: View; t: T; deliveries: readonly Delive
 }
 
 /** The sandbox's test event: a form only while the sandbox is on. */
-export function TestEvent({ view, t, webhook, errors }: { view: View; t: T; webhook: WebhookView; errors?: FieldErrors }): VNode | null {
+export function TestEvent({ view, t, webhook, errors }: { view: View; t: T; webhook: WebhookView; errors?: FieldErrors }): Html | null {
   // The sandbox makes payment events only.
   const types = (webhook.eventTypes.length > 0 ? webhook.eventTypes : EVENT_TYPES).filter((x) => (PAYMENT_EVENT_TYPES as readonly string[]).includes(x));
   if (types.length === 0) return null;
