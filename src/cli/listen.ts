@@ -206,6 +206,7 @@ export function registerListen(program: Command): void {
         let lastError = '';
         let lost = false;
         while (!stop.signal.aborted) {
+          const attemptStarted = Date.now();
           let opened = false;
           let problem: string;
           try {
@@ -237,7 +238,7 @@ export function registerListen(program: Command): void {
           lost = true;
           lastError = problem;
           if (!opened) {
-            if (failures === 0) failingSince = Date.now();
+            if (failures === 0) failingSince = attemptStarted;
             failures++;
           }
           if (o.maxReconnects > 0 && failures >= o.maxReconnects) {
@@ -271,7 +272,7 @@ export function registerListen(program: Command): void {
 /** Says on stderr, in plain words, why listen stops: what it tried, how often, the last error, what to check. */
 function giveUp(o: ListenFlags, failures: number, failingMs: number, lastError: string, webhookId: string | undefined): void {
   const lines = [
-    `paylinks: listen gave up: ${failures} attempts in a row to connect to the service at ${baseUrlOf(o)} failed, over ${duration(failingMs)}.`,
+    `paylinks: listen gave up: ${failures === 1 ? '1 attempt' : `${failures} attempts in a row`} to connect to the service at ${baseUrlOf(o)} failed, over ${duration(failingMs)}.`,
     `  The last error: ${lastError}`,
     '  Check that the service is running and that this machine reaches it at that address (--base-url, or PAYLINKS_BASE_URL),',
     '  then run paylinks listen again (--max-reconnects sets how many attempts it makes; 0 never gives up).',

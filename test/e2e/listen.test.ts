@@ -261,6 +261,8 @@ describe('paylinks listen --forward-to', () => {
     expect(err.stderr).toMatch(/The last error: POST \/api\/v1\/webhooks\/listeners: ECONNREFUSED/);
     expect(err.stderr).toContain('Check that the service is running and that this machine reaches it at that address');
     expect(err.stderr).not.toContain('is kept');
+    const help = await run(process.execPath, [BIN, 'listen', '--help'], { env: client });
+    expect(help.stdout).toMatch(/--silence-timeout <seconds>[\s\S]*--max-reconnects <n>/);
   }, 60_000);
 
   it('refuses a --forward-to that is not a URL, without registering anything', async () => {
