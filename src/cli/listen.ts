@@ -280,7 +280,7 @@ function giveUp(o: ListenFlags, failures: number, failingMs: number, lastError: 
   if (webhookId !== undefined)
     lines.push(
       `  The listener ${webhookId} is kept: its deliveries wait for it, and the next paylinks listen with this key and these events`,
-      '  takes it over, with the same secrets, once the service has not heard from it for a minute.',
+      '  takes it over, with the same secrets, once the service has had no stream of it open for a minute.',
     );
   process.stderr.write(`${lines.join('\n')}\n`);
 }

@@ -444,7 +444,8 @@ export class Webhooks {
    * The listener's attempts as they come due, until `signal` aborts or the service ends the stream.
    * Answer each with `reportAttempt` within 20 seconds, or it is recorded as a timeout and retried.
    * `silenceMs`: give up on a stream that brings nothing (the service sends a comment every 15 seconds)
-   * for that long, with a PaylinksNetworkError whose `timedOut` is true. `session`: any string of yours,
+   * for that long, with a PaylinksNetworkError whose `timedOut` is true; the time runs while your loop
+   * holds an event too, so hand attempts off rather than await their forwarding in the loop. `session`: any string of yours,
    * the same for each reconnection of one client; a stream of the same session replaces the one the
    * service still holds open (one whose connection died without closing), where another session's
    * stream is refused with 409.
