@@ -119,7 +119,14 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   installRouteTable(app);
   // The streams of `paylinks listen`: ended first when the server closes, so the drain never waits on
   // a stream that would stay open for ever.
-  const listeners = new ListenerHub({ db, clock, sealer: deps.sealer, leaseMs: LISTENER_LEASE_MS, logger: app.log });
+  const listeners = new ListenerHub({
+    db,
+    clock,
+    sealer: deps.sealer,
+    leaseMs: LISTENER_LEASE_MS,
+    heartbeatMs: config.listenHeartbeatMs,
+    logger: app.log,
+  });
   app.decorate('listeners', listeners);
   app.addHook('preClose', (done) => {
     listeners.closeAll();

@@ -51,6 +51,11 @@ export interface Config {
   readonly portalIdleMinutes: number;
   /** A portal session ends this long after sign-in, however it is used (hours). */
   readonly portalSessionHours: number;
+  /**
+   * How often a `paylinks listen` stream carries a keep-alive comment (ms): what lets the CLI tell a
+   * quiet stream from a dead connection (it gives one up after 45 s of nothing by default).
+   */
+  readonly listenHeartbeatMs: number;
   /** A separate listener for /metrics only (e.g. 127.0.0.1:9464), for serve and worker alike; null: none. */
   readonly metricsListen: { host: string; port: number } | null;
 }
@@ -156,6 +161,8 @@ export function parseConfig(env: Env): Config {
   const rateLimitPerSecond = integer('PAYLINKS_RATE_LIMIT_PER_SECOND', 25_000, 0, 1_000_000);
   const rateLimitBurst = integer('PAYLINKS_RATE_LIMIT_BURST', Math.max(1, rateLimitPerSecond * 2), 1, 10_000_000);
 
+  const listenHeartbeatMs = integer('PAYLINKS_LISTEN_HEARTBEAT_MS', 15_000, 100, 60_000);
+
   const portalIdleMinutes = integer('PAYLINKS_PORTAL_IDLE_MINUTES', 60, 5, 24 * 60);
   const portalSessionHours = integer('PAYLINKS_PORTAL_SESSION_HOURS', 12, 1, 24 * 30);
 
@@ -223,6 +230,7 @@ export function parseConfig(env: Env): Config {
     secretKeyIsFallback,
     metricsToken,
     metricsListen,
+    listenHeartbeatMs,
     portalIdleMinutes,
     portalSessionHours,
   });

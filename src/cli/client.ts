@@ -20,11 +20,16 @@ const out = (line: string): void => {
 
 export class UsageError extends Error {}
 
-export function client(flags: ClientFlags): Paylinks {
+/** Where the service is, as the command was told. */
+export function baseUrlOf(flags: ClientFlags): string {
   // src/config.ts is the one place that reads process.env for the service's own configuration; these
   // two variables configure this command's client of a (possibly remote) service, not the service,
   // so they are read here, where they are used.
-  const baseUrl = flags.baseUrl ?? process.env.PAYLINKS_BASE_URL ?? DEFAULT_BASE_URL;
+  return flags.baseUrl ?? process.env.PAYLINKS_BASE_URL ?? DEFAULT_BASE_URL;
+}
+
+export function client(flags: ClientFlags): Paylinks {
+  const baseUrl = baseUrlOf(flags);
   const apiKey = flags.apiKey ?? process.env.PAYLINKS_API_KEY;
   if (!apiKey) throw new UsageError('an API key is needed: --api-key or PAYLINKS_API_KEY');
   return new Paylinks({ baseUrl, apiKey });

@@ -1,7 +1,8 @@
-import type { Command } from 'commander';
+import { randomUUID } from 'node:crypto';
+import { InvalidArgumentError, type Command } from 'commander';
 import { Agent, request, type Dispatcher } from 'undici';
 import { PaylinksApiError, PaylinksNetworkError, type ListenerAttempt, type ListenerAttemptReport, type Paylinks } from '@paylinks/sdk';
-import { action, client, UsageError, withClient, type ClientFlags } from './client.js';
+import { action, baseUrlOf, client, UsageError, withClient, type ClientFlags } from './client.js';
 import { EVENT_TYPES, parseEventTypes } from './webhooks.js';
 
 // `paylinks listen --forward-to <url>`: webhooks on a developer's own machine, the way Stripe's CLI
@@ -10,14 +11,44 @@ import { EVENT_TYPES, parseEventTypes } from './webhooks.js';
 // CLI posts the exact body and headers to the local URL and reports the answer, and the service
 // records the attempt with it (retried on the usual schedule when it is not a 200). No inbound port
 // is needed here, so it works against a remote service too. Ctrl-C removes the listener.
+//
+// It does not die silently: the service sends a keep-alive comment every 15 seconds, and a stream
+// that brings nothing for --silence-timeout (45 s: three keep-alives missed) is taken as dead (a
+// laptop that slept, a network that dropped without closing the socket) and opened again, under the
+// same session, so the service lets the new stream replace the one it still holds. After
+// --max-reconnects failed attempts in a row it gives up with a message that says what to check,
+// and keeps the listener: what waits for it goes to the next `paylinks listen` (docs/listen.md).
 
 const FORWARD_TIMEOUT_MS = 15_000;
 const BODY_LIMIT = 64 * 1024;
+const SILENCE_TIMEOUT_S = 45;
+const MAX_RECONNECTS = 10;
+/** The wait before the next attempt doubles from the first to the last (real time: only this process cares). */
+const FIRST_BACKOFF_MS = 500;
+const MAX_BACKOFF_MS = 10_000;
 
 interface ListenFlags extends ClientFlags {
   forwardTo: string;
   events?: string;
   insecure?: boolean;
+  silenceTimeout: number;
+  maxReconnects: number;
+}
+
+function seconds(value: string): number {
+  const n = Number(value);
+  if (!/^\d+(\.\d+)?$/.test(value) || n <= 0 || n > 86_400) throw new InvalidArgumentError('must be a number of seconds above 0, at most 86400');
+  return n;
+}
+
+function count(value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) > 1_000_000) throw new InvalidArgumentError('must be a whole number from 0 (never give up) to 1000000');
+  return Number(value);
+}
+
+function duration(ms: number): string {
+  const s = Math.round(ms / 1000);
+  return s < 60 ? `${s} s` : `${Math.floor(s / 60)} min ${s % 60} s`;
 }
 
 const out = (line: string): void => {
@@ -87,6 +118,18 @@ export function registerListen(program: Command): void {
     .requiredOption('--forward-to <url>', 'where to post each delivery, e.g. http://localhost:3000/webhooks')
     .option('--events <types>', `comma-separated event types to receive (default all): ${EVENT_TYPES.join(',')}`)
     .option('--insecure', 'accept any certificate from an https --forward-to (a local receiver with a self-signed certificate)')
+    .option(
+      '--silence-timeout <seconds>',
+      'a stream that brings nothing for this long (the service sends a keep-alive every 15 s) is taken as dead and opened again',
+      seconds,
+      SILENCE_TIMEOUT_S,
+    )
+    .option(
+      '--max-reconnects <n>',
+      'give up, exiting 1 with what to check, after this many failed attempts in a row to connect (a connection that opens resets the count; 0: never give up)',
+      count,
+      MAX_RECONNECTS,
+    )
     .action(
       action(async (o: ListenFlags) => {
         const target = forwardUrl(o.forwardTo);
@@ -153,17 +196,32 @@ export function registerListen(program: Command): void {
         process.once('SIGINT', shutdown);
         process.once('SIGTERM', shutdown);
 
-        let backoff = 500;
+        // One name for this run's streams: after a connection that died without closing, the service
+        // still holds the old stream, and only the same session may replace it (another gets a 409).
+        const session = randomUUID();
+        const silenceMs = Math.round(o.silenceTimeout * 1000);
+        let backoff = FIRST_BACKOFF_MS;
+        let failures = 0;
+        let failingSince = 0;
+        let lastError = '';
+        let lost = false;
         while (!stop.signal.aborted) {
+          const attemptStarted = Date.now();
+          let opened = false;
+          let problem: string;
           try {
             webhookId ??= await register();
-            for await (const e of paylinks.webhooks.listen(webhookId, { signal: stop.signal })) {
-              backoff = 500;
-              if (e.type === 'attempt')
-                void handle(webhookId, e.attempt).catch((err: unknown) => process.stderr.write(`paylinks: ${(err as Error).message}\n`));
+            for await (const e of paylinks.webhooks.listen(webhookId, { signal: stop.signal, silenceMs, session })) {
+              if (e.type === 'ready') {
+                opened = true;
+                failures = 0;
+                backoff = FIRST_BACKOFF_MS;
+                if (lost) process.stderr.write(`paylinks: connected again to ${baseUrlOf(o)}\n`);
+                lost = false;
+              } else void handle(webhookId, e.attempt).catch((err: unknown) => process.stderr.write(`paylinks: ${(err as Error).message}\n`));
             }
             if (stop.signal.aborted) break;
-            process.stderr.write('paylinks: the service ended the stream; reconnecting\n');
+            problem = 'the service ended the stream';
           } catch (err) {
             if (stop.signal.aborted) break;
             if (err instanceof PaylinksApiError && err.status === 404) {
@@ -171,10 +229,25 @@ export function registerListen(program: Command): void {
               webhookId = undefined;
             } else if (err instanceof PaylinksApiError && err.status !== 409 && err.status < 500 && err.status !== 429) {
               throw err;
-            } else {
-              process.stderr.write(`paylinks: ${(err as Error).message}; reconnecting\n`);
             }
+            problem =
+              err instanceof PaylinksNetworkError && err.timedOut && opened
+                ? `nothing came from the service for ${o.silenceTimeout} s, not even its keep-alive: the connection is taken as dead`
+                : (err as Error).message;
           }
+          lost = true;
+          lastError = problem;
+          if (!opened) {
+            if (failures === 0) failingSince = attemptStarted;
+            failures++;
+          }
+          if (o.maxReconnects > 0 && failures >= o.maxReconnects) {
+            giveUp(o, failures, Date.now() - failingSince, lastError, webhookId);
+            await dispatcher.close();
+            process.exit(1);
+          }
+          const limit = o.maxReconnects > 0 && failures > 0 ? ` (failed attempts in a row: ${failures} of ${o.maxReconnects})` : '';
+          process.stderr.write(`paylinks: ${problem}; connecting again in ${(backoff / 1000).toString()} s${limit}\n`);
           await new Promise<void>((resolve) => {
             const t = setTimeout(resolve, backoff);
             stop.signal.addEventListener(
@@ -186,7 +259,7 @@ export function registerListen(program: Command): void {
               { once: true },
             );
           });
-          backoff = Math.min(backoff * 2, 10_000);
+          backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
         }
 
         if (webhookId !== undefined) await removeListener(paylinks, webhookId, o);
@@ -194,6 +267,22 @@ export function registerListen(program: Command): void {
         process.exit(0);
       }),
     );
+}
+
+/** Says on stderr, in plain words, why listen stops: what it tried, how often, the last error, what to check. */
+function giveUp(o: ListenFlags, failures: number, failingMs: number, lastError: string, webhookId: string | undefined): void {
+  const lines = [
+    `paylinks: listen gave up: ${failures === 1 ? '1 attempt' : `${failures} attempts in a row`} to connect to the service at ${baseUrlOf(o)} failed, over ${duration(failingMs)}.`,
+    `  The last error: ${lastError}`,
+    '  Check that the service is running and that this machine reaches it at that address (--base-url, or PAYLINKS_BASE_URL),',
+    '  then run paylinks listen again (--max-reconnects sets how many attempts it makes; 0 never gives up).',
+  ];
+  if (webhookId !== undefined)
+    lines.push(
+      `  The listener ${webhookId} is kept: its deliveries wait for it, and the next paylinks listen with this key and these events`,
+      '  takes it over, with the same secrets, once the service has had no stream of it open for a minute.',
+    );
+  process.stderr.write(`${lines.join('\n')}\n`);
 }
 
 async function removeListener(paylinks: Paylinks, webhookId: string, o: ListenFlags): Promise<void> {

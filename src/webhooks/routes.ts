@@ -6,7 +6,7 @@ import { merchantOf } from '../http/auth.js';
 import { EnvelopeOnly, answerWith } from '../http/envelope.js';
 import { pageOf } from '../http/paging.js';
 import { bodyCheckedByService, checkedByService, queryCheckedByService } from '../http/validation.js';
-import type { ListenerHub } from './listen/hub.js';
+import type { ListenerHub, Sink } from './listen/hub.js';
 import * as s from './schemas.js';
 import * as service from './service.js';
 import * as deliveries from './deliveries/service.js';
@@ -159,8 +159,10 @@ export async function webhookRoutes(app: App, deps: AppDeps, listeners: Listener
           'Send `Accept: text/event-stream`. Events: `ready`, then one `attempt` per delivery attempt: {deliveryId, eventType, payfacReference, ' +
           'attemptNumber, correlationId, attemptToken, headers, body}. Forward body and headers as they are to the local receiver and report its ' +
           'answer with POST /webhooks/{webhookId}/listen/attempts within 20 seconds, or the attempt is recorded as a timeout and retried on the ' +
-          'schedule. One stream per listener; a second is answered 409.',
+          'schedule. A comment line (`: keep-alive`) comes every 15 seconds, so a client that hears nothing for much longer knows its connection ' +
+          'died. One stream per listener: a second is answered 409, unless it gives the same `session` as the stream held, which it then replaces.',
         params: s.WebhookParams,
+        querystring: s.ListenQuery,
         response: { 200: { description: 'text/event-stream', content: { 'text/event-stream': { schema: { type: 'string' } } } } },
       },
     },
@@ -173,7 +175,8 @@ export async function webhookRoutes(app: App, deps: AppDeps, listeners: Listener
           { field: 'Accept', code: 'FORMAT', message: 'must accept text/event-stream' },
         ]);
       }
-      if (listeners.isOpen(webhookId)) throw new ApiError('INVALID_STATE', 'another paylinks listen already has this listener open');
+      const { session } = request.query;
+      if (listeners.isHeld(webhookId, session)) throw new ApiError('INVALID_STATE', 'another paylinks listen already has this listener open');
       reply.hijack();
       const res = reply.raw;
       res.writeHead(200, {
@@ -182,7 +185,7 @@ export async function webhookRoutes(app: App, deps: AppDeps, listeners: Listener
         connection: 'keep-alive',
         'x-accel-buffering': 'no',
       });
-      const opened = listeners.open(webhookId, {
+      const sink: Sink = {
         send: (event, data) => {
           if (!res.writableEnded) res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
         },
@@ -192,12 +195,13 @@ export async function webhookRoutes(app: App, deps: AppDeps, listeners: Listener
         end: () => {
           if (!res.writableEnded) res.end();
         },
-      });
+      };
+      const opened = listeners.open(webhookId, sink, session);
       if (!opened) {
         res.end(`event: error\ndata: ${JSON.stringify({ code: 'INVALID_STATE', message: 'another paylinks listen already has this listener open' })}\n\n`);
         return;
       }
-      res.on('close', () => listeners.detach(webhookId));
+      res.on('close', () => listeners.detach(webhookId, sink));
     },
   );
 

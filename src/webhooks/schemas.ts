@@ -110,6 +110,16 @@ export const ListenerResponse = WithEnvelope(
   },
   'The listener webhook with its two secrets',
 );
+export const ListenQuery = Type.Object({
+  session: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 100,
+      pattern: '^[A-Za-z0-9_.-]+$',
+      description: "the client's own name for itself, the same on each reconnection: its stream replaces the one it left open",
+    }),
+  ),
+});
 export const AttemptReportBody = Type.Object(
   {
     deliveryId: Type.String({ minLength: 1, maxLength: 100 }),

@@ -20,14 +20,21 @@ interface Attempt {
 }
 
 /** Reads a listener's stream in the background; `next()` waits for its next attempt. */
-function reader(client: Paylinks, webhookId: string): { next(): Promise<ListenerAttempt>; ready: Promise<void>; stop(): void; ended: Promise<unknown> } {
+function reader(
+  client: Paylinks,
+  webhookId: string,
+  session?: string,
+): { next(): Promise<ListenerAttempt>; ready: Promise<void>; stop(): void; ended: Promise<unknown> } {
   const abort = new AbortController();
   const queue: ListenerAttempt[] = [];
   const waiters: ((a: ListenerAttempt) => void)[] = [];
   let markReady: () => void = () => undefined;
   const ready = new Promise<void>((resolve) => (markReady = resolve));
   const ended = (async () => {
-    for await (const e of client.webhooks.listen(webhookId, { signal: abort.signal }) as AsyncIterable<ListenerEvent>) {
+    for await (const e of client.webhooks.listen(webhookId, {
+      signal: abort.signal,
+      ...(session === undefined ? {} : { session }),
+    }) as AsyncIterable<ListenerEvent>) {
       if (e.type === 'ready') markReady();
       else {
         const w = waiters.shift();
@@ -257,6 +264,47 @@ describe('listener webhooks (paylinks listen)', () => {
       stream.stop();
       await client.webhooks.delete(l.webhookId);
       await client.webhooks.delete(url.webhookId);
+    }
+  });
+
+  it("lets a stream of the same session replace the one it left open, refuses another session's, and keeps the new one when the old closes", async () => {
+    const l = await client.webhooks.registerListener({ eventTypes: ['Capture'] });
+    const first = reader(client, l.webhookId, 'run-1');
+    let second: ReturnType<typeof reader> | undefined;
+    try {
+      await first.ready;
+      const stranger = await client.webhooks
+        .listen(l.webhookId, { session: 'run-2' })
+        .next()
+        .catch((e: unknown) => e);
+      expect(stranger).toMatchObject({ status: 409, code: 'INVALID_STATE' });
+      const bad = await call(live.ctx, 'GET', `/api/v1/webhooks/${l.webhookId}/listen?session=${encodeURIComponent('a b')}`, undefined, {
+        headers: { accept: 'text/event-stream' },
+      });
+      expect(bad.status).toBe(400);
+
+      // The same client comes back (its connection died without closing): the service ends the
+      // stream it held and serves the new one.
+      second = reader(client, l.webhookId, 'run-1');
+      await second.ready;
+      expect(await first.ended).toBeUndefined();
+      const payfacReference = await trigger('Capture');
+      const a = await second.next();
+      expect(a).toMatchObject({ payfacReference, attemptNumber: 1 });
+      await client.webhooks.reportAttempt(l.webhookId, {
+        deliveryId: a.deliveryId,
+        attemptToken: a.attemptToken,
+        responseStatus: 200,
+        responseBody: 'ok',
+        durationMs: 3,
+        errorKind: null,
+        errorDetail: null,
+      });
+      expect((await attemptsOf(a.deliveryId)).state).toBe('Delivered');
+    } finally {
+      first.stop();
+      second?.stop();
+      await client.webhooks.delete(l.webhookId);
     }
   });
 });

@@ -145,9 +145,12 @@ class Transport {
 
   /**
    * Opens a Server-Sent Events stream and yields its events until it ends or `signal` aborts. A refusal
-   * (4xx, 5xx) throws the same typed errors as any call; a stream is never retried here.
+   * (4xx, 5xx) throws the same typed errors as any call; a stream is never retried here. With
+   * `silenceMs`, a stream that brings no byte (not even a comment) for that long, from the request on,
+   * is closed and throws a PaylinksNetworkError with `timedOut`: a connection that died without closing
+   * (a laptop that slept, a network that dropped) otherwise waits for ever.
    */
-  async *stream(path: string, signal?: AbortSignal): AsyncGenerator<{ event: string; data: string }, void, undefined> {
+  async *stream(path: string, signal?: AbortSignal, silenceMs?: number): AsyncGenerator<{ event: string; data: string }, void, undefined> {
     const url = new URL(this.#base + path);
     const headers = {
       accept: 'text/event-stream',
@@ -155,56 +158,77 @@ class Transport {
       ...this.#headers,
       'x-api-key': this.#apiKey,
     };
-    let res: Response;
+    const silence = new AbortController();
+    let silenceTimer: ReturnType<typeof setTimeout> | undefined;
+    const heard = (): void => {
+      if (silenceMs === undefined) return;
+      clearTimeout(silenceTimer);
+      silenceTimer = setTimeout(() => silence.abort(), silenceMs);
+    };
+    const silentFor = (): PaylinksNetworkError =>
+      new PaylinksNetworkError(`GET ${url.pathname}: nothing came for ${silenceMs} ms (the connection went silent)`, true);
+    const aborts = signal ? AbortSignal.any([signal, silence.signal]) : silence.signal;
+    heard();
     try {
-      res = await this.#fetch(url, { method: 'GET', headers, ...(signal ? { signal } : {}) });
-    } catch (cause) {
-      if (signal?.aborted) return;
-      throw new PaylinksNetworkError(`GET ${url.pathname}: ${causeCode(cause) ?? (cause instanceof Error ? cause.message : String(cause))}`, false, { cause });
-    }
-    if (!res.ok || res.body === null) {
-      const text = await res.text();
-      let parsed: unknown;
+      let res: Response;
       try {
-        parsed = JSON.parse(text);
-      } catch {
-        parsed = undefined;
+        res = await this.#fetch(url, { method: 'GET', headers, signal: aborts });
+      } catch (cause) {
+        if (signal?.aborted) return;
+        if (silence.signal.aborted) throw silentFor();
+        throw new PaylinksNetworkError(`GET ${url.pathname}: ${causeCode(cause) ?? (cause instanceof Error ? cause.message : String(cause))}`, false, {
+          cause,
+        });
       }
-      throw apiErrorFor(this.#errorInit(res.status, text, parsed, parseRetryAfter(res.headers.get('retry-after'))));
-    }
-    const decoder = new TextDecoder();
-    let buffer = '';
-    let event = 'message';
-    let data: string[] = [];
-    try {
-      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-        buffer += decoder.decode(chunk, { stream: true });
-        let nl: number;
-        while ((nl = buffer.indexOf('\n')) !== -1) {
-          const line = buffer.slice(0, nl).replace(/\r$/, '');
-          buffer = buffer.slice(nl + 1);
-          if (line === '') {
-            if (data.length > 0) yield { event, data: data.join('\n') };
-            event = 'message';
-            data = [];
-          } else if (line.startsWith(':')) {
-            // a comment: keeps the connection alive
-          } else {
-            const colon = line.indexOf(':');
-            const field = colon === -1 ? line : line.slice(0, colon);
-            const value = colon === -1 ? '' : line.slice(colon + 1).replace(/^ /, '');
-            if (field === 'event') event = value;
-            else if (field === 'data') data.push(value);
+      if (!res.ok || res.body === null) {
+        clearTimeout(silenceTimer);
+        const text = await res.text();
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(text);
+        } catch {
+          parsed = undefined;
+        }
+        throw apiErrorFor(this.#errorInit(res.status, text, parsed, parseRetryAfter(res.headers.get('retry-after'))));
+      }
+      const decoder = new TextDecoder();
+      let buffer = '';
+      let event = 'message';
+      let data: string[] = [];
+      try {
+        for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+          heard();
+          buffer += decoder.decode(chunk, { stream: true });
+          let nl: number;
+          while ((nl = buffer.indexOf('\n')) !== -1) {
+            const line = buffer.slice(0, nl).replace(/\r$/, '');
+            buffer = buffer.slice(nl + 1);
+            if (line === '') {
+              if (data.length > 0) yield { event, data: data.join('\n') };
+              event = 'message';
+              data = [];
+            } else if (line.startsWith(':')) {
+              // a comment: keeps the connection alive
+            } else {
+              const colon = line.indexOf(':');
+              const field = colon === -1 ? line : line.slice(0, colon);
+              const value = colon === -1 ? '' : line.slice(colon + 1).replace(/^ /, '');
+              if (field === 'event') event = value;
+              else if (field === 'data') data.push(value);
+            }
           }
         }
+      } catch (cause) {
+        if (signal?.aborted) return;
+        if (silence.signal.aborted) throw silentFor();
+        throw new PaylinksNetworkError(
+          `GET ${url.pathname}: the stream broke (${causeCode(cause) ?? (cause instanceof Error ? cause.message : String(cause))})`,
+          false,
+          { cause },
+        );
       }
-    } catch (cause) {
-      if (signal?.aborted) return;
-      throw new PaylinksNetworkError(
-        `GET ${url.pathname}: the stream broke (${causeCode(cause) ?? (cause instanceof Error ? cause.message : String(cause))})`,
-        false,
-        { cause },
-      );
+    } finally {
+      clearTimeout(silenceTimer);
     }
   }
 
@@ -419,9 +443,16 @@ export class Webhooks {
   /**
    * The listener's attempts as they come due, until `signal` aborts or the service ends the stream.
    * Answer each with `reportAttempt` within 20 seconds, or it is recorded as a timeout and retried.
+   * `silenceMs`: give up on a stream that brings nothing (the service sends a comment every 15 seconds)
+   * for that long, with a PaylinksNetworkError whose `timedOut` is true; the time runs while your loop
+   * holds an event too, so hand attempts off rather than await their forwarding in the loop. `session`: any string of yours,
+   * the same for each reconnection of one client; a stream of the same session replaces the one the
+   * service still holds open (one whose connection died without closing), where another session's
+   * stream is refused with 409.
    */
-  async *listen(webhookId: string, options: { signal?: AbortSignal } = {}): AsyncGenerator<t.ListenerEvent, void, undefined> {
-    for await (const e of this.#http.stream(`/webhooks/${enc(webhookId)}/listen`, options.signal)) {
+  async *listen(webhookId: string, options: t.ListenOptions = {}): AsyncGenerator<t.ListenerEvent, void, undefined> {
+    const query = options.session === undefined ? '' : `?session=${encodeURIComponent(options.session)}`;
+    for await (const e of this.#http.stream(`/webhooks/${enc(webhookId)}/listen${query}`, options.signal, options.silenceMs)) {
       if (e.event === 'ready') yield { type: 'ready', webhookId };
       else if (e.event === 'attempt') yield { type: 'attempt', attempt: JSON.parse(e.data) as t.ListenerAttempt };
     }

@@ -299,6 +299,15 @@ export interface ListenerAttempt {
   body: string;
 }
 
+export interface ListenOptions {
+  /** Ends the stream (the iterator returns). */
+  signal?: AbortSignal;
+  /** Milliseconds without a byte from the service after which the stream is given up (a PaylinksNetworkError with `timedOut`). */
+  silenceMs?: number;
+  /** One client's name for itself across reconnections: its new stream replaces the one it left open. */
+  session?: string;
+}
+
 export type ListenerEvent = { type: 'ready'; webhookId: string } | { type: 'attempt'; attempt: ListenerAttempt };
 
 export interface ListenerAttemptReport {

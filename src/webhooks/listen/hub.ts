@@ -103,11 +103,19 @@ interface InFlight {
   timer: NodeJS.Timeout;
 }
 
-interface Stream {
-  webhookId: string;
+/** Where a stream writes: the route's response. */
+export interface Sink {
   send(event: string, data: unknown): void;
   comment(text: string): void;
   end(): void;
+}
+
+interface Stream {
+  webhookId: string;
+  /** What the route gave to open(): its close detaches this stream and no later one. */
+  sink: Sink;
+  /** The client's name for itself across its reconnections, when it gave one. */
+  session: string | undefined;
   inFlight: Map<string, InFlight>;
   pumping: boolean;
   again: boolean;
@@ -137,25 +145,37 @@ export class ListenerHub {
     this.heartbeatMs = opts.heartbeatMs ?? 15_000;
   }
 
-  isOpen(webhookId: string): boolean {
-    return this.streams.has(webhookId);
+  /** True when this process holds a stream for the listener that a stream of `session` may not replace. */
+  isHeld(webhookId: string, session?: string): boolean {
+    const held = this.streams.get(webhookId);
+    return held !== undefined && (session === undefined || held.session !== session);
   }
 
   /**
    * Attaches a stream to a listener webhook; false when this process already has one open for it
-   * (one CLI per listener).
+   * (one CLI per listener). A stream of the same session replaces the one held: that client lost its
+   * connection without it closing (a laptop that slept, a network that dropped; the service's
+   * keep-alive comments still fit in the socket's buffers, so nothing here notices for many
+   * minutes) and came back. What the old stream had in flight is recorded as a connection failure
+   * and retried on the schedule, as when a stream closes.
    */
-  open(webhookId: string, sink: { send(event: string, data: unknown): void; comment(text: string): void; end(): void }): boolean {
-    if (this.closing || this.streams.has(webhookId)) return false;
+  open(webhookId: string, sink: Sink, session?: string): boolean {
+    if (this.closing || this.isHeld(webhookId, session)) return false;
+    const held = this.streams.get(webhookId);
+    if (held) {
+      this.detach(webhookId, held.sink);
+      held.sink.end();
+    }
     const stream: Stream = {
       webhookId,
-      ...sink,
+      sink,
+      session,
       inFlight: new Map(),
       pumping: false,
       again: false,
       closed: false,
       heartbeat: setInterval(() => {
-        stream.comment('keep-alive');
+        sink.comment('keep-alive');
         touchListener(this.opts.db.pool, webhookId, this.opts.clock.now()).catch(() => undefined);
       }, this.heartbeatMs),
     };
@@ -167,15 +187,18 @@ export class ListenerHub {
       this.poll.unref();
     }
     touchListener(this.opts.db.pool, webhookId, this.opts.clock.now()).catch(() => undefined);
-    stream.send('ready', { webhookId });
+    stream.sink.send('ready', { webhookId });
     this.pump(stream);
     return true;
   }
 
-  /** The CLI went away: attempts it had not answered are recorded as connection failures. */
-  detach(webhookId: string): void {
+  /**
+   * The CLI went away: attempts it had not answered are recorded as connection failures. With `sink`,
+   * only the stream opened with it (a replaced stream's late close leaves its successor alone).
+   */
+  detach(webhookId: string, sink?: Sink): void {
     const stream = this.streams.get(webhookId);
-    if (!stream) return;
+    if (!stream || (sink !== undefined && stream.sink !== sink)) return;
     stream.closed = true;
     clearInterval(stream.heartbeat);
     this.streams.delete(webhookId);
@@ -203,7 +226,7 @@ export class ListenerHub {
     this.closing = true;
     for (const stream of [...this.streams.values()]) {
       this.detach(stream.webhookId);
-      stream.end();
+      stream.sink.end();
     }
   }
 
@@ -340,7 +363,7 @@ export class ListenerHub {
         },
         body: row.body,
       };
-      stream.send('attempt', attempt);
+      stream.sink.send('attempt', attempt);
     }
   }
 }
