@@ -42,9 +42,9 @@ export async function hostedCheckoutRoutes(app: App, deps: AppDeps): Promise<voi
     config: { auth: { anyOf: ['HostedCheckout' as const] } },
     schema: {
       tags,
-      summary: 'Read the status of a checkout session',
+      summary: 'Read the status of a checkout',
       description:
-        'New, Completed or Expired (the moment expiresAt passes); payfacReference is null until Completed. POST answers the same, for older clients.',
+        "New, Completed or Expired (the moment expiresAt passes); payfacReference is null until Completed. Every checkoutReference a payment's events carry answers here: a session's, a link payment's checkout (Completed when paid, Expired when that payment was refused: the shopper's next try is a checkout of its own) and a saved-card charge's (New while its 3-D Secure step waits, Expired when that step ran out or the charge was refused). POST answers the same, for older clients.",
       params: StatusParams,
       response: { 200: StatusResponse, ...errors },
     },

@@ -4,6 +4,7 @@ import type { Database } from '../db/database.js';
 import { keysetPage, type Keyset } from '../db/keyset.js';
 import { notFound } from '../errors.js';
 import { isTerminalOf } from '../accounts/service.js';
+import { checkoutOutcome } from '../payments/tokens/service.js';
 import { newReference } from '../ids.js';
 import { idempotentCreate, type IdempotencyDeps } from '../idempotency/service.js';
 import { fieldErrors, isRecord, mergeErrors } from '../paymentLinks/rules.js';
@@ -108,9 +109,12 @@ export async function sessionStatus(
   reference: string,
 ): Promise<{ status: SessionStatus; payfacReference: string | null }> {
   const row = await sql.sessionStatusRow(deps.db.pool, merchantId, reference);
-  // §Authentication: another merchant's session is reported as not found.
-  if (!row) throw notFound('checkout session');
-  return { status: sessionStatusOf(row, deps.clock.now()), payfacReference: row.payfacReference };
+  if (row) return { status: sessionStatusOf(row, deps.clock.now()), payfacReference: row.payfacReference };
+  // Every checkoutReference the events carry answers here: a link payment's checkout and a saved-card
+  // charge's too. Another merchant's reference is reported as not found.
+  const other = await checkoutOutcome(deps, merchantId, reference);
+  if (!other) throw notFound('checkout session');
+  return other;
 }
 
 // ---------------------------------------------------------------- the portal's pages (§The portal)

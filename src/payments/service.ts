@@ -220,6 +220,15 @@ export async function receiptOf(deps: { db: Database }, payfacReference: string)
 
 export type PaymentSummary = sql.PaymentSummaryRow;
 
+/** The payment made in a checkout that is not a session's (a link payment's, a saved-card charge's), by the reference its events carry. */
+export async function paymentOfEventCheckout(
+  deps: { db: Database },
+  merchantId: string,
+  checkoutReference: string,
+): Promise<{ payfacReference: string; success: boolean } | undefined> {
+  return sql.paymentOfEventCheckout(deps.db.pool, merchantId, checkoutReference);
+}
+
 /**
  * The payments made on a link or a session of the merchant, newest first, at most `limit` (the
  * portal's link and session pages). Another merchant's link or session has none.

@@ -192,6 +192,24 @@ export async function paymentsOf(
   return rows;
 }
 
+/**
+ * The outcome of the payment made in a checkout that is not a session's (a link payment's, a
+ * saved-card charge's), by the reference its events carry: a success first, if there is one.
+ */
+export async function paymentOfEventCheckout(
+  db: Queryable,
+  merchantId: string,
+  checkoutReference: string,
+): Promise<{ payfacReference: string; success: boolean } | undefined> {
+  const { rows } = await db.query<{ payfacReference: string; success: boolean }>(
+    `SELECT payfac_reference AS "payfacReference", success FROM payments
+      WHERE merchant_id = $1 AND event_checkout_reference = $2 AND checkout_reference IS NULL
+      ORDER BY success DESC LIMIT 1`,
+    [merchantId, checkoutReference],
+  );
+  return rows[0];
+}
+
 // ---------------------------------------------------------------- the portal's payments pages
 
 /**

@@ -9,7 +9,7 @@ import { newPayfacReference, newReference } from '../../ids.js';
 import { idempotentCreate } from '../../idempotency/service.js';
 import { fieldErrors, isRecord, mergeErrors, returnUrlError } from '../../paymentLinks/rules.js';
 import { enqueueEvent, type EventDeps } from '../../webhooks/events.js';
-import { recordAuthorisation } from '../service.js';
+import { paymentOfEventCheckout, recordAuthorisation } from '../service.js';
 import type { Sealer } from '../../sealing.js';
 import type { Acquirer, FinalAuthoriseResult } from '../acquirer.js';
 import type { CardSummary } from '../card.js';
@@ -197,6 +197,25 @@ async function recordCharge(tx: PoolClient, deps: EventDeps, c: Charge, result: 
   );
   if (result.outcome !== 'Authorised') return { resultCode: 'Refused' as const, payfacReference: c.payfacReference, refusalReason: result.reason };
   return { resultCode: 'Authorised' as const, payfacReference: c.payfacReference };
+}
+
+/**
+ * Where the checkout of a link payment or of a saved-card charge stands, read as a session's status
+ * is: Completed with its payment when it was paid; Expired when its payment was refused (that
+ * checkout will not be paid: a shopper's next try on a link is a checkout of its own) or when a
+ * charge's 3-D Secure step ran out of time; New while that step waits for the shopper. Undefined
+ * for a reference that is neither (or another merchant's).
+ */
+export async function checkoutOutcome(
+  deps: { db: Database; clock: Clock },
+  merchantId: string,
+  checkoutReference: string,
+): Promise<{ status: 'New' | 'Completed' | 'Expired'; payfacReference: string | null } | undefined> {
+  const payment = await paymentOfEventCheckout(deps, merchantId, checkoutReference);
+  if (payment) return payment.success ? { status: 'Completed', payfacReference: payment.payfacReference } : { status: 'Expired', payfacReference: null };
+  const challenge = await sql.findTokenChallenge(deps.db.pool, checkoutReference);
+  if (!challenge || challenge.merchantId !== merchantId) return undefined;
+  return { status: viewOf(challenge, deps.clock.now()).open ? 'New' : 'Expired', payfacReference: null };
 }
 
 /** What the page of a charge's 3-D Secure step shows. */
