@@ -152,6 +152,11 @@ export function renderLinkPage(
             {choose ? t('savePassword') : t('linkContinue')}
           </button>
         </form>
+        {s.purpose === 'invite' ? (
+          <p class="muted small">
+            {t('linkHaveAccount')} <a href={`${PORTAL}/sign-in?next=${encodeURIComponent(`${PORTAL}/invitations`)}`}>{t('linkSignInToAccept')}</a>
+          </p>
+        ) : null}
       </>
     ),
   });
