@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { recordAudit, type AuditAction } from '../../audit/service.js';
 import { switchMerchant } from '../../users/service.js';
 import { acceptInvitation, declineInvitation, pendingInvitations } from '../../users/memberships/service.js';
+import { notFound } from '../../errors.js';
 import { seeOther, sendPage, sessionOfRequest, viewFor, type PortalArea } from '../http.js';
 import { PORTAL } from '../views/layout.js';
 import { renderInvitations } from './views.js';
@@ -26,14 +27,14 @@ export const invitationsArea: PortalArea = {
     portal.get<{ Querystring: { done?: string } }>('/invitations', use, async (request, reply) => {
       const [view, invitations] = await Promise.all([viewFor(request, reply, deps), pendingInvitations(db, clock, sessionOfRequest(request).userId)]);
       const done = request.query.done;
-      return sendPage(reply, 200, renderInvitations(view, { invitations, notice: done === 'declined' ? 'declined' : done === 'gone' ? 'gone' : null }));
+      return sendPage(reply, 200, renderInvitations(view, { invitations, notice: done === 'declined' ? 'declined' : null }));
     });
 
     portal.post<MerchantParams>('/invitations/:merchantId/accept', use, async (request, reply) => {
       const session = sessionOfRequest(request);
       const merchantId = request.params.merchantId;
       const accepted = await acceptInvitation(db, clock, session.userId, merchantId);
-      if (!accepted) return seeOther(reply, `${PORTAL}/invitations?done=gone`);
+      if (!accepted) throw notFound('invitation');
       await auditAnswer(request, merchantId, 'membership.accept', accepted.role);
       // The session goes on with the merchant just joined.
       await switchMerchant(db, session, merchantId);
@@ -44,7 +45,7 @@ export const invitationsArea: PortalArea = {
       const session = sessionOfRequest(request);
       const merchantId = request.params.merchantId;
       const declined = await declineInvitation(db, clock, session.userId, merchantId);
-      if (!declined) return seeOther(reply, `${PORTAL}/invitations?done=gone`);
+      if (!declined) throw notFound('invitation');
       await auditAnswer(request, merchantId, 'membership.decline', declined.role);
       return seeOther(reply, `${PORTAL}/invitations?done=declined`);
     });

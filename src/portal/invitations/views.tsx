@@ -22,7 +22,6 @@ export const M = messages(
     decline: 'Decline',
     declineOf: 'Decline the invitation of {merchant}',
     declined: 'The invitation is declined.',
-    gone: 'That invitation is no longer open: it was answered, withdrawn or has run out.',
   },
   {
     title: 'Boð',
@@ -36,11 +35,10 @@ export const M = messages(
     decline: 'Hafna',
     declineOf: 'Hafna boði {merchant}',
     declined: 'Boðinu er hafnað.',
-    gone: 'Þetta boð er ekki lengur opið: því hefur verið svarað, það dregið til baka eða það er útrunnið.',
   },
 );
 
-export function renderInvitations(view: View, data: { invitations: readonly Invitation[]; notice: 'declined' | 'gone' | null }): string {
+export function renderInvitations(view: View, data: { invitations: readonly Invitation[]; notice: 'declined' | null }): string {
   const t = translator(M, view.lang);
   return portalPage({
     view,
@@ -50,7 +48,6 @@ export function renderInvitations(view: View, data: { invitations: readonly Invi
     children: (
       <>
         {data.notice === 'declined' ? <Notice>{t('declined')}</Notice> : null}
-        {data.notice === 'gone' ? <Notice kind="warn">{t('gone')}</Notice> : null}
         {data.invitations.length === 0 ? (
           <p class="empty panel">{t('none')}</p>
         ) : (
