@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMerchant, createPartner, linkPartner, type CreatedMerchant } from '../../src/accounts/service.js';
 import { loadMigrations } from '../../src/db/migrations.js';
+import { INVITE_TTL_MS } from '../../src/users/service.js';
 import { createTestContext, type TestContext } from '../helpers/app.js';
 import { PortalBrowser, portalUser, textOf } from './helpers.js';
 
@@ -209,6 +210,28 @@ describe('portal memberships', () => {
     await invite('agent@agency.example', 'developer');
     // The partner's own access is untouched.
     expect((await agent.get('/portal')).statusCode).toBe(200);
+  });
+
+  it('an existing account’s invitation sent again replaces its link; one that ran out can no longer be accepted', async () => {
+    const erin = await portalUser(ctx, 'staff', { owner: { merchantId: other.merchantId }, email: 'erin@other.example' });
+    const first = await invite(erin.email, 'staff');
+    await owner.browser.get('/portal/users');
+    const again = await owner.browser.post(`/portal/users/${erin.userId}/reinvite`, {});
+    expect(again.statusCode).toBe(200);
+    expect(textOf(again.body)).toContain('Invitation sent to erin@other.example');
+    const second = linkPathOn(again.body);
+    expect((await new PortalBrowser(ctx).get(first)).statusCode).toBe(404);
+    expect((await new PortalBrowser(ctx).get(second)).statusCode).toBe(200);
+
+    ctx.clock.advance(INVITE_TTL_MS + 60_000);
+    const fresh = await portalUser(ctx, 'owner');
+    expect(textOf(rowOf((await fresh.browser.get('/portal/users')).body, erin.email))).toContain('Invitation expired');
+    const later = new PortalBrowser(ctx);
+    await later.signIn(erin.email);
+    expect(textOf((await later.get('/portal/invitations')).body)).toContain('No invitation is waiting for your answer.');
+    expect((await later.post(`/portal/invitations/${ctx.merchant.merchantId}/accept`, {})).statusCode).toBe(404);
+    expect((await new PortalBrowser(ctx).get(second)).statusCode).toBe(404);
+    owner = { ...owner, browser: fresh.browser, userId: fresh.userId, email: fresh.email };
   });
 
   it('the invitee of another merchant’s pending invitation cannot accept one that is not theirs', async () => {
