@@ -72,6 +72,8 @@ export const CORE = messages(
       'This address has an account already. Sign in with its password; the invitation waits for you under Invitations. This link sets and changes no password.',
     invitationsWaiting: 'An invitation to another merchant is waiting for your answer.',
     seeInvitations: 'See your invitations',
+    yourMerchants: 'Your merchants',
+    yourMerchantsIntro: 'The merchants you belong to, with your role on each; switch between them at the top of the page.',
     // account
     accountTitle: 'Your account',
     accountLanguage: 'Language of the portal',
@@ -201,6 +203,8 @@ export const CORE = messages(
       'Aðgangur með þessu netfangi er þegar til. Skráðu þig inn með lykilorði hans; boðið bíður þín undir Boð. Þessi hlekkur hvorki setur né breytir lykilorði.',
     invitationsWaiting: 'Boð frá öðrum söluaðila bíður svars þíns.',
     seeInvitations: 'Skoða boðin',
+    yourMerchants: 'Söluaðilarnir þínir',
+    yourMerchantsIntro: 'Söluaðilarnir sem þú tilheyrir, með hlutverki þínu hjá hverjum; skiptu á milli þeirra efst á síðunni.',
     accountTitle: 'Þinn aðgangur',
     accountLanguage: 'Tungumál þjónustuvefsins',
     save: 'Vista',

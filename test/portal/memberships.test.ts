@@ -127,6 +127,10 @@ describe('portal memberships', () => {
     expect(now.statusCode).toBe(200);
     expect(textOf(now.body)).not.toContain('is waiting for your answer');
     expect(switcherOf(now.body).sort()).toEqual(['Other merchant · Staff', 'Test merchant · Developer']);
+    const account = textOf((await carol.browser.get('/portal/account')).body);
+    expect(account).toContain('Your merchants');
+    expect(account).toMatch(/Other merchant · Staff/);
+    expect(account).toMatch(/Test merchant · Developer/);
     // Developer here (themes), staff there (no themes).
     expect((await carol.browser.get('/portal/themes')).statusCode).toBe(200);
     await carol.browser.get('/portal');
