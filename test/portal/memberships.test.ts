@@ -244,6 +244,32 @@ describe('portal memberships', () => {
     expect((await owner.browser.post('/portal/switch', { merchantId: other.merchantId })).statusCode).toBe(404);
   });
 
+  it('removed from the merchant that made the account, a person keeps the others; with only an unanswered invitation left, the account ends', async () => {
+    const theirOwner = await portalUser(ctx, 'owner', { owner: { merchantId: other.merchantId } });
+    const frank = await portalUser(ctx, 'staff', { owner: { merchantId: other.merchantId }, email: 'frank@other.example' });
+    const gina = await portalUser(ctx, 'staff', { owner: { merchantId: other.merchantId }, email: 'gina@other.example' });
+    await invite(frank.email, 'developer');
+    await invite(gina.email, 'developer');
+    await frank.browser.get('/portal/invitations');
+    expect((await frank.browser.post(`/portal/invitations/${ctx.merchant.merchantId}/accept`, {})).statusCode).toBe(303);
+
+    for (const person of [frank, gina]) {
+      await theirOwner.browser.get(`/portal/users/${person.userId}/remove`);
+      expect((await theirOwner.browser.post(`/portal/users/${person.userId}/remove`, {})).statusCode).toBe(303);
+    }
+    // Frank signs in to the merchant he accepted; the columns an older process reads follow it.
+    const back = new PortalBrowser(ctx);
+    expect((await back.signIn(frank.email)).statusCode).toBe(303);
+    expect(/class="merchant-name">([^<]*)</.exec((await back.get('/portal')).body)?.[1]).toBe('Test merchant');
+    const { rows } = await ctx.tdb.db.pool.query<{ merchantId: string; role: string }>(
+      'SELECT merchant_id AS "merchantId", role FROM portal_users WHERE id = $1',
+      [frank.userId],
+    );
+    expect(rows[0]).toEqual({ merchantId: ctx.merchant.merchantId, role: 'developer' });
+    // Gina had accepted nothing else: her account is over, as a merchant's only user's was.
+    expect((await new PortalBrowser(ctx).signIn(gina.email)).statusCode).toBe(401);
+  });
+
   it('migration 0025 makes each merchant user a member with their role: accepted with a password, pending without', async () => {
     const shop = await createMerchant(ctx.tdb.db, 'Migrated shop');
     const insert = (id: string, email: string, role: string, hash: string | null) =>

@@ -136,13 +136,17 @@ async function memberOf(tx: Parameters<typeof sql.findMembership>[0], merchantId
 
 /**
  * Ends a membership; the person's sessions on this merchant end at once, their other memberships
- * stay. An account left with no membership (and no partner) is removed, as a merchant's only user
- * was before. The last owner stays.
+ * stay. An account (not a partner's) left with no accepted membership is removed, as a merchant's
+ * only user was before: the columns an older process reads (sql.ts, syncLegacyColumns) must never
+ * point it at a merchant the person has not accepted. An account with no password yet is kept while
+ * the invitation that made it waits.
  */
 async function endMembership(tx: Parameters<typeof sql.removeMembership>[0], clock: Clock, user: users.UserRow, merchantId: string): Promise<void> {
   await sql.removeMembership(tx, user.id, merchantId, clock.now());
-  if (user.partnerId === null && (await sql.membershipsOf(tx, user.id)).length === 0) await users.removeAccount(tx, user.id, clock.now());
-  else await sql.syncLegacyColumns(tx, user.id);
+  const left = await sql.membershipsOf(tx, user.id);
+  const keep = user.partnerId !== null || left.some((m) => m.acceptedAt !== null) || (user.passwordHash === null && left.length > 0);
+  if (keep) await sql.syncLegacyColumns(tx, user.id);
+  else await users.removeAccount(tx, user.id, clock.now());
 }
 
 /** Removes a member from a merchant (after an owner's confirmation). */
