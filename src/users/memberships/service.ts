@@ -1,7 +1,7 @@
 import type { Clock } from '../../clock.js';
 import type { Database } from '../../db/database.js';
 import { withTransaction } from '../../db/database.js';
-import { validationError, type FieldError } from '../../errors.js';
+import { ApiError, validationError, type FieldError } from '../../errors.js';
 import { hashSecret, randomToken } from '../../ids.js';
 import { merchantExists, merchantNames, partnerExists } from '../../accounts/service.js';
 import { checkEmail } from '../email.js';
@@ -64,6 +64,10 @@ export async function listUsers(db: Database, clock: Clock, merchantId: string):
   });
 }
 
+function isEmailTaken(err: unknown): boolean {
+  return err instanceof ApiError && (err.errors ?? []).some((e) => e.field === 'email' && e.code === USER_FIELD_CODES.emailTaken);
+}
+
 /** A link for an existing account's invitation: signs nobody in, sets no password (only its hash is kept). */
 function invitationToken(clock: Clock): { token: string; tokenHash: Buffer; expiresAt: Date } {
   const token = randomToken(32);
@@ -88,9 +92,16 @@ export async function inviteUser(
   if (!checked.ok || !isRole(input.role) || errors.length > 0) throw validationError(errors);
   const role = input.role;
   const email = checked.email;
-  const existing = await users.findUserByEmail(db.pool, email);
+  let existing = await users.findUserByEmail(db.pool, email);
   if (!existing) {
-    return createUser(db, clock, { email, owner: { merchantId }, role, createdBy: input.invitedBy, purpose: 'invite' });
+    try {
+      return await createUser(db, clock, { email, owner: { merchantId }, role, createdBy: input.invitedBy, purpose: 'invite' });
+    } catch (err) {
+      // The address got an account between the read and the insert (another process): invite that
+      // account, so that even this race answers as any other invitation does.
+      existing = isEmailTaken(err) ? await users.findUserByEmail(db.pool, email) : undefined;
+      if (!existing) throw err;
+    }
   }
   const link = invitationToken(clock);
   return withTransaction(db, async (tx) => {
