@@ -190,8 +190,8 @@ async function startSession(
 }
 
 /** The merchant a user starts on: their first accepted membership, or a partner's first linked merchant. */
-async function homeMerchant(db: Database, q: Parameters<typeof members.membershipsOf>[0], user: sql.UserRow): Promise<string | undefined> {
-  const accepted = (await members.membershipsOf(q, user.id)).find((m) => m.acceptedAt !== null);
+async function homeMerchant(db: Database, user: sql.UserRow): Promise<string | undefined> {
+  const accepted = (await members.membershipsOf(db.pool, user.id)).find((m) => m.acceptedAt !== null);
   if (accepted) return accepted.merchantId;
   if (user.partnerId !== null) return (await merchantsOfPartner(db, user.partnerId))[0]?.merchantId;
   return undefined;
@@ -225,8 +225,8 @@ export async function redeemLink(
   // the embedded database a transaction holds the only connection).
   const first = user.passwordHash === null;
   const merchantId = first
-    ? ((await members.membershipsOf(db.pool, user.id)).find((m) => m.inviteTokenHash === null)?.merchantId ?? (await homeMerchant(db, db.pool, user)))
-    : await homeMerchant(db, db.pool, user);
+    ? ((await members.membershipsOf(db.pool, user.id)).find((m) => m.inviteTokenHash === null)?.merchantId ?? (await homeMerchant(db, user)))
+    : await homeMerchant(db, user);
   if (merchantId === undefined) return { kind: 'noMerchant' };
   const choosing = user.passwordHash === null || found.purpose === 'invite' || input.password !== '';
   let passwordHash: string | null = null;
@@ -271,7 +271,7 @@ export async function signIn(
   const user = await sql.findUserByEmail(db.pool, email);
   const stored = user?.passwordHash ?? (await dummyHash());
   const matches = (await verifyPassword(stored, input.password)) && user?.passwordHash != null;
-  const merchantId = matches && user ? await homeMerchant(db, db.pool, user) : undefined;
+  const merchantId = matches && user ? await homeMerchant(db, user) : undefined;
   if (!user || !matches || merchantId === undefined) {
     await countFailure(db.pool, now, email, input.address);
     return { kind: 'invalid' };
