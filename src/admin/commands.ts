@@ -2,7 +2,8 @@ import type { Clock } from '../clock.js';
 import type { Database } from '../db/database.js';
 import { ApiError } from '../errors.js';
 import { portalLinkUrl } from '../urls.js';
-import { UserError, createUser, newSignInLink, usersOf, type OneTimeLink } from '../users/service.js';
+import { UserError, createUser, newSignInLink, type OneTimeLink } from '../users/service.js';
+import { usersOf } from '../users/memberships/service.js';
 import {
   AccountError,
   addTerminal,

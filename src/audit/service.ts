@@ -38,6 +38,8 @@ export const AUDIT_ACTIONS = [
   'user.signIn',
   'user.password',
   'user.signOutEverywhere',
+  'membership.accept',
+  'membership.decline',
   // Made through the API only (src/http/apiAudit.ts).
   'checkout.create',
   'payment.charge',

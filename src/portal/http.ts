@@ -7,6 +7,7 @@ import { merchantsFor, type PortalSession, type SessionPolicy } from '../users/s
 import { negotiateLang } from '../web/lang.js';
 import { formToken } from '../web/formTokens.js';
 import { FieldErrors, publicView, signedInView, type PublicView, type View } from './view.js';
+import { CORE, ROLE_KEY, translator } from './i18n.js';
 
 // What the portal's route files share: the session of the request, its view (language, user,
 // merchant, form token), reading a posted form, and answering with a page or a redirect.
@@ -79,12 +80,14 @@ export function publicViewFor(request: FastifyRequest, reply: FastifyReply): Pub
 export async function viewFor(request: FastifyRequest, reply: FastifyReply, deps: Pick<AppDeps, 'db'>): Promise<View> {
   const session = sessionOfRequest(request);
   const [name, merchants] = await Promise.all([merchantNames(deps.db).get(session.merchantId), merchantsFor(deps.db, session)]);
+  // The switcher names each merchant with the person's role there (a role per membership).
+  const t = translator(CORE, session.language);
   return signedInView(
     session,
     formToken(request, reply),
     pageAddressOf(request),
     { merchantId: session.merchantId, name: name ?? session.merchantId },
-    merchants,
+    merchants.map((m) => ({ merchantId: m.merchantId, name: `${m.name} · ${t(ROLE_KEY[m.role])}` })),
   );
 }
 

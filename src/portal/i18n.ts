@@ -64,6 +64,16 @@ export const CORE = messages(
     pwMismatch: 'The two passwords differ.',
     pwWrongCurrent: 'The current password is not right.',
     noMerchant: 'Your user is not linked to any merchant yet. Ask the operator.',
+    // memberships
+    linkHaveAccount: 'Have an account with this address already? Sign in with your own password instead: the invitation waits for you there.',
+    linkSignInToAccept: 'Sign in to answer the invitation',
+    memberTitle: 'Sign in to answer the invitation',
+    memberText:
+      'This address has an account already. Sign in with its password; the invitation waits for you under Invitations. This link sets and changes no password.',
+    invitationsWaiting: 'An invitation to another merchant is waiting for your answer.',
+    seeInvitations: 'See your invitations',
+    yourMerchants: 'Your merchants',
+    yourMerchantsIntro: 'The merchants you belong to, with your role on each; switch between them at the top of the page.',
     // account
     accountTitle: 'Your account',
     accountLanguage: 'Language of the portal',
@@ -186,6 +196,15 @@ export const CORE = messages(
     pwMismatch: 'Lykilorðin tvö eru ekki eins.',
     pwWrongCurrent: 'Núverandi lykilorð er ekki rétt.',
     noMerchant: 'Notandinn þinn er ekki tengdur neinum söluaðila enn. Hafðu samband við rekstraraðila.',
+    linkHaveAccount: 'Ertu þegar með aðgang með þessu netfangi? Skráðu þig þá inn með eigin lykilorði: boðið bíður þín þar.',
+    linkSignInToAccept: 'Skráðu þig inn til að svara boðinu',
+    memberTitle: 'Skráðu þig inn til að svara boðinu',
+    memberText:
+      'Aðgangur með þessu netfangi er þegar til. Skráðu þig inn með lykilorði hans; boðið bíður þín undir Boð. Þessi hlekkur hvorki setur né breytir lykilorði.',
+    invitationsWaiting: 'Boð frá öðrum söluaðila bíður svars þíns.',
+    seeInvitations: 'Skoða boðin',
+    yourMerchants: 'Söluaðilarnir þínir',
+    yourMerchantsIntro: 'Söluaðilarnir sem þú tilheyrir, með hlutverki þínu hjá hverjum; skiptu á milli þeirra efst á síðunni.',
     accountTitle: 'Þinn aðgangur',
     accountLanguage: 'Tungumál þjónustuvefsins',
     save: 'Vista',

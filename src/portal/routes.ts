@@ -46,6 +46,7 @@ import { sessionsArea } from './sessions/routes.js';
 import { paymentsArea } from './payments/routes.js';
 import { themesArea } from './themes/routes.js';
 import { usersArea } from './users/routes.js';
+import { invitationsArea } from './invitations/routes.js';
 import { auditArea } from './audit/routes.js';
 import { webhooksArea } from './webhooks/routes.js';
 import { developersArea } from './developers/routes.js';
@@ -67,7 +68,18 @@ const FORM_LIMIT = 256 * 1024;
 const UPLOAD_LIMIT = 256 * 1024;
 
 /** The parts of the portal, each with its routes (and the scripts its pages use). */
-const AREAS: readonly PortalArea[] = [overviewArea, linksArea, sessionsArea, paymentsArea, webhooksArea, developersArea, themesArea, usersArea, auditArea];
+const AREAS: readonly PortalArea[] = [
+  overviewArea,
+  linksArea,
+  sessionsArea,
+  paymentsArea,
+  webhooksArea,
+  developersArea,
+  themesArea,
+  usersArea,
+  invitationsArea,
+  auditArea,
+];
 
 /** The title and the sentence of each error page. */
 const PROBLEM_WORDS: Record<PageProblem, readonly [CoreKey, CoreKey]> = {
@@ -241,6 +253,8 @@ export async function portalRoutes(app: App, appDeps: AppDeps): Promise<void> {
           setSessionCookie(reply, outcome.session);
           return seeOther(reply, PORTAL);
         }
+        // An existing account's invitation: answered after signing in, never by setting a password here.
+        if (outcome.kind === 'member') return sendPage(reply, 200, renderMessagePage(view, 'memberTitle', view.t('memberText'), { signIn: true }));
         if (outcome.kind === 'noMerchant') return sendPage(reply, 409, renderMessagePage(view, 'linkInvalidTitle', view.t('noMerchant')));
         if (outcome.kind === 'invalid') return sendPage(reply, 404, renderMessagePage(view, 'linkInvalidTitle', view.t('linkInvalid'), { signIn: true }));
         const info = await linkInfo(db, clock, token);

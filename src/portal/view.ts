@@ -18,7 +18,7 @@ export interface PublicView {
 export interface View extends PublicView {
   user: { userId: string; email: string; role: Role };
   merchant: { merchantId: string; name: string };
-  /** The merchants a partner's user can switch to (empty for a merchant's own user). */
+  /** The merchants the user can switch to, each named with the user's role there (one or none: no switcher). */
   merchants: readonly { merchantId: string; name: string }[];
   can(permission: Permission): boolean;
   /** When this session ends at the latest. */

@@ -4,11 +4,12 @@ import { withTransaction } from '../db/database.js';
 import { validationError, type FieldError } from '../errors.js';
 import { BatchLoader, perDatabase } from '../db/batch.js';
 import { hashSecret, prefixedId, randomToken } from '../ids.js';
-import { isPartnerLinked, merchantExists, merchantsOfPartner, partnerExists } from '../accounts/service.js';
+import { isPartnerLinked, merchantExists, merchantNames, merchantsOfPartner, partnerExists } from '../accounts/service.js';
 import { dummyHash, hashPassword, passwordProblem, verifyPassword, type PasswordProblem } from './password.js';
 import { checkEmail, normalizeEmail, signInKeyOf } from './email.js';
 import { ACCOUNT_LIMITS, clearAccountFailures, countFailure, lockedFor } from './throttle.js';
 import * as sql from './sql.js';
+import * as members from './memberships/sql.js';
 import { isLang, type Lang } from '../web/lang.js';
 
 export { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from './password.js';
@@ -28,7 +29,7 @@ export function isRole(v: string): v is Role {
 /** A refused account operation; `reason` is stable (the portal translates it, the CLI prints `message`). */
 export class UserError extends Error {
   constructor(
-    readonly reason: 'emailInvalid' | 'emailLookalike' | 'emailTaken' | 'roleInvalid' | 'ownerMissing' | 'notFound' | 'lastOwner' | 'self',
+    readonly reason: 'emailInvalid' | 'emailLookalike' | 'emailTaken' | 'alreadyMember' | 'roleInvalid' | 'ownerMissing' | 'notFound' | 'lastOwner' | 'self',
     message: string,
   ) {
     super(message);
@@ -57,7 +58,8 @@ export interface OneTimeLink {
   expiresAt: Date;
 }
 
-async function issueLink(
+/** A new one-time link of the account (its earlier links stop working); memberships/service.ts issues invitations with it. */
+export async function issueLink(
   clock: Clock,
   tx: Parameters<typeof sql.insertToken>[0],
   userId: string,
@@ -74,7 +76,7 @@ async function issueLink(
 /** The field codes of createUser's refusals (§Errors): a caller that words them itself switches on these. */
 export const USER_FIELD_CODES = { emailInvalid: 'FORMAT', emailLookalike: 'NOT_ALLOWED', roleInvalid: 'ENUM', emailTaken: 'DUPLICATE' } as const;
 
-function emailFieldError(problem: 'invalid' | 'lookalike'): FieldError {
+export function emailFieldError(problem: 'invalid' | 'lookalike'): FieldError {
   return problem === 'lookalike'
     ? {
         field: 'email',
@@ -119,6 +121,18 @@ export async function createUser(
       createdBy: input.createdBy,
     });
     if (!inserted) throw validationError([{ field: 'email', code: USER_FIELD_CODES.emailTaken, message: 'has a user already' }]);
+    if ('merchantId' in input.owner) {
+      // Pending until the account's first link is used (redeemLink).
+      await members.insertMembership(tx, {
+        userId,
+        merchantId: input.owner.merchantId,
+        role: input.role,
+        at: clock.now(),
+        createdBy: input.createdBy,
+        inviteTokenHash: null,
+        inviteExpiresAt: null,
+      });
+    }
     return { userId, email, ...(await issueLink(clock, tx, userId, input.purpose)) };
   });
 }
@@ -139,7 +153,13 @@ export async function linkInfo(
 ): Promise<{ email: string; purpose: 'sign-in' | 'invite'; hasPassword: boolean } | undefined> {
   if (!plausibleToken(token)) return undefined;
   const t = await sql.findToken(db.pool, hashSecret(token));
-  if (!t || t.usedAt !== null || t.expiresAt <= clock.now()) return undefined;
+  if (!t) {
+    // An invitation of an account that exists: its page is the same as a new account's invitation,
+    // so that whoever holds the link (the owner who made it, too) learns nothing from opening it.
+    const invitation = await members.findInvitation(db.pool, hashSecret(token), clock.now());
+    return invitation ? { email: invitation.email, purpose: 'invite', hasPassword: false } : undefined;
+  }
+  if (t.usedAt !== null || t.expiresAt <= clock.now()) return undefined;
   const user = await sql.findUser(db.pool, t.userId);
   if (!user) return undefined;
   return { email: user.email, purpose: t.purpose, hasPassword: user.passwordHash !== null };
@@ -169,9 +189,10 @@ async function startSession(
   return { token, userId: user.id, language: isLang(user.language) ? user.language : 'en' };
 }
 
-/** The merchant a user starts on: their own, or a partner's first linked merchant. */
+/** The merchant a user starts on: their first accepted membership, or a partner's first linked merchant. */
 async function homeMerchant(db: Database, user: sql.UserRow): Promise<string | undefined> {
-  if (user.merchantId !== null) return user.merchantId;
+  const accepted = (await members.membershipsOf(db.pool, user.id)).find((m) => m.acceptedAt !== null);
+  if (accepted) return accepted.merchantId;
   if (user.partnerId !== null) return (await merchantsOfPartner(db, user.partnerId))[0]?.merchantId;
   return undefined;
 }
@@ -180,7 +201,9 @@ export type RedeemOutcome =
   | { kind: 'ok'; session: StartedSession }
   | { kind: 'invalid' }
   | { kind: 'password'; problem: 'required' | PasswordProblem | 'mismatch' }
-  | { kind: 'noMerchant' };
+  | { kind: 'noMerchant' }
+  /** An invitation of an account that exists: it is accepted after signing in, and sets no password. */
+  | { kind: 'member' };
 
 /**
  * Uses a one-time link: the user chooses a password (when they have none, or always for an
@@ -195,10 +218,15 @@ export async function redeemLink(
 ): Promise<RedeemOutcome> {
   if (!plausibleToken(token)) return { kind: 'invalid' };
   const found = await sql.findToken(db.pool, hashSecret(token));
-  const user = found && found.usedAt === null && found.expiresAt > clock.now() ? await sql.findUser(db.pool, found.userId) : undefined;
-  if (!found || !user) return { kind: 'invalid' };
-  // Read before the transaction: on the embedded database a transaction holds the only connection.
-  const merchantId = await homeMerchant(db, user);
+  if (!found) return (await members.findInvitation(db.pool, hashSecret(token), clock.now())) ? { kind: 'member' } : { kind: 'invalid' };
+  const user = found.usedAt === null && found.expiresAt > clock.now() ? await sql.findUser(db.pool, found.userId) : undefined;
+  if (!user) return { kind: 'invalid' };
+  // The account's first link accepts the memberships made with it; read before the transaction (on
+  // the embedded database a transaction holds the only connection).
+  const first = user.passwordHash === null;
+  const merchantId = first
+    ? ((await members.membershipsOf(db.pool, user.id)).find((m) => m.inviteTokenHash === null)?.merchantId ?? (await homeMerchant(db, user)))
+    : await homeMerchant(db, user);
   if (merchantId === undefined) return { kind: 'noMerchant' };
   const choosing = user.passwordHash === null || found.purpose === 'invite' || input.password !== '';
   let passwordHash: string | null = null;
@@ -212,6 +240,7 @@ export async function redeemLink(
   return withTransaction(db, async (tx): Promise<RedeemOutcome> => {
     // Used once: of two tabs sending the same link, one signs in and the other is told the link is used.
     if (!(await sql.useToken(tx, hashSecret(token), clock.now()))) return { kind: 'invalid' };
+    if (first) await members.acceptFirstMemberships(tx, user.id, clock.now());
     if (passwordHash !== null) {
       await sql.setPassword(tx, user.id, passwordHash);
       // A new password ends every other session of the account.
@@ -263,6 +292,8 @@ export interface PortalSession {
   merchantId: string;
   /** Set for a partner's user, who may switch between the partner's merchants. */
   partnerId: string | null;
+  /** A partner's user's role on the partner's merchants (a membership's own role comes first). */
+  partnerRole: Role | null;
   expiresAt: Date;
 }
 
@@ -286,24 +317,26 @@ export async function sessionOf(db: Database, clock: Clock, token: string, polic
   if (!plausibleToken(token)) return undefined;
   const tokenHash = hashSecret(token);
   const row = await sessionLoader(db).get(tokenHash.toString('hex'));
-  if (!row || !isRole(row.role)) return undefined;
+  if (!row) return undefined;
   const now = clock.now();
   if (row.expiresAt <= now || row.lastSeenAt.getTime() + policy.idleMs <= now.getTime()) return undefined;
-  // A partner's user works on a linked merchant only: an unlinked one ends the session there.
-  if (
-    row.userMerchantId !== null ? row.userMerchantId !== row.merchantId : row.partnerId === null || !(await isPartnerLinked(db, row.partnerId, row.merchantId))
-  ) {
-    return undefined;
-  }
+  // The session acts for its merchant with the role of the person's accepted membership there, or as
+  // a partner's user on a merchant linked to the partner; with neither (the membership removed, the
+  // merchant unlinked) the session ends there.
+  const partnerRole = row.partnerId !== null && isRole(row.role) ? row.role : null;
+  let role: Role | null = row.memberRole !== null && isRole(row.memberRole) ? row.memberRole : null;
+  if (role === null && row.partnerId !== null && partnerRole !== null && (await isPartnerLinked(db, row.partnerId, row.merchantId))) role = partnerRole;
+  if (role === null) return undefined;
   if (now.getTime() - row.lastSeenAt.getTime() >= TOUCH_EVERY_MS) await sql.touchSessions(db.pool, [tokenHash], now);
   return {
     tokenHash,
     userId: row.userId,
     email: row.email,
-    role: row.role,
+    role,
     language: isLang(row.language) ? row.language : 'en',
     merchantId: row.merchantId,
     partnerId: row.partnerId,
+    partnerRole,
     expiresAt: row.expiresAt,
   };
 }
@@ -317,14 +350,39 @@ export async function signOutEverywhere(db: Database, userId: string): Promise<n
   return sql.deleteUserSessions(db.pool, userId, null);
 }
 
-/** The merchants this session's user may switch between (one, unless a partner's user). */
-export async function merchantsFor(db: Database, session: Pick<PortalSession, 'partnerId' | 'merchantId'>): Promise<{ merchantId: string; name: string }[]> {
-  if (session.partnerId === null) return [];
-  return merchantsOfPartner(db, session.partnerId);
+/**
+ * The merchants this session's user may switch between, each with the role they have there: their
+ * accepted memberships, and a partner's user's linked merchants (a membership's role comes first).
+ */
+export async function merchantsFor(
+  db: Database,
+  session: Pick<PortalSession, 'userId' | 'partnerId' | 'partnerRole'>,
+): Promise<{ merchantId: string; name: string; role: Role }[]> {
+  const [own, linked] = await Promise.all([
+    members.membershipsOf(db.pool, session.userId),
+    session.partnerId === null ? Promise.resolve([]) : merchantsOfPartner(db, session.partnerId),
+  ]);
+  const names = merchantNames(db);
+  const out: { merchantId: string; name: string; role: Role }[] = await Promise.all(
+    own.flatMap((m) =>
+      m.acceptedAt !== null && isRole(m.role)
+        ? [names.get(m.merchantId).then((name) => ({ merchantId: m.merchantId, name: name ?? m.merchantId, role: m.role as Role }))]
+        : [],
+    ),
+  );
+  if (session.partnerRole !== null) {
+    for (const m of linked) if (!out.some((o) => o.merchantId === m.merchantId)) out.push({ ...m, role: session.partnerRole });
+  }
+  return out;
 }
 
+/** The session acts for another merchant: one of the person's accepted memberships, or one linked to their partner. */
 export async function switchMerchant(db: Database, session: PortalSession, merchantId: string): Promise<boolean> {
-  if (session.partnerId === null || !(await isPartnerLinked(db, session.partnerId, merchantId))) return false;
+  const membership = await members.findMembership(db.pool, session.userId, merchantId);
+  const allowed =
+    membership?.acceptedAt != null ||
+    (session.partnerId !== null && session.partnerRole !== null && (await isPartnerLinked(db, session.partnerId, merchantId)));
+  if (!allowed) return false;
   await sql.setSessionMerchant(db.pool, session.tokenHash, merchantId);
   return true;
 }
@@ -376,103 +434,4 @@ export async function changePassword(
 
 export async function setLanguage(db: Database, userId: string, language: Lang): Promise<void> {
   await sql.setLanguage(db.pool, userId, language);
-}
-
-export interface UserSummary {
-  userId: string;
-  email: string;
-  role: Role;
-  /** active: has a password; invited: an invitation not yet used (until inviteExpiresAt); expired: the invitation ran out. */
-  status: 'active' | 'invited' | 'expired';
-  inviteExpiresAt: Date | null;
-  lastSignInAt: Date | null;
-  createdAt: Date;
-}
-
-/** A merchant's own users, oldest first. */
-export async function listUsers(db: Database, clock: Clock, merchantId: string): Promise<UserSummary[]> {
-  return summaries(db, clock, await sql.listMerchantUsers(db.pool, merchantId));
-}
-
-async function summaries(db: Database, clock: Clock, rows: sql.UserRow[]): Promise<UserSummary[]> {
-  const invites = await sql.pendingInvites(
-    db.pool,
-    rows.map((r) => r.id),
-    clock.now(),
-  );
-  return rows.map((r) => {
-    const invite = invites.get(r.id) ?? null;
-    return {
-      userId: r.id,
-      email: r.email,
-      role: isRole(r.role) ? r.role : 'staff',
-      status: r.passwordHash !== null ? 'active' : invite ? 'invited' : 'expired',
-      inviteExpiresAt: r.passwordHash === null ? invite : null,
-      lastSignInAt: r.lastSignInAt,
-      createdAt: r.createdAt,
-    };
-  });
-}
-
-/** An owner invites someone to their merchant: the invitation link is shown once and expires. */
-export async function inviteUser(
-  db: Database,
-  clock: Clock,
-  merchantId: string,
-  input: { email: string; role: string; invitedBy: string },
-): Promise<OneTimeLink> {
-  return createUser(db, clock, { email: input.email, owner: { merchantId }, role: input.role, createdBy: input.invitedBy, purpose: 'invite' });
-}
-
-/** A new invitation for a merchant's user who has not yet accepted one (the earlier link stops working). */
-export async function reinvite(db: Database, clock: Clock, merchantId: string, userId: string): Promise<OneTimeLink> {
-  const user = await sql.findUser(db.pool, userId);
-  if (!user || user.merchantId !== merchantId || user.passwordHash !== null) throw new UserError('notFound', 'no such invitation');
-  return withTransaction(db, async (tx) => ({ userId, email: user.email, ...(await issueLink(clock, tx, userId, 'invite')) }));
-}
-
-async function keepsAnOwner(tx: Parameters<typeof sql.countOwners>[0], merchantId: string, user: sql.UserRow): Promise<boolean> {
-  if (user.role !== 'owner' || user.passwordHash === null) return true;
-  return (await sql.countOwners(tx, merchantId)) > 1;
-}
-
-/** Removes a merchant's user; their sessions end at once. The last owner stays. */
-export async function removeUser(db: Database, clock: Clock, merchantId: string, userId: string, by: { userId: string }): Promise<{ email: string }> {
-  if (userId === by.userId) throw new UserError('self', 'you cannot remove yourself');
-  return withTransaction(db, async (tx) => {
-    const user = await sql.findUser(tx, userId);
-    if (!user || user.merchantId !== merchantId) throw new UserError('notFound', 'no such user');
-    if (!(await keepsAnOwner(tx, merchantId, user))) throw new UserError('lastOwner', 'a merchant keeps at least one owner');
-    await sql.removeUser(tx, userId, merchantId, clock.now());
-    return { email: user.email };
-  });
-}
-
-/** Gives a merchant's user another role; their sessions see it on their next request. */
-export async function changeRole(
-  db: Database,
-  merchantId: string,
-  userId: string,
-  role: string,
-  by: { userId: string },
-): Promise<{ email: string; from: Role; to: Role }> {
-  if (!isRole(role)) throw new UserError('roleInvalid', `role must be one of ${ROLES.join(', ')}`);
-  if (userId === by.userId) throw new UserError('self', 'you cannot change your own role');
-  return withTransaction(db, async (tx) => {
-    const user = await sql.findUser(tx, userId);
-    if (!user || user.merchantId !== merchantId || !isRole(user.role)) throw new UserError('notFound', 'no such user');
-    if (role !== 'owner' && !(await keepsAnOwner(tx, merchantId, user))) throw new UserError('lastOwner', 'a merchant keeps at least one owner');
-    await sql.setRole(tx, userId, merchantId, role);
-    return { email: user.email, from: user.role, to: role };
-  });
-}
-
-/** Every user of a merchant or partner, for the operator's CLI. */
-export async function usersOf(db: Database, clock: Clock, owner: UserOwner): Promise<UserSummary[]> {
-  if ('merchantId' in owner) {
-    if (!(await merchantExists(db, owner.merchantId))) throw new UserError('ownerMissing', `merchant ${owner.merchantId} not found`);
-    return listUsers(db, clock, owner.merchantId);
-  }
-  if (!(await partnerExists(db, owner.partnerId))) throw new UserError('ownerMissing', `partner ${owner.partnerId} not found`);
-  return summaries(db, clock, await sql.listPartnerUsers(db.pool, owner.partnerId));
 }

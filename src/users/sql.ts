@@ -38,27 +38,11 @@ export async function findUser(db: Queryable, id: string): Promise<UserRow | und
   return rows[0];
 }
 
-/** A merchant's own users (partner users are listed with their partner), oldest first. */
-export async function listMerchantUsers(db: Queryable, merchantId: string): Promise<UserRow[]> {
-  const { rows } = await db.query<UserRow>(`SELECT ${USER_COLUMNS} FROM portal_users WHERE merchant_id = $1 AND removed_at IS NULL ORDER BY created_at, id`, [
-    merchantId,
-  ]);
-  return rows;
-}
-
 export async function listPartnerUsers(db: Queryable, partnerId: string): Promise<UserRow[]> {
   const { rows } = await db.query<UserRow>(`SELECT ${USER_COLUMNS} FROM portal_users WHERE partner_id = $1 AND removed_at IS NULL ORDER BY created_at, id`, [
     partnerId,
   ]);
   return rows;
-}
-
-export async function countOwners(db: Queryable, merchantId: string): Promise<number> {
-  const { rows } = await db.query<{ n: number }>(
-    "SELECT count(*)::int AS n FROM portal_users WHERE merchant_id = $1 AND role = 'owner' AND removed_at IS NULL AND password_hash IS NOT NULL",
-    [merchantId],
-  );
-  return rows[0]?.n ?? 0;
 }
 
 export async function setPassword(db: Queryable, userId: string, passwordHash: string): Promise<void> {
@@ -69,26 +53,15 @@ export async function setLanguage(db: Queryable, userId: string, language: strin
   await db.query('UPDATE portal_users SET language = $2 WHERE id = $1', [userId, language]);
 }
 
-export async function setRole(db: Queryable, userId: string, merchantId: string, role: string): Promise<boolean> {
-  const r = await db.query('UPDATE portal_users SET role = $3 WHERE id = $1 AND merchant_id = $2 AND removed_at IS NULL', [userId, merchantId, role]);
-  return (r.rowCount ?? 0) === 1;
-}
-
 export async function markSignedIn(db: Queryable, userId: string, at: Date): Promise<void> {
   await db.query('UPDATE portal_users SET last_sign_in_at = $2 WHERE id = $1', [userId, at]);
 }
 
-/** Removes a merchant's user: the row stays (the audit log names it), its sessions and links go. */
-export async function removeUser(db: Queryable, userId: string, merchantId: string, at: Date): Promise<UserRow | undefined> {
-  const { rows } = await db.query<UserRow>(
-    `UPDATE portal_users SET removed_at = $3 WHERE id = $1 AND merchant_id = $2 AND removed_at IS NULL RETURNING ${USER_COLUMNS}`,
-    [userId, merchantId, at],
-  );
-  if (rows[0]) {
-    await db.query('DELETE FROM portal_sessions WHERE user_id = $1', [userId]);
-    await db.query('DELETE FROM portal_tokens WHERE user_id = $1', [userId]);
-  }
-  return rows[0];
+/** Removes an account (its last membership went): the row stays (the audit log names it), its sessions and links go. */
+export async function removeAccount(db: Queryable, userId: string, at: Date): Promise<void> {
+  await db.query('UPDATE portal_users SET removed_at = $2 WHERE id = $1 AND removed_at IS NULL', [userId, at]);
+  await db.query('DELETE FROM portal_sessions WHERE user_id = $1', [userId]);
+  await db.query('DELETE FROM portal_tokens WHERE user_id = $1', [userId]);
 }
 
 // ---- sessions
@@ -100,9 +73,11 @@ export interface SessionRow {
   lastSeenAt: Date;
   expiresAt: Date;
   email: string;
+  /** The account's role on its partner's merchants (a partner's user). */
   role: string;
+  /** The role of the live, accepted membership of the session's merchant, if there is one. */
+  memberRole: string | null;
   language: string;
-  userMerchantId: string | null;
   partnerId: string | null;
 }
 
@@ -116,14 +91,19 @@ export async function insertSession(db: Queryable, s: { tokenHash: Buffer; userI
   ]);
 }
 
-/** The sessions with these hashes, with their users (removed users have no sessions left). */
+/**
+ * The sessions with these hashes, with their users (removed users have no sessions left) and the
+ * accepted membership of the session's merchant, in the one statement of every portal request.
+ */
 export async function findSessions(db: Queryable, hashes: readonly Buffer[]): Promise<(SessionRow & { tokenHash: Buffer })[]> {
   const { rows } = await db.query<SessionRow & { tokenHash: Buffer }>({
-    name: 'portal_find_sessions',
+    name: 'portal_find_sessions_members',
     text: `SELECT s.token_hash AS "tokenHash", s.user_id AS "userId", s.merchant_id AS "merchantId", s.created_at AS "createdAt",
-                  s.last_seen_at AS "lastSeenAt", s.expires_at AS "expiresAt", u.email, u.role, u.language, u.merchant_id AS "userMerchantId",
+                  s.last_seen_at AS "lastSeenAt", s.expires_at AS "expiresAt", u.email, u.role, m.role AS "memberRole", u.language,
                   u.partner_id AS "partnerId"
              FROM portal_sessions s JOIN portal_users u ON u.id = s.user_id AND u.removed_at IS NULL
+             LEFT JOIN portal_memberships m ON m.user_id = s.user_id AND m.merchant_id = s.merchant_id
+                   AND m.removed_at IS NULL AND m.accepted_at IS NOT NULL
             WHERE s.token_hash = ANY($1::bytea[])`,
     values: [hashes],
   });

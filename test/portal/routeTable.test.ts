@@ -25,6 +25,7 @@ interface Extra {
   keyId: string;
   userId: string;
   themeKey: string;
+  merchantId: string;
 }
 
 /** b's object for each path parameter a portal route may name; a new parameter must be added here. */
@@ -37,6 +38,8 @@ const SAMPLES: Record<string, Sample> = {
   keyId: (b) => b.keyId,
   userId: (b) => b.userId,
   themeKey: (b) => b.themeKey,
+  // An invitation of merchant b's that nobody here has.
+  merchantId: (b) => b.merchantId,
   // Tokens of one-time links are nobody's: a made-up one.
   token: () => 'x'.repeat(43),
 };
@@ -60,7 +63,7 @@ describe('every portal route × every role × another merchant (generated from t
       buttonShape: 'rounded',
       logo: undefined,
     });
-    b = { ...owned, keyId: keys[0]?.id ?? '', userId: bUser.userId, themeKey: theme.themeKey };
+    b = { ...owned, keyId: keys[0]?.id ?? '', userId: bUser.userId, themeKey: theme.themeKey, merchantId: merchantB.merchantId };
     browsers = {} as Record<Role, PortalBrowser>;
     emails = {} as Record<Role, string>;
     for (const role of ROLES) {

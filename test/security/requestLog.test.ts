@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext } from '../helpers/app.js';
 import { createLink, createSession, payByLink } from '../checkout/fixtures.js';
-import { createUser, inviteUser } from '../../src/users/service.js';
+import { createUser } from '../../src/users/service.js';
+import { inviteUser } from '../../src/users/memberships/service.js';
 
 // The request log never holds a secret that travels in a path (docs/running.md, What the logs never
 // contain): one-time sign-in and invitation links, the shopper's page references (whoever has one

@@ -4,7 +4,7 @@ import type { DailySales, PaymentListItem } from '../../payments/service.js';
 import type { FailingWebhook } from '../../webhooks/deliveries/service.js';
 import { messages, translator, type Translate } from '../i18n.js';
 import type { View } from '../view.js';
-import { Badge, Time } from '../views/components.js';
+import { Badge, Notice, Time } from '../views/components.js';
 import { DataTable } from '../views/table.js';
 import { PORTAL, portalPage } from '../views/layout.js';
 import { PaymentsTable } from '../payments/views.js';
@@ -236,7 +236,15 @@ function Webhooks({ view, t, failing }: { view: View; t: T; failing: readonly Fa
 
 export function renderOverview(
   view: View,
-  data: { period: Period; since: Date; sales: readonly DailySales[]; recent: readonly PaymentListItem[]; failing: readonly FailingWebhook[] | null },
+  data: {
+    period: Period;
+    since: Date;
+    sales: readonly DailySales[];
+    recent: readonly PaymentListItem[];
+    failing: readonly FailingWebhook[] | null;
+    /** How many invitations to other merchants wait for the reader's answer. */
+    invitations: number;
+  },
 ): string {
   const t = translator(M, view.lang);
   const currencies = salesByCurrency(data.sales, data.since, data.period);
@@ -247,6 +255,11 @@ export function renderOverview(
     lead: t('lead', { merchant: view.merchant.name }),
     children: (
       <>
+        {data.invitations > 0 ? (
+          <Notice kind="warn">
+            {view.t('invitationsWaiting')} <a href={`${PORTAL}/invitations`}>{view.t('seeInvitations')}</a>
+          </Notice>
+        ) : null}
         <nav class="period" aria-label={t('period')}>
           {PERIODS.map((p) => (
             <a href={p === 7 ? PORTAL : `${PORTAL}?days=${p}`} aria-current={p === data.period ? 'page' : undefined}>

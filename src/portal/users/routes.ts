@@ -1,16 +1,18 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, notFound, type FieldError } from '../../errors.js';
 import { portalLinkUrl } from '../../urls.js';
-import { USER_FIELD_CODES, UserError, changeRole, inviteUser, isRole, listUsers, reinvite, removeUser, type UserSummary } from '../../users/service.js';
+import { USER_FIELD_CODES, UserError, isRole } from '../../users/service.js';
+import { changeRole, inviteUser, listUsers, reinvite, removeUser, type UserSummary } from '../../users/memberships/service.js';
 import { auditFor, formOf, seeOther, sendPage, sessionOfRequest, viewFor, type PortalArea, type PortalDeps } from '../http.js';
 import { FieldErrors } from '../view.js';
 import { PORTAL } from '../views/layout.js';
 import { refusalText, renderInvitation, renderRemove, renderUsers, type Refusal, type RowProblem, type UsersPage } from './views.js';
 
-// An owner's users (§The portal: people and access): invite someone (the link is shown once and
-// expires), send a new invitation, change a role, remove a user. The rules (one live account per
-// address, at least one owner who can sign in, nobody changes or removes themselves) are the users
-// module's; these routes show its refusals beside the field or in the user's row.
+// An owner's users (§The portal: people and access): the merchant's members and invitees. Invite
+// someone (the link is shown once and expires; the answer is the same whether or not the address has
+// an account elsewhere), send a new invitation, change a role, remove a member. The rules (at least
+// one owner who can sign in, nobody changes or removes themselves) are the users module's; these
+// routes show its refusals beside the field or in the user's row.
 
 type UserParams = { Params: { userId: string } };
 

@@ -1,6 +1,7 @@
 import type { Html } from '../../html/jsx-runtime.js';
 import { formatDateTime } from '../../html/format.js';
-import { ROLES, type Role, type UserError, type UserSummary } from '../../users/service.js';
+import { ROLES, type Role, type UserError } from '../../users/service.js';
+import type { UserSummary } from '../../users/memberships/service.js';
 import { ROLE_KEY, messages, translator } from '../i18n.js';
 import type { FieldErrors, View } from '../view.js';
 import { Badge, CopyField, Csrf, ErrorSummary, Field, Notice, PostButton, Select, Time } from '../views/components.js';
@@ -31,13 +32,15 @@ export const M = messages(
     remove: 'Remove',
     removeOf: 'Remove {email}',
     inviteTitle: 'Invite someone',
-    inviteIntro: 'The portal shows you a link to send them. With it they choose a password; it works once, for 7 days.',
+    inviteIntro:
+      'The portal shows you a link to send them; it works once, for 7 days. With it someone new chooses a password, and someone who has an account signs in with theirs and accepts.',
     invite: 'Create invitation',
     roleOwnerHint: 'Owner: everything, users and the audit log included.',
     roleDeveloperHint: 'Developer: API keys, webhooks and themes; sees payment links and payments.',
     roleStaffHint: 'Staff: payment links, checkout sessions and payments, refunds and captures included.',
-    invitationTitle: 'Invitation for {email}',
-    invitationText: 'Send this link to {email}. It works once, until {at}; with it they choose a password and sign in as {role}.',
+    invitationTitle: 'Invitation sent to {email}',
+    invitationText:
+      'Send this link to {email}. It works once, until {at}; with it they join as {role}: someone new chooses a password, someone who has an account signs in with theirs and accepts.',
     invitationLink: 'Invitation link',
     backToUsers: 'Back to users',
     roleChanged: 'The role is changed. It applies from their next page.',
@@ -51,6 +54,7 @@ export const M = messages(
     emailLookalike:
       'This address has invisible characters, direction controls, or Latin letters mixed with Cyrillic or Greek ones, so it could pass for another. Type it again by hand.',
     emailTaken: 'There is a user with this address already.',
+    alreadyMember: 'This address is a user of this merchant already, or invited: see the list above.',
     roleInvalid: 'Choose one of the roles.',
     lastOwner: 'The account must keep at least one owner who can sign in.',
     self: 'You cannot change your own role or remove yourself; another owner can.',
@@ -75,13 +79,15 @@ export const M = messages(
     remove: 'Fjarlægja',
     removeOf: 'Fjarlægja {email}',
     inviteTitle: 'Bjóða notanda',
-    inviteIntro: 'Þjónustuvefurinn sýnir þér hlekk til að senda viðkomandi. Með honum er valið lykilorð; hann virkar einu sinni, í 7 daga.',
+    inviteIntro:
+      'Þjónustuvefurinn sýnir þér hlekk til að senda viðkomandi; hann virkar einu sinni, í 7 daga. Með honum velur nýr notandi lykilorð, en sá sem er með aðgang skráir sig inn með sínu og þiggur boðið.',
     invite: 'Búa til boð',
     roleOwnerHint: 'Eigandi: allt, líka notendur og aðgerðaskrá.',
     roleDeveloperHint: 'Forritari: API-lyklar, vefkrókar og útlit; sér greiðsluhlekki og greiðslur.',
     roleStaffHint: 'Starfsmaður: greiðsluhlekkir, greiðslusíður og greiðslur, líka endurgreiðslur og innheimta.',
-    invitationTitle: 'Boð til {email}',
-    invitationText: 'Sendu {email} þennan hlekk. Hann virkar einu sinni, til {at}; með honum er valið lykilorð og skráð inn sem {role}.',
+    invitationTitle: 'Boð sent til {email}',
+    invitationText:
+      'Sendu {email} þennan hlekk. Hann virkar einu sinni, til {at}; með honum bætist viðkomandi við sem {role}: nýr notandi velur lykilorð, en sá sem er með aðgang skráir sig inn með sínu og þiggur boðið.',
     invitationLink: 'Boðshlekkur',
     backToUsers: 'Aftur í notendur',
     roleChanged: 'Hlutverkinu er breytt. Það gildir frá næstu síðu viðkomandi.',
@@ -94,6 +100,7 @@ export const M = messages(
     emailLookalike:
       'Í netfanginu eru ósýnileg tákn, stefnustýritákn eða latneskir stafir blandaðir kýrillískum eða grískum, svo að það gæti villt á sér heimildir. Sláðu það aftur inn.',
     emailTaken: 'Notandi með þetta netfang er þegar til.',
+    alreadyMember: 'Þetta netfang er þegar notandi þessa söluaðila, eða því hefur verið boðið: sjá listann að ofan.',
     roleInvalid: 'Veldu eitt hlutverkanna.',
     lastOwner: 'Aðgangurinn verður að halda a.m.k. einum eiganda sem getur skráð sig inn.',
     self: 'Þú getur ekki breytt eigin hlutverki eða fjarlægt sjálfa(n) þig; annar eigandi getur það.',

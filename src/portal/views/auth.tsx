@@ -152,6 +152,11 @@ export function renderLinkPage(
             {choose ? t('savePassword') : t('linkContinue')}
           </button>
         </form>
+        {s.purpose === 'invite' ? (
+          <p class="muted small">
+            {t('linkHaveAccount')} <a href={`${PORTAL}/sign-in?next=${encodeURIComponent(`${PORTAL}/invitations`)}`}>{t('linkSignInToAccept')}</a>
+          </p>
+        ) : null}
       </>
     ),
   });
@@ -234,6 +239,24 @@ export function renderAccount(view: View, s: { notice: 'saved' | 'passwordChange
               {t('savePassword')}
             </button>
           </form>
+        </section>
+        <section class="panel" aria-labelledby="merchants-h">
+          <h2 id="merchants-h">{t('yourMerchants')}</h2>
+          {view.merchants.length > 1 ? (
+            <>
+              <p class="muted">{t('yourMerchantsIntro')}</p>
+              <ul>
+                {view.merchants.map((m) => (
+                  <li>{m.name}</li>
+                ))}
+              </ul>
+            </>
+          ) : (
+            <p>{view.merchants[0]?.name ?? view.merchant.name}</p>
+          )}
+          <p>
+            <a href={`${PORTAL}/invitations`}>{t('seeInvitations')}</a>
+          </p>
         </section>
         <section class="panel" aria-labelledby="sessions-h">
           <h2 id="sessions-h">{t('sessionsTitle')}</h2>

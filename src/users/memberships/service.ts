@@ -1,0 +1,264 @@
+import type { Clock } from '../../clock.js';
+import type { Database } from '../../db/database.js';
+import { withTransaction } from '../../db/database.js';
+import { ApiError, validationError, type FieldError } from '../../errors.js';
+import { hashSecret, randomToken } from '../../ids.js';
+import { merchantExists, merchantNames, partnerExists } from '../../accounts/service.js';
+import { checkEmail } from '../email.js';
+import * as users from '../sql.js';
+import * as sql from './sql.js';
+import {
+  INVITE_TTL_MS,
+  ROLES,
+  USER_FIELD_CODES,
+  UserError,
+  createUser,
+  emailFieldError,
+  isRole,
+  issueLink,
+  type OneTimeLink,
+  type Role,
+  type UserOwner,
+} from '../service.js';
+
+// A merchant's members (docs/portal.md, "Users"): a person signs in once and may belong to several
+// merchants, each with its own role. An owner invites an address; the answer is the same whether or
+// not the address has an account anywhere (a new address gets an account and the link that sets its
+// password; an existing account gets a pending membership that the person accepts after signing in,
+// and its link sets no password). Only a member of this very merchant is named as such: the owner
+// sees them in their own list anyway.
+
+export interface UserSummary {
+  userId: string;
+  email: string;
+  role: Role;
+  /** active: a member who has accepted; invited: an invitation not yet answered (until inviteExpiresAt); expired: it ran out. */
+  status: 'active' | 'invited' | 'expired';
+  inviteExpiresAt: Date | null;
+  lastSignInAt: Date | null;
+  createdAt: Date;
+}
+
+/** A merchant's members and invitees, oldest first (a partner's users are not members). */
+export async function listUsers(db: Database, clock: Clock, merchantId: string): Promise<UserSummary[]> {
+  const rows = await sql.listMembers(db.pool, merchantId);
+  const now = clock.now();
+  // An invitation that made the account runs out with the account's link; one of an existing account with its own.
+  const links = await users.pendingInvites(
+    db.pool,
+    rows.filter((r) => r.acceptedAt === null && r.inviteTokenHash === null).map((r) => r.userId),
+    now,
+  );
+  return rows.map((r) => {
+    const until = r.acceptedAt !== null ? null : r.inviteTokenHash !== null ? r.inviteExpiresAt : (links.get(r.userId) ?? null);
+    const live = until !== null && until > now;
+    return {
+      userId: r.userId,
+      email: r.email,
+      role: isRole(r.role) ? r.role : 'staff',
+      status: r.acceptedAt !== null ? 'active' : live ? 'invited' : 'expired',
+      inviteExpiresAt: live ? until : null,
+      lastSignInAt: r.acceptedAt !== null ? r.lastSignInAt : null,
+      createdAt: r.createdAt,
+    };
+  });
+}
+
+function isEmailTaken(err: unknown): boolean {
+  return err instanceof ApiError && (err.errors ?? []).some((e) => e.field === 'email' && e.code === USER_FIELD_CODES.emailTaken);
+}
+
+/** A link for an existing account's invitation: signs nobody in, sets no password (only its hash is kept). */
+function invitationToken(clock: Clock): { token: string; tokenHash: Buffer; expiresAt: Date } {
+  const token = randomToken(32);
+  return { token, tokenHash: hashSecret(token), expiresAt: new Date(clock.now().getTime() + INVITE_TTL_MS) };
+}
+
+/**
+ * An owner invites someone to their merchant; the link is shown once and expires. The answer is the
+ * same for an address nobody has and for one that has an account elsewhere (a merchant's or a
+ * partner's user): only a member or invitee of this merchant is refused, as `alreadyMember`.
+ */
+export async function inviteUser(
+  db: Database,
+  clock: Clock,
+  merchantId: string,
+  input: { email: string; role: string; invitedBy: string },
+): Promise<OneTimeLink> {
+  const checked = checkEmail(input.email);
+  const errors: FieldError[] = [];
+  if (!checked.ok) errors.push(emailFieldError(checked.problem));
+  if (!isRole(input.role)) errors.push({ field: 'role', code: USER_FIELD_CODES.roleInvalid, message: `must be one of ${ROLES.join(', ')}` });
+  if (!checked.ok || !isRole(input.role) || errors.length > 0) throw validationError(errors);
+  const role = input.role;
+  const email = checked.email;
+  let existing = await users.findUserByEmail(db.pool, email);
+  if (!existing) {
+    try {
+      return await createUser(db, clock, { email, owner: { merchantId }, role, createdBy: input.invitedBy, purpose: 'invite' });
+    } catch (err) {
+      // The address got an account between the read and the insert (another process): invite that
+      // account, so that even this race answers as any other invitation does.
+      existing = isEmailTaken(err) ? await users.findUserByEmail(db.pool, email) : undefined;
+      if (!existing) throw err;
+    }
+  }
+  const link = invitationToken(clock);
+  return withTransaction(db, async (tx) => {
+    const inserted = await sql.insertMembership(tx, {
+      userId: existing.id,
+      merchantId,
+      role,
+      at: clock.now(),
+      createdBy: input.invitedBy,
+      inviteTokenHash: link.tokenHash,
+      inviteExpiresAt: link.expiresAt,
+    });
+    if (!inserted) throw new UserError('alreadyMember', 'the address is a member of this merchant already');
+    return { userId: existing.id, email: existing.email, token: link.token, expiresAt: link.expiresAt };
+  });
+}
+
+/** A new invitation for a merchant's invitee who has not yet answered (the earlier link stops working). */
+export async function reinvite(db: Database, clock: Clock, merchantId: string, userId: string): Promise<OneTimeLink> {
+  const [user, membership] = await Promise.all([users.findUser(db.pool, userId), sql.findMembership(db.pool, userId, merchantId)]);
+  if (!user || !membership || membership.acceptedAt !== null) throw new UserError('notFound', 'no such invitation');
+  if (membership.inviteTokenHash === null) {
+    // The invitation that made the account: a new link of the account (it still has no password).
+    if (user.passwordHash !== null) throw new UserError('notFound', 'no such invitation');
+    return withTransaction(db, async (tx) => ({ userId, email: user.email, ...(await issueLink(clock, tx, userId, 'invite')) }));
+  }
+  const link = invitationToken(clock);
+  if (!(await sql.setInvitation(db.pool, userId, merchantId, link.tokenHash, link.expiresAt))) throw new UserError('notFound', 'no such invitation');
+  return { userId, email: user.email, token: link.token, expiresAt: link.expiresAt };
+}
+
+async function keepsAnOwner(tx: Parameters<typeof sql.countOwners>[0], merchantId: string, m: sql.MembershipRow, user: users.UserRow): Promise<boolean> {
+  if (m.role !== 'owner' || m.acceptedAt === null || user.passwordHash === null) return true;
+  return (await sql.countOwners(tx, merchantId)) > 1;
+}
+
+/** One of this merchant's members (or invitees) and their account, read in the caller's transaction. */
+async function memberOf(tx: Parameters<typeof sql.findMembership>[0], merchantId: string, userId: string) {
+  const [user, membership] = [await users.findUser(tx, userId), await sql.findMembership(tx, userId, merchantId)];
+  if (!user || !membership || !isRole(membership.role)) throw new UserError('notFound', 'no such user');
+  return { user, membership, role: membership.role };
+}
+
+/**
+ * Ends a membership; the person's sessions on this merchant end at once, their other memberships
+ * stay. An account (not a partner's) left with no accepted membership is removed, as a merchant's
+ * only user was before: the columns an older process reads (sql.ts, syncLegacyColumns) must never
+ * point it at a merchant the person has not accepted. An account with no password yet is kept while
+ * the invitation that made it waits.
+ */
+async function endMembership(tx: Parameters<typeof sql.removeMembership>[0], clock: Clock, user: users.UserRow, merchantId: string): Promise<void> {
+  await sql.removeMembership(tx, user.id, merchantId, clock.now());
+  const left = await sql.membershipsOf(tx, user.id);
+  const keep = user.partnerId !== null || left.some((m) => m.acceptedAt !== null) || (user.passwordHash === null && left.length > 0);
+  if (keep) await sql.syncLegacyColumns(tx, user.id);
+  else await users.removeAccount(tx, user.id, clock.now());
+}
+
+/** Removes a member from a merchant (after an owner's confirmation). */
+export async function removeUser(db: Database, clock: Clock, merchantId: string, userId: string, by: { userId: string }): Promise<{ email: string }> {
+  if (userId === by.userId) throw new UserError('self', 'you cannot remove yourself');
+  return withTransaction(db, async (tx) => {
+    const { user, membership } = await memberOf(tx, merchantId, userId);
+    if (!(await keepsAnOwner(tx, merchantId, membership, user))) throw new UserError('lastOwner', 'a merchant keeps at least one owner');
+    await endMembership(tx, clock, user, merchantId);
+    return { email: user.email };
+  });
+}
+
+/** Gives a member another role on this merchant; their sessions here see it on their next request. */
+export async function changeRole(
+  db: Database,
+  merchantId: string,
+  userId: string,
+  role: string,
+  by: { userId: string },
+): Promise<{ email: string; from: Role; to: Role }> {
+  if (!isRole(role)) throw new UserError('roleInvalid', `role must be one of ${ROLES.join(', ')}`);
+  if (userId === by.userId) throw new UserError('self', 'you cannot change your own role');
+  return withTransaction(db, async (tx) => {
+    const { user, membership, role: from } = await memberOf(tx, merchantId, userId);
+    if (role !== 'owner' && !(await keepsAnOwner(tx, merchantId, membership, user))) throw new UserError('lastOwner', 'a merchant keeps at least one owner');
+    await sql.setMembershipRole(tx, userId, merchantId, role);
+    await sql.syncLegacyColumns(tx, userId);
+    return { email: user.email, from, to: role };
+  });
+}
+
+export interface Invitation {
+  merchantId: string;
+  name: string;
+  role: Role;
+  expiresAt: Date;
+}
+
+/** The invitations waiting for this person's answer (to accounts that existed when invited), oldest first. */
+export async function pendingInvitations(db: Database, clock: Clock, userId: string): Promise<Invitation[]> {
+  const now = clock.now();
+  const rows = (await sql.membershipsOf(db.pool, userId)).filter(
+    (m) => m.acceptedAt === null && m.inviteExpiresAt !== null && m.inviteExpiresAt > now && isRole(m.role),
+  );
+  const names = merchantNames(db);
+  return Promise.all(
+    rows.map(async (m) => ({
+      merchantId: m.merchantId,
+      name: (await names.get(m.merchantId)) ?? m.merchantId,
+      role: isRole(m.role) ? m.role : 'staff',
+      expiresAt: m.inviteExpiresAt ?? now,
+    })),
+  );
+}
+
+/** The person accepts an invitation: they may switch to that merchant, with its role. Undefined when there is none to accept. */
+export async function acceptInvitation(db: Database, clock: Clock, userId: string, merchantId: string): Promise<{ role: Role } | undefined> {
+  return withTransaction(db, async (tx) => {
+    const accepted = await sql.acceptMembership(tx, userId, merchantId, clock.now());
+    if (!accepted || !isRole(accepted.role)) return undefined;
+    await sql.syncLegacyColumns(tx, userId);
+    return { role: accepted.role };
+  });
+}
+
+/** The person declines an invitation; the owner may invite them again. Undefined when there is none. */
+export async function declineInvitation(db: Database, clock: Clock, userId: string, merchantId: string): Promise<{ role: Role } | undefined> {
+  return withTransaction(db, async (tx) => {
+    const user = await users.findUser(tx, userId);
+    const membership = await sql.findMembership(tx, userId, merchantId);
+    if (!user || !membership || membership.acceptedAt !== null || !isRole(membership.role)) return undefined;
+    await endMembership(tx, clock, user, merchantId);
+    return { role: membership.role };
+  });
+}
+
+/** Every user of a merchant or partner, for the operator's CLI. */
+export async function usersOf(db: Database, clock: Clock, owner: UserOwner): Promise<UserSummary[]> {
+  if ('merchantId' in owner) {
+    if (!(await merchantExists(db, owner.merchantId))) throw new UserError('ownerMissing', `merchant ${owner.merchantId} not found`);
+    return listUsers(db, clock, owner.merchantId);
+  }
+  if (!(await partnerExists(db, owner.partnerId))) throw new UserError('ownerMissing', `partner ${owner.partnerId} not found`);
+  const now = clock.now();
+  const rows = await users.listPartnerUsers(db.pool, owner.partnerId);
+  const invites = await users.pendingInvites(
+    db.pool,
+    rows.map((r) => r.id),
+    now,
+  );
+  return rows.map((r) => {
+    const invite = r.passwordHash === null ? (invites.get(r.id) ?? null) : null;
+    return {
+      userId: r.id,
+      email: r.email,
+      role: isRole(r.role) ? r.role : 'staff',
+      status: r.passwordHash !== null ? 'active' : invite ? 'invited' : 'expired',
+      inviteExpiresAt: invite,
+      lastSignInAt: r.lastSignInAt,
+      createdAt: r.createdAt,
+    };
+  });
+}

@@ -1,0 +1,149 @@
+import type { Queryable } from '../../db/database.js';
+
+// A person's memberships of merchants, each with its own role (migration 0025). A membership is
+// pending until the person accepts it, live until it is removed or declined.
+
+export interface MembershipRow {
+  userId: string;
+  merchantId: string;
+  role: string;
+  createdAt: Date;
+  acceptedAt: Date | null;
+  inviteTokenHash: Buffer | null;
+  inviteExpiresAt: Date | null;
+}
+
+const MEMBERSHIP_COLUMNS = `user_id AS "userId", merchant_id AS "merchantId", role, created_at AS "createdAt", accepted_at AS "acceptedAt",
+  invite_token_hash AS "inviteTokenHash", invite_expires_at AS "inviteExpiresAt"`;
+
+/** A new membership; false when the person is a live member (or invitee) of the merchant already. */
+export async function insertMembership(
+  db: Queryable,
+  m: { userId: string; merchantId: string; role: string; at: Date; createdBy: string | null; inviteTokenHash: Buffer | null; inviteExpiresAt: Date | null },
+): Promise<boolean> {
+  const r = await db.query(
+    `INSERT INTO portal_memberships (user_id, merchant_id, role, created_at, created_by, invite_token_hash, invite_expires_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7)
+     ON CONFLICT (user_id, merchant_id) WHERE removed_at IS NULL DO NOTHING`,
+    [m.userId, m.merchantId, m.role, m.at, m.createdBy, m.inviteTokenHash, m.inviteExpiresAt],
+  );
+  return (r.rowCount ?? 0) === 1;
+}
+
+export async function findMembership(db: Queryable, userId: string, merchantId: string): Promise<MembershipRow | undefined> {
+  const { rows } = await db.query<MembershipRow>(
+    `SELECT ${MEMBERSHIP_COLUMNS} FROM portal_memberships WHERE user_id = $1 AND merchant_id = $2 AND removed_at IS NULL`,
+    [userId, merchantId],
+  );
+  return rows[0];
+}
+
+/** A person's live memberships, accepted or not, oldest first. */
+export async function membershipsOf(db: Queryable, userId: string): Promise<MembershipRow[]> {
+  const { rows } = await db.query<MembershipRow>(
+    `SELECT ${MEMBERSHIP_COLUMNS} FROM portal_memberships WHERE user_id = $1 AND removed_at IS NULL ORDER BY created_at, id`,
+    [userId],
+  );
+  return rows;
+}
+
+/** The live, unexpired invitation whose link has this hash, with the invitee's address. */
+export async function findInvitation(db: Queryable, tokenHash: Buffer, now: Date): Promise<(MembershipRow & { email: string }) | undefined> {
+  const { rows } = await db.query<MembershipRow & { email: string }>(
+    `SELECT m.user_id AS "userId", m.merchant_id AS "merchantId", m.role, m.created_at AS "createdAt", m.accepted_at AS "acceptedAt",
+            m.invite_token_hash AS "inviteTokenHash", m.invite_expires_at AS "inviteExpiresAt", u.email
+       FROM portal_memberships m JOIN portal_users u ON u.id = m.user_id AND u.removed_at IS NULL
+      WHERE m.invite_token_hash = $1 AND m.removed_at IS NULL AND m.accepted_at IS NULL AND m.invite_expires_at > $2`,
+    [tokenHash, now],
+  );
+  return rows[0];
+}
+
+export interface MemberRow extends MembershipRow {
+  email: string;
+  hasPassword: boolean;
+  lastSignInAt: Date | null;
+}
+
+/** A merchant's live members and invitees, oldest first (a partner's users are not members). */
+export async function listMembers(db: Queryable, merchantId: string): Promise<MemberRow[]> {
+  const { rows } = await db.query<MemberRow>(
+    `SELECT m.user_id AS "userId", m.merchant_id AS "merchantId", m.role, m.created_at AS "createdAt", m.accepted_at AS "acceptedAt",
+            m.invite_token_hash AS "inviteTokenHash", m.invite_expires_at AS "inviteExpiresAt", u.email,
+            u.password_hash IS NOT NULL AS "hasPassword", u.last_sign_in_at AS "lastSignInAt"
+       FROM portal_memberships m JOIN portal_users u ON u.id = m.user_id AND u.removed_at IS NULL
+      WHERE m.merchant_id = $1 AND m.removed_at IS NULL
+      ORDER BY m.created_at, m.id`,
+    [merchantId],
+  );
+  return rows;
+}
+
+/** Owners of the merchant who have accepted and can sign in. */
+export async function countOwners(db: Queryable, merchantId: string): Promise<number> {
+  const { rows } = await db.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM portal_memberships m JOIN portal_users u ON u.id = m.user_id AND u.removed_at IS NULL
+      WHERE m.merchant_id = $1 AND m.role = 'owner' AND m.removed_at IS NULL AND m.accepted_at IS NOT NULL AND u.password_hash IS NOT NULL`,
+    [merchantId],
+  );
+  return rows[0]?.n ?? 0;
+}
+
+/** Accepts a pending membership (an invitation to an existing account only while it is unexpired). */
+export async function acceptMembership(db: Queryable, userId: string, merchantId: string, now: Date): Promise<MembershipRow | undefined> {
+  const { rows } = await db.query<MembershipRow>(
+    `UPDATE portal_memberships SET accepted_at = $3, invite_token_hash = NULL
+      WHERE user_id = $1 AND merchant_id = $2 AND removed_at IS NULL AND accepted_at IS NULL
+        AND (invite_expires_at IS NULL OR invite_expires_at > $3)
+      RETURNING ${MEMBERSHIP_COLUMNS}`,
+    [userId, merchantId, now],
+  );
+  return rows[0];
+}
+
+/** The memberships made with the account (no invitation link of their own): accepted when its first link is used. */
+export async function acceptFirstMemberships(db: Queryable, userId: string, now: Date): Promise<void> {
+  await db.query(
+    'UPDATE portal_memberships SET accepted_at = $2 WHERE user_id = $1 AND removed_at IS NULL AND accepted_at IS NULL AND invite_token_hash IS NULL',
+    [userId, now],
+  );
+}
+
+/** A new link for a pending invitation of an existing account (the earlier one stops working). */
+export async function setInvitation(db: Queryable, userId: string, merchantId: string, tokenHash: Buffer, expiresAt: Date): Promise<boolean> {
+  const r = await db.query(
+    `UPDATE portal_memberships SET invite_token_hash = $3, invite_expires_at = $4
+      WHERE user_id = $1 AND merchant_id = $2 AND removed_at IS NULL AND accepted_at IS NULL AND invite_token_hash IS NOT NULL`,
+    [userId, merchantId, tokenHash, expiresAt],
+  );
+  return (r.rowCount ?? 0) === 1;
+}
+
+export async function setMembershipRole(db: Queryable, userId: string, merchantId: string, role: string): Promise<void> {
+  await db.query('UPDATE portal_memberships SET role = $3 WHERE user_id = $1 AND merchant_id = $2 AND removed_at IS NULL', [userId, merchantId, role]);
+}
+
+/** Ends a membership (removed by an owner, or declined): the person's sessions on that merchant end with it. */
+export async function removeMembership(db: Queryable, userId: string, merchantId: string, at: Date): Promise<boolean> {
+  const r = await db.query(
+    'UPDATE portal_memberships SET removed_at = $3, invite_token_hash = NULL WHERE user_id = $1 AND merchant_id = $2 AND removed_at IS NULL',
+    [userId, merchantId, at],
+  );
+  await db.query('DELETE FROM portal_sessions WHERE user_id = $1 AND merchant_id = $2', [userId, merchantId]);
+  return (r.rowCount ?? 0) === 1;
+}
+
+/**
+ * Keeps portal_users.merchant_id and role, which the code before migration 0025 reads, on the
+ * person's first live membership (accepted ones first), so that an older process still running
+ * during a deploy finds the same user. A partner's user keeps their partner's columns.
+ */
+export async function syncLegacyColumns(db: Queryable, userId: string): Promise<void> {
+  await db.query(
+    `UPDATE portal_users u SET merchant_id = m.merchant_id, role = m.role
+       FROM (SELECT merchant_id, role FROM portal_memberships WHERE user_id = $1 AND removed_at IS NULL
+              ORDER BY accepted_at IS NULL, created_at, id LIMIT 1) m
+      WHERE u.id = $1 AND u.partner_id IS NULL`,
+    [userId],
+  );
+}
