@@ -95,6 +95,24 @@ export default tseslint.config(
   {
     files: ['src/**/*.ts', 'src/**/*.tsx'],
     plugins: { paylinks: { rules: { 'module-boundaries': moduleBoundaries } } },
-    rules: { 'paylinks/module-boundaries': 'error' },
+    rules: {
+      'paylinks/module-boundaries': 'error',
+      // Markup is JSX through src/html/jsx-runtime.ts (docs/style.md, Pages through one renderer):
+      // its values are Html, not Preact's elements.
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            { name: 'preact', message: 'Pages are JSX through src/html/jsx-runtime.ts: import Html and Children from there.' },
+            { name: 'preact-render-to-string', message: 'Pages are written by src/html/jsx-runtime.ts; src/html/render.ts makes the document.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // The runtime takes its element and attribute types from Preact (types only).
+    files: ['src/html/jsx-runtime.ts'],
+    rules: { 'no-restricted-imports': 'off' },
   },
 );

@@ -1,4 +1,4 @@
-import type { VNode } from 'preact';
+import type { Html } from '../../html/jsx-runtime.js';
 import type { Invitation } from '../../users/memberships/service.js';
 import { ROLE_KEY, messages, translator } from '../i18n.js';
 import type { View } from '../view.js';
@@ -64,7 +64,7 @@ export function renderInvitations(view: View, data: { invitations: readonly Invi
   });
 }
 
-function InvitationRow({ view, invitation }: { view: View; invitation: Invitation }): VNode {
+function InvitationRow({ view, invitation }: { view: View; invitation: Invitation }): Html {
   const t = translator(M, view.lang);
   const base = `${PORTAL}/invitations/${encodeURIComponent(invitation.merchantId)}`;
   return (

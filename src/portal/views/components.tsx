@@ -1,4 +1,4 @@
-import type { Children, Html, JSX } from '../../html/jsx-runtime.js';
+import type { Children, Html } from '../../html/jsx-runtime.js';
 import type { FieldError } from '../../errors.js';
 import { formatDateTime, formatMoney, isoTime } from '../../html/format.js';
 import { FORM_TOKEN_FIELD } from '../../web/formTokens.js';
