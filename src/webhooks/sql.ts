@@ -324,8 +324,8 @@ export async function lockOrders(db: Queryable, webhookIds: readonly string[]): 
 /**
  * New pending deliveries, due now, in one statement (one event to many webhooks, or many events to one).
  * Each takes the next place (seq), in the order given, and a delivery to a fifo webhook is ordered by
- * it; the ordering is read by this statement, after the caller took the order locks (lockOrders), so that a change of
- * ordering committed meanwhile is seen.
+ * it. The ordering is read by this statement, after the caller took the order locks (lockOrders), so
+ * that a change of ordering committed meanwhile is seen.
  */
 export async function insertDeliveryRows(db: Queryable, now: Date, deliveries: readonly NewDelivery[]): Promise<void> {
   if (deliveries.length === 0) return;
