@@ -4,6 +4,7 @@ import { claimAndRecord } from '../../src/webhooks/delivery/claim.js';
 import { enqueueEvent } from '../../src/webhooks/events.js';
 import type { DeliveryWorker } from '../../src/webhooks/delivery/worker.js';
 import { call, createTestContext, type TestContext } from '../helpers/app.js';
+import { TEST_DB } from '../helpers/db.js';
 import { reply, startReceiver, testWorker, type Behaviour, type Receiver } from './helpers.js';
 
 // Ordered delivery per webhook (§Deliveries: ordering), on the injected clock: a fifo webhook's
@@ -175,6 +176,46 @@ describe('ordering: fifo', () => {
     expect([...refsAt('/switch')].sort()).toEqual([...refs].sort());
     expect(await stateOf(id)).toEqual({ Delivered: 5, Pending: 1 });
   });
+});
+
+describe('ordering: commit order', () => {
+  it.skipIf(TEST_DB === 'pglite')(
+    "an event's delivery takes its place only once an earlier transaction making one for the same fifo webhook has committed (PostgreSQL: two connections)",
+    async () => {
+      const id = await registerOrdered('/fifo-commit', 'fifo');
+      const event = (ref: string) => ({
+        merchantId: ctx.merchant.merchantId,
+        eventType: 'Capture' as const,
+        checkoutReference: null,
+        payfacReference: ref,
+        merchantReference: null,
+        amount: 1,
+        currency: 'EUR',
+        reason: null,
+        success: true,
+      });
+      const first = await ctx.tdb.db.pool.connect();
+      try {
+        await first.query('BEGIN');
+        await enqueueEvent(first, ctx, event('commit-first'));
+        // A second payment records its event while the first is still open: it waits for it.
+        let secondDone = false;
+        const second = withTransaction(ctx.tdb.db, (tx) => enqueueEvent(tx, ctx, event('commit-second'))).then(() => (secondDone = true));
+        await new Promise((r) => setTimeout(r, 300));
+        expect(secondDone).toBe(false);
+        await first.query('COMMIT');
+        await second;
+      } finally {
+        first.release();
+      }
+      const { rows } = await ctx.tdb.db.pool.query<{ ref: string }>(
+        'SELECT payfac_reference AS ref FROM webhook_deliveries WHERE webhook_id = $1 ORDER BY seq',
+        [id],
+      );
+      expect(rows.map((r) => r.ref)).toEqual(['commit-first', 'commit-second']);
+      await call(ctx, 'POST', `/api/v1/webhooks/${id}/delete`);
+    },
+  );
 });
 
 describe('ordering: the setting', () => {
