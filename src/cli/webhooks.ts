@@ -1,5 +1,5 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import type { DeliveryState, EventType, PaymentEventType, UpdateWebhookParams, Webhook } from '@paylinks/sdk';
+import type { DeliveryState, EventType, PaymentEventType, UpdateWebhookParams, Webhook, WebhookOrdering } from '@paylinks/sdk';
 import { action, client, emit, int, paging, table, UsageError, withClient, type ClientFlags } from './client.js';
 
 // `paylinks webhook`, `paylinks delivery` and the sandbox's `paylinks trigger`: webhook endpoints,
@@ -19,6 +19,17 @@ export function parseEventTypes(v: string, fail: (message: string) => Error = (m
   return list as EventType[];
 }
 
+const ORDERINGS: readonly WebhookOrdering[] = ['unordered', 'fifo'];
+
+/** --ordering: fifo costs speed, so its help says so. */
+function orderingOption(register: boolean): Option {
+  return new Option(
+    '--ordering <ordering>',
+    'fifo: one delivery at a time, in the order the events were recorded; a failing one holds back the rest until it succeeds or has ' +
+      `used its five attempts (a slow receiver gets one request at a time)${register ? '; default unordered' : ''}`,
+  ).choices(ORDERINGS);
+}
+
 function parseData(value: string, previous: Record<string, string> = {}): Record<string, string> {
   const eq = value.indexOf('=');
   if (eq <= 0) throw new InvalidArgumentError('additional data is key=value');
@@ -35,11 +46,20 @@ export function registerWebhookCommands(program: Command): void {
     .option('--description <text>', 'description')
     .option('--max-in-flight <n>', 'deliveries sent to it at the same time, 1 to 100 (default 10)', int('--max-in-flight'))
     .option('--rate-limit <n>', 'deliveries started per second at most, 1 to 1000 (default: no limit)', int('--rate-limit'))
+    .addOption(orderingOption(true))
     .option('--idempotency-key <key>', 'Idempotency-Key: a retry with the same key and body gets the first answer; default a new one')
     .action(
       action(
         async (
-          o: ClientFlags & { url: string; eventTypes?: EventType[]; description?: string; maxInFlight?: number; rateLimit?: number; idempotencyKey?: string },
+          o: ClientFlags & {
+            url: string;
+            eventTypes?: EventType[];
+            description?: string;
+            maxInFlight?: number;
+            rateLimit?: number;
+            ordering?: WebhookOrdering;
+            idempotencyKey?: string;
+          },
         ) => {
           const r = await client(o).webhooks.register(
             {
@@ -48,6 +68,7 @@ export function registerWebhookCommands(program: Command): void {
               ...(o.description !== undefined ? { description: o.description } : {}),
               ...(o.maxInFlight !== undefined ? { maxInFlight: o.maxInFlight } : {}),
               ...(o.rateLimit !== undefined ? { rateLimit: o.rateLimit } : {}),
+              ...(o.ordering !== undefined ? { ordering: o.ordering } : {}),
             },
             o.idempotencyKey ? { idempotencyKey: o.idempotencyKey } : {},
           );
@@ -57,6 +78,7 @@ export function registerWebhookCommands(program: Command): void {
             `eventTypes  ${r.eventTypes.length > 0 ? r.eventTypes.join(',') : '(all)'}`,
             `maxInFlight ${r.maxInFlight}`,
             `rateLimit   ${r.rateLimit === null ? '(none)' : `${r.rateLimit}/s`}`,
+            `ordering    ${r.ordering}`,
             `apiKey      ${r.apiKey}  (shown only now)`,
             `hmacKey     ${r.hmacKey}  (shown only now)`,
             `signingSecret  ${r.signingSecret}  (Standard Webhooks secret; shown only now)`,
@@ -93,6 +115,7 @@ export function registerWebhookCommands(program: Command): void {
         ['description', w.description],
         ['maxInFlight', String(w.maxInFlight)],
         ['rateLimit', w.rateLimit === null ? '(none)' : `${w.rateLimit}/s`],
+        ['ordering', w.ordering],
         ['createdAt', w.createdAt],
         ['updatedAt', w.updatedAt],
       ],
@@ -118,6 +141,7 @@ export function registerWebhookCommands(program: Command): void {
     .option('--rate-limit <n>', 'deliveries started per second at most, 1 to 1000; "none" removes the limit', (v: string) =>
       v.trim() === 'none' ? 'none' : int('--rate-limit')(v),
     )
+    .addOption(orderingOption(false))
     .option('--enable', 'enable it')
     .option('--disable', 'disable it')
     .action(
@@ -130,6 +154,7 @@ export function registerWebhookCommands(program: Command): void {
             description?: string;
             maxInFlight?: number;
             rateLimit?: number | 'none';
+            ordering?: WebhookOrdering;
             enable?: boolean;
             disable?: boolean;
           },
@@ -142,10 +167,13 @@ export function registerWebhookCommands(program: Command): void {
             ...(o.maxInFlight !== undefined ? { maxInFlight: o.maxInFlight } : {}),
             // Commander keeps no null from a parser: "none" stands for it until here.
             ...(o.rateLimit !== undefined ? { rateLimit: o.rateLimit === 'none' ? null : o.rateLimit } : {}),
+            ...(o.ordering !== undefined ? { ordering: o.ordering } : {}),
             ...(o.enable ? { enabled: true } : o.disable ? { enabled: false } : {}),
           };
           if (Object.keys(params).length === 0)
-            throw new UsageError('nothing to change: give --url, --event-types, --description, --max-in-flight, --rate-limit, --enable or --disable');
+            throw new UsageError(
+              'nothing to change: give --url, --event-types, --description, --max-in-flight, --rate-limit, --ordering, --enable or --disable',
+            );
           const r = await client(o).webhooks.update(webhookId, params);
           emit(o, r, () => webhookLines(r.webhook));
         },

@@ -98,6 +98,9 @@ export async function enqueueEvent(tx: Queryable, deps: EventDeps, event: Paymen
     createdAt: now,
   });
   const targets = await sql.webhooksForEvent(tx, event.merchantId, event.eventType, NOTICE_TYPES.includes(event.eventType));
+  // Fifo webhooks' deliveries take their places in commit order (sql.lockOrders); unordered ones need no lock.
+  const fifo = targets.filter((w) => w.ordering === 'fifo' && w.kind === 'url').map((w) => w.id);
+  if (fifo.length > 0) await sql.lockOrders(tx, fifo);
   const deliveries = targets.map((w) => ({
     id: prefixedId('dlv'),
     webhookId: w.id,

@@ -42,7 +42,9 @@ export async function webhookRoutes(app: App, deps: AppDeps, listeners: Listener
           "webhook's secrets, shown only now: apiKey (sent as the Authorization header of each delivery), hmacKey (signs hmacSignature) and signingSecret " +
           '(the same key as a Standard Webhooks secret, for the webhook-id/webhook-timestamp/webhook-signature headers). A partner key ' +
           'registers a webhook for all its merchants. maxInFlight (1 to 100, default 10) bounds the attempts sent to it at once and rateLimit ' +
-          '(1 to 1000 deliveries per second) how fast they start. An Idempotency-Key header makes a retry return the first answer.',
+          '(1 to 1000 deliveries per second) how fast they start. ordering fifo sends its deliveries one at a time, in the order their events were ' +
+          'recorded, a failing one holding back the later ones until it succeeds or has used its five attempts (so a slow receiver gets one request ' +
+          'at a time); unordered, the default, keeps no order. An Idempotency-Key header makes a retry return the first answer.',
         body: checkedByService(s.RegisterBody),
         response: { 200: s.RegisterResponse },
       },
@@ -255,8 +257,9 @@ export async function webhookRoutes(app: App, deps: AppDeps, listeners: Listener
         tags,
         summary: 'Update a webhook',
         description:
-          'Change url, eventTypes, description, enabled, maxInFlight or rateLimit; a field left out keeps its value (rateLimit null removes the ' +
-          'limit). A disabled webhook gets no new deliveries. The secrets do not change (rotate-secrets does that).',
+          'Change url, eventTypes, description, enabled, maxInFlight, rateLimit or ordering; a field left out keeps its value (rateLimit null removes the ' +
+          'limit). A new ordering applies to the deliveries already waiting too. A disabled webhook gets no new deliveries. The secrets do not change ' +
+          '(rotate-secrets does that).',
         params: s.WebhookParams,
         body: checkedByService(s.UpdateBody),
         response: { 200: s.WebhookResponse },

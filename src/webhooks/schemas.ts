@@ -20,6 +20,12 @@ const RateLimit = Type.Union([Type.Integer({ minimum: 1, maximum: 1000 }), Type.
   description: 'deliveries per second at most, 1 to 1000; null or absent: no limit',
 });
 
+const Ordering = Type.Enum(['unordered', 'fifo'], {
+  description:
+    'fifo: deliveries are attempted one at a time, in the order their events were recorded, and one that fails holds back the later ones until it ' +
+    'succeeds or has used its five attempts (a slow receiver then gets one request at a time); unordered (the default): up to maxInFlight at once, in no set order',
+});
+
 export const RegisterBody = Type.Object(
   {
     url: Url,
@@ -27,6 +33,7 @@ export const RegisterBody = Type.Object(
     description: Type.Optional(Description),
     maxInFlight: Type.Optional(MaxInFlight),
     rateLimit: Type.Optional(RateLimit),
+    ordering: Type.Optional(Ordering),
   },
   { additionalProperties: false },
 );
@@ -40,6 +47,7 @@ export const UpdateBody = Type.Object(
     enabled: Type.Optional(Type.Boolean()),
     maxInFlight: Type.Optional(MaxInFlight),
     rateLimit: Type.Optional(RateLimit),
+    ordering: Type.Optional(Ordering),
   },
   { additionalProperties: false },
 );
@@ -54,6 +62,7 @@ const WebhookProps = {
   enabled: Type.Boolean(),
   maxInFlight: Type.Integer({ description: 'attempts to this webhook in flight at once (its own setting, else the default)' }),
   rateLimit: Type.Union([Type.Integer(), Type.Null()], { description: 'deliveries per second at most; null: no limit' }),
+  ordering: Type.Enum(['unordered', 'fifo'], { description: 'fifo: one delivery at a time, in the order the events were recorded; unordered: no set order' }),
   lastSuccessAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
     description: 'when a delivery last succeeded (to the minute); null: never',
   }),

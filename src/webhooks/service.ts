@@ -65,6 +65,8 @@ export interface WebhookView {
   maxInFlight: number;
   /** Deliveries per second at most; null: no limit. */
   rateLimit: number | null;
+  /** `fifo`: one delivery at a time, in the order the events were recorded; `unordered`: no set order. */
+  ordering: sql.WebhookOrdering;
   /** When a delivery to it last succeeded (to the minute); null: never. */
   lastSuccessAt: string | null;
   /** Since when its deliveries have failed with no success in between; null while healthy. */
@@ -91,6 +93,7 @@ function view(w: sql.WebhookRow, deps: Pick<WebhookServiceDeps, 'config'>): Webh
     enabled: w.enabled,
     maxInFlight: w.maxInFlight ?? deps.config.webhookMaxInFlightPerEndpoint,
     rateLimit: w.rateLimit,
+    ordering: w.ordering,
     lastSuccessAt: timestampOrNull(w.lastSuccessAt),
     failingSince: timestampOrNull(w.failingSince),
     failedDeliveries: w.failedDeliveries,
@@ -121,6 +124,7 @@ interface RegisterInput {
   description?: string;
   maxInFlight?: number;
   rateLimit?: number | null;
+  ordering?: sql.WebhookOrdering;
 }
 
 /** A registration's body, checked, with only the fields it was given. */
@@ -132,6 +136,7 @@ function registerInputOf(input: unknown): RegisterInput {
     ...(b.description !== undefined ? { description: b.description } : {}),
     ...(b.maxInFlight !== undefined ? { maxInFlight: b.maxInFlight } : {}),
     ...(b.rateLimit !== undefined ? { rateLimit: b.rateLimit } : {}),
+    ...(b.ordering !== undefined ? { ordering: b.ordering } : {}),
   };
 }
 
@@ -164,6 +169,7 @@ export async function registerWebhook(
       description: input.description ?? '',
       maxInFlight: input.maxInFlight ?? null,
       rateLimit: input.rateLimit ?? null,
+      ordering: input.ordering ?? 'unordered',
       apiKeySealed: deps.sealer.seal(apiKey),
       hmacKeySealed: deps.sealer.seal(hmacKey),
       now: deps.clock.now(),
@@ -215,6 +221,12 @@ export async function updateWebhook(deps: WebhookServiceDeps, principal: Princip
     if (w.kind === 'listener' && input.url !== undefined) {
       throw validationError([{ field: 'url', code: 'NOT_APPLICABLE', message: 'a listener webhook delivers to paylinks listen and has no URL' }]);
     }
+    if (w.kind === 'listener' && input.ordering === 'fifo') {
+      throw validationError([{ field: 'ordering', code: 'NOT_APPLICABLE', message: 'a listener webhook delivers to paylinks listen, which keeps no order' }]);
+    }
+    // A change of ordering waits for the transactions making this webhook's deliveries (sql.lockOrders).
+    const reorder = input.ordering !== undefined && input.ordering !== w.ordering ? input.ordering : null;
+    if (reorder !== null) await sql.lockOrders(tx, [w.id]);
     const now = deps.clock.now();
     const updated = await sql.updateWebhook(tx, {
       id: w.id,
@@ -227,6 +239,10 @@ export async function updateWebhook(deps: WebhookServiceDeps, principal: Princip
       now,
     });
     if (w.enabled && !updated.enabled) await sql.failPendingDeliveries(tx, w.id, now);
+    if (reorder !== null) {
+      await sql.setOrdering(tx, w.id, reorder);
+      return view({ ...updated, ordering: reorder }, deps);
+    }
     return view(updated, deps);
   });
 }

@@ -24,6 +24,8 @@ export interface WebhookRow {
   maxInFlight: number | null;
   /** Deliveries per second at most; null: no limit. */
   rateLimit: number | null;
+  /** `fifo`: deliveries one at a time in the order their events were recorded; `unordered`: no order. */
+  ordering: WebhookOrdering;
   lastSuccessAt: Date | null;
   /** The first failure after the last success; null while healthy. */
   failingSince: Date | null;
@@ -39,8 +41,10 @@ export interface WebhookRow {
 /** `url`: delivered to its URL by the workers; `listener`: delivered to `paylinks listen` over its stream. */
 export type WebhookKind = 'url' | 'listener';
 
+export type WebhookOrdering = 'unordered' | 'fifo';
+
 const WEBHOOK_COLUMNS = `id, merchant_id AS "merchantId", partner_id AS "partnerId", url, event_types AS "eventTypes", description, enabled, kind,
-  max_in_flight AS "maxInFlight", rate_limit AS "rateLimit", last_success_at AS "lastSuccessAt", failing_since AS "failingSince",
+  max_in_flight AS "maxInFlight", rate_limit AS "rateLimit", ordering, last_success_at AS "lastSuccessAt", failing_since AS "failingSince",
   failed_deliveries AS "failedDeliveries", disabled_reason AS "disabledReason", disabled_at AS "disabledAt", created_at AS "createdAt",
   updated_at AS "updatedAt"`;
 
@@ -58,13 +62,14 @@ export async function insertWebhook(
     kind?: WebhookKind;
     maxInFlight?: number | null;
     rateLimit?: number | null;
+    ordering?: WebhookOrdering;
   },
 ): Promise<WebhookRow> {
   const kind = args.kind ?? 'url';
   const { rows } = await db.query<WebhookRow>(
     `INSERT INTO webhooks (id, merchant_id, partner_id, url, event_types, description, enabled, api_key_sealed, hmac_key_sealed, created_at, updated_at, kind, listener_seen_at,
-                           max_in_flight, rate_limit, rate_tokens, rate_at)
-     VALUES ($1, $2, $3, $4, $5, $6, true, $7, $8, $9, $9, $10, CASE WHEN $10 = 'listener' THEN $9::timestamptz END, $11::int, $12::int, $12::int, $9)
+                           max_in_flight, rate_limit, rate_tokens, rate_at, ordering)
+     VALUES ($1, $2, $3, $4, $5, $6, true, $7, $8, $9, $9, $10, CASE WHEN $10 = 'listener' THEN $9::timestamptz END, $11::int, $12::int, $12::int, $9, $13)
      RETURNING ${WEBHOOK_COLUMNS}`,
     [
       args.id,
@@ -79,6 +84,7 @@ export async function insertWebhook(
       kind,
       args.maxInFlight ?? null,
       args.rateLimit ?? null,
+      args.ordering ?? 'unordered',
     ],
   );
   return rows[0] as WebhookRow;
@@ -197,12 +203,13 @@ export async function webhookSecrets(
 }
 
 /**
- * Pending deliveries are found through the two partial indexes of pending rows (sent by the workers,
- * or through a listen stream) when a statement names both of their conditions, as this does; a plain
+ * Pending deliveries are found through the three partial indexes of pending rows (sent by the workers
+ * in due order, in a fifo webhook's order, or through a listen stream) when a statement names all of
+ * their conditions, as this does; a plain
  * `state = 'Pending'` matches neither index, and PostgreSQL then read the whole history: 370 ms for a
  * webhook with 2,000,000 finished deliveries, against 12 ms this way.
  */
-export const PENDING = `((d.state = 'Pending' AND NOT d.via_listener) OR (d.state = 'Pending' AND d.via_listener))`;
+export const PENDING = `((d.state = 'Pending' AND NOT d.via_listener AND NOT d.ordered) OR (d.state = 'Pending' AND d.ordered) OR (d.state = 'Pending' AND d.via_listener))`;
 
 /**
  * A webhook that stops receiving (disabled or deleted) ends its pending deliveries as Failed, except
@@ -215,6 +222,21 @@ export async function failPendingDeliveries(db: Queryable, webhookId: string, no
     [webhookId, now],
   );
   return r.rowCount ?? 0;
+}
+
+/**
+ * Sets the webhook's ordering and brings its pending deliveries along: made fifo, they keep the places
+ * they took when made (the order their events were recorded); made unordered, they leave the order.
+ * The caller holds the order lock (lockOrders, taken before the change while the webhook is still fifo;
+ * by this function when it becomes fifo).
+ */
+export async function setOrdering(db: Queryable, webhookId: string, ordering: WebhookOrdering): Promise<void> {
+  await db.query('UPDATE webhooks SET ordering = $2 WHERE id = $1', [webhookId, ordering]);
+  if (ordering === 'fifo') await lockOrders(db, [webhookId]);
+  await db.query(`UPDATE webhook_deliveries d SET ordered = $2 WHERE d.webhook_id = $1 AND ${PENDING} AND NOT d.via_listener`, [
+    webhookId,
+    ordering === 'fifo',
+  ]);
 }
 
 /** Enabled URL webhooks whose deliveries have failed since before `cutoff` with no success since. */
@@ -259,9 +281,9 @@ export async function webhooksForEvent(
   merchantId: string,
   eventType: string,
   everyWebhook = false,
-): Promise<{ id: string; hmacKeySealed: string; kind: WebhookKind }[]> {
-  const { rows } = await db.query<{ id: string; hmacKeySealed: string; kind: WebhookKind }>(
-    `SELECT w.id, w.hmac_key_sealed AS "hmacKeySealed", w.kind FROM webhooks w
+): Promise<{ id: string; hmacKeySealed: string; kind: WebhookKind; ordering: WebhookOrdering }[]> {
+  const { rows } = await db.query<{ id: string; hmacKeySealed: string; kind: WebhookKind; ordering: WebhookOrdering }>(
+    `SELECT w.id, w.hmac_key_sealed AS "hmacKeySealed", w.kind, w.ordering FROM webhooks w
       WHERE w.deleted_at IS NULL AND w.enabled
         AND ($3 OR cardinality(w.event_types) = 0 OR $2 = ANY (w.event_types))
         AND (w.merchant_id = $1 OR w.partner_id IN (SELECT partner_id FROM partner_merchants WHERE merchant_id = $1))
@@ -281,14 +303,41 @@ interface NewDelivery {
   viaListener: boolean;
 }
 
-/** New pending deliveries, due now, in one statement (one event to many webhooks, or many events to one). */
+/** The lock namespace of a fifo webhook's order (see lockOrders); the second key is the webhook id's hash. */
+const ORDER_LOCK_ID = 7_341_210;
+
+/**
+ * Takes, until the transaction ends, the order lock of each of these webhooks that is fifo now, in id
+ * order. A transaction that makes deliveries of a fifo webhook holds it from before they take their
+ * places until it commits, so the places follow the order in which events are committed: a place
+ * taken by a transaction that commits later could otherwise be overtaken by one taken after it, which
+ * the claim would then send first. Changing a webhook's ordering takes it too (setOrdering).
+ */
+export async function lockOrders(db: Queryable, webhookIds: readonly string[]): Promise<void> {
+  if (webhookIds.length === 0) return;
+  await db.query(
+    `SELECT pg_advisory_xact_lock(${ORDER_LOCK_ID}, hashtext(id)) FROM webhooks WHERE id = ANY ($1::text[]) AND ordering = 'fifo' AND kind = 'url' ORDER BY id`,
+    [webhookIds],
+  );
+}
+
+/**
+ * New pending deliveries, due now, in one statement (one event to many webhooks, or many events to one).
+ * Each takes the next place (seq), in the order given, and a delivery to a fifo webhook is ordered by
+ * it. The ordering is read by this statement, after the caller took the order locks (lockOrders), so
+ * that a change of ordering committed meanwhile is seen.
+ */
 export async function insertDeliveryRows(db: Queryable, now: Date, deliveries: readonly NewDelivery[]): Promise<void> {
   if (deliveries.length === 0) return;
   await db.query(
-    `INSERT INTO webhook_deliveries (id, event_id, webhook_id, event_type, payfac_reference, body, state, attempt_count, next_attempt_at, created_at, updated_at, via_listener)
-     SELECT d.id, d.event_id, d.webhook_id, d.event_type, d.payfac_reference, d.body, 'Pending', 0, $1, $1, $1, d.via_listener
-       FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::boolean[])
-            AS d(id, event_id, webhook_id, event_type, payfac_reference, body, via_listener)`,
+    `INSERT INTO webhook_deliveries (id, event_id, webhook_id, event_type, payfac_reference, body, state, attempt_count, next_attempt_at, created_at, updated_at, via_listener,
+                                     ordered, seq)
+     SELECT d.id, d.event_id, d.webhook_id, d.event_type, d.payfac_reference, d.body, 'Pending', 0, $1, $1, $1, d.via_listener,
+            d.fifo, nextval('webhook_deliveries_seq')
+       FROM (SELECT g.*, COALESCE((SELECT w.ordering = 'fifo' AND w.kind = 'url' FROM webhooks w WHERE w.id = g.webhook_id), false) AS fifo
+               FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::boolean[]) WITH ORDINALITY
+                    AS g(id, event_id, webhook_id, event_type, payfac_reference, body, via_listener, i)
+              ORDER BY g.i) d`,
     [
       now,
       deliveries.map((d) => d.id),

@@ -242,6 +242,28 @@ describe('portal webhooks', () => {
     expect((await apiWebhook(ctx, webhookId)).webhook).toMatchObject({ maxInFlight: 4, rateLimit: null });
   });
 
+  it('sets the order of deliveries: registered in order, shown on its page, chosen again in the edit form; an unknown order is refused beside the field', async () => {
+    const b = developer;
+    const { webhookId } = await registerInPortal(b, { url: 'https://ordered.example/one', eventTypes: ['Capture'], description: 'ordered', ordering: 'fifo' });
+    expect((await apiWebhook(ctx, webhookId)).webhook).toMatchObject({ ordering: 'fifo' });
+    expect(textOf((await b.get(`/portal/webhooks/${webhookId}`)).body)).toContain('Order In order, one at a time');
+    const form = await b.get(`/portal/webhooks/${webhookId}/edit`);
+    expect(form.body).toMatch(/<option[^>]*value="fifo"[^>]*selected/);
+    expect(textOf(form.body)).toContain('a slow receiver gets one request at a time');
+
+    const refused = await b.post(`/portal/webhooks/${webhookId}/edit`, { url: 'https://ordered.example/one', description: 'ordered', ordering: 'sorted' });
+    expect(refused.statusCode).toBe(400);
+    expect(errorBeside(refused.body, 'f-ordering')).not.toBe('');
+    expect((await apiWebhook(ctx, webhookId)).webhook).toMatchObject({ ordering: 'fifo' });
+
+    const saved = await b.post(`/portal/webhooks/${webhookId}/edit`, { url: 'https://ordered.example/one', description: 'ordered', ordering: 'unordered' });
+    expect(saved.statusCode).toBe(303);
+    expect((await apiWebhook(ctx, webhookId)).webhook).toMatchObject({ ordering: 'unordered' });
+    expect(textOf((await b.follow(saved)).body)).toContain('Order Any order, several at once');
+    // A new webhook's form offers the default, unordered.
+    expect((await b.get('/portal/webhooks/new')).body).toMatch(/<option[^>]*value="unordered"[^>]*selected/);
+  });
+
   it("shows a failing webhook's health, and why the worker disabled it", async () => {
     const b = developer;
     const { webhookId } = await registerInPortal(b, { url: 'https://failing.example/hook', eventTypes: ['Capture'], description: 'failing' });

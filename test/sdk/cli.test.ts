@@ -167,6 +167,14 @@ describe('paylinks links, webhooks, deliveries and trigger', { timeout: 120_000 
       expect(updated).toMatchObject({ description: 'shop hook', eventTypes: [] });
       expect((await json('webhook', 'update', id, '--max-in-flight', '3', '--rate-limit', '40')).webhook).toMatchObject({ maxInFlight: 3, rateLimit: 40 });
       expect((await json('webhook', 'update', id, '--rate-limit', 'none')).webhook).toMatchObject({ maxInFlight: 3, rateLimit: null });
+      expect((await json('webhook', 'update', id, '--ordering', 'fifo')).webhook).toMatchObject({ ordering: 'fifo', maxInFlight: 3 });
+      expect(await paylinks(['webhook', 'get', id, ...flags])).toMatch(/ordering\s+fifo/);
+      const badOrdering = await failure(['webhook', 'update', id, '--ordering', 'sorted', ...flags]);
+      expect(badOrdering.stderr).toMatch(/--ordering.*sorted.*unordered, fifo/s);
+      expect((await json('webhook', 'update', id, '--ordering', 'unordered')).webhook).toMatchObject({ ordering: 'unordered' });
+      const ordered = await json('webhook', 'register', '--url', url, '--event-types', 'Refund', '--ordering', 'fifo');
+      expect(ordered.ordering).toBe('fifo');
+      await json('webhook', 'delete', ordered.webhookId as string);
       const nothing = await failure(['webhook', 'update', id, ...flags]);
       expect(nothing.code).toBe(2);
       expect(nothing.stderr).toContain('nothing to change');

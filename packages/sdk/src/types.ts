@@ -207,7 +207,16 @@ export interface RegisterWebhookParams {
   maxInFlight?: number;
   /** Deliveries per second at most, 1 to 1000; null or absent: no limit. */
   rateLimit?: number | null;
+  /**
+   * `fifo`: one delivery at a time, in the order the events were recorded; one that fails holds back the
+   * later ones until it succeeds or has used its five attempts (a slow receiver gets one request at a
+   * time). `unordered` (the default): up to maxInFlight at once, in no set order.
+   */
+  ordering?: WebhookOrdering;
 }
+
+/** How a webhook's deliveries are ordered (see RegisterWebhookParams.ordering). */
+export type WebhookOrdering = 'unordered' | 'fifo';
 
 export interface UpdateWebhookParams {
   url?: string;
@@ -217,6 +226,8 @@ export interface UpdateWebhookParams {
   maxInFlight?: number;
   /** null removes the limit. */
   rateLimit?: number | null;
+  /** Deliveries already waiting follow the new ordering too. */
+  ordering?: WebhookOrdering;
 }
 
 export interface Webhook {
@@ -232,6 +243,8 @@ export interface Webhook {
   maxInFlight: number;
   /** Deliveries per second at most; null: no limit. */
   rateLimit: number | null;
+  /** `fifo`: one delivery at a time, in the order the events were recorded; `unordered`: no set order. */
+  ordering: WebhookOrdering;
   /** When a delivery last succeeded (to the minute); null: never. */
   lastSuccessAt: string | null;
   /** Since when deliveries have failed with no success in between; null while healthy. */

@@ -2,7 +2,7 @@ import type { Html } from '../../html/jsx-runtime.js';
 import { EVENT_TYPES } from '../../webhooks/events.js';
 import type { RegisteredWebhook, WebhookView } from '../../webhooks/service.js';
 import type { FieldErrors, View } from '../view.js';
-import { CheckGroup, Csrf, ErrorSummary, Facts, Field } from '../views/components.js';
+import { CheckGroup, Csrf, ErrorSummary, Facts, Field, Select } from '../views/components.js';
 import { PORTAL, portalPage } from '../views/layout.js';
 import { Back, SECTION, hrefOf, nameOf, words, type T } from './common.js';
 import { Secrets, ToWebhook, webhookFacts } from './panels.js';
@@ -17,6 +17,8 @@ export interface WebhookFormValues {
   eventTypes: readonly string[];
   maxInFlight: string;
   rateLimit: string;
+  /** `unordered` or `fifo` (anything else as posted, for the API's error). */
+  ordering: string;
 }
 
 export function formValuesOf(w: WebhookView): WebhookFormValues {
@@ -26,6 +28,7 @@ export function formValuesOf(w: WebhookView): WebhookFormValues {
     eventTypes: w.eventTypes,
     maxInFlight: String(w.maxInFlight),
     rateLimit: w.rateLimit === null ? '' : String(w.rateLimit),
+    ordering: w.ordering,
   };
 }
 
@@ -86,13 +89,25 @@ function WebhookFields({
         <>
           {limit('maxInFlight', 'maxInFlightHint', 3)}
           {limit('rateLimit', 'rateLimitHint', 4)}
+          <Select
+            view={view}
+            name="ordering"
+            label={t('ordering')}
+            hint={t('orderingHint')}
+            value={values.ordering}
+            errors={errors}
+            options={[
+              { value: 'unordered', label: t('orderingUnordered') },
+              { value: 'fifo', label: t('orderingFifo') },
+            ]}
+          />
         </>
       ) : null}
     </>
   );
 }
 
-export const FORM_FIELDS = ['url', 'eventTypes', 'description', 'maxInFlight', 'rateLimit'] as const;
+export const FORM_FIELDS = ['url', 'eventTypes', 'description', 'maxInFlight', 'rateLimit', 'ordering'] as const;
 
 export function renderWebhookForm(view: View, s: { webhook: WebhookView | null; values: WebhookFormValues; errors: FieldErrors; devUrls: boolean }): string {
   const t = words(view);

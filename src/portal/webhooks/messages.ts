@@ -25,6 +25,11 @@ export const M = messages(
     rateLimit: 'Deliveries per second',
     rateLimitHint: 'At most this many deliveries start each second, 1 to 1000. Blank: no limit.',
     noRateLimit: 'No limit',
+    ordering: 'Order',
+    orderingHint:
+      'In order: one delivery at a time, in the order the events happened. One that fails holds back the rest until it succeeds or has used its five attempts, so a slow receiver gets one request at a time.',
+    orderingUnordered: 'Any order, several at once',
+    orderingFifo: 'In order, one at a time',
     lastSuccess: 'Last delivered',
     never: 'Never',
     failingSince: 'Failing since',
@@ -156,6 +161,11 @@ export const M = messages(
     rateLimit: 'Sendingar á sekúndu',
     rateLimitHint: 'Í mesta lagi svo margar sendingar hefjast á hverri sekúndu, 1 til 1000. Autt: engin takmörk.',
     noRateLimit: 'Engin takmörk',
+    ordering: 'Röð',
+    orderingHint:
+      'Í röð: ein sending í einu, í þeirri röð sem atburðirnir urðu. Sending sem mistekst heldur aftur af hinum þar til hún tekst eða hefur notað allar fimm tilraunirnar, svo hægur móttakandi fær eina beiðni í einu.',
+    orderingUnordered: 'Í hvaða röð sem er, fleiri í einu',
+    orderingFifo: 'Í röð, ein í einu',
     lastSuccess: 'Síðast afhent',
     never: 'Aldrei',
     failingSince: 'Mistekst frá',

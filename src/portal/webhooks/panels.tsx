@@ -64,6 +64,7 @@ export function webhookFacts(view: View, t: T, w: WebhookView, previousUntil: st
       : null,
     w.kind === 'url' ? [t('maxInFlight'), String(w.maxInFlight)] : null,
     w.kind === 'url' ? [t('rateLimit'), w.rateLimit === null ? t('noRateLimit') : t('perSecond', { n: w.rateLimit })] : null,
+    w.kind === 'url' ? [t('ordering'), t(w.ordering === 'fifo' ? 'orderingFifo' : 'orderingUnordered')] : null,
     previousUntil !== null
       ? [
           t('previousUntil'),

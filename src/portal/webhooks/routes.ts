@@ -70,16 +70,22 @@ function webhookFormOf(form: Form): WebhookFormValues {
     eventTypes: form.texts('eventTypes'),
     maxInFlight: form.text('maxInFlight').trim(),
     rateLimit: form.text('rateLimit').trim(),
+    ordering: form.text('ordering').trim(),
   };
 }
 
 /**
- * The limits as the API's body names them: a blank max in flight is left out (register: the default;
- * edit: unchanged), a blank rate limit is no limit (null); other text as typed, for the API's error.
+ * The limits and the ordering as the API's body names them: a blank max in flight is left out
+ * (register: the default; edit: unchanged), a blank rate limit is no limit (null), a blank ordering is
+ * left out; other text as typed, for the API's error.
  */
-function limitsOf(values: WebhookFormValues): { maxInFlight?: number; rateLimit: number | null } {
+function limitsOf(values: WebhookFormValues): { maxInFlight?: number; rateLimit: number | null; ordering?: string } {
   const maxInFlight = wholeNumberOf(values.maxInFlight) as number | undefined;
-  return { ...(maxInFlight !== undefined ? { maxInFlight } : {}), rateLimit: (wholeNumberOf(values.rateLimit) as number | undefined) ?? null };
+  return {
+    ...(maxInFlight !== undefined ? { maxInFlight } : {}),
+    rateLimit: (wholeNumberOf(values.rateLimit) as number | undefined) ?? null,
+    ...(values.ordering !== '' ? { ordering: values.ordering } : {}),
+  };
 }
 
 /** A datetime-local value (minutes, UTC as the portal shows times) as the API's ISO 8601 instant; anything else as typed. */
@@ -171,7 +177,14 @@ export const webhooksArea: PortalArea = {
         200,
         renderWebhookForm(view, {
           webhook: null,
-          values: { url: '', description: '', eventTypes: [], maxInFlight: String(deps.config.webhookMaxInFlightPerEndpoint), rateLimit: '' },
+          values: {
+            url: '',
+            description: '',
+            eventTypes: [],
+            maxInFlight: String(deps.config.webhookMaxInFlightPerEndpoint),
+            rateLimit: '',
+            ordering: 'unordered',
+          },
           errors: new FieldErrors(),
           devUrls,
         }),

@@ -127,6 +127,8 @@ export async function redeliver(deps: WebhookServiceDeps, principal: Principal, 
     if (!event) throw notFound('delivery');
     const id = prefixedId('dlv');
     const body = buildBody(event.message as WebhookMessage, deps.sealer.open(w.hmacKeySealed));
+    // A fifo webhook's redelivery takes the last place in its order, like a new event's delivery.
+    await webhookSql.lockOrders(tx, [d.webhookId]);
     await webhookSql.insertDeliveries(tx, {
       eventId: event.id,
       eventType: event.eventType,
@@ -166,6 +168,7 @@ export async function recoverFailed(
     const hmacKey = deps.sealer.open(secrets.hmacKeySealed);
     const failed = await sql.failedDeliveriesIn(tx, webhookId, window.since, window.until);
     const now = deps.clock.now();
+    await webhookSql.lockOrders(tx, [webhookId]);
     await webhookSql.insertDeliveryRows(
       tx,
       now,

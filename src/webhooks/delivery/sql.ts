@@ -70,6 +70,9 @@ export const LOCK_CLAIMS_SQL = `SELECT set_config('enable_bitmapscan', 'off', tr
  * their limit, so a black-hole endpoint with a long backlog never fills the scan window; `scan`
  * bounds the rows looked at per claim. Rows are then locked with SKIP LOCKED and rechecked, so a
  * concurrent claim, redelivery or sandbox advance never yields a double claim.
+ *
+ * A fifo webhook's deliveries are not in that index: only each fifo webhook's head is a candidate
+ * (see `heads`), so it has at most one attempt in flight across all workers, in its order.
  */
 export async function claimDueDeliveries(
   db: Queryable,
@@ -121,13 +124,26 @@ export async function claimDueDeliveries(
                                 + GREATEST(0, extract(epoch FROM $1::timestamptz - COALESCE(w.rate_at, $1::timestamptz))) * w.rate_limit))::int END) AS n
          FROM webhooks w LEFT JOIN busy b ON b.webhook_id = w.id
         WHERE w.id IN (SELECT webhook_id FROM busy) OR w.rate_limit IS NOT NULL
+     ), heads AS (
+       -- Each fifo webhook's head, its pending delivery recorded first, through the ordered index: it
+       -- alone may be claimed, once due and while no attempt to the webhook is held under a live lease
+       -- (its own, or an unordered one claimed before the webhook became fifo). A lapsed lease makes the
+       -- same head due again, never a later delivery. No fifo webhook: one probe of an empty index.
+       SELECT h.id, h.webhook_id, h.next_attempt_at
+         FROM webhooks w
+         CROSS JOIN LATERAL (SELECT d.id, d.webhook_id, d.next_attempt_at FROM webhook_deliveries d
+                              WHERE d.webhook_id = w.id AND d.state = 'Pending' AND d.ordered
+                              ORDER BY d.seq LIMIT 1) h
+        WHERE w.ordering = 'fifo' AND w.enabled AND w.deleted_at IS NULL AND h.next_attempt_at <= $1
+          AND w.id NOT IN (SELECT webhook_id FROM busy)
      ), candidates AS (
        SELECT d.id, d.webhook_id,
               row_number() OVER (PARTITION BY d.webhook_id ORDER BY d.next_attempt_at, d.id) AS rn
-         FROM (SELECT id, webhook_id, next_attempt_at FROM webhook_deliveries
-                WHERE state = 'Pending' AND NOT via_listener AND next_attempt_at <= $1
-                  AND webhook_id NOT IN (SELECT webhook_id FROM room WHERE n <= 0)
-                ORDER BY next_attempt_at LIMIT $6) d
+         FROM ((SELECT id, webhook_id, next_attempt_at FROM webhook_deliveries
+                 WHERE state = 'Pending' AND NOT via_listener AND NOT ordered AND next_attempt_at <= $1
+                   AND webhook_id NOT IN (SELECT webhook_id FROM room WHERE n <= 0)
+                 ORDER BY next_attempt_at LIMIT $6)
+               UNION ALL SELECT id, webhook_id, next_attempt_at FROM heads) d
      ), picked AS (
        -- A webhook without a room row has nothing in flight and no rate limit: all its places.
        SELECT c.id FROM candidates c JOIN webhooks w ON w.id = c.webhook_id LEFT JOIN room r ON r.webhook_id = c.webhook_id
@@ -149,7 +165,8 @@ export async function claimDueDeliveries(
         WHERE d.id = locked.id AND w.id = d.webhook_id AND w.enabled AND w.deleted_at IS NULL
        RETURNING d.id, d.webhook_id, d.body, d.attempt_count, w.url, w.api_key_sealed, w.hmac_key_sealed,
                  CASE WHEN w.previous_secrets_until > $1 THEN w.previous_hmac_key_sealed END AS previous_hmac_key_sealed,
-                 COALESCE(w.max_in_flight, $5) AS cap, COALESCE(w.max_in_flight, $5) - COALESCE(b.others, 0) AS allowance
+                 CASE WHEN d.ordered THEN 1 ELSE COALESCE(w.max_in_flight, $5) END AS cap,
+                 CASE WHEN d.ordered THEN 1 ELSE COALESCE(w.max_in_flight, $5) - COALESCE(b.others, 0) END AS allowance
      ), spent AS (
        -- Rate-limited webhooks pay one token per delivery claimed.
        UPDATE webhooks w
@@ -317,12 +334,13 @@ export async function recordAttempts(db: Queryable, now: Date, records: readonly
 
 /**
  * The backlog for the metrics: pending deliveries due now and not claimed, and the oldest due time.
- * Reads the due index up to now only: its size is the backlog, never the history.
+ * Reads the due index up to now only: its size is the backlog, never the history. The deliveries of
+ * fifo webhooks are not in it: they wait in their webhook's order, one at a time.
  */
 export async function dueBacklog(db: Queryable, now: Date): Promise<{ due: number; oldestDueAt: Date | null }> {
   const { rows } = await db.query<{ due: number; oldest: Date | null }>(
     `SELECT count(*)::int AS due, min(next_attempt_at) AS oldest FROM webhook_deliveries
-      WHERE state = 'Pending' AND NOT via_listener AND next_attempt_at <= $1 AND claim_token IS NULL`,
+      WHERE state = 'Pending' AND NOT via_listener AND NOT ordered AND next_attempt_at <= $1 AND claim_token IS NULL`,
     [now],
   );
   return { due: rows[0]?.due ?? 0, oldestDueAt: rows[0]?.oldest ?? null };
