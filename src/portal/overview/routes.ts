@@ -1,5 +1,6 @@
 import { dailySales, searchPayments } from '../../payments/service.js';
 import { failingWebhooks } from '../../webhooks/deliveries/service.js';
+import { listWebhooks } from '../../webhooks/service.js';
 import { can } from '../access.js';
 import type { PortalArea } from '../http.js';
 import { sendPage, sessionOfRequest, viewFor } from '../http.js';
@@ -21,13 +22,19 @@ export const overviewArea: PortalArea = {
       async (request, reply) => {
         const session = sessionOfRequest(request);
         const period: Period = request.query.days === '30' ? 30 : 7;
-        const [view, sales, recent, failing] = await Promise.all([
+        const [view, sales, recent, failing, webhooks] = await Promise.all([
           viewFor(request, reply, deps),
           dailySales(deps, session.merchantId, period),
           searchPayments(deps, session.merchantId, NO_FILTER, null, RECENT),
           can(session.role, 'webhooks.read') ? failingWebhooks(deps, merchantPrincipal(session), 7) : null,
+          // Whether there is any webhook at all: with none, nothing fails, and "every webhook is delivering" would mislead.
+          can(session.role, 'webhooks.read') ? listWebhooks(deps, merchantPrincipal(session), 0, 1) : null,
         ]);
-        return sendPage(reply, 200, renderOverview(view, { period, since: sales.since, sales: sales.rows, recent: recent.payments, failing }));
+        return sendPage(
+          reply,
+          200,
+          renderOverview(view, { period, since: sales.since, sales: sales.rows, recent: recent.payments, failing, webhookCount: webhooks?.totalCount ?? 0 }),
+        );
       },
     );
   },
