@@ -17,6 +17,10 @@ a:hover { text-decoration-thickness: 2px; }
 .muted { color: var(--muted); }
 .small { font-size: .85rem; }
 .mono, code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: .9em; }
+/* an identifier (a reference, a key id) is one token: it never breaks inside, even in a wrapping cell; a table too wide scrolls sideways in its .table-wrap */
+.mono { white-space: nowrap; overflow-wrap: normal; }
+/* a long one (a saved card's token, an address) may break anywhere */
+.mono.break { white-space: normal; overflow-wrap: anywhere; }
 .num { font-variant-numeric: tabular-nums; white-space: nowrap; }
 h1 { font-size: 1.5rem; margin: 0; line-height: 1.25; overflow-wrap: anywhere; }
 h2 { font-size: 1.1rem; margin: 0 0 .75rem; }

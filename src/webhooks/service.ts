@@ -189,6 +189,15 @@ export async function listWebhooks(
   return { data: r.rows.map((w) => view(w, deps)), totalCount: r.total };
 }
 
+/**
+ * Whether an event of this type of the merchant would reach a webhook now: an enabled one of its own
+ * or of a linked partner's that takes the type (the selection enqueueEvent makes). The portal says a
+ * modification's webhook follows only when one will.
+ */
+export async function eventReachesWebhook(deps: { db: Database }, merchantId: string, eventType: EventType): Promise<boolean> {
+  return (await sql.webhooksForEvent(deps.db.pool, merchantId, eventType)).length > 0;
+}
+
 /** A page of the caller's webhooks, newest first, by keyset (newer and older from a cursor, src/db/keyset.ts): the portal's list. */
 export async function webhookPage(
   deps: WebhookServiceDeps,

@@ -161,7 +161,8 @@ describe('payments in the portal', () => {
     expect(text).toContain('Partly refunded');
     expect(text).toMatch(/Refund of €23\.45 completed/);
     expect(text).toContain('At most €100.00 can be refunded.');
-    expect(text).toMatch(/Refund\s+Pending/);
+    // Each delivery names its webhook (registerWebhook's description).
+    expect(text).toMatch(/Refund\s+modification tests\s+Pending/);
     // Staff reads which webhooks were sent, but the delivery's page is the developers' (no link).
     expect(page.body).not.toContain('/portal/webhooks/');
     const dev = await developer.get(`/portal/payments/${captured}`);

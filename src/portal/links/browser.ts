@@ -17,7 +17,10 @@ export function enhanceItemRows(): void {
   const currencySelect = form.querySelector<HTMLSelectElement>('select[name="currency"]');
   const totalOutput = form.querySelector<HTMLOutputElement>('output[data-total]');
   const max = Number(list.dataset.max ?? '200');
-  const locale = document.documentElement.lang === 'is' ? 'is-IS' : 'en-GB';
+  // How the server writes money in the page's language, per currency: 1 234 567 whole and with 89
+  // cents (formPage.tsx moneySamples). The browser's own Intl may lack the language (Debian's
+  // Chromium formats Icelandic as English: "ISK 0" for "0 kr."), so amounts are written from these.
+  const samples = JSON.parse(totalOutput?.dataset.money ?? '{}') as Record<string, [string, string] | undefined>;
 
   const minorOf = (text: string): number | null => {
     const m = /^(-?)(\d{1,12})(?:[.,](\d{1,2}))?$/.exec(text.replace(/[\s\u00a0]/g, ''));
@@ -27,17 +30,16 @@ export function enhanceItemRows(): void {
   };
   const money = (minor: number): string => {
     const currency = currencySelect?.value || 'ISK';
-    try {
-      const exact = minor % 100 === 0;
-      const base = new Intl.NumberFormat(locale, { style: 'currency', currency });
-      const digits = base.resolvedOptions().maximumFractionDigits ?? 2;
-      // As the server's formatMoney: a currency shown without decimals (ISK) shows them when an amount has some.
-      const f =
-        digits === 0 && !exact ? new Intl.NumberFormat(locale, { style: 'currency', currency, minimumFractionDigits: 2, maximumFractionDigits: 2 }) : base;
-      return f.format(minor / 100);
-    } catch {
-      return `${(minor / 100).toFixed(2)} ${currency}`;
-    }
+    const sample = samples[currency];
+    const exact = minor % 100 === 0;
+    // The sample's text before the digits, the group sign, the decimal sign (if the amount shows decimals) and the text after.
+    const parts = sample ? /^(.*?)1(\D*)234\D*567(?:(\D+)\d\d)?(\D*)$/.exec(exact ? sample[0] : sample[1]) : null;
+    if (!parts) return `${(minor / 100).toFixed(2)} ${currency}`;
+    const [, before = '', group = '', decimal, after = ''] = parts;
+    const abs = Math.abs(minor);
+    const units = String(Math.floor(abs / 100)).replace(/\B(?=(\d{3})+(?!\d))/g, group);
+    const cents = decimal === undefined ? '' : `${decimal}${String(abs % 100).padStart(2, '0')}`;
+    return `${minor < 0 ? '-' : ''}${before}${units}${cents}${after}`;
   };
   const rows = (): HTMLElement[] => Array.from(list.querySelectorAll<HTMLElement>('[data-item-row]'));
   const value = (row: HTMLElement, item: string): string => row.querySelector<HTMLInputElement>(`[data-item="${item}"]`)?.value.trim() ?? '';

@@ -69,11 +69,12 @@ const MAX_FORM_ROWS = 210;
 export const blankItem = (): ItemEntry => ({ name: '', quantity: '1', unitPrice: '', discount: '' });
 const isBlankItem = (r: ItemEntry): boolean => r.name.trim() === '' && r.unitPrice.trim() === '' && r.discount.trim() === '';
 
-export function emptyEntry(): LinkEntry {
+/** A new link's form: its payment page starts in the language the portal's user reads. */
+export function emptyEntry(lang: Lang): LinkEntry {
   return {
     currency: 'ISK',
     description: '',
-    culture: 'is',
+    culture: lang,
     themeKey: '',
     returnUrl: '',
     expiry: '',

@@ -1,6 +1,6 @@
 import type { Html } from '../../html/jsx-runtime.js';
 import type { FieldError } from '../../errors.js';
-import { formatNumber } from '../../html/format.js';
+import { formatMoney, formatNumber } from '../../html/format.js';
 import { CULTURES, CURRENCIES, RECURRING_MODELS, REQUIREMENT_TYPES, type LinkType } from '../../paymentLinks/schemas.js';
 import type { PaymentLinkView } from '../../paymentLinks/service.js';
 import { translator } from '../i18n.js';
@@ -109,6 +109,14 @@ function ItemRow({
   );
 }
 
+/**
+ * How the page's language writes each currency, for the form's script to write the totals as the
+ * server does (src/portal/links/browser.ts): 1 234 567 whole and with 89 cents, as JSON.
+ */
+function moneySamples(view: View): string {
+  return JSON.stringify(Object.fromEntries(CURRENCIES.map((c) => [c, [formatMoney(123456700, c, view.lang), formatMoney(123456789, c, view.lang)]])));
+}
+
 function totalOf(rows: readonly ItemEntry[]): number | undefined {
   let sum = 0;
   for (const r of rows) {
@@ -169,6 +177,7 @@ function ItemsSection({
         <output
           id={fieldId('amount')}
           data-total=""
+          data-money={moneySamples(view)}
           aria-labelledby="total-label"
           aria-describedby={`total-hint${errors.of('amount').length > 0 ? ` ${fieldId('amount')}-error` : ''}`}
         >

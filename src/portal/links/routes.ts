@@ -107,7 +107,12 @@ export const linksArea: PortalArea = {
     });
 
     portal.get<{ Querystring: { type?: string } }>('/links/new', write, async (request, reply) => {
-      const entry: CreateEntry = { ...emptyEntry(), type: linkTypeOf(request.query.type), terminalIdentifier: '', recurringProcessingModel: '' };
+      const entry: CreateEntry = {
+        ...emptyEntry(sessionOfRequest(request).language),
+        type: linkTypeOf(request.query.type),
+        terminalIdentifier: '',
+        recurringProcessingModel: '',
+      };
       return createForm(request, reply, 200, entry, new FieldErrors());
     });
 

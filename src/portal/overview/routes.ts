@@ -1,6 +1,7 @@
 import { dailySales, searchPayments } from '../../payments/service.js';
 import { failingWebhooks } from '../../webhooks/deliveries/service.js';
 import { pendingInvitations } from '../../users/memberships/service.js';
+import { listWebhooks } from '../../webhooks/service.js';
 import { can } from '../access.js';
 import type { PortalArea } from '../http.js';
 import { sendPage, sessionOfRequest, viewFor } from '../http.js';
@@ -22,17 +23,27 @@ export const overviewArea: PortalArea = {
       async (request, reply) => {
         const session = sessionOfRequest(request);
         const period: Period = request.query.days === '30' ? 30 : 7;
-        const [view, sales, recent, failing, invitations] = await Promise.all([
+        const [view, sales, recent, failing, invitations, webhooks] = await Promise.all([
           viewFor(request, reply, deps),
           dailySales(deps, session.merchantId, period),
           searchPayments(deps, session.merchantId, NO_FILTER, null, RECENT),
           can(session.role, 'webhooks.read') ? failingWebhooks(deps, merchantPrincipal(session), 7) : null,
           pendingInvitations(deps.db, deps.clock, session.userId),
+          // Whether there is any webhook at all: with none, nothing fails, and "every webhook is delivering" would mislead.
+          can(session.role, 'webhooks.read') ? listWebhooks(deps, merchantPrincipal(session), 0, 1) : null,
         ]);
         return sendPage(
           reply,
           200,
-          renderOverview(view, { period, since: sales.since, sales: sales.rows, recent: recent.payments, failing, invitations: invitations.length }),
+          renderOverview(view, {
+            period,
+            since: sales.since,
+            sales: sales.rows,
+            recent: recent.payments,
+            failing,
+            invitations: invitations.length,
+            webhookCount: webhooks?.totalCount ?? 0,
+          }),
         );
       },
     );

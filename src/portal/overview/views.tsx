@@ -34,6 +34,8 @@ const M = messages(
     noPayments: 'No payments yet.',
     webhooks: 'Webhooks',
     webhooksFine: 'Every webhook is delivering: no failed deliveries in the last 7 days.',
+    webhooksNone: 'There is no webhook yet: no event of your payments is sent anywhere.',
+    webhookAdd: 'Add a webhook',
     webhooksFailing: 'Deliveries of these webhooks failed in the last 7 days:',
     failed: '{count} failed',
     retrying: '{count} being retried',
@@ -61,6 +63,8 @@ const M = messages(
     noPayments: 'Engar greiðslur enn.',
     webhooks: 'Vefkrókar',
     webhooksFine: 'Allir vefkrókar skila sér: engar misheppnaðar sendingar síðustu 7 daga.',
+    webhooksNone: 'Enginn vefkrókur er skráður enn: engir atburðir greiðslnanna eru sendir neitt.',
+    webhookAdd: 'Skrá vefkrók',
     webhooksFailing: 'Sendingar þessara vefkróka mistókust síðustu 7 daga:',
     failed: '{count} mistókust',
     retrying: '{count} í endurtekningu',
@@ -202,11 +206,21 @@ function CurrencyPanel({ view, t, c }: { view: View; t: T; c: CurrencySales }): 
   );
 }
 
-function Webhooks({ view, t, failing }: { view: View; t: T; failing: readonly FailingWebhook[] }): Html {
+function Webhooks({ view, t, failing, count }: { view: View; t: T; failing: readonly FailingWebhook[]; count: number }): Html {
   return (
     <section class="panel" aria-labelledby="webhooks-title">
       <h2 id="webhooks-title">{t('webhooks')}</h2>
-      {failing.length === 0 ? (
+      {failing.length === 0 && count === 0 ? (
+        <p>
+          {t('webhooksNone')}
+          {view.can('webhooks.write') ? (
+            <>
+              {' '}
+              <a href={`${PORTAL}/webhooks/new`}>{t('webhookAdd')}</a>
+            </>
+          ) : null}
+        </p>
+      ) : failing.length === 0 ? (
         <p>{t('webhooksFine')}</p>
       ) : (
         <>
@@ -244,6 +258,7 @@ export function renderOverview(
     failing: readonly FailingWebhook[] | null;
     /** How many invitations to other merchants wait for the reader's answer. */
     invitations: number;
+    webhookCount: number;
   },
 ): string {
   const t = translator(M, view.lang);
@@ -297,7 +312,7 @@ export function renderOverview(
             </>
           )}
         </section>
-        {data.failing !== null ? <Webhooks view={view} t={t} failing={data.failing} /> : null}
+        {data.failing !== null ? <Webhooks view={view} t={t} failing={data.failing} count={data.webhookCount} /> : null}
       </>
     ),
   });

@@ -7,6 +7,7 @@ import { formatMoney } from '../../html/format.js';
 import { headroomOf, modificationsOf, requestModification, type Headroom } from '../../payments/modifications/service.js';
 import { eachPayment, isPaymentState, paymentDetail, searchPayments, type PaymentDetail, type PaymentFilter } from '../../payments/service.js';
 import { listDeliveries, type DeliveryView } from '../../webhooks/deliveries/service.js';
+import { eventReachesWebhook, getWebhook } from '../../webhooks/service.js';
 import { auditFor, formOf, seeOther, sendPage, sessionOfRequest, viewFor, type PortalArea, type PortalDeps } from '../http.js';
 import { translator } from '../i18n.js';
 import { FieldErrors, type View } from '../view.js';
@@ -91,6 +92,16 @@ export const paymentsArea: PortalArea = {
         .slice(0, DELIVERIES_SHOWN);
     };
 
+    /** Each webhook of the deliveries by the name the merchant gave it, else its address's host (a deleted one is left out). */
+    const webhookNamesOf = async (request: FastifyRequest, deliveries: readonly DeliveryView[]): Promise<Map<string, string>> => {
+      const principal = merchantPrincipal(sessionOfRequest(request));
+      const ids = [...new Set(deliveries.map((d) => d.webhookId))];
+      const found = await Promise.all(ids.map((id) => getWebhook(svc, principal, id).catch(() => null)));
+      const names = new Map<string, string>();
+      for (const w of found) if (w) names.set(w.webhookId, w.description.trim() || hostOf(w.url));
+      return names;
+    };
+
     const detailPage = async (
       request: FastifyRequest,
       reply: FastifyReply,
@@ -106,12 +117,21 @@ export const paymentsArea: PortalArea = {
         headroomOf(deps, merchantId, payment.payfacReference),
       ]);
       const deliveries = await deliveriesOf(request, [payment.payfacReference, ...modifications.map((m) => m.payfacReference)]);
+      // A capture raises Capture; a refund and a reversal raise Refund (src/payments/modifications/processor.ts).
+      const [webhookNames, webhookFollows] = await Promise.all([
+        webhookNamesOf(request, deliveries),
+        notice === null || notice === 'refused' ? false : eventReachesWebhook(deps, merchantId, notice === 'capture' ? 'Capture' : 'Refund'),
+      ]);
       const defaults = {
         capture: majorText(headroom.capturable, view.lang),
         refund: majorText(headroom.refundable, view.lang),
         reference: payment.merchantReference ?? payment.payfacReference,
       };
-      return sendPage(reply, status, renderPaymentDetail(view, { payment, modifications, headroom, deliveries, form, notice, defaults }));
+      return sendPage(
+        reply,
+        status,
+        renderPaymentDetail(view, { payment, modifications, headroom, deliveries, webhookNames, form, notice, webhookFollows, defaults }),
+      );
     };
 
     portal.get<{ Querystring: ListQuery }>('/payments', read, async (request, reply) => {
@@ -199,6 +219,15 @@ export const paymentsArea: PortalArea = {
     });
   },
 };
+
+/** An address's host ("shop.example"), or the address as it is when it has none. */
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host || url;
+  } catch {
+    return url;
+  }
+}
 
 /**
  * The API's amount errors as a merchant reads them in the portal: the API speaks in minor units

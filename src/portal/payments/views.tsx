@@ -161,9 +161,13 @@ export interface DetailData {
   modifications: readonly ModificationHistory[];
   headroom: Headroom;
   deliveries: readonly DeliveryView[] | null;
+  /** The name of each webhook of the deliveries (its description, else its address's host); a deleted one is missing. */
+  webhookNames: ReadonlyMap<string, string>;
   /** The form shown again with its errors, if a post was refused. */
   form: ModificationForm | null;
   notice: ModificationKind | 'refused' | null;
+  /** Whether an enabled webhook takes the event the noticed modification raises. */
+  webhookFollows: boolean;
   /** The amounts the forms start with (major units, as typed). */
   defaults: { capture: string; refund: string; reference: string };
 }
@@ -196,6 +200,12 @@ function timelineOf(view: View, t: T, p: PaymentDetail, mods: readonly Modificat
       ? { at: p.createdAt, text: t('evAuthorised', { amount: money(p.amount) }), tone: 'ok' }
       : { at: p.createdAt, text: t('evRefused'), detail: p.reason ?? undefined, tone: 'bad' },
   ];
+  // A payment captured when it was authorised has no capture modification: its capture is the part of
+  // the captured amount no completed capture accounts for, at the moment of authorisation.
+  const capturedLater = mods.reduce((sum, m) => (m.kind === 'Capture' && m.state === 'Succeeded' ? sum + (m.amount ?? 0) : sum), 0);
+  if (p.success && p.capturedAmount > capturedLater) {
+    out.push({ at: p.createdAt, text: t('evCaptured', { amount: money(p.capturedAmount - capturedLater) }), tone: 'ok' });
+  }
   for (const m of mods) {
     const kind = t(KIND_KEY[m.kind]);
     const detail = [
@@ -241,7 +251,7 @@ function Timeline({ view, moments }: { view: View; moments: readonly Moment[] })
   );
 }
 
-function Deliveries({ view, t, deliveries }: { view: View; t: T; deliveries: readonly DeliveryView[] }): Html {
+function Deliveries({ view, t, deliveries, names }: { view: View; t: T; deliveries: readonly DeliveryView[]; names: ReadonlyMap<string, string> }): Html {
   const linked = view.can('webhooks.read');
   return (
     <TableWrap label={t('webhooks')}>
@@ -250,6 +260,7 @@ function Deliveries({ view, t, deliveries }: { view: View; t: T; deliveries: rea
           <tr>
             <th scope="col">{t('date')}</th>
             <th scope="col">{t('eventType')}</th>
+            <th scope="col">{t('webhook')}</th>
             <th scope="col">{view.t('status')}</th>
             <th scope="col" class="num">
               {t('attempts')}
@@ -264,6 +275,9 @@ function Deliveries({ view, t, deliveries }: { view: View; t: T; deliveries: rea
                 <Time view={view} at={new Date(d.createdAt)} />
               </td>
               <td>{d.eventType}</td>
+              <td>
+                <WebhookName view={view} t={t} webhookId={d.webhookId} name={names.get(d.webhookId)} />
+              </td>
               <td>
                 <Badge tone={DELIVERY_TONE[d.state]}>{t(DELIVERY_KEY[d.state])}</Badge>
               </td>
@@ -283,6 +297,13 @@ function Deliveries({ view, t, deliveries }: { view: View; t: T; deliveries: rea
       </table>
     </TableWrap>
   );
+}
+
+/** The webhook a delivery went to, by its name, linked for those who may read webhooks; a deleted one by its id. */
+function WebhookName({ view, t, webhookId, name }: { view: View; t: T; webhookId: string; name: string | undefined }): Html {
+  if (name === undefined) return <span class="muted">{t('webhookDeleted')}</span>;
+  if (!view.can('webhooks.read')) return <span>{name}</span>;
+  return <a href={`${PORTAL}/webhooks/${encodeURIComponent(webhookId)}`}>{name}</a>;
 }
 
 /** The capture, refund and reverse forms: each only while the payment can take it, with what it can still take. */
@@ -362,13 +383,14 @@ export function renderPaymentDetail(view: View, data: DetailData): string {
   const t = translator(M, view.lang);
   const p = data.payment;
   const money = (minor: number) => <Money view={view} minor={minor} currency={p.currency} />;
+  const received = data.webhookFollows ? 'received' : 'receivedNoWebhook';
   const notice =
     data.notice === 'capture'
-      ? t('received', { kind: t('kindCapture') })
+      ? t(received, { kind: t('kindCapture') })
       : data.notice === 'refund'
-        ? t('received', { kind: t('kindRefund') })
+        ? t(received, { kind: t('kindRefund') })
         : data.notice === 'reverse'
-          ? t('received', { kind: t('kindReversal') })
+          ? t(received, { kind: t('kindReversal') })
           : null;
   return portalPage({
     view,
@@ -424,7 +446,11 @@ export function renderPaymentDetail(view: View, data: DetailData): string {
         {data.deliveries !== null ? (
           <section aria-labelledby="webhooks-title">
             <h2 id="webhooks-title">{t('webhooks')}</h2>
-            {data.deliveries.length === 0 ? <p class="empty panel">{t('noWebhooks')}</p> : <Deliveries view={view} t={t} deliveries={data.deliveries} />}
+            {data.deliveries.length === 0 ? (
+              <p class="empty panel">{t('noWebhooks')}</p>
+            ) : (
+              <Deliveries view={view} t={t} deliveries={data.deliveries} names={data.webhookNames} />
+            )}
           </section>
         ) : null}
       </>
