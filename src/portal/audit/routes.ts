@@ -1,5 +1,6 @@
 import { auditPage } from '../../audit/service.js';
-import { sendPage, viewFor, type PortalArea } from '../http.js';
+import type { PortalArea } from '../http.js';
+import { portalRouter, type PageData } from '../route.js';
 import { renderAudit } from './views.js';
 
 // The audit log (§The portal's audit log), for owners: newest first, fifty at a time, paged by keyset
@@ -11,13 +12,15 @@ export const auditArea: PortalArea = {
 td.nowrap { white-space: nowrap; }
 `,
   routes(portal, deps) {
-    portal.get<{ Querystring: { before?: string; after?: string } }>(
-      '/audit',
-      { config: { portal: { permission: 'audit.read' } }, schema: { hide: true } },
-      async (request, reply) => {
-        const view = await viewFor(request, reply, deps);
-        return sendPage(reply, 200, renderAudit(view, await auditPage(deps.db, view.merchant.merchantId, request.query)));
-      },
-    );
+    portalRouter(
+      portal,
+      deps,
+    )<{ Querystring: { before?: string; after?: string } }, PageData<typeof renderAudit>>({
+      method: 'GET',
+      url: '/audit',
+      permission: 'audit.read',
+      view: renderAudit,
+      handler: async ({ request, merchantId }) => ({ data: await auditPage(deps.db, merchantId, request.query) }),
+    });
   },
 };

@@ -2,7 +2,7 @@ import { dailySales, searchPayments } from '../../payments/service.js';
 import { failingWebhooks } from '../../webhooks/deliveries/service.js';
 import { can } from '../access.js';
 import type { PortalArea } from '../http.js';
-import { sendPage, sessionOfRequest, viewFor } from '../http.js';
+import { portalRouter, type PageData } from '../route.js';
 import { merchantPrincipal } from '../webhooks/routes.js';
 import { OVERVIEW_STYLES, renderOverview, type Period } from './views.js';
 
@@ -15,20 +15,23 @@ const NO_FILTER = { state: null, from: null, until: null, reference: null };
 export const overviewArea: PortalArea = {
   styles: OVERVIEW_STYLES,
   routes(portal, deps) {
-    portal.get<{ Querystring: { days?: string } }>(
-      '/',
-      { config: { portal: { permission: 'portal.use' } }, schema: { hide: true } },
-      async (request, reply) => {
-        const session = sessionOfRequest(request);
+    portalRouter(
+      portal,
+      deps,
+    )<{ Querystring: { days?: string } }, PageData<typeof renderOverview>>({
+      method: 'GET',
+      url: '/',
+      permission: 'portal.use',
+      view: renderOverview,
+      async handler({ request, session, merchantId }) {
         const period: Period = request.query.days === '30' ? 30 : 7;
-        const [view, sales, recent, failing] = await Promise.all([
-          viewFor(request, reply, deps),
-          dailySales(deps, session.merchantId, period),
-          searchPayments(deps, session.merchantId, NO_FILTER, null, RECENT),
+        const [sales, recent, failing] = await Promise.all([
+          dailySales(deps, merchantId, period),
+          searchPayments(deps, merchantId, NO_FILTER, null, RECENT),
           can(session.role, 'webhooks.read') ? failingWebhooks(deps, merchantPrincipal(session), 7) : null,
         ]);
-        return sendPage(reply, 200, renderOverview(view, { period, since: sales.since, sales: sales.rows, recent: recent.payments, failing }));
+        return { data: { period, since: sales.since, sales: sales.rows, recent: recent.payments, failing } };
       },
-    );
+    });
   },
 };
