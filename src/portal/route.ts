@@ -25,7 +25,7 @@ type Answer<D> = { status?: number; data: D } | { status?: number; page: (view: 
 /** An answer, and for a route that declares an audit action, what the success it answers did. */
 export type Outcome<D> = Answer<D> & { audit?: Audited };
 
-export interface PortalContext<RG extends RouteGenericInterface> {
+export interface Ctx<RG extends RouteGenericInterface> {
   request: FastifyRequest<RG>;
   reply: FastifyReply;
   session: PortalSession;
@@ -36,50 +36,58 @@ export interface PortalContext<RG extends RouteGenericInterface> {
   view(): Promise<View>;
 }
 
-export interface PortalRoute<RG extends RouteGenericInterface, D> {
-  method: 'GET' | 'POST';
-  url: string;
+/** What a route declares besides its method and path. */
+export interface Declaration<D> {
   permission: Permission;
   /** What the audit log records when the handler answers with `audit`. */
   audit?: AuditAction;
   /** The page the route renders with the data its handler answers. */
   view?: (view: View, data: D) => string;
   /** A route's own answer to an error before its handler runs (an upload over its limit). */
-  errorHandler?: (error: FastifyError, request: FastifyRequest<RG>, reply: FastifyReply) => Promise<FastifyReply>;
-  handler(ctx: PortalContext<RG>): Promise<Outcome<D>>;
+  errorHandler?: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>;
 }
+
+/** A route's work: its parameters and query are those its context names (`Ctx<{ Params: … }>`). */
+type Handler<RG extends RouteGenericInterface, D> = (ctx: Ctx<RG>) => Promise<Outcome<D>>;
 
 /** The data a page of the portal is drawn from (its render function's second argument). */
 export type PageData<F> = F extends (view: View, data: infer D) => string ? D : never;
 
+/** A declared route, waiting for its handler (a second call, so that the page's data is known to type what the handler answers). */
+interface Declared<D> {
+  handle<RG extends RouteGenericInterface = RouteGenericInterface>(handler: Handler<RG, D>): void;
+}
+
+export interface PortalRouter {
+  get<D = never>(url: string, declared: Declaration<D>): Declared<D>;
+  post<D = never>(url: string, declared: Declaration<D>): Declared<D>;
+}
+
 /** The route declarer of a part of the portal, over the portal's context and dependencies. */
-export function portalRouter(portal: App, deps: PortalDeps) {
-  return function route<RG extends RouteGenericInterface = RouteGenericInterface, D = never>(spec: PortalRoute<RG, D>): void {
+export function portalRouter(portal: App, deps: PortalDeps): PortalRouter {
+  const route = (method: 'GET' | 'POST', url: string, spec: Declaration<unknown>, work: Handler<RouteGenericInterface, unknown>): void => {
     portal.route({
-      method: spec.method,
-      url: spec.url,
+      method,
+      url,
       config: { portal: { permission: spec.permission } },
       schema: { hide: true },
-      // The portal's routes have no schema: the route's own parameters and query are as it names them.
-      ...(spec.errorHandler
-        ? { errorHandler: spec.errorHandler as (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply> }
-        : {}),
+      ...(spec.errorHandler ? { errorHandler: spec.errorHandler } : {}),
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
         const session = sessionOfRequest(request);
         // A page's view is read at once, beside the handler's own reads (a post may not need one).
-        let view = spec.view && spec.method === 'GET' ? viewFor(request, reply, deps) : undefined;
+        let view = spec.view && method === 'GET' ? viewFor(request, reply, deps) : undefined;
         view?.catch(() => undefined);
-        const ctx: PortalContext<RG> = {
-          request: request as FastifyRequest<RG>,
+        const ctx: Ctx<RouteGenericInterface> = {
+          request,
           reply,
           session,
           merchantId: session.merchantId,
           form: formOf(request),
           view: () => (view ??= viewFor(request, reply, deps)),
         };
-        const outcome = await spec.handler(ctx);
+        const outcome = await work(ctx);
         if (outcome.audit) {
-          if (!spec.audit) throw new Error(`portal route ${spec.method} ${spec.url} answers an audit entry but declares no audit action`);
+          if (!spec.audit) throw new Error(`portal route ${method} ${url} answers an audit entry but declares no audit action`);
           const actor: Actor = { userId: session.userId, email: session.email };
           await recordAudit(deps.db, deps.clock, { merchantId: session.merchantId, actor, action: spec.audit, ...outcome.audit });
         }
@@ -87,9 +95,16 @@ export function portalRouter(portal: App, deps: PortalDeps) {
         if ('seeOther' in outcome) return seeOther(reply, outcome.seeOther);
         const status = outcome.status ?? 200;
         if ('page' in outcome) return sendPage(reply, status, outcome.page(await ctx.view()));
-        if (!spec.view) throw new Error(`portal route ${spec.method} ${spec.url} answers data but declares no view`);
+        if (!spec.view) throw new Error(`portal route ${method} ${url} answers data but declares no view`);
         return sendPage(reply, status, spec.view(await ctx.view(), outcome.data));
       },
     });
+  };
+  // The portal's routes have no schema: a handler's parameters and query are as its context names them.
+  return {
+    get: (url, declared) => ({ handle: (handler) => route('GET', url, declared as Declaration<unknown>, handler as Handler<RouteGenericInterface, unknown>) }),
+    post: (url, declared) => ({
+      handle: (handler) => route('POST', url, declared as Declaration<unknown>, handler as Handler<RouteGenericInterface, unknown>),
+    }),
   };
 }

@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest, RouteGenericInterface } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import formbody from '@fastify/formbody';
 import multipart from '@fastify/multipart';
 import type { App, AppDeps } from '../deps.js';
@@ -26,7 +26,7 @@ import { can } from './access.js';
 import { portalAssets } from './assets.js';
 import { formOf, publicViewFor, safeReturnPath, seeOther, sendPage, sessionCookieName, viewFor, type PortalArea, type PortalDeps } from './http.js';
 import { ROLE_KEY, type CoreKey } from './i18n.js';
-import { portalRouter, type PageData } from './route.js';
+import { portalRouter, type Ctx } from './route.js';
 import { renderAccount, renderLinkPage, renderMessagePage, renderSignIn, renderSignedInMessage, type PasswordProblem } from './views/auth.js';
 import { PORTAL } from './views/layout.js';
 import { overviewArea } from './overview/routes.js';
@@ -58,8 +58,6 @@ const UPLOAD_LIMIT = 256 * 1024;
 
 /** The parts of the portal, each with its routes (and the scripts its pages use). */
 const AREAS: readonly PortalArea[] = [overviewArea, linksArea, sessionsArea, paymentsArea, webhooksArea, developersArea, themesArea, usersArea, auditArea];
-
-type AccountPage = PageData<typeof renderAccount>;
 
 /** The title and the sentence of each error page. */
 const PROBLEM_WORDS: Record<PageProblem, readonly [CoreKey, CoreKey]> = {
@@ -256,47 +254,27 @@ export async function portalRoutes(app: App, appDeps: AppDeps): Promise<void> {
 
       const route = portalRouter(portal as App, deps);
 
-      route({
-        method: 'POST',
-        url: '/switch',
-        permission: 'portal.use',
-        async handler({ session, form }) {
-          if (!(await switchMerchant(db, session, form.text('merchantId')))) throw new ApiError('NOT_FOUND', 'no such merchant');
-          return { seeOther: PORTAL };
-        },
+      route.post('/switch', { permission: 'portal.use' }).handle(async ({ session, form }) => {
+        if (!(await switchMerchant(db, session, form.text('merchantId')))) throw new ApiError('NOT_FOUND', 'no such merchant');
+        return { seeOther: PORTAL };
       });
 
-      route<{ Querystring: { done?: string } }, AccountPage>({
-        method: 'GET',
-        url: '/account',
-        permission: 'portal.use',
-        view: renderAccount,
-        async handler({ request }) {
-          const done = request.query.done;
-          return { data: { notice: done === 'saved' ? 'saved' : done === 'password' ? 'passwordChanged' : null, problem: null } };
-        },
+      route.get('/account', { permission: 'portal.use', view: renderAccount }).handle(async ({ request }: Ctx<{ Querystring: { done?: string } }>) => {
+        const done = request.query.done;
+        return { data: { notice: done === 'saved' ? 'saved' : done === 'password' ? 'passwordChanged' : null, problem: null } };
       });
 
-      route({
-        method: 'POST',
-        url: '/account/language',
-        permission: 'portal.use',
-        async handler({ reply, session, form }) {
-          const language = form.text('language');
-          if (!isLang(language)) throw new ApiError('VALIDATION_FAILED', 'unknown language');
-          await setLanguage(db, session.userId, language);
-          rememberLang(reply, language, secureCookies);
-          return { seeOther: `${PORTAL}/account?done=saved` };
-        },
+      route.post('/account/language', { permission: 'portal.use' }).handle(async ({ reply, session, form }) => {
+        const language = form.text('language');
+        if (!isLang(language)) throw new ApiError('VALIDATION_FAILED', 'unknown language');
+        await setLanguage(db, session.userId, language);
+        rememberLang(reply, language, secureCookies);
+        return { seeOther: `${PORTAL}/account?done=saved` };
       });
 
-      route<RouteGenericInterface, AccountPage>({
-        method: 'POST',
-        url: '/account/password',
-        permission: 'portal.use',
-        audit: 'user.password',
-        view: renderAccount,
-        async handler({ request, reply, session, form }) {
+      route
+        .post('/account/password', { permission: 'portal.use', audit: 'user.password', view: renderAccount })
+        .handle(async ({ request, reply, session, form }) => {
           const outcome = await changePassword(db, clock, session, {
             current: form.text('current'),
             next: form.text('next'),
@@ -311,19 +289,12 @@ export async function portalRoutes(app: App, appDeps: AppDeps): Promise<void> {
           }
           const problem: PasswordProblem = outcome.kind === 'wrongCurrent' ? 'wrongCurrent' : outcome.problem;
           return { status: 400, data: { notice: null, problem } };
-        },
-      });
+        });
 
-      route({
-        method: 'POST',
-        url: '/account/sign-out-everywhere',
-        permission: 'portal.use',
-        audit: 'user.signOutEverywhere',
-        async handler({ reply, session }) {
-          await signOutEverywhere(db, session.userId);
-          clearSessionCookie(reply);
-          return { audit: { target: session.email }, seeOther: `${PORTAL}/sign-in?m=out` };
-        },
+      route.post('/account/sign-out-everywhere', { permission: 'portal.use', audit: 'user.signOutEverywhere' }).handle(async ({ reply, session }) => {
+        await signOutEverywhere(db, session.userId);
+        clearSessionCookie(reply);
+        return { audit: { target: session.email }, seeOther: `${PORTAL}/sign-in?m=out` };
       });
 
       for (const area of AREAS) await area.routes(portal as App, deps);

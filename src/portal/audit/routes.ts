@@ -1,6 +1,6 @@
 import { auditPage } from '../../audit/service.js';
 import type { PortalArea } from '../http.js';
-import { portalRouter, type PageData } from '../route.js';
+import { portalRouter, type Ctx } from '../route.js';
 import { renderAudit } from './views.js';
 
 // The audit log (§The portal's audit log), for owners: newest first, fifty at a time, paged by keyset
@@ -12,15 +12,11 @@ export const auditArea: PortalArea = {
 td.nowrap { white-space: nowrap; }
 `,
   routes(portal, deps) {
-    portalRouter(
-      portal,
-      deps,
-    )<{ Querystring: { before?: string; after?: string } }, PageData<typeof renderAudit>>({
-      method: 'GET',
-      url: '/audit',
-      permission: 'audit.read',
-      view: renderAudit,
-      handler: async ({ request, merchantId }) => ({ data: await auditPage(deps.db, merchantId, request.query) }),
-    });
+    const route = portalRouter(portal, deps);
+    route
+      .get('/audit', { permission: 'audit.read', view: renderAudit })
+      .handle(async ({ request, merchantId }: Ctx<{ Querystring: { before?: string; after?: string } }>) => ({
+        data: await auditPage(deps.db, merchantId, request.query),
+      }));
   },
 };

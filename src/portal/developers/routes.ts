@@ -12,7 +12,7 @@ import {
 } from '../../accounts/service.js';
 import { keyCapabilitiesFor } from '../access.js';
 import { refusable, type PortalArea, type PortalDeps } from '../http.js';
-import { portalRouter, type PageData, type PortalContext } from '../route.js';
+import { portalRouter, type PageData, type Ctx } from '../route.js';
 import { FieldErrors } from '../view.js';
 import {
   DEVELOPERS,
@@ -38,10 +38,10 @@ export const developersArea: PortalArea = {
   routes(portal, deps: PortalDeps) {
     const { db } = deps;
     const route = portalRouter(portal, deps);
-    const allowedOf = (ctx: PortalContext<RouteGenericInterface>): Capability[] => keyCapabilitiesFor(ctx.session.role);
+    const allowedOf = (ctx: Ctx<RouteGenericInterface>): Capability[] => keyCapabilitiesFor(ctx.session.role);
 
     /** The page, with a form as it was sent when that form was refused. */
-    const page = async (ctx: PortalContext<RouteGenericInterface>, s: PageState): Promise<PageData<typeof renderDevelopers>> => {
+    const page = async (ctx: Ctx<RouteGenericInterface>, s: PageState): Promise<PageData<typeof renderDevelopers>> => {
       const merchantId = ctx.merchantId;
       const [keys, terminals, origins] = await Promise.all([
         listKeys(db, { merchantId }),
@@ -57,92 +57,60 @@ export const developersArea: PortalArea = {
       };
     };
 
-    route<{ Querystring: { done?: string } }, PageData<typeof renderDevelopers>>({
-      method: 'GET',
-      url: '/developers',
-      permission: 'developers.manage',
-      view: renderDevelopers,
-      async handler(ctx) {
-        const done = ctx.request.query.done;
-        return { data: await page(ctx, { notice: NOTICES.find((n) => n === done) ?? null }) };
-      },
+    route.get('/developers', { permission: 'developers.manage', view: renderDevelopers }).handle(async (ctx: Ctx<{ Querystring: { done?: string } }>) => {
+      const done = ctx.request.query.done;
+      return { data: await page(ctx, { notice: NOTICES.find((n) => n === done) ?? null }) };
     });
 
-    route<RouteGenericInterface, PageData<typeof renderDevelopers>>({
-      method: 'POST',
-      url: '/developers/keys',
-      permission: 'developers.manage',
-      audit: 'key.create',
-      view: renderDevelopers,
-      async handler(ctx) {
-        const chosen = ctx.form.texts('capabilities');
-        // A key may do only what the user's own role may do (src/portal/access.ts).
-        const allowed = allowedOf(ctx);
-        const outcome = await refusable(() => createKey(db, { merchantId: ctx.merchantId }, chosen, allowed));
-        if ('errors' in outcome) return { status: 400, data: await page(ctx, { keyForm: { capabilities: chosen, errors: outcome.errors, allowed } }) };
-        const created = outcome.ok;
-        return {
-          // The key itself goes nowhere but this answer.
-          audit: { target: created.keyId, details: { capabilities: created.capabilities } },
-          page: (view) => renderKeyCreated(view, { apiKey: created.apiKey, capabilities: created.capabilities }),
-        };
-      },
+    route.post('/developers/keys', { permission: 'developers.manage', audit: 'key.create', view: renderDevelopers }).handle(async (ctx) => {
+      const chosen = ctx.form.texts('capabilities');
+      // A key may do only what the user's own role may do (src/portal/access.ts).
+      const allowed = allowedOf(ctx);
+      const outcome = await refusable(() => createKey(db, { merchantId: ctx.merchantId }, chosen, allowed));
+      if ('errors' in outcome) return { status: 400, data: await page(ctx, { keyForm: { capabilities: chosen, errors: outcome.errors, allowed } }) };
+      const created = outcome.ok;
+      return {
+        // The key itself goes nowhere but this answer.
+        audit: { target: created.keyId, details: { capabilities: created.capabilities } },
+        page: (view) => renderKeyCreated(view, { apiKey: created.apiKey, capabilities: created.capabilities }),
+      };
     });
 
-    route<{ Params: { keyId: string } }, PageData<typeof renderRevokeKey>>({
-      method: 'GET',
-      url: '/developers/keys/:keyId/revoke',
-      permission: 'developers.manage',
-      view: renderRevokeKey,
-      handler: async ({ request, merchantId }) => ({ data: { key: await merchantKey(db, merchantId, request.params.keyId) } }),
-    });
+    route
+      .get('/developers/keys/:keyId/revoke', { permission: 'developers.manage', view: renderRevokeKey })
+      .handle(async ({ request, merchantId }: Ctx<{ Params: { keyId: string } }>) => ({
+        data: { key: await merchantKey(db, merchantId, request.params.keyId) },
+      }));
 
-    route<{ Params: { keyId: string } }>({
-      method: 'POST',
-      url: '/developers/keys/:keyId/revoke',
-      permission: 'developers.manage',
-      audit: 'key.revoke',
-      async handler({ request, merchantId }) {
+    route
+      .post('/developers/keys/:keyId/revoke', { permission: 'developers.manage', audit: 'key.revoke' })
+      .handle(async ({ request, merchantId }: Ctx<{ Params: { keyId: string } }>) => {
         const { key, revokedNow } = await revokeKey(db, request.params.keyId, { merchantId });
         return {
           // A key revoked before is not revoked again: nothing to record.
           ...(revokedNow ? { audit: { target: key.keyId, details: { display: key.display, capabilities: key.capabilities } } } : {}),
           seeOther: `${DEVELOPERS}?done=keyRevoked#keys`,
         };
-      },
+      });
+
+    route.post('/developers/terminals', { permission: 'developers.manage', audit: 'terminal.add' }).handle(async ({ merchantId }) => {
+      const { terminalIdentifier } = await addTerminal(db, merchantId);
+      return { audit: { target: terminalIdentifier }, seeOther: `${DEVELOPERS}?done=terminalAdded#terminals` };
     });
 
-    route({
-      method: 'POST',
-      url: '/developers/terminals',
-      permission: 'developers.manage',
-      audit: 'terminal.add',
-      async handler({ merchantId }) {
-        const { terminalIdentifier } = await addTerminal(db, merchantId);
-        return { audit: { target: terminalIdentifier }, seeOther: `${DEVELOPERS}?done=terminalAdded#terminals` };
-      },
-    });
-
-    route<RouteGenericInterface, PageData<typeof renderDevelopers>>({
-      method: 'POST',
-      url: '/developers/origins',
-      permission: 'developers.manage',
-      audit: 'origins.update',
-      view: renderDevelopers,
-      async handler(ctx) {
-        const { form, merchantId } = ctx;
-        const text = form.text('allowedOrigins');
-        const sent = text
-          .split(/\r?\n/)
-          .map((line) => line.trim())
-          .filter((line) => line !== '');
-        // A value that is no text (a JSON post's object or number) goes to the service as it came, to be
-        // refused there: read as no text, it would save an empty list, which allows any origin.
-        const given = form.has('allowedOrigins') && form.texts('allowedOrigins').length === 0 ? null : sent;
-        const outcome = await refusable(() => updateAllowedOrigins(db, merchantId, given));
-        if ('errors' in outcome) return { status: 400, data: await page(ctx, { origins: { text, sent, errors: outcome.errors } }) };
-        return { audit: { target: merchantId, details: { allowedOrigins: outcome.ok } }, seeOther: `${DEVELOPERS}?done=originsSaved#origins` };
-      },
+    route.post('/developers/origins', { permission: 'developers.manage', audit: 'origins.update', view: renderDevelopers }).handle(async (ctx) => {
+      const { form, merchantId } = ctx;
+      const text = form.text('allowedOrigins');
+      const sent = text
+        .split(/\r?\n/)
+        .map((line) => line.trim())
+        .filter((line) => line !== '');
+      // A value that is no text (a JSON post's object or number) goes to the service as it came, to be
+      // refused there: read as no text, it would save an empty list, which allows any origin.
+      const given = form.has('allowedOrigins') && form.texts('allowedOrigins').length === 0 ? null : sent;
+      const outcome = await refusable(() => updateAllowedOrigins(db, merchantId, given));
+      if ('errors' in outcome) return { status: 400, data: await page(ctx, { origins: { text, sent, errors: outcome.errors } }) };
+      return { audit: { target: merchantId, details: { allowedOrigins: outcome.ok } }, seeOther: `${DEVELOPERS}?done=originsSaved#origins` };
     });
   },
 };

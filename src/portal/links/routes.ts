@@ -1,4 +1,3 @@
-import type { RouteGenericInterface } from 'fastify';
 import QRCode from 'qrcode';
 import { ApiError } from '../../errors.js';
 import { listTerminals } from '../../accounts/service.js';
@@ -15,7 +14,7 @@ import {
 } from '../../paymentLinks/service.js';
 import { paymentsOf } from '../../payments/service.js';
 import { pageParam, type PortalArea, type PortalDeps } from '../http.js';
-import { portalRouter, type PageData } from '../route.js';
+import { portalRouter, type Ctx } from '../route.js';
 import { translator } from '../i18n.js';
 import { FieldErrors, type View } from '../view.js';
 import { PORTAL } from '../views/layout.js';
@@ -38,7 +37,7 @@ import { M } from './messages.js';
 import { renderDisable } from './disablePage.js';
 import { renderLinkDetail, type DetailNotice } from './detailPage.js';
 import { renderLinkForm, type FormData } from './formPage.js';
-import { renderLinkList, type ListData } from './listPage.js';
+import { renderLinkList } from './listPage.js';
 
 // Payment links in the portal (§The portal): the list with its filters, create, a link's page with its
 // QR code, edit and disable. Every page calls the operation the API calls (src/paymentLinks/service.ts)
@@ -86,12 +85,9 @@ export const linksArea: PortalArea = {
       return { mode: 'edit', type: link.type as LinkType, entry, errors, link, withMoney: link.salesCount === 0, blocked };
     };
 
-    route<{ Querystring: { status?: string; q?: string; page?: string; before?: string; after?: string } }, ListData>({
-      method: 'GET',
-      url: '/links',
-      permission: 'links.read',
-      view: renderLinkList,
-      async handler({ request, merchantId }) {
+    route
+      .get('/links', { permission: 'links.read', view: renderLinkList })
+      .handle(async ({ request, merchantId }: Ctx<{ Querystring: { status?: string; q?: string; page?: string; before?: string; after?: string } }>) => {
         const status = statusOf(request.query.status);
         const q = typeof request.query.q === 'string' ? request.query.q.trim().slice(0, 200) : '';
         if (status === null && q === '') {
@@ -102,54 +98,39 @@ export const linksArea: PortalArea = {
         const keyset = parseCursor('newer', request.query.after) ?? parseCursor('older', request.query.before);
         const found = await searchPaymentLinks(deps, merchantId, { status, text: q === '' ? null : q }, keyset, PAGE_SIZE);
         return { data: { kind: 'search', links: found.links, status, q, older: found.older, newer: found.newer } };
-      },
-    });
+      });
 
-    route<{ Querystring: { type?: string } }, FormData>({
-      method: 'GET',
-      url: '/links/new',
-      permission: 'links.write',
-      view: renderLinkForm,
-      async handler({ request, merchantId }) {
+    route
+      .get('/links/new', { permission: 'links.write', view: renderLinkForm })
+      .handle(async ({ request, merchantId }: Ctx<{ Querystring: { type?: string } }>) => {
         const entry: CreateEntry = { ...emptyEntry(), type: linkTypeOf(request.query.type), terminalIdentifier: '', recurringProcessingModel: '' };
         return { data: await createForm(merchantId, entry, new FieldErrors()) };
-      },
+      });
+
+    route.post('/links', { permission: 'links.write', audit: 'link.create', view: renderLinkForm }).handle(async ({ merchantId, session, form }) => {
+      const entry = createEntryOf(form, linkTypeOf(form.text('type')));
+      // Without scripts, "Add a row" posts the form: it comes back with one more row, nothing saved.
+      if (form.text('_action') === 'addRow') {
+        return { data: await createForm(merchantId, { ...entry, items: [...entry.items, blankItem()].slice(0, 200) }, new FieldErrors()) };
+      }
+      const built = createBody(entry, session.language);
+      try {
+        const created = await createPaymentLink(deps, merchantId, built.body, undefined);
+        return {
+          // The body was accepted, so these are the link's type, amount and currency.
+          audit: { target: created.paymentLinkReference, details: { type: built.body.type, amount: built.body.amount, currency: built.body.currency } },
+          seeOther: `${PORTAL}/links/${encodeURIComponent(created.paymentLinkReference)}?created=1`,
+        };
+      } catch (err) {
+        if (!(err instanceof ApiError && err.errors)) throw err;
+        const errors = new FieldErrors(built.place(err.errors));
+        return { status: 400, data: await createForm(merchantId, { ...entry, items: rowsToShow(entry.items, NEW_ROWS) }, errors) };
+      }
     });
 
-    route<RouteGenericInterface, FormData>({
-      method: 'POST',
-      url: '/links',
-      permission: 'links.write',
-      audit: 'link.create',
-      view: renderLinkForm,
-      async handler({ merchantId, session, form }) {
-        const entry = createEntryOf(form, linkTypeOf(form.text('type')));
-        // Without scripts, "Add a row" posts the form: it comes back with one more row, nothing saved.
-        if (form.text('_action') === 'addRow') {
-          return { data: await createForm(merchantId, { ...entry, items: [...entry.items, blankItem()].slice(0, 200) }, new FieldErrors()) };
-        }
-        const built = createBody(entry, session.language);
-        try {
-          const created = await createPaymentLink(deps, merchantId, built.body, undefined);
-          return {
-            // The body was accepted, so these are the link's type, amount and currency.
-            audit: { target: created.paymentLinkReference, details: { type: built.body.type, amount: built.body.amount, currency: built.body.currency } },
-            seeOther: `${PORTAL}/links/${encodeURIComponent(created.paymentLinkReference)}?created=1`,
-          };
-        } catch (err) {
-          if (!(err instanceof ApiError && err.errors)) throw err;
-          const errors = new FieldErrors(built.place(err.errors));
-          return { status: 400, data: await createForm(merchantId, { ...entry, items: rowsToShow(entry.items, NEW_ROWS) }, errors) };
-        }
-      },
-    });
-
-    route<RefParams & { Querystring: { created?: string; updated?: string; disabled?: string } }, PageData<typeof renderLinkDetail>>({
-      method: 'GET',
-      url: '/links/:reference',
-      permission: 'links.read',
-      view: renderLinkDetail,
-      async handler({ request, merchantId }) {
+    route
+      .get('/links/:reference', { permission: 'links.read', view: renderLinkDetail })
+      .handle(async ({ request, merchantId }: Ctx<RefParams & { Querystring: { created?: string; updated?: string; disabled?: string } }>) => {
         const reference = request.params.reference;
         const [link, payments] = await Promise.all([
           getPaymentLink(deps, merchantId, reference),
@@ -158,41 +139,27 @@ export const linksArea: PortalArea = {
         const q = request.query;
         const notice: DetailNotice = q.created !== undefined ? 'created' : q.updated !== undefined ? 'updated' : q.disabled !== undefined ? 'disabled' : null;
         return { data: { link, payments, paymentsLimit: PAYMENTS_SHOWN, notice } };
-      },
-    });
+      });
 
-    route<RefParams & { Querystring: { download?: string } }>({
-      method: 'GET',
-      url: '/links/:reference/qr.svg',
-      permission: 'links.read',
-      async handler({ request, reply, merchantId }) {
+    route
+      .get('/links/:reference/qr.svg', { permission: 'links.read' })
+      .handle(async ({ request, reply, merchantId }: Ctx<RefParams & { Querystring: { download?: string } }>) => {
         const link = await getPaymentLink(deps, merchantId, request.params.reference);
         const svg = await QRCode.toString(link.url, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
         if (request.query.download !== undefined) reply.header('Content-Disposition', `attachment; filename="paylink-${link.paymentLinkReference}.svg"`);
         return { sent: reply.code(200).type('image/svg+xml').send(svg) };
-      },
+      });
+
+    route.get('/links/:reference/edit', { permission: 'links.write', view: renderLinkForm }).handle(async ({ request, merchantId, view }: Ctx<RefParams>) => {
+      const link = await getPaymentLink(deps, merchantId, request.params.reference);
+      const v = await view();
+      const entry = entryOfLink(link, v.lang);
+      return { data: editForm(v, link, { ...entry, items: rowsToShow(entry.items, 1) }, new FieldErrors()) };
     });
 
-    route<RefParams, FormData>({
-      method: 'GET',
-      url: '/links/:reference/edit',
-      permission: 'links.write',
-      view: renderLinkForm,
-      async handler({ request, merchantId, view }) {
-        const link = await getPaymentLink(deps, merchantId, request.params.reference);
-        const v = await view();
-        const entry = entryOfLink(link, v.lang);
-        return { data: editForm(v, link, { ...entry, items: rowsToShow(entry.items, 1) }, new FieldErrors()) };
-      },
-    });
-
-    route<RefParams, FormData>({
-      method: 'POST',
-      url: '/links/:reference/edit',
-      permission: 'links.write',
-      audit: 'link.update',
-      view: renderLinkForm,
-      async handler({ request, merchantId, form, view }) {
+    route
+      .post('/links/:reference/edit', { permission: 'links.write', audit: 'link.update', view: renderLinkForm })
+      .handle(async ({ request, merchantId, form, view }: Ctx<RefParams>) => {
         // Another merchant's link is not found before anything in the form is looked at.
         const before = await getPaymentLink(deps, merchantId, request.params.reference);
         const v = await view();
@@ -218,29 +185,16 @@ export const linksArea: PortalArea = {
           audit: { target: before.paymentLinkReference, details: { changed: changedFields(before, after) } },
           seeOther: `${PORTAL}/links/${encodeURIComponent(before.paymentLinkReference)}?updated=1`,
         };
-      },
+      });
+
+    route.get('/links/:reference/disable', { permission: 'links.write', view: renderDisable }).handle(async ({ request, merchantId }: Ctx<RefParams>) => {
+      return { data: await getPaymentLink(deps, merchantId, request.params.reference) };
     });
 
-    route<RefParams, PaymentLinkView>({
-      method: 'GET',
-      url: '/links/:reference/disable',
-      permission: 'links.write',
-      view: renderDisable,
-      async handler({ request, merchantId }) {
-        return { data: await getPaymentLink(deps, merchantId, request.params.reference) };
-      },
-    });
-
-    route<RefParams>({
-      method: 'POST',
-      url: '/links/:reference/disable',
-      permission: 'links.write',
-      audit: 'link.disable',
-      async handler({ request, merchantId }) {
-        const reference = request.params.reference;
-        await disablePaymentLink(deps, merchantId, { paymentLinkReference: reference }, () => undefined);
-        return { audit: { target: reference }, seeOther: `${PORTAL}/links/${encodeURIComponent(reference)}?disabled=1` };
-      },
+    route.post('/links/:reference/disable', { permission: 'links.write', audit: 'link.disable' }).handle(async ({ request, merchantId }: Ctx<RefParams>) => {
+      const reference = request.params.reference;
+      await disablePaymentLink(deps, merchantId, { paymentLinkReference: reference }, () => undefined);
+      return { audit: { target: reference }, seeOther: `${PORTAL}/links/${encodeURIComponent(reference)}?disabled=1` };
     });
   },
 };

@@ -2,7 +2,7 @@ import { dailySales, searchPayments } from '../../payments/service.js';
 import { failingWebhooks } from '../../webhooks/deliveries/service.js';
 import { can } from '../access.js';
 import type { PortalArea } from '../http.js';
-import { portalRouter, type PageData } from '../route.js';
+import { portalRouter, type Ctx } from '../route.js';
 import { merchantPrincipal } from '../webhooks/routes.js';
 import { OVERVIEW_STYLES, renderOverview, type Period } from './views.js';
 
@@ -15,15 +15,10 @@ const NO_FILTER = { state: null, from: null, until: null, reference: null };
 export const overviewArea: PortalArea = {
   styles: OVERVIEW_STYLES,
   routes(portal, deps) {
-    portalRouter(
-      portal,
-      deps,
-    )<{ Querystring: { days?: string } }, PageData<typeof renderOverview>>({
-      method: 'GET',
-      url: '/',
-      permission: 'portal.use',
-      view: renderOverview,
-      async handler({ request, session, merchantId }) {
+    const route = portalRouter(portal, deps);
+    route
+      .get('/', { permission: 'portal.use', view: renderOverview })
+      .handle(async ({ request, session, merchantId }: Ctx<{ Querystring: { days?: string } }>) => {
         const period: Period = request.query.days === '30' ? 30 : 7;
         const [sales, recent, failing] = await Promise.all([
           dailySales(deps, merchantId, period),
@@ -31,7 +26,6 @@ export const overviewArea: PortalArea = {
           can(session.role, 'webhooks.read') ? failingWebhooks(deps, merchantPrincipal(session), 7) : null,
         ]);
         return { data: { period, since: sales.since, sales: sales.rows, recent: recent.payments, failing } };
-      },
-    });
+      });
   },
 };

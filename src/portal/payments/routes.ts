@@ -7,7 +7,7 @@ import { headroomOf, modificationsOf, requestModification, type Headroom } from 
 import { eachPayment, isPaymentState, paymentDetail, searchPayments, type PaymentDetail, type PaymentFilter } from '../../payments/service.js';
 import { listDeliveries, type DeliveryView } from '../../webhooks/deliveries/service.js';
 import type { PortalArea, PortalDeps } from '../http.js';
-import { portalRouter, type Outcome, type PageData, type PortalContext } from '../route.js';
+import { portalRouter, type Outcome, type Ctx } from '../route.js';
 import { translator } from '../i18n.js';
 import { FieldErrors, type View } from '../view.js';
 import { merchantPrincipal } from '../webhooks/routes.js';
@@ -88,7 +88,7 @@ export const paymentsArea: PortalArea = {
     const svc = { config: deps.config, db, clock, sealer: deps.sealer };
 
     /** The webhooks this payment caused: its events, and those of its captures, refunds and reversals (their own references). */
-    const deliveriesOf = async (ctx: PortalContext<RefParams>, references: readonly string[]): Promise<DeliveryView[]> => {
+    const deliveriesOf = async (ctx: Ctx<RefParams>, references: readonly string[]): Promise<DeliveryView[]> => {
       const principal = merchantPrincipal(ctx.session);
       const lists = await Promise.all(references.map((r) => listDeliveries(svc, principal, { payfacReference: r }, 0, DELIVERIES_SHOWN)));
       return lists
@@ -98,7 +98,7 @@ export const paymentsArea: PortalArea = {
     };
 
     const detailData = async (
-      ctx: PortalContext<RefParams>,
+      ctx: Ctx<RefParams>,
       payment: PaymentDetail,
       form: ModificationForm | null,
       notice: ModificationKind | 'refused' | null,
@@ -118,52 +118,41 @@ export const paymentsArea: PortalArea = {
       return { payment, modifications, headroom, deliveries, form, notice, defaults };
     };
 
-    route<{ Querystring: ListQuery }, PageData<typeof renderPaymentList>>({
-      method: 'GET',
-      url: '/payments',
-      permission: 'payments.read',
-      view: renderPaymentList,
-      async handler({ request, merchantId, session }) {
+    route
+      .get('/payments', { permission: 'payments.read', view: renderPaymentList })
+      .handle(async ({ request, merchantId, session }: Ctx<{ Querystring: ListQuery }>) => {
         const { shown, filter, errors } = filterOf(request.query, session.language);
         const keyset = parseCursor('newer', request.query.after) ?? parseCursor('older', request.query.before);
         const found = await searchPayments(deps, merchantId, filter, keyset, PAGE_SIZE);
         return { status: errors.size > 0 ? 400 : 200, data: { filter: shown, errors, ...found } };
-      },
-    });
+      });
 
-    route<{ Querystring: ListQuery }>({
-      method: 'GET',
-      url: '/payments/export.csv',
-      permission: 'payments.read',
-      async handler({ request, reply, merchantId, session }) {
+    route
+      .get('/payments/export.csv', { permission: 'payments.read' })
+      .handle(async ({ request, reply, merchantId, session }: Ctx<{ Querystring: ListQuery }>) => {
         const { filter, errors } = filterOf(request.query, session.language);
         // A day that is no date is refused as the list refuses it: never an export of every payment.
         if (errors.size > 0) throw validationError(errors.all());
         const day = clock.now().toISOString().slice(0, 10);
         reply.header('Content-Disposition', `attachment; filename="payments-${day}.csv"`).header('Cache-Control', 'no-store').type('text/csv; charset=utf-8');
         return { sent: reply.send(Readable.from(csvLines(eachPayment(deps, merchantId, filter)))) };
-      },
-    });
+      });
 
-    route<RefParams & { Querystring: { done?: string } }, DetailData>({
-      method: 'GET',
-      url: '/payments/:payfacReference',
-      permission: 'payments.read',
-      view: renderPaymentDetail,
-      async handler(ctx) {
+    route
+      .get('/payments/:payfacReference', { permission: 'payments.read', view: renderPaymentDetail })
+      .handle(async (ctx: Ctx<RefParams & { Querystring: { done?: string } }>) => {
         const payment = await paymentDetail(deps, ctx.merchantId, ctx.request.params.payfacReference);
         const done = ctx.request.query.done;
         const notice = done === 'capture' || done === 'refund' || done === 'reverse' ? done : null;
         return { data: await detailData(ctx, payment, null, notice) };
-      },
-    });
+      });
 
     /**
      * A capture, refund or reversal as the API takes it: the operation checks the body and applies
      * the ledger's rules. Refusals come back to the form, beside the input they name; amounts over
      * the limit are said in money, not in minor units.
      */
-    const modification = async (ctx: PortalContext<RefParams>, kind: ModificationKind): Promise<Outcome<DetailData>> => {
+    const modification = async (ctx: Ctx<RefParams>, kind: ModificationKind): Promise<Outcome<DetailData>> => {
       const { merchantId, session, form } = ctx;
       // Another merchant's payment is not found before anything in the form is looked at.
       const payment = await paymentDetail(deps, merchantId, ctx.request.params.payfacReference);
@@ -206,26 +195,17 @@ export const paymentsArea: PortalArea = {
     };
 
     for (const kind of ['capture', 'refund', 'reverse'] as const) {
-      route<RefParams, DetailData>({
-        method: 'POST',
-        url: `/payments/:payfacReference/${kind}`,
-        permission: 'payments.modify',
-        audit: ACTION[kind],
-        view: renderPaymentDetail,
-        handler: (ctx) => modification(ctx, kind),
-      });
+      route
+        .post(`/payments/:payfacReference/${kind}`, { permission: 'payments.modify', audit: ACTION[kind], view: renderPaymentDetail })
+        .handle((ctx: Ctx<RefParams>) => modification(ctx, kind));
     }
 
-    route<RefParams, PageData<typeof renderReverse>>({
-      method: 'GET',
-      url: '/payments/:payfacReference/reverse',
-      permission: 'payments.modify',
-      view: renderReverse,
-      async handler({ request, merchantId }) {
+    route
+      .get('/payments/:payfacReference/reverse', { permission: 'payments.modify', view: renderReverse })
+      .handle(async ({ request, merchantId }: Ctx<RefParams>) => {
         const payment = await paymentDetail(deps, merchantId, request.params.payfacReference);
         return { data: { payment, headroom: await headroomOf(deps, merchantId, payment.payfacReference) } };
-      },
-    });
+      });
   },
 };
 

@@ -2,7 +2,7 @@ import { getSession, listSessions, sessionUrl } from '../../checkout/service.js'
 import { parseCursor } from '../../db/keyset.js';
 import { paymentsOf } from '../../payments/service.js';
 import type { PortalArea } from '../http.js';
-import { portalRouter, type PageData } from '../route.js';
+import { portalRouter, type Ctx } from '../route.js';
 import { renderSessionDetail, renderSessionList } from './views.js';
 
 // Checkout sessions in the portal (§The portal, §Hosted checkout): read only, as the API has them.
@@ -15,30 +15,22 @@ export const sessionsArea: PortalArea = {
   routes(portal, deps) {
     const route = portalRouter(portal, deps);
 
-    route<{ Querystring: { before?: string; after?: string } }, PageData<typeof renderSessionList>>({
-      method: 'GET',
-      url: '/sessions',
-      permission: 'sessions.read',
-      view: renderSessionList,
-      async handler({ request, merchantId }) {
+    route
+      .get('/sessions', { permission: 'sessions.read', view: renderSessionList })
+      .handle(async ({ request, merchantId }: Ctx<{ Querystring: { before?: string; after?: string } }>) => {
         const keyset = parseCursor('newer', request.query.after) ?? parseCursor('older', request.query.before);
         return { data: await listSessions(deps, merchantId, keyset, PAGE_SIZE) };
-      },
-    });
+      });
 
-    route<{ Params: { checkoutReference: string } }, PageData<typeof renderSessionDetail>>({
-      method: 'GET',
-      url: '/sessions/:checkoutReference',
-      permission: 'sessions.read',
-      view: renderSessionDetail,
-      async handler({ request, merchantId }) {
+    route
+      .get('/sessions/:checkoutReference', { permission: 'sessions.read', view: renderSessionDetail })
+      .handle(async ({ request, merchantId }: Ctx<{ Params: { checkoutReference: string } }>) => {
         const reference = request.params.checkoutReference;
         const [session, payments] = await Promise.all([
           getSession(deps, merchantId, reference),
           paymentsOf(deps, merchantId, { checkoutReference: reference }, PAYMENTS_SHOWN),
         ]);
         return { data: { session, url: sessionUrl(deps.config.publicBaseUrl, session.reference), payments } };
-      },
-    });
+      });
   },
 };

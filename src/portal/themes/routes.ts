@@ -1,9 +1,9 @@
-import type { FastifyError, FastifyReply, FastifyRequest, RouteGenericInterface } from 'fastify';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, type FieldError } from '../../errors.js';
 import { isLang } from '../../web/lang.js';
 import { createTheme, deleteTheme, getTheme, listThemes, previewLook, updateTheme, type Theme, type ThemeInput } from '../../themes/service.js';
 import { Form, sendPage, viewFor, type PortalArea, type PortalDeps } from '../http.js';
-import { portalRouter, type PageData } from '../route.js';
+import { portalRouter, type Ctx } from '../route.js';
 import { FieldErrors } from '../view.js';
 import { PORTAL } from '../views/layout.js';
 import { THEMES_CSS, enhanceThemePreview } from './assets.js';
@@ -18,8 +18,6 @@ import { renderThemePreview } from './previewPage.js';
 // and show its field errors beside the fields.
 
 type KeyParams = { Params: { themeKey: string } };
-
-type ThemeForm = PageData<typeof renderThemeForm>;
 
 function inputOf(form: Form): ThemeInput {
   const logo = form.file('logo');
@@ -92,53 +90,35 @@ export const themesArea: PortalArea = {
       return sendPage(reply, 413, renderThemeForm(view, { theme, values, errors: new FieldErrors([logoTooLarge(view)]), notice: null }));
     };
 
-    route<{ Querystring: { done?: string } }, PageData<typeof renderThemeList>>({
-      method: 'GET',
-      url: '/themes',
-      permission: 'themes.manage',
-      view: renderThemeList,
-      handler: async ({ request, merchantId }) => ({
+    route
+      .get('/themes', { permission: 'themes.manage', view: renderThemeList })
+      .handle(async ({ request, merchantId }: Ctx<{ Querystring: { done?: string } }>) => ({
         data: { themes: await listThemes(db, merchantId), notice: request.query.done === 'deleted' ? 'deleted' : null },
-      }),
-    });
+      }));
 
-    route<RouteGenericInterface, ThemeForm>({
-      method: 'GET',
-      url: '/themes/new',
-      permission: 'themes.manage',
-      view: renderThemeForm,
-      handler: async () => ({ data: { theme: null, values: NEW_THEME, errors: new FieldErrors(), notice: null } }),
-    });
+    route
+      .get('/themes/new', { permission: 'themes.manage', view: renderThemeForm })
+      .handle(async () => ({ data: { theme: null, values: NEW_THEME, errors: new FieldErrors(), notice: null } }));
 
     // The live preview's question: the palette these colours make, or why they would be refused.
-    route<{ Querystring: Record<string, unknown> }>({
-      method: 'GET',
-      url: '/themes/palette',
-      permission: 'themes.manage',
-      async handler({ request, reply, session }) {
-        // A repeated parameter arrives as a list: only a single value is a colour or a shape.
-        const q = (name: string): string => {
-          const v = request.query[name];
-          return typeof v === 'string' ? v : '';
-        };
-        const look = previewLook({ accentColor: q('accentColor'), backgroundColor: q('backgroundColor'), buttonShape: q('buttonShape') });
-        return {
-          sent: reply.type('application/json; charset=utf-8').send({
-            variables: look.variables,
-            errors: localized({ lang: session.language }, look.errors).map((e) => ({ field: e.field, message: e.message })),
-          }),
-        };
-      },
+    route.get('/themes/palette', { permission: 'themes.manage' }).handle(async ({ request, reply, session }: Ctx<{ Querystring: Record<string, unknown> }>) => {
+      // A repeated parameter arrives as a list: only a single value is a colour or a shape.
+      const q = (name: string): string => {
+        const v = request.query[name];
+        return typeof v === 'string' ? v : '';
+      };
+      const look = previewLook({ accentColor: q('accentColor'), backgroundColor: q('backgroundColor'), buttonShape: q('buttonShape') });
+      return {
+        sent: reply.type('application/json; charset=utf-8').send({
+          variables: look.variables,
+          errors: localized({ lang: session.language }, look.errors).map((e) => ({ field: e.field, message: e.message })),
+        }),
+      };
     });
 
-    route<RouteGenericInterface, ThemeForm>({
-      method: 'POST',
-      url: '/themes',
-      permission: 'themes.manage',
-      audit: 'theme.create',
-      view: renderThemeForm,
-      errorHandler: uploadTooLarge,
-      async handler({ merchantId, form, view }) {
+    route
+      .post('/themes', { permission: 'themes.manage', audit: 'theme.create', view: renderThemeForm, errorHandler: uploadTooLarge })
+      .handle(async ({ merchantId, form, view }) => {
         let theme: Theme;
         try {
           theme = await createTheme(db, clock, merchantId, inputOf(form));
@@ -150,30 +130,20 @@ export const themesArea: PortalArea = {
           audit: { target: theme.themeKey, details: { name: theme.name } },
           seeOther: `${PORTAL}/themes/${encodeURIComponent(theme.themeKey)}/edit?done=created`,
         };
-      },
-    });
+      });
 
-    route<KeyParams & { Querystring: { done?: string } }, ThemeForm>({
-      method: 'GET',
-      url: '/themes/:themeKey/edit',
-      permission: 'themes.manage',
-      view: renderThemeForm,
-      async handler({ request, merchantId }) {
+    route
+      .get('/themes/:themeKey/edit', { permission: 'themes.manage', view: renderThemeForm })
+      .handle(async ({ request, merchantId }: Ctx<KeyParams & { Querystring: { done?: string } }>) => {
         const theme = await getTheme(db, merchantId, request.params.themeKey);
         const done = request.query.done;
         const notice = done === 'created' || done === 'saved' ? done : null;
         return { data: { theme, values: valuesOf(theme), errors: new FieldErrors(), notice } };
-      },
-    });
+      });
 
-    route<KeyParams, ThemeForm>({
-      method: 'POST',
-      url: '/themes/:themeKey/edit',
-      permission: 'themes.manage',
-      audit: 'theme.update',
-      view: renderThemeForm,
-      errorHandler: uploadTooLarge,
-      async handler({ request, merchantId, form, view }) {
+    route
+      .post('/themes/:themeKey/edit', { permission: 'themes.manage', audit: 'theme.update', view: renderThemeForm, errorHandler: uploadTooLarge })
+      .handle(async ({ request, merchantId, form, view }: Ctx<KeyParams>) => {
         const input = inputOf(form);
         const logoChange = form.text('removeLogo') === 'on' ? 'remove' : 'keep';
         let result: Awaited<ReturnType<typeof updateTheme>>;
@@ -190,37 +160,23 @@ export const themesArea: PortalArea = {
           audit: { target: after.themeKey, details: { name: after.name, changed: changes(before, after, logo) } },
           seeOther: `${PORTAL}/themes/${encodeURIComponent(after.themeKey)}/edit?done=saved`,
         };
-      },
-    });
+      });
 
     // The whole payment page in the saved theme, with sample data: the preview that needs no script.
-    route<KeyParams & { Querystring: { lang?: string } }>({
-      method: 'GET',
-      url: '/themes/:themeKey/preview',
-      permission: 'themes.manage',
-      async handler({ request, merchantId }) {
+    route
+      .get('/themes/:themeKey/preview', { permission: 'themes.manage' })
+      .handle(async ({ request, merchantId }: Ctx<KeyParams & { Querystring: { lang?: string } }>) => {
         const theme = await getTheme(db, merchantId, request.params.themeKey);
         return { page: (view) => renderThemePreview(isLang(request.query.lang) ? request.query.lang : view.lang, theme, view.merchant.name) };
-      },
-    });
+      });
 
-    route<KeyParams, Theme>({
-      method: 'GET',
-      url: '/themes/:themeKey/delete',
-      permission: 'themes.manage',
-      view: renderThemeDelete,
-      handler: async ({ request, merchantId }) => ({ data: await getTheme(db, merchantId, request.params.themeKey) }),
-    });
+    route
+      .get('/themes/:themeKey/delete', { permission: 'themes.manage', view: renderThemeDelete })
+      .handle(async ({ request, merchantId }: Ctx<KeyParams>) => ({ data: await getTheme(db, merchantId, request.params.themeKey) }));
 
-    route<KeyParams>({
-      method: 'POST',
-      url: '/themes/:themeKey/delete',
-      permission: 'themes.manage',
-      audit: 'theme.delete',
-      async handler({ request, merchantId }) {
-        const theme = await deleteTheme(db, merchantId, request.params.themeKey);
-        return { audit: { target: theme.themeKey, details: { name: theme.name } }, seeOther: `${PORTAL}/themes?done=deleted` };
-      },
+    route.post('/themes/:themeKey/delete', { permission: 'themes.manage', audit: 'theme.delete' }).handle(async ({ request, merchantId }: Ctx<KeyParams>) => {
+      const theme = await deleteTheme(db, merchantId, request.params.themeKey);
+      return { audit: { target: theme.themeKey, details: { name: theme.name } }, seeOther: `${PORTAL}/themes?done=deleted` };
     });
   },
 };

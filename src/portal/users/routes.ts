@@ -1,4 +1,3 @@
-import type { RouteGenericInterface } from 'fastify';
 import { ApiError, notFound, type FieldError } from '../../errors.js';
 import { portalLinkUrl } from '../../urls.js';
 import {
@@ -14,7 +13,7 @@ import {
   type UserSummary,
 } from '../../users/service.js';
 import type { PortalArea, PortalDeps } from '../http.js';
-import { portalRouter, type PageData } from '../route.js';
+import { portalRouter, type Ctx } from '../route.js';
 import { FieldErrors, type View } from '../view.js';
 import { PORTAL } from '../views/layout.js';
 import { refusalText, renderInvitation, renderRemove, renderUsers, type Refusal, type RowProblem, type UsersPage } from './views.js';
@@ -72,59 +71,42 @@ export const usersArea: PortalArea = {
     const invitation = (link: { email: string; token: string; expiresAt: Date }, role: Role) => (view: View) =>
       renderInvitation(view, { email: link.email, role, url: portalLinkUrl(config.publicBaseUrl, link.token), expiresAt: link.expiresAt });
 
-    route<{ Querystring: { done?: string } }, UsersPage>({
-      method: 'GET',
-      url: '/users',
-      permission: 'users.manage',
-      view: renderUsers,
-      async handler({ request, merchantId }) {
-        const done = request.query.done;
-        const notice = done === 'role' ? 'roleChanged' : done === 'removed' ? 'removed' : null;
-        return { data: await listData(merchantId, { invite: EMPTY_INVITE, notice, problem: null }) };
-      },
+    route.get('/users', { permission: 'users.manage', view: renderUsers }).handle(async ({ request, merchantId }: Ctx<{ Querystring: { done?: string } }>) => {
+      const done = request.query.done;
+      const notice = done === 'role' ? 'roleChanged' : done === 'removed' ? 'removed' : null;
+      return { data: await listData(merchantId, { invite: EMPTY_INVITE, notice, problem: null }) };
     });
 
-    route<RouteGenericInterface, UsersPage>({
-      method: 'POST',
-      url: '/users',
-      permission: 'users.manage',
-      audit: 'user.invite',
-      view: renderUsers,
-      async handler({ merchantId, session, form, view }) {
-        const email = form.text('email').slice(0, 300);
-        const role = form.text('role');
-        let link: Awaited<ReturnType<typeof inviteUser>>;
-        try {
-          link = await inviteUser(db, clock, merchantId, { email, role, invitedBy: session.userId });
-        } catch (err) {
-          const v = await view();
-          let errors: FieldError[];
-          if (err instanceof ApiError && err.errors) {
-            // Each refusal beside the field the users module named, in the portal's words where it has
-            // them; their code is then the portal's own, so that the sentence is shown as written here.
-            errors = err.errors.map((e) => {
-              const reason = INVITE_WORDS[`${e.field}|${e.code}`];
-              return reason ? { ...e, code: reason, message: refusalText(v, reason) } : e;
-            });
-          } else {
-            const reason = refusalOf(err);
-            errors = [{ field: 'email', code: reason, message: refusalText(v, reason) }];
-          }
-          return { status: 400, data: await listData(merchantId, { invite: { email, role, errors: new FieldErrors(errors) }, notice: null, problem: null }) };
+    route.post('/users', { permission: 'users.manage', audit: 'user.invite', view: renderUsers }).handle(async ({ merchantId, session, form, view }) => {
+      const email = form.text('email').slice(0, 300);
+      const role = form.text('role');
+      let link: Awaited<ReturnType<typeof inviteUser>>;
+      try {
+        link = await inviteUser(db, clock, merchantId, { email, role, invitedBy: session.userId });
+      } catch (err) {
+        const v = await view();
+        let errors: FieldError[];
+        if (err instanceof ApiError && err.errors) {
+          // Each refusal beside the field the users module named, in the portal's words where it has
+          // them; their code is then the portal's own, so that the sentence is shown as written here.
+          errors = err.errors.map((e) => {
+            const reason = INVITE_WORDS[`${e.field}|${e.code}`];
+            return reason ? { ...e, code: reason, message: refusalText(v, reason) } : e;
+          });
+        } else {
+          const reason = refusalOf(err);
+          errors = [{ field: 'email', code: reason, message: refusalText(v, reason) }];
         }
-        // The users module took the role, so it is one.
-        const invited = isRole(role) ? role : 'staff';
-        return { audit: { target: link.email, details: { role: invited } }, page: invitation(link, invited) };
-      },
+        return { status: 400, data: await listData(merchantId, { invite: { email, role, errors: new FieldErrors(errors) }, notice: null, problem: null }) };
+      }
+      // The users module took the role, so it is one.
+      const invited = isRole(role) ? role : 'staff';
+      return { audit: { target: link.email, details: { role: invited } }, page: invitation(link, invited) };
     });
 
-    route<UserParams, UsersPage>({
-      method: 'POST',
-      url: '/users/:userId/reinvite',
-      permission: 'users.manage',
-      audit: 'user.reinvite',
-      view: renderUsers,
-      async handler({ request, merchantId }) {
+    route
+      .post('/users/:userId/reinvite', { permission: 'users.manage', audit: 'user.reinvite', view: renderUsers })
+      .handle(async ({ request, merchantId }: Ctx<UserParams>) => {
         const user = await userOf(merchantId, request.params.userId);
         if (user.status === 'active') {
           return {
@@ -136,16 +118,11 @@ export const usersArea: PortalArea = {
           throw err instanceof UserError ? notFound('user') : err;
         });
         return { audit: { target: link.email, details: { role: user.role } }, page: invitation(link, user.role) };
-      },
-    });
+      });
 
-    route<UserParams, UsersPage>({
-      method: 'POST',
-      url: '/users/:userId/role',
-      permission: 'users.manage',
-      audit: 'user.role',
-      view: renderUsers,
-      async handler({ request, merchantId, session, form }) {
+    route
+      .post('/users/:userId/role', { permission: 'users.manage', audit: 'user.role', view: renderUsers })
+      .handle(async ({ request, merchantId, session, form }: Ctx<UserParams>) => {
         const userId = request.params.userId;
         let changed: Awaited<ReturnType<typeof changeRole>>;
         try {
@@ -160,24 +137,15 @@ export const usersArea: PortalArea = {
           ...(changed.from !== changed.to ? { audit: { target: changed.email, details: { from: changed.from, to: changed.to } } } : {}),
           seeOther: `${PORTAL}/users?done=role`,
         };
-      },
-    });
+      });
 
-    route<UserParams, PageData<typeof removePage>>({
-      method: 'GET',
-      url: '/users/:userId/remove',
-      permission: 'users.manage',
-      view: removePage,
-      handler: async ({ request, merchantId }) => ({ data: { user: await userOf(merchantId, request.params.userId), problem: null } }),
-    });
+    route
+      .get('/users/:userId/remove', { permission: 'users.manage', view: removePage })
+      .handle(async ({ request, merchantId }: Ctx<UserParams>) => ({ data: { user: await userOf(merchantId, request.params.userId), problem: null } }));
 
-    route<UserParams, PageData<typeof removePage>>({
-      method: 'POST',
-      url: '/users/:userId/remove',
-      permission: 'users.manage',
-      audit: 'user.remove',
-      view: removePage,
-      async handler({ request, merchantId, session }) {
+    route
+      .post('/users/:userId/remove', { permission: 'users.manage', audit: 'user.remove', view: removePage })
+      .handle(async ({ request, merchantId, session }: Ctx<UserParams>) => {
         const user = await userOf(merchantId, request.params.userId);
         try {
           await removeUser(db, clock, merchantId, user.userId, { userId: session.userId });
@@ -185,8 +153,7 @@ export const usersArea: PortalArea = {
           return { status: 409, data: { user, problem: refusalOf(err) } };
         }
         return { audit: { target: user.email, details: { role: user.role } }, seeOther: `${PORTAL}/users?done=removed` };
-      },
-    });
+      });
   },
 };
 

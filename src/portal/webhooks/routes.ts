@@ -1,4 +1,3 @@
-import type { RouteGenericInterface } from 'fastify';
 import { CAPABILITIES, type Principal } from '../../accounts/service.js';
 import { parseCursor, type Keyset } from '../../db/keyset.js';
 import { ApiError, notFound, type FieldError } from '../../errors.js';
@@ -6,7 +5,7 @@ import type { PortalSession } from '../../users/service.js';
 import * as webhooks from '../../webhooks/service.js';
 import * as deliveries from '../../webhooks/deliveries/service.js';
 import { wholeNumberOf, refusable, type Form, type PortalArea, type PortalDeps } from '../http.js';
-import { portalRouter, type PageData, type PortalContext } from '../route.js';
+import { portalRouter, type PageData, type Ctx } from '../route.js';
 import { FieldErrors } from '../view.js';
 import { WEBHOOK_STYLES, hrefOf } from './common.js';
 import { renderDelete } from './deletePage.js';
@@ -84,12 +83,11 @@ export const webhooksArea: PortalArea = {
     const devUrls = deps.config.env === 'development';
     const route = portalRouter(portal, deps);
 
-    const principalOf = (ctx: PortalContext<WebhookParams>): Principal => merchantPrincipal(ctx.session);
-    const webhookOf = (ctx: PortalContext<WebhookParams>): Promise<webhooks.WebhookView> =>
-      webhooks.getWebhook(svc, principalOf(ctx), ctx.request.params.webhookId);
+    const principalOf = (ctx: Ctx<WebhookParams>): Principal => merchantPrincipal(ctx.session);
+    const webhookOf = (ctx: Ctx<WebhookParams>): Promise<webhooks.WebhookView> => webhooks.getWebhook(svc, principalOf(ctx), ctx.request.params.webhookId);
     /** The delivery, within the webhook of the path (a delivery of another webhook is not found here). */
     const deliveryOf = async (
-      ctx: PortalContext<DeliveryParams>,
+      ctx: Ctx<DeliveryParams>,
     ): Promise<{ webhook: webhooks.WebhookView; delivery: Awaited<ReturnType<typeof deliveries.getDelivery>> }> => {
       const webhook = await webhookOf(ctx);
       const delivery = await deliveries.getDelivery(svc, principalOf(ctx), ctx.request.params.deliveryId);
@@ -99,7 +97,7 @@ export const webhooksArea: PortalArea = {
 
     /** A webhook's page: its settings, its secrets' overlap and its newest deliveries. */
     const webhookData = async (
-      ctx: PortalContext<WebhookParams>,
+      ctx: Ctx<WebhookParams>,
       notice: WebhookNotice | null,
       testErrors = new FieldErrors(),
     ): Promise<PageData<typeof renderWebhook>> => {
@@ -112,89 +110,58 @@ export const webhooksArea: PortalArea = {
       return { webhook, previousUntil, recent: recent.data, notice, sandbox: deps.config.sandbox, testErrors };
     };
 
-    const deliveriesData = async (ctx: PortalContext<WebhookParams>, q: DeliveriesQuery, recover: RecoverForm): Promise<PageData<typeof renderDeliveries>> => {
+    const deliveriesData = async (ctx: Ctx<WebhookParams>, q: DeliveriesQuery, recover: RecoverForm): Promise<PageData<typeof renderDeliveries>> => {
       const webhook = await webhookOf(ctx);
       const state = q.state === 'Pending' || q.state === 'Delivered' || q.state === 'Failed' ? q.state : null;
       const list = await deliveries.deliveryPage(svc, principalOf(ctx), { webhookId: webhook.webhookId, state }, keysetOf(q), PAGE_SIZE);
       return { webhook, ...list, state, recover, notice: q.done === 'tested' ? 'tested' : null, sandbox: deps.config.sandbox };
     };
 
-    route<{ Querystring: { before?: string; after?: string; done?: string } }, PageData<typeof renderWebhookList>>({
-      method: 'GET',
-      url: '/webhooks',
-      permission: 'webhooks.read',
-      view: renderWebhookList,
-      async handler({ request, session }) {
+    route
+      .get('/webhooks', { permission: 'webhooks.read', view: renderWebhookList })
+      .handle(async ({ request, session }: Ctx<{ Querystring: { before?: string; after?: string; done?: string } }>) => {
         const list = await webhooks.webhookPage(svc, merchantPrincipal(session), keysetOf(request.query), PAGE_SIZE);
         return { data: { ...list, notice: request.query.done === 'deleted' ? 'deleted' : null } };
+      });
+
+    route.get('/webhooks/new', { permission: 'webhooks.write', view: renderWebhookForm }).handle(async () => ({
+      data: {
+        webhook: null,
+        values: { url: '', description: '', eventTypes: [], maxInFlight: String(deps.config.webhookMaxInFlightPerEndpoint), rateLimit: '' },
+        errors: new FieldErrors(),
+        devUrls,
       },
+    }));
+
+    route.post('/webhooks', { permission: 'webhooks.write', audit: 'webhook.create', view: renderWebhookForm }).handle(async ({ session, form }) => {
+      const values = webhookFormOf(form);
+      // A blank URL is left out, so the answer is the API's "is required".
+      const body = { ...(values.url !== '' ? { url: values.url } : {}), eventTypes: values.eventTypes, description: values.description, ...limitsOf(values) };
+      const outcome = await refusable(() => webhooks.registerWebhook(svc, merchantPrincipal(session), body, undefined));
+      if ('errors' in outcome) return { status: 400, data: { webhook: null, values, errors: outcome.errors, devUrls } };
+      const created = outcome.ok;
+      return {
+        audit: { target: created.webhookId, details: { url: created.url, eventTypes: created.eventTypes, description: created.description } },
+        // The secrets are shown once, on this answer (no redirect: they are never read back).
+        page: (view) => renderWebhookCreated(view, created),
+      };
     });
 
-    route<RouteGenericInterface, PageData<typeof renderWebhookForm>>({
-      method: 'GET',
-      url: '/webhooks/new',
-      permission: 'webhooks.write',
-      view: renderWebhookForm,
-      handler: async () => ({
-        data: {
-          webhook: null,
-          values: { url: '', description: '', eventTypes: [], maxInFlight: String(deps.config.webhookMaxInFlightPerEndpoint), rateLimit: '' },
-          errors: new FieldErrors(),
-          devUrls,
-        },
-      }),
-    });
-
-    route<RouteGenericInterface, PageData<typeof renderWebhookForm>>({
-      method: 'POST',
-      url: '/webhooks',
-      permission: 'webhooks.write',
-      audit: 'webhook.create',
-      view: renderWebhookForm,
-      async handler({ session, form }) {
-        const values = webhookFormOf(form);
-        // A blank URL is left out, so the answer is the API's "is required".
-        const body = { ...(values.url !== '' ? { url: values.url } : {}), eventTypes: values.eventTypes, description: values.description, ...limitsOf(values) };
-        const outcome = await refusable(() => webhooks.registerWebhook(svc, merchantPrincipal(session), body, undefined));
-        if ('errors' in outcome) return { status: 400, data: { webhook: null, values, errors: outcome.errors, devUrls } };
-        const created = outcome.ok;
-        return {
-          audit: { target: created.webhookId, details: { url: created.url, eventTypes: created.eventTypes, description: created.description } },
-          // The secrets are shown once, on this answer (no redirect: they are never read back).
-          page: (view) => renderWebhookCreated(view, created),
-        };
-      },
-    });
-
-    route<WebhookParams & { Querystring: { done?: string } }, PageData<typeof renderWebhook>>({
-      method: 'GET',
-      url: '/webhooks/:webhookId',
-      permission: 'webhooks.read',
-      view: renderWebhook,
-      async handler(ctx) {
+    route
+      .get('/webhooks/:webhookId', { permission: 'webhooks.read', view: renderWebhook })
+      .handle(async (ctx: Ctx<WebhookParams & { Querystring: { done?: string } }>) => {
         const done = ctx.request.query.done;
         return { data: await webhookData(ctx, NOTICES.find((n) => n === done) ?? null) };
-      },
+      });
+
+    route.get('/webhooks/:webhookId/edit', { permission: 'webhooks.write', view: renderWebhookForm }).handle(async (ctx: Ctx<WebhookParams>) => {
+      const webhook = await webhookOf(ctx);
+      return { data: { webhook, values: formValuesOf(webhook), errors: new FieldErrors(), devUrls } };
     });
 
-    route<WebhookParams, PageData<typeof renderWebhookForm>>({
-      method: 'GET',
-      url: '/webhooks/:webhookId/edit',
-      permission: 'webhooks.write',
-      view: renderWebhookForm,
-      async handler(ctx) {
-        const webhook = await webhookOf(ctx);
-        return { data: { webhook, values: formValuesOf(webhook), errors: new FieldErrors(), devUrls } };
-      },
-    });
-
-    route<WebhookParams, PageData<typeof renderWebhookForm>>({
-      method: 'POST',
-      url: '/webhooks/:webhookId/edit',
-      permission: 'webhooks.write',
-      audit: 'webhook.update',
-      view: renderWebhookForm,
-      async handler(ctx) {
+    route
+      .post('/webhooks/:webhookId/edit', { permission: 'webhooks.write', audit: 'webhook.update', view: renderWebhookForm })
+      .handle(async (ctx: Ctx<WebhookParams>) => {
         const webhook = await webhookOf(ctx);
         const values = webhookFormOf(ctx.form);
         // A listener has no URL to change; every other field is sent as the form shows it.
@@ -206,43 +173,28 @@ export const webhooksArea: PortalArea = {
         const outcome = await refusable(() => webhooks.updateWebhook(svc, principalOf(ctx), webhook.webhookId, body));
         if ('errors' in outcome) return { status: 400, data: { webhook, values, errors: outcome.errors, devUrls } };
         return { audit: { target: webhook.webhookId, details: body }, seeOther: `${hrefOf(webhook.webhookId)}?done=saved` };
-      },
-    });
+      });
 
     for (const [path, enabled] of [
       ['enable', true],
       ['disable', false],
     ] as const) {
-      route<WebhookParams>({
-        method: 'POST',
-        url: `/webhooks/:webhookId/${path}`,
-        permission: 'webhooks.write',
-        audit: enabled ? 'webhook.enable' : 'webhook.disable',
-        async handler(ctx) {
+      route
+        .post(`/webhooks/:webhookId/${path}`, { permission: 'webhooks.write', audit: enabled ? 'webhook.enable' : 'webhook.disable' })
+        .handle(async (ctx: Ctx<WebhookParams>) => {
           const webhook = await webhookOf(ctx);
           await webhooks.updateWebhook(svc, principalOf(ctx), webhook.webhookId, { enabled });
           return { audit: { target: webhook.webhookId, details: {} }, seeOther: `${hrefOf(webhook.webhookId)}?done=${enabled ? 'enabled' : 'disabled'}` };
-        },
-      });
+        });
     }
 
-    route<WebhookParams, PageData<typeof renderRotate>>({
-      method: 'GET',
-      url: '/webhooks/:webhookId/rotate',
-      permission: 'webhooks.write',
-      view: renderRotate,
-      async handler(ctx) {
-        return { data: { webhook: await webhookOf(ctx), overlapHours: String(webhooks.DEFAULT_OVERLAP_HOURS), errors: new FieldErrors() } };
-      },
+    route.get('/webhooks/:webhookId/rotate', { permission: 'webhooks.write', view: renderRotate }).handle(async (ctx: Ctx<WebhookParams>) => {
+      return { data: { webhook: await webhookOf(ctx), overlapHours: String(webhooks.DEFAULT_OVERLAP_HOURS), errors: new FieldErrors() } };
     });
 
-    route<WebhookParams, PageData<typeof renderRotate>>({
-      method: 'POST',
-      url: '/webhooks/:webhookId/rotate',
-      permission: 'webhooks.write',
-      audit: 'webhook.rotate',
-      view: renderRotate,
-      async handler(ctx) {
+    route
+      .post('/webhooks/:webhookId/rotate', { permission: 'webhooks.write', audit: 'webhook.rotate', view: renderRotate })
+      .handle(async (ctx: Ctx<WebhookParams>) => {
         const webhook = await webhookOf(ctx);
         const raw = ctx.form.text('overlapHours').trim();
         // As the API's query string carries it: text, read by the operation; blank is the default.
@@ -256,49 +208,30 @@ export const webhooksArea: PortalArea = {
           },
           page: (view) => renderRotated(view, { webhook, secrets: rotated }),
         };
-      },
+      });
+
+    route
+      .get('/webhooks/:webhookId/delete', { permission: 'webhooks.write', view: renderDelete })
+      .handle(async (ctx: Ctx<WebhookParams>) => ({ data: { webhook: await webhookOf(ctx) } }));
+
+    route.post('/webhooks/:webhookId/delete', { permission: 'webhooks.write', audit: 'webhook.delete' }).handle(async (ctx: Ctx<WebhookParams>) => {
+      const webhook = await webhookOf(ctx);
+      await webhooks.deleteWebhook(svc, principalOf(ctx), webhook.webhookId);
+      return { audit: { target: webhook.webhookId, details: { url: webhook.url } }, seeOther: '/portal/webhooks?done=deleted' };
     });
 
-    route<WebhookParams, PageData<typeof renderDelete>>({
-      method: 'GET',
-      url: '/webhooks/:webhookId/delete',
-      permission: 'webhooks.write',
-      view: renderDelete,
-      handler: async (ctx) => ({ data: { webhook: await webhookOf(ctx) } }),
-    });
-
-    route<WebhookParams>({
-      method: 'POST',
-      url: '/webhooks/:webhookId/delete',
-      permission: 'webhooks.write',
-      audit: 'webhook.delete',
-      async handler(ctx) {
-        const webhook = await webhookOf(ctx);
-        await webhooks.deleteWebhook(svc, principalOf(ctx), webhook.webhookId);
-        return { audit: { target: webhook.webhookId, details: { url: webhook.url } }, seeOther: '/portal/webhooks?done=deleted' };
-      },
-    });
-
-    route<WebhookParams & { Querystring: DeliveriesQuery }, PageData<typeof renderDeliveries>>({
-      method: 'GET',
-      url: '/webhooks/:webhookId/deliveries',
-      permission: 'webhooks.read',
-      view: renderDeliveries,
-      async handler(ctx) {
+    route
+      .get('/webhooks/:webhookId/deliveries', { permission: 'webhooks.read', view: renderDeliveries })
+      .handle(async (ctx: Ctx<WebhookParams & { Querystring: DeliveriesQuery }>) => {
         const q = ctx.request.query;
         const n = /^\d{1,9}$/.test(q.n ?? '') ? Number(q.n) : 0;
         const outcome = q.done === 'recovered' || q.done === 'recoveredBefore' ? { requeued: n, repeated: q.done === 'recoveredBefore' } : null;
         return { data: await deliveriesData(ctx, q, { since: '', until: '', errors: new FieldErrors(), outcome, problem: null }) };
-      },
-    });
+      });
 
-    route<WebhookParams, PageData<typeof renderDeliveries>>({
-      method: 'POST',
-      url: '/webhooks/:webhookId/recover',
-      permission: 'webhooks.write',
-      audit: 'webhook.recover',
-      view: renderDeliveries,
-      async handler(ctx) {
+    route
+      .post('/webhooks/:webhookId/recover', { permission: 'webhooks.write', audit: 'webhook.recover', view: renderDeliveries })
+      .handle(async (ctx: Ctx<WebhookParams>) => {
         const webhook = await webhookOf(ctx);
         const since = ctx.form.text('since').trim();
         const until = ctx.form.text('until').trim();
@@ -320,27 +253,18 @@ export const webhooksArea: PortalArea = {
           audit: { target: webhook.webhookId, details: { since: body.since, until: body.until ?? null, requeued, repeated } },
           seeOther: `${hrefOf(webhook.webhookId)}/deliveries?done=${repeated ? 'recoveredBefore' : 'recovered'}&n=${requeued}`,
         };
-      },
-    });
+      });
 
-    route<DeliveryParams & { Querystring: { done?: string } }, PageData<typeof renderDelivery>>({
-      method: 'GET',
-      url: '/webhooks/:webhookId/deliveries/:deliveryId',
-      permission: 'webhooks.read',
-      view: renderDelivery,
-      async handler(ctx) {
+    route
+      .get('/webhooks/:webhookId/deliveries/:deliveryId', { permission: 'webhooks.read', view: renderDelivery })
+      .handle(async (ctx: Ctx<DeliveryParams & { Querystring: { done?: string } }>) => {
         const { webhook, delivery } = await deliveryOf(ctx);
         return { data: { webhook, delivery, notice: ctx.request.query.done === 'redelivered' ? 'redelivered' : null } };
-      },
-    });
+      });
 
-    route<DeliveryParams, PageData<typeof renderDelivery>>({
-      method: 'POST',
-      url: '/webhooks/:webhookId/deliveries/:deliveryId/redeliver',
-      permission: 'webhooks.write',
-      audit: 'delivery.redeliver',
-      view: renderDelivery,
-      async handler(ctx) {
+    route
+      .post('/webhooks/:webhookId/deliveries/:deliveryId/redeliver', { permission: 'webhooks.write', audit: 'delivery.redeliver', view: renderDelivery })
+      .handle(async (ctx: Ctx<DeliveryParams>) => {
         const { webhook, delivery } = await deliveryOf(ctx);
         let again: { deliveryId: string };
         try {
@@ -353,16 +277,11 @@ export const webhooksArea: PortalArea = {
           audit: { target: delivery.deliveryId, details: { webhookId: webhook.webhookId, newDeliveryId: again.deliveryId } },
           seeOther: `${hrefOf(webhook.webhookId)}/deliveries/${encodeURIComponent(again.deliveryId)}?done=redelivered`,
         };
-      },
-    });
+      });
 
-    route<WebhookParams, PageData<typeof renderWebhook>>({
-      method: 'POST',
-      url: '/webhooks/:webhookId/test',
-      permission: 'webhooks.write',
-      audit: 'webhook.test',
-      view: renderWebhook,
-      async handler(ctx) {
+    route
+      .post('/webhooks/:webhookId/test', { permission: 'webhooks.write', audit: 'webhook.test', view: renderWebhook })
+      .handle(async (ctx: Ctx<WebhookParams>) => {
         // Like the API's sandbox operations, this exists only while the sandbox is on.
         if (!deps.config.sandbox) throw notFound('sandbox');
         const webhook = await webhookOf(ctx);
@@ -380,7 +299,6 @@ export const webhooksArea: PortalArea = {
           audit: { target: webhook.webhookId, details: { eventType, eventId: event.eventId, payfacReference: event.payfacReference } },
           seeOther: `${hrefOf(webhook.webhookId)}/deliveries?done=tested`,
         };
-      },
-    });
+      });
   },
 };
