@@ -69,7 +69,8 @@ export function portalRouter(portal: App, deps: PortalDeps): PortalRouter {
     portal.route({
       method,
       url,
-      config: { portal: { permission: spec.permission } },
+      // The route table records both (src/http/routeTable.ts).
+      config: { portal: spec.audit ? { permission: spec.permission, audit: spec.audit } : { permission: spec.permission } },
       schema: { hide: true },
       ...(spec.errorHandler ? { errorHandler: spec.errorHandler } : {}),
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
