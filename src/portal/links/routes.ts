@@ -13,7 +13,7 @@ import {
   type PaymentLinkView,
 } from '../../paymentLinks/service.js';
 import { paymentsOf } from '../../payments/service.js';
-import { pageParam, type PortalArea, type PortalDeps } from '../http.js';
+import { PAGE_SIZE, pageParam, type PortalArea, type PortalDeps } from '../http.js';
 import { portalRouter, type Ctx } from '../route.js';
 import { translator } from '../i18n.js';
 import { FieldErrors, type View } from '../view.js';
@@ -44,7 +44,6 @@ import { renderLinkList } from './listPage.js';
 // with the body the API takes; the operation checks it, so each rule is the API's alone, and each
 // error it answers is shown beside the input it names.
 
-const PAGE_SIZE = 20;
 /** A link's page lists its newest payments, at most this many (the payments page has them all). */
 const PAYMENTS_SHOWN = 50;
 

@@ -6,7 +6,7 @@ import { formatMoney } from '../../html/format.js';
 import { headroomOf, modificationsOf, requestModification, type Headroom } from '../../payments/modifications/service.js';
 import { eachPayment, isPaymentState, paymentDetail, searchPayments, type PaymentDetail, type PaymentFilter } from '../../payments/service.js';
 import { listDeliveries, type DeliveryView } from '../../webhooks/deliveries/service.js';
-import type { PortalArea, PortalDeps } from '../http.js';
+import { PAGE_SIZE, type PortalArea, type PortalDeps } from '../http.js';
 import { portalRouter, type Outcome, type Ctx } from '../route.js';
 import { translator } from '../i18n.js';
 import { FieldErrors, type View } from '../view.js';
@@ -31,7 +31,6 @@ import {
 // operation checks it, so every rule and every error is the API's; an error is shown beside the input
 // it names.
 
-const PAGE_SIZE = 20;
 /** The webhooks a payment caused: its own events and its modifications' (a handful each). */
 const DELIVERIES_SHOWN = 50;
 

@@ -1,13 +1,12 @@
 import { getSession, listSessions, sessionUrl } from '../../checkout/service.js';
 import { parseCursor } from '../../db/keyset.js';
 import { paymentsOf } from '../../payments/service.js';
-import type { PortalArea } from '../http.js';
+import { PAGE_SIZE, type PortalArea } from '../http.js';
 import { portalRouter, type Ctx } from '../route.js';
 import { renderSessionDetail, renderSessionList } from './views.js';
 
 // Checkout sessions in the portal (§The portal, §Hosted checkout): read only, as the API has them.
 
-const PAGE_SIZE = 20;
 /** A session is paid at most once; its refused attempts are few. */
 const PAYMENTS_SHOWN = 50;
 

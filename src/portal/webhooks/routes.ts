@@ -4,7 +4,7 @@ import { ApiError, notFound, type FieldError } from '../../errors.js';
 import type { PortalSession } from '../../users/service.js';
 import * as webhooks from '../../webhooks/service.js';
 import * as deliveries from '../../webhooks/deliveries/service.js';
-import { wholeNumberOf, refusable, type Form, type PortalArea, type PortalDeps } from '../http.js';
+import { PAGE_SIZE, wholeNumberOf, refusable, type Form, type PortalArea, type PortalDeps } from '../http.js';
 import { portalRouter, type PageData, type Ctx } from '../route.js';
 import { FieldErrors } from '../view.js';
 import { WEBHOOK_STYLES, hrefOf } from './common.js';
@@ -20,7 +20,6 @@ import { renderWebhook, type WebhookNotice } from './webhookPage.js';
 // builds the body the API takes and passes it to the operation, which checks it, and a refusal comes
 // back as the API's field errors beside the fields they name (the inputs carry the API's names).
 
-const PAGE_SIZE = 20;
 const RECENT = 5;
 /** The sandbox's test event: €10.00, recognisable by its merchantReference. */
 const TEST_EVENT = { amount: 1000, currency: 'EUR', merchantReference: 'portal-test' } as const;
