@@ -47,6 +47,20 @@ export function table(headers: string[], rows: (string | number | null | undefin
   );
 }
 
+type Cell = string | number | null | undefined;
+
+/**
+ * One object as FIELD and VALUE rows: a field named by its key shows the object's value as it is
+ * (true and false as words), a [name, value] pair shows a value worded otherwise.
+ */
+export function fieldTable<T extends object>(o: T, fields: readonly ((keyof T & string) | readonly [string, Cell])[]): string[] {
+  const cell = (v: unknown): Cell => (typeof v === 'boolean' ? String(v) : (v as Cell));
+  return table(
+    ['FIELD', 'VALUE'],
+    fields.map((f) => (typeof f === 'string' ? [f, cell(o[f])] : [f[0], f[1]])),
+  );
+}
+
 export function emit(flags: ClientFlags, body: object, human: () => string[]): void {
   if (flags.json) out(JSON.stringify(body));
   else for (const l of human()) out(l);

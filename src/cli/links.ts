@@ -1,6 +1,6 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { CreatePaymentLinkParams, Item, LinkType, RecurringProcessingModel } from '@paylinks/sdk';
-import { action, client, emit, int, paging, table, withClient, type ClientFlags } from './client.js';
+import { action, client, emit, fieldTable, int, paging, table, withClient, type ClientFlags } from './client.js';
 
 // `paylinks links`: create, list, read and disable the merchant's payment links.
 
@@ -110,23 +110,20 @@ export function registerLinkCommands(program: Command): void {
         const r = await client(o).paymentLinks.get(reference);
         const l = r.paymentLink;
         emit(o, r, () => [
-          ...table(
-            ['FIELD', 'VALUE'],
-            [
-              ['paymentLinkReference', l.paymentLinkReference],
-              ['type', l.type],
-              ['status', l.status],
-              ['amount', `${l.amount} ${l.currency}`],
-              ['description', l.description],
-              ['url', l.url],
-              ['terminalIdentifier', l.terminalIdentifier],
-              ['createdAt', l.createdAt],
-              ['validUntil', l.validUntil],
-              ['sales', `${l.salesCount}${l.maxSalesCount !== null ? ` of ${l.maxSalesCount}` : ''}`],
-              ['visitCount', l.visitCount],
-              ['returnUrl', l.returnUrl],
-            ],
-          ),
+          ...fieldTable(l, [
+            'paymentLinkReference',
+            'type',
+            'status',
+            ['amount', `${l.amount} ${l.currency}`],
+            'description',
+            'url',
+            'terminalIdentifier',
+            'createdAt',
+            'validUntil',
+            ['sales', `${l.salesCount}${l.maxSalesCount !== null ? ` of ${l.maxSalesCount}` : ''}`],
+            'visitCount',
+            'returnUrl',
+          ]),
           ...(l.items.length > 0
             ? [
                 '',

@@ -1,6 +1,6 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { DeliveryState, EventType, PaymentEventType, UpdateWebhookParams, Webhook, WebhookOrdering } from '@paylinks/sdk';
-import { action, client, emit, int, paging, table, UsageError, withClient, type ClientFlags } from './client.js';
+import { action, client, emit, fieldTable, int, paging, table, UsageError, withClient, type ClientFlags } from './client.js';
 
 // `paylinks webhook`, `paylinks delivery` and the sandbox's `paylinks trigger`: webhook endpoints,
 // their deliveries with every attempt, and events made on purpose to try a receiver.
@@ -104,22 +104,19 @@ export function registerWebhookCommands(program: Command): void {
   );
 
   const webhookLines = (w: Webhook): string[] =>
-    table(
-      ['FIELD', 'VALUE'],
-      [
-        ['webhookId', w.webhookId],
-        ['kind', w.kind],
-        ['url', w.url],
-        ['enabled', String(w.enabled)],
-        ['eventTypes', w.eventTypes.length > 0 ? w.eventTypes.join(',') : '(all)'],
-        ['description', w.description],
-        ['maxInFlight', String(w.maxInFlight)],
-        ['rateLimit', w.rateLimit === null ? '(none)' : `${w.rateLimit}/s`],
-        ['ordering', w.ordering],
-        ['createdAt', w.createdAt],
-        ['updatedAt', w.updatedAt],
-      ],
-    );
+    fieldTable(w, [
+      'webhookId',
+      'kind',
+      'url',
+      'enabled',
+      ['eventTypes', w.eventTypes.length > 0 ? w.eventTypes.join(',') : '(all)'],
+      'description',
+      'maxInFlight',
+      ['rateLimit', w.rateLimit === null ? '(none)' : `${w.rateLimit}/s`],
+      'ordering',
+      'createdAt',
+      'updatedAt',
+    ]);
 
   withClient(webhooks.command('get').description('a webhook (never its secrets)'))
     .argument('<webhookId>', 'webhookId')
@@ -249,19 +246,7 @@ export function registerWebhookCommands(program: Command): void {
         const d = r.delivery;
         const firstLine = (text: string | null): string | null => (text === null ? null : (text.split('\n')[0] ?? '').slice(0, 60));
         emit(o, r, () => [
-          ...table(
-            ['FIELD', 'VALUE'],
-            [
-              ['deliveryId', d.deliveryId],
-              ['state', d.state],
-              ['eventType', d.eventType],
-              ['payfacReference', d.payfacReference],
-              ['webhookId', d.webhookId],
-              ['attemptCount', d.attemptCount],
-              ['nextAttemptAt', d.nextAttemptAt],
-              ['createdAt', d.createdAt],
-            ],
-          ),
+          ...fieldTable(d, ['deliveryId', 'state', 'eventType', 'payfacReference', 'webhookId', 'attemptCount', 'nextAttemptAt', 'createdAt']),
           '',
           ...table(
             ['ATTEMPT', 'SENT', 'STATUS', 'MS', 'ERROR', 'CORRELATION ID', 'ANSWER'],

@@ -4,7 +4,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { newUuid } from '../ids.js';
 import type { ErrorObject } from 'ajv';
 import { ApiError, validationError } from '../errors.js';
-import type { FieldError } from '../errors.js';
+import type { ErrorCode, FieldError } from '../errors.js';
 import { isConnectionError } from '../db/database.js';
 import type { Clock } from '../clock.js';
 import { envelope } from './envelope.js';
@@ -47,6 +47,46 @@ export function sendProblem(reply: FastifyReply, err: ApiError, clock: Clock): F
     .send(problemBody(err, reply.request.id, clock));
 }
 
+/**
+ * Fastify's own errors (its body parsers', the multipart plugin's, the router's) in the catalogue's
+ * words: the one table that the API's problem+json and the error pages (src/web/errorPages.ts) read.
+ */
+const FRAMEWORK_ERRORS: Readonly<Record<string, readonly [ErrorCode, string]>> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: ['PAYLOAD_TOO_LARGE', 'the request body is larger than 1 MiB'],
+  FST_REQ_FILE_TOO_LARGE: ['PAYLOAD_TOO_LARGE', 'the uploaded file is larger than its limit'],
+  FST_PARTS_LIMIT: ['PAYLOAD_TOO_LARGE', 'the form has more parts than its limit'],
+  FST_FILES_LIMIT: ['PAYLOAD_TOO_LARGE', 'the form has more files than its limit'],
+  FST_FIELDS_LIMIT: ['PAYLOAD_TOO_LARGE', 'the form has more fields than its limit'],
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: ['UNSUPPORTED_MEDIA_TYPE', 'the request body must be application/json'],
+  FST_ERR_CTP_INVALID_CONTENT_ENCODING: ['UNSUPPORTED_MEDIA_TYPE', 'the request body encoding is not supported'],
+  FST_ERR_CTP_EMPTY_JSON_BODY: ['MALFORMED_JSON', 'the request body is empty; a JSON object is expected'],
+  FST_ERR_CTP_INVALID_JSON_BODY: ['MALFORMED_JSON', 'the request body is not valid JSON'],
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: ['MALFORMED_JSON', 'the request body is not valid JSON'],
+  FST_ERR_MAX_PARAM_LENGTH: ['NOT_FOUND', 'no resource has an identifier that long'],
+  FST_ERR_BAD_URL: ['VALIDATION_FAILED', 'the URL is not valid percent-encoded UTF-8'],
+};
+
+/**
+ * The request's own fault in the catalogue's words: an ApiError as it is, Fastify's errors by the
+ * table above, a body that is no JSON, a value the database refuses, Fastify's other client errors.
+ * Null when the fault is not the request's (the database is away, a bug): the caller answers that.
+ */
+export function requestFaultOf(error: FastifyError | Error): ApiError | null {
+  if (error instanceof ApiError) return error;
+  const fe = error as FastifyError;
+  const known = fe.code === undefined ? undefined : FRAMEWORK_ERRORS[fe.code];
+  if (known) return new ApiError(known[0], known[1]);
+  if (error instanceof SyntaxError || (fe.statusCode === 400 && /JSON|prototype|constructor/i.test(fe.message))) {
+    return new ApiError('MALFORMED_JSON', 'the request body is not valid JSON');
+  }
+  if (isDataException(error)) return new ApiError('VALIDATION_FAILED', 'a value in the request cannot be stored or compared');
+  if (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
+    // Fastify's own client errors (bad headers, bad URL encoding): keep them client errors.
+    return new ApiError('VALIDATION_FAILED', fe.statusCode === 414 ? 'the URL is too long' : 'the request is malformed');
+  }
+  return null;
+}
+
 /** Maps anything thrown during a request to an ApiError; unknown errors become INTERNAL (logged, never shown). */
 export function toApiError(error: FastifyError | Error, request: FastifyRequest): ApiError {
   if (error instanceof ApiError) return error;
@@ -58,31 +98,8 @@ export function toApiError(error: FastifyError | Error, request: FastifyRequest)
     if (part !== 'body') errors = errors.map((e) => ({ ...e, field: e.field === '(body)' ? `(${part})` : e.field }));
     return validationError(errors);
   }
-  switch (fe.code) {
-    case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new ApiError('PAYLOAD_TOO_LARGE', 'the request body is larger than 1 MiB');
-    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new ApiError('UNSUPPORTED_MEDIA_TYPE', 'the request body must be application/json');
-    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return new ApiError('MALFORMED_JSON', 'the request body is empty; a JSON object is expected');
-    case 'FST_ERR_CTP_INVALID_JSON_BODY':
-    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      return new ApiError('MALFORMED_JSON', 'the request body is not valid JSON');
-    case 'FST_ERR_CTP_INVALID_CONTENT_ENCODING':
-      return new ApiError('UNSUPPORTED_MEDIA_TYPE', 'the request body encoding is not supported');
-    default:
-      break;
-  }
-  if (error instanceof SyntaxError || (fe.statusCode === 400 && /JSON|prototype|constructor/i.test(fe.message))) {
-    return new ApiError('MALFORMED_JSON', 'the request body is not valid JSON');
-  }
   if (isConnectionError(error)) return new ApiError('UNAVAILABLE', 'the database is unreachable; try again shortly', undefined, { 'Retry-After': '2' });
-  if (isDataException(error)) return new ApiError('VALIDATION_FAILED', 'a value in the request cannot be stored or compared');
-  if (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
-    // Fastify's own client errors (bad headers, bad URL encoding): keep them client errors.
-    return new ApiError('VALIDATION_FAILED', fe.statusCode === 414 ? 'the URL is too long' : 'the request is malformed');
-  }
-  return new ApiError('INTERNAL', 'an internal error occurred; quote the responseIdentifier when you report it');
+  return requestFaultOf(error) ?? new ApiError('INTERNAL', 'an internal error occurred; quote the responseIdentifier when you report it');
 }
 
 /**
@@ -106,13 +123,7 @@ export function frameworkErrorHandler(clock: Clock, hsts: string | null = null) 
   return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply => {
     // No hook runs before routing: the transport header is set here (transportSecurity.ts).
     if (hsts !== null) reply.header('Strict-Transport-Security', hsts);
-    const apiError =
-      error.code === 'FST_ERR_MAX_PARAM_LENGTH'
-        ? new ApiError('NOT_FOUND', 'no resource has an identifier that long')
-        : error.code === 'FST_ERR_BAD_URL'
-          ? new ApiError('VALIDATION_FAILED', 'the URL is not valid percent-encoded UTF-8')
-          : toApiError(error, request);
-    return sendProblem(reply, apiError, clock);
+    return sendProblem(reply, toApiError(error, request), clock);
   };
 }
 

@@ -1,7 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App, AppDeps } from '../deps.js';
 import { merchantNames } from '../accounts/service.js';
-import { recordAudit, type Actor, type AuditAction } from '../audit/service.js';
 import { ApiError } from '../errors.js';
 import { merchantsFor, type PortalSession, type SessionPolicy } from '../users/service.js';
 import { negotiateLang } from '../web/lang.js';
@@ -39,23 +38,6 @@ export function sessionOfRequest(request: FastifyRequest): PortalSession {
   const s = request.portalSession;
   if (!s) throw new ApiError('UNAUTHENTICATED', 'sign in first');
   return s;
-}
-
-/** The merchant a signed-in request acts for, and who acts: the user, as the audit log names them. */
-function actorOf(request: FastifyRequest): { merchantId: string; actor: Actor } {
-  const s = sessionOfRequest(request);
-  return { merchantId: s.merchantId, actor: { userId: s.userId, email: s.email } };
-}
-
-/** Records in the merchant's audit log what a signed-in request did ({@link actorOf}: its merchant, its user). */
-type AuditRecorder = (request: FastifyRequest, action: AuditAction, target?: string | null, details?: Record<string, unknown>) => Promise<void>;
-
-/** The audit recorder of a part of the portal, over its database and clock. */
-export function auditFor(deps: Pick<AppDeps, 'db' | 'clock'>): AuditRecorder {
-  return (request, action, target, details) => {
-    const { merchantId, actor } = actorOf(request);
-    return recordAudit(deps.db, deps.clock, { merchantId, actor, action, target, details });
-  };
 }
 
 /**
@@ -166,6 +148,9 @@ export async function refusable<R>(run: () => Promise<R>): Promise<{ ok: R } | {
     throw err;
   }
 }
+
+/** How many rows a list page of the portal shows (links, payments, sessions, webhooks and their deliveries). */
+export const PAGE_SIZE = 20;
 
 /** Page numbers from a query (from 0, as in the API); anything else is the first page. */
 export function pageParam(raw: unknown): number {

@@ -24,20 +24,9 @@ import {
 } from '../users/service.js';
 import { can } from './access.js';
 import { portalAssets } from './assets.js';
-import {
-  auditFor,
-  formOf,
-  publicViewFor,
-  safeReturnPath,
-  seeOther,
-  sendPage,
-  sessionCookieName,
-  sessionOfRequest,
-  viewFor,
-  type PortalArea,
-  type PortalDeps,
-} from './http.js';
+import { formOf, publicViewFor, safeReturnPath, seeOther, sendPage, sessionCookieName, viewFor, type PortalArea, type PortalDeps } from './http.js';
 import { ROLE_KEY, type CoreKey } from './i18n.js';
+import { portalRouter, type Ctx } from './route.js';
 import { renderAccount, renderLinkPage, renderMessagePage, renderSignIn, renderSignedInMessage, type PasswordProblem } from './views/auth.js';
 import { PORTAL } from './views/layout.js';
 import { overviewArea } from './overview/routes.js';
@@ -58,8 +47,9 @@ import { developersArea } from './developers/routes.js';
 // HTML error pages apply here only; the API keeps answering JSON. The cookie parser and the form
 // token are the web layer's (src/web/), shared with the shopper's pages.
 //
-// Every route declares what it needs in its config (`portal: { permission }` or `{ public: true }`);
-// one onRequest hook signs the request in from its cookie and checks the role, before any body is
+// Every route declares what it needs in its config (`portal: { permission }` or `{ public: true }`):
+// a signed-in route is declared through src/portal/route.ts, with its permission, the audit action it
+// records and the page it draws in one place. One onRequest hook signs the request in from its cookie and checks the role, before any body is
 // read, and binds the page's form tokens to the session; the web layer checks the token of every
 // post. The pages call the same services as the API, so no rule is written twice.
 
@@ -100,7 +90,6 @@ export async function portalRoutes(app: App, appDeps: AppDeps): Promise<void> {
   const secureCookies = secureCookiesOf(config);
   const deps: PortalDeps = { ...appDeps, sessionPolicy: sessionPolicyOf(config), secureCookies };
   const sessionCookie = sessionCookieName(secureCookies);
-  const audit = auditFor(deps);
 
   await app.register(
     async (portal) => {
@@ -179,7 +168,6 @@ export async function portalRoutes(app: App, appDeps: AppDeps): Promise<void> {
       serveAssets(portal, assets, { prefix: PORTAL, route: { config: { portal: { public: true, static: true } } } });
 
       const publicRoute = { config: { portal: { public: true as const } }, schema: { hide: true } };
-      const signedIn = { config: { portal: { permission: 'portal.use' as const } }, schema: { hide: true } };
 
       const setSessionCookie = (reply: FastifyReply, started: StartedSession): void => {
         reply.setCookie(sessionCookie, started.token, {
@@ -278,58 +266,49 @@ export async function portalRoutes(app: App, appDeps: AppDeps): Promise<void> {
         return seeOther(reply, safeReturnPath(form.text('back')));
       });
 
-      portal.post('/switch', signedIn, async (request, reply) => {
-        const session = sessionOfRequest(request);
-        if (!(await switchMerchant(db, session, formOf(request).text('merchantId')))) throw new ApiError('NOT_FOUND', 'no such merchant');
-        return seeOther(reply, PORTAL);
+      const route = portalRouter(portal as App, deps);
+
+      route.post('/switch', { permission: 'portal.use' }).handle(async ({ session, form }) => {
+        if (!(await switchMerchant(db, session, form.text('merchantId')))) throw new ApiError('NOT_FOUND', 'no such merchant');
+        return { seeOther: PORTAL };
       });
 
-      portal.get<{ Querystring: { done?: string } }>('/account', signedIn, async (request, reply) => {
-        const view = await viewFor(request, reply, deps);
+      route.get('/account', { permission: 'portal.use', view: renderAccount }).handle(async ({ request }: Ctx<{ Querystring: { done?: string } }>) => {
         const done = request.query.done;
-        return sendPage(
-          reply,
-          200,
-          renderAccount(view, { notice: done === 'saved' ? 'saved' : done === 'password' ? 'passwordChanged' : null, problem: null }),
-        );
+        return { data: { notice: done === 'saved' ? 'saved' : done === 'password' ? 'passwordChanged' : null, problem: null } };
       });
 
-      portal.post('/account/language', signedIn, async (request, reply) => {
-        const language = formOf(request).text('language');
+      route.post('/account/language', { permission: 'portal.use' }).handle(async ({ reply, session, form }) => {
+        const language = form.text('language');
         if (!isLang(language)) throw new ApiError('VALIDATION_FAILED', 'unknown language');
-        await setLanguage(db, sessionOfRequest(request).userId, language);
+        await setLanguage(db, session.userId, language);
         rememberLang(reply, language, secureCookies);
-        return seeOther(reply, `${PORTAL}/account?done=saved`);
+        return { seeOther: `${PORTAL}/account?done=saved` };
       });
 
-      portal.post('/account/password', signedIn, async (request, reply) => {
-        const session = sessionOfRequest(request);
-        const form = formOf(request);
-        const outcome = await changePassword(db, clock, session, {
-          current: form.text('current'),
-          next: form.text('next'),
-          confirm: form.text('confirm'),
-          address: request.ip,
+      route
+        .post('/account/password', { permission: 'portal.use', audit: 'user.password', view: renderAccount })
+        .handle(async ({ request, reply, session, form }) => {
+          const outcome = await changePassword(db, clock, session, {
+            current: form.text('current'),
+            next: form.text('next'),
+            confirm: form.text('confirm'),
+            address: request.ip,
+          });
+          if (outcome.kind === 'ok') return { audit: { target: session.email }, seeOther: `${PORTAL}/account?done=password` };
+          if (outcome.kind === 'signedOut') {
+            // The session is over: the sign-in page says why, and when to try again.
+            clearSessionCookie(reply);
+            return { seeOther: `${PORTAL}/sign-in?m=locked&wait=${Math.ceil(outcome.retryAfterSeconds / 60)}` };
+          }
+          const problem: PasswordProblem = outcome.kind === 'wrongCurrent' ? 'wrongCurrent' : outcome.problem;
+          return { status: 400, data: { notice: null, problem } };
         });
-        if (outcome.kind === 'ok') {
-          await audit(request, 'user.password', session.email);
-          return seeOther(reply, `${PORTAL}/account?done=password`);
-        }
-        if (outcome.kind === 'signedOut') {
-          // The session is over: the sign-in page says why, and when to try again.
-          clearSessionCookie(reply);
-          return seeOther(reply, `${PORTAL}/sign-in?m=locked&wait=${Math.ceil(outcome.retryAfterSeconds / 60)}`);
-        }
-        const problem: PasswordProblem = outcome.kind === 'wrongCurrent' ? 'wrongCurrent' : outcome.problem;
-        return sendPage(reply, 400, renderAccount(await viewFor(request, reply, deps), { notice: null, problem }));
-      });
 
-      portal.post('/account/sign-out-everywhere', signedIn, async (request, reply) => {
-        const session = sessionOfRequest(request);
+      route.post('/account/sign-out-everywhere', { permission: 'portal.use', audit: 'user.signOutEverywhere' }).handle(async ({ reply, session }) => {
         await signOutEverywhere(db, session.userId);
-        await audit(request, 'user.signOutEverywhere', session.email);
         clearSessionCookie(reply);
-        return seeOther(reply, `${PORTAL}/sign-in?m=out`);
+        return { audit: { target: session.email }, seeOther: `${PORTAL}/sign-in?m=out` };
       });
 
       for (const area of AREAS) await area.routes(portal as App, deps);

@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isConnectionError } from '../db/database.js';
 import { ApiError } from '../errors.js';
-import { isDataException } from '../http/errorHandler.js';
+import { requestFaultOf } from '../http/errorHandler.js';
 import { isFormTokenError } from './formTokens.js';
 
 // The error pages of every part of the site that answers HTML, decided in one place: which status a
@@ -26,19 +26,17 @@ export interface PageError {
   problem: PageProblem;
 }
 
-const TOO_LARGE = new Set(['FST_ERR_CTP_BODY_TOO_LARGE', 'FST_REQ_FILE_TOO_LARGE', 'FST_PARTS_LIMIT', 'FST_FILES_LIMIT', 'FST_FIELDS_LIMIT']);
-
-/** The status and page of a failure; `unreadableBody`: the part knows the body could not be read. */
+/**
+ * The status and page of a failure; `unreadableBody`: the part knows the body could not be read. The
+ * request's own faults are the API's (requestFaultOf): the same status, drawn as a page.
+ */
 export function pageErrorOf(error: FastifyError, unreadableBody = false): PageError {
   if (isFormTokenError(error)) return { status: 403, problem: 'formToken' };
-  if (error instanceof ApiError && error.code === 'NOT_FOUND') return { status: 404, problem: 'notFound' };
-  if (error instanceof ApiError && error.status < 500) return { status: error.status, problem: 'badRequest' };
-  if (error.code !== undefined && TOO_LARGE.has(error.code)) return { status: 413, problem: 'tooLarge' };
   if (isConnectionError(error)) return { status: 503, problem: 'unavailable' };
-  if ((typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) || isDataException(error) || unreadableBody) {
-    return { status: error.statusCode === 415 ? 415 : 400, problem: 'badRequest' };
-  }
-  return { status: 500, problem: 'error' };
+  const fault = requestFaultOf(error) ?? (unreadableBody ? new ApiError('VALIDATION_FAILED', 'the request body cannot be read') : null);
+  if (fault === null || fault.status >= 500) return { status: 500, problem: 'error' };
+  if (fault.code === 'NOT_FOUND') return { status: 404, problem: 'notFound' };
+  return { status: fault.status, problem: fault.status === 413 ? 'tooLarge' : 'badRequest' };
 }
 
 export interface PageErrorOptions {

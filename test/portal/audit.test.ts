@@ -31,6 +31,13 @@ describe('portal audit log', () => {
     await ctx.close();
   });
 
+  it('every signed-in post declares the audit action it records (src/portal/route.ts), but the two that change only the reader’s own session', () => {
+    const posts = ctx.app.routeTable.filter((r) => r.method === 'POST' && r.portal !== undefined && 'permission' in r.portal);
+    expect(posts.length).toBeGreaterThan(20);
+    const unaudited = posts.filter((r) => r.portal && 'permission' in r.portal && r.portal.audit === undefined).map((r) => r.url);
+    expect(unaudited.sort()).toEqual(['/portal/account/language', '/portal/switch']);
+  });
+
   it('shows what owners and others did, newest first, with who, target and details', async () => {
     const empty = await owner.browser.get('/portal/audit');
     expect(empty.statusCode).toBe(200);

@@ -1,5 +1,6 @@
 import { auditPage } from '../../audit/service.js';
-import { sendPage, viewFor, type PortalArea } from '../http.js';
+import type { PortalArea } from '../http.js';
+import { portalRouter, type Ctx } from '../route.js';
 import { renderAudit } from './views.js';
 
 // The audit log (§The portal's audit log), for owners: newest first, fifty at a time, paged by keyset
@@ -11,13 +12,11 @@ export const auditArea: PortalArea = {
 td.nowrap { white-space: nowrap; }
 `,
   routes(portal, deps) {
-    portal.get<{ Querystring: { before?: string; after?: string } }>(
-      '/audit',
-      { config: { portal: { permission: 'audit.read' } }, schema: { hide: true } },
-      async (request, reply) => {
-        const view = await viewFor(request, reply, deps);
-        return sendPage(reply, 200, renderAudit(view, await auditPage(deps.db, view.merchant.merchantId, request.query)));
-      },
-    );
+    const route = portalRouter(portal, deps);
+    route
+      .get('/audit', { permission: 'audit.read', view: renderAudit })
+      .handle(async ({ request, merchantId }: Ctx<{ Querystring: { before?: string; after?: string } }>) => ({
+        data: await auditPage(deps.db, merchantId, request.query),
+      }));
   },
 };

@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { RouteGenericInterface } from 'fastify';
 import {
   addTerminal,
   allowedOrigins,
@@ -11,7 +11,8 @@ import {
   type Capability,
 } from '../../accounts/service.js';
 import { keyCapabilitiesFor } from '../access.js';
-import { auditFor, formOf, refusable, seeOther, sendPage, sessionOfRequest, viewFor, type PortalArea, type PortalDeps } from '../http.js';
+import { refusable, type PortalArea, type PortalDeps } from '../http.js';
+import { portalRouter, type PageData, type Ctx } from '../route.js';
 import { FieldErrors } from '../view.js';
 import {
   DEVELOPERS,
@@ -28,84 +29,77 @@ import {
 // keys, terminals and allowed origins of the session's merchant only. A key id of another merchant
 // (or of a partner) is not found, and nothing is revoked.
 
-const manage = { config: { portal: { permission: 'developers.manage' as const } }, schema: { hide: true } };
-
 const NOTICES: readonly DevelopersNotice[] = ['keyRevoked', 'terminalAdded', 'originsSaved'];
+
+type PageState = { notice?: DevelopersNotice | null; keyForm?: KeyForm; origins?: OriginsForm };
 
 export const developersArea: PortalArea = {
   styles: DEVELOPER_STYLES,
   routes(portal, deps: PortalDeps) {
     const { db } = deps;
-    const merchantOf = (request: FastifyRequest): string => sessionOfRequest(request).merchantId;
-    const allowedOf = (request: FastifyRequest): Capability[] => keyCapabilitiesFor(sessionOfRequest(request).role);
-    const audit = auditFor(deps);
+    const route = portalRouter(portal, deps);
+    const allowedOf = (ctx: Ctx<RouteGenericInterface>): Capability[] => keyCapabilitiesFor(ctx.session.role);
 
     /** The page, with a form as it was sent when that form was refused. */
-    const page = async (
-      request: FastifyRequest,
-      reply: FastifyReply,
-      status: number,
-      s: { notice?: DevelopersNotice | null; keyForm?: KeyForm; origins?: OriginsForm },
-    ): Promise<FastifyReply> => {
-      const merchantId = merchantOf(request);
+    const page = async (ctx: Ctx<RouteGenericInterface>, s: PageState): Promise<PageData<typeof renderDevelopers>> => {
+      const merchantId = ctx.merchantId;
       const [keys, terminals, origins] = await Promise.all([
         listKeys(db, { merchantId }),
         listTerminals(db, merchantId),
         s.origins ? null : allowedOrigins(db, merchantId),
       ]);
-      const view = await viewFor(request, reply, deps);
-      return sendPage(
-        reply,
-        status,
-        renderDevelopers(view, {
-          keys,
-          terminals,
-          keyForm: s.keyForm ?? { capabilities: [], errors: new FieldErrors(), allowed: allowedOf(request) },
-          origins: s.origins ?? { text: (origins ?? []).join('\n'), sent: [], errors: new FieldErrors() },
-          notice: s.notice ?? null,
-        }),
-      );
+      return {
+        keys,
+        terminals,
+        keyForm: s.keyForm ?? { capabilities: [], errors: new FieldErrors(), allowed: allowedOf(ctx) },
+        origins: s.origins ?? { text: (origins ?? []).join('\n'), sent: [], errors: new FieldErrors() },
+        notice: s.notice ?? null,
+      };
     };
 
-    portal.get<{ Querystring: { done?: string } }>('/developers', manage, async (request, reply) => {
-      const done = request.query.done;
-      return page(request, reply, 200, { notice: NOTICES.find((n) => n === done) ?? null });
+    route.get('/developers', { permission: 'developers.manage', view: renderDevelopers }).handle(async (ctx: Ctx<{ Querystring: { done?: string } }>) => {
+      const done = ctx.request.query.done;
+      return { data: await page(ctx, { notice: NOTICES.find((n) => n === done) ?? null }) };
     });
 
-    portal.post('/developers/keys', manage, async (request, reply) => {
-      const merchantId = merchantOf(request);
-      const chosen = formOf(request).texts('capabilities');
+    route.post('/developers/keys', { permission: 'developers.manage', audit: 'key.create', view: renderDevelopers }).handle(async (ctx) => {
+      const chosen = ctx.form.texts('capabilities');
       // A key may do only what the user's own role may do (src/portal/access.ts).
-      const allowed = allowedOf(request);
-      const outcome = await refusable(() => createKey(db, { merchantId }, chosen, allowed));
-      if ('errors' in outcome) return page(request, reply, 400, { keyForm: { capabilities: chosen, errors: outcome.errors, allowed } });
+      const allowed = allowedOf(ctx);
+      const outcome = await refusable(() => createKey(db, { merchantId: ctx.merchantId }, chosen, allowed));
+      if ('errors' in outcome) return { status: 400, data: await page(ctx, { keyForm: { capabilities: chosen, errors: outcome.errors, allowed } }) };
       const created = outcome.ok;
-      // The key itself goes nowhere but this answer.
-      await audit(request, 'key.create', created.keyId, { capabilities: created.capabilities });
-      const view = await viewFor(request, reply, deps);
-      return sendPage(reply, 200, renderKeyCreated(view, { apiKey: created.apiKey, capabilities: created.capabilities }));
+      return {
+        // The key itself goes nowhere but this answer.
+        audit: { target: created.keyId, details: { capabilities: created.capabilities } },
+        page: (view) => renderKeyCreated(view, { apiKey: created.apiKey, capabilities: created.capabilities }),
+      };
     });
 
-    portal.get<{ Params: { keyId: string } }>('/developers/keys/:keyId/revoke', manage, async (request, reply) => {
-      const key = await merchantKey(db, merchantOf(request), request.params.keyId);
-      const view = await viewFor(request, reply, deps);
-      return sendPage(reply, 200, renderRevokeKey(view, { key }));
+    route
+      .get('/developers/keys/:keyId/revoke', { permission: 'developers.manage', view: renderRevokeKey })
+      .handle(async ({ request, merchantId }: Ctx<{ Params: { keyId: string } }>) => ({
+        data: { key: await merchantKey(db, merchantId, request.params.keyId) },
+      }));
+
+    route
+      .post('/developers/keys/:keyId/revoke', { permission: 'developers.manage', audit: 'key.revoke' })
+      .handle(async ({ request, merchantId }: Ctx<{ Params: { keyId: string } }>) => {
+        const { key, revokedNow } = await revokeKey(db, request.params.keyId, { merchantId });
+        return {
+          // A key revoked before is not revoked again: nothing to record.
+          ...(revokedNow ? { audit: { target: key.keyId, details: { display: key.display, capabilities: key.capabilities } } } : {}),
+          seeOther: `${DEVELOPERS}?done=keyRevoked#keys`,
+        };
+      });
+
+    route.post('/developers/terminals', { permission: 'developers.manage', audit: 'terminal.add' }).handle(async ({ merchantId }) => {
+      const { terminalIdentifier } = await addTerminal(db, merchantId);
+      return { audit: { target: terminalIdentifier }, seeOther: `${DEVELOPERS}?done=terminalAdded#terminals` };
     });
 
-    portal.post<{ Params: { keyId: string } }>('/developers/keys/:keyId/revoke', manage, async (request, reply) => {
-      const { key, revokedNow } = await revokeKey(db, request.params.keyId, { merchantId: merchantOf(request) });
-      if (revokedNow) await audit(request, 'key.revoke', key.keyId, { display: key.display, capabilities: key.capabilities });
-      return seeOther(reply, `${DEVELOPERS}?done=keyRevoked#keys`);
-    });
-
-    portal.post('/developers/terminals', manage, async (request, reply) => {
-      const { terminalIdentifier } = await addTerminal(db, merchantOf(request));
-      await audit(request, 'terminal.add', terminalIdentifier);
-      return seeOther(reply, `${DEVELOPERS}?done=terminalAdded#terminals`);
-    });
-
-    portal.post('/developers/origins', manage, async (request, reply) => {
-      const form = formOf(request);
+    route.post('/developers/origins', { permission: 'developers.manage', audit: 'origins.update', view: renderDevelopers }).handle(async (ctx) => {
+      const { form, merchantId } = ctx;
       const text = form.text('allowedOrigins');
       const sent = text
         .split(/\r?\n/)
@@ -114,10 +108,9 @@ export const developersArea: PortalArea = {
       // A value that is no text (a JSON post's object or number) goes to the service as it came, to be
       // refused there: read as no text, it would save an empty list, which allows any origin.
       const given = form.has('allowedOrigins') && form.texts('allowedOrigins').length === 0 ? null : sent;
-      const outcome = await refusable(() => updateAllowedOrigins(db, merchantOf(request), given));
-      if ('errors' in outcome) return page(request, reply, 400, { origins: { text, sent, errors: outcome.errors } });
-      await audit(request, 'origins.update', merchantOf(request), { allowedOrigins: outcome.ok });
-      return seeOther(reply, `${DEVELOPERS}?done=originsSaved#origins`);
+      const outcome = await refusable(() => updateAllowedOrigins(db, merchantId, given));
+      if ('errors' in outcome) return { status: 400, data: await page(ctx, { origins: { text, sent, errors: outcome.errors } }) };
+      return { audit: { target: merchantId, details: { allowedOrigins: outcome.ok } }, seeOther: `${DEVELOPERS}?done=originsSaved#origins` };
     });
   },
 };

@@ -4,6 +4,7 @@ import { formatDate } from '../../html/format.js';
 import { translator, type Translate } from '../i18n.js';
 import { fieldMessage, type FieldErrors, type View } from '../view.js';
 import { Badge, CheckGroup, CopyField, Csrf, ErrorSummary, Facts, Notice, PostButton, Time, fieldId } from '../views/components.js';
+import { ConfirmForm } from '../views/confirm.js';
 import { DataTable } from '../views/table.js';
 import { PORTAL, portalPage } from '../views/layout.js';
 import { M } from './messages.js';
@@ -268,13 +269,13 @@ export function renderRevokeKey(view: View, s: { key: KeySummary }): string {
         ) : (
           <>
             <p>{t('revokeIntro')}</p>
-            <form method="post" action={`${DEVELOPERS}/keys/${encodeURIComponent(k.keyId)}/revoke`} data-confirm={t('revokeConfirm')} class="form-actions">
-              <Csrf view={view} />
-              <button type="submit" class="danger">
-                {t('revokeButton')}
-              </button>
-              <a href={`${DEVELOPERS}#keys`}>{view.t('cancel')}</a>
-            </form>
+            <ConfirmForm
+              view={view}
+              action={`${DEVELOPERS}/keys/${encodeURIComponent(k.keyId)}/revoke`}
+              question={t('revokeConfirm')}
+              button={t('revokeButton')}
+              back={`${DEVELOPERS}#keys`}
+            />
           </>
         )}
       </section>

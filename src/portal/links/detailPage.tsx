@@ -6,7 +6,7 @@ import { translator } from '../i18n.js';
 import type { View } from '../view.js';
 import { Badge, CopyField, Facts, Money, Notice, Time } from '../views/components.js';
 import { PORTAL, portalPage } from '../views/layout.js';
-import { DataTable, ItemsList } from '../views/table.js';
+import { DataTable, ItemsSection } from '../views/table.js';
 import { M } from './messages.js';
 import { PaymentsTable } from '../payments/views.js';
 import { StatusBadge, TYPE_KEY, fieldLabel, linkPath, recurringLabel, requirementLabel } from './labels.js';
@@ -107,28 +107,22 @@ export function renderLinkDetail(
           </section>
         </div>
         {link.type === 'PayByLink' ? (
-          <section>
-            <h2 id="items-title">{t('sectionItems')}</h2>
-            {link.items.length === 0 ? (
-              <p class="muted">{t('noItems')}</p>
-            ) : (
-              <ItemsList
-                view={view}
-                label={t('sectionItems')}
-                currency={link.currency}
-                words={{
-                  item: t('itemName'),
-                  quantity: t('quantity'),
-                  unitPrice: t('unitPrice'),
-                  discount: t('discount'),
-                  amount: t('lineAmount'),
-                  total: t('total'),
-                }}
-                lines={link.items}
-                total={link.amount}
-              />
-            )}
-          </section>
+          <ItemsSection
+            view={view}
+            label={t('sectionItems')}
+            empty={{ text: t('noItems'), class: 'muted' }}
+            currency={link.currency}
+            words={{
+              item: t('itemName'),
+              quantity: t('quantity'),
+              unitPrice: t('unitPrice'),
+              discount: t('discount'),
+              amount: t('lineAmount'),
+              total: t('total'),
+            }}
+            lines={link.items}
+            total={link.amount}
+          />
         ) : null}
         <section>
           <h2 id="submissions-title">{t('submissions')}</h2>

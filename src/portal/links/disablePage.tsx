@@ -1,7 +1,8 @@
 import type { PaymentLinkView } from '../../paymentLinks/service.js';
 import { translator } from '../i18n.js';
 import type { View } from '../view.js';
-import { Csrf, Notice } from '../views/components.js';
+import { Notice } from '../views/components.js';
+import { ConfirmForm } from '../views/confirm.js';
 import { portalPage } from '../views/layout.js';
 import { M } from './messages.js';
 import { linkPath } from './labels.js';
@@ -27,13 +28,7 @@ export function renderDisable(view: View, link: PaymentLinkView): string {
       <div class="panel">
         <p>{t('disableText', { description: link.description ? `“${link.description}”` : t('thisLink') })}</p>
         <p class="mono small break">{link.url}</p>
-        <form method="post" action={`${path}/disable`} class="form-actions" data-confirm={t('disableTitle')}>
-          <Csrf view={view} />
-          <button type="submit" class="danger">
-            {t('disableConfirm')}
-          </button>
-          <a href={path}>{view.t('cancel')}</a>
-        </form>
+        <ConfirmForm view={view} action={`${path}/disable`} question={t('disableTitle')} button={t('disableConfirm')} back={path} />
       </div>
     ),
   });

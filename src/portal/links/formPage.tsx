@@ -52,53 +52,22 @@ function ItemRow({
   const quantity = /^\d+$/.test(row.quantity.trim()) ? Number(row.quantity) : undefined;
   const discount = row.discount.trim() === '' ? 0 : minorOf(row.discount);
   const line = price !== undefined && quantity !== undefined && discount !== undefined ? price * quantity - discount : undefined;
+  /** One input of the row: its name in the API's body, its label, and the hook the row's script reads it by (data-item). */
+  const field = (
+    key: 'name' | 'quantity' | 'unitPrice' | 'discount',
+    label: 'itemName' | 'quantity' | 'unitPrice' | 'discount',
+    cls: string,
+    input: { maxLength?: number; inputmode?: 'numeric' | 'decimal' },
+  ): Html => (
+    <Field view={view} name={name(key)} label={t(label)} value={row[key]} errors={errors} {...input} disabled={disabled} class={cls} data={{ item: key }} />
+  );
   return (
     <fieldset class="item-row" data-item-row="">
       <legend>{t('itemLegend', { n: i + 1 })}</legend>
-      <Field
-        view={view}
-        name={name('name')}
-        label={t('itemName')}
-        value={row.name}
-        errors={errors}
-        maxLength={500}
-        disabled={disabled}
-        class="item-name"
-        data={{ item: 'name' }}
-      />
-      <Field
-        view={view}
-        name={name('quantity')}
-        label={t('quantity')}
-        value={row.quantity}
-        errors={errors}
-        inputmode="numeric"
-        disabled={disabled}
-        class="item-quantity"
-        data={{ item: 'quantity' }}
-      />
-      <Field
-        view={view}
-        name={name('unitPrice')}
-        label={t('unitPrice')}
-        value={row.unitPrice}
-        errors={errors}
-        inputmode="decimal"
-        disabled={disabled}
-        class="item-price"
-        data={{ item: 'unitPrice' }}
-      />
-      <Field
-        view={view}
-        name={name('discount')}
-        label={t('discount')}
-        value={row.discount}
-        errors={errors}
-        inputmode="decimal"
-        disabled={disabled}
-        class="item-discount"
-        data={{ item: 'discount' }}
-      />
+      {field('name', 'itemName', 'item-name', { maxLength: 500 })}
+      {field('quantity', 'quantity', 'item-quantity', { inputmode: 'numeric' })}
+      {field('unitPrice', 'unitPrice', 'item-price', { inputmode: 'decimal' })}
+      {field('discount', 'discount', 'item-discount', { inputmode: 'decimal' })}
       <p class="item-line">
         <span class="muted small">{t('lineAmount')}</span>{' '}
         <output data-line="" for={`${fieldId(name('quantity'))} ${fieldId(name('unitPrice'))} ${fieldId(name('discount'))}`}>

@@ -1,4 +1,3 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import QRCode from 'qrcode';
 import { ApiError } from '../../errors.js';
 import { listTerminals } from '../../accounts/service.js';
@@ -14,7 +13,8 @@ import {
   type PaymentLinkView,
 } from '../../paymentLinks/service.js';
 import { paymentsOf } from '../../payments/service.js';
-import { auditFor, formOf, pageParam, seeOther, sendPage, sessionOfRequest, viewFor, type PortalArea, type PortalDeps } from '../http.js';
+import { PAGE_SIZE, pageParam, type PortalArea, type PortalDeps } from '../http.js';
+import { portalRouter, type Ctx } from '../route.js';
 import { translator } from '../i18n.js';
 import { FieldErrors, type View } from '../view.js';
 import { PORTAL } from '../views/layout.js';
@@ -44,12 +44,8 @@ import { renderLinkList } from './listPage.js';
 // with the body the API takes; the operation checks it, so each rule is the API's alone, and each
 // error it answers is shown beside the input it names.
 
-const PAGE_SIZE = 20;
 /** A link's page lists its newest payments, at most this many (the payments page has them all). */
 const PAYMENTS_SHOWN = 50;
-
-const read = { config: { portal: { permission: 'links.read' as const } }, schema: { hide: true } };
-const write = { config: { portal: { permission: 'links.write' as const } }, schema: { hide: true } };
 
 type RefParams = { Params: { reference: string } };
 
@@ -66,24 +62,21 @@ export const linksArea: PortalArea = {
   scripts: [enhanceItemRows],
   routes(portal, deps: PortalDeps) {
     const { db } = deps;
-    const audit = auditFor(deps);
+    const route = portalRouter(portal, deps);
 
     const terminalsOf = async (merchantId: string): Promise<string[]> => (await listTerminals(db, merchantId)).map((t) => t.terminalIdentifier);
 
-    const createForm = async (request: FastifyRequest, reply: FastifyReply, status: number, entry: CreateEntry, errors: FieldErrors): Promise<FastifyReply> => {
-      const [view, terminals] = await Promise.all([viewFor(request, reply, deps), terminalsOf(sessionOfRequest(request).merchantId)]);
-      const data: FormData = {
-        mode: 'create',
-        type: entry.type,
-        entry,
-        errors,
-        terminals,
-        terminalIdentifier: entry.terminalIdentifier,
-        recurringProcessingModel: entry.recurringProcessingModel,
-        withMoney: true,
-      };
-      return sendPage(reply, status, renderLinkForm(view, data));
-    };
+    /** The create form's data, with the merchant's terminals. */
+    const createForm = async (merchantId: string, entry: CreateEntry, errors: FieldErrors): Promise<FormData> => ({
+      mode: 'create',
+      type: entry.type,
+      entry,
+      errors,
+      terminals: await terminalsOf(merchantId),
+      terminalIdentifier: entry.terminalIdentifier,
+      recurringProcessingModel: entry.recurringProcessingModel,
+      withMoney: true,
+    });
 
     const editForm = (view: View, link: PaymentLinkView, entry: LinkEntry, errors: FieldErrors): FormData => {
       const t = translator(M, view.lang);
@@ -91,121 +84,121 @@ export const linksArea: PortalArea = {
       return { mode: 'edit', type: link.type as LinkType, entry, errors, link, withMoney: link.salesCount === 0, blocked };
     };
 
-    portal.get<{ Querystring: { status?: string; q?: string; page?: string; before?: string; after?: string } }>('/links', read, async (request, reply) => {
-      const merchantId = sessionOfRequest(request).merchantId;
-      const status = statusOf(request.query.status);
-      const q = typeof request.query.q === 'string' ? request.query.q.trim().slice(0, 200) : '';
-      const viewing = viewFor(request, reply, deps);
-      if (status === null && q === '') {
-        const page = pageParam(request.query.page);
-        const [view, list] = await Promise.all([viewing, listLinkSummaries(deps, merchantId, page, PAGE_SIZE)]);
-        return sendPage(reply, 200, renderLinkList(view, { kind: 'all', links: list.links, page, pageSize: PAGE_SIZE, totalCount: list.totalCount }));
-      }
-      const keyset = parseCursor('newer', request.query.after) ?? parseCursor('older', request.query.before);
-      const [view, found] = await Promise.all([viewing, searchPaymentLinks(deps, merchantId, { status, text: q === '' ? null : q }, keyset, PAGE_SIZE)]);
-      return sendPage(reply, 200, renderLinkList(view, { kind: 'search', links: found.links, status, q, older: found.older, newer: found.newer }));
-    });
+    route
+      .get('/links', { permission: 'links.read', view: renderLinkList })
+      .handle(async ({ request, merchantId }: Ctx<{ Querystring: { status?: string; q?: string; page?: string; before?: string; after?: string } }>) => {
+        const status = statusOf(request.query.status);
+        const q = typeof request.query.q === 'string' ? request.query.q.trim().slice(0, 200) : '';
+        if (status === null && q === '') {
+          const page = pageParam(request.query.page);
+          const list = await listLinkSummaries(deps, merchantId, page, PAGE_SIZE);
+          return { data: { kind: 'all', links: list.links, page, pageSize: PAGE_SIZE, totalCount: list.totalCount } };
+        }
+        const keyset = parseCursor('newer', request.query.after) ?? parseCursor('older', request.query.before);
+        const found = await searchPaymentLinks(deps, merchantId, { status, text: q === '' ? null : q }, keyset, PAGE_SIZE);
+        return { data: { kind: 'search', links: found.links, status, q, older: found.older, newer: found.newer } };
+      });
 
-    portal.get<{ Querystring: { type?: string } }>('/links/new', write, async (request, reply) => {
-      const entry: CreateEntry = {
-        ...emptyEntry(sessionOfRequest(request).language),
-        type: linkTypeOf(request.query.type),
-        terminalIdentifier: '',
-        recurringProcessingModel: '',
-      };
-      return createForm(request, reply, 200, entry, new FieldErrors());
-    });
+    route
+      .get('/links/new', { permission: 'links.write', view: renderLinkForm })
+      .handle(async ({ request, merchantId, session }: Ctx<{ Querystring: { type?: string } }>) => {
+        const entry: CreateEntry = {
+          ...emptyEntry(session.language),
+          type: linkTypeOf(request.query.type),
+          terminalIdentifier: '',
+          recurringProcessingModel: '',
+        };
+        return { data: await createForm(merchantId, entry, new FieldErrors()) };
+      });
 
-    portal.post('/links', write, async (request, reply) => {
-      const merchantId = sessionOfRequest(request).merchantId;
-      const form = formOf(request);
+    route.post('/links', { permission: 'links.write', audit: 'link.create', view: renderLinkForm }).handle(async ({ merchantId, session, form }) => {
       const entry = createEntryOf(form, linkTypeOf(form.text('type')));
       // Without scripts, "Add a row" posts the form: it comes back with one more row, nothing saved.
       if (form.text('_action') === 'addRow') {
-        return createForm(request, reply, 200, { ...entry, items: [...entry.items, blankItem()].slice(0, 200) }, new FieldErrors());
+        return { data: await createForm(merchantId, { ...entry, items: [...entry.items, blankItem()].slice(0, 200) }, new FieldErrors()) };
       }
-      const built = createBody(entry, sessionOfRequest(request).language);
+      const built = createBody(entry, session.language);
       try {
         const created = await createPaymentLink(deps, merchantId, built.body, undefined);
-        // The body was accepted, so these are the link's type, amount and currency.
-        await audit(request, 'link.create', created.paymentLinkReference, { type: built.body.type, amount: built.body.amount, currency: built.body.currency });
-        return seeOther(reply, `${PORTAL}/links/${encodeURIComponent(created.paymentLinkReference)}?created=1`);
+        return {
+          // The body was accepted, so these are the link's type, amount and currency.
+          audit: { target: created.paymentLinkReference, details: { type: built.body.type, amount: built.body.amount, currency: built.body.currency } },
+          seeOther: `${PORTAL}/links/${encodeURIComponent(created.paymentLinkReference)}?created=1`,
+        };
       } catch (err) {
         if (!(err instanceof ApiError && err.errors)) throw err;
         const errors = new FieldErrors(built.place(err.errors));
-        return createForm(request, reply, 400, { ...entry, items: rowsToShow(entry.items, NEW_ROWS) }, errors);
+        return { status: 400, data: await createForm(merchantId, { ...entry, items: rowsToShow(entry.items, NEW_ROWS) }, errors) };
       }
     });
 
-    portal.get<RefParams & { Querystring: { created?: string; updated?: string; disabled?: string } }>('/links/:reference', read, async (request, reply) => {
-      const merchantId = sessionOfRequest(request).merchantId;
-      const reference = request.params.reference;
-      const [view, link, payments] = await Promise.all([
-        viewFor(request, reply, deps),
-        getPaymentLink(deps, merchantId, reference),
-        paymentsOf(deps, merchantId, { paymentLinkReference: reference }, PAYMENTS_SHOWN),
-      ]);
-      const q = request.query;
-      const notice: DetailNotice = q.created !== undefined ? 'created' : q.updated !== undefined ? 'updated' : q.disabled !== undefined ? 'disabled' : null;
-      return sendPage(reply, 200, renderLinkDetail(view, { link, payments, paymentsLimit: PAYMENTS_SHOWN, notice }));
+    route
+      .get('/links/:reference', { permission: 'links.read', view: renderLinkDetail })
+      .handle(async ({ request, merchantId }: Ctx<RefParams & { Querystring: { created?: string; updated?: string; disabled?: string } }>) => {
+        const reference = request.params.reference;
+        const [link, payments] = await Promise.all([
+          getPaymentLink(deps, merchantId, reference),
+          paymentsOf(deps, merchantId, { paymentLinkReference: reference }, PAYMENTS_SHOWN),
+        ]);
+        const q = request.query;
+        const notice: DetailNotice = q.created !== undefined ? 'created' : q.updated !== undefined ? 'updated' : q.disabled !== undefined ? 'disabled' : null;
+        return { data: { link, payments, paymentsLimit: PAYMENTS_SHOWN, notice } };
+      });
+
+    route
+      .get('/links/:reference/qr.svg', { permission: 'links.read' })
+      .handle(async ({ request, reply, merchantId }: Ctx<RefParams & { Querystring: { download?: string } }>) => {
+        const link = await getPaymentLink(deps, merchantId, request.params.reference);
+        const svg = await QRCode.toString(link.url, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
+        if (request.query.download !== undefined) reply.header('Content-Disposition', `attachment; filename="paylink-${link.paymentLinkReference}.svg"`);
+        return { sent: reply.code(200).type('image/svg+xml').send(svg) };
+      });
+
+    route.get('/links/:reference/edit', { permission: 'links.write', view: renderLinkForm }).handle(async ({ request, merchantId, view }: Ctx<RefParams>) => {
+      const link = await getPaymentLink(deps, merchantId, request.params.reference);
+      const v = await view();
+      const entry = entryOfLink(link, v.lang);
+      return { data: editForm(v, link, { ...entry, items: rowsToShow(entry.items, 1) }, new FieldErrors()) };
     });
 
-    portal.get<RefParams & { Querystring: { download?: string } }>('/links/:reference/qr.svg', read, async (request, reply) => {
-      const link = await getPaymentLink(deps, sessionOfRequest(request).merchantId, request.params.reference);
-      const svg = await QRCode.toString(link.url, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
-      if (request.query.download !== undefined) reply.header('Content-Disposition', `attachment; filename="paylink-${link.paymentLinkReference}.svg"`);
-      return reply.code(200).type('image/svg+xml').send(svg);
-    });
-
-    portal.get<RefParams>('/links/:reference/edit', write, async (request, reply) => {
-      const view = await viewFor(request, reply, deps);
-      const link = await getPaymentLink(deps, sessionOfRequest(request).merchantId, request.params.reference);
-      const entry = entryOfLink(link, view.lang);
-      const data = editForm(view, link, { ...entry, items: rowsToShow(entry.items, 1) }, new FieldErrors());
-      return sendPage(reply, 200, renderLinkForm(view, data));
-    });
-
-    portal.post<RefParams>('/links/:reference/edit', write, async (request, reply) => {
-      const merchantId = sessionOfRequest(request).merchantId;
-      // Another merchant's link is not found before anything in the form is looked at.
-      const before = await getPaymentLink(deps, merchantId, request.params.reference);
-      const view = await viewFor(request, reply, deps);
-      const form = formOf(request);
-      const entry = entryOf(form, UPDATE_NAMES);
-      const withMoney = form.text('money') === '1';
-      if (form.text('_action') === 'addRow') {
-        const data = editForm(view, before, { ...entry, items: [...entry.items, blankItem()].slice(0, 200) }, new FieldErrors());
-        return sendPage(reply, 200, renderLinkForm(view, data));
-      }
-      const built = updateBody(before, entry, withMoney, view.lang);
-      try {
-        await updatePaymentLink(deps, merchantId, built.body, () => undefined);
-      } catch (err) {
-        if (err instanceof ApiError && err.code === 'INVALID_STATE') {
-          const now = await getPaymentLink(deps, merchantId, before.paymentLinkReference);
-          return sendPage(reply, 409, renderLinkForm(view, editForm(view, now, entry, new FieldErrors())));
+    route
+      .post('/links/:reference/edit', { permission: 'links.write', audit: 'link.update', view: renderLinkForm })
+      .handle(async ({ request, merchantId, form, view }: Ctx<RefParams>) => {
+        // Another merchant's link is not found before anything in the form is looked at.
+        const before = await getPaymentLink(deps, merchantId, request.params.reference);
+        const v = await view();
+        const entry = entryOf(form, UPDATE_NAMES);
+        const withMoney = form.text('money') === '1';
+        if (form.text('_action') === 'addRow') {
+          return { data: editForm(v, before, { ...entry, items: [...entry.items, blankItem()].slice(0, 200) }, new FieldErrors()) };
         }
-        if (!(err instanceof ApiError && err.errors)) throw err;
-        const data = editForm(view, before, { ...entry, items: rowsToShow(entry.items, 1) }, new FieldErrors(built.place(err.errors)));
-        return sendPage(reply, 400, renderLinkForm(view, { ...data, withMoney: withMoney && data.withMoney }));
-      }
-      const after = await getPaymentLink(deps, merchantId, before.paymentLinkReference);
-      await audit(request, 'link.update', before.paymentLinkReference, { changed: changedFields(before, after) });
-      return seeOther(reply, `${PORTAL}/links/${encodeURIComponent(before.paymentLinkReference)}?updated=1`);
+        const built = updateBody(before, entry, withMoney, v.lang);
+        try {
+          await updatePaymentLink(deps, merchantId, built.body, () => undefined);
+        } catch (err) {
+          if (err instanceof ApiError && err.code === 'INVALID_STATE') {
+            const now = await getPaymentLink(deps, merchantId, before.paymentLinkReference);
+            return { status: 409, data: editForm(v, now, entry, new FieldErrors()) };
+          }
+          if (!(err instanceof ApiError && err.errors)) throw err;
+          const data = editForm(v, before, { ...entry, items: rowsToShow(entry.items, 1) }, new FieldErrors(built.place(err.errors)));
+          return { status: 400, data: { ...data, withMoney: withMoney && data.withMoney } };
+        }
+        const after = await getPaymentLink(deps, merchantId, before.paymentLinkReference);
+        return {
+          audit: { target: before.paymentLinkReference, details: { changed: changedFields(before, after) } },
+          seeOther: `${PORTAL}/links/${encodeURIComponent(before.paymentLinkReference)}?updated=1`,
+        };
+      });
+
+    route.get('/links/:reference/disable', { permission: 'links.write', view: renderDisable }).handle(async ({ request, merchantId }: Ctx<RefParams>) => {
+      return { data: await getPaymentLink(deps, merchantId, request.params.reference) };
     });
 
-    portal.get<RefParams>('/links/:reference/disable', write, async (request, reply) => {
-      const link = await getPaymentLink(deps, sessionOfRequest(request).merchantId, request.params.reference);
-      const view = await viewFor(request, reply, deps);
-      return sendPage(reply, 200, renderDisable(view, link));
-    });
-
-    portal.post<RefParams>('/links/:reference/disable', write, async (request, reply) => {
-      const merchantId = sessionOfRequest(request).merchantId;
+    route.post('/links/:reference/disable', { permission: 'links.write', audit: 'link.disable' }).handle(async ({ request, merchantId }: Ctx<RefParams>) => {
       const reference = request.params.reference;
       await disablePaymentLink(deps, merchantId, { paymentLinkReference: reference }, () => undefined);
-      await audit(request, 'link.disable', reference);
-      return seeOther(reply, `${PORTAL}/links/${encodeURIComponent(reference)}?disabled=1`);
+      return { audit: { target: reference }, seeOther: `${PORTAL}/links/${encodeURIComponent(reference)}?disabled=1` };
     });
   },
 };

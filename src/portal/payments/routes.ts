@@ -1,5 +1,4 @@
 import { Readable } from 'node:stream';
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AuditAction } from '../../audit/service.js';
 import { parseCursor } from '../../db/keyset.js';
 import { ApiError, validationError, type FieldError } from '../../errors.js';
@@ -8,14 +7,24 @@ import { headroomOf, modificationsOf, requestModification, type Headroom } from 
 import { eachPayment, isPaymentState, paymentDetail, searchPayments, type PaymentDetail, type PaymentFilter } from '../../payments/service.js';
 import { listDeliveries, type DeliveryView } from '../../webhooks/deliveries/service.js';
 import { eventReachesWebhook, getWebhook } from '../../webhooks/service.js';
-import { auditFor, formOf, seeOther, sendPage, sessionOfRequest, viewFor, type PortalArea, type PortalDeps } from '../http.js';
+import { PAGE_SIZE, type PortalArea, type PortalDeps } from '../http.js';
+import { portalRouter, type Outcome, type Ctx } from '../route.js';
 import { translator } from '../i18n.js';
 import { FieldErrors, type View } from '../view.js';
 import { merchantPrincipal } from '../webhooks/routes.js';
 import { majorText, minorOf } from '../links/form.js';
 import { csvLines } from './csv.js';
 import { M } from './messages.js';
-import { paymentPath, renderPaymentDetail, renderPaymentList, renderReverse, type ListFilter, type ModificationForm, type ModificationKind } from './views.js';
+import {
+  paymentPath,
+  renderPaymentDetail,
+  renderPaymentList,
+  renderReverse,
+  type DetailData,
+  type ListFilter,
+  type ModificationForm,
+  type ModificationKind,
+} from './views.js';
 
 // Payments in the portal (§The portal): every payment of the merchant (links, sessions, token
 // charges) with filters and a streamed CSV export, a payment's page, and capture, refund and reverse
@@ -23,12 +32,8 @@ import { paymentPath, renderPaymentDetail, renderPaymentList, renderReverse, typ
 // operation checks it, so every rule and every error is the API's; an error is shown beside the input
 // it names.
 
-const PAGE_SIZE = 20;
 /** The webhooks a payment caused: its own events and its modifications' (a handful each). */
 const DELIVERIES_SHOWN = 50;
-
-const read = { config: { portal: { permission: 'payments.read' as const } }, schema: { hide: true } };
-const modify = { config: { portal: { permission: 'payments.modify' as const } }, schema: { hide: true } };
 
 type RefParams = { Params: { payfacReference: string } };
 type ListQuery = { state?: string; from?: string; until?: string; reference?: string; before?: string; after?: string };
@@ -79,12 +84,12 @@ export const paymentsArea: PortalArea = {
 `,
   routes(portal, deps: PortalDeps) {
     const { db, clock } = deps;
-    const audit = auditFor(deps);
+    const route = portalRouter(portal, deps);
     const svc = { config: deps.config, db, clock, sealer: deps.sealer };
 
     /** The webhooks this payment caused: its events, and those of its captures, refunds and reversals (their own references). */
-    const deliveriesOf = async (request: FastifyRequest, references: readonly string[]): Promise<DeliveryView[]> => {
-      const principal = merchantPrincipal(sessionOfRequest(request));
+    const deliveriesOf = async (ctx: Ctx<RefParams>, references: readonly string[]): Promise<DeliveryView[]> => {
+      const principal = merchantPrincipal(ctx.session);
       const lists = await Promise.all(references.map((r) => listDeliveries(svc, principal, { payfacReference: r }, 0, DELIVERIES_SHOWN)));
       return lists
         .flatMap((l) => l.data)
@@ -93,8 +98,8 @@ export const paymentsArea: PortalArea = {
     };
 
     /** Each webhook of the deliveries by the name the merchant gave it, else its address's host (a deleted one is left out). */
-    const webhookNamesOf = async (request: FastifyRequest, deliveries: readonly DeliveryView[]): Promise<Map<string, string>> => {
-      const principal = merchantPrincipal(sessionOfRequest(request));
+    const webhookNamesOf = async (ctx: Ctx<RefParams>, deliveries: readonly DeliveryView[]): Promise<Map<string, string>> => {
+      const principal = merchantPrincipal(ctx.session);
       const ids = [...new Set(deliveries.map((d) => d.webhookId))];
       const found = await Promise.all(ids.map((id) => getWebhook(svc, principal, id).catch(() => null)));
       const names = new Map<string, string>();
@@ -102,75 +107,70 @@ export const paymentsArea: PortalArea = {
       return names;
     };
 
-    const detailPage = async (
-      request: FastifyRequest,
-      reply: FastifyReply,
-      status: number,
+    const detailData = async (
+      ctx: Ctx<RefParams>,
       payment: PaymentDetail,
       form: ModificationForm | null,
       notice: ModificationKind | 'refused' | null,
-    ): Promise<FastifyReply> => {
-      const merchantId = sessionOfRequest(request).merchantId;
-      const [view, modifications, headroom] = await Promise.all([
-        viewFor(request, reply, deps),
+    ): Promise<DetailData> => {
+      const { merchantId } = ctx;
+      const [modifications, headroom] = await Promise.all([
         modificationsOf(deps, merchantId, payment.payfacReference),
         headroomOf(deps, merchantId, payment.payfacReference),
       ]);
-      const deliveries = await deliveriesOf(request, [payment.payfacReference, ...modifications.map((m) => m.payfacReference)]);
+      const deliveries = await deliveriesOf(ctx, [payment.payfacReference, ...modifications.map((m) => m.payfacReference)]);
       // A capture raises Capture; a refund and a reversal raise Refund (src/payments/modifications/processor.ts).
       const [webhookNames, webhookFollows] = await Promise.all([
-        webhookNamesOf(request, deliveries),
+        webhookNamesOf(ctx, deliveries),
         notice === null || notice === 'refused' ? false : eventReachesWebhook(deps, merchantId, notice === 'capture' ? 'Capture' : 'Refund'),
       ]);
+      const lang = ctx.session.language;
       const defaults = {
-        capture: majorText(headroom.capturable, view.lang),
-        refund: majorText(headroom.refundable, view.lang),
+        capture: majorText(headroom.capturable, lang),
+        refund: majorText(headroom.refundable, lang),
         reference: payment.merchantReference ?? payment.payfacReference,
       };
-      return sendPage(
-        reply,
-        status,
-        renderPaymentDetail(view, { payment, modifications, headroom, deliveries, webhookNames, form, notice, webhookFollows, defaults }),
-      );
+      return { payment, modifications, headroom, deliveries, webhookNames, form, notice, webhookFollows, defaults };
     };
 
-    portal.get<{ Querystring: ListQuery }>('/payments', read, async (request, reply) => {
-      const merchantId = sessionOfRequest(request).merchantId;
-      const viewing = viewFor(request, reply, deps);
-      const { shown, filter, errors } = filterOf(request.query, sessionOfRequest(request).language);
-      const keyset = parseCursor('newer', request.query.after) ?? parseCursor('older', request.query.before);
-      const [view, found] = await Promise.all([viewing, searchPayments(deps, merchantId, filter, keyset, PAGE_SIZE)]);
-      return sendPage(reply, errors.size > 0 ? 400 : 200, renderPaymentList(view, { filter: shown, errors, ...found }));
-    });
+    route
+      .get('/payments', { permission: 'payments.read', view: renderPaymentList })
+      .handle(async ({ request, merchantId, session }: Ctx<{ Querystring: ListQuery }>) => {
+        const { shown, filter, errors } = filterOf(request.query, session.language);
+        const keyset = parseCursor('newer', request.query.after) ?? parseCursor('older', request.query.before);
+        const found = await searchPayments(deps, merchantId, filter, keyset, PAGE_SIZE);
+        return { status: errors.size > 0 ? 400 : 200, data: { filter: shown, errors, ...found } };
+      });
 
-    portal.get<{ Querystring: ListQuery }>('/payments/export.csv', read, async (request, reply) => {
-      const session = sessionOfRequest(request);
-      const { filter, errors } = filterOf(request.query, session.language);
-      // A day that is no date is refused as the list refuses it: never an export of every payment.
-      if (errors.size > 0) throw validationError(errors.all());
-      const day = clock.now().toISOString().slice(0, 10);
-      reply.header('Content-Disposition', `attachment; filename="payments-${day}.csv"`).header('Cache-Control', 'no-store').type('text/csv; charset=utf-8');
-      return reply.send(Readable.from(csvLines(eachPayment(deps, session.merchantId, filter))));
-    });
+    route
+      .get('/payments/export.csv', { permission: 'payments.read' })
+      .handle(async ({ request, reply, merchantId, session }: Ctx<{ Querystring: ListQuery }>) => {
+        const { filter, errors } = filterOf(request.query, session.language);
+        // A day that is no date is refused as the list refuses it: never an export of every payment.
+        if (errors.size > 0) throw validationError(errors.all());
+        const day = clock.now().toISOString().slice(0, 10);
+        reply.header('Content-Disposition', `attachment; filename="payments-${day}.csv"`).header('Cache-Control', 'no-store').type('text/csv; charset=utf-8');
+        return { sent: reply.send(Readable.from(csvLines(eachPayment(deps, merchantId, filter)))) };
+      });
 
-    portal.get<RefParams & { Querystring: { done?: string } }>('/payments/:payfacReference', read, async (request, reply) => {
-      const payment = await paymentDetail(deps, sessionOfRequest(request).merchantId, request.params.payfacReference);
-      const done = request.query.done;
-      const notice = done === 'capture' || done === 'refund' || done === 'reverse' ? done : null;
-      return detailPage(request, reply, 200, payment, null, notice);
-    });
+    route
+      .get('/payments/:payfacReference', { permission: 'payments.read', view: renderPaymentDetail })
+      .handle(async (ctx: Ctx<RefParams & { Querystring: { done?: string } }>) => {
+        const payment = await paymentDetail(deps, ctx.merchantId, ctx.request.params.payfacReference);
+        const done = ctx.request.query.done;
+        const notice = done === 'capture' || done === 'refund' || done === 'reverse' ? done : null;
+        return { data: await detailData(ctx, payment, null, notice) };
+      });
 
     /**
      * A capture, refund or reversal as the API takes it: the operation checks the body and applies
      * the ledger's rules. Refusals come back to the form, beside the input they name; amounts over
      * the limit are said in money, not in minor units.
      */
-    const modification = async (request: FastifyRequest<RefParams>, reply: FastifyReply, kind: ModificationKind): Promise<FastifyReply> => {
-      const session = sessionOfRequest(request);
-      const merchantId = session.merchantId;
+    const modification = async (ctx: Ctx<RefParams>, kind: ModificationKind): Promise<Outcome<DetailData>> => {
+      const { merchantId, session, form } = ctx;
       // Another merchant's payment is not found before anything in the form is looked at.
-      const payment = await paymentDetail(deps, merchantId, request.params.payfacReference);
-      const form = formOf(request);
+      const payment = await paymentDetail(deps, merchantId, ctx.request.params.payfacReference);
       const typed: ModificationForm = {
         kind,
         amount: form.text('amount').trim(),
@@ -191,32 +191,36 @@ export const paymentsArea: PortalArea = {
             };
       try {
         const received = await requestModification(deps, merchantId, OPERATION[kind], body);
-        // The body was accepted, so its amount is the minor units read from the form.
-        await audit(request, ACTION[kind], payment.payfacReference, {
-          modification: received.payfacReference,
-          ...(kind === 'reverse' ? {} : { amount: minor, currency: payment.currency }),
-        });
-        return seeOther(reply, `${paymentPath(payment.payfacReference)}?done=${kind}`);
+        return {
+          // The body was accepted, so its amount is the minor units read from the form.
+          audit: {
+            target: payment.payfacReference,
+            details: { modification: received.payfacReference, ...(kind === 'reverse' ? {} : { amount: minor, currency: payment.currency }) },
+          },
+          seeOther: `${paymentPath(payment.payfacReference)}?done=${kind}`,
+        };
       } catch (err) {
-        if (err instanceof ApiError && err.code === 'INVALID_STATE') return detailPage(request, reply, 409, payment, null, 'refused');
+        if (err instanceof ApiError && err.code === 'INVALID_STATE') return { status: 409, data: await detailData(ctx, payment, null, 'refused') };
         if (!(err instanceof ApiError && err.errors)) throw err;
-        if (kind === 'reverse') return detailPage(request, reply, 400, payment, null, 'refused');
+        if (kind === 'reverse') return { status: 400, data: await detailData(ctx, payment, null, 'refused') };
         const headroom = await headroomOf(deps, merchantId, payment.payfacReference);
         typed.errors = new FieldErrors(err.errors.map((e) => inMoney(e, typed.amount, minor, headroom, payment.currency, session.language)));
-        return detailPage(request, reply, 400, payment, typed, null);
+        return { status: 400, data: await detailData(ctx, payment, typed, null) };
       }
     };
 
-    portal.post<RefParams>('/payments/:payfacReference/capture', modify, (request, reply) => modification(request, reply, 'capture'));
-    portal.post<RefParams>('/payments/:payfacReference/refund', modify, (request, reply) => modification(request, reply, 'refund'));
-    portal.post<RefParams>('/payments/:payfacReference/reverse', modify, (request, reply) => modification(request, reply, 'reverse'));
+    for (const kind of ['capture', 'refund', 'reverse'] as const) {
+      route
+        .post(`/payments/:payfacReference/${kind}`, { permission: 'payments.modify', audit: ACTION[kind], view: renderPaymentDetail })
+        .handle((ctx: Ctx<RefParams>) => modification(ctx, kind));
+    }
 
-    portal.get<RefParams>('/payments/:payfacReference/reverse', modify, async (request, reply) => {
-      const merchantId = sessionOfRequest(request).merchantId;
-      const payment = await paymentDetail(deps, merchantId, request.params.payfacReference);
-      const [view, headroom] = await Promise.all([viewFor(request, reply, deps), headroomOf(deps, merchantId, payment.payfacReference)]);
-      return sendPage(reply, 200, renderReverse(view, { payment, headroom }));
-    });
+    route
+      .get('/payments/:payfacReference/reverse', { permission: 'payments.modify', view: renderReverse })
+      .handle(async ({ request, merchantId }: Ctx<RefParams>) => {
+        const payment = await paymentDetail(deps, merchantId, request.params.payfacReference);
+        return { data: { payment, headroom: await headroomOf(deps, merchantId, payment.payfacReference) } };
+      });
   },
 };
 

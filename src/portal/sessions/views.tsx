@@ -7,7 +7,7 @@ import { messages, translator, type Translate } from '../i18n.js';
 import type { View } from '../view.js';
 import { PaymentsTable } from '../payments/views.js';
 import { Badge, CopyField, Facts, Money, Time } from '../views/components.js';
-import { DataTable, ItemsList } from '../views/table.js';
+import { DataTable, ItemsSection } from '../views/table.js';
 import { PORTAL, portalPage } from '../views/layout.js';
 
 // The checkout session pages: the list, newest first, and a session's page with its payment.
@@ -206,20 +206,14 @@ export function renderSessionDetail(view: View, data: { session: SessionDetails;
             ]}
           />
         </section>
-        <section>
-          <h2 id="items-title">{t('items')}</h2>
-          {s.items.length === 0 ? (
-            <p class="empty panel">{t('noItems')}</p>
-          ) : (
-            <ItemsList
-              view={view}
-              label={t('items')}
-              currency={s.currency}
-              words={{ item: t('itemName'), quantity: t('quantity'), unitPrice: t('unitPrice'), amount: view.t('amount') }}
-              lines={s.items.map((i) => ({ ...i, amountWithoutDiscount: null }))}
-            />
-          )}
-        </section>
+        <ItemsSection
+          view={view}
+          label={t('items')}
+          empty={{ text: t('noItems'), class: 'empty panel' }}
+          currency={s.currency}
+          words={{ item: t('itemName'), quantity: t('quantity'), unitPrice: t('unitPrice'), amount: view.t('amount') }}
+          lines={s.items.map((i) => ({ ...i, amountWithoutDiscount: null }))}
+        />
         <section>
           <h2 id="payments-title">{t('payments')}</h2>
           {data.payments.length === 0 ? (

@@ -1,7 +1,7 @@
 import type { Theme } from '../../themes/service.js';
 import { translator } from '../i18n.js';
 import type { View } from '../view.js';
-import { Csrf } from '../views/components.js';
+import { ConfirmForm } from '../views/confirm.js';
 import { PORTAL, portalPage } from '../views/layout.js';
 import { M } from './messages.js';
 
@@ -17,13 +17,13 @@ export function renderThemeDelete(view: View, theme: Theme): string {
     children: (
       <section class="panel">
         <p>{t('deleteText', { key: theme.themeKey })}</p>
-        <form method="post" action={`${base}/delete`} class="form-actions" data-confirm={t('deleteTitle', { name: theme.name })}>
-          <Csrf view={view} />
-          <button type="submit" class="danger">
-            {t('deleteConfirm')}
-          </button>
-          <a href={`${base}/edit`}>{view.t('cancel')}</a>
-        </form>
+        <ConfirmForm
+          view={view}
+          action={`${base}/delete`}
+          question={t('deleteTitle', { name: theme.name })}
+          button={t('deleteConfirm')}
+          back={`${base}/edit`}
+        />
       </section>
     ),
   });

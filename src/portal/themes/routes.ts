@@ -2,7 +2,8 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, type FieldError } from '../../errors.js';
 import { isLang } from '../../web/lang.js';
 import { createTheme, deleteTheme, getTheme, listThemes, previewLook, updateTheme, type Theme, type ThemeInput } from '../../themes/service.js';
-import { auditFor, Form, formOf, seeOther, sendPage, sessionOfRequest, viewFor, type PortalArea, type PortalDeps } from '../http.js';
+import { Form, sendPage, viewFor, type PortalArea, type PortalDeps } from '../http.js';
+import { portalRouter, type Ctx } from '../route.js';
 import { FieldErrors } from '../view.js';
 import { PORTAL } from '../views/layout.js';
 import { THEMES_CSS, enhanceThemePreview } from './assets.js';
@@ -17,8 +18,6 @@ import { renderThemePreview } from './previewPage.js';
 // and show its field errors beside the fields.
 
 type KeyParams = { Params: { themeKey: string } };
-
-const manage = { config: { portal: { permission: 'themes.manage' as const } }, schema: { hide: true } };
 
 function inputOf(form: Form): ThemeInput {
   const logo = form.file('logo');
@@ -74,108 +73,110 @@ export const themesArea: PortalArea = {
   routes(portal, deps: PortalDeps) {
     const { db, clock } = deps;
 
-    const audit = auditFor(deps);
+    const route = portalRouter(portal, deps);
 
     /**
      * A logo over the limit stops the upload before the form is read (the portal's parser answers
      * 413): the form comes back with the error beside the logo and what had been typed, nothing saved.
      */
-    const uploadTooLarge = async (error: FastifyError, request: FastifyRequest<KeyParams>, reply: FastifyReply): Promise<FastifyReply> => {
+    const uploadTooLarge = async (error: FastifyError, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
       if (error.code !== 'FST_REQ_FILE_TOO_LARGE' || !request.portalSession) throw error;
       const view = await viewFor(request, reply, deps);
-      const key = request.params.themeKey;
+      // The edit form names its theme; the new one has none.
+      const key = (request.params as { themeKey?: string }).themeKey;
       const theme = key === undefined ? null : await getTheme(db, view.merchant.merchantId, key);
       const form = fieldsBeforeFile(request.body);
       const values = form.has('accentColor') ? formValues(form) : theme ? valuesOf(theme) : NEW_THEME;
       return sendPage(reply, 413, renderThemeForm(view, { theme, values, errors: new FieldErrors([logoTooLarge(view)]), notice: null }));
     };
 
-    portal.get<{ Querystring: { done?: string } }>('/themes', manage, async (request, reply) => {
-      const view = await viewFor(request, reply, deps);
-      const themes = await listThemes(db, view.merchant.merchantId);
-      return sendPage(reply, 200, renderThemeList(view, { themes, notice: request.query.done === 'deleted' ? 'deleted' : null }));
-    });
+    route
+      .get('/themes', { permission: 'themes.manage', view: renderThemeList })
+      .handle(async ({ request, merchantId }: Ctx<{ Querystring: { done?: string } }>) => ({
+        data: { themes: await listThemes(db, merchantId), notice: request.query.done === 'deleted' ? 'deleted' : null },
+      }));
 
-    portal.get('/themes/new', manage, async (request, reply) => {
-      const view = await viewFor(request, reply, deps);
-      return sendPage(reply, 200, renderThemeForm(view, { theme: null, values: NEW_THEME, errors: new FieldErrors(), notice: null }));
-    });
+    route
+      .get('/themes/new', { permission: 'themes.manage', view: renderThemeForm })
+      .handle(async () => ({ data: { theme: null, values: NEW_THEME, errors: new FieldErrors(), notice: null } }));
 
     // The live preview's question: the palette these colours make, or why they would be refused.
-    portal.get<{ Querystring: Record<string, unknown> }>('/themes/palette', manage, async (request, reply) => {
+    route.get('/themes/palette', { permission: 'themes.manage' }).handle(async ({ request, reply, session }: Ctx<{ Querystring: Record<string, unknown> }>) => {
       // A repeated parameter arrives as a list: only a single value is a colour or a shape.
       const q = (name: string): string => {
         const v = request.query[name];
         return typeof v === 'string' ? v : '';
       };
       const look = previewLook({ accentColor: q('accentColor'), backgroundColor: q('backgroundColor'), buttonShape: q('buttonShape') });
-      const lang = request.portalSession?.language ?? 'en';
-      return reply.type('application/json; charset=utf-8').send({
-        variables: look.variables,
-        errors: localized({ lang }, look.errors).map((e) => ({ field: e.field, message: e.message })),
+      return {
+        sent: reply.type('application/json; charset=utf-8').send({
+          variables: look.variables,
+          errors: localized({ lang: session.language }, look.errors).map((e) => ({ field: e.field, message: e.message })),
+        }),
+      };
+    });
+
+    route
+      .post('/themes', { permission: 'themes.manage', audit: 'theme.create', view: renderThemeForm, errorHandler: uploadTooLarge })
+      .handle(async ({ merchantId, form, view }) => {
+        let theme: Theme;
+        try {
+          theme = await createTheme(db, clock, merchantId, inputOf(form));
+        } catch (err) {
+          const errors = new FieldErrors(localized(await view(), fieldErrorsOf(err)));
+          return { status: 400, data: { theme: null, values: formValues(form), errors, notice: null } };
+        }
+        return {
+          audit: { target: theme.themeKey, details: { name: theme.name } },
+          seeOther: `${PORTAL}/themes/${encodeURIComponent(theme.themeKey)}/edit?done=created`,
+        };
       });
-    });
 
-    portal.post('/themes', { ...manage, errorHandler: uploadTooLarge }, async (request, reply) => {
-      const merchantId = sessionOfRequest(request).merchantId;
-      const form = formOf(request);
-      let theme: Theme;
-      try {
-        theme = await createTheme(db, clock, merchantId, inputOf(form));
-      } catch (err) {
-        const view = await viewFor(request, reply, deps);
-        const errors = new FieldErrors(localized(view, fieldErrorsOf(err)));
-        return sendPage(reply, 400, renderThemeForm(view, { theme: null, values: formValues(form), errors, notice: null }));
-      }
-      await audit(request, 'theme.create', theme.themeKey, { name: theme.name });
-      return seeOther(reply, `${PORTAL}/themes/${encodeURIComponent(theme.themeKey)}/edit?done=created`);
-    });
-
-    portal.get<KeyParams & { Querystring: { done?: string } }>('/themes/:themeKey/edit', manage, async (request, reply) => {
-      const view = await viewFor(request, reply, deps);
-      const theme = await getTheme(db, view.merchant.merchantId, request.params.themeKey);
-      const done = request.query.done;
-      const notice = done === 'created' || done === 'saved' ? done : null;
-      return sendPage(reply, 200, renderThemeForm(view, { theme, values: valuesOf(theme), errors: new FieldErrors(), notice }));
-    });
-
-    portal.post<KeyParams>('/themes/:themeKey/edit', { ...manage, errorHandler: uploadTooLarge }, async (request, reply) => {
-      const merchantId = sessionOfRequest(request).merchantId;
-      const form = formOf(request);
-      const input = inputOf(form);
-      const logoChange = form.text('removeLogo') === 'on' ? 'remove' : 'keep';
-      let result: Awaited<ReturnType<typeof updateTheme>>;
-      try {
-        result = await updateTheme(db, clock, merchantId, request.params.themeKey, { ...input, logoChange });
-      } catch (err) {
-        const errors = fieldErrorsOf(err);
-        const view = await viewFor(request, reply, deps);
+    route
+      .get('/themes/:themeKey/edit', { permission: 'themes.manage', view: renderThemeForm })
+      .handle(async ({ request, merchantId }: Ctx<KeyParams & { Querystring: { done?: string } }>) => {
         const theme = await getTheme(db, merchantId, request.params.themeKey);
-        return sendPage(reply, 400, renderThemeForm(view, { theme, values: formValues(form), errors: new FieldErrors(localized(view, errors)), notice: null }));
-      }
-      const { before, after } = result;
-      const logo = input.logo ? 'replaced' : before.logoType !== null && after.logoType === null ? 'removed' : 'kept';
-      await audit(request, 'theme.update', after.themeKey, { name: after.name, changed: changes(before, after, logo) });
-      return seeOther(reply, `${PORTAL}/themes/${encodeURIComponent(after.themeKey)}/edit?done=saved`);
-    });
+        const done = request.query.done;
+        const notice = done === 'created' || done === 'saved' ? done : null;
+        return { data: { theme, values: valuesOf(theme), errors: new FieldErrors(), notice } };
+      });
+
+    route
+      .post('/themes/:themeKey/edit', { permission: 'themes.manage', audit: 'theme.update', view: renderThemeForm, errorHandler: uploadTooLarge })
+      .handle(async ({ request, merchantId, form, view }: Ctx<KeyParams>) => {
+        const input = inputOf(form);
+        const logoChange = form.text('removeLogo') === 'on' ? 'remove' : 'keep';
+        let result: Awaited<ReturnType<typeof updateTheme>>;
+        try {
+          result = await updateTheme(db, clock, merchantId, request.params.themeKey, { ...input, logoChange });
+        } catch (err) {
+          const errors = fieldErrorsOf(err);
+          const theme = await getTheme(db, merchantId, request.params.themeKey);
+          return { status: 400, data: { theme, values: formValues(form), errors: new FieldErrors(localized(await view(), errors)), notice: null } };
+        }
+        const { before, after } = result;
+        const logo = input.logo ? 'replaced' : before.logoType !== null && after.logoType === null ? 'removed' : 'kept';
+        return {
+          audit: { target: after.themeKey, details: { name: after.name, changed: changes(before, after, logo) } },
+          seeOther: `${PORTAL}/themes/${encodeURIComponent(after.themeKey)}/edit?done=saved`,
+        };
+      });
 
     // The whole payment page in the saved theme, with sample data: the preview that needs no script.
-    portal.get<KeyParams & { Querystring: { lang?: string } }>('/themes/:themeKey/preview', manage, async (request, reply) => {
-      const view = await viewFor(request, reply, deps);
-      const theme = await getTheme(db, view.merchant.merchantId, request.params.themeKey);
-      return sendPage(reply, 200, renderThemePreview(isLang(request.query.lang) ? request.query.lang : view.lang, theme, view.merchant.name));
-    });
+    route
+      .get('/themes/:themeKey/preview', { permission: 'themes.manage' })
+      .handle(async ({ request, merchantId }: Ctx<KeyParams & { Querystring: { lang?: string } }>) => {
+        const theme = await getTheme(db, merchantId, request.params.themeKey);
+        return { page: (view) => renderThemePreview(isLang(request.query.lang) ? request.query.lang : view.lang, theme, view.merchant.name) };
+      });
 
-    portal.get<KeyParams>('/themes/:themeKey/delete', manage, async (request, reply) => {
-      const view = await viewFor(request, reply, deps);
-      const theme = await getTheme(db, view.merchant.merchantId, request.params.themeKey);
-      return sendPage(reply, 200, renderThemeDelete(view, theme));
-    });
+    route
+      .get('/themes/:themeKey/delete', { permission: 'themes.manage', view: renderThemeDelete })
+      .handle(async ({ request, merchantId }: Ctx<KeyParams>) => ({ data: await getTheme(db, merchantId, request.params.themeKey) }));
 
-    portal.post<KeyParams>('/themes/:themeKey/delete', manage, async (request, reply) => {
-      const theme = await deleteTheme(db, sessionOfRequest(request).merchantId, request.params.themeKey);
-      await audit(request, 'theme.delete', theme.themeKey, { name: theme.name });
-      return seeOther(reply, `${PORTAL}/themes?done=deleted`);
+    route.post('/themes/:themeKey/delete', { permission: 'themes.manage', audit: 'theme.delete' }).handle(async ({ request, merchantId }: Ctx<KeyParams>) => {
+      const theme = await deleteTheme(db, merchantId, request.params.themeKey);
+      return { audit: { target: theme.themeKey, details: { name: theme.name } }, seeOther: `${PORTAL}/themes?done=deleted` };
     });
   },
 };

@@ -1,10 +1,10 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, notFound, type FieldError } from '../../errors.js';
 import { portalLinkUrl } from '../../urls.js';
-import { USER_FIELD_CODES, UserError, isRole } from '../../users/service.js';
+import { USER_FIELD_CODES, UserError, isRole, type Role } from '../../users/service.js';
 import { changeRole, inviteUser, listUsers, reinvite, removeUser, type UserSummary } from '../../users/memberships/service.js';
-import { auditFor, formOf, seeOther, sendPage, sessionOfRequest, viewFor, type PortalArea, type PortalDeps } from '../http.js';
-import { FieldErrors } from '../view.js';
+import type { PortalArea, PortalDeps } from '../http.js';
+import { portalRouter, type Ctx } from '../route.js';
+import { FieldErrors, type View } from '../view.js';
 import { PORTAL } from '../views/layout.js';
 import { refusalText, renderInvitation, renderRemove, renderUsers, type Refusal, type RowProblem, type UsersPage } from './views.js';
 
@@ -15,8 +15,6 @@ import { refusalText, renderInvitation, renderRemove, renderUsers, type Refusal,
 // routes show its refusals beside the field or in the user's row.
 
 type UserParams = { Params: { userId: string } };
-
-const manage = { config: { portal: { permission: 'users.manage' as const } }, schema: { hide: true } };
 
 /** The refusals a page shows; a user that is not this merchant's is the 404 page. */
 function refusalOf(err: unknown): Refusal {
@@ -46,12 +44,7 @@ export const usersArea: PortalArea = {
 `,
   routes(portal, deps: PortalDeps) {
     const { db, clock, config } = deps;
-
-    const audit = auditFor(deps);
-    const who = (request: FastifyRequest) => {
-      const s = sessionOfRequest(request);
-      return { merchantId: s.merchantId, me: s.userId };
-    };
+    const route = portalRouter(portal, deps);
 
     /** One of this merchant's users; another merchant's (or a partner's) is not found. */
     const userOf = async (merchantId: string, userId: string): Promise<UserSummary> => {
@@ -60,108 +53,102 @@ export const usersArea: PortalArea = {
       return user;
     };
 
-    const listPage = async (request: FastifyRequest, reply: FastifyReply, status: number, page: Omit<UsersPage, 'users'>): Promise<FastifyReply> => {
-      const view = await viewFor(request, reply, deps);
-      const users = await listUsers(db, clock, view.merchant.merchantId);
-      return sendPage(reply, status, renderUsers(view, { users, ...page }));
-    };
-
-    portal.get<{ Querystring: { done?: string } }>('/users', manage, async (request, reply) => {
-      const done = request.query.done;
-      return listPage(request, reply, 200, {
-        invite: EMPTY_INVITE,
-        notice: done === 'role' ? 'roleChanged' : done === 'removed' ? 'removed' : null,
-        problem: null,
-      });
+    const listData = async (merchantId: string, page: Omit<UsersPage, 'users'>): Promise<UsersPage> => ({
+      users: await listUsers(db, clock, merchantId),
+      ...page,
     });
 
-    portal.post('/users', manage, async (request, reply) => {
-      const { merchantId, me } = who(request);
-      const form = formOf(request);
+    /** The invitation's link, shown once on the answer to the post that made it. */
+    const invitation = (link: { email: string; token: string; expiresAt: Date }, role: Role) => (view: View) =>
+      renderInvitation(view, { email: link.email, role, url: portalLinkUrl(config.publicBaseUrl, link.token), expiresAt: link.expiresAt });
+
+    route.get('/users', { permission: 'users.manage', view: renderUsers }).handle(async ({ request, merchantId }: Ctx<{ Querystring: { done?: string } }>) => {
+      const done = request.query.done;
+      const notice = done === 'role' ? 'roleChanged' : done === 'removed' ? 'removed' : null;
+      return { data: await listData(merchantId, { invite: EMPTY_INVITE, notice, problem: null }) };
+    });
+
+    route.post('/users', { permission: 'users.manage', audit: 'user.invite', view: renderUsers }).handle(async ({ merchantId, session, form, view }) => {
       const email = form.text('email').slice(0, 300);
       const role = form.text('role');
       let link: Awaited<ReturnType<typeof inviteUser>>;
       try {
-        link = await inviteUser(db, clock, merchantId, { email, role, invitedBy: me });
+        link = await inviteUser(db, clock, merchantId, { email, role, invitedBy: session.userId });
       } catch (err) {
-        const view = await viewFor(request, reply, deps);
+        const v = await view();
         let errors: FieldError[];
         if (err instanceof ApiError && err.errors) {
           // Each refusal beside the field the users module named, in the portal's words where it has
           // them; their code is then the portal's own, so that the sentence is shown as written here.
           errors = err.errors.map((e) => {
             const reason = INVITE_WORDS[`${e.field}|${e.code}`];
-            return reason ? { ...e, code: reason, message: refusalText(view, reason) } : e;
+            return reason ? { ...e, code: reason, message: refusalText(v, reason) } : e;
           });
         } else {
           const reason = refusalOf(err);
-          errors = [{ field: 'email', code: reason, message: refusalText(view, reason) }];
+          errors = [{ field: 'email', code: reason, message: refusalText(v, reason) }];
         }
-        return listPage(request, reply, 400, { invite: { email, role, errors: new FieldErrors(errors) }, notice: null, problem: null });
+        return { status: 400, data: await listData(merchantId, { invite: { email, role, errors: new FieldErrors(errors) }, notice: null, problem: null }) };
       }
       // The users module took the role, so it is one.
       const invited = isRole(role) ? role : 'staff';
-      await audit(request, 'user.invite', link.email, { role: invited });
-      const view = await viewFor(request, reply, deps);
-      return sendPage(
-        reply,
-        200,
-        renderInvitation(view, { email: link.email, role: invited, url: portalLinkUrl(config.publicBaseUrl, link.token), expiresAt: link.expiresAt }),
-      );
+      return { audit: { target: link.email, details: { role: invited } }, page: invitation(link, invited) };
     });
 
-    portal.post<UserParams>('/users/:userId/reinvite', manage, async (request, reply) => {
-      const { merchantId } = who(request);
-      const user = await userOf(merchantId, request.params.userId);
-      if (user.status === 'active') {
-        return listPage(request, reply, 409, { invite: EMPTY_INVITE, notice: null, problem: { userId: user.userId, reason: 'alreadyActive' } });
-      }
-      const link = await reinvite(db, clock, merchantId, user.userId).catch((err: unknown) => {
-        throw err instanceof UserError ? notFound('user') : err;
+    route
+      .post('/users/:userId/reinvite', { permission: 'users.manage', audit: 'user.reinvite', view: renderUsers })
+      .handle(async ({ request, merchantId }: Ctx<UserParams>) => {
+        const user = await userOf(merchantId, request.params.userId);
+        if (user.status === 'active') {
+          return {
+            status: 409,
+            data: await listData(merchantId, { invite: EMPTY_INVITE, notice: null, problem: { userId: user.userId, reason: 'alreadyActive' } }),
+          };
+        }
+        const link = await reinvite(db, clock, merchantId, user.userId).catch((err: unknown) => {
+          throw err instanceof UserError ? notFound('user') : err;
+        });
+        return { audit: { target: link.email, details: { role: user.role } }, page: invitation(link, user.role) };
       });
-      await audit(request, 'user.reinvite', link.email, { role: user.role });
-      const view = await viewFor(request, reply, deps);
-      return sendPage(
-        reply,
-        200,
-        renderInvitation(view, { email: link.email, role: user.role, url: portalLinkUrl(config.publicBaseUrl, link.token), expiresAt: link.expiresAt }),
-      );
-    });
 
-    portal.post<UserParams>('/users/:userId/role', manage, async (request, reply) => {
-      const { merchantId, me } = who(request);
-      const userId = request.params.userId;
-      let changed: Awaited<ReturnType<typeof changeRole>>;
-      try {
-        changed = await changeRole(db, merchantId, userId, formOf(request).text('role'), { userId: me });
-      } catch (err) {
-        const reason = refusalOf(err);
-        const problem: RowProblem = { userId, reason };
-        return listPage(request, reply, reason === 'roleInvalid' ? 400 : 409, { invite: EMPTY_INVITE, notice: null, problem });
-      }
-      if (changed.from !== changed.to) {
-        await audit(request, 'user.role', changed.email, { from: changed.from, to: changed.to });
-      }
-      return seeOther(reply, `${PORTAL}/users?done=role`);
-    });
+    route
+      .post('/users/:userId/role', { permission: 'users.manage', audit: 'user.role', view: renderUsers })
+      .handle(async ({ request, merchantId, session, form }: Ctx<UserParams>) => {
+        const userId = request.params.userId;
+        let changed: Awaited<ReturnType<typeof changeRole>>;
+        try {
+          changed = await changeRole(db, merchantId, userId, form.text('role'), { userId: session.userId });
+        } catch (err) {
+          const reason = refusalOf(err);
+          const problem: RowProblem = { userId, reason };
+          return { status: reason === 'roleInvalid' ? 400 : 409, data: await listData(merchantId, { invite: EMPTY_INVITE, notice: null, problem }) };
+        }
+        return {
+          // The same role again changes nothing: nothing to record.
+          ...(changed.from !== changed.to ? { audit: { target: changed.email, details: { from: changed.from, to: changed.to } } } : {}),
+          seeOther: `${PORTAL}/users?done=role`,
+        };
+      });
 
-    portal.get<UserParams>('/users/:userId/remove', manage, async (request, reply) => {
-      const view = await viewFor(request, reply, deps);
-      const user = await userOf(view.merchant.merchantId, request.params.userId);
-      return sendPage(reply, 200, renderRemove(view, user, null));
-    });
+    route
+      .get('/users/:userId/remove', { permission: 'users.manage', view: removePage })
+      .handle(async ({ request, merchantId }: Ctx<UserParams>) => ({ data: { user: await userOf(merchantId, request.params.userId), problem: null } }));
 
-    portal.post<UserParams>('/users/:userId/remove', manage, async (request, reply) => {
-      const { merchantId, me } = who(request);
-      const user = await userOf(merchantId, request.params.userId);
-      try {
-        await removeUser(db, clock, merchantId, user.userId, { userId: me });
-      } catch (err) {
-        const reason = refusalOf(err);
-        return sendPage(reply, 409, renderRemove(await viewFor(request, reply, deps), user, reason));
-      }
-      await audit(request, 'user.remove', user.email, { role: user.role });
-      return seeOther(reply, `${PORTAL}/users?done=removed`);
-    });
+    route
+      .post('/users/:userId/remove', { permission: 'users.manage', audit: 'user.remove', view: removePage })
+      .handle(async ({ request, merchantId, session }: Ctx<UserParams>) => {
+        const user = await userOf(merchantId, request.params.userId);
+        try {
+          await removeUser(db, clock, merchantId, user.userId, { userId: session.userId });
+        } catch (err) {
+          return { status: 409, data: { user, problem: refusalOf(err) } };
+        }
+        return { audit: { target: user.email, details: { role: user.role } }, seeOther: `${PORTAL}/users?done=removed` };
+      });
   },
 };
+
+/** The page that asks before a user is removed, or says why they were not. */
+function removePage(view: View, s: { user: UserSummary; problem: Refusal | null }): string {
+  return renderRemove(view, s.user, s.problem);
+}

@@ -5,6 +5,7 @@ import type { UserSummary } from '../../users/memberships/service.js';
 import { ROLE_KEY, messages, translator } from '../i18n.js';
 import type { FieldErrors, View } from '../view.js';
 import { Badge, CopyField, Csrf, ErrorSummary, Field, Notice, PostButton, Select, Time } from '../views/components.js';
+import { ConfirmForm } from '../views/confirm.js';
 import { DataTable } from '../views/table.js';
 import { PORTAL, portalPage } from '../views/layout.js';
 
@@ -287,20 +288,13 @@ export function renderRemove(view: View, user: UserSummary, problem: Refusal | n
       <section class="panel">
         {shown ? <Notice kind="error">{refusalText(view, shown)}</Notice> : null}
         <p>{t('removeText')}</p>
-        <form
-          method="post"
+        <ConfirmForm
+          view={view}
           action={`${PORTAL}/users/${encodeURIComponent(user.userId)}/remove`}
-          class="form-actions"
-          data-confirm={t('removeTitle', { email: user.email })}
-        >
-          <Csrf view={view} />
-          {self ? null : (
-            <button type="submit" class="danger">
-              {t('removeConfirm')}
-            </button>
-          )}
-          <a href={`${PORTAL}/users`}>{view.t('cancel')}</a>
-        </form>
+          question={t('removeTitle', { email: user.email })}
+          button={self ? null : t('removeConfirm')}
+          back={`${PORTAL}/users`}
+        />
       </section>
     ),
   });

@@ -97,3 +97,14 @@ export function ItemsList(p: { view: PublicView; label: string; currency: string
     </TableWrap>
   );
 }
+
+/** The items section of a link's or a checkout session's page: its heading, and the lines or the sentence that there are none. */
+export function ItemsSection(p: Parameters<typeof ItemsList>[0] & { empty: { text: string; class: string } }): Html {
+  const { empty, ...list } = p;
+  return (
+    <section>
+      <h2 id="items-title">{p.label}</h2>
+      {p.lines.length === 0 ? <p class={empty.class}>{empty.text}</p> : <ItemsList {...list} />}
+    </section>
+  );
+}

@@ -1,6 +1,7 @@
 import type { WebhookView } from '../../webhooks/service.js';
 import type { View } from '../view.js';
-import { Csrf, Facts } from '../views/components.js';
+import { Facts } from '../views/components.js';
+import { ConfirmForm } from '../views/confirm.js';
 import { aboutWebhook, hrefOf, words } from './common.js';
 import { webhookFacts } from './panels.js';
 
@@ -15,13 +16,7 @@ export function renderDelete(view: View, s: { webhook: WebhookView }): string {
       <section class="panel">
         <Facts rows={webhookFacts(view, t, w, null).slice(0, 4)} />
         <p>{t('deleteIntro')}</p>
-        <form method="post" action={`${hrefOf(w.webhookId)}/delete`} data-confirm={t('deleteConfirm')} class="form-actions">
-          <Csrf view={view} />
-          <button type="submit" class="danger">
-            {t('deleteButton')}
-          </button>
-          <a href={hrefOf(w.webhookId)}>{view.t('cancel')}</a>
-        </form>
+        <ConfirmForm view={view} action={`${hrefOf(w.webhookId)}/delete`} question={t('deleteConfirm')} button={t('deleteButton')} back={hrefOf(w.webhookId)} />
       </section>
     ),
   });

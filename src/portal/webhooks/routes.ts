@@ -1,23 +1,11 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CAPABILITIES, type Principal } from '../../accounts/service.js';
 import { parseCursor, type Keyset } from '../../db/keyset.js';
 import { ApiError, notFound, type FieldError } from '../../errors.js';
 import type { PortalSession } from '../../users/service.js';
 import * as webhooks from '../../webhooks/service.js';
 import * as deliveries from '../../webhooks/deliveries/service.js';
-import {
-  auditFor,
-  formOf,
-  wholeNumberOf,
-  refusable,
-  seeOther,
-  sendPage,
-  sessionOfRequest,
-  viewFor,
-  type Form,
-  type PortalArea,
-  type PortalDeps,
-} from '../http.js';
+import { PAGE_SIZE, wholeNumberOf, refusable, type Form, type PortalArea, type PortalDeps } from '../http.js';
+import { portalRouter, type PageData, type Ctx } from '../route.js';
 import { FieldErrors } from '../view.js';
 import { WEBHOOK_STYLES, hrefOf } from './common.js';
 import { renderDelete } from './deletePage.js';
@@ -32,16 +20,10 @@ import { renderWebhook, type WebhookNotice } from './webhookPage.js';
 // builds the body the API takes and passes it to the operation, which checks it, and a refusal comes
 // back as the API's field errors beside the fields they name (the inputs carry the API's names).
 
-const PAGE_SIZE = 20;
 const RECENT = 5;
 /** The sandbox's test event: €10.00, recognisable by its merchantReference. */
 const TEST_EVENT = { amount: 1000, currency: 'EUR', merchantReference: 'portal-test' } as const;
 
-const read = { config: { portal: { permission: 'webhooks.read' as const } }, schema: { hide: true } };
-const write = { config: { portal: { permission: 'webhooks.write' as const } }, schema: { hide: true } };
-
-type WebhookRequest = FastifyRequest<{ Params: { webhookId: string } }>;
-type DeliveryRequest = FastifyRequest<{ Params: { webhookId: string; deliveryId: string } }>;
 /** `before`/`after`: the keyset cursors of the list's pages (src/db/keyset.ts); an old `page` is ignored. */
 type DeliveriesQuery = { state?: string; before?: string; after?: string; done?: string; n?: string };
 
@@ -96,262 +78,239 @@ function instantOf(value: string): string {
 
 const NOTICES: readonly WebhookNotice[] = ['saved', 'enabled', 'disabled', 'tested'];
 
+type WebhookParams = { Params: { webhookId: string } };
+type DeliveryParams = { Params: { webhookId: string; deliveryId: string } };
+
 export const webhooksArea: PortalArea = {
   styles: WEBHOOK_STYLES,
   routes(portal, deps: PortalDeps) {
     const svc = webhooks.webhookServiceDeps(deps);
     const devUrls = deps.config.env === 'development';
+    const route = portalRouter(portal, deps);
 
-    const principalOf = (request: FastifyRequest): Principal => merchantPrincipal(sessionOfRequest(request));
-    const webhookOf = (request: WebhookRequest): Promise<webhooks.WebhookView> => webhooks.getWebhook(svc, principalOf(request), request.params.webhookId);
+    const principalOf = (ctx: Ctx<WebhookParams>): Principal => merchantPrincipal(ctx.session);
+    const webhookOf = (ctx: Ctx<WebhookParams>): Promise<webhooks.WebhookView> => webhooks.getWebhook(svc, principalOf(ctx), ctx.request.params.webhookId);
     /** The delivery, within the webhook of the path (a delivery of another webhook is not found here). */
     const deliveryOf = async (
-      request: DeliveryRequest,
+      ctx: Ctx<DeliveryParams>,
     ): Promise<{ webhook: webhooks.WebhookView; delivery: Awaited<ReturnType<typeof deliveries.getDelivery>> }> => {
-      const webhook = await webhookOf(request);
-      const delivery = await deliveries.getDelivery(svc, principalOf(request), request.params.deliveryId);
+      const webhook = await webhookOf(ctx);
+      const delivery = await deliveries.getDelivery(svc, principalOf(ctx), ctx.request.params.deliveryId);
       if (delivery.webhookId !== webhook.webhookId) throw notFound('delivery');
       return { webhook, delivery };
     };
-    const audit = auditFor(deps);
 
-    const webhookPage = async (
-      request: WebhookRequest,
-      reply: FastifyReply,
-      status: number,
+    /** A webhook's page: its settings, its secrets' overlap and its newest deliveries. */
+    const webhookData = async (
+      ctx: Ctx<WebhookParams>,
       notice: WebhookNotice | null,
       testErrors = new FieldErrors(),
-    ): Promise<FastifyReply> => {
-      const principal = principalOf(request);
-      const webhook = await webhookOf(request);
+    ): Promise<PageData<typeof renderWebhook>> => {
+      const principal = principalOf(ctx);
+      const webhook = await webhookOf(ctx);
       const [previousUntil, recent] = await Promise.all([
         webhooks.previousSecretValidUntil(svc, principal, webhook.webhookId),
         deliveries.listDeliveries(svc, principal, { webhookId: webhook.webhookId }, 0, RECENT),
       ]);
-      const view = await viewFor(request, reply, deps);
-      return sendPage(reply, status, renderWebhook(view, { webhook, previousUntil, recent: recent.data, notice, sandbox: deps.config.sandbox, testErrors }));
+      return { webhook, previousUntil, recent: recent.data, notice, sandbox: deps.config.sandbox, testErrors };
     };
 
-    const deliveriesPage = async (
-      request: WebhookRequest,
-      reply: FastifyReply,
-      status: number,
-      q: DeliveriesQuery,
-      recover: RecoverForm,
-    ): Promise<FastifyReply> => {
-      const webhook = await webhookOf(request);
+    const deliveriesData = async (ctx: Ctx<WebhookParams>, q: DeliveriesQuery, recover: RecoverForm): Promise<PageData<typeof renderDeliveries>> => {
+      const webhook = await webhookOf(ctx);
       const state = q.state === 'Pending' || q.state === 'Delivered' || q.state === 'Failed' ? q.state : null;
-      const list = await deliveries.deliveryPage(svc, principalOf(request), { webhookId: webhook.webhookId, state }, keysetOf(q), PAGE_SIZE);
-      const view = await viewFor(request, reply, deps);
-      return sendPage(
-        reply,
-        status,
-        renderDeliveries(view, {
-          webhook,
-          ...list,
-          state,
-          recover,
-          notice: q.done === 'tested' ? 'tested' : null,
-          sandbox: deps.config.sandbox,
-        }),
-      );
+      const list = await deliveries.deliveryPage(svc, principalOf(ctx), { webhookId: webhook.webhookId, state }, keysetOf(q), PAGE_SIZE);
+      return { webhook, ...list, state, recover, notice: q.done === 'tested' ? 'tested' : null, sandbox: deps.config.sandbox };
     };
 
-    portal.get<{ Querystring: { before?: string; after?: string; done?: string } }>('/webhooks', read, async (request, reply) => {
-      const list = await webhooks.webhookPage(svc, principalOf(request), keysetOf(request.query), PAGE_SIZE);
-      const view = await viewFor(request, reply, deps);
-      return sendPage(
-        reply,
-        200,
-        renderWebhookList(view, {
-          ...list,
-          notice: request.query.done === 'deleted' ? 'deleted' : null,
-        }),
-      );
-    });
+    route
+      .get('/webhooks', { permission: 'webhooks.read', view: renderWebhookList })
+      .handle(async ({ request, session }: Ctx<{ Querystring: { before?: string; after?: string; done?: string } }>) => {
+        const list = await webhooks.webhookPage(svc, merchantPrincipal(session), keysetOf(request.query), PAGE_SIZE);
+        return { data: { ...list, notice: request.query.done === 'deleted' ? 'deleted' : null } };
+      });
 
-    portal.get('/webhooks/new', write, async (request, reply) => {
-      const view = await viewFor(request, reply, deps);
-      return sendPage(
-        reply,
-        200,
-        renderWebhookForm(view, {
-          webhook: null,
-          values: {
-            url: '',
-            description: '',
-            eventTypes: [],
-            maxInFlight: String(deps.config.webhookMaxInFlightPerEndpoint),
-            rateLimit: '',
-            ordering: 'unordered',
-          },
-          errors: new FieldErrors(),
-          devUrls,
-        }),
-      );
-    });
+    route.get('/webhooks/new', { permission: 'webhooks.write', view: renderWebhookForm }).handle(async () => ({
+      data: {
+        webhook: null,
+        values: {
+          url: '',
+          description: '',
+          eventTypes: [],
+          maxInFlight: String(deps.config.webhookMaxInFlightPerEndpoint),
+          rateLimit: '',
+          ordering: 'unordered',
+        },
+        errors: new FieldErrors(),
+        devUrls,
+      },
+    }));
 
-    portal.post('/webhooks', write, async (request, reply) => {
-      const values = webhookFormOf(formOf(request));
+    route.post('/webhooks', { permission: 'webhooks.write', audit: 'webhook.create', view: renderWebhookForm }).handle(async ({ session, form }) => {
+      const values = webhookFormOf(form);
       // A blank URL is left out, so the answer is the API's "is required".
       const body = { ...(values.url !== '' ? { url: values.url } : {}), eventTypes: values.eventTypes, description: values.description, ...limitsOf(values) };
-      const outcome = await refusable(() => webhooks.registerWebhook(svc, principalOf(request), body, undefined));
-      const view = await viewFor(request, reply, deps);
-      if ('errors' in outcome) return sendPage(reply, 400, renderWebhookForm(view, { webhook: null, values, errors: outcome.errors, devUrls }));
+      const outcome = await refusable(() => webhooks.registerWebhook(svc, merchantPrincipal(session), body, undefined));
+      if ('errors' in outcome) return { status: 400, data: { webhook: null, values, errors: outcome.errors, devUrls } };
       const created = outcome.ok;
-      await audit(request, 'webhook.create', created.webhookId, { url: created.url, eventTypes: created.eventTypes, description: created.description });
-      // The secrets are shown once, on this answer (no redirect: they are never read back).
-      return sendPage(reply, 200, renderWebhookCreated(view, created));
-    });
-
-    portal.get<{ Params: { webhookId: string }; Querystring: { done?: string } }>('/webhooks/:webhookId', read, async (request, reply) => {
-      const done = request.query.done;
-      return webhookPage(request, reply, 200, NOTICES.find((n) => n === done) ?? null);
-    });
-
-    portal.get<{ Params: { webhookId: string } }>('/webhooks/:webhookId/edit', write, async (request, reply) => {
-      const webhook = await webhookOf(request);
-      const view = await viewFor(request, reply, deps);
-      return sendPage(reply, 200, renderWebhookForm(view, { webhook, values: formValuesOf(webhook), errors: new FieldErrors(), devUrls }));
-    });
-
-    portal.post<{ Params: { webhookId: string } }>('/webhooks/:webhookId/edit', write, async (request, reply) => {
-      const webhook = await webhookOf(request);
-      const values = webhookFormOf(formOf(request));
-      // A listener has no URL to change; every other field is sent as the form shows it.
-      const body = {
-        ...(webhook.kind === 'url' ? { url: values.url, ...limitsOf(values) } : {}),
-        eventTypes: values.eventTypes,
-        description: values.description,
+      return {
+        audit: { target: created.webhookId, details: { url: created.url, eventTypes: created.eventTypes, description: created.description } },
+        // The secrets are shown once, on this answer (no redirect: they are never read back).
+        page: (view) => renderWebhookCreated(view, created),
       };
-      const outcome = await refusable(() => webhooks.updateWebhook(svc, principalOf(request), webhook.webhookId, body));
-      if ('errors' in outcome) {
-        const view = await viewFor(request, reply, deps);
-        return sendPage(reply, 400, renderWebhookForm(view, { webhook, values, errors: outcome.errors, devUrls }));
-      }
-      await audit(request, 'webhook.update', webhook.webhookId, body);
-      return seeOther(reply, `${hrefOf(webhook.webhookId)}?done=saved`);
     });
+
+    route
+      .get('/webhooks/:webhookId', { permission: 'webhooks.read', view: renderWebhook })
+      .handle(async (ctx: Ctx<WebhookParams & { Querystring: { done?: string } }>) => {
+        const done = ctx.request.query.done;
+        return { data: await webhookData(ctx, NOTICES.find((n) => n === done) ?? null) };
+      });
+
+    route.get('/webhooks/:webhookId/edit', { permission: 'webhooks.write', view: renderWebhookForm }).handle(async (ctx: Ctx<WebhookParams>) => {
+      const webhook = await webhookOf(ctx);
+      return { data: { webhook, values: formValuesOf(webhook), errors: new FieldErrors(), devUrls } };
+    });
+
+    route
+      .post('/webhooks/:webhookId/edit', { permission: 'webhooks.write', audit: 'webhook.update', view: renderWebhookForm })
+      .handle(async (ctx: Ctx<WebhookParams>) => {
+        const webhook = await webhookOf(ctx);
+        const values = webhookFormOf(ctx.form);
+        // A listener has no URL to change; every other field is sent as the form shows it.
+        const body = {
+          ...(webhook.kind === 'url' ? { url: values.url, ...limitsOf(values) } : {}),
+          eventTypes: values.eventTypes,
+          description: values.description,
+        };
+        const outcome = await refusable(() => webhooks.updateWebhook(svc, principalOf(ctx), webhook.webhookId, body));
+        if ('errors' in outcome) return { status: 400, data: { webhook, values, errors: outcome.errors, devUrls } };
+        return { audit: { target: webhook.webhookId, details: body }, seeOther: `${hrefOf(webhook.webhookId)}?done=saved` };
+      });
 
     for (const [path, enabled] of [
       ['enable', true],
       ['disable', false],
     ] as const) {
-      portal.post<{ Params: { webhookId: string } }>(`/webhooks/:webhookId/${path}`, write, async (request, reply) => {
-        const webhook = await webhookOf(request);
-        await webhooks.updateWebhook(svc, principalOf(request), webhook.webhookId, { enabled });
-        await audit(request, enabled ? 'webhook.enable' : 'webhook.disable', webhook.webhookId, {});
-        return seeOther(reply, `${hrefOf(webhook.webhookId)}?done=${enabled ? 'enabled' : 'disabled'}`);
-      });
+      route
+        .post(`/webhooks/:webhookId/${path}`, { permission: 'webhooks.write', audit: enabled ? 'webhook.enable' : 'webhook.disable' })
+        .handle(async (ctx: Ctx<WebhookParams>) => {
+          const webhook = await webhookOf(ctx);
+          await webhooks.updateWebhook(svc, principalOf(ctx), webhook.webhookId, { enabled });
+          return { audit: { target: webhook.webhookId, details: {} }, seeOther: `${hrefOf(webhook.webhookId)}?done=${enabled ? 'enabled' : 'disabled'}` };
+        });
     }
 
-    portal.get<{ Params: { webhookId: string } }>('/webhooks/:webhookId/rotate', write, async (request, reply) => {
-      const webhook = await webhookOf(request);
-      const view = await viewFor(request, reply, deps);
-      return sendPage(reply, 200, renderRotate(view, { webhook, overlapHours: String(webhooks.DEFAULT_OVERLAP_HOURS), errors: new FieldErrors() }));
+    route.get('/webhooks/:webhookId/rotate', { permission: 'webhooks.write', view: renderRotate }).handle(async (ctx: Ctx<WebhookParams>) => {
+      return { data: { webhook: await webhookOf(ctx), overlapHours: String(webhooks.DEFAULT_OVERLAP_HOURS), errors: new FieldErrors() } };
     });
 
-    portal.post<{ Params: { webhookId: string } }>('/webhooks/:webhookId/rotate', write, async (request, reply) => {
-      const webhook = await webhookOf(request);
-      const raw = formOf(request).text('overlapHours').trim();
-      // As the API's query string carries it: text, read by the operation; blank is the default.
-      const outcome = await refusable(() => webhooks.rotateSecrets(svc, principalOf(request), webhook.webhookId, raw === '' ? {} : { overlapHours: raw }));
-      const view = await viewFor(request, reply, deps);
-      if ('errors' in outcome) return sendPage(reply, 400, renderRotate(view, { webhook, overlapHours: raw, errors: outcome.errors }));
-      const rotated = outcome.ok;
-      await audit(request, 'webhook.rotate', webhook.webhookId, {
-        overlapHours: raw === '' ? webhooks.DEFAULT_OVERLAP_HOURS : Number(raw),
-        previousSecretValidUntil: rotated.previousSecretValidUntil,
+    route
+      .post('/webhooks/:webhookId/rotate', { permission: 'webhooks.write', audit: 'webhook.rotate', view: renderRotate })
+      .handle(async (ctx: Ctx<WebhookParams>) => {
+        const webhook = await webhookOf(ctx);
+        const raw = ctx.form.text('overlapHours').trim();
+        // As the API's query string carries it: text, read by the operation; blank is the default.
+        const outcome = await refusable(() => webhooks.rotateSecrets(svc, principalOf(ctx), webhook.webhookId, raw === '' ? {} : { overlapHours: raw }));
+        if ('errors' in outcome) return { status: 400, data: { webhook, overlapHours: raw, errors: outcome.errors } };
+        const rotated = outcome.ok;
+        return {
+          audit: {
+            target: webhook.webhookId,
+            details: { overlapHours: raw === '' ? webhooks.DEFAULT_OVERLAP_HOURS : Number(raw), previousSecretValidUntil: rotated.previousSecretValidUntil },
+          },
+          page: (view) => renderRotated(view, { webhook, secrets: rotated }),
+        };
       });
-      return sendPage(reply, 200, renderRotated(view, { webhook, secrets: rotated }));
+
+    route
+      .get('/webhooks/:webhookId/delete', { permission: 'webhooks.write', view: renderDelete })
+      .handle(async (ctx: Ctx<WebhookParams>) => ({ data: { webhook: await webhookOf(ctx) } }));
+
+    route.post('/webhooks/:webhookId/delete', { permission: 'webhooks.write', audit: 'webhook.delete' }).handle(async (ctx: Ctx<WebhookParams>) => {
+      const webhook = await webhookOf(ctx);
+      await webhooks.deleteWebhook(svc, principalOf(ctx), webhook.webhookId);
+      return { audit: { target: webhook.webhookId, details: { url: webhook.url } }, seeOther: '/portal/webhooks?done=deleted' };
     });
 
-    portal.get<{ Params: { webhookId: string } }>('/webhooks/:webhookId/delete', write, async (request, reply) => {
-      const webhook = await webhookOf(request);
-      const view = await viewFor(request, reply, deps);
-      return sendPage(reply, 200, renderDelete(view, { webhook }));
-    });
+    route
+      .get('/webhooks/:webhookId/deliveries', { permission: 'webhooks.read', view: renderDeliveries })
+      .handle(async (ctx: Ctx<WebhookParams & { Querystring: DeliveriesQuery }>) => {
+        const q = ctx.request.query;
+        const n = /^\d{1,9}$/.test(q.n ?? '') ? Number(q.n) : 0;
+        const outcome = q.done === 'recovered' || q.done === 'recoveredBefore' ? { requeued: n, repeated: q.done === 'recoveredBefore' } : null;
+        return { data: await deliveriesData(ctx, q, { since: '', until: '', errors: new FieldErrors(), outcome, problem: null }) };
+      });
 
-    portal.post<{ Params: { webhookId: string } }>('/webhooks/:webhookId/delete', write, async (request, reply) => {
-      const webhook = await webhookOf(request);
-      await webhooks.deleteWebhook(svc, principalOf(request), webhook.webhookId);
-      await audit(request, 'webhook.delete', webhook.webhookId, { url: webhook.url });
-      return seeOther(reply, '/portal/webhooks?done=deleted');
-    });
+    route
+      .post('/webhooks/:webhookId/recover', { permission: 'webhooks.write', audit: 'webhook.recover', view: renderDeliveries })
+      .handle(async (ctx: Ctx<WebhookParams>) => {
+        const webhook = await webhookOf(ctx);
+        const since = ctx.form.text('since').trim();
+        const until = ctx.form.text('until').trim();
+        const body = { ...(since !== '' ? { since: instantOf(since) } : {}), ...(until !== '' ? { until: instantOf(until) } : {}) };
+        const again = async (status: number, errors: FieldErrors, problem: RecoverForm['problem']) => ({
+          status,
+          data: await deliveriesData(ctx, {}, { since, until, errors, outcome: null, problem }),
+        });
+        let outcome;
+        try {
+          outcome = await refusable(() => deliveries.recoverFailed(svc, principalOf(ctx), webhook.webhookId, body));
+        } catch (err) {
+          if (isNotReceiving(err)) return again(409, new FieldErrors(), 'notReceiving');
+          throw err;
+        }
+        if ('errors' in outcome) return again(400, outcome.errors, null);
+        const { requeued, repeated } = outcome.ok;
+        return {
+          audit: { target: webhook.webhookId, details: { since: body.since, until: body.until ?? null, requeued, repeated } },
+          seeOther: `${hrefOf(webhook.webhookId)}/deliveries?done=${repeated ? 'recoveredBefore' : 'recovered'}&n=${requeued}`,
+        };
+      });
 
-    portal.get<{ Params: { webhookId: string }; Querystring: DeliveriesQuery }>('/webhooks/:webhookId/deliveries', read, async (request, reply) => {
-      const q = request.query;
-      const n = /^\d{1,9}$/.test(q.n ?? '') ? Number(q.n) : 0;
-      const outcome = q.done === 'recovered' || q.done === 'recoveredBefore' ? { requeued: n, repeated: q.done === 'recoveredBefore' } : null;
-      return deliveriesPage(request, reply, 200, q, { since: '', until: '', errors: new FieldErrors(), outcome, problem: null });
-    });
+    route
+      .get('/webhooks/:webhookId/deliveries/:deliveryId', { permission: 'webhooks.read', view: renderDelivery })
+      .handle(async (ctx: Ctx<DeliveryParams & { Querystring: { done?: string } }>) => {
+        const { webhook, delivery } = await deliveryOf(ctx);
+        return { data: { webhook, delivery, notice: ctx.request.query.done === 'redelivered' ? 'redelivered' : null } };
+      });
 
-    portal.post<{ Params: { webhookId: string } }>('/webhooks/:webhookId/recover', write, async (request, reply) => {
-      const webhook = await webhookOf(request);
-      const form = formOf(request);
-      const since = form.text('since').trim();
-      const until = form.text('until').trim();
-      const body = { ...(since !== '' ? { since: instantOf(since) } : {}), ...(until !== '' ? { until: instantOf(until) } : {}) };
-      const again = (status: number, errors: FieldErrors, problem: RecoverForm['problem']): Promise<FastifyReply> =>
-        deliveriesPage(request, reply, status, {}, { since, until, errors, outcome: null, problem });
-      const principal = principalOf(request);
-      let outcome;
-      try {
-        outcome = await refusable(() => deliveries.recoverFailed(svc, principal, webhook.webhookId, body));
-      } catch (err) {
-        if (isNotReceiving(err)) return again(409, new FieldErrors(), 'notReceiving');
-        throw err;
-      }
-      if ('errors' in outcome) return again(400, outcome.errors, null);
-      const { requeued, repeated } = outcome.ok;
-      await audit(request, 'webhook.recover', webhook.webhookId, { since: body.since, until: body.until ?? null, requeued, repeated });
-      return seeOther(reply, `${hrefOf(webhook.webhookId)}/deliveries?done=${repeated ? 'recoveredBefore' : 'recovered'}&n=${requeued}`);
-    });
-
-    portal.get<{ Params: { webhookId: string; deliveryId: string }; Querystring: { done?: string } }>(
-      '/webhooks/:webhookId/deliveries/:deliveryId',
-      read,
-      async (request, reply) => {
-        const { webhook, delivery } = await deliveryOf(request);
-        const view = await viewFor(request, reply, deps);
-        return sendPage(reply, 200, renderDelivery(view, { webhook, delivery, notice: request.query.done === 'redelivered' ? 'redelivered' : null }));
-      },
-    );
-
-    portal.post<{ Params: { webhookId: string; deliveryId: string } }>(
-      '/webhooks/:webhookId/deliveries/:deliveryId/redeliver',
-      write,
-      async (request, reply) => {
-        const { webhook, delivery } = await deliveryOf(request);
+    route
+      .post('/webhooks/:webhookId/deliveries/:deliveryId/redeliver', { permission: 'webhooks.write', audit: 'delivery.redeliver', view: renderDelivery })
+      .handle(async (ctx: Ctx<DeliveryParams>) => {
+        const { webhook, delivery } = await deliveryOf(ctx);
         let again: { deliveryId: string };
         try {
-          again = await deliveries.redeliver(svc, principalOf(request), delivery.deliveryId);
+          again = await deliveries.redeliver(svc, principalOf(ctx), delivery.deliveryId);
         } catch (err) {
           if (!isNotReceiving(err)) throw err;
-          const view = await viewFor(request, reply, deps);
-          return sendPage(reply, 409, renderDelivery(view, { webhook, delivery, notice: 'notReceiving' }));
+          return { status: 409, data: { webhook, delivery, notice: 'notReceiving' } };
         }
-        await audit(request, 'delivery.redeliver', delivery.deliveryId, { webhookId: webhook.webhookId, newDeliveryId: again.deliveryId });
-        return seeOther(reply, `${hrefOf(webhook.webhookId)}/deliveries/${encodeURIComponent(again.deliveryId)}?done=redelivered`);
-      },
-    );
+        return {
+          audit: { target: delivery.deliveryId, details: { webhookId: webhook.webhookId, newDeliveryId: again.deliveryId } },
+          seeOther: `${hrefOf(webhook.webhookId)}/deliveries/${encodeURIComponent(again.deliveryId)}?done=redelivered`,
+        };
+      });
 
-    portal.post<{ Params: { webhookId: string } }>('/webhooks/:webhookId/test', write, async (request, reply) => {
-      // Like the API's sandbox operations, this exists only while the sandbox is on.
-      if (!deps.config.sandbox) throw notFound('sandbox');
-      const webhook = await webhookOf(request);
-      const eventType = formOf(request).text('eventType');
-      // The event goes to every webhook that takes its type: one this webhook does not take would not
-      // test it. That is this page's own question; the event itself is checked by the operation.
-      if (webhook.eventTypes.length > 0 && !webhook.eventTypes.includes(eventType)) {
-        const error: FieldError = { field: 'eventType', code: 'ENUM', message: `must be one of ${webhook.eventTypes.join(', ')}` };
-        return webhookPage(request, reply, 400, null, new FieldErrors([error]));
-      }
-      const outcome = await refusable(() => deliveries.recordSandboxEvent(svc, sessionOfRequest(request).merchantId, { eventType, ...TEST_EVENT }));
-      if ('errors' in outcome) return webhookPage(request, reply, 400, null, outcome.errors);
-      const event = outcome.ok;
-      await audit(request, 'webhook.test', webhook.webhookId, { eventType, eventId: event.eventId, payfacReference: event.payfacReference });
-      return seeOther(reply, `${hrefOf(webhook.webhookId)}/deliveries?done=tested`);
-    });
+    route
+      .post('/webhooks/:webhookId/test', { permission: 'webhooks.write', audit: 'webhook.test', view: renderWebhook })
+      .handle(async (ctx: Ctx<WebhookParams>) => {
+        // Like the API's sandbox operations, this exists only while the sandbox is on.
+        if (!deps.config.sandbox) throw notFound('sandbox');
+        const webhook = await webhookOf(ctx);
+        const eventType = ctx.form.text('eventType');
+        // The event goes to every webhook that takes its type: one this webhook does not take would not
+        // test it. That is this page's own question; the event itself is checked by the operation.
+        if (webhook.eventTypes.length > 0 && !webhook.eventTypes.includes(eventType)) {
+          const error: FieldError = { field: 'eventType', code: 'ENUM', message: `must be one of ${webhook.eventTypes.join(', ')}` };
+          return { status: 400, data: await webhookData(ctx, null, new FieldErrors([error])) };
+        }
+        const outcome = await refusable(() => deliveries.recordSandboxEvent(svc, ctx.merchantId, { eventType, ...TEST_EVENT }));
+        if ('errors' in outcome) return { status: 400, data: await webhookData(ctx, null, outcome.errors) };
+        const event = outcome.ok;
+        return {
+          audit: { target: webhook.webhookId, details: { eventType, eventId: event.eventId, payfacReference: event.payfacReference } },
+          seeOther: `${hrefOf(webhook.webhookId)}/deliveries?done=tested`,
+        };
+      });
   },
 };
