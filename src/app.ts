@@ -58,6 +58,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     genReqId: () => newUuid(),
     logController: new LogController({ requestIdLogLabel: 'reqId', disableRequestLogging: true }),
     bodyLimit: 1024 * 1024,
+    // Behind a listed proxy, request.ip is the client's address from X-Forwarded-For and request.protocol
+    // follows X-Forwarded-Proto; from any other address those headers are ignored (docs/production.md).
+    trustProxy: config.trustProxy === null ? false : [...config.trustProxy],
     // Requests arriving while the server drains get §Errors's 503 from the hook below, not Fastify's own body.
     return503OnClosing: false,
     frameworkErrors: frameworkErrorHandler(clock, hsts),

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { isIP } from 'node:net';
 
 // The one place that reads process.env (docs/style.md, Configuration is read once). Parsed once, typed, frozen (§Running the service).
 
@@ -58,6 +59,11 @@ export interface Config {
   readonly listenHeartbeatMs: number;
   /** A separate listener for /metrics only (e.g. 127.0.0.1:9464), for serve and worker alike; null: none. */
   readonly metricsListen: { host: string; port: number } | null;
+  /**
+   * The reverse proxies whose X-Forwarded-For and X-Forwarded-Proto are believed (addresses and CIDR
+   * ranges, given to Fastify's trustProxy); null: none, the socket's address is the client's.
+   */
+  readonly trustProxy: readonly string[] | null;
 }
 
 export class ConfigError extends Error {
@@ -75,6 +81,15 @@ export class ConfigError extends Error {
 export const DEVELOPMENT_SECRET_KEY = createHash('sha256')
   .update('paylinks development secret key - NOT SECRET - set PAYLINKS_SECRET_KEY in production')
   .digest();
+
+/** An address, or a CIDR range whose prefix fits its family (10.0.0.0/8, fd00::/8). */
+function isAddressOrRange(entry: string): boolean {
+  const [address, prefix, ...rest] = entry.split('/');
+  const family = isIP(address ?? '');
+  if (family === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
+}
 
 /** 32 bytes given as 64 hex characters or as base64 (44 characters with padding, 43 without). */
 function parseSecretKey(raw: string): Buffer | undefined {
@@ -197,6 +212,18 @@ export function parseConfig(env: Env): Config {
     else metricsListen = { host: (m[1] ?? m[2]) as string, port };
   }
 
+  let trustProxy: string[] | null = null;
+  const rawTrust = value('PAYLINKS_TRUST_PROXY');
+  if (rawTrust !== undefined) {
+    const entries = rawTrust.split(',').map((e) => e.trim());
+    const bad = entries.filter((e) => !isAddressOrRange(e));
+    if (bad.length > 0) {
+      problems.push(
+        `PAYLINKS_TRUST_PROXY=${JSON.stringify(rawTrust)}: must be a comma-separated list of addresses or CIDR ranges, e.g. 127.0.0.1,10.0.0.0/8 (not ${bad.map((e) => JSON.stringify(e)).join(', ')})`,
+      );
+    } else trustProxy = entries;
+  }
+
   const hostForUrl = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
   let publicBaseUrl = value('PUBLIC_BASE_URL') ?? `http://${hostForUrl}:${port}`;
   try {
@@ -230,6 +257,7 @@ export function parseConfig(env: Env): Config {
     secretKeyIsFallback,
     metricsToken,
     metricsListen,
+    trustProxy,
     listenHeartbeatMs,
     portalIdleMinutes,
     portalSessionHours,

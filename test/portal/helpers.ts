@@ -14,6 +14,8 @@ export class PortalBrowser {
   csrf = '';
   /** The last page's HTML. */
   html = '';
+  /** Headers sent with every request besides the cookies (a proxy's X-Forwarded-For). */
+  headers: Record<string, string> = {};
 
   /** The network address the requests come from (the sign-in's limits count by it). */
   constructor(
@@ -45,7 +47,7 @@ export class PortalBrowser {
   }
 
   async get(url: string): Promise<LightMyRequestResponse> {
-    const res = await this.ctx.app.inject({ method: 'GET', url, remoteAddress: this.remoteAddress, headers: { cookie: this.cookieHeader() } });
+    const res = await this.ctx.app.inject({ method: 'GET', url, remoteAddress: this.remoteAddress, headers: { ...this.headers, cookie: this.cookieHeader() } });
     this.remember(res);
     return res;
   }
@@ -62,7 +64,7 @@ export class PortalBrowser {
       method: 'POST',
       url,
       remoteAddress: this.remoteAddress,
-      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: this.cookieHeader() },
+      headers: { ...this.headers, 'content-type': 'application/x-www-form-urlencoded', cookie: this.cookieHeader() },
       payload: body.toString(),
     });
     this.remember(res);

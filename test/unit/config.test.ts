@@ -77,4 +77,12 @@ describe('configuration (§Running the service)', () => {
     expect(problems.join('\n')).toMatch(/PAYLINKS_METRICS_TOKEN[\s\S]*PAYLINKS_METRICS_LISTEN/);
     expect(problems.join('\n')).not.toContain('short secret');
   });
+
+  it('trusts no proxy by default, and reads a list of proxy addresses and ranges', () => {
+    expect(parseConfig({}).trustProxy).toBeNull();
+    expect(parseConfig({ PAYLINKS_TRUST_PROXY: '127.0.0.1, 10.0.0.0/8,::1,fd00::/8' }).trustProxy).toEqual(['127.0.0.1', '10.0.0.0/8', '::1', 'fd00::/8']);
+    for (const bad of ['on', '10.0.0.0/33', '10.0.0.1/8/8', 'proxy.internal', '127.0.0.1,', 'fd00::/129']) {
+      expect(() => parseConfig({ PAYLINKS_TRUST_PROXY: bad }), bad).toThrow(/PAYLINKS_TRUST_PROXY/);
+    }
+  });
 });
