@@ -202,6 +202,10 @@ describe('paylinks backup and restore (docs/running.md, Backups)', () => {
 
   it.skipIf(TEST_DB !== 'postgres')('on PostgreSQL, backup and restore refuse and point to pg_dump and pg_restore', async () => {
     const env = { DATABASE_URL: tdb?.url as string };
+    const help = await paylinks(env, 'backup', '--help');
+    expect(help.stdout).toContain('--force');
+    expect(help.stdout).toContain('pg_dump');
+    expect((await paylinks(env, 'restore', '--help')).stdout).toContain('pg_restore');
     for (const args of [
       ['backup', join(dir, 'pg.backup')],
       ['restore', join(dir, 'pg.backup')],
