@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import { parseConfig, ConfigError, type Config } from './config.js';
-import { openDatabase, type Database } from './db/database.js';
+import { openDatabase, POSTGRES_BACKUP_HINT, type Database } from './db/database.js';
 import { DataDirLockedError } from './db/dataDirLock.js';
 import { migrate } from './db/migrate.js';
 import { AccountError, isCapability, type Capability, type KeySummary, type MerchantSummary } from './accounts/service.js';
@@ -45,11 +45,11 @@ function parseCapabilities(value: string): Capability[] {
   return caps as Capability[];
 }
 
-/** Opens the configured database, migrates it, runs fn, closes it. */
-async function withDb<T>(config: Config, command: string, fn: (db: Database) => Promise<T>): Promise<T> {
+/** Opens the configured database, migrates it (unless told not to), runs fn, closes it. */
+async function withDb<T>(config: Config, command: string, fn: (db: Database) => Promise<T>, opts: { migrate?: boolean } = {}): Promise<T> {
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, lock: { command } });
   try {
-    await migrate(db);
+    if (opts.migrate !== false) await migrate(db);
     return await fn(db);
   } finally {
     await db.close();
@@ -79,14 +79,19 @@ const WAIT_FOR_COMMAND_MS = 10_000;
  * runs here. When a server holds the embedded database, it runs in that server, through its admin
  * socket: the server sees the change at once and nothing is written behind its back.
  */
-async function runAdmin(command: AdminCommand, label: string, args: Record<string, unknown>): Promise<Record<string, unknown>> {
+async function runAdmin(
+  command: AdminCommand,
+  label: string,
+  args: Record<string, unknown>,
+  opts: { migrate?: boolean } = {},
+): Promise<Record<string, unknown>> {
   const config = loadConfig();
   refuseEmptyDataDir(config);
   const deadline = Date.now() + WAIT_FOR_COMMAND_MS;
   const run: (c: AdminContext, a: Record<string, unknown>) => Promise<Record<string, unknown>> = adminCommands[command];
   for (;;) {
     try {
-      return await withDb(config, label, (db) => run({ db, clock: systemClock, publicBaseUrl: config.publicBaseUrl }, args));
+      return await withDb(config, label, (db) => run({ db, clock: systemClock, publicBaseUrl: config.publicBaseUrl }, args), opts);
     } catch (err) {
       if (!(err instanceof DataDirLockedError)) throw err;
       const holder = err.holder;
@@ -350,9 +355,55 @@ export function buildCli(): Command {
       );
     });
 
+  registerBackup(program);
   registerOperations(program);
   registerListen(program);
   return program;
+}
+
+const megabytes = (bytes: number): string => `${(bytes / 1e6).toFixed(1)} MB`;
+
+function registerBackup(program: Command): void {
+  program
+    .command('backup')
+    .description(
+      'write a backup of the embedded database to a file; while a server runs, that server writes it (queries wait for the moment the folder is read). On PostgreSQL use pg_dump',
+    )
+    .argument('<file>', 'the backup file to write (a gzip-compressed tar of the data folder)')
+    .option('--force', 'replace the file if it exists')
+    .option('--json', 'print one JSON object')
+    .action(async (file: string, opts: { force?: boolean; json?: boolean }) => {
+      const r = await runAdmin('backup', 'backup', { path: resolve(file), force: opts.force === true }, { migrate: false });
+      emit(!!opts.json, r, [
+        `wrote ${String(r.path)} (${megabytes(Number(r.bytes))}) in ${String(r.totalMs)} ms; queries waited ${String(r.heldMs)} ms while the folder was read`,
+      ]);
+    });
+  program
+    .command('restore')
+    .description(
+      'make a backup file the embedded database of the data folder (PAYLINKS_DATA_DIR); no process may have that folder open. On PostgreSQL use pg_restore',
+    )
+    .argument('<file>', 'a file written by paylinks backup')
+    .option('--force', 'the folder holds a database: move it aside (to <folder>.before-restore-<time>, never deleted) and restore in its place')
+    .option('--json', 'print one JSON object')
+    .action(async (file: string, opts: { force?: boolean; json?: boolean }) => {
+      const config = loadConfig();
+      if (config.databaseUrl !== null) throw new AccountError(POSTGRES_BACKUP_HINT);
+      if (config.dataDir.startsWith('memory://')) throw new AccountError('PAYLINKS_DATA_DIR names an in-memory database; restore needs a folder');
+      const { restoreDataDir } = await import('./db/restore.js');
+      let r;
+      try {
+        r = await restoreDataDir(resolve(file), config.dataDir, { force: opts.force === true });
+      } catch (err) {
+        if (err instanceof DataDirLockedError)
+          throw new AccountError(`${err.message}.\n  Stop it before restoring into this folder, or restore into a new folder (PAYLINKS_DATA_DIR=<folder>).`);
+        throw err;
+      }
+      emit(!!opts.json, { ...r }, [
+        `restored ${resolve(file)} (${megabytes(r.bytes)}) into ${r.dataDir}; it starts`,
+        r.movedAside === null ? 'the folder held no database before' : `what the folder held before is in ${r.movedAside}`,
+      ]);
+    });
 }
 
 export async function main(argv: string[]): Promise<void> {

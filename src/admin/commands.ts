@@ -1,5 +1,5 @@
 import type { Clock } from '../clock.js';
-import type { Database } from '../db/database.js';
+import { BackupError, type Database } from '../db/database.js';
 import { ApiError } from '../errors.js';
 import { portalLinkUrl } from '../urls.js';
 import { UserError, createUser, newSignInLink, type OneTimeLink } from '../users/service.js';
@@ -75,7 +75,19 @@ async function users<T>(run: () => Promise<T>): Promise<T> {
   }
 }
 
+/** A refused backup (a file in the way, a folder that is not there) is an account command's refusal too. */
+async function backup<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (err) {
+    if (err instanceof BackupError) throw new AccountError(err.message);
+    throw err;
+  }
+}
+
 export const adminCommands = {
+  // The path is absolute (the CLI resolves it in its own folder): the server writes the file.
+  backup: async ({ db }: AdminContext, a: Args) => ({ ...(await backup(() => db.backupTo(text(a, 'path'), { force: a.force === true }))) }),
   'merchant.create': async ({ db }: AdminContext, a: Args) => ({ ...(await createMerchant(db, text(a, 'name'))) }),
   'merchant.list': async ({ db }: AdminContext) => ({ merchants: await listMerchants(db) }),
   'merchant.origins': async ({ db }: AdminContext, a: Args) => {

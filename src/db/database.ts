@@ -1,6 +1,10 @@
+import { dirname } from 'node:path';
 import pg from 'pg';
 import type { PGlite } from '@electric-sql/pglite';
 import { acquireDataDirLock, type DataDirLock } from './dataDirLock.js';
+import { backupPglite, BackupError, POSTGRES_BACKUP_HINT, type BackupResult } from './backup.js';
+
+export { BackupError, POSTGRES_BACKUP_HINT, type BackupResult };
 import { timestamptzParser } from './timestamps.js';
 
 // One `pg` code path for both databases: PostgreSQL from DATABASE_URL, else PGlite through its
@@ -41,6 +45,12 @@ export interface Database {
    * first try failed (it goes on trying); the function it resolves to stops listening.
    */
   listen(channel: string, onNotify: () => void, log?: ListenLog): Promise<() => Promise<void>>;
+  /**
+   * The embedded database: writes a backup of it to `path` (absolute; an existing file only with
+   * force), holding every query for the moment it takes to read the folder (backup.ts). PostgreSQL
+   * refuses with a BackupError that names pg_dump.
+   */
+  backupTo(path: string, opts?: { force?: boolean }): Promise<BackupResult>;
   close(): Promise<void>;
 }
 
@@ -145,6 +155,7 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
       pool,
       url,
       listen: (channel, onNotify, log) => listenPostgres(url, channel, onNotify, log),
+      backupTo: () => Promise.reject(new BackupError(POSTGRES_BACKUP_HINT)),
       close: () => pool.end(),
     };
   }
@@ -204,6 +215,7 @@ export function wrapPglite(pglite: PGlite, createPgConfig: (p: PGlite) => pg.Poo
         if (!closed) await stop();
       };
     },
+    backupTo: (path, opts) => backupPglite(pool, lock ? dirname(lock.path) : undefined, path, opts),
     close: async () => {
       if (closed) return;
       closed = true;
