@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { createPgConfig } from '@electric-sql/pglite/node-postgres';
 import { wrapPglite } from './database.js';
+import { PGLITE_EXTENSIONS } from './pgliteExtensions.js';
 import { migrate } from './migrate.js';
 import { loadMigrations, type Migration } from './migrations.js';
 import { digest, PG_VERSION, pgliteVersion, readManifest, TEMPLATE_DIR, type TemplateManifest } from './template.js';
@@ -24,7 +25,7 @@ export async function buildTemplate(templateDir: string = TEMPLATE_DIR, migratio
   mkdirSync(parent, { recursive: true });
   const work = mkdtempSync(join(parent, '.data-template-'));
   try {
-    const pglite = await PGlite.create(join(work, 'pgdata'));
+    const pglite = await PGlite.create(join(work, 'pgdata'), { extensions: PGLITE_EXTENSIONS });
     const db = wrapPglite(pglite, createPgConfig);
     try {
       await migrate(db, migrations);

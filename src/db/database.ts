@@ -161,6 +161,7 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
   }
   const { PGlite: PGliteClass } = await import('@electric-sql/pglite');
   const { createPgConfig } = await import('@electric-sql/pglite/node-postgres');
+  const { PGLITE_EXTENSIONS } = await import('./pgliteExtensions.js');
   const dataDir = opts.dataDir;
   // One process per folder (see dataDirLock.ts): taken before PGlite reads a byte of it, so a second
   // process never opens, let alone migrates, a folder another one has open.
@@ -171,7 +172,10 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
       const { seedFromTemplate, TEMPLATE_DIR } = await import('./template.js');
       seedFromTemplate(dataDir, opts.template ?? TEMPLATE_DIR);
     }
-    pglite = await PGliteClass.create(dataDir, { startParams: [...PGliteClass.defaultStartParams, '-c', `shared_buffers=${PGLITE_SHARED_BUFFERS}`] });
+    pglite = await PGliteClass.create(dataDir, {
+      extensions: PGLITE_EXTENSIONS,
+      startParams: [...PGliteClass.defaultStartParams, '-c', `shared_buffers=${PGLITE_SHARED_BUFFERS}`],
+    });
   } catch (err) {
     lock?.release();
     throw err;

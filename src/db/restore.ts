@@ -63,10 +63,12 @@ export async function restoreDataDir(file: string, dataDirIn: string, opts: { fo
     }
     staging = mkdtempSync(join(dirname(dataDir), `.${basename(dataDir)}.restoring-`));
     const { PGlite } = await import('@electric-sql/pglite');
+    const { PGLITE_EXTENSIONS } = await import('./pgliteExtensions.js');
     let pglite;
     try {
       pglite = await PGlite.create(staging, {
         loadDataDir: new Blob([tar], { type: 'application/x-tar' }),
+        extensions: PGLITE_EXTENSIONS,
         startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${PGLITE_SHARED_BUFFERS}`],
       });
     } catch (err) {

@@ -5,6 +5,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { createPgConfig } from '@electric-sql/pglite/node-postgres';
 import { inject } from 'vitest';
 import { openDatabase, wrapPglite, type Database, type DatabaseKind } from '../../src/db/database.js';
+import { PGLITE_EXTENSIONS } from '../../src/db/pgliteExtensions.js';
 import { ADMIN_URL } from './globalSetup.js';
 
 export const TEST_DB: DatabaseKind = process.env.TEST_DB === 'pglite' ? 'pglite' : 'postgres';
@@ -26,7 +27,7 @@ function urlFor(name: string): string {
 export async function createTestDatabase(opts: { poolSize?: number } = {}): Promise<TestDatabase> {
   if (TEST_DB === 'pglite') {
     const dump = await readFile(inject('pgliteDump'));
-    const pglite = await PGlite.create({ loadDataDir: new Blob([dump]) });
+    const pglite = await PGlite.create({ loadDataDir: new Blob([dump]), extensions: PGLITE_EXTENSIONS });
     const db = wrapPglite(pglite, createPgConfig);
     return { db, url: null, drop: () => db.close() };
   }

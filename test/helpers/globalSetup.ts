@@ -7,6 +7,7 @@ import { createPgConfig } from '@electric-sql/pglite/node-postgres';
 import type { TestProject } from 'vitest/node';
 import { openDatabase, wrapPglite } from '../../src/db/database.js';
 import { migrate } from '../../src/db/migrate.js';
+import { PGLITE_EXTENSIONS } from '../../src/db/pgliteExtensions.js';
 
 // Migrate a template database once per run; each test file then gets its own copy (docs/style.md, Tests):
 // PostgreSQL clones the template database, PGlite loads a dump of a migrated instance.
@@ -64,7 +65,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
 
   // PGlite template
   const dir = await mkdtemp(join(tmpdir(), 'paylinks-pglite-'));
-  const pglite = await PGlite.create('memory://');
+  const pglite = await PGlite.create('memory://', { extensions: PGLITE_EXTENSIONS });
   const db = wrapPglite(pglite, createPgConfig);
   await migrate(db);
   await db.pool.end();
