@@ -172,7 +172,10 @@ export interface DetailData {
   defaults: { capture: string; refund: string; reference: string };
 }
 
-const KIND_KEY = { Capture: 'kindCapture', Refund: 'kindRefund', Reversal: 'kindReversal' } as const satisfies Record<ModificationHistory['kind'], Key>;
+const KIND_KEY = { Capture: 'kindCapture', Refund: 'kindRefund', Reversal: 'kindReversal', Adjustment: 'kindAdjustment' } as const satisfies Record<
+  ModificationHistory['kind'],
+  Key
+>;
 const DELIVERY_KEY = { Pending: 'deliveryPending', Delivered: 'deliveryDelivered', Failed: 'deliveryFailed' } as const satisfies Record<
   DeliveryView['state'],
   Key
