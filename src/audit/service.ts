@@ -15,6 +15,7 @@ export const AUDIT_ACTIONS = [
   'payment.capture',
   'payment.refund',
   'payment.reverse',
+  'payment.adjust',
   'key.create',
   'key.revoke',
   'terminal.add',

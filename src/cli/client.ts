@@ -3,7 +3,7 @@ import { Paylinks, PaylinksApiError, PaylinksError } from '@paylinks/sdk';
 
 // What every client command shares: where the service is and the key, the table and --json output,
 // and how an error is printed and what the command exits with. The commands themselves are in
-// links.ts, webhooks.ts and listen.ts, all through @paylinks/sdk against a running service, so the
+// links.ts, payments.ts, webhooks.ts and listen.ts, all through @paylinks/sdk against a running service, so the
 // CLI exercises the same client merchants use.
 
 const DEFAULT_BASE_URL = 'http://127.0.0.1:8080';

@@ -63,6 +63,7 @@ export const API_AUDIT: Readonly<Record<string, ApiAuditRule | null>> = {
   'POST /api/v1/modification/capture': modification('payment.capture'),
   'POST /api/v1/modification/refund': modification('payment.refund'),
   'POST /api/v1/modification/reverse': modification('payment.reverse'),
+  'POST /api/v1/modification/adjust': modification('payment.adjust'),
   'POST /api/v1/payment': { action: 'payment.charge', target: answered('payfacReference'), details: fields('amount', 'currency', 'reference') },
   // The token names a saved card; only its last characters are kept.
   'POST /api/v1/payment/disable-token': { action: 'token.disable', target: (c) => tail(field('tokenValue')(c)) },

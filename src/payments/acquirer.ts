@@ -47,18 +47,23 @@ export interface TokenAuthoriseRequest {
 }
 
 /**
- * A capture, refund or cancellation (release of an uncaptured authorisation) of an earlier payment
- * (§Modifications and saved cards). `reference` is the modification's own payfacReference: an adapter sends it as the
+ * A capture, refund, cancellation (release of an uncaptured authorisation) or adjustment of an earlier
+ * payment (§Modifications and saved cards). `reference` is the modification's own payfacReference: an adapter sends it as the
  * acquirer's idempotency key, so a modification retried after a crash is not applied twice.
  */
-export interface ModificationRequest {
-  kind: 'Capture' | 'Refund' | 'Cancel';
+interface ModificationBase {
   reference: string;
   originalReference: string;
   card: CardSummary;
+  /** Minor units; for an adjustment, the new authorised amount. */
   amount: number;
   currency: string;
 }
+
+export type ModificationRequest =
+  | (ModificationBase & { kind: 'Capture' | 'Refund' | 'Cancel' })
+  /** A new authorised amount, higher or lower; `originalAmount` is what the shopper first authorised. */
+  | (ModificationBase & { kind: 'Adjust'; originalAmount: number });
 
 export type ModificationResult = { outcome: 'Succeeded' } | { outcome: 'Refused'; reason: string };
 

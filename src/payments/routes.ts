@@ -4,6 +4,7 @@ import { ProblemSchema, answerWith } from '../http/envelope.js';
 import { bodyCheckedByService, checkedByService } from '../http/validation.js';
 import { requestModification } from './modifications/service.js';
 import {
+  AdjustBody,
   CaptureBody,
   DisableTokenBody,
   DisableTokenResponse,
@@ -33,7 +34,7 @@ export async function paymentRoutes(app: App, deps: AppDeps): Promise<void> {
   const tags = ['Modifications'];
   const ok = answerWith(clock);
 
-  // Capture, refund and reversal are one operation of three kinds (requestModification), a route each.
+  // Capture, refund, reversal and adjustment are one operation of four kinds (requestModification), a route each.
   const modifications = [
     {
       path: '/modification/capture',
@@ -60,6 +61,17 @@ export async function paymentRoutes(app: App, deps: AppDeps): Promise<void> {
         'Settled after every modification accepted before it. A payment with nothing captured is cancelled (its authorisation released, ' +
         'nothing more can be captured); a captured one is refunded what was not refunded yet. Afterwards the payment takes no more ' +
         'modifications. Outcome: a Refund webhook (amount: what was released or refunded). ',
+    },
+    {
+      path: '/modification/adjust',
+      kind: 'Adjustment',
+      body: AdjustBody,
+      summary: 'Adjust the authorised amount of a payment not yet captured in full',
+      description:
+        'For payments with manual capture or a pre-authorisation (authorisationType PreAuth) not yet captured in full; otherwise 409 INVALID_STATE. ' +
+        'amount is the new authorised amount, higher or lower, at least what is captured or being captured (else 400 BELOW_CAPTURED). ' +
+        'Captures afterwards are bounded by the adjusted amount. Outcome: an Adjustment webhook (amount: the new authorised amount; ' +
+        'success "false" with a reason when the acquirer refuses it: the sandbox refuses an increase above twice the amount first authorised). ',
     },
   ] as const;
   for (const m of modifications) {

@@ -42,8 +42,22 @@ export const ReverseBody = Type.Object(
   { additionalProperties: false, examples: [{ reference: 'order-1042', payfacReference: '1234567890123456' }] },
 );
 
+export const AdjustBody = Type.Object(
+  {
+    reference: Reference,
+    payfacReference: PayfacReference,
+    amount: Type.Integer({
+      minimum: 1,
+      maximum: MAX_AMOUNT,
+      description: 'the new authorised amount, higher or lower, in minor units; a string of digits is accepted too',
+    }),
+    currency: Currency,
+  },
+  { additionalProperties: false, examples: [{ reference: 'order-1042', payfacReference: '1234567890123456', amount: 15000, currency: 'EUR' }] },
+);
+
 export const ModificationResponse = WithEnvelope({
-  status: Type.Literal('Received', { description: 'accepted; the outcome arrives as a Capture or Refund webhook' }),
+  status: Type.Literal('Received', { description: 'accepted; the outcome arrives as a Capture, Refund or Adjustment webhook' }),
   payfacReference: Type.String({
     description: "the modification's own reference; the webhook carries the payment's as additionalData.originalPayfacReference",
   }),

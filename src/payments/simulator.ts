@@ -25,9 +25,15 @@ export const TEST_CARDS = {
    * later (captures, refunds, reversals, token charges), so every failure webhook can be tried.
    */
   laterRefused: '4000000000005126',
+  /** Authorised like 4242 and captured, refunded and reversed like it, but every adjustment of its authorisation is refused. */
+  adjustRefused: '4000000000007106',
 } as const;
 
+/** The sandbox refuses to raise an authorisation above this many times the amount first authorised. */
+export const MAX_ADJUSTMENT_FACTOR = 2;
+
 const LATER_REFUSED_MASKED = maskCardNumber(TEST_CARDS.laterRefused);
+const ADJUST_REFUSED_MASKED = maskCardNumber(TEST_CARDS.adjustRefused);
 const THREE_D_SECURE_MASKED = maskCardNumber(TEST_CARDS.threeDSecure);
 
 /** A card is valid through the last day of its expiry month (as the payment page judges it). */
@@ -51,6 +57,7 @@ export const simulatorAcquirer: Acquirer = {
     switch (request.card.number) {
       case TEST_CARDS.authorised:
       case TEST_CARDS.laterRefused:
+      case TEST_CARDS.adjustRefused:
         return authorised(card, false, request.tokenize);
       case TEST_CARDS.threeDSecure:
         return { outcome: 'ChallengeShopper', card, state: { kind: 'sim-3ds', tokenize: String(request.tokenize), ...cardState(card) } };
@@ -85,6 +92,12 @@ export const simulatorAcquirer: Acquirer = {
 
   async modify(request: ModificationRequest): Promise<ModificationResult> {
     if (request.card.masked === LATER_REFUSED_MASKED) return { outcome: 'Refused', reason: 'Refused' };
+    if (request.kind === 'Adjust') {
+      if (request.card.masked === ADJUST_REFUSED_MASKED) return { outcome: 'Refused', reason: 'Adjustment Refused' };
+      if (request.amount > MAX_ADJUSTMENT_FACTOR * request.originalAmount) {
+        return { outcome: 'Refused', reason: `Amount exceeds ${MAX_ADJUSTMENT_FACTOR} times the original authorisation` };
+      }
+    }
     return { outcome: 'Succeeded' };
   },
 };

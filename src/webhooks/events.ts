@@ -11,7 +11,7 @@ import * as sql from './sql.js';
 
 export type PaymentEventType = 'Authorization' | 'Capture' | 'Tokenization' | 'Refund' | 'TokenDisabled' | 'Adjustment';
 
-/** The events of payments (and the sandbox's Adjustment): what the sandbox can trigger. */
+/** The events of payments (Adjustment included): what the sandbox can trigger. */
 export const PAYMENT_EVENT_TYPES: readonly PaymentEventType[] = ['Authorization', 'Capture', 'Tokenization', 'Refund', 'TokenDisabled', 'Adjustment'];
 
 /**

@@ -72,6 +72,7 @@ export function validBodies(w: World): Record<string, unknown> {
     'POST /api/v1/modification/capture': { reference: 'order-17', payfacReference: a.payfacReference, amount: 1, currency: 'EUR' },
     'POST /api/v1/modification/refund': { reference: 'order-17', payfacReference: a.payfacReference, amount: 1, currency: 'EUR', refundReason: 'OTHER' },
     'POST /api/v1/modification/reverse': { reference: 'order-17', payfacReference: a.payfacReference },
+    'POST /api/v1/modification/adjust': { reference: 'order-17', payfacReference: a.payfacReference, amount: 1, currency: 'EUR' },
     'POST /api/v1/payment': {
       terminalIdentifier: a.terminalIdentifier,
       amount: 500,

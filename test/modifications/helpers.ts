@@ -10,6 +10,7 @@ export const CARD = {
   ok: '4242424242424242',
   refused: '4000000000000002',
   laterRefused: '4000000000005126',
+  adjustRefused: '4000000000007106',
 } as const;
 
 /**
@@ -142,4 +143,15 @@ export async function refund(ctx: TestContext, p: Paid | string, amount: number 
 export async function reverse(ctx: TestContext, p: Paid | string, apiKey?: string) {
   const payfacReference = typeof p === 'string' ? p : p.payfacReference;
   return call(ctx, 'POST', '/api/v1/modification/reverse', { reference: 'order-17', payfacReference }, apiKey ? { apiKey } : {});
+}
+
+export async function adjust(ctx: TestContext, p: Paid | string, amount: number | string, extra: Record<string, unknown> = {}, apiKey?: string) {
+  const payfacReference = typeof p === 'string' ? p : p.payfacReference;
+  return call(
+    ctx,
+    'POST',
+    '/api/v1/modification/adjust',
+    { reference: 'order-17', payfacReference, amount, currency: 'EUR', ...extra },
+    apiKey ? { apiKey } : {},
+  );
 }

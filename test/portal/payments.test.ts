@@ -124,7 +124,7 @@ describe('payments in the portal', () => {
     expect((await staff.get(`/portal/payments/${otherPayment}`)).statusCode).toBe(404);
     const refusedPage = textOf((await staff.get(`/portal/payments/${refused}`)).body);
     expect(refusedPage).toContain('Refused');
-    expect(refusedPage).not.toContain('Capture, refund or reverse');
+    expect(refusedPage).not.toContain('Capture, adjust, refund or reverse');
   });
 
   it('refunds over the limit are refused beside the amount, in money, and nothing is written', async () => {
@@ -168,7 +168,7 @@ describe('payments in the portal', () => {
     const dev = await developer.get(`/portal/payments/${captured}`);
     expect(dev.body).toMatch(/href="\/portal\/webhooks\/[^"]+\/deliveries\/[^"]+"/);
     // A developer reads money but does not move it: no forms.
-    expect(textOf(dev.body)).not.toContain('Capture, refund or reverse');
+    expect(textOf(dev.body)).not.toContain('Capture, adjust, refund or reverse');
   });
 
   it('a manual-capture payment is captured in part, then reversed after a confirmation', async () => {
@@ -218,5 +218,34 @@ describe('payments in the portal', () => {
     expect(csvCell('-1+2')).toBe("'-1+2");
     expect(csvCell('plain')).toBe('plain');
     expect(csvCell(null)).toBe('');
+  });
+
+  it('a pre-authorisation is adjusted from its page: below what is captured is refused beside the amount, in money; the adjustment is audited and shown', async () => {
+    const pre = (await paidSession(ctx, { reference: 'order-preauth', isPreAuth: true })).payfacReference;
+    const page = await staff.get(`/portal/payments/${pre}`);
+    expect(textOf(page.body)).toContain('Adjust the authorisation');
+    expect(textOf(page.body)).toContain('Authorised now: €123.45.');
+    // Nothing to adjust on a payment captured at once.
+    expect(textOf((await staff.get(`/portal/payments/${captured}`)).body)).not.toContain('Adjust the authorisation');
+
+    expect((await staff.post(`/portal/payments/${pre}/capture`, { amount: '20', reference: 'cap-1' })).statusCode).toBe(303);
+    await processor.settled();
+    const below = await staff.post(`/portal/payments/${pre}/adjust`, { amount: '19.99', reference: 'adj-1' });
+    expect(below.statusCode).toBe(400);
+    expect(errorBeside(below.body, 'amount')).toBe('The authorisation cannot be less than €20.00, what is captured.');
+
+    const res = await staff.post(`/portal/payments/${pre}/adjust`, { amount: '150', reference: 'adj-1' });
+    expect(res.statusCode, res.body.slice(0, 400)).toBe(303);
+    expect(res.headers.location).toBe(`/portal/payments/${pre}?done=adjust`);
+    expect(textOf((await staff.get(`/portal/payments/${pre}?done=adjust`)).body)).toContain('Authorisation adjustment received');
+    expect(await count(ctx, "SELECT count(*)::int AS n FROM audit_log WHERE action = 'payment.adjust' AND target = $1", [pre])).toBe(1);
+    await processor.settled();
+    const text = textOf((await staff.get(`/portal/payments/${pre}`)).body);
+    expect(text).toMatch(/Authorisation adjustment of €150\.00 completed/);
+    // Captures are now bounded by the adjusted amount: 150 − 20 left.
+    expect(text).toContain('At most €130.00 can be captured.');
+    expect(text).toMatch(/Adjustment\s+modification tests\s+Pending/);
+    // A developer reads money but does not move it.
+    expect(textOf((await developer.get(`/portal/payments/${pre}`)).body)).not.toContain('Adjust the authorisation');
   });
 });

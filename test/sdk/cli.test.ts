@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import type { Command } from 'commander';
 import { startLiveService, type LiveService } from './helpers.js';
 import { testWorker } from '../webhooks/helpers.js';
+import { paidSession } from '../modifications/helpers.js';
 
 // The merchant operations of the built `paylinks` command  against the live service: tables
 // for people, --json for scripts, options or PAYLINKS_BASE_URL / PAYLINKS_API_KEY.
@@ -95,6 +96,22 @@ describe('paylinks links, webhooks, deliveries and trigger', { timeout: 120_000 
     expect(r.stderr).toMatch(/currency: \w+/);
     const unauth = await failure(['links', 'list', '--base-url', live.baseUrl, '--api-key', 'pk_nope']);
     expect(unauth.stderr).toContain('401 UNAUTHENTICATED');
+  });
+
+  it('adjusts the authorisation of a payment: Received with its own payfacReference; a payment captured at once is refused', async () => {
+    const p = await paidSession(live.ctx, { isManualCapture: true });
+    const r = await json('payments', 'adjust', p.payfacReference, '--amount', '15000', '--currency', 'EUR', '--reference', 'order-9');
+    expect(r).toMatchObject({ status: 'Received', payfacReference: expect.stringMatching(/^\d{16}$/) });
+    expect(r.payfacReference).not.toBe(p.payfacReference);
+    const { rows } = await live.ctx.tdb.db.pool.query('SELECT kind, amount, reference FROM modifications WHERE payfac_reference = $1', [r.payfacReference]);
+    expect(rows).toEqual([{ kind: 'Adjustment', amount: 15000, reference: 'order-9' }]);
+    const human = await paylinks(['payments', 'adjust', p.payfacReference, '--amount', '16000', '--currency', 'EUR', '--reference', 'order-9', ...flags]);
+    expect(human).toMatch(/^status\s+Received$/m);
+
+    const captured = await paidSession(live.ctx);
+    const refused = await failure(['payments', 'adjust', captured.payfacReference, '--amount', '100', '--currency', 'EUR', '--reference', 'o', ...flags]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('409 INVALID_STATE');
   });
 
   it('registers and lists webhooks, triggers a sandbox event, traces and redelivers its delivery', async () => {

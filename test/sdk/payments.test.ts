@@ -73,6 +73,26 @@ describe('§Modifications and saved cards through @paylinks/sdk', () => {
     expect(late).toMatchObject({ code: 'INVALID_STATE' });
   });
 
+  it('adjusts an authorisation: Received, then an Adjustment webhook; below what is captured is refused on the amount field', async () => {
+    const p = await paidSession(live.ctx, { isManualCapture: true });
+    const adj = await sdk.modifications.adjust({ reference: 'order-17', payfacReference: p.payfacReference, amount: 20000, currency: 'EUR' });
+    expect(adj).toMatchObject({ status: 'Received', payfacReference: expect.any(String) });
+    await processor.settled();
+    expect(await eventTypes(adj.payfacReference)).toEqual(['Adjustment']);
+    const cap = await sdk.modifications.capture({ reference: 'order-17', payfacReference: p.payfacReference, amount: 20000, currency: 'EUR' });
+    expect(cap.status).toBe('Received');
+    await processor.settled();
+    const late = await rejection(sdk.modifications.adjust({ reference: 'order-17', payfacReference: p.payfacReference, amount: 100, currency: 'EUR' }));
+    expect(late).toBeInstanceOf(PaylinksConflictError);
+
+    const q = await paidSession(live.ctx, { isManualCapture: true });
+    await sdk.modifications.capture({ reference: 'order-17', payfacReference: q.payfacReference, amount: 5000, currency: 'EUR' });
+    const below = await rejection(sdk.modifications.adjust({ reference: 'order-17', payfacReference: q.payfacReference, amount: 4999, currency: 'EUR' }));
+    expect(below).toBeInstanceOf(PaylinksValidationError);
+    expect(Object.keys((below as PaylinksValidationError).fieldErrors)).toEqual(['amount']);
+    await processor.settled();
+  });
+
   it('reports capturing more than authorised on the amount field, and an unknown payment as 404', async () => {
     const p = await paidSession(live.ctx, { isManualCapture: true });
     const over = await rejection(sdk.modifications.capture({ reference: 'order-17', payfacReference: p.payfacReference, amount: 999_999, currency: 'EUR' }));

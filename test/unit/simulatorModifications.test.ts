@@ -16,6 +16,27 @@ describe('simulated acquirer, §Modifications and saved cards operations', () =>
     }
   });
 
+  it('adjusts an authorisation up to twice the amount first authorised, except on the cards that refuse it', async () => {
+    const base = { kind: 'Adjust' as const, reference: '1', originalReference: '2', currency: 'EUR', originalAmount: 1000 };
+    const ok = card(TEST_CARDS.authorised);
+    expect(await simulatorAcquirer.modify({ ...base, amount: 2000, card: ok })).toEqual({ outcome: 'Succeeded' });
+    expect(await simulatorAcquirer.modify({ ...base, amount: 1, card: ok })).toEqual({ outcome: 'Succeeded' });
+    expect(await simulatorAcquirer.modify({ ...base, amount: 2001, card: ok })).toEqual({
+      outcome: 'Refused',
+      reason: 'Amount exceeds 2 times the original authorisation',
+    });
+    expect(await simulatorAcquirer.modify({ ...base, amount: 1500, card: card(TEST_CARDS.adjustRefused) })).toEqual({
+      outcome: 'Refused',
+      reason: 'Adjustment Refused',
+    });
+    expect(await simulatorAcquirer.modify({ ...base, amount: 1500, card: card(TEST_CARDS.laterRefused) })).toEqual({ outcome: 'Refused', reason: 'Refused' });
+    // The card that refuses adjustments is captured and refunded like any other.
+    for (const kind of ['Capture', 'Refund', 'Cancel'] as const) {
+      const req = { kind, reference: '1', originalReference: '2', amount: 100, currency: 'EUR', card: card(TEST_CARDS.adjustRefused) };
+      expect(await simulatorAcquirer.modify(req)).toEqual({ outcome: 'Succeeded' });
+    }
+  });
+
   it('authorises a saved card (authorised at first, refused later for 5126), and refuses an expired one', async () => {
     const req = { token: 'tok_x', amount: 100, currency: 'EUR', shopperInteraction: 'ContAuth' as const, challengeAllowed: false, at };
     const ok = await simulatorAcquirer.authoriseToken({ ...req, card: card(TEST_CARDS.authorised) });

@@ -490,8 +490,8 @@ export class Deliveries {
 }
 
 /**
- * Modifications and saved cards: each answers Received at once; the outcome arrives as a webhook (Capture, or Refund for a
- * refund and a reversal) whose payfacReference is the one answered here and whose
+ * Modifications and saved cards: each answers Received at once; the outcome arrives as a webhook (Capture, Refund for a
+ * refund and a reversal, Adjustment for an adjustment) whose payfacReference is the one answered here and whose
  * additionalData.originalPayfacReference is the payment's. The service takes no Idempotency-Key here,
  * so these are retried only when the service certainly did not act.
  */
@@ -511,6 +511,14 @@ export class Modifications {
 
   reverse(params: t.ReverseParams, options?: RequestOptions): Promise<t.ModificationResponse> {
     return this.#http.request({ method: 'POST', path: '/modification/reverse', body: params, retry: 'once' }, options);
+  }
+
+  /**
+   * Sets a new authorised amount, higher or lower, on a payment with manual capture or a
+   * pre-authorisation not yet captured in full; captures afterwards are bounded by it.
+   */
+  adjust(params: t.AdjustParams, options?: RequestOptions): Promise<t.ModificationResponse> {
+    return this.#http.request({ method: 'POST', path: '/modification/adjust', body: params, retry: 'once' }, options);
   }
 }
 

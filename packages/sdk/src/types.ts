@@ -427,7 +427,10 @@ export interface ReverseParams {
   payfacReference: string;
 }
 
-/** The outcome arrives later as a webhook (Capture or Refund, with originalPayfacReference). */
+/** amount is the new authorised amount (minor units), higher or lower than the one before. */
+export type AdjustParams = CaptureParams;
+
+/** The outcome arrives later as a webhook (Capture, Refund or Adjustment, with originalPayfacReference). */
 export interface ModificationResponse extends Envelope {
   status: 'Received';
   payfacReference: string;

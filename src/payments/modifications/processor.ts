@@ -13,7 +13,7 @@ import { MODIFICATIONS_CHANNEL } from './sql.js';
 
 // The modification processor (§Modifications and saved cards). Each Received modification is completed in ONE transaction: it
 // is claimed (FOR UPDATE SKIP LOCKED, first in line for its payment), the payment row is locked, the
-// acquirer is asked, and the outcome, the ledger and the Capture/Refund event are written together.
+// acquirer is asked, and the outcome, the ledger and the Capture/Refund/Adjustment event are written together.
 // A crash before COMMIT leaves the row Received for the next pass; the acquirer sees the
 // modification's own payfacReference, its idempotency key, so a second ask does not move money twice.
 // Delayed captures (§Hosted checkout captureHoursDelay) that the injected clock says are due are turned into
@@ -28,7 +28,7 @@ interface ModificationProcessorOptions {
   db: Database;
   clock: Clock;
   acquirer: Acquirer;
-  /** Opens the webhooks' HMAC keys to sign the Capture and Refund events. */
+  /** Opens the webhooks' HMAC keys to sign the Capture, Refund and Adjustment events. */
   sealer: Sealer;
   logger?: Logger;
   /** Fallback poll (real time): delayed captures coming due, a notice that was lost. */
@@ -135,6 +135,11 @@ export class ModificationProcessor extends LoopOwner {
       request = 'Refund';
       amount = m.amount ?? 0;
       if (amount > payment.capturedAmount - payment.refundedAmount) invalid = 'Amount exceeds the refundable amount';
+    } else if (m.kind === 'Adjustment') {
+      request = 'Adjust';
+      amount = m.amount ?? 0;
+      if (payment.captureState !== 'Manual') invalid = 'The authorisation can no longer be adjusted';
+      else if (amount < payment.capturedAmount) invalid = 'Amount is below the captured amount';
     } else if (payment.capturedAmount === 0) {
       request = 'Cancel';
       amount = payment.amount;
@@ -147,14 +152,10 @@ export class ModificationProcessor extends LoopOwner {
     let reason: string | null = invalid;
     if (invalid === null) {
       const card = { masked: payment.cardMasked, last4: payment.cardSummary, expiry: payment.cardExpiry, paymentMethod: payment.paymentMethod };
-      const result = await this.acquirer.modify({
-        kind: request,
-        reference: m.payfacReference,
-        originalReference: payment.payfacReference,
-        card,
-        amount,
-        currency: payment.currency,
-      });
+      const base = { reference: m.payfacReference, originalReference: payment.payfacReference, card, amount, currency: payment.currency };
+      const result = await this.acquirer.modify(
+        request === 'Adjust' ? { ...base, kind: request, originalAmount: payment.originalAmount } : { ...base, kind: request },
+      );
       if (result.outcome === 'Refused') reason = result.reason;
     }
     const success = reason === null;
@@ -162,14 +163,15 @@ export class ModificationProcessor extends LoopOwner {
     if (success) {
       if (request === 'Capture') await sql.recordCapture(tx, payment.payfacReference, amount);
       else if (request === 'Refund') await sql.recordRefund(tx, payment.payfacReference, amount);
+      else if (request === 'Adjust') await sql.recordAdjustment(tx, payment.payfacReference, amount);
       if (m.kind === 'Reversal') await sql.recordReversal(tx, payment.payfacReference);
     }
-    const outcome = !success ? null : request === 'Capture' ? 'Captured' : request === 'Cancel' ? 'Cancelled' : 'Refunded';
+    const outcomes = { Capture: 'Captured', Refund: 'Refunded', Cancel: 'Cancelled', Adjust: 'Adjusted' } as const;
     await sql.completeModification(tx, {
       payfacReference: m.payfacReference,
       state: success ? 'Succeeded' : 'Failed',
       amount: amount > 0 ? amount : null,
-      outcome,
+      outcome: success ? outcomes[request] : null,
       reason,
       completedAt: now,
     });
@@ -179,8 +181,9 @@ export class ModificationProcessor extends LoopOwner {
       { clock: this.clock, sealer: this.sealer },
       {
         merchantId: payment.merchantId,
-        // §Events/§Modifications and saved cards: a capture raises Capture; a refund and a reversal (cancel or refund) raise Refund.
-        eventType: m.kind === 'Capture' ? 'Capture' : 'Refund',
+        // §Events/§Modifications and saved cards: a capture raises Capture; a refund and a reversal (cancel or refund) raise Refund;
+        // an adjustment raises Adjustment, whose amount is the new authorised amount (docs/events.md).
+        eventType: m.kind === 'Capture' ? 'Capture' : m.kind === 'Adjustment' ? 'Adjustment' : 'Refund',
         checkoutReference: payment.eventCheckoutReference,
         payfacReference: m.payfacReference,
         merchantReference: payment.merchantReference,

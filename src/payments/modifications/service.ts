@@ -5,10 +5,10 @@ import { withTransaction } from '../../db/database.js';
 import { ApiError, notFound, validationError, type FieldError } from '../../errors.js';
 import { newPayfacReference } from '../../ids.js';
 import { checkInput } from '../../validation.js';
-import { CaptureBody, RefundBody, ReverseBody } from '../schemas.js';
+import { AdjustBody, CaptureBody, RefundBody, ReverseBody } from '../schemas.js';
 import * as sql from './sql.js';
 
-// Accepting a capture, refund or reversal (§Modifications and saved cards). The payment row is locked, the request is checked
+// Accepting a capture, refund, reversal or adjustment (§Modifications and saved cards; adjustments: docs/api.md). The payment row is locked, the request is checked
 // against its ledger and against the modifications still in progress, and the modification is written
 // as Received in the same transaction; the processor completes it afterwards.
 //
@@ -17,12 +17,19 @@ import * as sql from './sql.js';
 // 400 with a field code on `amount` (EXCEEDS_CAPTURABLE, EXCEEDS_REFUNDABLE), not a 409: the request
 // names an amount the payment cannot take, and clients (our SDK among them) retry 409s, which would
 // never help here. 409 INVALID_STATE is for a payment that takes no modification at all (refused,
-// reversed or being reversed, nothing left to reverse).
+// reversed or being reversed, nothing left to reverse, an adjustment of a payment that is not an
+// uncaptured manual-capture or pre-authorised one).
+//
+// An adjustment names the new authorised amount; it may not go below what is captured or being
+// captured (400 BELOW_CAPTURED on `amount`). The acquirer may still refuse it: that is its webhook.
 
-export type ModificationKind = 'Capture' | 'Refund' | 'Reversal';
+export type ModificationKind = 'Capture' | 'Refund' | 'Reversal' | 'Adjustment';
 
 type ModificationInput =
-  ({ kind: 'Capture' } & Static<typeof CaptureBody>) | ({ kind: 'Refund' } & Static<typeof RefundBody>) | ({ kind: 'Reversal' } & Static<typeof ReverseBody>);
+  | ({ kind: 'Capture' } & Static<typeof CaptureBody>)
+  | ({ kind: 'Refund' } & Static<typeof RefundBody>)
+  | ({ kind: 'Reversal' } & Static<typeof ReverseBody>)
+  | ({ kind: 'Adjustment' } & Static<typeof AdjustBody>);
 
 /** The body of each kind's request, as the API takes it (§Clients in the field: null is absent). */
 function checkModification(kind: ModificationKind, input: unknown): ModificationInput {
@@ -34,6 +41,8 @@ function checkModification(kind: ModificationKind, input: unknown): Modification
       return { kind, ...checkInput(RefundBody, input, opts) };
     case 'Reversal':
       return { kind, ...checkInput(ReverseBody, input, opts) };
+    case 'Adjustment':
+      return { kind, ...checkInput(AdjustBody, input, opts) };
   }
 }
 
@@ -53,22 +62,30 @@ function reversibleOf(payment: sql.LedgerRow, progress: sql.InProgress): number 
   return willBeCaptured === 0 ? payment.amount : willBeCaptured - payment.refundedAmount - progress.pendingRefund;
 }
 
+/** The lowest authorised amount an adjustment may name: what is captured or being captured (at least 1). */
+function leastAdjustmentOf(payment: sql.LedgerRow, progress: sql.InProgress): number {
+  return Math.max(1, payment.capturedAmount + progress.pendingCapture);
+}
+
 /** What a payment of the merchant can still take, by the rules requestModification applies (0 for each when it takes none). */
 export interface Headroom {
   capturable: number;
   refundable: number;
   reversible: number;
+  /** The authorisation can be adjusted; `least` is the lowest amount it may be adjusted to. */
+  adjustable: { authorised: number; least: number } | null;
 }
 
 export async function headroomOf(deps: { db: Database }, merchantId: string, payfacReference: string): Promise<Headroom> {
   const payment = await sql.readLedger(deps.db.pool, payfacReference, merchantId);
   if (!payment) throw notFound('payment');
   const progress = await sql.inProgress(deps.db.pool, payfacReference);
-  if (!payment.success || progress.reversed) return { capturable: 0, refundable: 0, reversible: 0 };
+  if (!payment.success || progress.reversed) return { capturable: 0, refundable: 0, reversible: 0, adjustable: null };
   return {
     capturable: Math.max(0, capturableOf(payment, progress)),
     refundable: Math.max(0, refundableOf(payment, progress)),
     reversible: Math.max(0, reversibleOf(payment, progress)),
+    adjustable: payment.captureState === 'Manual' ? { authorised: payment.amount, least: leastAdjustmentOf(payment, progress) } : null,
   };
 }
 
@@ -80,7 +97,7 @@ export async function modificationsOf(deps: { db: Database }, merchantId: string
 }
 
 /**
- * A capture, refund or reversal, for every caller (the API, the portal's payment page): the body is
+ * A capture, refund, reversal or adjustment, for every caller (the API, the portal's payment page): the body is
  * checked here, its schema first, then against the payment's ledger.
  */
 export async function requestModification(
@@ -99,7 +116,27 @@ export async function requestModification(
     if (progress.reversed) throw new ApiError('INVALID_STATE', 'the payment has been reversed');
 
     const errors: FieldError[] = [];
-    if (input.kind !== 'Reversal') {
+    if (input.kind === 'Adjustment') {
+      // Manual is the state of a payment with manual capture or a pre-authorisation not yet captured in full.
+      if (payment.captureState !== 'Manual') {
+        throw new ApiError(
+          'INVALID_STATE',
+          'only a payment authorised with manual capture or as a pre-authorisation, and not yet captured in full, can be adjusted',
+        );
+      }
+      if (input.currency !== payment.currency) {
+        errors.push({ field: 'currency', code: 'CURRENCY_MISMATCH', message: `must be the payment's currency, ${payment.currency}` });
+      }
+      const least = leastAdjustmentOf(payment, progress);
+      if (input.amount < least) {
+        errors.push({
+          field: 'amount',
+          code: 'BELOW_CAPTURED',
+          message: `must be at least ${least} (captured ${payment.capturedAmount}, captures in progress ${progress.pendingCapture})`,
+        });
+      }
+      if (errors.length > 0) throw validationError(errors);
+    } else if (input.kind !== 'Reversal') {
       if (input.currency !== payment.currency) {
         errors.push({ field: 'currency', code: 'CURRENCY_MISMATCH', message: `must be the payment's currency, ${payment.currency}` });
       }

@@ -2,7 +2,7 @@ import type { Queryable } from '../../db/database.js';
 
 // Modifications (§Modifications and saved cards) and the payment ledger they move. $n parameters only.
 
-export type ModificationKind = 'Capture' | 'Refund' | 'Reversal';
+export type ModificationKind = 'Capture' | 'Refund' | 'Reversal' | 'Adjustment';
 export type CaptureState = 'Captured' | 'Scheduled' | 'Manual' | 'None' | 'Cancelled';
 
 /** A payment row as the ledger sees it, read under FOR UPDATE. */
@@ -12,8 +12,10 @@ export interface LedgerRow {
   /** The checkout reference the payment's events carry, and so its modifications' events too. */
   eventCheckoutReference: string;
   merchantReference: string | null;
-  /** Authorised amount (minor units). */
+  /** Authorised amount (minor units), as adjusted by the last adjustment that succeeded. */
   amount: number;
+  /** The amount the shopper first authorised. */
+  originalAmount: number;
   currency: string;
   success: boolean;
   captureState: CaptureState;
@@ -26,7 +28,7 @@ export interface LedgerRow {
 }
 
 const LEDGER_COLUMNS = `payfac_reference AS "payfacReference", merchant_id AS "merchantId", event_checkout_reference AS "eventCheckoutReference",
-  merchant_reference AS "merchantReference", amount, currency, success, capture_state AS "captureState", captured_amount AS "capturedAmount",
+  merchant_reference AS "merchantReference", COALESCE(adjusted_amount, amount) AS amount, amount AS "originalAmount", currency, success, capture_state AS "captureState", captured_amount AS "capturedAmount",
   refunded_amount AS "refundedAmount", card_masked AS "cardMasked", card_summary AS "cardSummary", card_expiry AS "cardExpiry",
   payment_method AS "paymentMethod"`;
 
@@ -131,7 +133,7 @@ export async function completeModification(
     payfacReference: string;
     state: 'Succeeded' | 'Failed';
     amount: number | null;
-    outcome: 'Captured' | 'Refunded' | 'Cancelled' | null;
+    outcome: 'Captured' | 'Refunded' | 'Cancelled' | 'Adjusted' | null;
     reason: string | null;
     completedAt: Date;
   },
@@ -147,8 +149,20 @@ export async function completeModification(
 export async function recordCapture(db: Queryable, payfacReference: string, amount: number): Promise<void> {
   await db.query(
     `UPDATE payments SET captured_amount = captured_amount + $2,
-            capture_state = CASE WHEN captured_amount + $2 >= amount THEN 'Captured' ELSE capture_state END,
-            capture_due_at = CASE WHEN captured_amount + $2 >= amount THEN NULL ELSE capture_due_at END
+            capture_state = CASE WHEN captured_amount + $2 >= COALESCE(adjusted_amount, amount) THEN 'Captured' ELSE capture_state END,
+            capture_due_at = CASE WHEN captured_amount + $2 >= COALESCE(adjusted_amount, amount) THEN NULL ELSE capture_due_at END
+      WHERE payfac_reference = $1`,
+    [payfacReference, amount],
+  );
+}
+
+/**
+ * An adjustment succeeded: the authorised amount is the new one (the amount first authorised stays in
+ * `amount`). Lowered to what is already captured, the payment is captured in full.
+ */
+export async function recordAdjustment(db: Queryable, payfacReference: string, amount: number): Promise<void> {
+  await db.query(
+    `UPDATE payments SET adjusted_amount = $2, capture_state = CASE WHEN captured_amount >= $2 THEN 'Captured' ELSE capture_state END
       WHERE payfac_reference = $1`,
     [payfacReference, amount],
   );
@@ -198,7 +212,7 @@ export async function unschedule(db: Queryable, payfacReference: string): Promis
 
 export interface ModificationHistoryRow extends Omit<NewModification, 'merchantId' | 'originalPayfacReference'> {
   state: 'Received' | 'Succeeded' | 'Failed';
-  outcome: 'Captured' | 'Refunded' | 'Cancelled' | null;
+  outcome: 'Captured' | 'Refunded' | 'Cancelled' | 'Adjusted' | null;
   reason: string | null;
   completedAt: Date | null;
 }

@@ -27,7 +27,7 @@ import {
 } from './views.js';
 
 // Payments in the portal (§The portal): every payment of the merchant (links, sessions, token
-// charges) with filters and a streamed CSV export, a payment's page, and capture, refund and reverse
+// charges) with filters and a streamed CSV export, a payment's page, and capture, refund, adjust and reverse
 // through the operation the API's /modification routes call, with the body the API takes: the
 // operation checks it, so every rule and every error is the API's; an error is shown beside the input
 // it names.
@@ -68,8 +68,13 @@ function filterOf(q: ListQuery, lang: View['lang']): { shown: ListFilter; filter
   return { shown, filter: { state: shown.state, from, until, reference: shown.reference === '' ? null : shown.reference }, errors };
 }
 
-const ACTION: Record<ModificationKind, AuditAction> = { capture: 'payment.capture', refund: 'payment.refund', reverse: 'payment.reverse' };
-const OPERATION = { capture: 'Capture', refund: 'Refund', reverse: 'Reversal' } as const satisfies Record<ModificationKind, string>;
+const ACTION: Record<ModificationKind, AuditAction> = {
+  capture: 'payment.capture',
+  refund: 'payment.refund',
+  reverse: 'payment.reverse',
+  adjust: 'payment.adjust',
+};
+const OPERATION = { capture: 'Capture', refund: 'Refund', reverse: 'Reversal', adjust: 'Adjustment' } as const satisfies Record<ModificationKind, string>;
 
 export const paymentsArea: PortalArea = {
   styles: `
@@ -119,15 +124,17 @@ export const paymentsArea: PortalArea = {
         headroomOf(deps, merchantId, payment.payfacReference),
       ]);
       const deliveries = await deliveriesOf(ctx, [payment.payfacReference, ...modifications.map((m) => m.payfacReference)]);
-      // A capture raises Capture; a refund and a reversal raise Refund (src/payments/modifications/processor.ts).
+      // A capture raises Capture, an adjustment Adjustment; a refund and a reversal raise Refund (src/payments/modifications/processor.ts).
+      const EVENT = { capture: 'Capture', adjust: 'Adjustment', refund: 'Refund', reverse: 'Refund' } as const;
       const [webhookNames, webhookFollows] = await Promise.all([
         webhookNamesOf(ctx, deliveries),
-        notice === null || notice === 'refused' ? false : eventReachesWebhook(deps, merchantId, notice === 'capture' ? 'Capture' : 'Refund'),
+        notice === null || notice === 'refused' ? false : eventReachesWebhook(deps, merchantId, EVENT[notice]),
       ]);
       const lang = ctx.session.language;
       const defaults = {
         capture: majorText(headroom.capturable, lang),
         refund: majorText(headroom.refundable, lang),
+        adjust: majorText(headroom.adjustable?.authorised ?? 0, lang),
         reference: payment.merchantReference ?? payment.payfacReference,
       };
       return { payment, modifications, headroom, deliveries, webhookNames, form, notice, webhookFollows, defaults };
@@ -158,7 +165,7 @@ export const paymentsArea: PortalArea = {
       .handle(async (ctx: Ctx<RefParams & { Querystring: { done?: string } }>) => {
         const payment = await paymentDetail(deps, ctx.merchantId, ctx.request.params.payfacReference);
         const done = ctx.request.query.done;
-        const notice = done === 'capture' || done === 'refund' || done === 'reverse' ? done : null;
+        const notice = done === 'capture' || done === 'refund' || done === 'reverse' || done === 'adjust' ? done : null;
         return { data: await detailData(ctx, payment, null, notice) };
       });
 
@@ -209,7 +216,7 @@ export const paymentsArea: PortalArea = {
       }
     };
 
-    for (const kind of ['capture', 'refund', 'reverse'] as const) {
+    for (const kind of ['capture', 'refund', 'reverse', 'adjust'] as const) {
       route
         .post(`/payments/:payfacReference/${kind}`, { permission: 'payments.modify', audit: ACTION[kind], view: renderPaymentDetail })
         .handle((ctx: Ctx<RefParams>) => modification(ctx, kind));
@@ -242,6 +249,7 @@ function inMoney(e: FieldError, typed: string, minor: number | undefined, headro
   if (e.field !== 'amount') return e;
   const t = translator(M, lang);
   if (e.code === 'EXCEEDS_CAPTURABLE') return { ...e, message: t('exceedsCapturable', { amount: formatMoney(headroom.capturable, currency, lang) }) };
+  if (e.code === 'BELOW_CAPTURED') return { ...e, message: t('belowCaptured', { amount: formatMoney(headroom.adjustable?.least ?? 0, currency, lang) }) };
   if (e.code === 'EXCEEDS_REFUNDABLE') return { ...e, message: t('exceedsRefundable', { amount: formatMoney(headroom.refundable, currency, lang) }) };
   if (typed !== '' && minor === undefined) return { ...e, code: 'AMOUNT', message: t('notAnAmount') };
   return e;

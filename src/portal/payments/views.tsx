@@ -12,8 +12,8 @@ import { PORTAL, portalPage } from '../views/layout.js';
 import { M, STATE_BADGE, type Key } from './messages.js';
 
 // The payments pages (§The portal): every payment with its filters and the CSV export, and a
-// payment's page with its card, its timeline, the webhooks it caused, and the capture, refund and
-// reverse forms of the modifications API.
+// payment's page with its card, its timeline, the webhooks it caused, and the capture, refund,
+// adjust and reverse forms of the modifications API.
 
 type T = Translate<Key>;
 
@@ -146,7 +146,7 @@ export function renderPaymentList(
 
 // ---------------------------------------------------------------- detail
 
-export type ModificationKind = 'capture' | 'refund' | 'reverse';
+export type ModificationKind = 'capture' | 'refund' | 'reverse' | 'adjust';
 
 export interface ModificationForm {
   kind: ModificationKind;
@@ -169,10 +169,13 @@ export interface DetailData {
   /** Whether an enabled webhook takes the event the noticed modification raises. */
   webhookFollows: boolean;
   /** The amounts the forms start with (major units, as typed). */
-  defaults: { capture: string; refund: string; reference: string };
+  defaults: { capture: string; refund: string; adjust: string; reference: string };
 }
 
-const KIND_KEY = { Capture: 'kindCapture', Refund: 'kindRefund', Reversal: 'kindReversal' } as const satisfies Record<ModificationHistory['kind'], Key>;
+const KIND_KEY = { Capture: 'kindCapture', Refund: 'kindRefund', Reversal: 'kindReversal', Adjustment: 'kindAdjustment' } as const satisfies Record<
+  ModificationHistory['kind'],
+  Key
+>;
 const DELIVERY_KEY = { Pending: 'deliveryPending', Delivered: 'deliveryDelivered', Failed: 'deliveryFailed' } as const satisfies Record<
   DeliveryView['state'],
   Key
@@ -306,14 +309,14 @@ function WebhookName({ view, t, webhookId, name }: { view: View; t: T; webhookId
   return <a href={`${PORTAL}/webhooks/${encodeURIComponent(webhookId)}`}>{name}</a>;
 }
 
-/** The capture, refund and reverse forms: each only while the payment can take it, with what it can still take. */
+/** The capture, adjust, refund and reverse forms: each only while the payment can take it, with what it can still take. */
 function Modifications({ view, t, data }: { view: View; t: T; data: DetailData }): Html {
   const p = data.payment;
-  const { capturable, refundable, reversible } = data.headroom;
+  const { capturable, refundable, reversible, adjustable } = data.headroom;
   const money = (minor: number): string => formatMoney(minor, p.currency, view.lang);
   const path = paymentPath(p.payfacReference);
   const shown = (kind: ModificationKind) => (data.form?.kind === kind ? data.form : null);
-  const amountForm = (kind: 'capture' | 'refund', max: number) => {
+  const amountForm = (kind: 'capture' | 'refund' | 'adjust', max: number) => {
     const again = shown(kind);
     const errors = again?.errors;
     return (
@@ -325,9 +328,9 @@ function Modifications({ view, t, data }: { view: View; t: T; data: DetailData }
           view={view}
           name="amount"
           label={t('amountLabel', { currency: p.currency })}
-          value={again ? again.amount : kind === 'capture' ? data.defaults.capture : data.defaults.refund}
+          value={again ? again.amount : data.defaults[kind]}
           inputmode="decimal"
-          hint={t(kind === 'capture' ? 'captureHint' : 'refundHint', { amount: money(max) })}
+          hint={t(`${kind}Hint`, { amount: money(max), least: money(adjustable?.least ?? 0) })}
           errors={errors}
           required
         />
@@ -353,16 +356,17 @@ function Modifications({ view, t, data }: { view: View; t: T; data: DetailData }
         />
         <div class="form-actions">
           <button type="submit" class="primary">
-            {t(kind === 'capture' ? 'captureButton' : 'refundButton')}
+            {t(`${kind}Button`)}
           </button>
         </div>
       </form>
     );
   };
-  if (capturable === 0 && refundable === 0 && reversible === 0) return <p class="muted">{t('actionsNone')}</p>;
+  if (capturable === 0 && refundable === 0 && reversible === 0 && !adjustable) return <p class="muted">{t('actionsNone')}</p>;
   return (
     <div class="grid">
       {capturable > 0 ? amountForm('capture', capturable) : null}
+      {adjustable ? amountForm('adjust', adjustable.authorised) : null}
       {refundable > 0 ? amountForm('refund', refundable) : null}
       {reversible > 0 ? (
         <div class="panel">
@@ -384,14 +388,8 @@ export function renderPaymentDetail(view: View, data: DetailData): string {
   const p = data.payment;
   const money = (minor: number) => <Money view={view} minor={minor} currency={p.currency} />;
   const received = data.webhookFollows ? 'received' : 'receivedNoWebhook';
-  const notice =
-    data.notice === 'capture'
-      ? t(received, { kind: t('kindCapture') })
-      : data.notice === 'refund'
-        ? t(received, { kind: t('kindRefund') })
-        : data.notice === 'reverse'
-          ? t(received, { kind: t('kindReversal') })
-          : null;
+  const noticed = { capture: 'kindCapture', refund: 'kindRefund', reverse: 'kindReversal', adjust: 'kindAdjustment' } as const;
+  const notice = data.notice !== null && data.notice !== 'refused' ? t(received, { kind: t(noticed[data.notice]) }) : null;
   return portalPage({
     view,
     title: `${t('payment')} ${p.payfacReference}`,

@@ -43,7 +43,7 @@ export const M = messages(
     evTokenization: 'a card is saved',
     evRefund: 'a refund or a reversal is done',
     evTokenDisabled: 'a saved card is disabled',
-    evAdjustment: 'made only by the sandbox, to test a receiver',
+    evAdjustment: 'an adjustment of an authorisation is done (the sandbox can also make one)',
     evEndpointDisabled: 'another of your webhooks was disabled because its deliveries kept failing (always sent)',
     // secrets
     createdTitle: 'Webhook registered',
@@ -179,7 +179,7 @@ export const M = messages(
     evTokenization: 'kort er vistað',
     evRefund: 'endurgreiðsla eða bakfærsla er gerð',
     evTokenDisabled: 'vistað kort er gert óvirkt',
-    evAdjustment: 'aðeins búið til í prófunarumhverfinu, til að prófa móttakara',
+    evAdjustment: 'breyting á heimild er gerð (prófunarumhverfið getur líka búið hana til)',
     evEndpointDisabled: 'annar vefkrókur þinn var gerður óvirkur því sendingar til hans mistókust í sífellu (alltaf sent)',
     createdTitle: 'Vefkrókur skráður',
     secretsTitle: 'Leynilyklar hans',
