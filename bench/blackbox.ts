@@ -57,17 +57,26 @@ const DELIVERY_SIZED_BODY = JSON.stringify({
   additionalData: { eventType: 'Adjustment' },
 });
 
-interface Receiver {
+export interface ReceiverStats {
+  count: number;
+  first: number;
+  last: number;
+  /** The most requests open at once on any one path (a webhook's URL). */
+  maxOpenPerPath: number;
+}
+
+export interface Receiver {
   proc: ChildProcess;
   port: number;
-  stats(): Promise<{ count: number; first: number; last: number }>;
+  stats(): Promise<ReceiverStats>;
   reset(): Promise<void>;
   stop(): Promise<void>;
 }
 
-async function startReceiver(keyFile: string, certFile: string, ca: string): Promise<Receiver> {
+/** The receiver process; `delayMs` holds every answer that long (a slow receiver). */
+export async function startReceiver(keyFile: string, certFile: string, ca: string, delayMs = 0): Promise<Receiver> {
   const proc = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'receiver.ts')], {
-    env: { ...process.env, RECEIVER_KEY: keyFile, RECEIVER_CERT: certFile },
+    env: { ...process.env, RECEIVER_KEY: keyFile, RECEIVER_CERT: certFile, RECEIVER_DELAY_MS: String(delayMs) },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let out = '';
@@ -86,7 +95,7 @@ async function startReceiver(keyFile: string, certFile: string, ca: string): Pro
   return {
     proc,
     port,
-    stats: async () => JSON.parse(await call('GET', '/stats')) as { count: number; first: number; last: number },
+    stats: async () => JSON.parse(await call('GET', '/stats')) as ReceiverStats,
     reset: async () => void (await call('POST', '/reset')),
     stop: async () => {
       await control.close();
@@ -122,7 +131,7 @@ async function bareLoop(url: string, ca: string, connections: number, n: number)
 }
 
 /** Events through the sandbox API, `concurrency` requests at a time; each makes one delivery per subscribed webhook. */
-async function makeEvents(server: ServerProcess, apiKey: string, eventType: string, n: number, concurrency = 16): Promise<void> {
+export async function makeEvents(server: ServerProcess, apiKey: string, eventType: string, n: number, concurrency = 16): Promise<void> {
   const agent = new Agent({ connections: concurrency });
   let next = 0;
   await Promise.all(
@@ -143,7 +152,7 @@ async function makeEvents(server: ServerProcess, apiKey: string, eventType: stri
   await agent.close();
 }
 
-async function api(server: ServerProcess, apiKey: string, path: string, body: unknown): Promise<Record<string, unknown>> {
+export async function api(server: ServerProcess, apiKey: string, path: string, body: unknown): Promise<Record<string, unknown>> {
   const r = await request(`${server.baseUrl}${path}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
@@ -154,9 +163,8 @@ async function api(server: ServerProcess, apiKey: string, path: string, body: un
   return json;
 }
 
-/** Starts `paylinks worker`, waits until the receiver has `n` deliveries, stops it; deliveries/s between the first and the last arrival. */
 /** CPU seconds (user + system) the process has used so far. */
-function cpuSeconds(pid: number): number {
+export function cpuSeconds(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
@@ -166,20 +174,24 @@ function cpuSeconds(pid: number): number {
  * the child exits first or ten minutes pass. Returns the receiver's counts, the child's output so far
  * (and on), and the wall time from `t0` to the last arrival being seen.
  */
-async function untilArrived(
-  proc: ChildProcess,
+export async function untilArrived(
+  procs: ChildProcess | readonly ChildProcess[],
   receiver: Receiver,
   n: number,
   what: string,
   t0: number,
-): Promise<{ stats: { count: number; first: number; last: number }; output: () => string; wallMs: number }> {
+): Promise<{ stats: ReceiverStats; output: () => string; wallMs: number }> {
+  const children = Array.isArray(procs) ? procs : [procs as ChildProcess];
   let out = '';
-  proc.stdout?.on('data', (d: Buffer) => (out += d.toString()));
-  proc.stderr?.on('data', (d: Buffer) => (out += d.toString()));
+  for (const proc of children) {
+    proc.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+    proc.stderr?.on('data', (d: Buffer) => (out += d.toString()));
+  }
   const deadline = Date.now() + 600_000;
   let stats = await receiver.stats();
   while (stats.count < n) {
-    if (proc.exitCode !== null) throw new Error(`${what} exited ${proc.exitCode}: ${out}`);
+    const exited = children.find((p) => p.exitCode !== null);
+    if (exited) throw new Error(`${what} exited ${exited.exitCode}: ${out}`);
     if (Date.now() > deadline) throw new Error(`${what} timed out at ${stats.count} of ${n}: ${out.slice(-2000)}`);
     await new Promise((r) => setTimeout(r, 50));
     stats = await receiver.stats();
@@ -188,7 +200,7 @@ async function untilArrived(
 }
 
 /** Stops a child with SIGTERM and waits for it to exit. */
-async function stopChild(proc: ChildProcess): Promise<void> {
+export async function stopChild(proc: ChildProcess): Promise<void> {
   const exited = new Promise((r) => proc.once('exit', r));
   proc.kill('SIGTERM');
   await exited;
@@ -274,13 +286,29 @@ async function peerDrain(dir: string, receiver: Receiver, caFile: string, concur
   }
 }
 
-export async function blackboxBenchmarks(): Promise<{ rows: Row[]; log: string }> {
+/** A scratch folder with the test certificate's files, for the receiver (key, cert) and the workers (ca). */
+export function certFiles(tag: string): { dir: string; key: string; cert: string; ca: string; caPem: string } {
   const certs = testCerts();
-  const dir = mkdtempSync(join(tmpdir(), 'paylinks-blackbox-'));
-  const files = { key: join(dir, 'leaf.key'), cert: join(dir, 'leaf.pem'), ca: join(dir, 'ca.pem') };
+  const dir = mkdtempSync(join(tmpdir(), `paylinks-${tag}-`));
+  const files = { dir, key: join(dir, 'leaf.key'), cert: join(dir, 'leaf.pem'), ca: join(dir, 'ca.pem'), caPem: certs.ca };
   writeFileSync(files.key, certs.key);
   writeFileSync(files.cert, certs.cert);
   writeFileSync(files.ca, certs.ca);
+  return files;
+}
+
+/** A merchant made with the real CLI (`paylinks merchant create`) on the bench database: its API key. */
+export async function createMerchant(databaseUrl: string, name: string): Promise<string> {
+  const { stdout } = await promisify(execFile)(process.execPath, [join(ROOT, 'bin/paylinks.js'), 'merchant', 'create', '--name', name, '--json'], {
+    env: { PATH: process.env.PATH ?? '', DATABASE_URL: databaseUrl },
+  });
+  return (JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as { apiKey: string }).apiKey;
+}
+
+export async function blackboxBenchmarks(): Promise<{ rows: Row[]; log: string }> {
+  const files = certFiles('blackbox');
+  const certs = { ca: files.caPem };
+  const dir = files.dir;
   const bench = await createBenchDatabase('blackbox');
   const receiver = await startReceiver(files.key, files.cert, certs.ca);
   const server = await startServer({ DATABASE_URL: bench.url }, ['serve', '--no-worker']);
@@ -288,10 +316,7 @@ export async function blackboxBenchmarks(): Promise<{ rows: Row[]; log: string }
   const rows: Row[] = [];
   const log: string[] = [];
   try {
-    const { stdout } = await promisify(execFile)(process.execPath, [join(ROOT, 'bin/paylinks.js'), 'merchant', 'create', '--name', 'Blackbox', '--json'], {
-      env: { PATH: process.env.PATH ?? '', DATABASE_URL: bench.url },
-    });
-    const apiKey = (JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as { apiKey: string }).apiKey;
+    const apiKey = await createMerchant(bench.url, 'Blackbox');
     const hookUrl = `https://127.0.0.1:${receiver.port}`;
 
     // One endpoint at the default cap (10 in flight), then at 50.

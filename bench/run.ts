@@ -2,6 +2,7 @@ import { apiBenchmarks, pgliteStartup, selected } from './api.js';
 import { blackboxBenchmarks } from './blackbox.js';
 import { deliveryBenchmarks } from './delivery.js';
 import { portalBenchmarks } from './portal.js';
+import { scaleBenchmarks } from './scale.js';
 import { fmt, printTable, type Row } from './lib.js';
 
 // `npm run bench`: every benchmark, one table (docs/performance.md). Figures are reported against a baseline
@@ -21,6 +22,11 @@ if (selected('blackbox')) {
   const box = await blackboxBenchmarks();
   console.log(box.log);
   rows.push(...box.rows);
+}
+if (selected('scale')) {
+  const grown = await scaleBenchmarks();
+  console.log(grown.log);
+  rows.push(...grown.rows);
 }
 const HISTORY = Number(process.env.BENCH_HISTORY ?? 1_000_000);
 if (HISTORY > 0 && selected('history')) {

@@ -16,8 +16,10 @@ export interface Config {
   readonly env: Environment;
   readonly sandbox: boolean;
   readonly logLevel: LogLevel;
-  /** Per-endpoint limit on webhook attempts in flight . */
+  /** Per-endpoint limit on webhook attempts in flight, across every worker process. */
   readonly webhookMaxInFlightPerEndpoint: number;
+  /** Webhook attempts one worker process keeps in flight, all endpoints together. */
+  readonly workerMaxInFlight: number;
   /** How long a claimed delivery stays leased to one worker before another may take it over. */
   readonly deliveryLeaseMs: number;
   /** Finished deliveries and their attempts older than this many days are removed (0: kept for ever). */
@@ -165,6 +167,7 @@ export function parseConfig(env: Env): Config {
   const sandbox = boolean('PAYLINKS_SANDBOX', envName === 'development');
   const logLevel = oneOf<LogLevel>('LOG_LEVEL', LOG_LEVELS, 'info');
   const webhookMaxInFlightPerEndpoint = integer('PAYLINKS_WEBHOOK_MAX_IN_FLIGHT', 10, 1, 1000);
+  const workerMaxInFlight = integer('PAYLINKS_WORKER_MAX_IN_FLIGHT', 256, 1, 10_000);
   const deliveryLeaseMs = integer('PAYLINKS_DELIVERY_LEASE_MS', 3_000, 1_000, 600_000);
   const deliveryRetentionDays = integer('PAYLINKS_DELIVERY_RETENTION_DAYS', 30, 0, 3650);
   const webhookDisableAfterDays = integer('PAYLINKS_WEBHOOK_DISABLE_AFTER_DAYS', 5, 0, 365);
@@ -246,6 +249,7 @@ export function parseConfig(env: Env): Config {
     sandbox,
     logLevel,
     webhookMaxInFlightPerEndpoint,
+    workerMaxInFlight,
     deliveryLeaseMs,
     deliveryRetentionDays,
     webhookDisableAfterDays,

@@ -14,8 +14,14 @@ describe('configuration (§Running the service)', () => {
       sandbox: true,
       logLevel: 'info',
       webhookMaxInFlightPerEndpoint: 10,
+      workerMaxInFlight: 256,
     });
     expect(Object.isFrozen(c)).toBe(true);
+  });
+
+  it('reads the worker process limit, within its bounds', () => {
+    expect(parseConfig({ PAYLINKS_WORKER_MAX_IN_FLIGHT: '64' }).workerMaxInFlight).toBe(64);
+    expect(() => parseConfig({ PAYLINKS_WORKER_MAX_IN_FLIGHT: '0' })).toThrow(/PAYLINKS_WORKER_MAX_IN_FLIGHT/);
   });
 
   it('derives PUBLIC_BASE_URL from HOST and PORT, and drops a trailing slash', () => {

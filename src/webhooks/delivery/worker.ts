@@ -67,7 +67,7 @@ export interface DeliveryWorkerOptions {
   db: Database;
   clock: Clock;
   config: Pick<Config, 'env' | 'webhookMaxInFlightPerEndpoint' | 'deliveryLeaseMs'> &
-    Partial<Pick<Config, 'deliveryRetentionDays' | 'webhookDisableAfterDays'>>;
+    Partial<Pick<Config, 'deliveryRetentionDays' | 'webhookDisableAfterDays' | 'workerMaxInFlight'>>;
   /** Opens each webhook's apiKey, sealed at rest. */
   sealer: Sealer;
   logger?: Logger;
@@ -75,7 +75,7 @@ export interface DeliveryWorkerOptions {
   dispatcher?: Dispatcher;
   /** interface §8: 15 s. Tests shorten it. */
   attemptTimeoutMs?: number;
-  /** Attempts in flight in this process, all endpoints together. */
+  /** Attempts in flight in this process, all endpoints together; default: the configuration's. */
   maxInFlight?: number;
   /** Most deliveries taken by one claim. */
   batchSize?: number;
@@ -145,7 +145,7 @@ export class DeliveryWorker extends LoopOwner {
     this.timeoutMs = opts.attemptTimeoutMs ?? ATTEMPT_TIMEOUT_MS;
     this.perEndpoint = opts.config.webhookMaxInFlightPerEndpoint;
     this.leaseMs = opts.config.deliveryLeaseMs;
-    this.maxInFlight = opts.maxInFlight ?? 256;
+    this.maxInFlight = opts.maxInFlight ?? opts.config.workerMaxInFlight ?? 256;
     this.batchSize = opts.batchSize ?? 100;
     this.metrics = opts.metrics;
     this.sealer = opts.sealer;
