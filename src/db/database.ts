@@ -1,4 +1,5 @@
 import { dirname } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
 import pg from 'pg';
 import type { PGlite } from '@electric-sql/pglite';
 import { acquireDataDirLock, type DataDirLock } from './dataDirLock.js';
@@ -159,6 +160,11 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
       close: () => pool.end(),
     };
   }
+  // PGlite's WebAssembly stays on V8's baseline compiler: the optimising tier compiled its hot
+  // functions a second time for about 80-100 MB more peak memory, and bought no measurable speed on
+  // the API's own work (docs/performance.md, "The embedded database's memory"). Read when a module is
+  // compiled, so it must be set before PGlite's is.
+  setFlagsFromString('--liftoff-only');
   const { PGlite: PGliteClass } = await import('@electric-sql/pglite');
   const { createPgConfig } = await import('@electric-sql/pglite/node-postgres');
   const { PGLITE_EXTENSIONS } = await import('./pgliteExtensions.js');
