@@ -1,4 +1,4 @@
-import { Agent, request, type Dispatcher } from 'undici';
+import { Agent, type Dispatcher } from 'undici';
 import type { ConnectionOptions } from 'node:tls';
 import { literalAddressAllowed, publicOnlyLookup, publicOnlyLookupWith, AddressNotAllowedError, type Resolver } from '../addressRules.js';
 
@@ -121,76 +121,121 @@ function describeError(err: unknown): string {
   return text.length > 500 ? `${text.slice(0, 497)}...` : text;
 }
 
-/** Sends one attempt and reads the whole response, all within `timeoutMs`. Never throws. */
-export async function sendAttempt(dispatcher: Dispatcher, req: AttemptRequest, opts: { timeoutMs?: number; publicOnly: boolean }): Promise<AttemptResult> {
+/** The attempt's time limit ran out: what aborts the request (never shown; the result says "timeout"). */
+class AttemptTimeout extends Error {}
+
+/**
+ * Sends one attempt and reads the whole response, all within `timeoutMs`. Never throws.
+ *
+ * Written on undici's dispatch handler rather than its `request()`: the attempt needs the status and
+ * the first 64 KiB of the body, and `request()` built a readable stream, an async iterator and an
+ * AbortController around them for each attempt, a large share of the worker's CPU time per delivery
+ * (docs/performance.md). The time limit aborts through the function undici hands the handler when
+ * the request goes onto a connection; a limit that runs out before then (while connecting) aborts it
+ * at that moment, as undici's own signal handling does.
+ */
+export function sendAttempt(dispatcher: Dispatcher, req: AttemptRequest, opts: { timeoutMs?: number; publicOnly: boolean }): Promise<AttemptResult> {
   const timeoutMs = opts.timeoutMs ?? ATTEMPT_TIMEOUT_MS;
   const started = performance.now();
   const elapsed = (): number => Math.round(performance.now() - started);
-  const controller = new AbortController();
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    controller.abort();
-  }, timeoutMs);
-  let status: number | null = null;
-  const kept: Buffer[] = [];
-  let keptBytes = 0;
+  let url: URL;
   try {
-    const url = new URL(req.url);
+    url = new URL(req.url);
     // An IP literal is dialled without a lookup, so publicOnlyLookup never sees it: check it here.
-    if (opts.publicOnly && !literalAddressAllowed(url)) {
-      throw new AddressNotAllowedError(url.hostname);
-    }
-    const res = await request(url, {
-      method: 'POST',
-      dispatcher,
-      signal: controller.signal,
-      headers: {
-        'content-type': 'application/json; charset=utf-8',
-        authorization: req.apiKey,
-        'x-webhook-correlationid': req.correlationId,
-        ...req.standard,
-      },
-      body: req.body,
-    });
-    status = res.statusCode;
-    for await (const chunk of res.body as AsyncIterable<Buffer>) {
-      if (keptBytes < RESPONSE_BODY_LIMIT) {
-        const part = chunk.subarray(0, RESPONSE_BODY_LIMIT - keptBytes);
-        kept.push(part);
-        keptBytes += part.length;
-      }
-    }
-    const body = Buffer.concat(kept).toString('utf8').replace(/\0/g, '\uFFFD');
-    const ok = status === 200;
-    return {
-      success: ok,
-      responseStatus: status,
-      responseBody: body,
-      durationMs: elapsed(),
-      errorKind: ok ? null : 'status',
-      errorDetail: ok ? null : `HTTP ${status}`,
-    };
+    if (opts.publicOnly && !literalAddressAllowed(url)) throw new AddressNotAllowedError(url.hostname);
   } catch (err) {
-    const partial = kept.length > 0 ? Buffer.concat(kept).toString('utf8').replace(/\0/g, '\uFFFD') : null;
-    if (timedOut)
-      return {
-        success: false,
-        responseStatus: status,
-        responseBody: partial,
-        durationMs: elapsed(),
-        errorKind: 'timeout',
-        errorDetail: `no complete response within ${timeoutMs} ms`,
-      };
-    return {
+    return Promise.resolve({
       success: false,
-      responseStatus: status,
-      responseBody: partial,
+      responseStatus: null,
+      responseBody: null,
       durationMs: elapsed(),
       errorKind: classifyError(err),
       errorDetail: describeError(err),
-    };
-  } finally {
-    clearTimeout(timer);
+    });
   }
+  return new Promise<AttemptResult>((resolve) => {
+    let status: number | null = null;
+    const kept: Buffer[] = [];
+    let keptBytes = 0;
+    let abort: ((err?: Error) => void) | undefined;
+    let timedOut = false;
+    let settled = false;
+    const keptText = (): string => Buffer.concat(kept).toString('utf8').replace(/\0/g, '\uFFFD');
+    const finish = (result: AttemptResult): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve(result);
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      abort?.(new AttemptTimeout());
+    }, timeoutMs);
+    const handler: Dispatcher.DispatchHandler = {
+      onConnect(a) {
+        abort = a;
+        if (timedOut) a(new AttemptTimeout());
+      },
+      onHeaders(statusCode) {
+        status = statusCode;
+        return true;
+      },
+      onData(chunk) {
+        if (keptBytes < RESPONSE_BODY_LIMIT) {
+          const part = chunk.subarray(0, RESPONSE_BODY_LIMIT - keptBytes);
+          kept.push(part);
+          keptBytes += part.length;
+        }
+        return true;
+      },
+      onComplete() {
+        const ok = status === 200;
+        finish({
+          success: ok,
+          responseStatus: status,
+          responseBody: keptText(),
+          durationMs: elapsed(),
+          errorKind: ok ? null : 'status',
+          errorDetail: ok ? null : `HTTP ${status}`,
+        });
+      },
+      onError(err) {
+        const partial = kept.length > 0 ? keptText() : null;
+        if (timedOut) {
+          finish({
+            success: false,
+            responseStatus: status,
+            responseBody: partial,
+            durationMs: elapsed(),
+            errorKind: 'timeout',
+            errorDetail: `no complete response within ${timeoutMs} ms`,
+          });
+          return;
+        }
+        finish({
+          success: false,
+          responseStatus: status,
+          responseBody: partial,
+          durationMs: elapsed(),
+          errorKind: classifyError(err),
+          errorDetail: describeError(err),
+        });
+      },
+    };
+    dispatcher.dispatch(
+      {
+        origin: url.origin,
+        path: `${url.pathname}${url.search}`,
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json; charset=utf-8',
+          authorization: req.apiKey,
+          'x-webhook-correlationid': req.correlationId,
+          ...req.standard,
+        },
+        body: req.body,
+      },
+      handler,
+    );
+  });
 }
