@@ -7,14 +7,21 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import pino from 'pino';
+import { buildApp } from '../../src/app.js';
+import { systemClock } from '../../src/clock.js';
+import { parseConfig } from '../../src/config.js';
 import { openDatabase } from '../../src/db/database.js';
 import { loadMigrations, migrate } from '../../src/db/migrate.js';
+import { simulatorAcquirer } from '../../src/payments/simulator.js';
+import { createSealer } from '../../src/sealing.js';
 import { ADMIN_URL } from '../helpers/globalSetup.js';
 
 // Upgrades without downtime (docs/production.md, "Upgrades"; docs/style.md, "Migrations expand, then
 // contract"): the previous release's `paylinks serve` runs on a PostgreSQL database while this tree's
 // migrations are applied under it, and keeps answering the API (create a link, list links) and the
-// shopper's page of a link, with no 5xx, during and after.
+// shopper's page of a link, with no 5xx, during and after; then beside this tree's app, as in the
+// middle of a roll, each reading the links the other makes.
 //
 // The previous release is the commit before the one that added this tree's newest migration (or
 // PAYLINKS_UPGRADE_FROM, any commit): taken out of the repository's history with `git archive`, given
@@ -75,7 +82,7 @@ async function startServe(bin: string, env: Record<string, string>): Promise<Ser
 
 /** One answer of the old server, with when its request started and ended. */
 interface Answer {
-  what: 'create' | 'list' | 'pay page';
+  what: 'create' | 'list' | 'read' | 'pay page';
   status: number;
   startedAt: number;
   endedAt: number;
@@ -172,17 +179,60 @@ describe('an upgrade under the previous release’s running serve (docs/producti
     await new Promise((r) => setTimeout(r, 300));
     const db = await openDatabase({ databaseUrl, dataDir: '' });
     const migrationStart = performance.now();
-    let applied: string[];
+    const applied = await migrate(db).catch(async (err: unknown) => {
+      await db.close();
+      throw err;
+    });
+    const migrationEnd = performance.now();
+
+    // And the old server keeps working on the new schema, beside a process of this tree (the roll's
+    // middle): each reads the links the other makes.
+    const config = parseConfig({ PUBLIC_BASE_URL: 'http://paylinks.test', LOG_LEVEL: 'warn' });
+    const app = await buildApp({
+      config,
+      db,
+      clock: systemClock,
+      acquirer: simulatorAcquirer,
+      sealer: createSealer(config.secretKey),
+      logger: pino({ level: 'warn' }),
+    });
+    const side: { what: string; status: number }[] = [];
     try {
-      applied = await migrate(db);
+      await app.ready();
+      const linkBody = (description: string) => ({
+        type: 'PayByLink',
+        terminalIdentifier: merchant.terminalIdentifier,
+        amount: 4900,
+        currency: 'ISK',
+        description,
+        items: [{ name: 'Wool socks', quantity: 1, unitPrice: 4900, amountWithoutDiscount: 4900, amount: 4900 }],
+      });
+      const deadline = Date.now() + 2_000;
+      while (Date.now() < deadline) {
+        const made = await app.inject({
+          method: 'POST',
+          url: '/api/v1/paymentlinks/create',
+          headers: { 'x-api-key': merchant.apiKey },
+          payload: linkBody('new'),
+        });
+        side.push({ what: 'new creates', status: made.statusCode });
+        const newRef = (made.json() as { paymentLinkReference?: string }).paymentLinkReference ?? '';
+        side.push({
+          what: 'old reads new',
+          status: (await ask('read', `/api/v1/paymentlinks/${newRef}`, { headers: { 'x-api-key': merchant.apiKey } })).status,
+        });
+        const old = await ask('create', '/api/v1/paymentlinks/create', { method: 'POST', headers, body: JSON.stringify(linkBody('old')) });
+        const oldRef = (JSON.parse(old.body) as { paymentLinkReference?: string }).paymentLinkReference ?? '';
+        const read = await app.inject({ method: 'GET', url: `/api/v1/paymentlinks/${oldRef}`, headers: { 'x-api-key': merchant.apiKey } });
+        side.push({ what: 'new reads old', status: read.statusCode });
+        side.push({ what: 'new pay page of old', status: (await app.inject({ method: 'GET', url: `/pay/${oldRef}` })).statusCode });
+      }
     } finally {
+      running = false;
+      await load;
+      await app.close();
       await db.close();
     }
-    const migrationEnd = performance.now();
-    // And the old server keeps working on the new schema.
-    await new Promise((r) => setTimeout(r, 2_000));
-    running = false;
-    await load;
 
     const exited = new Promise<number | null>((resolve) => server?.proc.once('exit', (code) => resolve(code)));
     server.proc.kill('SIGTERM');
@@ -191,10 +241,15 @@ describe('an upgrade under the previous release’s running serve (docs/producti
     expect(applied, `previous release ${commit}`).toContain(newest);
     const failed = answers.filter((a) => a.status !== 200);
     expect(failed, `answers other than 200 from the release at ${commit}`).toEqual([]);
+    expect(
+      side.filter((a) => a.status !== 200),
+      'this tree beside the previous release',
+    ).toEqual([]);
+    expect(side.length).toBeGreaterThan(0);
     expect(server.output()).not.toMatch(/"level":50|"level":60/);
     const across = answers.filter((a) => a.endedAt >= migrationStart && a.startedAt <= migrationEnd);
     const after = answers.filter((a) => a.startedAt > migrationEnd);
     expect(across.length, 'requests in flight while the migrations ran').toBeGreaterThan(0);
     for (const what of ['create', 'list', 'pay page'] as const) expect(after.filter((a) => a.what === what).length, what).toBeGreaterThan(0);
-  }, 60_000);
+  }, 120_000);
 });
