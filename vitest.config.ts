@@ -5,6 +5,8 @@ import { defineConfig } from 'vitest/config';
 // Unit tests (no database) run once.
 const dbTests = ['test/**/*.test.ts'];
 const unitTests = ['test/unit/**/*.test.ts'];
+// PostgreSQL's alone: an upgrade under a running server (the embedded database admits one process).
+const postgresOnly = ['test/e2e/upgrade.test.ts'];
 
 export default defineConfig({
   // The pages' JSX runtime from the source, as the compiler sees it (package.json's "imports" names the built one).
@@ -24,7 +26,7 @@ export default defineConfig({
         test: { name: 'types', include: [], typecheck: { enabled: true, only: true, include: ['test/types/**/*.test-d.ts'], tsconfig: './tsconfig.json' } },
       },
       { extends: true, test: { name: 'postgres', include: dbTests, exclude: unitTests, env: { TEST_DB: 'postgres' } } },
-      { extends: true, test: { name: 'pglite', include: dbTests, exclude: unitTests, env: { TEST_DB: 'pglite' } } },
+      { extends: true, test: { name: 'pglite', include: dbTests, exclude: [...unitTests, ...postgresOnly], env: { TEST_DB: 'pglite' } } },
     ],
   },
 });

@@ -50,7 +50,6 @@ export async function seed(url: string): Promise<{ apiKey: string; cookie: strin
       owner: { merchantId: m.merchantId },
       role: 'owner',
       createdBy: null,
-      purpose: 'sign-in',
     });
     const redeemed = await redeemLink(
       db,

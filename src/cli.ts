@@ -329,7 +329,9 @@ export function buildCli(): Command {
     });
   user
     .command('link')
-    .description('a new one-time sign-in link for a user (a forgotten password, an invitation that ran out); earlier links stop working')
+    .description(
+      'a new one-time sign-in link for a user (someone invited in the portal who has no password yet, a forgotten password); earlier links stop working',
+    )
     .requiredOption('--email <address>', 'the user’s e-mail address')
     .option('--json', 'print one JSON object')
     .action(async (opts: { email: string; json?: boolean }) => {

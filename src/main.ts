@@ -64,7 +64,6 @@ export async function serve(config: Config, opts: { worker: boolean; clock?: Clo
       owner: { merchantId: m.merchantId },
       role: 'owner',
       createdBy: null,
-      purpose: 'sign-in',
     });
     out('');
     out('  A sandbox merchant was created on this new embedded database:');

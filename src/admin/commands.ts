@@ -114,7 +114,7 @@ export const adminCommands = {
   },
   'user.create': async (c: AdminContext, a: Args) => {
     const role = text(a, 'role');
-    const link = await users(() => createUser(c.db, c.clock, { email: text(a, 'email'), owner: owner(a), role, createdBy: null, purpose: 'sign-in' }));
+    const link = await users(() => createUser(c.db, c.clock, { email: text(a, 'email'), owner: owner(a), role, createdBy: null }));
     return linkResult(c, link, { role });
   },
   'user.link': async (c: AdminContext, a: Args) => linkResult(c, await users(() => newSignInLink(c.db, c.clock, text(a, 'email')))),

@@ -241,8 +241,6 @@ export async function portalRoutes(app: App, appDeps: AppDeps): Promise<void> {
           setSessionCookie(reply, outcome.session);
           return seeOther(reply, PORTAL);
         }
-        // An existing account's invitation: answered after signing in, never by setting a password here.
-        if (outcome.kind === 'member') return sendPage(reply, 200, renderMessagePage(view, 'memberTitle', view.t('memberText'), { signIn: true }));
         if (outcome.kind === 'noMerchant') return sendPage(reply, 409, renderMessagePage(view, 'linkInvalidTitle', view.t('noMerchant')));
         if (outcome.kind === 'invalid') return sendPage(reply, 404, renderMessagePage(view, 'linkInvalidTitle', view.t('linkInvalid'), { signIn: true }));
         const info = await linkInfo(db, clock, token);

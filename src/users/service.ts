@@ -58,18 +58,17 @@ export interface OneTimeLink {
   expiresAt: Date;
 }
 
-/** A new one-time link of the account (its earlier links stop working); memberships/service.ts issues invitations with it. */
-export async function issueLink(
-  clock: Clock,
-  tx: Parameters<typeof sql.insertToken>[0],
-  userId: string,
-  purpose: 'sign-in' | 'invite',
-): Promise<{ token: string; expiresAt: Date }> {
+/**
+ * A new one-time sign-in link of the account (its earlier links stop working). Only the operator is
+ * handed one (`paylinks user create`, `paylinks user link`, the first start): an owner's invitation
+ * hands over no link (memberships/service.ts, docs/portal.md "Users").
+ */
+async function issueLink(clock: Clock, tx: Parameters<typeof sql.insertToken>[0], userId: string): Promise<{ token: string; expiresAt: Date }> {
   const now = clock.now();
   const token = randomToken(32);
-  const expiresAt = new Date(now.getTime() + (purpose === 'invite' ? INVITE_TTL_MS : SIGN_IN_LINK_TTL_MS));
+  const expiresAt = new Date(now.getTime() + SIGN_IN_LINK_TTL_MS);
   await sql.expireTokensOf(tx, userId, now);
-  await sql.insertToken(tx, { tokenHash: hashSecret(token), userId, purpose, at: now, expiresAt });
+  await sql.insertToken(tx, { tokenHash: hashSecret(token), userId, purpose: 'sign-in', at: now, expiresAt });
   return { token, expiresAt };
 }
 
@@ -86,17 +85,21 @@ export function emailFieldError(problem: 'invalid' | 'lookalike'): FieldError {
     : { field: 'email', code: USER_FIELD_CODES.emailInvalid, message: 'is not an e-mail address' };
 }
 
+type NewAccount = { email: string; owner: UserOwner; role: string; createdBy: string | null; language?: Lang };
+
 /**
- * A new user with no password yet, and the one-time link with which they choose one: a sign-in link
- * (the operator's CLI) or an invitation (an owner in the portal). The address and the role are checked
- * here, both at once, and refused in §Errors's form on `email` and `role`, as is an address that has
- * a user already.
+ * A new user with no password yet, made in a transaction that `then` continues. The address and the
+ * role are checked here, both at once, and refused in §Errors's form on `email` and `role`, as is an
+ * address that has a user already. A merchant's user gets a pending membership of it, accepted when
+ * the account's first sign-in link is used (redeemLink); an invitation's runs out at `inviteExpiresAt`.
  */
-export async function createUser(
+async function insertAccount<T>(
   db: Database,
   clock: Clock,
-  input: { email: string; owner: UserOwner; role: string; createdBy: string | null; language?: Lang; purpose: 'sign-in' | 'invite' },
-): Promise<OneTimeLink> {
+  input: NewAccount,
+  inviteExpiresAt: Date | null,
+  then: (tx: Parameters<typeof sql.insertToken>[0], account: { userId: string; email: string }) => Promise<T>,
+): Promise<T> {
   const checked = checkEmail(input.email);
   const email = checked.ok ? checked.email : undefined;
   const errors: FieldError[] = [];
@@ -122,19 +125,35 @@ export async function createUser(
     });
     if (!inserted) throw validationError([{ field: 'email', code: USER_FIELD_CODES.emailTaken, message: 'has a user already' }]);
     if ('merchantId' in input.owner) {
-      // Pending until the account's first link is used (redeemLink).
       await members.insertMembership(tx, {
         userId,
         merchantId: input.owner.merchantId,
         role: input.role,
         at: clock.now(),
         createdBy: input.createdBy,
-        inviteTokenHash: null,
-        inviteExpiresAt: null,
+        inviteExpiresAt,
       });
     }
-    return { userId, email, ...(await issueLink(clock, tx, userId, input.purpose)) };
+    return then(tx, { userId, email });
   });
+}
+
+/** A new user with no password yet, and the one-time sign-in link with which they choose one (the operator's). */
+export async function createUser(db: Database, clock: Clock, input: NewAccount): Promise<OneTimeLink> {
+  return insertAccount(db, clock, input, null, async (tx, account) => ({ ...account, ...(await issueLink(clock, tx, account.userId)) }));
+}
+
+/**
+ * A new user with no password yet, invited by an owner of a merchant until `expiresAt`, and no link:
+ * they choose their password with a sign-in link from the operator, as anyone with no password does.
+ */
+export async function createInvitedUser(
+  db: Database,
+  clock: Clock,
+  input: { email: string; merchantId: string; role: string; createdBy: string; expiresAt: Date },
+): Promise<{ userId: string; email: string }> {
+  const account = { email: input.email, owner: { merchantId: input.merchantId }, role: input.role, createdBy: input.createdBy };
+  return insertAccount(db, clock, account, input.expiresAt, async (_tx, made) => made);
 }
 
 /** A new one-time sign-in link for an existing user (a forgotten password): earlier links stop working. */
@@ -142,27 +161,25 @@ export async function newSignInLink(db: Database, clock: Clock, rawEmail: string
   const email = normalizeEmail(rawEmail) ?? '';
   const user = await sql.findUserByEmail(db.pool, email);
   if (!user) throw new UserError('notFound', `no user with the address ${JSON.stringify(rawEmail)}`);
-  return withTransaction(db, async (tx) => ({ userId: user.id, email: user.email, ...(await issueLink(clock, tx, user.id, 'sign-in')) }));
+  return withTransaction(db, async (tx) => ({ userId: user.id, email: user.email, ...(await issueLink(clock, tx, user.id)) }));
 }
 
-/** What a one-time link's page shows before it is used; undefined when it is unknown, used or expired. */
-export async function linkInfo(
-  db: Database,
-  clock: Clock,
-  token: string,
-): Promise<{ email: string; purpose: 'sign-in' | 'invite'; hasPassword: boolean } | undefined> {
+/**
+ * A one-time sign-in link, if it can be used: unknown, used, expired, and a link an owner's invitation
+ * handed out before invitations stopped handing out links (purpose 'invite') are all the same nothing.
+ */
+async function usableLink(db: Database, clock: Clock, token: string): Promise<{ user: sql.UserRow } | undefined> {
   if (!plausibleToken(token)) return undefined;
   const t = await sql.findToken(db.pool, hashSecret(token));
-  if (!t) {
-    // An invitation of an account that exists: its page is the same as a new account's invitation,
-    // so that whoever holds the link (the owner who made it, too) learns nothing from opening it.
-    const invitation = await members.findInvitation(db.pool, hashSecret(token), clock.now());
-    return invitation ? { email: invitation.email, purpose: 'invite', hasPassword: false } : undefined;
-  }
-  if (t.usedAt !== null || t.expiresAt <= clock.now()) return undefined;
+  if (!t || t.purpose !== 'sign-in' || t.usedAt !== null || t.expiresAt <= clock.now()) return undefined;
   const user = await sql.findUser(db.pool, t.userId);
-  if (!user) return undefined;
-  return { email: user.email, purpose: t.purpose, hasPassword: user.passwordHash !== null };
+  return user ? { user } : undefined;
+}
+
+/** What a one-time link's page shows before it is used; undefined when it cannot be used. */
+export async function linkInfo(db: Database, clock: Clock, token: string): Promise<{ email: string; hasPassword: boolean } | undefined> {
+  const found = await usableLink(db, clock, token);
+  return found ? { email: found.user.email, hasPassword: found.user.passwordHash !== null } : undefined;
 }
 
 const plausibleToken = (t: string): boolean => /^[A-Za-z0-9_-]{20,100}$/.test(t);
@@ -201,13 +218,14 @@ export type RedeemOutcome =
   | { kind: 'ok'; session: StartedSession }
   | { kind: 'invalid' }
   | { kind: 'password'; problem: 'required' | PasswordProblem | 'mismatch' }
-  | { kind: 'noMerchant' }
-  /** An invitation of an account that exists: it is accepted after signing in, and sets no password. */
-  | { kind: 'member' };
+  | { kind: 'noMerchant' };
 
 /**
- * Uses a one-time link: the user chooses a password (when they have none, or always for an
- * invitation) and is signed in with a new session. The link works once.
+ * Uses a one-time sign-in link: the user chooses a password (when they have none, or wants a new one)
+ * and is signed in with a new session. The link works once. The first link of an account with no
+ * password accepts the memberships waiting for it (the one it was made with, and invitations not yet
+ * run out): whoever holds it has shown they are the person at that address, as the operator made it
+ * for them.
  */
 export async function redeemLink(
   db: Database,
@@ -216,19 +234,17 @@ export async function redeemLink(
   input: { password: string; confirm: string },
   policy: SessionPolicy,
 ): Promise<RedeemOutcome> {
-  if (!plausibleToken(token)) return { kind: 'invalid' };
-  const found = await sql.findToken(db.pool, hashSecret(token));
-  if (!found) return (await members.findInvitation(db.pool, hashSecret(token), clock.now())) ? { kind: 'member' } : { kind: 'invalid' };
-  const user = found.usedAt === null && found.expiresAt > clock.now() ? await sql.findUser(db.pool, found.userId) : undefined;
+  const user = (await usableLink(db, clock, token))?.user;
   if (!user) return { kind: 'invalid' };
-  // The account's first link accepts the memberships made with it; read before the transaction (on
-  // the embedded database a transaction holds the only connection).
+  // Read before the transaction (on the embedded database a transaction holds the only connection).
   const first = user.passwordHash === null;
+  const now = clock.now();
   const merchantId = first
-    ? ((await members.membershipsOf(db.pool, user.id)).find((m) => m.inviteTokenHash === null)?.merchantId ?? (await homeMerchant(db, user)))
+    ? ((await members.membershipsOf(db.pool, user.id)).find((m) => m.acceptedAt !== null || m.inviteExpiresAt === null || m.inviteExpiresAt > now)
+        ?.merchantId ?? (await homeMerchant(db, user)))
     : await homeMerchant(db, user);
   if (merchantId === undefined) return { kind: 'noMerchant' };
-  const choosing = user.passwordHash === null || found.purpose === 'invite' || input.password !== '';
+  const choosing = first || input.password !== '';
   let passwordHash: string | null = null;
   if (choosing) {
     if (input.password === '') return { kind: 'password', problem: 'required' };
@@ -240,7 +256,7 @@ export async function redeemLink(
   return withTransaction(db, async (tx): Promise<RedeemOutcome> => {
     // Used once: of two tabs sending the same link, one signs in and the other is told the link is used.
     if (!(await sql.useToken(tx, hashSecret(token), clock.now()))) return { kind: 'invalid' };
-    if (first) await members.acceptFirstMemberships(tx, user.id, clock.now());
+    if (first) await members.acceptWaitingMemberships(tx, user.id, clock.now());
     if (passwordHash !== null) {
       await sql.setPassword(tx, user.id, passwordHash);
       // A new password ends every other session of the account.

@@ -177,7 +177,12 @@ export async function expireTokensOf(db: Queryable, userId: string, now: Date): 
   await db.query('UPDATE portal_tokens SET expires_at = $2 WHERE user_id = $1 AND used_at IS NULL AND expires_at > $2', [userId, now]);
 }
 
-/** Users with an invitation not yet used, and when it runs out. */
+/** Ends the account's invitation links not yet used (made before invitations stopped making links). */
+export async function expireInviteLinks(db: Queryable, userId: string, now: Date): Promise<void> {
+  await db.query("UPDATE portal_tokens SET expires_at = $2 WHERE user_id = $1 AND purpose = 'invite' AND used_at IS NULL AND expires_at > $2", [userId, now]);
+}
+
+/** Users with an invitation link not yet used (made before invitations stopped making links), and when it runs out. */
 export async function pendingInvites(db: Queryable, userIds: readonly string[], now: Date): Promise<Map<string, Date>> {
   const { rows } = await db.query<{ userId: string; expiresAt: Date }>(
     `SELECT user_id AS "userId", max(expires_at) AS "expiresAt" FROM portal_tokens

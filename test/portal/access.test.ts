@@ -27,7 +27,6 @@ describe('portal sign-in and sessions', () => {
       owner: { merchantId: ctx.merchant.merchantId },
       role: 'owner',
       createdBy: null,
-      purpose: 'sign-in',
     });
     expect(link.email).toBe('new.owner@example.com');
     const b = new PortalBrowser(ctx);
@@ -202,7 +201,6 @@ describe('portal cookies over https', () => {
       owner: { merchantId: ctx.merchant.merchantId },
       role: 'owner',
       createdBy: null,
-      purpose: 'sign-in',
     });
     const { browser } = await portalUser(ctx, 'owner');
     expect([...browser.cookies.keys()]).toContain('__Host-paylinks_session');

@@ -116,7 +116,7 @@ describe('portal account hardening', () => {
   describe('look-alike addresses', () => {
     const refusal = async (email: string): Promise<{ field: string; code: string } | undefined> => {
       try {
-        await createUser(ctx.tdb.db, ctx.clock, { email, owner: merchant(), role: 'staff', createdBy: null, purpose: 'sign-in' });
+        await createUser(ctx.tdb.db, ctx.clock, { email, owner: merchant(), role: 'staff', createdBy: null });
         return undefined;
       } catch (err) {
         if (!(err instanceof ApiError)) throw err;
@@ -125,13 +125,12 @@ describe('portal account hardening', () => {
     };
 
     it('refuses invisible characters, direction controls and mixed scripts; an NFD or upper-case copy is the same user', async () => {
-      await createUser(ctx.tdb.db, ctx.clock, { email: 'olga@example.com', owner: merchant(), role: 'staff', createdBy: null, purpose: 'sign-in' });
+      await createUser(ctx.tdb.db, ctx.clock, { email: 'olga@example.com', owner: merchant(), role: 'staff', createdBy: null });
       const composed = await createUser(ctx.tdb.db, ctx.clock, {
         email: 'jos\u00e9@example.com',
         owner: merchant(),
         role: 'staff',
         createdBy: null,
-        purpose: 'sign-in',
       });
       expect(composed.email).toBe('jos\u00e9@example.com');
       const lookalike = { field: 'email', code: 'NOT_ALLOWED' };
@@ -159,7 +158,6 @@ describe('portal account hardening', () => {
         owner: merchant(),
         role: 'staff',
         createdBy: null,
-        purpose: 'sign-in',
       });
       expect((await redeemLink(ctx.tdb.db, ctx.clock, link.token, { password: PASSWORD, confirm: PASSWORD }, sessionPolicyOf(ctx.config))).kind).toBe('ok');
       expect((await new PortalBrowser(ctx).signIn('RENE\u0301E@example.com')).statusCode).toBe(303);
@@ -213,7 +211,7 @@ describe('portal account hardening', () => {
 
   describe('common and trivial passwords', () => {
     it('are refused when chosen by a link, in both languages; a good one is taken', async () => {
-      const link = await createUser(ctx.tdb.db, ctx.clock, { email: fresh('chooser'), owner: merchant(), role: 'staff', createdBy: null, purpose: 'sign-in' });
+      const link = await createUser(ctx.tdb.db, ctx.clock, { email: fresh('chooser'), owner: merchant(), role: 'staff', createdBy: null });
       const b = new PortalBrowser(ctx);
       await b.get(`/portal/link/${link.token}`);
       for (const weak of WEAK) {

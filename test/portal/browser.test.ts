@@ -81,7 +81,6 @@ describe('the merchant portal in Chromium', () => {
         owner: { merchantId: ctx.merchant.merchantId },
         role,
         createdBy: null,
-        purpose: 'sign-in',
       });
       // The first sign-in is by the one-time link, choosing the password, as a new user does.
       const context = await browser.newContext();

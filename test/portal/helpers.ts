@@ -123,7 +123,6 @@ export async function portalUser(
     owner: opts.owner ?? { merchantId: ctx.merchant.merchantId },
     role,
     createdBy: null,
-    purpose: 'sign-in',
   });
   const redeemed = await redeemLink(ctx.tdb.db, ctx.clock, link.token, { password: PASSWORD, confirm: PASSWORD }, sessionPolicyOf(ctx.config));
   expect(redeemed.kind).toBe('ok');

@@ -1,16 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMerchant, createPartner, linkPartner, type CreatedMerchant } from '../../src/accounts/service.js';
 import { loadMigrations } from '../../src/db/migrations.js';
-import { INVITE_TTL_MS } from '../../src/users/service.js';
+import { INVITE_TTL_MS, newSignInLink } from '../../src/users/service.js';
 import { createTestContext, type TestContext } from '../helpers/app.js';
 import { PortalBrowser, portalUser, textOf } from './helpers.js';
-
-/** The invitation link a page shows (in its copy field), as a path. */
-function linkPathOn(html: string): string {
-  const m = /value="(http:\/\/paylinks\.test\/portal\/link\/[^"]+)"/.exec(html);
-  expect(m, 'an invitation link on the page').not.toBeNull();
-  return new URL(m?.[1] ?? 'http://x/').pathname;
-}
 
 /** The row of the users table that names this address. */
 function rowOf(html: string, email: string): string {
@@ -51,11 +44,10 @@ describe('portal memberships', () => {
     await ctx.close();
   });
 
-  async function invite(email: string, role: string): Promise<string> {
-    await owner.browser.get('/portal/users');
-    const res = await owner.browser.post('/portal/users', { email, role });
+  async function invite(email: string, role: string, by = owner): Promise<void> {
+    await by.browser.get('/portal/users');
+    const res = await by.browser.post('/portal/users', { email, role });
     expect(res.statusCode, textOf(res.body).slice(0, 400)).toBe(200);
-    return linkPathOn(res.body);
   }
 
   const passwordHashOf = async (email: string): Promise<string | null> =>
@@ -72,7 +64,47 @@ describe('portal memberships', () => {
     expect(answers[1]).toEqual(answers[0]);
     expect(answers[2]).toEqual(answers[0]);
     expect(answers[0]?.status).toBe(200);
-    expect(answers[0]?.text).toContain('Invitation sent to <address>');
+    expect(answers[0]?.text).toContain('<address> is invited');
+  });
+
+  it('an owner who invites learns nothing of whether the address has an account: every answer the owner can see, or reach from it, is the same', async () => {
+    await portalUser(ctx, 'staff', { owner: { merchantId: other.merchantId }, email: 'known@other.example' });
+    const TRY = 'an owner tries this passphrase 7';
+    /** What the owner can see of an invitation of this address: the answers, the list, and whatever a link handed over does. */
+    const observe = async (email: string): Promise<unknown[]> => {
+      const seen: unknown[] = [];
+      const plain = (html: string): string => textOf(html).replaceAll(email, '<address>');
+      const followLinks = async (html: string): Promise<void> => {
+        // Every one-time link the answer hands the owner, opened and posted a password to, as the owner could.
+        for (const m of html.matchAll(/https?:\/\/[^"\s<]*(\/portal\/link\/[A-Za-z0-9_-]+)/g)) {
+          const path = m[1] ?? '';
+          const holder = new PortalBrowser(ctx);
+          const page = await holder.get(path);
+          seen.push(['link page', page.statusCode, plain(page.body)]);
+          const posted = await holder.post(path, { password: TRY, confirm: TRY });
+          seen.push(['link post', posted.statusCode, plain(posted.body)]);
+          seen.push(['then signed in', (await holder.get('/portal/account')).statusCode]);
+          seen.push(['sign-in with it', (await new PortalBrowser(ctx).signIn(email, TRY)).statusCode]);
+        }
+      };
+      await owner.browser.get('/portal/users');
+      const answer = await owner.browser.post('/portal/users', { email, role: 'staff' });
+      seen.push(['answer', answer.statusCode, plain(answer.body)]);
+      await followLinks(answer.body);
+      const list = await owner.browser.get('/portal/users');
+      const row = rowOf(list.body, email);
+      seen.push(['row', plain(row)]);
+      const userId = /\/portal\/users\/([^/"]+)\/reinvite/.exec(row)?.[1] ?? '';
+      const again = await owner.browser.post(`/portal/users/${userId}/reinvite`, {});
+      seen.push(['again', again.statusCode, plain(again.body)]);
+      await followLinks(again.body);
+      seen.push(['row after', plain(rowOf((await owner.browser.get('/portal/users')).body, email))]);
+      return seen;
+    };
+    const known = await observe('known@other.example');
+    const unknown = await observe('unknown@new.example');
+    expect(known).toEqual(unknown);
+    expect((unknown[0] as unknown[]).slice(0, 2)).toEqual(['answer', 200]);
   });
 
   const auditOf = async (merchantId: string, action: string) =>
@@ -85,32 +117,11 @@ describe('portal memberships', () => {
 
   let carol: { userId: string; email: string; browser: PortalBrowser };
 
-  it('an existing account’s invitation link opens the same page as a new address’s, and never sets a password', async () => {
+  it('an existing account’s invitation changes nothing of the account: it waits for the person’s answer', async () => {
     carol = await portalUser(ctx, 'staff', { owner: { merchantId: other.merchantId }, email: 'carol@other.example' });
     const hashBefore = await passwordHashOf(carol.email);
-    const forCarol = await invite(carol.email, 'developer');
-    const forDave = await invite('dave@new.example', 'developer');
-    const pages = [];
-    for (const [path, email] of [
-      [forCarol, carol.email],
-      [forDave, 'dave@new.example'],
-    ] as const) {
-      const res = await new PortalBrowser(ctx).get(path);
-      pages.push({ status: res.statusCode, text: textOf(res.body).replaceAll(email, '<address>') });
-    }
-    expect(pages[0]).toEqual(pages[1]);
-    expect(pages[0]?.status).toBe(200);
-
-    // Posting a new password to it changes nothing and signs nobody in: the person signs in with their own.
-    const stranger = new PortalBrowser(ctx);
-    await stranger.get(forCarol);
-    const posted = await stranger.post(forCarol, { password: 'a brand new passphrase 42', confirm: 'a brand new passphrase 42' });
-    expect(posted.statusCode).toBe(200);
-    expect(textOf(posted.body)).toContain('Sign in to answer the invitation');
-    expect((await stranger.get('/portal')).statusCode).toBe(303);
+    await invite(carol.email, 'developer');
     expect(await passwordHashOf(carol.email)).toBe(hashBefore);
-    expect((await new PortalBrowser(ctx).signIn(carol.email, 'a brand new passphrase 42')).statusCode).toBe(401);
-    // Still the invitation: it waits for her answer.
     expect(textOf(rowOf((await owner.browser.get('/portal/users')).body, carol.email))).toMatch(/Developer Invited until/);
   });
 
@@ -216,16 +227,19 @@ describe('portal memberships', () => {
     expect((await agent.get('/portal')).statusCode).toBe(200);
   });
 
-  it('an existing account’s invitation sent again replaces its link; one that ran out can no longer be accepted', async () => {
+  it('an existing account’s invitation sent again runs from then; one that ran out can no longer be accepted', async () => {
     const erin = await portalUser(ctx, 'staff', { owner: { merchantId: other.merchantId }, email: 'erin@other.example' });
-    const first = await invite(erin.email, 'staff');
-    await owner.browser.get('/portal/users');
-    const again = await owner.browser.post(`/portal/users/${erin.userId}/reinvite`, {});
+    await invite(erin.email, 'staff');
+    ctx.clock.advance(INVITE_TTL_MS - 60_000);
+    const sender = await portalUser(ctx, 'owner');
+    await sender.browser.get('/portal/users');
+    const again = await sender.browser.post(`/portal/users/${erin.userId}/reinvite`, {});
     expect(again.statusCode).toBe(200);
-    expect(textOf(again.body)).toContain('Invitation sent to erin@other.example');
-    const second = linkPathOn(again.body);
-    expect((await new PortalBrowser(ctx).get(first)).statusCode).toBe(404);
-    expect((await new PortalBrowser(ctx).get(second)).statusCode).toBe(200);
+    expect(textOf(again.body)).toContain('erin@other.example is invited');
+    ctx.clock.advance(2 * 60_000);
+    const early = new PortalBrowser(ctx);
+    await early.signIn(erin.email);
+    expect(textOf((await early.get('/portal/invitations')).body)).toMatch(/Test merchant Staff/);
 
     ctx.clock.advance(INVITE_TTL_MS + 60_000);
     const fresh = await portalUser(ctx, 'owner');
@@ -234,7 +248,6 @@ describe('portal memberships', () => {
     await later.signIn(erin.email);
     expect(textOf((await later.get('/portal/invitations')).body)).toContain('No invitation is waiting for your answer.');
     expect((await later.post(`/portal/invitations/${ctx.merchant.merchantId}/accept`, {})).statusCode).toBe(404);
-    expect((await new PortalBrowser(ctx).get(second)).statusCode).toBe(404);
     owner = { ...owner, browser: fresh.browser, userId: fresh.userId, email: fresh.email };
   });
 
@@ -268,6 +281,30 @@ describe('portal memberships', () => {
     expect(rows[0]).toEqual({ merchantId: ctx.merchant.merchantId, role: 'developer' });
     // Gina had accepted nothing else: her account is over, as a merchant's only user's was.
     expect((await new PortalBrowser(ctx).signIn(gina.email)).statusCode).toBe(401);
+  });
+
+  it('a new address’s first sign-in link, from the operator, accepts every invitation waiting for it that has not run out', async () => {
+    const third = await createMerchant(ctx.tdb.db, 'Third merchant');
+    await invite('hanna@new.example', 'staff', await portalUser(ctx, 'owner', { owner: { merchantId: third.merchantId } }));
+    ctx.clock.advance(INVITE_TTL_MS - 3_600_000);
+    // The account exists now (with no password): these invitations find it. (Sessions have ended meanwhile.)
+    await invite('hanna@new.example', 'developer', await portalUser(ctx, 'owner', { owner: { merchantId: other.merchantId } }));
+    const fresh = await portalUser(ctx, 'owner');
+    owner = { ...owner, browser: fresh.browser, userId: fresh.userId, email: fresh.email };
+    await invite('hanna@new.example', 'staff');
+    ctx.clock.advance(2 * 3_600_000);
+    const link = await newSignInLink(ctx.tdb.db, ctx.clock, 'hanna@new.example');
+    const hanna = new PortalBrowser(ctx);
+    await hanna.get(`/portal/link/${link.token}`);
+    expect(
+      (await hanna.post(`/portal/link/${link.token}`, { password: 'hanna chooses a fine passphrase', confirm: 'hanna chooses a fine passphrase' })).statusCode,
+    ).toBe(303);
+    const home = await hanna.get('/portal');
+    expect(home.statusCode).toBe(200);
+    // The first invitation ran out an hour before: not accepted.
+    expect(switcherOf(home.body).sort()).toEqual(['Other merchant · Developer', 'Test merchant · Staff']);
+    const thirdOwner = await portalUser(ctx, 'owner', { owner: { merchantId: third.merchantId } });
+    expect(textOf(rowOf((await thirdOwner.browser.get('/portal/users')).body, 'hanna@new.example'))).toContain('Invitation expired');
   });
 
   it('migration 0025 makes each merchant user a member with their role: accepted with a password, pending without', async () => {

@@ -107,13 +107,12 @@ describe('every portal page escapes every value it shows, in both languages', ()
     const staff = await portalUser(ctx, 'staff', { email: `s${HOSTILE_EMAIL}` });
     const owner = await portalUser(ctx, 'owner', { email: HOSTILE_EMAIL });
     browser = owner.browser;
-    // An invitation not yet taken: its page names the invited address.
+    // A sign-in link not yet taken: its page names the address.
     const invited = await createUser(ctx.tdb.db, ctx.clock, {
       email: `i${HOSTILE_EMAIL}`,
       owner: { merchantId: m.merchantId },
       role: 'staff',
       createdBy: owner.userId,
-      purpose: 'invite',
     });
     samples = {
       reference: String(link.paymentLinkReference),

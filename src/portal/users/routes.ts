@@ -1,5 +1,4 @@
 import { ApiError, notFound, type FieldError } from '../../errors.js';
-import { portalLinkUrl } from '../../urls.js';
 import { USER_FIELD_CODES, UserError, isRole, type Role } from '../../users/service.js';
 import { changeRole, inviteUser, listUsers, reinvite, removeUser, type UserSummary } from '../../users/memberships/service.js';
 import type { PortalArea, PortalDeps } from '../http.js';
@@ -9,8 +8,8 @@ import { PORTAL } from '../views/layout.js';
 import { refusalText, renderInvitation, renderRemove, renderUsers, type Refusal, type RowProblem, type UsersPage } from './views.js';
 
 // An owner's users (§The portal: people and access): the merchant's members and invitees. Invite
-// someone (the link is shown once and expires; the answer is the same whether or not the address has
-// an account elsewhere), send a new invitation, change a role, remove a member. The rules (at least
+// someone (it runs out in 7 days, and hands the owner no link: every answer is the same whether or
+// not the address has an account elsewhere), send a new invitation, change a role, remove a member. The rules (at least
 // one owner who can sign in, nobody changes or removes themselves) are the users module's; these
 // routes show its refusals beside the field or in the user's row.
 
@@ -43,7 +42,7 @@ export const usersArea: PortalArea = {
 .role-hints { margin: 0 0 .5rem; padding-left: 1.1rem; }
 `,
   routes(portal, deps: PortalDeps) {
-    const { db, clock, config } = deps;
+    const { db, clock } = deps;
     const route = portalRouter(portal, deps);
 
     /** One of this merchant's users; another merchant's (or a partner's) is not found. */
@@ -58,9 +57,9 @@ export const usersArea: PortalArea = {
       ...page,
     });
 
-    /** The invitation's link, shown once on the answer to the post that made it. */
-    const invitation = (link: { email: string; token: string; expiresAt: Date }, role: Role) => (view: View) =>
-      renderInvitation(view, { email: link.email, role, url: portalLinkUrl(config.publicBaseUrl, link.token), expiresAt: link.expiresAt });
+    /** The answer to an invitation, the same whether or not the address has an account. */
+    const invitation = (sent: { email: string; expiresAt: Date }, role: Role) => (view: View) =>
+      renderInvitation(view, { email: sent.email, role, expiresAt: sent.expiresAt });
 
     route.get('/users', { permission: 'users.manage', view: renderUsers }).handle(async ({ request, merchantId }: Ctx<{ Querystring: { done?: string } }>) => {
       const done = request.query.done;

@@ -4,13 +4,13 @@ import { ROLES, type Role, type UserError } from '../../users/service.js';
 import type { UserSummary } from '../../users/memberships/service.js';
 import { ROLE_KEY, messages, translator } from '../i18n.js';
 import type { FieldErrors, View } from '../view.js';
-import { Badge, CopyField, Csrf, ErrorSummary, Field, Notice, PostButton, Select, Time } from '../views/components.js';
+import { Badge, Csrf, ErrorSummary, Field, Notice, PostButton, Select, Time } from '../views/components.js';
 import { ConfirmForm } from '../views/confirm.js';
 import { DataTable } from '../views/table.js';
 import { PORTAL, portalPage } from '../views/layout.js';
 
 // The users pages: the merchant's users with their roles and invitations, the invitation form, the
-// page that shows a new invitation's link once, and the confirmation before a user is removed.
+// page that says who is invited and how they answer, and the confirmation before a user is removed.
 
 export const M = messages(
   {
@@ -34,15 +34,14 @@ export const M = messages(
     removeOf: 'Remove {email}',
     inviteTitle: 'Invite someone',
     inviteIntro:
-      'The portal shows you a link to send them; it works once, for 7 days. With it someone new chooses a password, and someone who has an account signs in with theirs and accepts.',
+      'They may join with the role you choose for 7 days. Someone who signs in to the portal already accepts under Invitations; someone with no password yet gets a sign-in link from the operator of the service. You are given no link: it would tell you whether the address has an account.',
     invite: 'Create invitation',
     roleOwnerHint: 'Owner: everything, users and the audit log included.',
     roleDeveloperHint: 'Developer: API keys, webhooks and themes; sees payment links and payments.',
     roleStaffHint: 'Staff: payment links, checkout sessions and payments, refunds and captures included.',
-    invitationTitle: 'Invitation sent to {email}',
+    invitationTitle: '{email} is invited',
     invitationText:
-      'Send this link to {email}. It works once, until {at}; with it they join as {role}: someone new chooses a password, someone who has an account signs in with theirs and accepts.',
-    invitationLink: 'Invitation link',
+      '{email} may join as {role} until {at}. Someone who signs in to the portal already finds the invitation under Invitations and accepts it there. Someone with no password yet asks the operator of the service for a sign-in link: with it they choose a password, and the invitation is accepted. The portal sends nothing itself: let them know.',
     backToUsers: 'Back to users',
     roleChanged: 'The role is changed. It applies from their next page.',
     removed: 'The user is removed, and their sessions have ended.',
@@ -81,15 +80,14 @@ export const M = messages(
     removeOf: 'Fjarlægja {email}',
     inviteTitle: 'Bjóða notanda',
     inviteIntro:
-      'Þjónustuvefurinn sýnir þér hlekk til að senda viðkomandi; hann virkar einu sinni, í 7 daga. Með honum velur nýr notandi lykilorð, en sá sem er með aðgang skráir sig inn með sínu og þiggur boðið.',
+      'Viðkomandi getur bæst við í hlutverkinu sem þú velur í 7 daga. Sá sem skráir sig þegar inn á þjónustuvefinn þiggur boðið undir Boð; sá sem er ekki enn með lykilorð fær innskráningarhlekk hjá rekstraraðila þjónustunnar. Þú færð engan hlekk: hann myndi segja þér hvort netfangið er með aðgang.',
     invite: 'Búa til boð',
     roleOwnerHint: 'Eigandi: allt, líka notendur og aðgerðaskrá.',
     roleDeveloperHint: 'Forritari: API-lyklar, vefkrókar og útlit; sér greiðsluhlekki og greiðslur.',
     roleStaffHint: 'Starfsmaður: greiðsluhlekkir, greiðslusíður og greiðslur, líka endurgreiðslur og innheimta.',
-    invitationTitle: 'Boð sent til {email}',
+    invitationTitle: '{email} er boðið',
     invitationText:
-      'Sendu {email} þennan hlekk. Hann virkar einu sinni, til {at}; með honum bætist viðkomandi við sem {role}: nýr notandi velur lykilorð, en sá sem er með aðgang skráir sig inn með sínu og þiggur boðið.',
-    invitationLink: 'Boðshlekkur',
+      '{email} getur bæst við sem {role} til {at}. Sá sem skráir sig þegar inn á þjónustuvefinn finnur boðið undir Boð og þiggur það þar. Sá sem er ekki enn með lykilorð biður rekstraraðila þjónustunnar um innskráningarhlekk: með honum velur viðkomandi lykilorð og boðið er þegið. Þjónustuvefurinn sendir ekkert sjálfur: láttu viðkomandi vita.',
     backToUsers: 'Aftur í notendur',
     roleChanged: 'Hlutverkinu er breytt. Það gildir frá næstu síðu viðkomandi.',
     removed: 'Notandinn er fjarlægður og setum hans er lokið.',
@@ -256,8 +254,8 @@ export function renderUsers(view: View, data: UsersPage): string {
   });
 }
 
-/** A new invitation's link, shown this once (only its hash is kept). */
-export function renderInvitation(view: View, data: { email: string; role: Role; url: string; expiresAt: Date }): string {
+/** A new invitation: who may join, as what, until when, and how they answer (the same whether or not the address has an account). */
+export function renderInvitation(view: View, data: { email: string; role: Role; expiresAt: Date }): string {
   const t = translator(M, view.lang);
   return portalPage({
     view,
@@ -265,9 +263,7 @@ export function renderInvitation(view: View, data: { email: string; role: Role; 
     section: 'users',
     children: (
       <section class="panel">
-        <Notice kind="warn">{view.t('shownOnce')}</Notice>
         <p>{t('invitationText', { email: data.email, at: formatDateTime(data.expiresAt, view.lang), role: view.t(ROLE_KEY[data.role]) })}</p>
-        <CopyField view={view} label={t('invitationLink')} value={data.url} id="invitation-link" secret />
         <p>
           <a href={`${PORTAL}/users`}>{t('backToUsers')}</a>
         </p>

@@ -120,23 +120,15 @@ export function renderSignIn(
   });
 }
 
-export function renderLinkPage(
-  view: PublicView,
-  s: { token: string; email: string; purpose: 'sign-in' | 'invite'; hasPassword: boolean; problem: PasswordProblem | null },
-): string {
+export function renderLinkPage(view: PublicView, s: { token: string; email: string; hasPassword: boolean; problem: PasswordProblem | null }): string {
   const { t } = view;
-  const choose = !s.hasPassword || s.purpose === 'invite';
-  const intro =
-    s.purpose === 'invite'
-      ? t('linkIntroInvite', { email: s.email })
-      : choose
-        ? t('linkIntroChoose', { email: s.email })
-        : t('linkIntroContinue', { email: s.email });
+  const choose = !s.hasPassword;
+  const intro = choose ? t('linkIntroChoose', { email: s.email }) : t('linkIntroContinue', { email: s.email });
   const pwError = s.problem !== null && s.problem !== 'mismatch' ? problemText(view, s.problem) : null;
   const confirmError = s.problem === 'mismatch' ? problemText(view, s.problem) : null;
   return publicPage({
     view,
-    title: s.purpose === 'invite' ? t('linkTitleInvite') : t('linkTitleSignIn'),
+    title: t('linkTitleSignIn'),
     children: (
       <>
         <p>{intro}</p>
@@ -152,11 +144,6 @@ export function renderLinkPage(
             {choose ? t('savePassword') : t('linkContinue')}
           </button>
         </form>
-        {s.purpose === 'invite' ? (
-          <p class="muted small">
-            {t('linkHaveAccount')} <a href={`${PORTAL}/sign-in?next=${encodeURIComponent(`${PORTAL}/invitations`)}`}>{t('linkSignInToAccept')}</a>
-          </p>
-        ) : null}
       </>
     ),
   });

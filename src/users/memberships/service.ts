@@ -2,31 +2,20 @@ import type { Clock } from '../../clock.js';
 import type { Database } from '../../db/database.js';
 import { withTransaction } from '../../db/database.js';
 import { ApiError, validationError, type FieldError } from '../../errors.js';
-import { hashSecret, randomToken } from '../../ids.js';
 import { merchantExists, merchantNames, partnerExists } from '../../accounts/service.js';
 import { checkEmail } from '../email.js';
 import * as users from '../sql.js';
 import * as sql from './sql.js';
-import {
-  INVITE_TTL_MS,
-  ROLES,
-  USER_FIELD_CODES,
-  UserError,
-  createUser,
-  emailFieldError,
-  isRole,
-  issueLink,
-  type OneTimeLink,
-  type Role,
-  type UserOwner,
-} from '../service.js';
+import { INVITE_TTL_MS, ROLES, USER_FIELD_CODES, UserError, createInvitedUser, emailFieldError, isRole, type Role, type UserOwner } from '../service.js';
 
 // A merchant's members (docs/portal.md, "Users"): a person signs in once and may belong to several
-// merchants, each with its own role. An owner invites an address; the answer is the same whether or
-// not the address has an account anywhere (a new address gets an account and the link that sets its
-// password; an existing account gets a pending membership that the person accepts after signing in,
-// and its link sets no password). Only a member of this very merchant is named as such: the owner
-// sees them in their own list anyway.
+// merchants, each with its own role. An owner invites an address, and everything the owner can see
+// of it is the same whether or not the address has an account anywhere: a pending membership that
+// runs out in 7 days, and no link. A link that let its holder in would tell them: a new account's
+// would set its password, an existing account's could not. So the person answers after signing in
+// (Invitations), and someone with no password yet signs in the first time with a sign-in link from
+// the operator, which accepts the invitations waiting for them. Only a member of this very merchant
+// is named as such: the owner sees them in their own list anyway.
 
 export interface UserSummary {
   userId: string;
@@ -43,14 +32,14 @@ export interface UserSummary {
 export async function listUsers(db: Database, clock: Clock, merchantId: string): Promise<UserSummary[]> {
   const rows = await sql.listMembers(db.pool, merchantId);
   const now = clock.now();
-  // An invitation that made the account runs out with the account's link; one of an existing account with its own.
+  // An invitation made before invitations had their own end ran out with the account's first link.
   const links = await users.pendingInvites(
     db.pool,
-    rows.filter((r) => r.acceptedAt === null && r.inviteTokenHash === null).map((r) => r.userId),
+    rows.filter((r) => r.acceptedAt === null && r.inviteExpiresAt === null).map((r) => r.userId),
     now,
   );
   return rows.map((r) => {
-    const until = r.acceptedAt !== null ? null : r.inviteTokenHash !== null ? r.inviteExpiresAt : (links.get(r.userId) ?? null);
+    const until = r.acceptedAt !== null ? null : (r.inviteExpiresAt ?? links.get(r.userId) ?? null);
     const live = until !== null && until > now;
     return {
       userId: r.userId,
@@ -68,23 +57,24 @@ function isEmailTaken(err: unknown): boolean {
   return err instanceof ApiError && (err.errors ?? []).some((e) => e.field === 'email' && e.code === USER_FIELD_CODES.emailTaken);
 }
 
-/** A link for an existing account's invitation: signs nobody in, sets no password (only its hash is kept). */
-function invitationToken(clock: Clock): { token: string; tokenHash: Buffer; expiresAt: Date } {
-  const token = randomToken(32);
-  return { token, tokenHash: hashSecret(token), expiresAt: new Date(clock.now().getTime() + INVITE_TTL_MS) };
+/** An invitation as its owner sees it: the same for an address with an account and one without. */
+export interface SentInvitation {
+  userId: string;
+  email: string;
+  expiresAt: Date;
 }
 
 /**
- * An owner invites someone to their merchant; the link is shown once and expires. The answer is the
- * same for an address nobody has and for one that has an account elsewhere (a merchant's or a
- * partner's user): only a member or invitee of this merchant is refused, as `alreadyMember`.
+ * An owner invites someone to their merchant until 7 days from now. The answer is the same for an
+ * address nobody has and for one that has an account elsewhere (a merchant's or a partner's user):
+ * only a member or invitee of this merchant is refused, as `alreadyMember`. No link is made.
  */
 export async function inviteUser(
   db: Database,
   clock: Clock,
   merchantId: string,
   input: { email: string; role: string; invitedBy: string },
-): Promise<OneTimeLink> {
+): Promise<SentInvitation> {
   const checked = checkEmail(input.email);
   const errors: FieldError[] = [];
   if (!checked.ok) errors.push(emailFieldError(checked.problem));
@@ -92,10 +82,12 @@ export async function inviteUser(
   if (!checked.ok || !isRole(input.role) || errors.length > 0) throw validationError(errors);
   const role = input.role;
   const email = checked.email;
+  const expiresAt = new Date(clock.now().getTime() + INVITE_TTL_MS);
   let existing = await users.findUserByEmail(db.pool, email);
   if (!existing) {
     try {
-      return await createUser(db, clock, { email, owner: { merchantId }, role, createdBy: input.invitedBy, purpose: 'invite' });
+      const made = await createInvitedUser(db, clock, { email, merchantId, role, createdBy: input.invitedBy, expiresAt });
+      return { ...made, expiresAt };
     } catch (err) {
       // The address got an account between the read and the insert (another process): invite that
       // account, so that even this race answers as any other invitation does.
@@ -103,34 +95,31 @@ export async function inviteUser(
       if (!existing) throw err;
     }
   }
-  const link = invitationToken(clock);
-  return withTransaction(db, async (tx) => {
-    const inserted = await sql.insertMembership(tx, {
-      userId: existing.id,
-      merchantId,
-      role,
-      at: clock.now(),
-      createdBy: input.invitedBy,
-      inviteTokenHash: link.tokenHash,
-      inviteExpiresAt: link.expiresAt,
-    });
-    if (!inserted) throw new UserError('alreadyMember', 'the address is a member of this merchant already');
-    return { userId: existing.id, email: existing.email, token: link.token, expiresAt: link.expiresAt };
+  const inserted = await sql.insertMembership(db.pool, {
+    userId: existing.id,
+    merchantId,
+    role,
+    at: clock.now(),
+    createdBy: input.invitedBy,
+    inviteExpiresAt: expiresAt,
   });
+  if (!inserted) throw new UserError('alreadyMember', 'the address is a member of this merchant already');
+  return { userId: existing.id, email: existing.email, expiresAt };
 }
 
-/** A new invitation for a merchant's invitee who has not yet answered (the earlier link stops working). */
-export async function reinvite(db: Database, clock: Clock, merchantId: string, userId: string): Promise<OneTimeLink> {
+/**
+ * The invitation of a merchant's invitee who has not yet answered runs 7 days from now again. A link
+ * an invitation handed out before invitations stopped making links stops working.
+ */
+export async function reinvite(db: Database, clock: Clock, merchantId: string, userId: string): Promise<SentInvitation> {
   const [user, membership] = await Promise.all([users.findUser(db.pool, userId), sql.findMembership(db.pool, userId, merchantId)]);
   if (!user || !membership || membership.acceptedAt !== null) throw new UserError('notFound', 'no such invitation');
-  if (membership.inviteTokenHash === null) {
-    // The invitation that made the account: a new link of the account (it still has no password).
-    if (user.passwordHash !== null) throw new UserError('notFound', 'no such invitation');
-    return withTransaction(db, async (tx) => ({ userId, email: user.email, ...(await issueLink(clock, tx, userId, 'invite')) }));
-  }
-  const link = invitationToken(clock);
-  if (!(await sql.setInvitation(db.pool, userId, merchantId, link.tokenHash, link.expiresAt))) throw new UserError('notFound', 'no such invitation');
-  return { userId, email: user.email, token: link.token, expiresAt: link.expiresAt };
+  const expiresAt = new Date(clock.now().getTime() + INVITE_TTL_MS);
+  return withTransaction(db, async (tx) => {
+    if (!(await sql.renewInvitation(tx, userId, merchantId, expiresAt))) throw new UserError('notFound', 'no such invitation');
+    await users.expireInviteLinks(tx, userId, clock.now());
+    return { userId, email: user.email, expiresAt };
+  });
 }
 
 async function keepsAnOwner(tx: Parameters<typeof sql.countOwners>[0], merchantId: string, m: sql.MembershipRow, user: users.UserRow): Promise<boolean> {

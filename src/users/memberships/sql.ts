@@ -9,23 +9,27 @@ export interface MembershipRow {
   role: string;
   createdAt: Date;
   acceptedAt: Date | null;
-  inviteTokenHash: Buffer | null;
+  /** When an owner's invitation runs out; null for a membership the operator made with the account. */
   inviteExpiresAt: Date | null;
 }
 
 const MEMBERSHIP_COLUMNS = `user_id AS "userId", merchant_id AS "merchantId", role, created_at AS "createdAt", accepted_at AS "acceptedAt",
-  invite_token_hash AS "inviteTokenHash", invite_expires_at AS "inviteExpiresAt"`;
+  invite_expires_at AS "inviteExpiresAt"`;
 
-/** A new membership; false when the person is a live member (or invitee) of the merchant already. */
+/**
+ * A new membership; false when the person is a live member (or invitee) of the merchant already. An
+ * owner's invitation runs out at `inviteExpiresAt`; invite_token_hash, which the code before
+ * invitations stopped handing out links wrote, is left null.
+ */
 export async function insertMembership(
   db: Queryable,
-  m: { userId: string; merchantId: string; role: string; at: Date; createdBy: string | null; inviteTokenHash: Buffer | null; inviteExpiresAt: Date | null },
+  m: { userId: string; merchantId: string; role: string; at: Date; createdBy: string | null; inviteExpiresAt: Date | null },
 ): Promise<boolean> {
   const r = await db.query(
-    `INSERT INTO portal_memberships (user_id, merchant_id, role, created_at, created_by, invite_token_hash, invite_expires_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7)
+    `INSERT INTO portal_memberships (user_id, merchant_id, role, created_at, created_by, invite_expires_at)
+     VALUES ($1, $2, $3, $4, $5, $6)
      ON CONFLICT (user_id, merchant_id) WHERE removed_at IS NULL DO NOTHING`,
-    [m.userId, m.merchantId, m.role, m.at, m.createdBy, m.inviteTokenHash, m.inviteExpiresAt],
+    [m.userId, m.merchantId, m.role, m.at, m.createdBy, m.inviteExpiresAt],
   );
   return (r.rowCount ?? 0) === 1;
 }
@@ -47,18 +51,6 @@ export async function membershipsOf(db: Queryable, userId: string): Promise<Memb
   return rows;
 }
 
-/** The live, unexpired invitation whose link has this hash, with the invitee's address. */
-export async function findInvitation(db: Queryable, tokenHash: Buffer, now: Date): Promise<(MembershipRow & { email: string }) | undefined> {
-  const { rows } = await db.query<MembershipRow & { email: string }>(
-    `SELECT m.user_id AS "userId", m.merchant_id AS "merchantId", m.role, m.created_at AS "createdAt", m.accepted_at AS "acceptedAt",
-            m.invite_token_hash AS "inviteTokenHash", m.invite_expires_at AS "inviteExpiresAt", u.email
-       FROM portal_memberships m JOIN portal_users u ON u.id = m.user_id AND u.removed_at IS NULL
-      WHERE m.invite_token_hash = $1 AND m.removed_at IS NULL AND m.accepted_at IS NULL AND m.invite_expires_at > $2`,
-    [tokenHash, now],
-  );
-  return rows[0];
-}
-
 export interface MemberRow extends MembershipRow {
   email: string;
   hasPassword: boolean;
@@ -69,7 +61,7 @@ export interface MemberRow extends MembershipRow {
 export async function listMembers(db: Queryable, merchantId: string): Promise<MemberRow[]> {
   const { rows } = await db.query<MemberRow>(
     `SELECT m.user_id AS "userId", m.merchant_id AS "merchantId", m.role, m.created_at AS "createdAt", m.accepted_at AS "acceptedAt",
-            m.invite_token_hash AS "inviteTokenHash", m.invite_expires_at AS "inviteExpiresAt", u.email,
+            m.invite_expires_at AS "inviteExpiresAt", u.email,
             u.password_hash IS NOT NULL AS "hasPassword", u.last_sign_in_at AS "lastSignInAt"
        FROM portal_memberships m JOIN portal_users u ON u.id = m.user_id AND u.removed_at IS NULL
       WHERE m.merchant_id = $1 AND m.removed_at IS NULL
@@ -101,20 +93,24 @@ export async function acceptMembership(db: Queryable, userId: string, merchantId
   return rows[0];
 }
 
-/** The memberships made with the account (no invitation link of their own): accepted when its first link is used. */
-export async function acceptFirstMemberships(db: Queryable, userId: string, now: Date): Promise<void> {
+/**
+ * The memberships waiting for an account with no password, accepted when its first sign-in link is
+ * used: the one it was made with (no end) and invitations not yet run out.
+ */
+export async function acceptWaitingMemberships(db: Queryable, userId: string, now: Date): Promise<void> {
   await db.query(
-    'UPDATE portal_memberships SET accepted_at = $2 WHERE user_id = $1 AND removed_at IS NULL AND accepted_at IS NULL AND invite_token_hash IS NULL',
+    `UPDATE portal_memberships SET accepted_at = $2, invite_token_hash = NULL
+      WHERE user_id = $1 AND removed_at IS NULL AND accepted_at IS NULL AND (invite_expires_at IS NULL OR invite_expires_at > $2)`,
     [userId, now],
   );
 }
 
-/** A new link for a pending invitation of an existing account (the earlier one stops working). */
-export async function setInvitation(db: Queryable, userId: string, merchantId: string, tokenHash: Buffer, expiresAt: Date): Promise<boolean> {
+/** A pending invitation runs again until `expiresAt`; false when there is none (accepted, removed, never made). */
+export async function renewInvitation(db: Queryable, userId: string, merchantId: string, expiresAt: Date): Promise<boolean> {
   const r = await db.query(
-    `UPDATE portal_memberships SET invite_token_hash = $3, invite_expires_at = $4
-      WHERE user_id = $1 AND merchant_id = $2 AND removed_at IS NULL AND accepted_at IS NULL AND invite_token_hash IS NOT NULL`,
-    [userId, merchantId, tokenHash, expiresAt],
+    `UPDATE portal_memberships SET invite_token_hash = NULL, invite_expires_at = $3
+      WHERE user_id = $1 AND merchant_id = $2 AND removed_at IS NULL AND accepted_at IS NULL`,
+    [userId, merchantId, expiresAt],
   );
   return (r.rowCount ?? 0) === 1;
 }
