@@ -22,9 +22,14 @@ const N = Number(process.env.BENCH_BLACKBOX_EVENTS ?? 10_000);
 /** The peer the issue names: a graphile-worker dispatcher, installed into a scratch folder (not a project dependency). */
 const PEER = 'graphile-worker@0.17';
 
-// The peer's dispatcher, written into its scratch folder: one task that POSTs its payload's body to
-// the receiver with Node's fetch (undici), at the given concurrency, as a process of its own.
-const PEER_RUNNER = `import { run } from 'graphile-worker';
+// The peer's dispatcher, written into its scratch folder as a process of its own: one task that POSTs
+// its payload's body to the receiver at the given concurrency. Two ways to write it:
+// - "as shipped": graphile-worker's defaults (a log line per job, a poll every second) and Node's
+//   fetch, which picks its own connections;
+// - "tuned", as its best user would write it: a silent logger, a 100 ms poll, and an undici Pool with
+//   as many connections as the concurrency, like the worker and the bare loop.
+const PEER_RUNNERS = {
+  'as shipped': `import { run } from 'graphile-worker';
 const url = process.env.PEER_URL;
 const runner = await run({
   connectionString: process.env.DATABASE_URL,
@@ -41,7 +46,31 @@ const runner = await run({
 });
 console.log('peer running');
 process.on('SIGTERM', () => void runner.stop().then(() => process.exit(0)));
-`;
+`,
+  tuned: `import { run, Logger } from 'graphile-worker';
+import { Pool } from 'undici';
+const url = new URL(process.env.PEER_URL);
+const concurrency = Number(process.env.PEER_CONCURRENCY);
+const pool = new Pool(url.origin, { connections: concurrency, keepAliveTimeout: 60000 });
+const runner = await run({
+  connectionString: process.env.DATABASE_URL,
+  concurrency,
+  noHandleSignals: true,
+  pollInterval: 100,
+  logger: new Logger(() => () => {}),
+  taskList: {
+    deliver: async (payload) => {
+      const r = await pool.request({ path: url.pathname, method: 'POST', headers: { 'content-type': 'application/json' }, body: payload.body });
+      await r.body.text();
+      if (r.statusCode !== 200) throw new Error('status ' + r.statusCode);
+    },
+  },
+});
+console.log('peer running');
+process.on('SIGTERM', () => void runner.stop().then(() => pool.close()).then(() => process.exit(0)));
+`,
+} as const;
+type PeerStyle = keyof typeof PEER_RUNNERS;
 const ENDPOINTS = 100;
 
 /** A body the size of a delivery's, for the bare loop and the peer (the worker sends the events' own). */
@@ -260,17 +289,17 @@ async function drain(
  * `n` jobs added by SQL while no runner runs, then a runner process at `concurrency` drains them to
  * the receiver. Deliveries/s between the first and last arrival; null when it cannot be installed.
  */
-async function peerDrain(dir: string, receiver: Receiver, caFile: string, concurrency: number, n: number): Promise<number | null> {
+async function peerDrain(dir: string, receiver: Receiver, caFile: string, concurrency: number, n: number, style: PeerStyle): Promise<number | null> {
   const run = promisify(execFile);
   try {
     // Installed for the first concurrency, kept for the next.
-    if (!existsSync(join(dir, 'node_modules', 'graphile-worker')))
-      await run('npm', ['install', '--no-save', '--no-audit', '--no-fund', '--prefix', dir, PEER], { timeout: 180_000 });
+    if (!existsSync(join(dir, 'node_modules', 'graphile-worker')) || !existsSync(join(dir, 'node_modules', 'undici')))
+      await run('npm', ['install', '--no-save', '--no-audit', '--no-fund', '--prefix', dir, PEER, 'undici@7'], { timeout: 180_000 });
   } catch (err) {
     console.log(`the peer (${PEER}) could not be installed: ${(err as Error).message.split('\n')[0] ?? ''}`);
     return null;
   }
-  writeFileSync(join(dir, 'runner.mjs'), PEER_RUNNER);
+  writeFileSync(join(dir, 'runner.mjs'), PEER_RUNNERS[style]);
   const db = await createBenchDatabase(`peer${concurrency}`);
   try {
     await run(process.execPath, ['-e', "import('graphile-worker').then((g) => g.runMigrations({ connectionString: process.env.DATABASE_URL }))"], {
@@ -351,18 +380,24 @@ export async function blackboxBenchmarks(): Promise<{ rows: Row[]; log: string }
       const { rate: loop, cpuUs: loopCpuUs } = await bareLoop(`${hookUrl}/loop`, certs.ca, cap, N);
       const drained = await drain(receiver, workerEnv, N);
       // BENCH_BLACKBOX_PEER=0 leaves the peer out (it is installed from the npm registry).
-      const peer = process.env.BENCH_BLACKBOX_PEER === '0' ? null : await peerDrain(join(dir, 'peer'), receiver, files.ca, cap, N);
+      const skipPeer = process.env.BENCH_BLACKBOX_PEER === '0';
+      const shipped = skipPeer ? null : await peerDrain(join(dir, 'peer'), receiver, files.ca, cap, N, 'as shipped');
+      const peer = skipPeer ? null : await peerDrain(join(dir, 'peer'), receiver, files.ca, cap, N, 'tuned');
       log.push(
-        `cap ${cap}: worker ${fmt(drained.rate)}/s (start to last arrival ${fmt(drained.wallMs)} ms, worker CPU ${fmt(drained.cpu * 100)}% of a core, ${fmt(drained.cpuUs)} µs per delivery against the loop's ${fmt(loopCpuUs)} µs per request, ${drained.cycles}, slot turnaround p50 ${drained.turnaround.p50 ?? '-'} ms, p99 ${drained.turnaround.p99 ?? '-'} ms), bare loop ${fmt(loop)}/s, ${PEER} ${peer === null ? 'not run' : `${fmt(peer)}/s`}`,
+        `cap ${cap}: worker ${fmt(drained.rate)}/s (start to last arrival ${fmt(drained.wallMs)} ms, worker CPU ${fmt(drained.cpu * 100)}% of a core, ${fmt(drained.cpuUs)} µs per delivery against the loop's ${fmt(loopCpuUs)} µs per request, ${drained.cycles}, slot turnaround p50 ${drained.turnaround.p50 ?? '-'} ms, p99 ${drained.turnaround.p99 ?? '-'} ms), bare loop ${fmt(loop)}/s, ${PEER} as shipped ${shipped === null ? 'not run' : `${fmt(shipped)}/s`}, tuned ${peer === null ? 'not run' : `${fmt(peer)}/s`}`,
       );
-      if (peer !== null) {
+      for (const [style, rate] of [
+        ['as shipped', shipped],
+        ['tuned', peer],
+      ] as const) {
+        if (rate === null) continue;
         rows.push({
-          operation: `black box: one endpoint, ${cap} in flight, against ${PEER} at concurrency ${cap}`,
+          operation: `black box: one endpoint, ${cap} in flight, against ${PEER} ${style} at concurrency ${cap}`,
           figure: `${fmt(drained.rate)}/s`,
-          baseline: `${PEER}: ${fmt(peer)}/s`,
-          ratio: `${fmt(drained.rate / peer, 2)}×`,
-          target: '≥ 3×',
-          met: drained.rate / peer >= 3,
+          baseline: `${PEER} ${style}: ${fmt(rate)}/s`,
+          ratio: `${fmt(drained.rate / rate, 2)}×`,
+          target: style === 'tuned' ? '≥ 3×' : '',
+          met: style === 'tuned' ? drained.rate / rate >= 3 : true,
         });
       }
       rows.push({
