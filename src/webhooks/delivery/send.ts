@@ -121,6 +121,27 @@ function describeError(err: unknown): string {
   return text.length > 500 ? `${text.slice(0, 497)}...` : text;
 }
 
+/** A webhook URL parsed once: where undici sends it, and the IP-literal check's answer. */
+interface Target {
+  origin: string;
+  path: string;
+  url: URL;
+}
+/** Parsed URLs by their text; a worker sends to a few hundred webhooks, so this stays small (and is cleared past a bound). */
+const targets = new Map<string, Target>();
+const TARGETS_KEPT = 10_000;
+
+function targetOf(text: string): Target {
+  let t = targets.get(text);
+  if (t === undefined) {
+    const url = new URL(text);
+    t = { origin: url.origin, path: `${url.pathname}${url.search}`, url };
+    if (targets.size >= TARGETS_KEPT) targets.clear();
+    targets.set(text, t);
+  }
+  return t;
+}
+
 /** The attempt's time limit ran out: what aborts the request (never shown; the result says "timeout"). */
 class AttemptTimeout extends Error {}
 
@@ -138,11 +159,11 @@ export function sendAttempt(dispatcher: Dispatcher, req: AttemptRequest, opts: {
   const timeoutMs = opts.timeoutMs ?? ATTEMPT_TIMEOUT_MS;
   const started = performance.now();
   const elapsed = (): number => Math.round(performance.now() - started);
-  let url: URL;
+  let target: Target;
   try {
-    url = new URL(req.url);
+    target = targetOf(req.url);
     // An IP literal is dialled without a lookup, so publicOnlyLookup never sees it: check it here.
-    if (opts.publicOnly && !literalAddressAllowed(url)) throw new AddressNotAllowedError(url.hostname);
+    if (opts.publicOnly && !literalAddressAllowed(target.url)) throw new AddressNotAllowedError(target.url.hostname);
   } catch (err) {
     return Promise.resolve({
       success: false,
@@ -224,8 +245,8 @@ export function sendAttempt(dispatcher: Dispatcher, req: AttemptRequest, opts: {
     };
     dispatcher.dispatch(
       {
-        origin: url.origin,
-        path: `${url.pathname}${url.search}`,
+        origin: target.origin,
+        path: target.path,
         method: 'POST',
         headers: {
           'content-type': 'application/json; charset=utf-8',
