@@ -48,17 +48,14 @@ export function renderInvitations(view: View, data: { invitations: readonly Invi
     children: (
       <>
         {data.notice === 'declined' ? <Notice>{t('declined')}</Notice> : null}
-        {data.invitations.length === 0 ? (
-          <p class="empty panel">{t('none')}</p>
-        ) : (
-          <DataTable
-            view={view}
-            label={t('title')}
-            columns={[t('merchant'), t('role'), t('until'), view.t('actions')]}
-            rows={data.invitations}
-            row={(i) => <InvitationRow view={view} invitation={i} />}
-          />
-        )}
+        <DataTable
+          view={view}
+          label={t('title')}
+          columns={[t('merchant'), t('role'), t('until'), view.t('actions')]}
+          rows={data.invitations}
+          empty={t('none')}
+          row={(i) => <InvitationRow view={view} invitation={i} />}
+        />
       </>
     ),
   });
