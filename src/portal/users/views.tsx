@@ -7,7 +7,7 @@ import type { FieldErrors, View } from '../view.js';
 import { Badge, CopyField, Csrf, ErrorSummary, Field, Notice, PostButton, Select, Time } from '../views/components.js';
 import { ConfirmForm } from '../views/confirm.js';
 import { DataTable } from '../views/table.js';
-import { PORTAL, portalPage } from '../views/layout.js';
+import { PORTAL, portalPage, panelPage } from '../views/layout.js';
 
 // The users pages: the merchant's users with their roles and invitations, the invitation form, the
 // page that shows a new invitation's link once, and the confirmation before a user is removed.
@@ -208,9 +208,9 @@ export function renderUsers(view: View, data: UsersPage): string {
     title: t('title'),
     section: 'users',
     lead: t('lead', { merchant: view.merchant.name }),
+    notice: data.notice ? t(data.notice) : null,
     children: (
       <>
-        {data.notice ? <Notice>{t(data.notice)}</Notice> : null}
         {data.problem ? <Notice kind="error">{refusalText(view, data.problem.reason)}</Notice> : null}
         <DataTable
           view={view}
@@ -259,43 +259,35 @@ export function renderUsers(view: View, data: UsersPage): string {
 /** A new invitation's link, shown this once (only its hash is kept). */
 export function renderInvitation(view: View, data: { email: string; role: Role; url: string; expiresAt: Date }): string {
   const t = translator(M, view.lang);
-  return portalPage({
-    view,
-    title: t('invitationTitle', { email: data.email }),
-    section: 'users',
-    children: (
-      <section class="panel">
-        <Notice kind="warn">{view.t('shownOnce')}</Notice>
-        <p>{t('invitationText', { email: data.email, at: formatDateTime(data.expiresAt, view.lang), role: view.t(ROLE_KEY[data.role]) })}</p>
-        <CopyField view={view} label={t('invitationLink')} value={data.url} id="invitation-link" secret />
-        <p>
-          <a href={`${PORTAL}/users`}>{t('backToUsers')}</a>
-        </p>
-      </section>
-    ),
-  });
+  return panelPage(
+    { view, title: t('invitationTitle', { email: data.email }), section: 'users' },
+    <>
+      <Notice kind="warn">{view.t('shownOnce')}</Notice>
+      <p>{t('invitationText', { email: data.email, at: formatDateTime(data.expiresAt, view.lang), role: view.t(ROLE_KEY[data.role]) })}</p>
+      <CopyField view={view} label={t('invitationLink')} value={data.url} id="invitation-link" secret />
+      <p>
+        <a href={`${PORTAL}/users`}>{t('backToUsers')}</a>
+      </p>
+    </>,
+  );
 }
 
 export function renderRemove(view: View, user: UserSummary, problem: Refusal | null): string {
   const t = translator(M, view.lang);
   const self = user.userId === view.user.userId;
   const shown = problem ?? (self ? 'self' : null);
-  return portalPage({
-    view,
-    title: t('removeTitle', { email: user.email }),
-    section: 'users',
-    children: (
-      <section class="panel">
-        {shown ? <Notice kind="error">{refusalText(view, shown)}</Notice> : null}
-        <p>{t('removeText')}</p>
-        <ConfirmForm
-          view={view}
-          action={`${PORTAL}/users/${encodeURIComponent(user.userId)}/remove`}
-          question={t('removeTitle', { email: user.email })}
-          button={self ? null : t('removeConfirm')}
-          back={`${PORTAL}/users`}
-        />
-      </section>
-    ),
-  });
+  return panelPage(
+    { view, title: t('removeTitle', { email: user.email }), section: 'users' },
+    <>
+      {shown ? <Notice kind="error">{refusalText(view, shown)}</Notice> : null}
+      <p>{t('removeText')}</p>
+      <ConfirmForm
+        view={view}
+        action={`${PORTAL}/users/${encodeURIComponent(user.userId)}/remove`}
+        question={t('removeTitle', { email: user.email })}
+        button={self ? null : t('removeConfirm')}
+        back={`${PORTAL}/users`}
+      />
+    </>,
+  );
 }
