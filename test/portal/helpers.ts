@@ -147,3 +147,22 @@ export function textOf(html: string): string {
     .replace(/\s+/g, ' ')
     .trim();
 }
+
+/** The invitation link a page shows once (in its copy field). */
+export function invitationLinkOn(html: string): string {
+  const m = /id="invitation-link" type="text" readonly="" value="([^"]+)"/.exec(html) ?? /value="(http:\/\/paylinks\.test\/portal\/link\/[^"]+)"/.exec(html);
+  expect(m, 'an invitation link on the page').not.toBeNull();
+  return m?.[1] ?? '';
+}
+
+/** The row of a page's table that names this text (a user's address, say). */
+export function rowOf(html: string, text: string): string {
+  return (
+    (
+      html
+        .split('<tr>')
+        .slice(1)
+        .find((r) => r.includes(text)) ?? ''
+    ).split('</tr>')[0] ?? ''
+  );
+}

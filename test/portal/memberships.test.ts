@@ -3,26 +3,10 @@ import { createMerchant, createPartner, linkPartner, type CreatedMerchant } from
 import { loadMigrations } from '../../src/db/migrations.js';
 import { INVITE_TTL_MS } from '../../src/users/service.js';
 import { createTestContext, type TestContext } from '../helpers/app.js';
-import { PortalBrowser, portalUser, textOf } from './helpers.js';
+import { PortalBrowser, invitationLinkOn, portalUser, rowOf, textOf } from './helpers.js';
 
 /** The invitation link a page shows (in its copy field), as a path. */
-function linkPathOn(html: string): string {
-  const m = /value="(http:\/\/paylinks\.test\/portal\/link\/[^"]+)"/.exec(html);
-  expect(m, 'an invitation link on the page').not.toBeNull();
-  return new URL(m?.[1] ?? 'http://x/').pathname;
-}
-
-/** The row of the users table that names this address. */
-function rowOf(html: string, email: string): string {
-  return (
-    (
-      html
-        .split('<tr>')
-        .slice(1)
-        .find((r) => r.includes(email)) ?? ''
-    ).split('</tr>')[0] ?? ''
-  );
-}
+const linkPathOn = (html: string): string => new URL(invitationLinkOn(html)).pathname;
 
 /** The options of the merchant switcher at the top of the page. */
 function switcherOf(html: string): string[] {

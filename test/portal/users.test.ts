@@ -3,7 +3,7 @@ import { createMerchant, createPartner, linkPartner, type CreatedMerchant } from
 import { INVITE_TTL_MS } from '../../src/users/service.js';
 import { inviteUser } from '../../src/users/memberships/service.js';
 import { TEST_PUBLIC_BASE_URL, createTestContext, type TestContext } from '../helpers/app.js';
-import { PASSWORD, PortalBrowser, portalUser, textOf } from './helpers.js';
+import { PASSWORD, PortalBrowser, invitationLinkOn as linkOn, portalUser, rowOf, textOf } from './helpers.js';
 
 // An owner's users in the portal (§The portal: people and access): invitations shown once that work
 // once and expire, new invitations, roles, removal; the last owner stays; another merchant's user is
@@ -16,25 +16,6 @@ async function count(ctx: TestContext, sql: string, values: unknown[] = []): Pro
 
 const liveUsers = (ctx: TestContext) => count(ctx, 'SELECT count(*)::int AS n FROM portal_users WHERE removed_at IS NULL');
 const audits = (ctx: TestContext, action: string) => count(ctx, 'SELECT count(*)::int AS n FROM audit_log WHERE action = $1', [action]);
-
-/** The invitation link a page shows (in its copy field). */
-function linkOn(html: string): string {
-  const m = /id="invitation-link" type="text" readonly="" value="([^"]+)"/.exec(html) ?? /value="(http:\/\/paylinks\.test\/portal\/link\/[^"]+)"/.exec(html);
-  expect(m, 'an invitation link on the page').not.toBeNull();
-  return m?.[1] ?? '';
-}
-
-/** The row of the users table that names this address. */
-function rowOf(html: string, email: string): string {
-  return (
-    (
-      html
-        .split('<tr>')
-        .slice(1)
-        .find((r) => r.includes(email)) ?? ''
-    ).split('</tr>')[0] ?? ''
-  );
-}
 
 describe('portal users', () => {
   let ctx: TestContext;
