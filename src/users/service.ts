@@ -310,6 +310,8 @@ export interface PortalSession {
   partnerId: string | null;
   /** A partner's user's role on the partner's merchants (a membership's own role comes first). */
   partnerRole: Role | null;
+  /** The person's accepted memberships, oldest first, each with its role: read with the session. */
+  memberships: readonly { merchantId: string; role: Role }[];
   expiresAt: Date;
 }
 
@@ -353,6 +355,7 @@ export async function sessionOf(db: Database, clock: Clock, token: string, polic
     merchantId: row.merchantId,
     partnerId: row.partnerId,
     partnerRole,
+    memberships: row.memberships.flatMap((m) => (isRole(m.role) ? [{ merchantId: m.merchantId, role: m.role }] : [])),
     expiresAt: row.expiresAt,
   };
 }
@@ -368,24 +371,19 @@ export async function signOutEverywhere(db: Database, userId: string): Promise<n
 
 /**
  * The merchants this session's user may switch between, each with the role they have there: their
- * accepted memberships, and a partner's user's linked merchants (a membership's role comes first).
+ * accepted memberships (read with the session), and a partner's user's linked merchants (a
+ * membership's role comes first). The names are asked in this turn, so that they are read in one
+ * query with any other merchant name asked in it (the page's own merchant, src/db/batch.ts).
  */
 export async function merchantsFor(
   db: Database,
-  session: Pick<PortalSession, 'userId' | 'partnerId' | 'partnerRole'>,
+  session: Pick<PortalSession, 'memberships' | 'partnerId' | 'partnerRole'>,
 ): Promise<{ merchantId: string; name: string; role: Role }[]> {
-  const [own, linked] = await Promise.all([
-    members.membershipsOf(db.pool, session.userId),
-    session.partnerId === null ? Promise.resolve([]) : merchantsOfPartner(db, session.partnerId),
-  ]);
   const names = merchantNames(db);
-  const out: { merchantId: string; name: string; role: Role }[] = await Promise.all(
-    own.flatMap((m) =>
-      m.acceptedAt !== null && isRole(m.role)
-        ? [names.get(m.merchantId).then((name) => ({ merchantId: m.merchantId, name: name ?? m.merchantId, role: m.role as Role }))]
-        : [],
-    ),
-  );
+  const [out, linked] = await Promise.all([
+    Promise.all(session.memberships.map(async (m) => ({ merchantId: m.merchantId, name: (await names.get(m.merchantId)) ?? m.merchantId, role: m.role }))),
+    session.partnerId === null || session.partnerRole === null ? Promise.resolve([]) : merchantsOfPartner(db, session.partnerId),
+  ]);
   if (session.partnerRole !== null) {
     for (const m of linked) if (!out.some((o) => o.merchantId === m.merchantId)) out.push({ ...m, role: session.partnerRole });
   }

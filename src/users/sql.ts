@@ -79,6 +79,8 @@ export interface SessionRow {
   memberRole: string | null;
   language: string;
   partnerId: string | null;
+  /** The person's live, accepted memberships, oldest first (the merchant switcher). */
+  memberships: { merchantId: string; role: string }[];
 }
 
 export async function insertSession(db: Queryable, s: { tokenHash: Buffer; userId: string; merchantId: string; at: Date; expiresAt: Date }): Promise<void> {
@@ -92,15 +94,19 @@ export async function insertSession(db: Queryable, s: { tokenHash: Buffer; userI
 }
 
 /**
- * The sessions with these hashes, with their users (removed users have no sessions left) and the
- * accepted membership of the session's merchant, in the one statement of every portal request.
+ * The sessions with these hashes, with their users (removed users have no sessions left), the
+ * accepted membership of the session's merchant and the person's other accepted memberships (the
+ * merchant switcher of every page), in the one statement of every portal request.
  */
 export async function findSessions(db: Queryable, hashes: readonly Buffer[]): Promise<(SessionRow & { tokenHash: Buffer })[]> {
   const { rows } = await db.query<SessionRow & { tokenHash: Buffer }>({
-    name: 'portal_find_sessions_members',
+    name: 'portal_find_sessions_memberships',
     text: `SELECT s.token_hash AS "tokenHash", s.user_id AS "userId", s.merchant_id AS "merchantId", s.created_at AS "createdAt",
                   s.last_seen_at AS "lastSeenAt", s.expires_at AS "expiresAt", u.email, u.role, m.role AS "memberRole", u.language,
-                  u.partner_id AS "partnerId"
+                  u.partner_id AS "partnerId",
+                  COALESCE((SELECT json_agg(json_build_object('merchantId', a.merchant_id, 'role', a.role) ORDER BY a.created_at, a.id)
+                              FROM portal_memberships a
+                             WHERE a.user_id = s.user_id AND a.removed_at IS NULL AND a.accepted_at IS NOT NULL), '[]'::json) AS memberships
              FROM portal_sessions s JOIN portal_users u ON u.id = s.user_id AND u.removed_at IS NULL
              LEFT JOIN portal_memberships m ON m.user_id = s.user_id AND m.merchant_id = s.merchant_id
                    AND m.removed_at IS NULL AND m.accepted_at IS NOT NULL

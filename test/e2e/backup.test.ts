@@ -1,51 +1,23 @@
-import { execFile, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, binEnv, startServe, stopServe } from '../helpers/bin.js';
 import { createTestDatabase, TEST_DB, type TestDatabase } from '../helpers/db.js';
 
 // `paylinks backup` and `paylinks restore` (docs/running.md, Backups), driven through the built bin as an
 // operator runs them: a backup taken from a running server under write load holds every write the
 // API acknowledged before the backup was started, and restores into a folder a server starts on.
 
-const BIN = join(import.meta.dirname, '../../bin/paylinks.js');
 const exec = promisify(execFile);
-
-interface Server {
-  proc: ChildProcessWithoutNullStreams;
-  output: () => string;
-  baseUrl: string;
-}
-
-const baseEnv = (env: Record<string, string>): Record<string, string> => ({ PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...env });
-
-async function start(env: Record<string, string>): Promise<Server> {
-  const proc = spawn(process.execPath, [BIN, 'serve', '--no-worker'], { env: { ...baseEnv(env), PORT: '0' } });
-  let out = '';
-  proc.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  proc.stderr.on('data', (d: Buffer) => (out += d.toString()));
-  const deadline = Date.now() + 60_000;
-  while (!/listening on (http:\/\/\S+)/.test(out)) {
-    if (proc.exitCode !== null) throw new Error(`serve exited ${proc.exitCode}:\n${out}`);
-    if (Date.now() > deadline) throw new Error(`serve did not start:\n${out}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return { proc, output: () => out, baseUrl: /listening on (http:\/\/\S+)/.exec(out)?.[1] ?? '' };
-}
-
-async function stop(s: Server): Promise<number | null> {
-  const exited = new Promise<number | null>((resolve) => s.proc.once('exit', (code) => resolve(code)));
-  s.proc.kill('SIGTERM');
-  return exited;
-}
 
 /** Runs the bin; answers its exit code and output instead of throwing on a non-zero exit. */
 async function paylinks(env: Record<string, string>, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await exec(process.execPath, [BIN, ...args], { env: baseEnv(env) });
+    const { stdout, stderr } = await exec(process.execPath, [BIN, ...args], { env: binEnv(env) });
     return { code: 0, stdout, stderr };
   } catch (err) {
     const e = err as { code?: number; stdout?: string; stderr?: string };
@@ -80,7 +52,7 @@ describe('paylinks backup and restore (docs/running.md, Backups)', () => {
     'a backup taken from a running server under write load holds every write acknowledged before it started',
     async () => {
       const env = { PAYLINKS_DATA_DIR: join(dir, 'live') };
-      const server = await start(env);
+      const server = await startServe(env, ['--no-worker']);
       const key = /apiKey\s+(\S+)/.exec(server.output())?.[1] as string;
       const terminal = /terminalIdentifier\s+(\S+)/.exec(server.output())?.[1] as string;
       const acked: { ref: string; at: number; ms: number }[] = [];
@@ -126,9 +98,9 @@ describe('paylinks backup and restore (docs/running.md, Backups)', () => {
       expect(restore.stderr).toBe('');
       expect(restore.code).toBe(0);
       expect(restore.stdout).toContain('the folder held no database before');
-      expect(await stop(server)).toBe(0);
+      expect(await stopServe(server)).toBe(0);
 
-      const second = await start(restoredEnv);
+      const second = await startServe(restoredEnv, ['--no-worker']);
       expect(second.output()).not.toMatch(/apiKey\s+pk_/); // the restored database has its merchant already
       let missing = 0;
       for (const a of before) {
@@ -140,7 +112,7 @@ describe('paylinks backup and restore (docs/running.md, Backups)', () => {
       const last = acked.at(-1);
       const after = await fetch(`${second.baseUrl}/api/v1/paymentlinks/${last?.ref ?? ''}`, { headers: { 'x-api-key': key } });
       expect(after.status).toBe(404);
-      expect(await stop(second)).toBe(0);
+      expect(await stopServe(second)).toBe(0);
       expect(second.output()).not.toMatch(/"level":(50|60)/);
     },
     180_000,
@@ -188,13 +160,13 @@ describe('paylinks backup and restore (docs/running.md, Backups)', () => {
       expect(existsSync(fresh.PAYLINKS_DATA_DIR)).toBe(false);
 
       // A server holds the folder: restore refuses and names it.
-      const server = await start(env);
+      const server = await startServe(env, ['--no-worker']);
       try {
         const busy = await paylinks(env, 'restore', file, '--force');
         expect(busy.code).toBe(1);
         expect(busy.stderr).toContain('in use by another paylinks process');
       } finally {
-        expect(await stop(server)).toBe(0);
+        expect(await stopServe(server)).toBe(0);
       }
     },
     180_000,

@@ -1,44 +1,13 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServe, stopServe, type Server } from '../helpers/bin.js';
 import { createTestDatabase, TEST_DB, type TestDatabase } from '../helpers/db.js';
 
 // The README's promise (§Running the service): `npm start` runs `paylinks serve`, on the embedded database when no
 // DATABASE_URL is set, prints a working sandbox key on first start, keeps data across restarts and
 // exits 0 on SIGTERM. This drives the built bin as a user would.
-
-const BIN = join(import.meta.dirname, '../../bin/paylinks.js');
-
-interface Server {
-  proc: ChildProcessWithoutNullStreams;
-  output: () => string;
-  baseUrl: string;
-}
-
-async function start(env: Record<string, string>): Promise<Server> {
-  const proc = spawn(process.execPath, [BIN, 'serve'], {
-    env: { PATH: process.env.PATH ?? '', PORT: '0', LOG_LEVEL: 'warn', ...env },
-  });
-  let out = '';
-  proc.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  proc.stderr.on('data', (d: Buffer) => (out += d.toString()));
-  const deadline = Date.now() + 60_000;
-  while (!/listening on (http:\/\/\S+)/.test(out)) {
-    if (proc.exitCode !== null) throw new Error(`serve exited ${proc.exitCode}:\n${out}`);
-    if (Date.now() > deadline) throw new Error(`serve did not start:\n${out}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  const baseUrl = /listening on (http:\/\/\S+)/.exec(out)?.[1] ?? '';
-  return { proc, output: () => out, baseUrl };
-}
-
-async function stop(s: Server): Promise<number | null> {
-  const exited = new Promise<number | null>((resolve) => s.proc.once('exit', (code) => resolve(code)));
-  s.proc.kill('SIGTERM');
-  return exited;
-}
 
 async function api(s: Server, key: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
   const res = await fetch(`${s.baseUrl}${path}`, {
@@ -65,7 +34,7 @@ describe('paylinks serve, as a new user runs it (§Running the service)', () => 
     'on the embedded database prints a sandbox key that works, keeps data across a restart, exits 0 on SIGTERM',
     async () => {
       const env = { PAYLINKS_DATA_DIR: join(dir, 'data') };
-      const first = await start(env);
+      const first = await startServe(env);
       const key = /apiKey\s+(\S+)/.exec(first.output())?.[1];
       const terminal = /terminalIdentifier\s+(\S+)/.exec(first.output())?.[1];
       expect(key).toMatch(/^pk_/);
@@ -82,14 +51,14 @@ describe('paylinks serve, as a new user runs it (§Running the service)', () => 
       });
       expect(created.status).toBe(200);
       const ref = created.body.paymentLinkReference as string;
-      expect(await stop(first)).toBe(0);
+      expect(await stopServe(first)).toBe(0);
 
-      const second = await start(env);
+      const second = await startServe(env);
       expect(second.output()).not.toMatch(/apiKey\s+pk_/); // the sandbox merchant is created only once
       const got = await api(second, key as string, 'GET', `/api/v1/paymentlinks/${ref}`);
       expect(got.status).toBe(200);
       expect((got.body.paymentLink as Record<string, unknown>).description).toBe('Survives restarts');
-      expect(await stop(second)).toBe(0);
+      expect(await stopServe(second)).toBe(0);
     },
     120_000,
   );
@@ -97,11 +66,11 @@ describe('paylinks serve, as a new user runs it (§Running the service)', () => 
   it.skipIf(TEST_DB !== 'postgres')(
     'on PostgreSQL from DATABASE_URL migrates, serves and exits 0 on SIGTERM',
     async () => {
-      const s = await start({ DATABASE_URL: tdb?.url as string });
+      const s = await startServe({ DATABASE_URL: tdb?.url as string });
       const ready = await fetch(`${s.baseUrl}/readyz`);
       expect(ready.status).toBe(200);
       expect(s.output()).not.toContain('sandbox merchant was created');
-      expect(await stop(s)).toBe(0);
+      expect(await stopServe(s)).toBe(0);
     },
     120_000,
   );

@@ -1,26 +1,17 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createMerchant } from '../../src/accounts/service.js';
 import type { ModificationProcessor } from '../../src/payments/modifications/processor.js';
-import { createTestContext, type TestContext } from '../helpers/app.js';
-import { CARD, adjust, capture, deliveries, ledger, paidSession, registerWebhook, reverse, testProcessor } from './helpers.js';
+import type { TestContext } from '../helpers/app.js';
+import { modificationsSuite, CARD, adjust, capture, deliveries, ledger, paidSession, reverse } from './helpers.js';
 
 // Adjusting an authorisation (docs/api.md, Adjust an authorisation): accepted as Received, completed by the
 // processor with an Adjustment webhook, and the captures that follow are bounded by the adjusted amount.
 
 let ctx: TestContext;
 let processor: ModificationProcessor;
-
-beforeAll(async () => {
-  ctx = await createTestContext();
-  processor = testProcessor(ctx);
-  await registerWebhook(ctx);
-});
-afterAll(async () => {
-  await processor.stop();
-  await ctx?.close();
-});
-beforeEach(() => {
-  ctx.clock.set(new Date());
+modificationsSuite((c, p) => {
+  ctx = c;
+  processor = p;
 });
 
 const manual = { isManualCapture: true };

@@ -1,7 +1,7 @@
-import { expect } from 'vitest';
+import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
 import { simulatorAcquirer } from '../../src/payments/simulator.js';
 import { ModificationProcessor } from '../../src/payments/modifications/processor.js';
-import { call, type TestContext } from '../helpers/app.js';
+import { call, createTestContext, type TestContext } from '../helpers/app.js';
 import { Shopper, createLink, createSession } from '../checkout/fixtures.js';
 
 // Paid payments, the processor and the webhook bodies for the modification and token-payment tests.
@@ -25,6 +25,28 @@ export function testProcessor(ctx: TestContext): ModificationProcessor {
 export async function registerWebhook(ctx: TestContext, apiKey = ctx.merchant.apiKey): Promise<void> {
   const r = await call(ctx, 'POST', '/api/v1/webhooks', { url: 'https://hooks.example.com/paylinks', description: 'modification tests' }, { apiKey });
   expect(r.status, JSON.stringify(r.body)).toBe(200);
+}
+
+/**
+ * The setup of a modifications test file: a test app with a webhook registered and a processor the
+ * test drives (handed to `use` once made), closed after the file; the clock is set to now before each test.
+ */
+export function modificationsSuite(use: (ctx: TestContext, processor: ModificationProcessor) => void): void {
+  let ctx: TestContext | undefined;
+  let processor: ModificationProcessor | undefined;
+  beforeAll(async () => {
+    ctx = await createTestContext();
+    processor = testProcessor(ctx);
+    await registerWebhook(ctx);
+    use(ctx, processor);
+  });
+  afterAll(async () => {
+    await processor?.stop();
+    await ctx?.close();
+  });
+  beforeEach(() => {
+    ctx?.clock.set(new Date());
+  });
 }
 
 export interface Paid {

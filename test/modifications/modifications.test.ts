@@ -1,28 +1,19 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createKey, createMerchant } from '../../src/accounts/service.js';
 import { hmacSignature } from '../../src/webhooks/delivery/sign.js';
 import type { ModificationProcessor } from '../../src/payments/modifications/processor.js';
-import { call, createTestContext, type TestContext } from '../helpers/app.js';
+import { call, type TestContext } from '../helpers/app.js';
 import { TEST_DB } from '../helpers/db.js';
-import { CARD, capture, deliveries, ledger, paidSession, refund, registerWebhook, reverse, testProcessor } from './helpers.js';
+import { modificationsSuite, CARD, capture, deliveries, ledger, paidSession, refund, reverse, testProcessor } from './helpers.js';
 
 // Captures, refunds and reversals (§Modifications and saved cards): the ledger rules, the webhook of each outcome, the delayed
 // captures of §Hosted checkout, the §Clients in the field request shapes of the plugins in the field, isolation (§Authentication) and races.
 
 let ctx: TestContext;
 let processor: ModificationProcessor;
-
-beforeAll(async () => {
-  ctx = await createTestContext();
-  processor = testProcessor(ctx);
-  await registerWebhook(ctx);
-});
-afterAll(async () => {
-  await processor.stop();
-  await ctx?.close();
-});
-beforeEach(() => {
-  ctx.clock.set(new Date());
+modificationsSuite((c, p) => {
+  ctx = c;
+  processor = p;
 });
 
 const manual = { isManualCapture: true };

@@ -1,27 +1,18 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createMerchant } from '../../src/accounts/service.js';
 import type { ModificationProcessor } from '../../src/payments/modifications/processor.js';
-import { call, createTestContext, type TestContext } from '../helpers/app.js';
+import { call, type TestContext } from '../helpers/app.js';
 import { Shopper, createSession } from '../checkout/fixtures.js';
-import { CARD, deliveries, ledger, refund, registerWebhook, testProcessor, tokenFromLink, tokenFromSession } from './helpers.js';
+import { modificationsSuite, CARD, deliveries, ledger, refund, tokenFromLink, tokenFromSession } from './helpers.js';
 
 // Token payments and disable-token (§Modifications and saved cards): the model rules, the Authorization/Capture and
 // TokenDisabled webhooks, refusals, isolation (§Authentication), §Clients in the field request shapes, §Idempotent creates idempotency.
 
 let ctx: TestContext;
 let processor: ModificationProcessor;
-
-beforeAll(async () => {
-  ctx = await createTestContext();
-  processor = testProcessor(ctx);
-  await registerWebhook(ctx);
-});
-afterAll(async () => {
-  await processor.stop();
-  await ctx?.close();
-});
-beforeEach(() => {
-  ctx.clock.set(new Date());
+modificationsSuite((c, p) => {
+  ctx = c;
+  processor = p;
 });
 
 function payment(token: string, model: string, overrides: Record<string, unknown> = {}): Record<string, unknown> {

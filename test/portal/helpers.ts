@@ -146,3 +146,15 @@ export function textOf(html: string): string {
     .replace(/\s+/g, ' ')
     .trim();
 }
+
+/** The row of a page's table that names this text (a user's address, say). */
+export function rowOf(html: string, text: string): string {
+  return (
+    (
+      html
+        .split('<tr>')
+        .slice(1)
+        .find((r) => r.includes(text)) ?? ''
+    ).split('</tr>')[0] ?? ''
+  );
+}

@@ -3,19 +3,8 @@ import { createMerchant, createPartner, linkPartner, type CreatedMerchant } from
 import { loadMigrations } from '../../src/db/migrations.js';
 import { INVITE_TTL_MS, newSignInLink } from '../../src/users/service.js';
 import { createTestContext, type TestContext } from '../helpers/app.js';
-import { PortalBrowser, portalUser, textOf } from './helpers.js';
+import { PortalBrowser, portalUser, rowOf, textOf } from './helpers.js';
 
-/** The row of the users table that names this address. */
-function rowOf(html: string, email: string): string {
-  return (
-    (
-      html
-        .split('<tr>')
-        .slice(1)
-        .find((r) => r.includes(email)) ?? ''
-    ).split('</tr>')[0] ?? ''
-  );
-}
 
 /** The options of the merchant switcher at the top of the page. */
 function switcherOf(html: string): string[] {

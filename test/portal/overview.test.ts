@@ -32,6 +32,7 @@ describe('the overview', () => {
     // No webhook yet: nothing can fail, and the overview says so rather than that every webhook delivers.
     expect(text).toContain('There is no webhook yet');
     expect(text).not.toContain('Every webhook is delivering');
+    expect(text).not.toContain('An invitation to another merchant is waiting');
   });
 
   it('shows the sales of the period per currency, with the figures of each day, and the newest payments', async () => {
@@ -69,6 +70,8 @@ describe('the overview', () => {
 
   it('names a webhook whose deliveries fail to those who may read webhooks, not to staff', async () => {
     const wh = await register(ctx, `https://127.0.0.1:${await refusedPort()}/hook`);
+    // A webhook with no delivery yet: none fails, and there is one, so every webhook is delivering.
+    expect(textOf((await owner.get('/portal')).body)).toContain('Every webhook is delivering');
     await paidSession(ctx, { reference: 'order-5' });
     worker = testWorker(ctx);
     await worker.start();

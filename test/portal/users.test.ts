@@ -3,7 +3,7 @@ import { createMerchant, createPartner, linkPartner, type CreatedMerchant } from
 import { INVITE_TTL_MS, newSignInLink } from '../../src/users/service.js';
 import { inviteUser } from '../../src/users/memberships/service.js';
 import { createTestContext, type TestContext } from '../helpers/app.js';
-import { PASSWORD, PortalBrowser, portalUser, textOf } from './helpers.js';
+import { PASSWORD, PortalBrowser, portalUser, rowOf, textOf } from './helpers.js';
 
 // An owner's users in the portal (§The portal: people and access): invitations that hand the owner no
 // link and expire, new invitations, roles, removal; the last owner stays; another merchant's user is
@@ -16,18 +16,6 @@ async function count(ctx: TestContext, sql: string, values: unknown[] = []): Pro
 
 const liveUsers = (ctx: TestContext) => count(ctx, 'SELECT count(*)::int AS n FROM portal_users WHERE removed_at IS NULL');
 const audits = (ctx: TestContext, action: string) => count(ctx, 'SELECT count(*)::int AS n FROM audit_log WHERE action = $1', [action]);
-
-/** The row of the users table that names this address. */
-function rowOf(html: string, email: string): string {
-  return (
-    (
-      html
-        .split('<tr>')
-        .slice(1)
-        .find((r) => r.includes(email)) ?? ''
-    ).split('</tr>')[0] ?? ''
-  );
-}
 
 describe('portal users', () => {
   let ctx: TestContext;

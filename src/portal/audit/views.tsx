@@ -4,8 +4,8 @@ import { isRole } from '../../users/service.js';
 import { ROLE_KEY, messages, translator } from '../i18n.js';
 import type { View } from '../view.js';
 import { Money, Time } from '../views/components.js';
-import { DataTable } from '../views/table.js';
-import { PORTAL, portalPage } from '../views/layout.js';
+import { PORTAL } from '../views/layout.js';
+import { listPage } from '../views/listPage.js';
 
 // The audit log page: who did what in this merchant's account, newest first, a page at a time.
 
@@ -188,37 +188,28 @@ function Who({ view, actor }: { view: View; actor: Actor }): Html {
 
 export function renderAudit(view: View, data: { entries: readonly AuditEntry[]; older: string | null; newer: string | null }): string {
   const t = translator(M, view.lang);
-  return portalPage({
-    view,
-    title: t('title'),
+  return listPage(view, t, {
     section: 'audit',
-    lead: t('lead'),
-    children: (
-      <>
-        <DataTable
-          view={view}
-          label={t('title')}
-          columns={[t('when'), t('who'), t('what'), t('target'), view.t('details')]}
-          rows={data.entries}
-          empty={t('empty')}
-          paging={{ base: `${PORTAL}/audit`, older: data.older, newer: data.newer }}
-          row={(e) => (
-            <tr>
-              <td class="nowrap">
-                <Time view={view} at={e.at} />
-              </td>
-              <td class="wrap">
-                <Who view={view} actor={e.actor} />
-              </td>
-              <td>{actionText(view, e.action)}</td>
-              <td class="wrap">{e.target ? <code>{e.target}</code> : <span class="muted">–</span>}</td>
-              <td class="wrap">
-                <Details view={view} details={e.details} />
-              </td>
-            </tr>
-          )}
-        />
-      </>
-    ),
+    table: {
+      columns: [t('when'), t('who'), t('what'), t('target'), view.t('details')],
+      rows: data.entries,
+      empty: t('empty'),
+      paging: { base: `${PORTAL}/audit`, older: data.older, newer: data.newer },
+      row: (e) => (
+        <tr>
+          <td class="nowrap">
+            <Time view={view} at={e.at} />
+          </td>
+          <td class="wrap">
+            <Who view={view} actor={e.actor} />
+          </td>
+          <td>{actionText(view, e.action)}</td>
+          <td class="wrap">{e.target ? <code>{e.target}</code> : <span class="muted">–</span>}</td>
+          <td class="wrap">
+            <Details view={view} details={e.details} />
+          </td>
+        </tr>
+      ),
+    },
   });
 }

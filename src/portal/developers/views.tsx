@@ -6,7 +6,7 @@ import { fieldMessage, type FieldErrors, type View } from '../view.js';
 import { Badge, CheckGroup, CopyField, Csrf, ErrorSummary, Facts, Notice, PostButton, Time, fieldId } from '../views/components.js';
 import { ConfirmForm } from '../views/confirm.js';
 import { DataTable } from '../views/table.js';
-import { PORTAL, portalPage } from '../views/layout.js';
+import { PORTAL, portalPage, panelPage } from '../views/layout.js';
 import { M } from './messages.js';
 
 // The developers' page (§Authentication): API keys (made with chosen capabilities and shown once,
@@ -196,9 +196,9 @@ export function renderDevelopers(
     title: view.t('navDevelopers'),
     section: SECTION,
     lead: t('lead'),
+    notice: s.notice ? t(s.notice) : null,
     children: (
       <>
-        {s.notice ? <Notice>{t(s.notice)}</Notice> : null}
         <section class="panel" id="keys" aria-labelledby="keys-h">
           <h2 id="keys-h">{t('keysTitle')}</h2>
           <p class="muted">{t('keysIntro')}</p>
@@ -223,64 +223,56 @@ export function renderDevelopers(
 
 export function renderKeyCreated(view: View, s: { apiKey: string; capabilities: readonly string[] }): string {
   const t = translator(M, view.lang);
-  return portalPage({
-    view,
-    title: t('keyCreatedTitle'),
-    section: SECTION,
-    children: (
-      <section class="panel">
-        <Notice kind="warn">
-          <strong>{view.t('shownOnce')}</strong> {t('keyCreatedIntro')}
-        </Notice>
-        <CopyField view={view} label={t('apiKey')} value={s.apiKey} id="new-api-key" secret />
-        <Facts rows={[[t('capabilities'), s.capabilities.join(', ')]]} />
-        <p>
-          <a class="button secondary" href={`${DEVELOPERS}#keys`}>
-            {t('backToDevelopers')}
-          </a>
-        </p>
-      </section>
-    ),
-  });
+  return panelPage(
+    { view, title: t('keyCreatedTitle'), section: SECTION },
+    <>
+      <Notice kind="warn">
+        <strong>{view.t('shownOnce')}</strong> {t('keyCreatedIntro')}
+      </Notice>
+      <CopyField view={view} label={t('apiKey')} value={s.apiKey} id="new-api-key" secret />
+      <Facts rows={[[t('capabilities'), s.capabilities.join(', ')]]} />
+      <p>
+        <a class="button secondary" href={`${DEVELOPERS}#keys`}>
+          {t('backToDevelopers')}
+        </a>
+      </p>
+    </>,
+  );
 }
 
 export function renderRevokeKey(view: View, s: { key: KeySummary }): string {
   const t = translator(M, view.lang);
   const k = s.key;
-  return portalPage({
-    view,
-    title: t('revokeTitle'),
-    section: SECTION,
-    children: (
-      <section class="panel">
-        <Facts
-          rows={[
-            [t('key'), <KeyName t={t} k={k} />],
-            [t('capabilities'), k.capabilities.join(', ')],
-            [view.t('created'), <Time view={view} at={at(k.createdAt)} />],
-            [t('lastUsed'), k.lastUsedAt ? <Time view={view} at={at(k.lastUsedAt)} /> : view.t('never')],
-          ]}
-        />
-        {k.revokedAt ? (
-          <>
-            <Notice kind="warn">{t('alreadyRevoked')}</Notice>
-            <a href={`${DEVELOPERS}#keys`}>{t('backToDevelopers')}</a>
-          </>
-        ) : (
-          <>
-            <p>{t('revokeIntro')}</p>
-            <ConfirmForm
-              view={view}
-              action={`${DEVELOPERS}/keys/${encodeURIComponent(k.keyId)}/revoke`}
-              question={t('revokeConfirm')}
-              button={t('revokeButton')}
-              back={`${DEVELOPERS}#keys`}
-            />
-          </>
-        )}
-      </section>
-    ),
-  });
+  return panelPage(
+    { view, title: t('revokeTitle'), section: SECTION },
+    <>
+      <Facts
+        rows={[
+          [t('key'), <KeyName t={t} k={k} />],
+          [t('capabilities'), k.capabilities.join(', ')],
+          [view.t('created'), <Time view={view} at={at(k.createdAt)} />],
+          [t('lastUsed'), k.lastUsedAt ? <Time view={view} at={at(k.lastUsedAt)} /> : view.t('never')],
+        ]}
+      />
+      {k.revokedAt ? (
+        <>
+          <Notice kind="warn">{t('alreadyRevoked')}</Notice>
+          <a href={`${DEVELOPERS}#keys`}>{t('backToDevelopers')}</a>
+        </>
+      ) : (
+        <>
+          <p>{t('revokeIntro')}</p>
+          <ConfirmForm
+            view={view}
+            action={`${DEVELOPERS}/keys/${encodeURIComponent(k.keyId)}/revoke`}
+            question={t('revokeConfirm')}
+            button={t('revokeButton')}
+            back={`${DEVELOPERS}#keys`}
+          />
+        </>
+      )}
+    </>,
+  );
 }
 
 /** The area's own style rules: the origins' list of refused lines. */

@@ -1,4 +1,4 @@
-import { switchMerchant } from '../../users/service.js';
+import { switchMerchant, type PortalSession } from '../../users/service.js';
 import { acceptInvitation, declineInvitation, pendingInvitations } from '../../users/memberships/service.js';
 import { notFound } from '../../errors.js';
 import type { PortalArea } from '../http.js';
@@ -23,25 +23,26 @@ export const invitationsArea: PortalArea = {
         data: { invitations: await pendingInvitations(db, clock, session.userId), notice: request.query.done === 'declined' ? ('declined' as const) : null },
       }));
 
-    // Each answer is written to the log of the merchant that invited.
-    route
-      .post('/invitations/:merchantId/accept', { permission: 'portal.use', audit: 'membership.accept' })
-      .handle(async ({ request, session }: Ctx<MerchantParams>) => {
-        const merchantId = request.params.merchantId;
-        const accepted = await acceptInvitation(db, clock, session.userId, merchantId);
-        if (!accepted) throw notFound('invitation');
-        // The session goes on with the merchant just joined.
-        await switchMerchant(db, session, merchantId);
-        return { seeOther: PORTAL, audit: { merchantId, target: session.email, details: { role: accepted.role } } };
-      });
-
-    route
-      .post('/invitations/:merchantId/decline', { permission: 'portal.use', audit: 'membership.decline' })
-      .handle(async ({ request, session }: Ctx<MerchantParams>) => {
-        const merchantId = request.params.merchantId;
-        const declined = await declineInvitation(db, clock, session.userId, merchantId);
-        if (!declined) throw notFound('invitation');
-        return { seeOther: `${PORTAL}/invitations?done=declined`, audit: { merchantId, target: session.email, details: { role: declined.role } } };
-      });
+    // Each answer is written to the log of the merchant that invited, with the role it offered.
+    const answer = (
+      verb: 'accept' | 'decline',
+      apply: typeof acceptInvitation,
+      then: (session: PortalSession, merchantId: string) => Promise<string>,
+    ): void => {
+      route
+        .post(`/invitations/:merchantId/${verb}`, { permission: 'portal.use', audit: `membership.${verb}` })
+        .handle(async ({ request, session }: Ctx<MerchantParams>) => {
+          const merchantId = request.params.merchantId;
+          const answered = await apply(db, clock, session.userId, merchantId);
+          if (!answered) throw notFound('invitation');
+          return { seeOther: await then(session, merchantId), audit: { merchantId, target: session.email, details: { role: answered.role } } };
+        });
+    };
+    // The session goes on with the merchant just joined.
+    answer('accept', acceptInvitation, async (session, merchantId) => {
+      await switchMerchant(db, session, merchantId);
+      return PORTAL;
+    });
+    answer('decline', declineInvitation, async () => `${PORTAL}/invitations?done=declined`);
   },
 };

@@ -2,9 +2,9 @@ import type { Html } from '../../html/jsx-runtime.js';
 import type { Invitation } from '../../users/memberships/service.js';
 import { ROLE_KEY, messages, translator } from '../i18n.js';
 import type { View } from '../view.js';
-import { Notice, PostButton, Time } from '../views/components.js';
-import { DataTable } from '../views/table.js';
-import { PORTAL, portalPage } from '../views/layout.js';
+import { PostButton, Time } from '../views/components.js';
+import { PORTAL } from '../views/layout.js';
+import { listPage } from '../views/listPage.js';
 
 // The invitations waiting for the signed-in person's answer: each merchant with the role offered,
 // to accept (the merchant joins the switcher) or decline.
@@ -40,27 +40,15 @@ export const M = messages(
 
 export function renderInvitations(view: View, data: { invitations: readonly Invitation[]; notice: 'declined' | null }): string {
   const t = translator(M, view.lang);
-  return portalPage({
-    view,
-    title: t('title'),
+  return listPage(view, t, {
     section: 'account',
-    lead: t('lead'),
-    children: (
-      <>
-        {data.notice === 'declined' ? <Notice>{t('declined')}</Notice> : null}
-        {data.invitations.length === 0 ? (
-          <p class="empty panel">{t('none')}</p>
-        ) : (
-          <DataTable
-            view={view}
-            label={t('title')}
-            columns={[t('merchant'), t('role'), t('until'), view.t('actions')]}
-            rows={data.invitations}
-            row={(i) => <InvitationRow view={view} invitation={i} />}
-          />
-        )}
-      </>
-    ),
+    notice: data.notice === 'declined' ? t('declined') : null,
+    table: {
+      columns: [t('merchant'), t('role'), t('until'), view.t('actions')],
+      rows: data.invitations,
+      empty: t('none'),
+      row: (i) => <InvitationRow view={view} invitation={i} />,
+    },
   });
 }
 

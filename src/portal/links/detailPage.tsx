@@ -4,7 +4,7 @@ import type { PaymentLinkView } from '../../paymentLinks/service.js';
 import type { PaymentSummary } from '../../payments/service.js';
 import { translator } from '../i18n.js';
 import type { View } from '../view.js';
-import { Badge, CopyField, Facts, Money, Notice, Time } from '../views/components.js';
+import { Badge, CopyField, Facts, Money, Time } from '../views/components.js';
 import { PORTAL, portalPage } from '../views/layout.js';
 import { DataTable, ItemsSection } from '../views/table.js';
 import { M } from './messages.js';
@@ -51,9 +51,9 @@ export function renderLinkDetail(
         <StatusBadge t={t} status={link.status} /> {t(TYPE_KEY[link.type as LinkType])}
       </>
     ),
+    notice,
     children: (
       <>
-        {notice ? <Notice>{notice}</Notice> : null}
         <section class="panel share" aria-labelledby="share-title">
           <h2 id="share-title">{t('share')}</h2>
           <div class="share-body">

@@ -1,7 +1,7 @@
 import type { PaymentLinkView } from '../../paymentLinks/service.js';
 import { translator } from '../i18n.js';
 import type { View } from '../view.js';
-import { Notice } from '../views/components.js';
+import { NothingToDo } from '../views/components.js';
 import { ConfirmForm } from '../views/confirm.js';
 import { portalPage } from '../views/layout.js';
 import { M } from './messages.js';
@@ -18,12 +18,7 @@ export function renderDisable(view: View, link: PaymentLinkView): string {
     title: t('disableTitle'),
     section: 'links',
     children: already ? (
-      <>
-        <Notice kind="warn">{t('alreadyDisabled')}</Notice>
-        <p>
-          <a href={path}>{view.t('back')}</a>
-        </p>
-      </>
+      <NothingToDo view={view} why={t('alreadyDisabled')} back={path} />
     ) : (
       <div class="panel">
         <p>{t('disableText', { description: link.description ? `“${link.description}”` : t('thisLink') })}</p>

@@ -5,7 +5,7 @@ import { CULTURES, CURRENCIES, RECURRING_MODELS, REQUIREMENT_TYPES, type LinkTyp
 import type { PaymentLinkView } from '../../paymentLinks/service.js';
 import { translator } from '../i18n.js';
 import type { FieldErrors, View } from '../view.js';
-import { Csrf, ErrorSummary, Field, FieldMessages, Money, Notice, Select, fieldId, type Option } from '../views/components.js';
+import { Csrf, ErrorSummary, Field, FieldMessages, Money, NothingToDo, Notice, Select, fieldId, type Option } from '../views/components.js';
 import { PORTAL, portalPage } from '../views/layout.js';
 import { CREATE_NAMES, UPDATE_NAMES, minorOf, type FieldNames, type ItemEntry, type LinkEntry, type ShopperEntry } from './form.js';
 import { M } from './messages.js';
@@ -283,14 +283,7 @@ export function renderLinkForm(view: View, data: FormData): string {
       view,
       title,
       section: 'links',
-      children: (
-        <>
-          <Notice kind="warn">{data.blocked}</Notice>
-          <p>
-            <a href={back}>{view.t('back')}</a>
-          </p>
-        </>
-      ),
+      children: <NothingToDo view={view} why={data.blocked} back={back} />,
     });
   }
   const terminals = data.terminals ?? [];

@@ -206,11 +206,11 @@ function CurrencyPanel({ view, t, c }: { view: View; t: T; c: CurrencySales }): 
   );
 }
 
-function Webhooks({ view, t, failing, count }: { view: View; t: T; failing: readonly FailingWebhook[]; count: number }): Html {
+function Webhooks({ view, t, failing, hasWebhook }: { view: View; t: T; failing: readonly FailingWebhook[]; hasWebhook: boolean }): Html {
   return (
     <section class="panel" aria-labelledby="webhooks-title">
       <h2 id="webhooks-title">{t('webhooks')}</h2>
-      {failing.length === 0 && count === 0 ? (
+      {!hasWebhook ? (
         <p>
           {t('webhooksNone')}
           {view.can('webhooks.write') ? (
@@ -256,9 +256,9 @@ export function renderOverview(
     sales: readonly DailySales[];
     recent: readonly PaymentListItem[];
     failing: readonly FailingWebhook[] | null;
-    /** How many invitations to other merchants wait for the reader's answer. */
-    invitations: number;
-    webhookCount: number;
+    /** Whether invitations to other merchants wait for the reader's answer. */
+    invitationsWaiting: boolean;
+    hasWebhook: boolean;
   },
 ): string {
   const t = translator(M, view.lang);
@@ -270,7 +270,7 @@ export function renderOverview(
     lead: t('lead', { merchant: view.merchant.name }),
     children: (
       <>
-        {data.invitations > 0 ? (
+        {data.invitationsWaiting ? (
           <Notice kind="warn">
             {view.t('invitationsWaiting')} <a href={`${PORTAL}/invitations`}>{view.t('seeInvitations')}</a>
           </Notice>
@@ -312,7 +312,7 @@ export function renderOverview(
             </>
           )}
         </section>
-        {data.failing !== null ? <Webhooks view={view} t={t} failing={data.failing} count={data.webhookCount} /> : null}
+        {data.failing !== null ? <Webhooks view={view} t={t} failing={data.failing} hasWebhook={data.hasWebhook} /> : null}
       </>
     ),
   });

@@ -6,7 +6,7 @@ import { PAYMENT_STATES, paymentState, type PaymentDetail, type PaymentListItem,
 import type { DeliveryView } from '../../webhooks/deliveries/service.js';
 import { translator, type Translate } from '../i18n.js';
 import type { FieldErrors, View } from '../view.js';
-import { Badge, Csrf, ErrorSummary, Facts, Field, Money, Notice, Select, TableWrap, Time } from '../views/components.js';
+import { Badge, Csrf, ErrorSummary, Facts, Field, Money, NothingToDo, Notice, Select, TableWrap, Time } from '../views/components.js';
 import { DataTable, ListPager } from '../views/table.js';
 import { PORTAL, portalPage } from '../views/layout.js';
 import { M, STATE_BADGE, type Key } from './messages.js';
@@ -399,9 +399,9 @@ export function renderPaymentDetail(view: View, data: DetailData): string {
         <StateBadge view={view} p={p} /> {money(p.amount)} · <Time view={view} at={p.createdAt} />
       </>
     ),
+    notice,
     children: (
       <>
-        {notice ? <Notice>{notice}</Notice> : null}
         {data.notice === 'refused' ? <Notice kind="warn">{t('actionsNone')}</Notice> : null}
         {view.can('payments.modify') && p.success ? (
           <section aria-labelledby="actions-title">
@@ -467,12 +467,7 @@ export function renderReverse(view: View, data: { payment: PaymentDetail; headro
     section: 'payments',
     children:
       data.headroom.reversible === 0 ? (
-        <>
-          <Notice kind="warn">{t('actionsNone')}</Notice>
-          <p>
-            <a href={path}>{view.t('back')}</a>
-          </p>
-        </>
+        <NothingToDo view={view} why={t('actionsNone')} back={path} />
       ) : (
         <div class="panel">
           <p>{t('reverseText', { reference: p.payfacReference, amount: formatMoney(p.amount, p.currency, view.lang), left })}</p>

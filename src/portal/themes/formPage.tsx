@@ -4,7 +4,7 @@ import { pageTranslator } from '../../checkout/preview.js';
 import { BUTTON_SHAPES, CUSTOM_THEME_CLASS, LOGO_MAX_BYTES, themeAssets, type Theme } from '../../themes/service.js';
 import { translator } from '../i18n.js';
 import type { FieldErrors, View } from '../view.js';
-import { Csrf, CopyField, ErrorSummary, Field, FieldMessages, Notice, fieldId } from '../views/components.js';
+import { Csrf, CopyField, ErrorSummary, Field, FieldMessages, fieldId } from '../views/components.js';
 import { PORTAL, portalPage } from '../views/layout.js';
 import { M, SHAPE_LABEL } from './messages.js';
 
@@ -93,9 +93,9 @@ export function renderThemeForm(
         {t('delete')}
       </a>
     ) : undefined,
+    notice: data.notice ? t(data.notice) : null,
     children: (
       <>
-        {data.notice ? <Notice>{t(data.notice)}</Notice> : null}
         {theme ? <CopyField view={view} label={t('keyLabel')} value={theme.themeKey} id="theme-key" /> : null}
         <div class="theme-editor">
           <form method="post" action={action} enctype="multipart/form-data" class="panel" data-theme-form="">

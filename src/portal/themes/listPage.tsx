@@ -3,9 +3,9 @@ import { THEMES } from '../../checkout/preview.js';
 import type { Theme } from '../../themes/service.js';
 import { translator } from '../i18n.js';
 import type { View } from '../view.js';
-import { Notice, Time } from '../views/components.js';
-import { DataTable } from '../views/table.js';
-import { PORTAL, portalPage } from '../views/layout.js';
+import { Time } from '../views/components.js';
+import { PORTAL } from '../views/layout.js';
+import { listPage } from '../views/listPage.js';
 import { M, SHAPE_LABEL } from './messages.js';
 
 // The themes list, with the built-in palettes.
@@ -28,72 +28,65 @@ function Swatches({ view, theme }: { view: View; theme: Theme }): Html {
 
 export function renderThemeList(view: View, data: { themes: readonly Theme[]; notice: 'deleted' | null }): string {
   const t = translator(M, view.lang);
-  return portalPage({
-    view,
-    title: t('title'),
+  return listPage(view, t, {
     section: 'themes',
-    lead: t('lead'),
     actions: (
       <a class="button primary" href={`${PORTAL}/themes/new`}>
         {t('newTheme')}
       </a>
     ),
-    children: (
-      <>
-        {data.notice ? <Notice>{t(data.notice)}</Notice> : null}
-        <DataTable
-          view={view}
-          label={t('title')}
-          columns={[t('name'), t('key'), t('colours'), t('buttonShape'), t('hasLogo'), t('updated'), view.t('actions')]}
-          rows={data.themes}
-          empty={t('empty')}
-          row={(theme) => {
-            const base = `${PORTAL}/themes/${encodeURIComponent(theme.themeKey)}`;
-            return (
-              <tr>
-                <td class="wrap">
-                  <a href={`${base}/edit`}>{theme.name}</a>
-                </td>
-                <td>
-                  <code>{theme.themeKey}</code>
-                </td>
-                <td>
-                  <Swatches view={view} theme={theme} />
-                </td>
-                <td>{t(SHAPE_LABEL[theme.buttonShape])}</td>
-                <td>{theme.logoType !== null ? view.t('yes') : view.t('no')}</td>
-                <td>
-                  <Time view={view} at={theme.updatedAt} />
-                </td>
-                <td>
-                  <span class="row-actions">
-                    <a href={`${base}/edit`} aria-label={`${t('edit')}: ${theme.name}`}>
-                      {t('edit')}
-                    </a>
-                    <a href={`${base}/preview`} aria-label={`${t('preview')}: ${theme.name}`}>
-                      {t('preview')}
-                    </a>
-                    <a href={`${base}/delete`} class="danger-link" aria-label={`${t('delete')}: ${theme.name}`}>
-                      {t('delete')}
-                    </a>
-                  </span>
-                </td>
-              </tr>
-            );
-          }}
-        />
-        <section class="panel">
-          <h2>{t('builtInTitle')}</h2>
-          <p>{t('builtInIntro')}</p>
-          <ul class="builtins">
-            {THEMES.map((name) => (
-              <li>
-                <code>{name}</code>
-              </li>
-            ))}
-          </ul>
-        </section>
-      </>
+    notice: data.notice ? t(data.notice) : null,
+    table: {
+      columns: [t('name'), t('key'), t('colours'), t('buttonShape'), t('hasLogo'), t('updated'), view.t('actions')],
+      rows: data.themes,
+      empty: t('empty'),
+      row: (theme) => {
+        const base = `${PORTAL}/themes/${encodeURIComponent(theme.themeKey)}`;
+        return (
+          <tr>
+            <td class="wrap">
+              <a href={`${base}/edit`}>{theme.name}</a>
+            </td>
+            <td>
+              <code>{theme.themeKey}</code>
+            </td>
+            <td>
+              <Swatches view={view} theme={theme} />
+            </td>
+            <td>{t(SHAPE_LABEL[theme.buttonShape])}</td>
+            <td>{theme.logoType !== null ? view.t('yes') : view.t('no')}</td>
+            <td>
+              <Time view={view} at={theme.updatedAt} />
+            </td>
+            <td>
+              <span class="row-actions">
+                <a href={`${base}/edit`} aria-label={`${t('edit')}: ${theme.name}`}>
+                  {t('edit')}
+                </a>
+                <a href={`${base}/preview`} aria-label={`${t('preview')}: ${theme.name}`}>
+                  {t('preview')}
+                </a>
+                <a href={`${base}/delete`} class="danger-link" aria-label={`${t('delete')}: ${theme.name}`}>
+                  {t('delete')}
+                </a>
+              </span>
+            </td>
+          </tr>
+        );
+      },
+    },
+    after: (
+      <section class="panel">
+        <h2>{t('builtInTitle')}</h2>
+        <p>{t('builtInIntro')}</p>
+        <ul class="builtins">
+          {THEMES.map((name) => (
+            <li>
+              <code>{name}</code>
+            </li>
+          ))}
+        </ul>
+      </section>
     ),
   });
 }

@@ -7,7 +7,7 @@ import type { FieldErrors, View } from '../view.js';
 import { Badge, Csrf, ErrorSummary, Field, Notice, PostButton, Select, Time } from '../views/components.js';
 import { ConfirmForm } from '../views/confirm.js';
 import { DataTable } from '../views/table.js';
-import { PORTAL, portalPage } from '../views/layout.js';
+import { PORTAL, portalPage, panelPage } from '../views/layout.js';
 
 // The users pages: the merchant's users with their roles and invitations, the invitation form, the
 // page that says who is invited and how they answer, and the confirmation before a user is removed.
@@ -206,9 +206,9 @@ export function renderUsers(view: View, data: UsersPage): string {
     title: t('title'),
     section: 'users',
     lead: t('lead', { merchant: view.merchant.name }),
+    notice: data.notice ? t(data.notice) : null,
     children: (
       <>
-        {data.notice ? <Notice>{t(data.notice)}</Notice> : null}
         {data.problem ? <Notice kind="error">{refusalText(view, data.problem.reason)}</Notice> : null}
         <DataTable
           view={view}
@@ -257,41 +257,33 @@ export function renderUsers(view: View, data: UsersPage): string {
 /** A new invitation: who may join, as what, until when, and how they answer (the same whether or not the address has an account). */
 export function renderInvitation(view: View, data: { email: string; role: Role; expiresAt: Date }): string {
   const t = translator(M, view.lang);
-  return portalPage({
-    view,
-    title: t('invitationTitle', { email: data.email }),
-    section: 'users',
-    children: (
-      <section class="panel">
-        <p>{t('invitationText', { email: data.email, at: formatDateTime(data.expiresAt, view.lang), role: view.t(ROLE_KEY[data.role]) })}</p>
-        <p>
-          <a href={`${PORTAL}/users`}>{t('backToUsers')}</a>
-        </p>
-      </section>
-    ),
-  });
+  return panelPage(
+    { view, title: t('invitationTitle', { email: data.email }), section: 'users' },
+    <>
+      <p>{t('invitationText', { email: data.email, at: formatDateTime(data.expiresAt, view.lang), role: view.t(ROLE_KEY[data.role]) })}</p>
+      <p>
+        <a href={`${PORTAL}/users`}>{t('backToUsers')}</a>
+      </p>
+    </>,
+  );
 }
 
 export function renderRemove(view: View, user: UserSummary, problem: Refusal | null): string {
   const t = translator(M, view.lang);
   const self = user.userId === view.user.userId;
   const shown = problem ?? (self ? 'self' : null);
-  return portalPage({
-    view,
-    title: t('removeTitle', { email: user.email }),
-    section: 'users',
-    children: (
-      <section class="panel">
-        {shown ? <Notice kind="error">{refusalText(view, shown)}</Notice> : null}
-        <p>{t('removeText')}</p>
-        <ConfirmForm
-          view={view}
-          action={`${PORTAL}/users/${encodeURIComponent(user.userId)}/remove`}
-          question={t('removeTitle', { email: user.email })}
-          button={self ? null : t('removeConfirm')}
-          back={`${PORTAL}/users`}
-        />
-      </section>
-    ),
-  });
+  return panelPage(
+    { view, title: t('removeTitle', { email: user.email }), section: 'users' },
+    <>
+      {shown ? <Notice kind="error">{refusalText(view, shown)}</Notice> : null}
+      <p>{t('removeText')}</p>
+      <ConfirmForm
+        view={view}
+        action={`${PORTAL}/users/${encodeURIComponent(user.userId)}/remove`}
+        question={t('removeTitle', { email: user.email })}
+        button={self ? null : t('removeConfirm')}
+        back={`${PORTAL}/users`}
+      />
+    </>,
+  );
 }

@@ -201,10 +201,9 @@ export function renderAccount(view: View, s: { notice: 'saved' | 'passwordChange
     title: t('accountTitle'),
     section: 'account',
     lead: t('signedInAs', { email: view.user.email }),
+    notice: s.notice === null ? null : t(s.notice),
     children: (
       <>
-        {s.notice === 'saved' ? <Notice>{t('saved')}</Notice> : null}
-        {s.notice === 'passwordChanged' ? <Notice>{t('passwordChanged')}</Notice> : null}
         <section class="panel" aria-labelledby="lang-h">
           <h2 id="lang-h">{t('accountLanguage')}</h2>
           <form method="post" action={`${PORTAL}/account/language`} class="row-form">

@@ -255,6 +255,18 @@ export function Notice({ children, kind = 'ok' }: { children: Children; kind?: '
   );
 }
 
+/** Instead of a form that has nothing left to do (a link already disabled, nothing left to reverse): why, and the way back. */
+export function NothingToDo({ view, why, back }: { view: PublicView; why: Children; back: string }): Html {
+  return (
+    <>
+      <Notice kind="warn">{why}</Notice>
+      <p>
+        <a href={back}>{view.t('back')}</a>
+      </p>
+    </>
+  );
+}
+
 /** A one-button form: an action on this page (disable, revoke, sign out) with its CSRF token. */
 export function PostButton(p: {
   view: PublicView;

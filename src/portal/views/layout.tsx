@@ -3,7 +3,7 @@ import { renderDocument } from '../../html/render.js';
 import type { Permission } from '../access.js';
 import { ROLE_KEY, type CoreKey } from '../i18n.js';
 import type { PublicView, View } from '../view.js';
-import { Csrf } from './components.js';
+import { Csrf, Notice } from './components.js';
 
 // The portal's two page frames: the signed-in one (header with merchant and user, the navigation of
 // what the role allows, the page) and the public one (sign-in, one-time links).
@@ -91,9 +91,11 @@ export interface PageProps {
   actions?: Children;
   /** A short line under the heading. */
   lead?: Children;
+  /** What the post before this page did ("The theme is deleted."), above the page's content. */
+  notice?: Children;
 }
 
-export function Page({ view, title, section, children, actions, lead }: PageProps): Html {
+export function Page({ view, title, section, children, actions, lead, notice }: PageProps): Html {
   const { t } = view;
   const account = section === 'account';
   const who = (
@@ -153,6 +155,7 @@ export function Page({ view, title, section, children, actions, lead }: PageProp
               {actions ? <div class="page-actions">{actions}</div> : null}
             </div>
             {lead ? <p class="lead">{lead}</p> : null}
+            {notice ? <Notice>{notice}</Notice> : null}
             {children}
           </main>
         </div>
@@ -163,6 +166,11 @@ export function Page({ view, title, section, children, actions, lead }: PageProp
 
 export function portalPage(props: PageProps): string {
   return renderDocument(<Page {...props} />);
+}
+
+/** A page that is one panel: a confirmation, a secret shown this once. */
+export function panelPage(page: Omit<PageProps, 'children'>, panel: Children): string {
+  return portalPage({ ...page, children: <section class="panel">{panel}</section> });
 }
 
 /** A page for someone not signed in: a narrow card with the language switch. */

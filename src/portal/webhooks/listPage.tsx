@@ -1,6 +1,6 @@
 import type { WebhookView } from '../../webhooks/service.js';
 import type { View } from '../view.js';
-import { Notice, Time } from '../views/components.js';
+import { Time } from '../views/components.js';
 import { DataTable } from '../views/table.js';
 import { PORTAL, portalPage } from '../views/layout.js';
 import { EventList, SECTION, StatusBadge, at, hrefOf, nameOf, words } from './common.js';
@@ -22,9 +22,9 @@ export function renderWebhookList(
         {t('newWebhook')}
       </a>
     ) : null,
+    notice: s.notice === 'deleted' ? t('deleted') : null,
     children: (
       <>
-        {s.notice === 'deleted' ? <Notice>{t('deleted')}</Notice> : null}
         <DataTable
           view={view}
           label={t('listLabel')}

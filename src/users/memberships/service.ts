@@ -186,6 +186,11 @@ export interface Invitation {
   expiresAt: Date;
 }
 
+/** Whether any invitation waits for this person's answer (one EXISTS query; pendingInvitations also names each merchant). */
+export async function hasPendingInvitation(db: Database, clock: Clock, userId: string): Promise<boolean> {
+  return sql.hasPendingInvitation(db.pool, userId, clock.now());
+}
+
 /** The invitations waiting for this person's answer (to accounts that existed when invited), oldest first. */
 export async function pendingInvitations(db: Database, clock: Clock, userId: string): Promise<Invitation[]> {
   const now = clock.now();

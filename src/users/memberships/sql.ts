@@ -51,6 +51,16 @@ export async function membershipsOf(db: Queryable, userId: string): Promise<Memb
   return rows;
 }
 
+/** Whether an unexpired invitation waits for this person's answer: the overview's notice, with no merchant names to read. */
+export async function hasPendingInvitation(db: Queryable, userId: string, now: Date): Promise<boolean> {
+  const { rows } = await db.query<{ found: boolean }>(
+    `SELECT EXISTS (SELECT 1 FROM portal_memberships
+                     WHERE user_id = $1 AND removed_at IS NULL AND accepted_at IS NULL AND invite_expires_at > $2) AS found`,
+    [userId, now],
+  );
+  return rows[0]?.found ?? false;
+}
+
 export interface MemberRow extends MembershipRow {
   email: string;
   hasPassword: boolean;
