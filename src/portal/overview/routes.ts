@@ -1,3 +1,4 @@
+import { merchantWaiting } from '../../payments/authorisations/service.js';
 import { dailySales, searchPayments } from '../../payments/service.js';
 import { failingWebhooks } from '../../webhooks/deliveries/service.js';
 import { pendingInvitations } from '../../users/memberships/service.js';
@@ -30,10 +31,13 @@ export const overviewArea: PortalArea = {
           // Whether there is any webhook at all: with none, nothing fails, and "every webhook is delivering" would mislead.
           can(session.role, 'webhooks.read') ? listWebhooks(deps, merchantPrincipal(session), 0, 1) : null,
         ]);
+        // Its own query, after the others: one index range of the merchant's uncaptured authorisations.
+        const waiting = await merchantWaiting(deps, merchantId);
         return {
           data: {
             period,
             since: sales.since,
+            waiting,
             sales: sales.rows,
             recent: recent.payments,
             failing,
