@@ -123,6 +123,9 @@ describe('authorisations waiting for capture in the portal', () => {
     expect(text).toContain(`The authorisation expired on ${when}: what was not captured has been released and can no longer be captured or adjusted.`);
     expect(page.body).not.toContain(`action="${path}/capture"`);
     expect(page.body).not.toContain(`action="${path}/adjust"`);
+    expect(text).toContain(
+      `What happened ${formatDateTime(new Date(T0), 'en', { seconds: true })} Authorised, €123.45 ${formatDateTime(new Date(T0 + 7 * DAY), 'en', { seconds: true })} Authorisation expired: what was not captured was released`,
+    );
     // A reversal is still offered (docs/api.md, Authorisations expire).
     expect(page.body).toContain(`href="${path}/reverse"`);
 

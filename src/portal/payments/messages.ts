@@ -123,6 +123,7 @@ export const M = messages(
     expiredAt: 'Authorisation expired',
     captureExpired: 'The authorisation expired on {at}: what was not captured has been released and can no longer be captured or adjusted.',
     refusedExpired: 'Refused: the authorisation expired on {at}.',
+    evExpired: 'Authorisation expired: what was not captured was released',
     notAnAmount: 'Write an amount such as 49.90.',
   },
   {
@@ -242,6 +243,7 @@ export const M = messages(
     expiredAt: 'Heimild rann út',
     captureExpired: 'Heimildin rann út {at}: það sem var ekki innheimt hefur verið losað og verður hvorki innheimt né breytt héðan af.',
     refusedExpired: 'Hafnað: heimildin rann út {at}.',
+    evExpired: 'Heimildin rann út: það sem var ekki innheimt losnaði',
     notAnAmount: 'Skrifaðu upphæð eins og 49,90.',
   },
 );

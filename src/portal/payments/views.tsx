@@ -9,7 +9,7 @@ import type { FieldErrors, View } from '../view.js';
 import { Badge, Csrf, ErrorSummary, Facts, Field, Money, Notice, Select, TableWrap, Time } from '../views/components.js';
 import { DataTable, ListPager } from '../views/table.js';
 import { PORTAL, portalPage } from '../views/layout.js';
-import { ExpiredCapture, RefusedExpired } from './expiry.js';
+import { ExpiredCapture, RefusedExpired, withExpiry } from './expiry.js';
 import { M, STATE_BADGE, type Key } from './messages.js';
 
 // The payments pages (§The portal): every payment with its filters and the CSV export, and a
@@ -189,7 +189,7 @@ function reasonText(t: T, reason: string): string {
   return known ? t(`reason${known}`) : reason;
 }
 
-interface Moment {
+export interface Moment {
   at: Date;
   text: string;
   detail?: string;
@@ -443,7 +443,7 @@ export function renderPaymentDetail(view: View, data: DetailData): string {
         </section>
         <section class="panel" aria-labelledby="timeline-title">
           <h2 id="timeline-title">{t('timeline')}</h2>
-          <Timeline view={view} moments={timelineOf(view, t, p, data.modifications)} />
+          <Timeline view={view} moments={withExpiry(timelineOf(view, t, p, data.modifications), data.headroom.expiry, t('evExpired'))} />
         </section>
         {data.deliveries !== null ? (
           <section aria-labelledby="webhooks-title">
