@@ -21,6 +21,7 @@ import { loggedPath, loggerOptions } from './logging.js';
 import { paymentLinkRoutes } from './paymentLinks/routes.js';
 import { webhookRoutes } from './webhooks/routes.js';
 import { ListenerHub } from './webhooks/listen/hub.js';
+import { waitingTotals } from './payments/authorisations/service.js';
 import { deliveryBacklog } from './webhooks/deliveries/service.js';
 import { Metrics } from './metrics.js';
 import { timingSafeEqual } from 'node:crypto';
@@ -79,7 +80,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   // and its path without the query and without any secret in it (src/logging.ts).
   // The hooks that run on every request take callbacks rather than returning promises: no promise
   // and no extra microtask per hook and request (docs/performance.md).
-  const metrics = deps.metrics ?? new Metrics({ db, backlog: () => deliveryBacklog(db, clock.now()), now: () => clock.now() });
+  const metrics =
+    deps.metrics ??
+    new Metrics({ db, backlog: () => deliveryBacklog(db, clock.now()), authorisations: () => waitingTotals({ db, clock, config }), now: () => clock.now() });
   app.decorate('metrics', metrics);
   app.addHook('onResponse', (request, reply, done) => {
     metrics.observeHttp(request.method, request.routeOptions.url ?? '(unmatched)', reply.statusCode, reply.elapsedTime / 1000);

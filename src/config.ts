@@ -66,6 +66,11 @@ export interface Config {
    * ranges, given to Fastify's trustProxy); null: none, the socket's address is the client's.
    */
   readonly trustProxy: readonly string[] | null;
+  /**
+   * An authorisation made with manual capture or as a pre-authorisation expires this many days after
+   * it was made: what is not captured by then can no longer be captured or adjusted (docs/api.md).
+   */
+  readonly authorisationExpiryDays: number;
 }
 
 export class ConfigError extends Error {
@@ -183,6 +188,8 @@ export function parseConfig(env: Env): Config {
 
   const portalIdleMinutes = integer('PAYLINKS_PORTAL_IDLE_MINUTES', 60, 5, 24 * 60);
   const portalSessionHours = integer('PAYLINKS_PORTAL_SESSION_HOURS', 12, 1, 24 * 30);
+  // Seven days is what card schemes commonly give an uncaptured authorisation; 30 is the longest any does.
+  const authorisationExpiryDays = integer('PAYLINKS_AUTHORISATION_EXPIRY_DAYS', 7, 1, 30);
 
   let secretKey: Buffer = DEVELOPMENT_SECRET_KEY;
   let secretKeyIsFallback = true;
@@ -265,5 +272,6 @@ export function parseConfig(env: Env): Config {
     listenHeartbeatMs,
     portalIdleMinutes,
     portalSessionHours,
+    authorisationExpiryDays,
   });
 }

@@ -11,6 +11,7 @@ export const errorCatalogue = {
   NOT_FOUND: { status: 404, title: 'Not found' },
   METHOD_NOT_ALLOWED: { status: 405, title: 'Method not allowed' },
   INVALID_STATE: { status: 409, title: 'Operation not allowed in the current status' },
+  AUTHORISATION_EXPIRED: { status: 409, title: 'The authorisation has expired' },
   IDEMPOTENCY_KEY_REUSED: { status: 409, title: 'Idempotency key reused with another request' },
   PAYLOAD_TOO_LARGE: { status: 413, title: 'Request body too large' },
   HEADERS_TOO_LARGE: { status: 431, title: 'Request header fields too large' },

@@ -12,6 +12,7 @@ import { loggerOptions } from './logging.js';
 import { DeliveryWorker } from './webhooks/delivery/worker.js';
 import { startAdminServer, type AdminServer } from './admin/server.js';
 import { Metrics } from './metrics.js';
+import { waitingTotals } from './payments/authorisations/service.js';
 import { deliveryBacklog } from './webhooks/deliveries/service.js';
 import { createServer, type Server } from 'node:http';
 import type { Socket } from 'node:net';
@@ -81,7 +82,12 @@ export async function serve(config: Config, opts: { worker: boolean; clock?: Clo
   if (config.secretKeyIsFallback) {
     logger.warn('PAYLINKS_SECRET_KEY is not set: webhook secrets are sealed with the published development key (fine for development, refused in production)');
   }
-  const metrics = new Metrics({ db, backlog: () => deliveryBacklog(db, clock.now()), now: () => clock.now() });
+  const metrics = new Metrics({
+    db,
+    backlog: () => deliveryBacklog(db, clock.now()),
+    authorisations: () => waitingTotals({ db, clock, config }),
+    now: () => clock.now(),
+  });
   const app = await buildApp({ config, db, clock, acquirer, sealer, logger, metrics });
   const metricsServer = config.metricsListen ? await startMetricsServer(metrics, config.metricsListen) : undefined;
   const socketPath = db.lock?.holder.adminSocket ?? null;
@@ -191,7 +197,12 @@ export async function runWorker(
   const logger = pino(loggerOptions(config.logLevel));
   const db = await openAndMigrate(config, { command: 'worker' });
   const clock = opts.clock ?? systemClock;
-  const metrics = new Metrics({ db, backlog: () => deliveryBacklog(db, clock.now()), now: () => clock.now() });
+  const metrics = new Metrics({
+    db,
+    backlog: () => deliveryBacklog(db, clock.now()),
+    authorisations: () => waitingTotals({ db, clock, config }),
+    now: () => clock.now(),
+  });
   const metricsServer = config.metricsListen ? await startMetricsServer(metrics, config.metricsListen) : undefined;
   const worker = new DeliveryWorker({ db, clock, config, sealer, logger, metrics });
   await worker.start();

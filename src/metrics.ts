@@ -8,6 +8,8 @@ import type { Database } from './db/database.js';
 // - HTTP: a latency histogram by method, route pattern and status (its _count is the request count).
 // - Webhook deliveries: attempts by outcome, attempt latency, deliveries that failed for good, and at
 //   scrape time the backlog of due deliveries and the age of the oldest.
+// - Authorisations waiting for capture, per currency, at scrape time: how many, the amount still
+//   authorised and not captured, and the age of the oldest (docs/metrics.md).
 // - The database pool's connections (total, idle, waited for).
 // - prom-client's process and Node.js metrics: CPU, memory, event loop lag, GC.
 
@@ -22,10 +24,15 @@ export interface DeliveryMetrics {
 /** Due-delivery backlog, read at scrape time (the webhooks module answers it). */
 type BacklogReader = () => Promise<{ due: number; oldestDueAt: Date | null }>;
 
+/** Authorisations waiting for capture per currency, read at scrape time (the payments module answers it). */
+type WaitingReader = () => Promise<readonly { currency: string; count: number; amount: number; oldest: Date }[]>;
+
 interface MetricsOptions {
   db?: Database;
   /** The backlog of due deliveries; none in a process that does not send them. */
   backlog?: BacklogReader;
+  /** Waiting authorisations; none in a process that has no database. */
+  authorisations?: WaitingReader;
   now?: () => Date;
 }
 
@@ -93,6 +100,7 @@ export class Metrics implements DeliveryMetrics {
         },
       });
     }
+    if (opts.authorisations) this.authorisationGauges(opts.authorisations, now);
     const pool = opts.db?.pool;
     if (pool) {
       new Gauge({
@@ -107,6 +115,40 @@ export class Metrics implements DeliveryMetrics {
         },
       });
     }
+  }
+
+  /**
+   * Three gauges from one query a scrape (by the partial index of waiting authorisations: its range is
+   * those not yet expired). Each is reset before it is set, so a currency with nothing waiting any more
+   * drops out instead of keeping its last value.
+   */
+  private authorisationGauges(reader: WaitingReader, now: () => Date): void {
+    const registers = [this.registry];
+    let pending: ReturnType<WaitingReader> | undefined;
+    const read = (): ReturnType<WaitingReader> => {
+      pending ??= reader().finally(() => {
+        pending = undefined;
+      });
+      return pending;
+    };
+    const gauge = (name: string, help: string, value: (w: Awaited<ReturnType<WaitingReader>>[number]) => number): void => {
+      new Gauge({
+        name,
+        help,
+        labelNames: ['currency'],
+        registers,
+        async collect() {
+          const rows = await read();
+          this.reset();
+          for (const w of rows) this.set({ currency: w.currency }, value(w));
+        },
+      });
+    };
+    gauge('paylinks_authorisations_waiting', 'Authorisations with manual capture or pre-authorisations not captured in full and not expired', (w) => w.count);
+    gauge('paylinks_authorisations_waiting_amount', 'What those authorisations still hold, authorised and not captured, in minor units', (w) => w.amount);
+    gauge('paylinks_authorisations_oldest_waiting_seconds', 'Age of the oldest of those authorisations', (w) =>
+      Math.max(0, (now().getTime() - w.oldest.getTime()) / 1000),
+    );
   }
 
   observeHttp(method: string, route: string, status: number, seconds: number): void {

@@ -27,6 +27,7 @@ const LEDGER =
   'Accepted at once as Received; the acquirer completes it afterwards and its outcome arrives as a webhook whose payfacReference is the one ' +
   "answered here and whose additionalData.originalPayfacReference is the payment's. Over the limit: 400 with a field code on amount " +
   '(EXCEEDS_CAPTURABLE, EXCEEDS_REFUNDABLE); another currency: 400 CURRENCY_MISMATCH; a refused or reversed payment: 409 INVALID_STATE; ' +
+  'a capture or adjustment after the authorisation expired (PAYLINKS_AUTHORISATION_EXPIRY_DAYS): 409 AUTHORISATION_EXPIRED; ' +
   "another merchant's payment: 404.";
 
 export async function paymentRoutes(app: App, deps: AppDeps): Promise<void> {
@@ -88,7 +89,7 @@ export async function paymentRoutes(app: App, deps: AppDeps): Promise<void> {
           response: { 200: ModificationResponse, ...errors },
         },
       },
-      async (request) => ok(request, await requestModification({ db, clock }, merchantOf(request), m.kind, request.body)),
+      async (request) => ok(request, await requestModification({ db, clock, config: deps.config }, merchantOf(request), m.kind, request.body)),
     );
   }
 

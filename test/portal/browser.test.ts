@@ -11,6 +11,7 @@ import type { DeliveryWorker } from '../../src/webhooks/delivery/worker.js';
 import { createTestContext, type TestContext } from '../helpers/app.js';
 import { TEST_DB } from '../helpers/db.js';
 import { eventually, refusedPort, startReceiver, testWorker, type Receiver } from '../webhooks/helpers.js';
+import { paidSession } from '../modifications/helpers.js';
 import { PASSWORD } from './helpers.js';
 
 // The merchant portal in a real Chromium (Debian's), as its users go through it (§The portal): an
@@ -332,6 +333,18 @@ describe('the merchant portal in Chromium', () => {
     { timeout: 300_000 },
     async () => {
       await mkdir(SHOTS, { recursive: true });
+      // Authorisations waiting for capture, made in the past by the clock: one expired, one that expires
+      // within a day, one of an hour ago (the overview's panel, the list, an expired payment's page).
+      const now = ctx.clock.now().getTime();
+      const made = async (ago: number, body: Record<string, unknown>): Promise<string> => {
+        ctx.clock.set(new Date(now - ago));
+        return (await paidSession(ctx, body)).payfacReference;
+      };
+      const day = 86_400_000;
+      const expired = await made(7.5 * day, { isManualCapture: true, reference: 'order-1001' });
+      await made(6.5 * day, { isPreAuth: true, amount: 49900, reference: 'order-1002' });
+      await made(3_600_000, { isManualCapture: true, currency: 'ISK', amount: 1490000, reference: 'order-1003' });
+      ctx.clock.set(new Date(now));
       const pages: [string, string][] = [
         ['overview', '/portal'],
         ['links', '/portal/links'],
@@ -340,6 +353,8 @@ describe('the merchant portal in Chromium', () => {
         ['sessions', '/portal/sessions'],
         ['payments', '/portal/payments'],
         ['payment', `/portal/payments/${payfacReference}`],
+        ['authorisations', '/portal/payments/authorisations'],
+        ['payment-expired', `/portal/payments/${expired}`],
         ['webhooks', '/portal/webhooks'],
         ['webhook', `/portal/webhooks/${webhookId}`],
         ['deliveries', `/portal/webhooks/${webhookId}/deliveries`],

@@ -73,6 +73,18 @@ describe('§Modifications and saved cards through @paylinks/sdk', () => {
     expect(late).toMatchObject({ code: 'INVALID_STATE' });
   });
 
+  it('a capture after the authorisation expired is a PaylinksConflictError AUTHORISATION_EXPIRED, not retried', async () => {
+    const p = await paidSession(live.ctx, { isManualCapture: true });
+    live.ctx.clock.advance(7 * 86_400_000);
+    const retrying = live.client({ maxRetries: 3, retryBaseDelayMs: 1 });
+    const requests = () => live.ctx.logs.filter((l) => l.includes('"url":"/api/v1/modification/capture"')).length;
+    const before = requests();
+    const late = await rejection(retrying.modifications.capture({ reference: 'order-17', payfacReference: p.payfacReference, amount: 1, currency: 'EUR' }));
+    expect(late).toBeInstanceOf(PaylinksConflictError);
+    expect(late).toMatchObject({ code: 'AUTHORISATION_EXPIRED', status: 409 });
+    expect(requests() - before).toBe(1);
+  });
+
   it('adjusts an authorisation: Received, then an Adjustment webhook; below what is captured is refused on the amount field', async () => {
     const p = await paidSession(live.ctx, { isManualCapture: true });
     const adj = await sdk.modifications.adjust({ reference: 'order-17', payfacReference: p.payfacReference, amount: 20000, currency: 'EUR' });

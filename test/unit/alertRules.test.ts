@@ -15,7 +15,11 @@ const FILE = join(import.meta.dirname, '../../deploy/prometheus/alerts.yml');
 /** Every metric one process can expose, with the labels its series carry. */
 async function registered(): Promise<Map<string, Set<string>>> {
   const pool = { totalCount: 2, idleCount: 1, waitingCount: 0 };
-  const metrics = new Metrics({ db: { pool } as unknown as Database, backlog: async () => ({ due: 0, oldestDueAt: null }) });
+  const metrics = new Metrics({
+    db: { pool } as unknown as Database,
+    backlog: async () => ({ due: 0, oldestDueAt: null }),
+    authorisations: async () => [{ currency: 'EUR', count: 1, amount: 100, oldest: new Date() }],
+  });
   metrics.observeHttp('GET', '/healthz', 200, 0.001);
   metrics.attempt('delivered', 0.01);
   metrics.failedForGood(1);

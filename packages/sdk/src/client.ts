@@ -244,7 +244,7 @@ class Transport {
     else if (kind === 'once') retriable = false;
     // This service records idempotency keys in the create's own transaction, so a concurrent duplicate
     // waits and gets the first response: there is no "in progress" 409 today. Retry one only if the
-    // code says so; never IDEMPOTENCY_KEY_REUSED or INVALID_STATE, which a retry cannot change.
+    // code says so; never IDEMPOTENCY_KEY_REUSED, INVALID_STATE or AUTHORISATION_EXPIRED, which a retry cannot change.
     else if (s === 409) retriable = /IN_PROGRESS/.test(err.code);
     else retriable = s >= 500;
     if (!retriable) return null;

@@ -81,7 +81,7 @@ export class PaylinksNotFoundError extends PaylinksApiError {
   override name = 'PaylinksNotFoundError';
 }
 
-/** 409: INVALID_STATE or IDEMPOTENCY_KEY_REUSED. */
+/** 409: INVALID_STATE, AUTHORISATION_EXPIRED or IDEMPOTENCY_KEY_REUSED. */
 export class PaylinksConflictError extends PaylinksApiError {
   override name = 'PaylinksConflictError';
 }

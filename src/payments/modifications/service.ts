@@ -1,10 +1,10 @@
 import type { Static } from 'typebox';
-import type { Clock } from '../../clock.js';
 import type { Database } from '../../db/database.js';
 import { withTransaction } from '../../db/database.js';
 import { ApiError, notFound, validationError, type FieldError } from '../../errors.js';
 import { newPayfacReference } from '../../ids.js';
 import { checkInput } from '../../validation.js';
+import { expiresAt, hasExpired, type ExpiryDeps } from '../authorisations/service.js';
 import { AdjustBody, CaptureBody, RefundBody, ReverseBody } from '../schemas.js';
 import * as sql from './sql.js';
 
@@ -22,6 +22,13 @@ import * as sql from './sql.js';
 //
 // An adjustment names the new authorised amount; it may not go below what is captured or being
 // captured (400 BELOW_CAPTURED on `amount`). The acquirer may still refuse it: that is its webhook.
+//
+// An uncaptured authorisation expires (src/payments/authorisations/service.ts): a capture or an
+// adjustment asked for at or after its expiry is 409 AUTHORISATION_EXPIRED. One accepted before it is
+// completed, however late the acquirer gets to it: the request is what counts. A reversal is still
+// taken after the expiry: with nothing captured it records the release the expiry made (the payment
+// ends Cancelled, with its webhook, as a merchant's cancel flow expects), and with something captured
+// it refunds that, which the expiry does not touch. Refunds are not affected either.
 
 export type ModificationKind = 'Capture' | 'Refund' | 'Reversal' | 'Adjustment';
 
@@ -74,18 +81,26 @@ export interface Headroom {
   reversible: number;
   /** The authorisation can be adjusted; `least` is the lowest amount it may be adjusted to. */
   adjustable: { authorised: number; least: number } | null;
+  /** When the uncaptured rest of a payment with manual capture or a pre-authorisation expires, and whether it has (null: none waits). */
+  expiry: { at: Date; expired: boolean } | null;
 }
 
-export async function headroomOf(deps: { db: Database }, merchantId: string, payfacReference: string): Promise<Headroom> {
+export async function headroomOf(deps: ExpiryDeps & { db: Database }, merchantId: string, payfacReference: string): Promise<Headroom> {
   const payment = await sql.readLedger(deps.db.pool, payfacReference, merchantId);
   if (!payment) throw notFound('payment');
   const progress = await sql.inProgress(deps.db.pool, payfacReference);
-  if (!payment.success || progress.reversed) return { capturable: 0, refundable: 0, reversible: 0, adjustable: null };
+  if (!payment.success || progress.reversed) return { capturable: 0, refundable: 0, reversible: 0, adjustable: null, expiry: null };
+  const waiting = payment.captureState === 'Manual';
+  const expiry = waiting
+    ? { at: expiresAt(deps.config, payment.authorisedAt), expired: hasExpired(deps.config, payment.authorisedAt, deps.clock.now()) }
+    : null;
+  const open = waiting && !expiry?.expired;
   return {
-    capturable: Math.max(0, capturableOf(payment, progress)),
+    capturable: open ? Math.max(0, capturableOf(payment, progress)) : 0,
     refundable: Math.max(0, refundableOf(payment, progress)),
     reversible: Math.max(0, reversibleOf(payment, progress)),
-    adjustable: payment.captureState === 'Manual' ? { authorised: payment.amount, least: leastAdjustmentOf(payment, progress) } : null,
+    adjustable: open ? { authorised: payment.amount, least: leastAdjustmentOf(payment, progress) } : null,
+    expiry,
   };
 }
 
@@ -101,7 +116,7 @@ export async function modificationsOf(deps: { db: Database }, merchantId: string
  * checked here, its schema first, then against the payment's ledger.
  */
 export async function requestModification(
-  deps: { db: Database; clock: Clock },
+  deps: ExpiryDeps & { db: Database },
   merchantId: string,
   kind: ModificationKind,
   body: unknown,
@@ -114,6 +129,15 @@ export async function requestModification(
     if (!payment.success) throw new ApiError('INVALID_STATE', 'a refused payment cannot be modified');
     const progress = await sql.inProgress(tx, payment.payfacReference);
     if (progress.reversed) throw new ApiError('INVALID_STATE', 'the payment has been reversed');
+
+    const now = deps.clock.now();
+    if ((input.kind === 'Capture' || input.kind === 'Adjustment') && payment.captureState === 'Manual' && hasExpired(deps.config, payment.authorisedAt, now)) {
+      const at = expiresAt(deps.config, payment.authorisedAt).toISOString();
+      throw new ApiError(
+        'AUTHORISATION_EXPIRED',
+        `the authorisation expired at ${at}, ${deps.config.authorisationExpiryDays} days after it was made: what was not captured has been released and can no longer be ${input.kind === 'Capture' ? 'captured' : 'adjusted'}`,
+      );
+    }
 
     const errors: FieldError[] = [];
     if (input.kind === 'Adjustment') {
@@ -172,7 +196,7 @@ export async function requestModification(
       amount: input.kind === 'Reversal' ? null : input.amount,
       currency: payment.currency,
       refundReason: input.kind === 'Refund' ? (input.refundReason ?? null) : null,
-      createdAt: deps.clock.now(),
+      createdAt: now,
     });
     await sql.notifyModifications(tx);
   });

@@ -25,12 +25,14 @@ export interface LedgerRow {
   cardSummary: string;
   cardExpiry: string;
   paymentMethod: string;
+  /** When the payment was authorised: its authorisation expires a configured number of days later. */
+  authorisedAt: Date;
 }
 
 const LEDGER_COLUMNS = `payfac_reference AS "payfacReference", merchant_id AS "merchantId", event_checkout_reference AS "eventCheckoutReference",
   merchant_reference AS "merchantReference", COALESCE(adjusted_amount, amount) AS amount, amount AS "originalAmount", currency, success, capture_state AS "captureState", captured_amount AS "capturedAmount",
   refunded_amount AS "refundedAmount", card_masked AS "cardMasked", card_summary AS "cardSummary", card_expiry AS "cardExpiry",
-  payment_method AS "paymentMethod"`;
+  payment_method AS "paymentMethod", created_at AS "authorisedAt"`;
 
 /**
  * The payment locked for a modification: requests for one payment queue here, so each decides on the

@@ -1,3 +1,4 @@
+import { merchantWaiting } from '../../payments/authorisations/service.js';
 import { dailySales, searchPayments } from '../../payments/service.js';
 import type { Principal } from '../../accounts/service.js';
 import { failingWebhooks, type FailingWebhook } from '../../webhooks/deliveries/service.js';
@@ -38,10 +39,13 @@ export const overviewArea: PortalArea = {
           can(session.role, 'webhooks.read') ? webhookHealth(deps, merchantPrincipal(session)) : null,
           hasPendingInvitation(deps.db, deps.clock, session.userId),
         ]);
+        // Its own query, after the others: one index range of the merchant's uncaptured authorisations.
+        const waiting = await merchantWaiting(deps, merchantId);
         return {
           data: {
             period,
             since: sales.since,
+            waiting,
             sales: sales.rows,
             recent: recent.payments,
             failing: webhooks?.failing ?? null,

@@ -8,6 +8,8 @@ import { Badge, Notice, Time } from '../views/components.js';
 import { DataTable } from '../views/table.js';
 import { PORTAL, portalPage } from '../views/layout.js';
 import { PaymentsTable } from '../payments/views.js';
+import type { MerchantWaiting } from '../../payments/authorisations/service.js';
+import { WaitingAuthorisations } from './authorisations.js';
 
 // The overview, the portal's first page: sales of the last 7 or 30 days per currency with a chart
 // drawn on the server (an SVG of bars, its figures also as a table), the newest payments, and the
@@ -253,6 +255,8 @@ export function renderOverview(
   data: {
     period: Period;
     since: Date;
+    /** Authorisations waiting for capture, per currency. */
+    waiting: readonly MerchantWaiting[];
     sales: readonly DailySales[];
     recent: readonly PaymentListItem[];
     failing: readonly FailingWebhook[] | null;
@@ -299,6 +303,7 @@ export function renderOverview(
         ) : (
           currencies.map((c) => <CurrencyPanel view={view} t={t} c={c} />)
         )}
+        <WaitingAuthorisations view={view} waiting={data.waiting} />
         <section aria-labelledby="recent-title">
           <h2 id="recent-title">{t('recent')}</h2>
           {data.recent.length === 0 ? (

@@ -119,6 +119,11 @@ export const M = messages(
     exceedsCapturable: 'At most {amount} can be captured.',
     exceedsRefundable: 'At most {amount} can be refunded.',
     belowCaptured: 'The authorisation cannot be less than {amount}, what is captured.',
+    expiresAt: 'Authorisation expires',
+    expiredAt: 'Authorisation expired',
+    captureExpired: 'The authorisation expired on {at}: what was not captured has been released and can no longer be captured or adjusted.',
+    refusedExpired: 'Refused: the authorisation expired on {at}.',
+    evExpired: 'Authorisation expired: what was not captured was released',
     notAnAmount: 'Write an amount such as 49.90.',
   },
   {
@@ -234,6 +239,11 @@ export const M = messages(
     exceedsCapturable: 'Innheimta má mest {amount}.',
     exceedsRefundable: 'Endurgreiða má mest {amount}.',
     belowCaptured: 'Heimildin getur ekki verið lægri en {amount}, það sem er innheimt.',
+    expiresAt: 'Heimild rennur út',
+    expiredAt: 'Heimild rann út',
+    captureExpired: 'Heimildin rann út {at}: það sem var ekki innheimt hefur verið losað og verður hvorki innheimt né breytt héðan af.',
+    refusedExpired: 'Hafnað: heimildin rann út {at}.',
+    evExpired: 'Heimildin rann út: það sem var ekki innheimt losnaði',
     notAnAmount: 'Skrifaðu upphæð eins og 49,90.',
   },
 );

@@ -13,6 +13,8 @@ import { translator } from '../i18n.js';
 import { FieldErrors, type View } from '../view.js';
 import { merchantPrincipal } from '../webhooks/routes.js';
 import { majorText, minorOf } from '../links/form.js';
+import { waitingAuthorisations, EXPIRES_SOON_MS } from '../../payments/authorisations/service.js';
+import { renderAuthorisations } from './authorisationsPage.js';
 import { csvLines } from './csv.js';
 import { M } from './messages.js';
 import {
@@ -116,7 +118,7 @@ export const paymentsArea: PortalArea = {
       ctx: Ctx<RefParams>,
       payment: PaymentDetail,
       form: ModificationForm | null,
-      notice: ModificationKind | 'refused' | null,
+      notice: ModificationKind | 'refused' | 'expired' | null,
     ): Promise<DetailData> => {
       const { merchantId } = ctx;
       const [modifications, headroom] = await Promise.all([
@@ -128,7 +130,7 @@ export const paymentsArea: PortalArea = {
       const EVENT = { capture: 'Capture', adjust: 'Adjustment', refund: 'Refund', reverse: 'Refund' } as const;
       const [webhookNames, webhookFollows] = await Promise.all([
         webhookNamesOf(ctx, deliveries),
-        notice === null || notice === 'refused' ? false : eventReachesWebhook(deps, merchantId, EVENT[notice]),
+        notice === null || notice === 'refused' || notice === 'expired' ? false : eventReachesWebhook(deps, merchantId, EVENT[notice]),
       ]);
       const lang = ctx.session.language;
       const defaults = {
@@ -147,6 +149,17 @@ export const paymentsArea: PortalArea = {
         const keyset = parseCursor('newer', request.query.after) ?? parseCursor('older', request.query.before);
         const found = await searchPayments(deps, merchantId, filter, keyset, PAGE_SIZE);
         return { status: errors.size > 0 ? 400 : 200, data: { filter: shown, errors, ...found } };
+      });
+
+    // Before '/payments/:payfacReference' in reading order; Fastify prefers the static path whatever the order.
+    route
+      .get('/payments/authorisations', { permission: 'payments.read', view: renderAuthorisations })
+      .handle(async ({ request, merchantId }: Ctx<{ Querystring: { soon?: string; before?: string; after?: string } }>) => {
+        const soon = request.query.soon === '1';
+        const keyset = parseCursor('newer', request.query.after) ?? parseCursor('older', request.query.before);
+        const page = await waitingAuthorisations(deps, merchantId, soon, keyset, PAGE_SIZE);
+        const soonBefore = new Date(clock.now().getTime() + EXPIRES_SOON_MS);
+        return { data: { soon, days: deps.config.authorisationExpiryDays, soonBefore, ...page } };
       });
 
     route
@@ -207,6 +220,7 @@ export const paymentsArea: PortalArea = {
           seeOther: `${paymentPath(payment.payfacReference)}?done=${kind}`,
         };
       } catch (err) {
+        if (err instanceof ApiError && err.code === 'AUTHORISATION_EXPIRED') return { status: 409, data: await detailData(ctx, payment, null, 'expired') };
         if (err instanceof ApiError && err.code === 'INVALID_STATE') return { status: 409, data: await detailData(ctx, payment, null, 'refused') };
         if (!(err instanceof ApiError && err.errors)) throw err;
         if (kind === 'reverse') return { status: 400, data: await detailData(ctx, payment, null, 'refused') };

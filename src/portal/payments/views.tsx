@@ -9,6 +9,7 @@ import type { FieldErrors, View } from '../view.js';
 import { Badge, Csrf, ErrorSummary, Facts, Field, Money, NothingToDo, Notice, Select, TableWrap, Time } from '../views/components.js';
 import { DataTable, ListPager } from '../views/table.js';
 import { PORTAL, portalPage } from '../views/layout.js';
+import { ExpiredCapture, RefusedExpired, withExpiry } from './expiry.js';
 import { M, STATE_BADGE, type Key } from './messages.js';
 
 // The payments pages (§The portal): every payment with its filters and the CSV export, and a
@@ -165,7 +166,7 @@ export interface DetailData {
   webhookNames: ReadonlyMap<string, string>;
   /** The form shown again with its errors, if a post was refused. */
   form: ModificationForm | null;
-  notice: ModificationKind | 'refused' | null;
+  notice: ModificationKind | 'refused' | 'expired' | null;
   /** Whether an enabled webhook takes the event the noticed modification raises. */
   webhookFollows: boolean;
   /** The amounts the forms start with (major units, as typed). */
@@ -188,7 +189,7 @@ function reasonText(t: T, reason: string): string {
   return known ? t(`reason${known}`) : reason;
 }
 
-interface Moment {
+export interface Moment {
   at: Date;
   text: string;
   detail?: string;
@@ -312,7 +313,7 @@ function WebhookName({ view, t, webhookId, name }: { view: View; t: T; webhookId
 /** The capture, adjust, refund and reverse forms: each only while the payment can take it, with what it can still take. */
 function Modifications({ view, t, data }: { view: View; t: T; data: DetailData }): Html {
   const p = data.payment;
-  const { capturable, refundable, reversible, adjustable } = data.headroom;
+  const { capturable, refundable, reversible, adjustable, expiry } = data.headroom;
   const money = (minor: number): string => formatMoney(minor, p.currency, view.lang);
   const path = paymentPath(p.payfacReference);
   const shown = (kind: ModificationKind) => (data.form?.kind === kind ? data.form : null);
@@ -362,10 +363,11 @@ function Modifications({ view, t, data }: { view: View; t: T; data: DetailData }
       </form>
     );
   };
-  if (capturable === 0 && refundable === 0 && reversible === 0 && !adjustable) return <p class="muted">{t('actionsNone')}</p>;
+  const expired = expiry?.expired ? <ExpiredCapture view={view} expiry={expiry} /> : null;
+  if (capturable === 0 && refundable === 0 && reversible === 0 && !adjustable && !expired) return <p class="muted">{t('actionsNone')}</p>;
   return (
     <div class="grid">
-      {capturable > 0 ? amountForm('capture', capturable) : null}
+      {capturable > 0 ? amountForm('capture', capturable) : expired}
       {adjustable ? amountForm('adjust', adjustable.authorised) : null}
       {refundable > 0 ? amountForm('refund', refundable) : null}
       {reversible > 0 ? (
@@ -389,7 +391,7 @@ export function renderPaymentDetail(view: View, data: DetailData): string {
   const money = (minor: number) => <Money view={view} minor={minor} currency={p.currency} />;
   const received = data.webhookFollows ? 'received' : 'receivedNoWebhook';
   const noticed = { capture: 'kindCapture', refund: 'kindRefund', reverse: 'kindReversal', adjust: 'kindAdjustment' } as const;
-  const notice = data.notice !== null && data.notice !== 'refused' ? t(received, { kind: t(noticed[data.notice]) }) : null;
+  const notice = data.notice !== null && data.notice !== 'refused' && data.notice !== 'expired' ? t(received, { kind: t(noticed[data.notice]) }) : null;
   return portalPage({
     view,
     title: `${t('payment')} ${p.payfacReference}`,
@@ -403,6 +405,7 @@ export function renderPaymentDetail(view: View, data: DetailData): string {
     children: (
       <>
         {data.notice === 'refused' ? <Notice kind="warn">{t('actionsNone')}</Notice> : null}
+        {data.notice === 'expired' ? <RefusedExpired view={view} expiry={data.headroom.expiry} /> : null}
         {view.can('payments.modify') && p.success ? (
           <section aria-labelledby="actions-title">
             <h2 id="actions-title">{t('actions')}</h2>
@@ -419,6 +422,7 @@ export function renderPaymentDetail(view: View, data: DetailData): string {
               p.success ? [t('captured'), money(p.capturedAmount)] : null,
               p.success ? [t('refunded'), money(p.refundedAmount)] : null,
               p.captureDueAt ? [t('captureDue'), <Time view={view} at={p.captureDueAt} />] : null,
+              data.headroom.expiry ? [t(data.headroom.expiry.expired ? 'expiredAt' : 'expiresAt'), <Time view={view} at={data.headroom.expiry.at} />] : null,
               !p.success && p.reason ? [t('reason'), p.reason] : null,
               [t('cardNumber'), <span class="mono">{p.cardMasked}</span>],
               [t('cardExpiry'), p.cardExpiry],
@@ -439,7 +443,7 @@ export function renderPaymentDetail(view: View, data: DetailData): string {
         </section>
         <section class="panel" aria-labelledby="timeline-title">
           <h2 id="timeline-title">{t('timeline')}</h2>
-          <Timeline view={view} moments={timelineOf(view, t, p, data.modifications)} />
+          <Timeline view={view} moments={withExpiry(timelineOf(view, t, p, data.modifications), data.headroom.expiry, t('evExpired'))} />
         </section>
         {data.deliveries !== null ? (
           <section aria-labelledby="webhooks-title">
