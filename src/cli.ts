@@ -221,6 +221,37 @@ export function buildCli(): Command {
       emit(!!opts.json, r, [`allowed origins of ${opts.merchant}: ${origins.join(' ') || '(any)'}`]);
     });
 
+  merchant
+    .command('fees')
+    .description(
+      "a merchant's settlement fees per currency: a percentage of each capture plus a fixed amount in minor units (refunds cost nothing). " +
+        'With --currency, --percent and --fixed, sets them for that currency first. Default for every other currency: 1.50 % and 0',
+    )
+    .requiredOption('--merchant <id>', 'merchant id')
+    .option('--currency <code>', 'ISO 4217 code, e.g. EUR')
+    .option('--percent <p>', 'percentage of each capture, 0 to 100 with at most two decimals, e.g. 2.5')
+    .option('--fixed <minor>', 'fixed amount per capture in minor units (for ISK ending in 00), e.g. 30')
+    .option('--json', 'print one JSON object')
+    .action(async (opts: { merchant: string; currency?: string; percent?: string; fixed?: string; json?: boolean }) => {
+      const setting = opts.currency !== undefined || opts.percent !== undefined || opts.fixed !== undefined;
+      if (setting && (opts.currency === undefined || opts.percent === undefined || opts.fixed === undefined)) {
+        throw new AccountError('give --currency, --percent and --fixed together to set fees');
+      }
+      const r = await runAdmin(
+        'merchant.fees',
+        'merchant fees',
+        setting ? { merchantId: opts.merchant, currency: opts.currency, percent: opts.percent, fixedAmount: opts.fixed } : { merchantId: opts.merchant },
+      );
+      const fees = r.fees as { currency: string; percent: string; fixedAmount: number }[];
+      const fallback = r.default as { percent: string; fixedAmount: number };
+      emit(!!opts.json, r, [
+        ...table(
+          ['CURRENCY', 'PERCENT', 'FIXED'],
+          [...fees.map((f) => [f.currency, f.percent, f.fixedAmount]), ['(others)', fallback.percent, fallback.fixedAmount]],
+        ),
+      ]);
+    });
+
   program
     .command('terminal')
     .description('terminals of a merchant')

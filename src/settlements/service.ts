@@ -1,6 +1,7 @@
 import type { Clock } from '../clock.js';
 import type { Database, Queryable } from '../db/database.js';
 import { withTransaction } from '../db/database.js';
+import { merchantExists } from '../accounts/service.js';
 import { notFound, validationError, type FieldError } from '../errors.js';
 import { prefixedId } from '../ids.js';
 import { CURRENCIES } from '../paymentLinks/schemas.js';
@@ -35,6 +36,7 @@ const percentText = (bp: number): string => (bp / 100).toFixed(2);
 
 /** The merchant's fees by currency; `default` is what every other currency costs. */
 export async function feeSettingsOf(deps: { db: Database }, merchantId: string): Promise<{ merchantId: string; fees: FeeSetting[]; default: FeeSetting }> {
+  if (!(await merchantExists(deps.db, merchantId))) throw notFound('merchant');
   const rows = await sql.feesOf(deps.db.pool, merchantId);
   return {
     merchantId,
@@ -64,6 +66,7 @@ export async function setFee(deps: Deps, merchantId: string, input: { currency?:
     errors.push({ field: 'fixedAmount', code: 'NOT_MULTIPLE_OF_100', message: 'must end in 00 for ISK' });
   }
   if (errors.length > 0) throw validationError(errors);
+  if (!(await merchantExists(deps.db, merchantId))) throw notFound('merchant');
   const fixedAmount = fixed as number;
   await sql.upsertFee(deps.db.pool, merchantId, { currency, percentBp: bp, fixedAmount, updatedAt: deps.clock.now() });
   return { currency, percentBp: bp, percent: percentText(bp), fixedAmount };
