@@ -30,7 +30,7 @@ function percentOf(amount: number, bp: number): number {
 /**
  * The fee of one line. A capture costs its percentage plus the fixed amount; a refund costs nothing and
  * gives no fee back. ISK amounts are whole krónur (they end in 00), so an ISK fee is rounded, half up,
- * to whole krónur too: the net of an ISK batch ends in 00 like its amounts.
+ * to whole krónur too: the net of an ISK batch ends in 00 whenever its amounts do.
  */
 export function feeOf(type: 'Capture' | 'Refund', amount: number, currency: string, fee: Fee): number {
   if (type === 'Refund') return 0;

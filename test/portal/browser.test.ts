@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { runSandboxSettlement } from '../../src/settlements/service.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser } from '../../src/users/service.js';
 import { ModificationProcessor } from '../../src/payments/modifications/processor.js';
@@ -333,6 +334,9 @@ describe('the merchant portal in Chromium', () => {
     { timeout: 300_000 },
     async () => {
       await mkdir(SHOTS, { recursive: true });
+      // What the journeys captured and refunded, settled now: the settlements pages have a batch to show.
+      const [settled] = await runSandboxSettlement({ db: ctx.tdb.db, clock: ctx.clock }, ctx.merchant.merchantId);
+      expect(settled?.lineCount).toBeGreaterThan(0);
       const pages: [string, string][] = [
         ['overview', '/portal'],
         ['links', '/portal/links'],
@@ -341,6 +345,8 @@ describe('the merchant portal in Chromium', () => {
         ['sessions', '/portal/sessions'],
         ['payments', '/portal/payments'],
         ['payment', `/portal/payments/${payfacReference}`],
+        ['settlements', '/portal/settlements'],
+        ['settlement', `/portal/settlements/${settled?.settlementId ?? ''}`],
         ['webhooks', '/portal/webhooks'],
         ['webhook', `/portal/webhooks/${webhookId}`],
         ['deliveries', `/portal/webhooks/${webhookId}/deliveries`],
