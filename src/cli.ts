@@ -386,6 +386,31 @@ export function buildCli(): Command {
       );
     });
 
+  program
+    .command('reconcile')
+    .description(
+      'check settlement on the database: every capture and refund in exactly one batch with the amount that moved, every batch adding up, ' +
+        'no capture left incomplete across a cut-off. Prints every discrepancy and exits 1 when there is one',
+    )
+    .option('--since <date>', 'check only what was booked, requested or cut off from this day (YYYY-MM-DD, UTC) or instant (ISO 8601) on')
+    .option('--json', 'print one JSON object')
+    .action(async (opts: { since?: string; json?: boolean }) => {
+      const since = opts.since === undefined ? undefined : new Date(opts.since);
+      if (since !== undefined && (Number.isNaN(since.getTime()) || !/^\d{4}-\d{2}-\d{2}/.test(opts.since ?? ''))) {
+        throw new InvalidArgumentError(`--since ${JSON.stringify(opts.since)}: give a day such as 2026-11-24 or an ISO 8601 instant`);
+      }
+      const config = loadConfig();
+      const r = await runAdmin('reconcile', 'reconcile', { since: since?.toISOString(), cutoffMinutes: config.settlementCutoffMinutes });
+      const found = r.discrepancies as { kind: string; merchantId: string | null; reference: string; detail: string }[];
+      emit(!!opts.json, r, [
+        ...found.map((d) => `${d.kind}  ${d.merchantId ?? '-'}  ${d.reference}  ${d.detail}`),
+        found.length === 0
+          ? `all is well: ${String(r.movementsChecked)} captures and refunds checked, every batch adds up, no capture left incomplete`
+          : `${found.length} discrepancies (${String(r.movementsChecked)} captures and refunds checked)`,
+      ]);
+      if (found.length > 0) process.exitCode = 1;
+    });
+
   registerBackup(program);
   registerOperations(program);
   registerListen(program);

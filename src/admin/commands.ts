@@ -1,6 +1,7 @@
 import type { Clock } from '../clock.js';
 import { BackupError, type Database } from '../db/database.js';
 import { ApiError } from '../errors.js';
+import { reconcile } from '../settlements/reconcile.js';
 import { feeSettingsOf, setFee } from '../settlements/service.js';
 import { portalLinkUrl } from '../urls.js';
 import { UserError, createUser, newSignInLink, type OneTimeLink } from '../users/service.js';
@@ -105,6 +106,13 @@ export const adminCommands = {
       await checked(() => setFee(c, merchantId, { currency: a.currency, percent: a.percent, fixedAmount: a.fixedAmount }));
     }
     return { ...(await checked(() => feeSettingsOf(c, merchantId))) };
+  },
+  // Reconciliation (`paylinks reconcile`): the cut-off comes from the calling command's configuration.
+  reconcile: async (c: AdminContext, a: Args) => {
+    const since = typeof a.since === 'string' ? new Date(a.since) : null;
+    const minutes = typeof a.cutoffMinutes === 'number' ? a.cutoffMinutes : 0;
+    const r = await reconcile(c, minutes, since);
+    return { checkedAt: r.checkedAt.toISOString(), since: since?.toISOString() ?? null, movementsChecked: r.movementsChecked, discrepancies: r.discrepancies };
   },
   'terminal.add': async ({ db }: AdminContext, a: Args) => ({ ...(await addTerminal(db, text(a, 'merchantId'))) }),
   'key.create': async ({ db }: AdminContext, a: Args) => {

@@ -149,13 +149,17 @@ export async function batchesNotAddingUp(
   return rows;
 }
 
-/** The cut-off of the batch each of these references is in. */
-export async function cutoffsOf(db: Queryable, references: readonly string[]): Promise<Map<string, { settlementId: string; cutoffAt: Date }>> {
-  if (references.length === 0) return new Map();
-  const { rows } = await db.query<{ r: string; settlementId: string; cutoffAt: Date }>(
-    `SELECT l.payfac_reference AS r, b.settlement_id AS "settlementId", b.cutoff_at AS "cutoffAt"
+/** The lines of these capture and refund references that are in a batch, with their batch's merchant, currency and cut-off. */
+export async function settledLinesAmong(
+  db: Queryable,
+  references: readonly string[],
+): Promise<{ payfacReference: string; settlementId: string; cutoffAt: Date; amount: number; merchantId: string; currency: string }[]> {
+  if (references.length === 0) return [];
+  const { rows } = await db.query<{ payfacReference: string; settlementId: string; cutoffAt: Date; amount: number; merchantId: string; currency: string }>(
+    `SELECT l.payfac_reference AS "payfacReference", b.settlement_id AS "settlementId", b.cutoff_at AS "cutoffAt", l.amount,
+            b.merchant_id AS "merchantId", b.currency
        FROM settlement_lines l JOIN settlement_batches b ON b.settlement_id = l.settlement_id WHERE l.payfac_reference = ANY($1::text[])`,
     [references],
   );
-  return new Map(rows.map((x) => [x.r, { settlementId: x.settlementId, cutoffAt: x.cutoffAt }]));
+  return rows;
 }
