@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMerchant } from '../../src/accounts/service.js';
 import type { ModificationProcessor } from '../../src/payments/modifications/processor.js';
-import { setFee } from '../../src/settlements/service.js';
+import { runSandboxSettlement, setFee } from '../../src/settlements/service.js';
 import { SettlementWorker } from '../../src/settlements/worker.js';
 import { call, createTestContext, type TestContext } from '../helpers/app.js';
 import { capture, paidSession, refund, reverse, testProcessor } from '../modifications/helpers.js';
@@ -160,6 +160,31 @@ describe('the sandbox run', () => {
     ctx.clock.set('2026-03-14T00:00:01.000Z');
     await worker.settled();
     expect((await call(ctx, 'GET', '/api/v1/settlements')).body.totalCount).toBe(4);
+  });
+
+  it('settles each capture once when runs race: several sandbox runs and a worker pass at once', async () => {
+    ctx.clock.set('2026-03-14T09:00:00.000Z');
+    for (let i = 0; i < 5; i++) await paidSession(ctx, { amount: 1000 + i });
+    ctx.clock.set('2026-03-15T00:00:05.000Z');
+    const runs = await Promise.all([
+      runSandboxSettlement({ db: ctx.tdb.db, clock: ctx.clock }, ctx.merchant.merchantId),
+      runSandboxSettlement({ db: ctx.tdb.db, clock: ctx.clock }, ctx.merchant.merchantId),
+      runSandboxSettlement({ db: ctx.tdb.db, clock: ctx.clock }, ctx.merchant.merchantId),
+      worker.settled().then(() => []),
+    ]);
+    const made = runs.flat();
+    const { rows } = await ctx.tdb.db.pool.query<{ n: number; refs: number }>(
+      `SELECT count(*)::int AS n, count(DISTINCT l.payfac_reference)::int AS refs FROM settlement_lines l
+         JOIN settlement_batches b ON b.settlement_id = l.settlement_id WHERE b.merchant_id = $1 AND l.booked_at >= '2026-03-14T09:00:00Z'`,
+      [ctx.merchant.merchantId],
+    );
+    expect(rows[0]).toEqual({ n: 5, refs: 5 });
+    // Whoever came first settled all five in one batch; the others found nothing left.
+    const batches = (await call(ctx, 'GET', '/api/v1/settlements?PageSize=100')).body.data as Batch[];
+    const today = batches.filter((b) => b.cutoffAt >= '2026-03-14T09:00:00.000Z' && b.cutoffAt <= '2026-03-15T00:00:05.000Z');
+    expect(today).toHaveLength(1);
+    expect(today[0]).toMatchObject({ grossAmount: 5010, lineCount: 5 });
+    expect(made.length).toBeLessThanOrEqual(1);
   });
 
   it('is absent outside the sandbox', async () => {
