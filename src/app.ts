@@ -31,6 +31,7 @@ import { portalRoutes } from './portal/routes.js';
 import { webLayer } from './web/layer.js';
 import { themeAssetRoutes } from './themes/routes.js';
 import { paymentRoutes } from './payments/routes.js';
+import { settlementRoutes } from './settlements/routes.js';
 import type { App, AppDeps } from './deps.js';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 
@@ -219,6 +220,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       await webhookRoutes(api as App, deps, listeners);
       await hostedCheckoutRoutes(api as App, deps);
       await paymentRoutes(api as App, deps);
+      await settlementRoutes(api as App, deps);
     },
     { prefix: '/api/v1' },
   );

@@ -221,6 +221,37 @@ export function buildCli(): Command {
       emit(!!opts.json, r, [`allowed origins of ${opts.merchant}: ${origins.join(' ') || '(any)'}`]);
     });
 
+  merchant
+    .command('fees')
+    .description(
+      "a merchant's settlement fees per currency: a percentage of each capture plus a fixed amount in minor units (refunds cost nothing). " +
+        'With --currency, --percent and --fixed, sets them for that currency first. Default for every other currency: 1.50 % and 0',
+    )
+    .requiredOption('--merchant <id>', 'merchant id')
+    .option('--currency <code>', 'ISO 4217 code, e.g. EUR')
+    .option('--percent <p>', 'percentage of each capture, 0 to 100 with at most two decimals, e.g. 2.5')
+    .option('--fixed <minor>', 'fixed amount per capture in minor units (for ISK ending in 00), e.g. 30')
+    .option('--json', 'print one JSON object')
+    .action(async (opts: { merchant: string; currency?: string; percent?: string; fixed?: string; json?: boolean }) => {
+      const setting = opts.currency !== undefined || opts.percent !== undefined || opts.fixed !== undefined;
+      if (setting && (opts.currency === undefined || opts.percent === undefined || opts.fixed === undefined)) {
+        throw new AccountError('give --currency, --percent and --fixed together to set fees');
+      }
+      const r = await runAdmin(
+        'merchant.fees',
+        'merchant fees',
+        setting ? { merchantId: opts.merchant, currency: opts.currency, percent: opts.percent, fixedAmount: opts.fixed } : { merchantId: opts.merchant },
+      );
+      const fees = r.fees as { currency: string; percent: string; fixedAmount: number }[];
+      const fallback = r.default as { percent: string; fixedAmount: number };
+      emit(!!opts.json, r, [
+        ...table(
+          ['CURRENCY', 'PERCENT', 'FIXED'],
+          [...fees.map((f) => [f.currency, f.percent, f.fixedAmount]), ['(others)', fallback.percent, fallback.fixedAmount]],
+        ),
+      ]);
+    });
+
   program
     .command('terminal')
     .description('terminals of a merchant')
@@ -355,6 +386,31 @@ export function buildCli(): Command {
           list.map((u) => [u.userId, u.email, u.role, u.status, when(u.createdAt), when(u.lastSignInAt)]),
         ),
       );
+    });
+
+  program
+    .command('reconcile')
+    .description(
+      'check settlement on the database: every capture and refund in exactly one batch with the amount that moved, every batch adding up, ' +
+        'no capture left incomplete across a cut-off. Prints every discrepancy and exits 1 when there is one',
+    )
+    .option('--since <date>', 'check only what was booked, requested or cut off from this day (YYYY-MM-DD, UTC) or instant (ISO 8601) on')
+    .option('--json', 'print one JSON object')
+    .action(async (opts: { since?: string; json?: boolean }) => {
+      const since = opts.since === undefined ? undefined : new Date(opts.since);
+      if (since !== undefined && (Number.isNaN(since.getTime()) || !/^\d{4}-\d{2}-\d{2}/.test(opts.since ?? ''))) {
+        throw new InvalidArgumentError(`--since ${JSON.stringify(opts.since)}: give a day such as 2026-11-24 or an ISO 8601 instant`);
+      }
+      const config = loadConfig();
+      const r = await runAdmin('reconcile', 'reconcile', { since: since?.toISOString(), cutoffMinutes: config.settlementCutoffMinutes });
+      const found = r.discrepancies as { kind: string; merchantId: string | null; reference: string; detail: string }[];
+      emit(!!opts.json, r, [
+        ...found.map((d) => `${d.kind}  ${d.merchantId ?? '-'}  ${d.reference}  ${d.detail}`),
+        found.length === 0
+          ? `all is well: ${String(r.movementsChecked)} captures and refunds checked, every batch adds up, no capture left incomplete`
+          : `${found.length} discrepancies (${String(r.movementsChecked)} captures and refunds checked)`,
+      ]);
+      if (found.length > 0) process.exitCode = 1;
     });
 
   registerBackup(program);

@@ -71,6 +71,10 @@ export interface Config {
    * it was made: what is not captured by then can no longer be captured or adjusted (docs/api.md).
    */
   readonly authorisationExpiryDays: number;
+   * The sandbox acquirer's daily settlement cut-off, as minutes after midnight UTC (0: 00:00 UTC):
+   * what was captured or refunded before it is settled in that day's batches (docs/api.md, Settlements).
+   */
+  readonly settlementCutoffMinutes: number;
 }
 
 export class ConfigError extends Error {
@@ -234,6 +238,14 @@ export function parseConfig(env: Env): Config {
     } else trustProxy = entries;
   }
 
+  let settlementCutoffMinutes = 0;
+  const rawCutoff = value('PAYLINKS_SETTLEMENT_CUTOFF');
+  if (rawCutoff !== undefined) {
+    const m = /^([01]\d|2[0-3]):([0-5]\d)$/.exec(rawCutoff);
+    if (!m) problems.push(`PAYLINKS_SETTLEMENT_CUTOFF=${JSON.stringify(rawCutoff)}: must be a time of day in UTC as HH:MM, e.g. 00:00 or 18:30`);
+    else settlementCutoffMinutes = Number(m[1]) * 60 + Number(m[2]);
+  }
+
   const hostForUrl = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
   let publicBaseUrl = value('PUBLIC_BASE_URL') ?? `http://${hostForUrl}:${port}`;
   try {
@@ -273,5 +285,6 @@ export function parseConfig(env: Env): Config {
     portalIdleMinutes,
     portalSessionHours,
     authorisationExpiryDays,
+    settlementCutoffMinutes,
   });
 }

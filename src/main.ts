@@ -17,6 +17,7 @@ import { deliveryBacklog } from './webhooks/deliveries/service.js';
 import { createServer, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import { ModificationProcessor } from './payments/modifications/processor.js';
+import { SettlementWorker } from './settlements/worker.js';
 import type { Acquirer } from './payments/acquirer.js';
 import { simulatorAcquirer } from './payments/simulator.js';
 
@@ -98,12 +99,15 @@ export async function serve(config: Config, opts: { worker: boolean; clock?: Clo
   // Captures, refunds and reversals (§Modifications and saved cards) are completed where deliveries are sent.
   const processor = opts.worker ? new ModificationProcessor({ db, clock, acquirer, sealer, logger }) : undefined;
   await processor?.start();
+  // The daily settlement cut-off (docs/api.md, Settlements) is settled by whichever worker gets there first.
+  const settlements = opts.worker ? new SettlementWorker({ db, clock, cutoffMinutes: config.settlementCutoffMinutes, logger }) : undefined;
+  await settlements?.start();
   let address: string;
   try {
     address = await app.listen({ port: config.port, host: config.host });
   } catch (err) {
     // A port in use, say: leave nothing half-running, and the folder unlocked for the next attempt.
-    await Promise.allSettled([app.close(), admin?.close(), worker?.stop(0), processor?.stop(0), closeServer(metricsServer)]);
+    await Promise.allSettled([app.close(), admin?.close(), worker?.stop(0), processor?.stop(0), settlements?.stop(0), closeServer(metricsServer)]);
     await db.close();
     throw err;
   }
@@ -138,7 +142,14 @@ export async function serve(config: Config, opts: { worker: boolean; clock?: Clo
       sweep.unref();
       try {
         // The worker stops claiming and lets attempts in flight finish (at most 15 s each) and be recorded.
-        await Promise.all([app.close(), admin?.close(), worker?.stop(SHUTDOWN_GRACE_MS), processor?.stop(SHUTDOWN_GRACE_MS), closeServer(metricsServer)]);
+        await Promise.all([
+          app.close(),
+          admin?.close(),
+          worker?.stop(SHUTDOWN_GRACE_MS),
+          processor?.stop(SHUTDOWN_GRACE_MS),
+          settlements?.stop(SHUTDOWN_GRACE_MS),
+          closeServer(metricsServer),
+        ]);
       } finally {
         clearTimeout(timer);
         clearInterval(sweep);
@@ -208,14 +219,21 @@ export async function runWorker(
   await worker.start();
   const processor = new ModificationProcessor({ db, clock, acquirer, sealer, logger });
   await processor.start();
-  out(`paylinks delivery worker and modification processor running (${db.kind} database)`);
+  const settlements = new SettlementWorker({ db, clock, cutoffMinutes: config.settlementCutoffMinutes, logger });
+  await settlements.start();
+  out(`paylinks delivery worker and modification processor running (${db.kind} database), with the daily settlement job`);
   if (metricsServer) out(`  metrics: http://${formatHost(config.metricsListen?.host ?? '')}:${(metricsServer.address() as { port: number }).port}/metrics`);
   let stopping: Promise<void> | undefined;
   return {
     stop: () =>
       (stopping ??= (async () => {
         try {
-          await Promise.all([worker.stop(SHUTDOWN_GRACE_MS), processor.stop(SHUTDOWN_GRACE_MS), closeServer(metricsServer)]);
+          await Promise.all([
+            worker.stop(SHUTDOWN_GRACE_MS),
+            processor.stop(SHUTDOWN_GRACE_MS),
+            settlements.stop(SHUTDOWN_GRACE_MS),
+            closeServer(metricsServer),
+          ]);
         } finally {
           await db.close();
         }

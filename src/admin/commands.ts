@@ -1,6 +1,8 @@
 import type { Clock } from '../clock.js';
 import { BackupError, type Database } from '../db/database.js';
 import { ApiError } from '../errors.js';
+import { reconcile } from '../settlements/reconcile.js';
+import { feeSettingsOf, setFee } from '../settlements/service.js';
 import { portalLinkUrl } from '../urls.js';
 import { UserError, createUser, newSignInLink, type OneTimeLink } from '../users/service.js';
 import { usersOf } from '../users/memberships/service.js';
@@ -57,6 +59,7 @@ async function checked<T>(run: () => Promise<T>): Promise<T> {
     return await run();
   } catch (err) {
     if (err instanceof ApiError && err.errors) throw new AccountError(err.errors.map((e) => `${e.field} ${e.message}`).join('; '));
+    if (err instanceof ApiError && err.code === 'NOT_FOUND') throw new AccountError(err.message);
     throw err;
   }
 }
@@ -95,6 +98,21 @@ export const adminCommands = {
     const origins = texts(a, 'origins');
     await setOrigins(db, merchantId, origins);
     return { merchantId, allowedOrigins: origins };
+  },
+  // Settlement fees (docs/api.md, Settlements): without a currency, what the merchant pays in each.
+  'merchant.fees': async (c: AdminContext, a: Args) => {
+    const merchantId = text(a, 'merchantId');
+    if (a.currency !== undefined || a.percent !== undefined || a.fixedAmount !== undefined) {
+      await checked(() => setFee(c, merchantId, { currency: a.currency, percent: a.percent, fixedAmount: a.fixedAmount }));
+    }
+    return { ...(await checked(() => feeSettingsOf(c, merchantId))) };
+  },
+  // Reconciliation (`paylinks reconcile`): the cut-off comes from the calling command's configuration.
+  reconcile: async (c: AdminContext, a: Args) => {
+    const since = typeof a.since === 'string' ? new Date(a.since) : null;
+    const minutes = typeof a.cutoffMinutes === 'number' ? a.cutoffMinutes : 0;
+    const r = await reconcile(c, minutes, since);
+    return { checkedAt: r.checkedAt.toISOString(), since: since?.toISOString() ?? null, movementsChecked: r.movementsChecked, discrepancies: r.discrepancies };
   },
   'terminal.add': async ({ db }: AdminContext, a: Args) => ({ ...(await addTerminal(db, text(a, 'merchantId'))) }),
   'key.create': async ({ db }: AdminContext, a: Args) => {

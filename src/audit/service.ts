@@ -47,6 +47,7 @@ export const AUDIT_ACTIONS = [
   'token.disable',
   'sandbox.event',
   'sandbox.advance',
+  'sandbox.settle',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -87,6 +87,11 @@ export const API_AUDIT: Readonly<Record<string, ApiAuditRule | null>> = {
   'POST /api/v1/sandbox/events': { action: 'sandbox.event', target: answered('payfacReference'), details: fields('eventType', 'amount', 'currency') },
   'POST /api/v1/sandbox/deliveries/advance': { action: 'sandbox.advance', target: field('webhookId') },
   'POST /api/v1/sandbox/deliveries/:deliveryId/advance': { action: 'sandbox.advance', target: param('deliveryId') },
+  'POST /api/v1/sandbox/settlements/run': {
+    action: 'sandbox.settle',
+    target: () => null,
+    details: (c) => ({ settlements: Array.isArray(c.answer.data) ? c.answer.data.map((b: { settlementId?: unknown }) => b.settlementId) : [] }),
+  },
 };
 
 function tail(v: string | null): string | null {

@@ -33,6 +33,7 @@ import { overviewArea } from './overview/routes.js';
 import { linksArea } from './links/routes.js';
 import { sessionsArea } from './sessions/routes.js';
 import { paymentsArea } from './payments/routes.js';
+import { settlementsArea } from './settlements/routes.js';
 import { themesArea } from './themes/routes.js';
 import { usersArea } from './users/routes.js';
 import { invitationsArea } from './invitations/routes.js';
@@ -63,6 +64,7 @@ const AREAS: readonly PortalArea[] = [
   linksArea,
   sessionsArea,
   paymentsArea,
+  settlementsArea,
   webhooksArea,
   developersArea,
   themesArea,

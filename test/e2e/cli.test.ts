@@ -87,6 +87,23 @@ describe('paylinks account commands (§Authentication, §Webhooks, §Running the
     });
   }, 60_000);
 
+  it('sets and shows a merchant’s settlement fees, refusing bad ones with every field named', async () => {
+    const m = await paylinks('merchant', 'create', '--name', 'Gjald ehf', '--json');
+    const id = m.merchantId as string;
+    expect(await paylinks('merchant', 'fees', '--merchant', id, '--json')).toEqual({
+      merchantId: id,
+      fees: [],
+      default: { currency: '*', percentBp: 150, percent: '1.50', fixedAmount: 0 },
+    });
+    const set = await paylinks('merchant', 'fees', '--merchant', id, '--currency', 'isk', '--percent', '2.75', '--fixed', '5000', '--json');
+    expect(set.fees).toEqual([{ currency: 'ISK', percentBp: 275, percent: '2.75', fixedAmount: 5000 }]);
+    await expect(paylinks('merchant', 'fees', '--merchant', id, '--currency', 'ISK', '--percent', '101', '--fixed', '5050')).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/percent must be a percentage from 0 to 100.*fixedAmount must end in 00 for ISK/),
+    });
+    await expect(paylinks('merchant', 'fees', '--merchant', 'mch_nobody')).rejects.toMatchObject({ stderr: expect.stringContaining('merchant not found') });
+  }, 60_000);
+
   it('refuses an account command where there is no database, names the folder, and creates nothing there', async () => {
     const empty = join(dir, 'not-the-server-folder');
     const failed = await run(process.execPath, [BIN, 'merchant', 'list'], { env: { PATH: process.env.PATH ?? '', PAYLINKS_DATA_DIR: empty } }).then(

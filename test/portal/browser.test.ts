@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { runSandboxSettlement } from '../../src/settlements/service.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser } from '../../src/users/service.js';
 import { ModificationProcessor } from '../../src/payments/modifications/processor.js';
@@ -345,6 +346,9 @@ describe('the merchant portal in Chromium', () => {
       await made(6.5 * day, { isPreAuth: true, amount: 49900, reference: 'order-1002' });
       await made(3_600_000, { isManualCapture: true, currency: 'ISK', amount: 1490000, reference: 'order-1003' });
       ctx.clock.set(new Date(now));
+      // What the journeys captured and refunded, settled now: the settlements pages have a batch to show.
+      const [settled] = await runSandboxSettlement({ db: ctx.tdb.db, clock: ctx.clock }, ctx.merchant.merchantId);
+      expect(settled?.lineCount).toBeGreaterThan(0);
       const pages: [string, string][] = [
         ['overview', '/portal'],
         ['links', '/portal/links'],
@@ -355,6 +359,8 @@ describe('the merchant portal in Chromium', () => {
         ['payment', `/portal/payments/${payfacReference}`],
         ['authorisations', '/portal/payments/authorisations'],
         ['payment-expired', `/portal/payments/${expired}`],
+        ['settlements', '/portal/settlements'],
+        ['settlement', `/portal/settlements/${settled?.settlementId ?? ''}`],
         ['webhooks', '/portal/webhooks'],
         ['webhook', `/portal/webhooks/${webhookId}`],
         ['deliveries', `/portal/webhooks/${webhookId}/deliveries`],

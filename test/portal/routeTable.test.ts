@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CAPABILITIES, createMerchant, type Capability } from '../../src/accounts/service.js';
 import { createTheme } from '../../src/themes/service.js';
+import { runSandboxSettlement } from '../../src/settlements/service.js';
 import { CAPABILITY_PERMISSION, can, keyCapabilitiesFor, type Permission } from '../../src/portal/access.js';
 import type { RouteEntry } from '../../src/http/routeTable.js';
 import { ROLES, type Role } from '../../src/users/service.js';
@@ -26,6 +27,7 @@ interface Extra {
   userId: string;
   themeKey: string;
   merchantId: string;
+  settlementId: string;
 }
 
 /** b's object for each path parameter a portal route may name; a new parameter must be added here. */
@@ -38,6 +40,7 @@ const SAMPLES: Record<string, Sample> = {
   keyId: (b) => b.keyId,
   userId: (b) => b.userId,
   themeKey: (b) => b.themeKey,
+  settlementId: (b) => b.settlementId,
   // An invitation of merchant b's that nobody here has.
   merchantId: (b) => b.merchantId,
   // Tokens of one-time links are nobody's: a made-up one.
@@ -63,7 +66,17 @@ describe('every portal route × every role × another merchant (generated from t
       buttonShape: 'rounded',
       logo: undefined,
     });
-    b = { ...owned, keyId: keys[0]?.id ?? '', userId: bUser.userId, themeKey: theme.themeKey, merchantId: merchantB.merchantId };
+    // b's payment settled, so that b has a settlement batch to be refused.
+    const [settled] = await runSandboxSettlement({ db: ctx.tdb.db, clock: ctx.clock }, merchantB.merchantId);
+    expect(settled?.settlementId).toMatch(/^stl_/);
+    b = {
+      ...owned,
+      keyId: keys[0]?.id ?? '',
+      userId: bUser.userId,
+      themeKey: theme.themeKey,
+      merchantId: merchantB.merchantId,
+      settlementId: settled?.settlementId ?? '',
+    };
     browsers = {} as Record<Role, PortalBrowser>;
     emails = {} as Record<Role, string>;
     for (const role of ROLES) {
@@ -96,6 +109,7 @@ describe('every portal route × every role × another merchant (generated from t
     b.keyId,
     b.userId,
     b.themeKey,
+    b.settlementId,
     b.terminalIdentifier,
   ];
 

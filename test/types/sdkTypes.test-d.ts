@@ -6,6 +6,7 @@ import type * as links from '../../src/paymentLinks/schemas.js';
 import type * as checkout from '../../src/checkout/schemas.js';
 import type * as webhooks from '../../src/webhooks/schemas.js';
 import type * as payments from '../../src/payments/schemas.js';
+import type * as settlements from '../../src/settlements/schemas.js';
 
 // The SDK's hand-written types against the server's route schemas (docs/style.md, Schemas are the source of truth: the schemas are the
 // source of truth). Compile-time: `npm run typecheck` fails when a field is added, dropped or renamed
@@ -16,6 +17,16 @@ type S<T extends TSchema> = Static<T>;
 type Keys<T> = keyof T & string;
 
 describe('SDK types match the server schemas', () => {
+  it('settlements (docs/api.md, Settlements)', () => {
+    expectTypeOf<sdk.Settlement>().toEqualTypeOf<S<typeof settlements.BatchSchema>>();
+    expectTypeOf<sdk.SettlementLine>().toExtend<S<typeof settlements.LineSchema>>();
+    expectTypeOf<Keys<sdk.SettlementLine>>().toEqualTypeOf<Keys<S<typeof settlements.LineSchema>>>();
+    expectTypeOf<Keys<sdk.SettlementList>>().toEqualTypeOf<Keys<S<typeof settlements.ListResponse>>>();
+    expectTypeOf<Keys<sdk.SettlementResponse>>().toEqualTypeOf<Keys<S<typeof settlements.DetailsResponse>>>();
+    expectTypeOf<Keys<sdk.SettlementResponse['settlement']>>().toEqualTypeOf<Keys<S<typeof settlements.DetailsResponse>['settlement']>>();
+    expectTypeOf<Keys<sdk.SandboxSettleResponse>>().toEqualTypeOf<Keys<S<typeof settlements.SandboxRunResponse>>>();
+  });
+
   it('payment links (4.1–4.5)', () => {
     expectTypeOf<Keys<sdk.CreatePaymentLinkResponse>>().toEqualTypeOf<Keys<S<typeof links.CreateResponse>>>();
     expectTypeOf<Keys<sdk.PaymentLinkResponse>>().toEqualTypeOf<Keys<S<typeof links.DetailsResponse>>>();

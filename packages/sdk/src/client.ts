@@ -58,6 +58,8 @@ interface Call {
   retry: RetryKind;
   /** A create: gets an Idempotency-Key. */
   create?: boolean;
+  /** The answer is a text of this media type (a CSV download), not JSON: it is answered as it came. */
+  text?: string;
 }
 
 const NOT_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
@@ -122,7 +124,7 @@ class Transport {
     const url = new URL(this.#base + call.path);
     for (const [k, v] of Object.entries(call.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
     const headers: Record<string, string> = {
-      accept: 'application/json',
+      accept: call.text ?? 'application/json',
       'user-agent': `paylinks-sdk/${SDK_VERSION} node/${process.version}`,
       ...this.#headers,
       'x-api-key': this.#apiKey,
@@ -134,7 +136,7 @@ class Transport {
     const maxRetries = options.maxRetries ?? this.#maxRetries;
 
     for (let retry = 0; ; retry++) {
-      const attempt = await this.#attempt(call.method, url, headers, body, options);
+      const attempt = await this.#attempt(call.method, url, headers, body, options, call.text !== undefined);
       if (attempt.ok) return attempt.value as T;
       const err = attempt.error;
       const wait = retry < maxRetries ? this.#retryDelay(err, call.retry, retry) : null;
@@ -258,6 +260,7 @@ class Transport {
     headers: Record<string, string>,
     body: string | undefined,
     options: RequestOptions,
+    asText = false,
   ): Promise<{ ok: true; value: unknown } | { ok: false; error: PaylinksApiError | PaylinksNetworkError }> {
     const timeout = AbortSignal.timeout(options.timeoutMs ?? this.#timeoutMs);
     const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
@@ -283,6 +286,7 @@ class Transport {
     }
     const retryAfterMs = parseRetryAfter(res.headers.get('retry-after'));
     if (res.ok) {
+      if (asText) return { ok: true, value: text };
       if (parsed !== null && typeof parsed === 'object') return { ok: true, value: parsed };
       return {
         ok: false,
@@ -539,6 +543,44 @@ export class Payments {
   }
 }
 
+/** Settlements: the batches the acquirer pays out, per currency and cut-off. */
+export class Settlements {
+  readonly #http: Transport;
+  constructor(http: Transport) {
+    this.#http = http;
+  }
+
+  /** One page of batches, newest first (paged like the link list). */
+  list(params: t.PageParams = {}, options?: RequestOptions): Promise<t.SettlementList> {
+    return this.#http.request({ method: 'GET', path: '/settlements', query: pageQuery(params), retry: 'safe' }, options);
+  }
+
+  /** Every batch, newest first, page by page as the loop asks for more. */
+  async *listAll(params: { pageSize?: number } = {}, options?: RequestOptions): AsyncGenerator<t.Settlement, void, undefined> {
+    const pageSize = params.pageSize ?? 100;
+    const seen = new Set<string>();
+    for (let page = 0; ; page++) {
+      const r = await this.list({ page, pageSize }, options);
+      for (const s of r.data) {
+        if (seen.has(s.settlementId)) continue;
+        seen.add(s.settlementId);
+        yield s;
+      }
+      if (r.data.length < pageSize || (page + 1) * pageSize >= r.totalCount) return;
+    }
+  }
+
+  /** A batch with every line. */
+  get(settlementId: string, options?: RequestOptions): Promise<t.SettlementResponse> {
+    return this.#http.request({ method: 'GET', path: `/settlements/${enc(settlementId)}`, retry: 'safe' }, options);
+  }
+
+  /** A batch as CSV: a row per line, then a Total row (amounts in minor units). */
+  csv(settlementId: string, options?: RequestOptions): Promise<string> {
+    return this.#http.request({ method: 'GET', path: `/settlements/${enc(settlementId)}/csv`, retry: 'safe', text: 'text/csv' }, options);
+  }
+}
+
 /** Deliveries sandbox (only while the service runs with PAYLINKS_SANDBOX on; otherwise 404). */
 export class Sandbox {
   readonly #http: Transport;
@@ -560,6 +602,11 @@ export class Sandbox {
   advanceAll(params: { webhookId?: string } = {}, options?: RequestOptions): Promise<t.AdvanceAllResponse> {
     return this.#http.request({ method: 'POST', path: '/sandbox/deliveries/advance', body: params, retry: 'safe' }, options);
   }
+
+  /** Settles now everything you captured or refunded and is not settled yet; answers the batches made. Running it again does nothing twice. */
+  settle(options?: RequestOptions): Promise<t.SandboxSettleResponse> {
+    return this.#http.request({ method: 'POST', path: '/sandbox/settlements/run', retry: 'safe' }, options);
+  }
 }
 
 export class Paylinks {
@@ -570,6 +617,7 @@ export class Paylinks {
   readonly modifications: Modifications;
   readonly payments: Payments;
   readonly sandbox: Sandbox;
+  readonly settlements: Settlements;
 
   constructor(options: PaylinksOptions) {
     const http = new Transport(options);
@@ -580,5 +628,6 @@ export class Paylinks {
     this.modifications = new Modifications(http);
     this.payments = new Payments(http);
     this.sandbox = new Sandbox(http);
+    this.settlements = new Settlements(http);
   }
 }

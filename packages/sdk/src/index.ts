@@ -8,6 +8,7 @@ export {
   Modifications,
   Payments,
   Sandbox,
+  Settlements,
   SDK_VERSION,
   parseRetryAfter,
   type PaylinksOptions,

@@ -513,3 +513,38 @@ export interface RecoverResponse extends Envelope {
   /** True when this window was recovered before: nothing was queued now. */
   repeated: boolean;
 }
+
+/** A settlement batch: what was captured less what was refunded in one currency up to a cut-off, its fees and the payout. Minor units. */
+export interface Settlement {
+  settlementId: string;
+  currency: string;
+  cutoffAt: string;
+  grossAmount: number;
+  feeAmount: number;
+  /** grossAmount − feeAmount; negative when refunds and fees exceed captures. */
+  netAmount: number;
+  lineCount: number;
+}
+
+export interface SettlementLine {
+  payfacReference: string;
+  originalPayfacReference: string;
+  type: 'Capture' | 'Refund';
+  /** Signed: a refund's is negative. */
+  amount: number;
+  fee: number;
+  bookedAt: string;
+}
+
+export interface SettlementList extends Envelope {
+  data: Settlement[];
+  totalCount: number;
+}
+
+export interface SettlementResponse extends Envelope {
+  settlement: Settlement & { lines: SettlementLine[] };
+}
+
+export interface SandboxSettleResponse extends Envelope {
+  data: Settlement[];
+}

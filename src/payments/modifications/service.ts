@@ -1,5 +1,6 @@
 import type { Static } from 'typebox';
-import type { Database } from '../../db/database.js';
+import type { Clock } from '../../clock.js';
+import type { Database, Queryable } from '../../db/database.js';
 import { withTransaction } from '../../db/database.js';
 import { ApiError, notFound, validationError, type FieldError } from '../../errors.js';
 import { newPayfacReference } from '../../ids.js';
@@ -206,4 +207,19 @@ export async function requestModification(
 /** What was refunded per day (UTC) and currency from `since` on (the portal's overview). */
 export async function refundedPerDay(deps: { db: Database }, merchantId: string, since: Date): Promise<{ day: string; currency: string; refunded: number }[]> {
   return sql.refundedPerDay(deps.db.pool, merchantId, since);
+}
+
+export type MoneyMovement = sql.MoneyMovementRow;
+
+/**
+ * Every capture and refund booked in [from, until) (from null: from the first), of one merchant or of
+ * every one: what the settlements module settles. Its amounts are positive; `type` says which way.
+ */
+export async function moneyMovements(db: Queryable, o: { merchantId: string | null; from: Date | null; until: Date }): Promise<MoneyMovement[]> {
+  return sql.moneyMovements(db, o);
+}
+
+/** Captures accepted before `before` and still not completed by the acquirer. */
+export async function capturesStillReceived(deps: { db: Database }, before: Date): ReturnType<typeof sql.capturesStillReceived> {
+  return sql.capturesStillReceived(deps.db.pool, before);
 }

@@ -243,3 +243,69 @@ export async function refundedPerDay(db: Queryable, merchantId: string, since: D
   });
   return rows;
 }
+
+/** A movement of money the acquirer settles: a capture (at authorisation, or a capture modification) or a refund (a refund, or a reversal that refunded). */
+export interface MoneyMovementRow {
+  /** The capture's or refund's own payfacReference (an immediate capture's is the payment's). */
+  payfacReference: string;
+  originalPayfacReference: string;
+  merchantId: string;
+  currency: string;
+  type: 'Capture' | 'Refund';
+  /** Minor units, positive. */
+  amount: number;
+  /** When it was captured or refunded: the payment's time for an immediate capture, else the modification's completion. */
+  bookedAt: Date;
+}
+
+/**
+ * Every capture and refund booked in [from, until) (from null: from the start), of one merchant or of all.
+ * An immediate capture is what the payment captured beyond its capture modifications (none, for such a payment).
+ */
+export async function moneyMovements(db: Queryable, o: { merchantId: string | null; from: Date | null; until: Date }): Promise<MoneyMovementRow[]> {
+  const { rows } = await db.query<MoneyMovementRow>({
+    name: 'modifications.moneyMovements',
+    text: `SELECT * FROM (
+             SELECT p.payfac_reference AS "payfacReference", p.payfac_reference AS "originalPayfacReference", p.merchant_id AS "merchantId",
+                    p.currency, 'Capture' AS type,
+                    (p.captured_amount - COALESCE((SELECT sum(m.amount) FROM modifications m
+                                                    WHERE m.original_payfac_reference = p.payfac_reference AND m.kind = 'Capture' AND m.state = 'Succeeded'), 0))::bigint AS amount,
+                    p.created_at AS "bookedAt"
+               FROM payments p
+              WHERE p.success AND p.captured_amount > 0 AND p.created_at < $1 AND ($2::timestamptz IS NULL OR p.created_at >= $2)
+                AND ($3::text IS NULL OR p.merchant_id = $3)
+           ) immediate WHERE amount > 0
+           UNION ALL
+           SELECT m.payfac_reference, m.original_payfac_reference, m.merchant_id, m.currency,
+                  CASE WHEN m.kind = 'Capture' THEN 'Capture' ELSE 'Refund' END, m.amount, m.completed_at
+             FROM modifications m
+            WHERE m.state = 'Succeeded' AND m.amount > 0
+              AND (m.kind IN ('Capture', 'Refund') OR (m.kind = 'Reversal' AND m.outcome = 'Refunded'))
+              AND m.completed_at < $1 AND ($2::timestamptz IS NULL OR m.completed_at >= $2)
+              AND ($3::text IS NULL OR m.merchant_id = $3)
+           ORDER BY 7, 1`,
+    values: [o.until, o.from, o.merchantId],
+  });
+  return rows;
+}
+
+/** Captures accepted before `before` that are still waiting for the acquirer (reconciliation's stuck captures). */
+export async function capturesStillReceived(
+  db: Queryable,
+  before: Date,
+): Promise<{ payfacReference: string; originalPayfacReference: string; merchantId: string; amount: number; currency: string; createdAt: Date }[]> {
+  const { rows } = await db.query<{
+    payfacReference: string;
+    originalPayfacReference: string;
+    merchantId: string;
+    amount: number;
+    currency: string;
+    createdAt: Date;
+  }>(
+    `SELECT payfac_reference AS "payfacReference", original_payfac_reference AS "originalPayfacReference", merchant_id AS "merchantId",
+            amount, currency, created_at AS "createdAt"
+       FROM modifications WHERE kind = 'Capture' AND state = 'Received' AND created_at < $1 ORDER BY seq`,
+    [before],
+  );
+  return rows;
+}

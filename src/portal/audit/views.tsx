@@ -88,6 +88,7 @@ const ACTIONS = messages(
     'token.disable': 'Disabled a saved card',
     'sandbox.event': 'Made a test payment event',
     'sandbox.advance': 'Made pending deliveries due now',
+    'sandbox.settle': 'Settled captures and refunds at once',
   } satisfies Record<AuditAction, string>,
   {
     'link.create': 'Stofnaði greiðsluhlekk',
@@ -127,6 +128,7 @@ const ACTIONS = messages(
     'token.disable': 'Gerði vistað kort óvirkt',
     'sandbox.event': 'Bjó til prófunargreiðsluatburð',
     'sandbox.advance': 'Flýtti sendingum sem biðu',
+    'sandbox.settle': 'Gerði upp færslur strax',
   },
 );
 
