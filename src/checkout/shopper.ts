@@ -68,6 +68,12 @@ export interface Checkoutable {
   manualCapture: boolean;
   captureHoursDelay: number | null;
   merchantShopperReference: string | null;
+  /** A link's own sentence on its receipt (docs/api.md, Messages and terms); null for a session. */
+  completionMessage: string | null;
+  /** A link's own sentence on its page once it is Disabled, Expired or Used; null for a session. */
+  inactiveMessage: string | null;
+  /** The terms a link's shopper accepts before paying; null: none asked (always for a session). */
+  termsUrl: string | null;
 }
 
 /** What a link and a session give their page alike, read from either as it is. */
@@ -116,6 +122,9 @@ function fromLink(link: LinkForPage, now: Date): Checkoutable {
     manualCapture: false,
     captureHoursDelay: null,
     merchantShopperReference: null,
+    completionMessage: link.completionMessage,
+    inactiveMessage: link.inactiveMessage,
+    termsUrl: link.termsUrl,
   };
 }
 
@@ -139,6 +148,9 @@ function fromSession(s: SessionRow, now: Date): Checkoutable {
     manualCapture: s.isManualCapture,
     captureHoursDelay: s.captureHoursDelay,
     merchantShopperReference: s.merchantShopperReference,
+    completionMessage: null,
+    inactiveMessage: null,
+    termsUrl: null,
   };
 }
 
@@ -170,6 +182,7 @@ export type PayOutcome =
   | { kind: 'Refused'; payfacReference: string; card: CardSummary; reason: string }
   | { kind: 'Challenge'; challengeId: string; card: CardSummary }
   | { kind: 'NotPayable'; status: string }
+  | { kind: 'TermsNotAccepted' }
   | { kind: 'NotFound' };
 
 async function lockTarget(tx: PoolClient, target: Target, now: Date): Promise<Checkoutable | undefined> {
@@ -187,8 +200,13 @@ async function lockTarget(tx: PoolClient, target: Target, now: Date): Promise<Ch
 // payment link (one product, many shoppers) can afford. Not retried: a second run would authorise twice.
 const NO_RETRY = { retries: 0 } as const;
 
-/** Pays a link or a session with a card. The card goes to the acquirer and nowhere else. */
-export async function pay(deps: PayDeps, target: Target, input: { card: CardInput; answers: Answer[] }): Promise<PayOutcome> {
+/**
+ * Pays a link or a session with a card. The card goes to the acquirer and nowhere else. A link with
+ * terms is paid only when the shopper accepted them (`acceptedTerms`, the page's checkbox), decided
+ * on the locked row, so that terms the merchant added after the page was shown are asked for too;
+ * the moment of acceptance recorded with the payment is this one.
+ */
+export async function pay(deps: PayDeps, target: Target, input: { card: CardInput; answers: Answer[]; acceptedTerms?: boolean }): Promise<PayOutcome> {
   return withTransaction(
     deps.db,
     async (tx) => {
@@ -196,6 +214,8 @@ export async function pay(deps: PayDeps, target: Target, input: { card: CardInpu
       const c = await lockTarget(tx, target, now);
       if (!c) return { kind: 'NotFound' };
       if (!c.payable) return { kind: 'NotPayable', status: c.status };
+      if (c.termsUrl !== null && input.acceptedTerms !== true) return { kind: 'TermsNotAccepted' };
+      const termsAcceptedAt = c.termsUrl !== null ? now : null;
       const result = await deps.acquirer.authorise({
         card: input.card,
         amount: chargeAmount(c),
@@ -209,11 +229,12 @@ export async function pay(deps: PayDeps, target: Target, input: { card: CardInpu
           targetReference: c.reference,
           answers: input.answers,
           acquirerState: result.state,
+          termsAcceptedAt,
           now,
         });
         return { kind: 'Challenge', challengeId, card: result.card };
       }
-      return record(tx, deps, c, result, input.answers);
+      return record(tx, deps, c, result, input.answers, termsAcceptedAt);
     },
     NO_RETRY,
   );
@@ -235,8 +256,10 @@ export async function completeChallenge(
       const challenge = await takeChallenge(tx, challengeId, target.kind, target.reference, now);
       if (!challenge) return { kind: 'ChallengeGone' as const };
       if (!c.payable) return { kind: 'NotPayable' as const, status: c.status };
+      // Terms added while the shopper was at the 3-D Secure step were never shown: asked for from the start.
+      if (c.termsUrl !== null && challenge.termsAcceptedAt === null) return { kind: 'TermsNotAccepted' as const };
       const result = await deps.acquirer.completeChallenge(challenge.acquirerState, confirmed);
-      return record(tx, deps, c, result, challenge.answers);
+      return record(tx, deps, c, result, challenge.answers, challenge.termsAcceptedAt);
     },
     NO_RETRY,
   );
@@ -253,6 +276,7 @@ async function record(
   c: Checkoutable,
   result: Exclude<AuthoriseResult, { outcome: 'ChallengeShopper' }>,
   answers: Answer[],
+  termsAcceptedAt: Date | null,
 ): Promise<PayOutcome> {
   const intent: PaymentIntent = {
     merchantId: c.merchantId,
@@ -268,6 +292,7 @@ async function record(
     preAuth: c.preAuth,
     manualCapture: c.manualCapture,
     captureHoursDelay: c.captureHoursDelay,
+    termsAcceptedAt,
   };
   const paid = await recordPayment(tx, deps, intent, result);
   const now = deps.clock.now();

@@ -33,6 +33,9 @@ export function registerLinkCommands(program: Command): void {
     .option('--expires-at <iso>', 'ISO 8601 UTC expiry')
     .option('--exact-sales-count <n>', 'maximum successful sales', int('--exact-sales-count'))
     .addOption(new Option('--culture <culture>', 'page language').choices(['is', 'en']))
+    .option('--completion-message <text>', 'shown on the receipt after a payment (plain text, up to 500 characters)')
+    .option('--inactive-message <text>', 'shown on the page once the link is disabled, expired or used up, instead of the usual sentence')
+    .option('--terms-url <url>', 'terms the shopper must accept on the payment page before paying')
     .option('--idempotency-key <key>', 'Idempotency-Key: the same key and body within 24 h returns the first answer; default a new one')
     .action(
       action(
@@ -49,6 +52,9 @@ export function registerLinkCommands(program: Command): void {
             expiresAt?: string;
             exactSalesCount?: number;
             culture?: 'is' | 'en';
+            completionMessage?: string;
+            inactiveMessage?: string;
+            termsUrl?: string;
             idempotencyKey?: string;
           },
         ) => {
@@ -69,6 +75,9 @@ export function registerLinkCommands(program: Command): void {
             ...(o.expiresAt !== undefined ? { expiresAt: o.expiresAt } : {}),
             ...(o.exactSalesCount !== undefined ? { exactSalesCount: o.exactSalesCount } : {}),
             ...(o.culture !== undefined ? { culture: o.culture } : {}),
+            ...(o.completionMessage !== undefined ? { completionMessage: o.completionMessage } : {}),
+            ...(o.inactiveMessage !== undefined ? { inactiveMessage: o.inactiveMessage } : {}),
+            ...(o.termsUrl !== undefined ? { termsUrl: o.termsUrl } : {}),
           };
           const r = await client(o).paymentLinks.create(params, o.idempotencyKey ? { idempotencyKey: o.idempotencyKey } : {});
           emit(o, r, () => [`paymentLinkReference  ${r.paymentLinkReference}`, `url                   ${r.url}`]);
@@ -123,6 +132,8 @@ export function registerLinkCommands(program: Command): void {
             ['sales', `${l.salesCount}${l.maxSalesCount !== null ? ` of ${l.maxSalesCount}` : ''}`],
             'visitCount',
             'returnUrl',
+            // Shown only when the link has them, as the API answers them.
+            ...(['completionMessage', 'inactiveMessage', 'termsUrl'] as const).filter((k) => l[k] !== undefined),
           ]),
           ...(l.items.length > 0
             ? [

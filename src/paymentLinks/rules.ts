@@ -138,6 +138,12 @@ export function returnUrlError(v: unknown, field = 'returnUrl'): FieldError | un
   return undefined;
 }
 
+/** An absolute http(s) address of at most 2048 characters (the terms' address; returnUrl has an error code of its own). */
+export function urlError(v: unknown, field: string): FieldError | undefined {
+  const bad = returnUrlError(v, field);
+  return bad && { field, code: 'INVALID_URL', message: bad.message };
+}
+
 /** Control characters but the line breaks and the tab a multi-line text may hold. */
 const CONTROL_CHARACTER = /(?![\t\n\r])\p{Cc}/u;
 
@@ -150,6 +156,33 @@ export function descriptionError(v: unknown, failed: Failed = NONE_FAILED): Fiel
   // A NUL has the schema's own error already (failed): one mistake, one error.
   if (typeof v !== 'string' || failed('description') || !CONTROL_CHARACTER.test(v)) return undefined;
   return { field: 'description', code: 'FORMAT', message: 'must not contain control characters other than line breaks and tabs' };
+}
+
+/** The link's own texts for the shopper, and the address of its terms (docs/api.md, Messages and terms). */
+export const SHOPPER_TEXTS = ['completionMessage', 'inactiveMessage'] as const;
+
+/**
+ * A message the shopper reads on the link's receipt or on its page once it cannot be paid: plain text
+ * under description's rule (no control characters but line breaks and tabs), and not only spaces,
+ * which would show the shopper an empty box where the generic sentence would have said something.
+ */
+export function shopperTextError(v: unknown, field: string, failed: Failed = NONE_FAILED): FieldError | undefined {
+  if (typeof v !== 'string' || failed(field)) return undefined;
+  if (CONTROL_CHARACTER.test(v)) return { field, code: 'FORMAT', message: 'must not contain control characters other than line breaks and tabs' };
+  if (v.trim() === '') return { field, code: 'BLANK', message: 'must contain more than white space' };
+  return undefined;
+}
+
+/** The messages and the terms' address of a create, or of an update's new values (null clears, and is always fine). */
+export function messagesAndTermsErrors(body: Json, failed: Failed = NONE_FAILED): FieldError[] {
+  const errors: FieldError[] = [];
+  for (const field of SHOPPER_TEXTS) {
+    const bad = shopperTextError(body[field], field, failed);
+    if (bad) errors.push(bad);
+  }
+  const terms = urlError(body.termsUrl, 'termsUrl');
+  if (terms) errors.push(terms);
+  return errors;
 }
 
 /**
@@ -192,6 +225,7 @@ export function createRuleErrors(body: unknown, now: Date, failed: Failed = NONE
     errors.push({ field: 'shopperInfos', code: 'DUPLICATE_FIELD', message: 'shopperInfo and shopperInfos are the same field; send one of them' });
   }
   errors.push(...shopperInfoErrors(body.shopperInfo, 'shopperInfo', failed), ...shopperInfoErrors(body.shopperInfos, 'shopperInfos', failed));
+  errors.push(...messagesAndTermsErrors(body, failed));
   return errors;
 }
 

@@ -65,6 +65,12 @@ const Description = Type.String({ maxLength: 500, description: 'default ""' });
 const ThemeKey = Type.String({ minLength: 1, maxLength: 64 });
 const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC' });
 const Reference = Type.String({ minLength: 1, maxLength: 100 });
+/** A text the shopper reads on a page of the link (§Creating a link description's rule: no control characters but line breaks and tabs). */
+const ShopperText = (description: string) => Type.String({ minLength: 1, maxLength: 500, description });
+const COMPLETION_MESSAGE =
+  'plain text shown on the receipt page after a payment, 1–500 characters; the receipt then waits for the shopper instead of returning to returnUrl by itself';
+const INACTIVE_MESSAGE = 'plain text shown on the page of the link when it is Disabled, Expired or Used, instead of the generic sentence; 1–500 characters';
+const TERMS_URL = 'absolute http(s) URL of the terms, at most 2048 characters; the payment page then asks the shopper to accept them before paying';
 
 // ---------------------------------------------------------------- create (4.3, §Creating a link)
 
@@ -89,6 +95,9 @@ export const CreateBody = Type.Object(
     exactSalesCount: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_SALES_COUNT, description: 'becomes maxSalesCount; default unlimited' })),
     shopperInfo: Type.Optional(ShopperInfos),
     shopperInfos: Type.Optional({ ...ShopperInfos, description: 'synonym of shopperInfo (send one of them)' }),
+    completionMessage: Type.Optional(ShopperText(COMPLETION_MESSAGE)),
+    inactiveMessage: Type.Optional(ShopperText(INACTIVE_MESSAGE)),
+    termsUrl: Type.Optional(Type.String({ description: TERMS_URL })),
   },
   { additionalProperties: false },
 );
@@ -121,6 +130,9 @@ export const UpdateBody = Type.Object(
     amount: Type.Optional({ ...Amount, description: 'only while salesCount is 0' }),
     currency: Type.Optional(oneOf(CURRENCIES, 'only while salesCount is 0')),
     items: Type.Optional({ ...Items, description: 'only while salesCount is 0' }),
+    completionMessage: Type.Optional(nullable(ShopperText(`${COMPLETION_MESSAGE}; null: none`))),
+    inactiveMessage: Type.Optional(nullable(ShopperText(`${INACTIVE_MESSAGE}; null: none`))),
+    termsUrl: Type.Optional(nullable(Type.String({ description: `${TERMS_URL}; null: none` }))),
   },
   { additionalProperties: false },
 );
@@ -163,6 +175,10 @@ export const PaymentLinkSchema = Type.Object({
   ),
   shopperInfos: Type.Array(Type.Object({ field: Type.String(), requirementType: Type.String(), prefilledValue: nullable(Type.String()) })),
   submissions: Type.Array(SubmissionSchema),
+  // Present only when set: a link made without them reads as it always has.
+  completionMessage: Type.Optional(Type.String({ description: 'present only when set' })),
+  inactiveMessage: Type.Optional(Type.String({ description: 'present only when set' })),
+  termsUrl: Type.Optional(Type.String({ description: 'present only when set' })),
 });
 
 export const DetailsParams = Type.Object({ reference: Type.String({ minLength: 1, description: 'paymentLinkReference' }) });

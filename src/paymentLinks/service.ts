@@ -16,6 +16,7 @@ import {
   createRuleErrors,
   descriptionError,
   failedFields,
+  messagesAndTermsErrors,
   fieldErrors,
   isRecord,
   mergeErrors,
@@ -128,6 +129,9 @@ export async function createPaymentLink(
     maxSalesCount: body.exactSalesCount ?? null,
     items: normalizeItems(body.items ?? []),
     shopperInfos: normalizeShopperInfos(body.shopperInfos ?? body.shopperInfo ?? []),
+    completionMessage: body.completionMessage ?? null,
+    inactiveMessage: body.inactiveMessage ?? null,
+    termsUrl: body.termsUrl ?? null,
     createdAt: clock.now(),
   });
   try {
@@ -194,6 +198,10 @@ function presentLink(config: Config, link: PaymentLinkRow, submissions: readonly
       token: s.token,
       payfacReference: s.payfacReference,
     })),
+    // Only when set, so that a link made without them reads byte for byte as it always has.
+    ...(link.completionMessage !== null ? { completionMessage: link.completionMessage } : {}),
+    ...(link.inactiveMessage !== null ? { inactiveMessage: link.inactiveMessage } : {}),
+    ...(link.termsUrl !== null ? { termsUrl: link.termsUrl } : {}),
   };
 }
 
@@ -365,6 +373,9 @@ export async function updatePaymentLink(deps: Deps, merchantId: string, input: u
       amount: link.amount,
       currency: link.currency,
       items: link.items,
+      completionMessage: link.completionMessage,
+      inactiveMessage: link.inactiveMessage,
+      termsUrl: link.termsUrl,
     };
     if (body.returnUrl === null) next.returnUrl = null;
     else if (typeof body.returnUrl === 'string' && body.returnUrl !== link.returnUrl) {
@@ -386,6 +397,17 @@ export async function updatePaymentLink(deps: Deps, merchantId: string, input: u
       }
       next.maxSalesCount = body.maxSalesCount;
     }
+    // The messages and the terms' address: left out keeps, null clears, and a value sent back as read is no change.
+    const texts: Record<string, unknown> = {};
+    for (const field of ['completionMessage', 'inactiveMessage', 'termsUrl'] as const) {
+      const v = body[field];
+      if (v === null) next[field] = null;
+      else if (typeof v === 'string' && v !== link[field]) {
+        texts[field] = v;
+        next[field] = v;
+      }
+    }
+    errors.push(...messagesAndTermsErrors(texts, failedFields(schemaErrors)));
     if (Array.isArray(body.shopperInfos)) {
       errors.push(...shopperInfoErrors(body.shopperInfos, 'shopperInfos', failedFields(schemaErrors)));
       // Entries of the wrong shape have a schema error already, so this value is never written.

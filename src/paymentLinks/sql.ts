@@ -23,6 +23,9 @@ export interface PaymentLinkRow {
   maxSalesCount: number | null;
   items: Item[];
   shopperInfos: ShopperInfo[];
+  completionMessage: string | null;
+  inactiveMessage: string | null;
+  termsUrl: string | null;
   disabledAt: Date | null;
   completedAt: Date | null;
   createdAt: Date;
@@ -56,6 +59,9 @@ const LINK_FIELDS: readonly (readonly [column: string, field: keyof PaymentLinkR
   ['max_sales_count', 'maxSalesCount'],
   ['items', 'items'],
   ['shopper_infos', 'shopperInfos'],
+  ['completion_message', 'completionMessage'],
+  ['inactive_message', 'inactiveMessage'],
+  ['terms_url', 'termsUrl'],
   ['disabled_at', 'disabledAt'],
   ['completed_at', 'completedAt'],
   ['created_at', 'createdAt'],
@@ -74,8 +80,9 @@ export type NewLink = Omit<PaymentLinkRow, 'visitCount' | 'salesCount' | 'disabl
 export async function insertLink(db: Queryable, l: NewLink): Promise<void> {
   await db.query(
     `INSERT INTO payment_links (reference, merchant_id, terminal_identifier, type, description, theme_key, amount, currency,
-       return_url, culture, valid_until, recurring_processing_model, max_sales_count, items, shopper_infos, created_at, updated_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $16)`,
+       return_url, culture, valid_until, recurring_processing_model, max_sales_count, items, shopper_infos, created_at, updated_at,
+       completion_message, inactive_message, terms_url)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $16, $17, $18, $19)`,
     [
       l.reference,
       l.merchantId,
@@ -93,6 +100,9 @@ export async function insertLink(db: Queryable, l: NewLink): Promise<void> {
       JSON.stringify(l.items),
       JSON.stringify(l.shopperInfos),
       l.createdAt,
+      l.completionMessage,
+      l.inactiveMessage,
+      l.termsUrl,
     ],
   );
 }
@@ -109,12 +119,15 @@ export async function insertLinks(db: Queryable, links: readonly NewLink[]): Pro
     text: `WITH x AS (
              SELECT * FROM json_to_recordset($1::json) AS x(reference text, "merchantId" text, "terminalIdentifier" text, type text, description text,
                   "themeKey" text, amount bigint, currency text, "returnUrl" text, culture text, "validUntil" timestamptz,
-                  "recurringProcessingModel" text, "maxSalesCount" bigint, items jsonb, "shopperInfos" jsonb, "createdAt" timestamptz)
+                  "recurringProcessingModel" text, "maxSalesCount" bigint, items jsonb, "shopperInfos" jsonb, "createdAt" timestamptz,
+                  "completionMessage" text, "inactiveMessage" text, "termsUrl" text)
            ), ins AS (
              INSERT INTO payment_links (reference, merchant_id, terminal_identifier, type, description, theme_key, amount, currency,
-               return_url, culture, valid_until, recurring_processing_model, max_sales_count, items, shopper_infos, created_at, updated_at)
+               return_url, culture, valid_until, recurring_processing_model, max_sales_count, items, shopper_infos, created_at, updated_at,
+               completion_message, inactive_message, terms_url)
              SELECT x.reference, x."merchantId", x."terminalIdentifier", x.type, x.description, x."themeKey", x.amount, x.currency,
-                    x."returnUrl", x.culture, x."validUntil", x."recurringProcessingModel", x."maxSalesCount", x.items, x."shopperInfos", x."createdAt", x."createdAt"
+                    x."returnUrl", x.culture, x."validUntil", x."recurringProcessingModel", x."maxSalesCount", x.items, x."shopperInfos", x."createdAt", x."createdAt",
+                    x."completionMessage", x."inactiveMessage", x."termsUrl"
                FROM x JOIN terminals t ON t.terminal_identifier = x."terminalIdentifier" AND t.merchant_id = x."merchantId"
              RETURNING reference
            )
@@ -144,12 +157,16 @@ export interface LinkChanges {
   amount: number;
   currency: string;
   items: Item[];
+  completionMessage: string | null;
+  inactiveMessage: string | null;
+  termsUrl: string | null;
 }
 
 export async function updateLink(db: Queryable, reference: string, c: LinkChanges, now: Date): Promise<void> {
   await db.query(
     `UPDATE payment_links SET description = $2, theme_key = $3, return_url = $4, culture = $5, valid_until = $6,
-       max_sales_count = $7, shopper_infos = $8, amount = $9, currency = $10, items = $11, updated_at = $12
+       max_sales_count = $7, shopper_infos = $8, amount = $9, currency = $10, items = $11, updated_at = $12,
+       completion_message = $13, inactive_message = $14, terms_url = $15
      WHERE reference = $1`,
     [
       reference,
@@ -164,6 +181,9 @@ export async function updateLink(db: Queryable, reference: string, c: LinkChange
       c.currency,
       JSON.stringify(c.items),
       now,
+      c.completionMessage,
+      c.inactiveMessage,
+      c.termsUrl,
     ],
   );
 }

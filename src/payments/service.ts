@@ -34,6 +34,8 @@ export interface PaymentIntent {
   preAuth: boolean;
   manualCapture: boolean;
   captureHoursDelay: number | null;
+  /** When the shopper accepted the link's terms; null when the link asks for none. */
+  termsAcceptedAt: Date | null;
 }
 
 type RecordedPayment =
@@ -82,6 +84,7 @@ export async function recordPayment(tx: PoolClient, deps: EventDeps, p: PaymentI
       capturedAmount: plan.state === 'Captured' ? p.amount : 0,
       captureDueAt: plan.dueAt,
       createdAt: now,
+      termsAcceptedAt: p.termsAcceptedAt,
     },
     card,
     result,
@@ -181,12 +184,20 @@ const CHALLENGE_TTL_MS = 15 * 60 * 1000;
 interface SavedChallenge {
   answers: { field: string; value: string }[];
   acquirerState: Record<string, string>;
+  termsAcceptedAt: Date | null;
 }
 
 /** Keeps a 3-D Secure step of a link's or session's page until the shopper confirms or cancels it. */
 export async function saveChallenge(
   tx: PoolClient,
-  c: { targetKind: 'link' | 'session'; targetReference: string; answers: { field: string; value: string }[]; acquirerState: Record<string, string>; now: Date },
+  c: {
+    targetKind: 'link' | 'session';
+    targetReference: string;
+    answers: { field: string; value: string }[];
+    acquirerState: Record<string, string>;
+    termsAcceptedAt: Date | null;
+    now: Date;
+  },
 ): Promise<string> {
   const id = prefixedId('3ds');
   await sql.insertChallenge(tx, {
@@ -195,6 +206,7 @@ export async function saveChallenge(
     targetReference: c.targetReference,
     answers: c.answers,
     acquirerState: c.acquirerState,
+    termsAcceptedAt: c.termsAcceptedAt,
     createdAt: c.now,
     expiresAt: new Date(c.now.getTime() + CHALLENGE_TTL_MS),
   });
@@ -210,7 +222,7 @@ export async function takeChallenge(
   now: Date,
 ): Promise<SavedChallenge | undefined> {
   const row = await sql.takeChallenge(tx, id, targetKind, targetReference, now);
-  return row && { answers: row.answers, acquirerState: row.acquirerState };
+  return row && { answers: row.answers, acquirerState: row.acquirerState, termsAcceptedAt: row.termsAcceptedAt };
 }
 
 /** A finished payment for its receipt page. */

@@ -30,6 +30,8 @@ export interface NewPayment {
   createdAt: Date;
   /** Set on a charge of a saved card (§Modifications and saved cards): the token, the model asked for and the channel given. */
   charge?: { token: string; recurringProcessingModel: string; channel: string };
+  /** When the shopper accepted the link's terms on its payment page (docs/api.md, Messages and terms); absent: none were asked. */
+  termsAcceptedAt?: Date | null;
 }
 
 export async function insertPayment(db: Queryable, p: NewPayment): Promise<void> {
@@ -37,8 +39,8 @@ export async function insertPayment(db: Queryable, p: NewPayment): Promise<void>
     `INSERT INTO payments (payfac_reference, merchant_id, terminal_identifier, checkout_reference, payment_link_reference,
        merchant_reference, amount, currency, success, reason, card_masked, card_summary, card_expiry, payment_method,
        three_d_authenticated, auth_code, is_pre_auth, token, capture_state, captured_amount, capture_due_at, created_at,
-       event_checkout_reference, charged_token, recurring_processing_model, channel)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26)`,
+       event_checkout_reference, charged_token, recurring_processing_model, channel, terms_accepted_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27)`,
     [
       p.payfacReference,
       p.merchantId,
@@ -66,6 +68,7 @@ export async function insertPayment(db: Queryable, p: NewPayment): Promise<void>
       p.charge?.token ?? null,
       p.charge?.recurringProcessingModel ?? null,
       p.charge?.channel ?? null,
+      p.termsAcceptedAt ?? null,
     ],
   );
 }
@@ -128,15 +131,16 @@ interface ChallengeRow {
   targetReference: string;
   answers: { field: string; value: string }[];
   acquirerState: Record<string, string>;
+  termsAcceptedAt: Date | null;
   expiresAt: Date;
   usedAt: Date | null;
 }
 
 export async function insertChallenge(db: Queryable, c: Omit<ChallengeRow, 'usedAt'> & { createdAt: Date }): Promise<void> {
   await db.query(
-    `INSERT INTO three_d_challenges (id, target_kind, target_reference, answers, acquirer_state, created_at, expires_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-    [c.id, c.targetKind, c.targetReference, JSON.stringify(c.answers), JSON.stringify(c.acquirerState), c.createdAt, c.expiresAt],
+    `INSERT INTO three_d_challenges (id, target_kind, target_reference, answers, acquirer_state, created_at, expires_at, terms_accepted_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+    [c.id, c.targetKind, c.targetReference, JSON.stringify(c.answers), JSON.stringify(c.acquirerState), c.createdAt, c.expiresAt, c.termsAcceptedAt],
   );
 }
 
@@ -152,7 +156,7 @@ export async function takeChallenge(
     `UPDATE three_d_challenges SET used_at = $4
       WHERE id = $1 AND target_kind = $2 AND target_reference = $3 AND used_at IS NULL AND expires_at > $4
       RETURNING id, target_kind AS "targetKind", target_reference AS "targetReference", answers, acquirer_state AS "acquirerState",
-                expires_at AS "expiresAt", used_at AS "usedAt"`,
+                terms_accepted_at AS "termsAcceptedAt", expires_at AS "expiresAt", used_at AS "usedAt"`,
     [id, targetKind, targetReference, now],
   );
   return rows[0];
@@ -305,6 +309,7 @@ export interface PaymentDetailRow extends PaymentListRow {
   recurringProcessingModel: string | null;
   captureDueAt: Date | null;
   eventCheckoutReference: string;
+  termsAcceptedAt: Date | null;
 }
 
 /** One payment of the merchant with everything the portal shows of it (card data masked, as stored). */
@@ -313,7 +318,7 @@ export async function paymentDetail(db: Queryable, merchantId: string, payfacRef
     `SELECT ${LIST_COLUMNS}, p.terminal_identifier AS "terminalIdentifier", p.card_masked AS "cardMasked", p.card_expiry AS "cardExpiry",
             p.auth_code AS "authCode", p.is_pre_auth AS "isPreAuth", p.token, p.charged_token AS "chargedToken",
             p.recurring_processing_model AS "recurringProcessingModel", p.capture_due_at AS "captureDueAt",
-            p.event_checkout_reference AS "eventCheckoutReference"
+            p.event_checkout_reference AS "eventCheckoutReference", p.terms_accepted_at AS "termsAcceptedAt"
        FROM payments p WHERE p.payfac_reference = $1 AND p.merchant_id = $2`,
     [payfacReference, merchantId],
   );

@@ -21,6 +21,8 @@ a:hover { text-decoration-thickness: 2px; }
 .mono { white-space: nowrap; overflow-wrap: normal; }
 /* a long one (a saved card's token, an address) may break anywhere */
 .mono.break { white-space: normal; overflow-wrap: anywhere; }
+/* a merchant's text of several lines (a link's messages) keeps its line breaks */
+.pre-line { white-space: pre-line; overflow-wrap: anywhere; }
 .num { font-variant-numeric: tabular-nums; white-space: nowrap; }
 h1 { font-size: 1.5rem; margin: 0; line-height: 1.25; overflow-wrap: anywhere; }
 h2 { font-size: 1.1rem; margin: 0 0 .75rem; }

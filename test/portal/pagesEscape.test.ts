@@ -79,6 +79,9 @@ describe('every portal page escapes every value it shows, in both languages', ()
       returnUrl: `https://shop.example/back?a="><script>alert(3)</script>&b='x'`,
       items: [{ name: HOSTILE, quantity: 1, unitPrice: 48900, amountWithoutDiscount: 48900, amount: 48900 }],
       shopperInfos: [{ field: 'City', requirementType: 'Prefilled', prefilledValue: HOSTILE }],
+      completionMessage: HOSTILE,
+      inactiveMessage: HOSTILE,
+      termsUrl: `https://shop.example/terms?a="><script>alert(3)</script>&b='x'`,
     });
     const session = {
       amount: 12345,

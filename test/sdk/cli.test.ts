@@ -79,6 +79,28 @@ describe('paylinks links, webhooks, deliveries and trigger', { timeout: 120_000 
     expect(((await json('links', 'get', ref)).paymentLink as { status: string }).status).toBe('Disabled');
   });
 
+  it('creates a link with its messages and terms, and shows them only when the link has them', async () => {
+    const t = live.ctx.merchant.terminalIdentifier;
+    const texts = ['--completion-message', 'Takk fyrir!', '--inactive-message', 'Útsalan er búin.', '--terms-url', 'https://shop.example/terms'];
+    const created = await json('links', 'create', '--terminal', t, '--amount', '1000', '--currency', 'ISK', ...texts);
+    const ref = created.paymentLinkReference as string;
+    expect((await json('links', 'get', ref)).paymentLink).toMatchObject({
+      completionMessage: 'Takk fyrir!',
+      inactiveMessage: 'Útsalan er búin.',
+      termsUrl: 'https://shop.example/terms',
+    });
+    const details = await paylinks(['links', 'get', ref, ...flags]);
+    expect(details).toMatch(/completionMessage\s+Takk fyrir!/);
+    expect(details).toMatch(/inactiveMessage\s+Útsalan er búin\./);
+    expect(details).toMatch(/termsUrl\s+https:\/\/shop\.example\/terms/);
+    const plain = await json('links', 'create', '--terminal', t, '--amount', '1000', '--currency', 'ISK');
+    expect(await paylinks(['links', 'get', plain.paymentLinkReference as string, ...flags])).not.toMatch(/completionMessage|inactiveMessage|termsUrl/);
+    // The service's rule, as the API and the portal have it.
+    const bad = await failure(['links', 'create', '--terminal', t, '--amount', '1000', '--currency', 'ISK', '--terms-url', 'ftp://x', ...flags]);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/termsUrl: INVALID_URL/);
+  });
+
   it('reads the service address and key from PAYLINKS_BASE_URL and PAYLINKS_API_KEY', async () => {
     const out = await paylinks(['links', 'list', '--json'], { PAYLINKS_BASE_URL: live.baseUrl, PAYLINKS_API_KEY: live.ctx.merchant.apiKey });
     expect(JSON.parse(out)).toHaveProperty('totalCount');

@@ -49,6 +49,9 @@ function checkoutable(over: Partial<Checkoutable> = {}): Checkoutable {
     manualCapture: false,
     captureHoursDelay: null,
     merchantShopperReference: null,
+    completionMessage: HOSTILE,
+    inactiveMessage: HOSTILE,
+    termsUrl: HOSTILE_URL,
     ...over,
   };
 }

@@ -67,6 +67,12 @@ export interface CreatePaymentLinkParams {
   /** Becomes `maxSalesCount`. */
   exactSalesCount?: number;
   shopperInfo?: ShopperInfo[];
+  /** Plain text (1–500 characters) on the receipt page after a payment; the receipt then waits for the shopper. */
+  completionMessage?: string;
+  /** Plain text (1–500 characters) on the link's page once it is Disabled, Expired or Used, instead of the generic sentence. */
+  inactiveMessage?: string;
+  /** Absolute http(s) address of the terms; the payment page then asks the shopper to accept them before paying. */
+  termsUrl?: string;
 }
 
 export interface CreatePaymentLinkResponse extends Envelope {
@@ -104,6 +110,12 @@ export interface PaymentLink {
   items: Item[];
   shopperInfos: { field: ShopperField; requirementType: RequirementType; prefilledValue: string | null }[];
   submissions: Submission[];
+  /** Present only when set. */
+  completionMessage?: string;
+  /** Present only when set. */
+  inactiveMessage?: string;
+  /** Present only when set. */
+  termsUrl?: string;
 }
 
 export interface PaymentLinkResponse extends Envelope {
@@ -137,6 +149,12 @@ export interface UpdatePaymentLinkParams {
   validUntil?: string | null;
   maxSalesCount?: number | null;
   shopperInfos?: ShopperInfo[];
+  /** null clears; left out keeps. */
+  completionMessage?: string | null;
+  /** null clears; left out keeps. */
+  inactiveMessage?: string | null;
+  /** null clears; left out keeps. */
+  termsUrl?: string | null;
   /** Only while salesCount is 0. */
   amount?: number;
   /** Only while salesCount is 0. */

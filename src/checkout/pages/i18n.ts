@@ -78,6 +78,12 @@ const PAGE_WORDS = messages(
     error: 'The payment page could not be shown. Please try again in a moment.',
     language: 'Language',
     switchLanguage: 'Íslenska',
+    termsLegend: 'Terms',
+    termsRead: 'Read the terms of {merchant}',
+    termsNewWindow: '(opens in a new window)',
+    termsAccept: 'I have read and accept the terms.',
+    errTerms: 'Accept the terms to pay.',
+    merchantMessage: 'A message from {merchant}',
   },
   {
     htmlTitlePay: 'Greiða {amount} til {merchant}',
@@ -151,6 +157,12 @@ const PAGE_WORDS = messages(
     error: 'Ekki tókst að birta greiðslusíðuna. Vinsamlegast reyndu aftur eftir smástund.',
     language: 'Tungumál',
     switchLanguage: 'English',
+    termsLegend: 'Skilmálar',
+    termsRead: 'Lesa skilmála {merchant}',
+    termsNewWindow: '(opnast í nýjum glugga)',
+    termsAccept: 'Ég hef lesið skilmálana og samþykki þá.',
+    errTerms: 'Samþykktu skilmálana til að greiða.',
+    merchantMessage: 'Skilaboð frá {merchant}',
   },
 );
 

@@ -167,6 +167,42 @@ function CardFields({ ctx, state }: { ctx: PageContext; state: FormState }): Htm
   );
 }
 
+/**
+ * The link's terms, when it has them: a link to read them and the box the shopper ticks to accept them
+ * (docs/api.md, Messages and terms). The box is required in the browser, and the server refuses a
+ * payment without it whatever the browser did.
+ */
+function TermsConsent({ ctx, c, state }: { ctx: PageContext; c: Checkoutable; state: FormState }): Html | null {
+  if (c.termsUrl === null) return null;
+  const { t } = ctx;
+  const err = errorOf(ctx, state, 'acceptTerms');
+  return (
+    <fieldset class="terms">
+      <legend>{t('termsLegend')}</legend>
+      <p>
+        <a href={c.termsUrl} target="_blank" rel="noopener noreferrer" data-terms="">
+          {t('termsRead', { merchant: c.merchantName })}
+        </a>{' '}
+        <span class="hint">{t('termsNewWindow')}</span>
+      </p>
+      <div class="field consent">
+        <input
+          type="checkbox"
+          id="acceptTerms"
+          name="acceptTerms"
+          value="yes"
+          required
+          aria-required="true"
+          checked={state.values.acceptTerms === 'yes'}
+          {...err.attrs}
+        />
+        <label for="acceptTerms">{t('termsAccept')}</label>
+      </div>
+      {err.node}
+    </fieldset>
+  );
+}
+
 function CancelLink({ ctx, c }: { ctx: PageContext; c: Checkoutable }): Html | null {
   return c.cancelUrl ? (
     <a class="cancel" href={c.cancelUrl} rel="noreferrer">
@@ -194,6 +230,7 @@ export function renderPayPage(ctx: PageContext, c: Checkoutable, csrf: string, s
         <input type="hidden" name="lang" value={ctx.lang} />
         <ShopperFields ctx={ctx} c={c} state={state} />
         <CardFields ctx={ctx} state={state} />
+        <TermsConsent ctx={ctx} c={c} state={state} />
         <button type="submit">{saving ? t('saveCard') : t('pay', { amount })}</button>
       </form>
       <CancelLink ctx={ctx} c={c} />

@@ -18,6 +18,8 @@ export function renderReceipt(ctx: PageContext, c: Checkoutable, r: ReceiptData)
   const { t } = ctx;
   const saved = c.tokenize && r.amount === 0;
   const back = c.returnUrl;
+  // The merchant's own message waits for the shopper to read it: no going back to the shop by itself.
+  const message = c.completionMessage;
   const title = saved ? t('receiptTitleToken') : t('receiptTitle');
   const body = (
     <>
@@ -27,6 +29,13 @@ export function renderReceipt(ctx: PageContext, c: Checkoutable, r: ReceiptData)
           ? t('receiptSaved', { merchant: c.merchantName })
           : t('receiptPaid', { amount: formatMoney(r.amount, r.currency, ctx.lang), merchant: c.merchantName })}
       </p>
+      {message !== null ? (
+        <section class="notice" aria-label={t('merchantMessage', { merchant: c.merchantName })}>
+          <p class="merchant-message" data-completion-message="">
+            {message}
+          </p>
+        </section>
+      ) : null}
       <dl>
         <dt>{t('receiptCard')}</dt>
         <dd>
@@ -35,8 +44,13 @@ export function renderReceipt(ctx: PageContext, c: Checkoutable, r: ReceiptData)
         <dt>{t('receiptReference')}</dt>
         <dd data-payfac-reference="">{r.payfacReference}</dd>
       </dl>
-      {back ? <BackToShop ctx={ctx} url={back} /> : null}
+      {back && message === null ? <BackToShop ctx={ctx} url={back} /> : null}
+      {back && message !== null ? (
+        <a class="button" href={back} rel="noreferrer">
+          {t('continue')}
+        </a>
+      ) : null}
     </>
   );
-  return page(ctx, c, title, body, back ? refreshTo(back) : undefined);
+  return page(ctx, c, title, body, back && message === null ? refreshTo(back) : undefined);
 }

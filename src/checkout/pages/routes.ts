@@ -106,15 +106,19 @@ export async function shopperPageRoutes(app: App, deps: AppDeps): Promise<void> 
         const parsed = parseCard(rawCard, clock.now());
         const errors: Partial<Record<string, MessageKey>> = { ...shopper.errors };
         for (const field of parsed.errors) errors[field] = CARD_ERROR[field];
+        // The box the shopper ticks to accept the link's terms; pay() decides again on the locked link.
+        const acceptedTerms = form.get('acceptTerms') === 'yes';
+        if (c.termsUrl !== null && !acceptedTerms) errors.acceptTerms = 'errTerms';
+        const values = { ...shopper.values, ...(acceptedTerms ? { acceptTerms: 'yes' } : {}) };
         const csrf = formToken(request, reply);
         if (parsed.card === null || Object.keys(errors).length > 0) {
           // What the shopper typed is shown again, but for the card number and the security code:
           // those never go back into a page. The expiry may, so a mistyped number costs only the two.
           const alert = rawCard.cardNumber !== '' || rawCard.cvc !== '' ? `${ctx.t('errFormSummary')} ${ctx.t('errCardAgain')}` : ctx.t('errFormSummary');
-          return html(reply, 400, renderPayPage(ctx, c, csrf, { values: { ...shopper.values, expiryDate: rawCard.expiryDate.slice(0, 7) }, errors, alert }));
+          return html(reply, 400, renderPayPage(ctx, c, csrf, { values: { ...values, expiryDate: rawCard.expiryDate.slice(0, 7) }, errors, alert }));
         }
-        const outcome = await pay(payDeps, target, { card: parsed.card, answers: shopper.answers });
-        return answer(request, reply, ctx, c, target, outcome, shopper.values, csrf);
+        const outcome = await pay(payDeps, target, { card: parsed.card, answers: shopper.answers, acceptedTerms });
+        return answer(request, reply, ctx, c, target, outcome, values, csrf);
       });
 
       pages.post<{ Params: RefParams }>(`${base}/3ds`, { schema: { hide: true }, bodyLimit: FORM_BODY_LIMIT }, async (request, reply) => {
@@ -225,6 +229,9 @@ export async function shopperPageRoutes(app: App, deps: AppDeps): Promise<void> 
       manualCapture: false,
       captureHoursDelay: null,
       merchantShopperReference: null,
+      completionMessage: null,
+      inactiveMessage: null,
+      termsUrl: null,
     };
   }
 
@@ -267,6 +274,12 @@ export async function shopperPageRoutes(app: App, deps: AppDeps): Promise<void> 
       }
       case 'Challenge':
         return html(reply, 200, renderThreeDSPage(ctx, c, outcome.card, outcome.challengeId, csrf));
+      case 'TermsNotAccepted': {
+        // The merchant added terms after the page was shown: the page again, now with them.
+        const fresh = (await openCheckoutable({ db, clock }, target, { countVisit: false })) ?? c;
+        const state: FormState = { values, errors: { acceptTerms: 'errTerms' }, alert: `${ctx.t('errFormSummary')} ${ctx.t('errCardAgain')}` };
+        return html(reply, 400, renderPayPage(ctx, fresh, csrf, state));
+      }
       case 'NotPayable': {
         const fresh = (await openCheckoutable({ db, clock }, target, { countVisit: false })) ?? c;
         return html(reply, 409, renderStatusPage(ctx, fresh));

@@ -67,5 +67,11 @@ dd { margin: 0; }
   th.num, td.num { white-space: normal; padding-left: .5rem; }
   td.num del { display: block; margin-right: 0; }
 }
+.merchant-message { white-space: pre-line; overflow-wrap: anywhere; color: var(--text); }
+section.notice > .merchant-message { margin: 0; }
+.terms p { margin: 0 0 .5rem; }
+.consent { display: flex; gap: .6rem; align-items: flex-start; }
+.consent input { width: 1.25rem; height: 1.25rem; margin: .15rem 0 0; flex: none; accent-color: var(--accent); }
+.consent label { margin: 0; }
 .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
 `;

@@ -89,6 +89,9 @@ export function renderLinkDetail(
                 [t('theme'), link.themeKey ?? t('defaultTheme')],
                 [t('returnUrl'), link.returnUrl ? <span class="mono">{link.returnUrl}</span> : '–'],
                 link.type === 'TokenizeByLink' ? [t('recurringModel'), recurringLabel(t, link.recurringProcessingModel)] : null,
+                [t('completionMessage'), link.completionMessage !== undefined ? <span class="pre-line">{link.completionMessage}</span> : '–'],
+                [t('inactiveMessage'), link.inactiveMessage !== undefined ? <span class="pre-line">{link.inactiveMessage}</span> : '–'],
+                [t('termsUrl'), link.termsUrl !== undefined ? <span class="mono break">{link.termsUrl}</span> : '–'],
               ]}
             />
           </section>

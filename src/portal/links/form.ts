@@ -43,6 +43,9 @@ export interface LinkEntry {
   salesCap: string;
   items: ItemEntry[];
   shopper: ShopperEntry[];
+  completionMessage: string;
+  inactiveMessage: string;
+  termsUrl: string;
 }
 
 export interface CreateEntry extends LinkEntry {
@@ -81,6 +84,9 @@ export function emptyEntry(lang: Lang): LinkEntry {
     salesCap: '',
     items: Array.from({ length: NEW_ROWS }, blankItem),
     shopper: SHOPPER_FIELDS.map((field) => ({ field, requirementType: '', prefilledValue: '' })),
+    completionMessage: '',
+    inactiveMessage: '',
+    termsUrl: '',
   };
 }
 
@@ -155,6 +161,9 @@ export function entryOf(form: Form, names: FieldNames): LinkEntry {
       requirementType: form.text(`${names.shopper}[${i}].requirementType`),
       prefilledValue: form.text(`${names.shopper}[${i}].prefilledValue`),
     })),
+    completionMessage: form.text('completionMessage'),
+    inactiveMessage: form.text('inactiveMessage'),
+    termsUrl: form.text('termsUrl'),
   };
 }
 
@@ -187,6 +196,9 @@ export function entryOfLink(link: PaymentLinkView, lang: Lang): LinkEntry {
       const s = link.shopperInfos.find((x) => x.field === field);
       return { field, requirementType: s?.requirementType ?? '', prefilledValue: s?.prefilledValue ?? '' };
     }),
+    completionMessage: link.completionMessage ?? '',
+    inactiveMessage: link.inactiveMessage ?? '',
+    termsUrl: link.termsUrl ?? '',
   };
 }
 
@@ -306,6 +318,12 @@ function putItems(body: Record<string, unknown>, rows: readonly ItemEntry[], lan
   return items;
 }
 
+/** The link's messages and terms' address as the API takes them: an empty input is none (null). */
+function textsOf(e: LinkEntry): Record<'completionMessage' | 'inactiveMessage' | 'termsUrl', string | null> {
+  const value = (text: string): string | null => (text.trim() === '' ? null : text.trim());
+  return { completionMessage: value(e.completionMessage), inactiveMessage: value(e.inactiveMessage), termsUrl: value(e.termsUrl) };
+}
+
 /** The body of Create Payment Link (§Creating a link) for what the create form holds. */
 export function createBody(e: CreateEntry, lang: Lang): Built {
   const body: Record<string, unknown> = { type: e.type };
@@ -321,6 +339,7 @@ export function createBody(e: CreateEntry, lang: Lang): Built {
   if (cap !== undefined) body.exactSalesCount = cap;
   const shopper = shopperInfosOf(e.shopper);
   if (shopper.list.length > 0) body.shopperInfo = shopper.list;
+  for (const [key, value] of Object.entries(textsOf(e))) if (value !== null) body[key] = value;
   let items: ItemsBuilt | null = null;
   if (e.type === 'PayByLink') {
     items = putItems(body, e.items, lang);
@@ -351,6 +370,7 @@ export function updateBody(link: PaymentLinkView, e: LinkEntry, withMoney: boole
   body.maxSalesCount = wholeNumberOf(e.salesCap) ?? null;
   const shopper = shopperInfosOf(e.shopper);
   body.shopperInfos = shopper.list;
+  Object.assign(body, textsOf(e));
   let items: ItemsBuilt | null = null;
   if (withMoney) {
     if (e.currency !== '') body.currency = e.currency;

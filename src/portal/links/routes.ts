@@ -205,6 +205,20 @@ export const linksArea: PortalArea = {
 
 /** The fields an update changed, by name (their values stay out of the audit log). */
 function changedFields(before: PaymentLinkView, after: PaymentLinkView): string[] {
-  const keys = ['description', 'themeKey', 'returnUrl', 'culture', 'validUntil', 'maxSalesCount', 'shopperInfos', 'amount', 'currency', 'items'] as const;
+  const keys = [
+    'description',
+    'themeKey',
+    'returnUrl',
+    'culture',
+    'validUntil',
+    'maxSalesCount',
+    'shopperInfos',
+    'amount',
+    'currency',
+    'items',
+    'completionMessage',
+    'inactiveMessage',
+    'termsUrl',
+  ] as const;
   return keys.filter((k) => JSON.stringify(before[k]) !== JSON.stringify(after[k]));
 }

@@ -433,6 +433,7 @@ export function renderPaymentDetail(view: View, data: DetailData): string {
               p.paymentLinkReference
                 ? [t('link'), <a href={`${PORTAL}/links/${encodeURIComponent(p.paymentLinkReference)}`}>{p.paymentLinkReference}</a>]
                 : null,
+              p.termsAcceptedAt ? [t('termsAccepted'), <Time view={view} at={p.termsAcceptedAt} seconds />] : null,
               p.checkoutReference ? [t('session'), <a href={`${PORTAL}/sessions/${encodeURIComponent(p.checkoutReference)}`}>{p.checkoutReference}</a>] : null,
               p.byToken ? [t('origin'), t('originToken')] : null,
               p.token ? [t('savedCard'), <span class="mono break">{p.token}</span>] : null,

@@ -40,6 +40,9 @@ function sample(theme: Theme, merchantName: string, lang: Lang): Checkoutable {
     manualCapture: false,
     captureHoursDelay: null,
     merchantShopperReference: null,
+    completionMessage: null,
+    inactiveMessage: null,
+    termsUrl: null,
   };
 }
 

@@ -1,0 +1,41 @@
+import type { Html } from '../../html/jsx-runtime.js';
+import type { View, FieldErrors } from '../view.js';
+import { Field } from '../views/components.js';
+import type { LinkEntry } from './form.js';
+import type { T } from './labels.js';
+
+// The part of the link forms with what the merchant says to the shopper in their own words: the
+// message after a payment, the message once the link cannot be paid, and the terms the shopper
+// accepts before paying (docs/portal.md, Messages and terms). Empty is none: the pages then say
+// what they always have.
+
+export const SHOPPER_TEXT_FIELDS = ['completionMessage', 'inactiveMessage', 'termsUrl'] as const;
+
+export function ShopperTextsSection({ view, t, entry, errors }: { view: View; t: T; entry: LinkEntry; errors: FieldErrors }): Html {
+  return (
+    <fieldset>
+      <legend>{t('sectionTexts')}</legend>
+      <Field
+        view={view}
+        name="completionMessage"
+        label={t('completionMessage')}
+        value={entry.completionMessage}
+        errors={errors}
+        hint={t('completionMessageHint')}
+        maxLength={500}
+        multiline
+      />
+      <Field
+        view={view}
+        name="inactiveMessage"
+        label={t('inactiveMessage')}
+        value={entry.inactiveMessage}
+        errors={errors}
+        hint={t('inactiveMessageHint')}
+        maxLength={500}
+        multiline
+      />
+      <Field view={view} name="termsUrl" type="url" label={t('termsUrl')} value={entry.termsUrl} errors={errors} hint={t('termsUrlHint')} maxLength={2048} />
+    </fieldset>
+  );
+}
