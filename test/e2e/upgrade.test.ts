@@ -36,19 +36,35 @@ async function git(...args: string[]): Promise<string> {
   return (await run('git', args, { cwd: ROOT, maxBuffer: 64 * 1024 * 1024 })).stdout.trim();
 }
 
-/** The commit of the previous release: the one before this tree's newest migration was added. */
+/**
+ * The commit of the previous release: the one before this tree's newest migration was added, as long
+ * as its migrations are the first of this tree's under the same names. A migration renumbered when
+ * branches met (its file renamed) makes that commit's list differ; then the one before the next
+ * newest migration is tried, and so on.
+ */
 async function previousRelease(): Promise<{ commit: string; newest: string }> {
-  const newest = loadMigrations().at(-1)?.name ?? '';
+  const ours = loadMigrations().map((m) => m.name);
+  const newest = ours.at(-1) ?? '';
   const from = process.env.PAYLINKS_UPGRADE_FROM;
   if (from) return { commit: await git('rev-parse', '--verify', `${from}^{commit}`), newest };
-  const added = await git('log', '-1', '--diff-filter=A', '--format=%H', '--', `migrations/${newest}.sql`).catch((err: unknown) => {
-    throw new Error(`the upgrade test takes the previous release from the repository's history (git log): ${String(err)}`);
-  });
-  // A migration not committed yet: the previous release is the commit checked out.
-  if (added === '') return { commit: await git('rev-parse', 'HEAD'), newest };
-  const parent = await git('rev-parse', '--verify', '--quiet', `${added}^`).catch(() => '');
-  if (parent === '') throw new Error(`commit ${added} that added migrations/${newest}.sql has no parent here: a shallow clone? (git fetch --unshallow)`);
-  return { commit: parent, newest };
+  for (let i = ours.length - 1; i >= 0; i--) {
+    const name = ours[i] ?? '';
+    // --no-renames: a migration renamed into this name counts as added there.
+    const added = await git('log', '-1', '--no-renames', '--diff-filter=A', '--format=%H', '--', `migrations/${name}.sql`).catch((err: unknown) => {
+      throw new Error(`the upgrade test takes the previous release from the repository's history (git log): ${String(err)}`);
+    });
+    // A migration not committed yet: the previous release is the commit checked out.
+    if (added === '') return { commit: await git('rev-parse', 'HEAD'), newest };
+    const parent = await git('rev-parse', '--verify', '--quiet', `${added}^`).catch(() => '');
+    if (parent === '') throw new Error(`commit ${added} that added migrations/${name}.sql has no parent here: a shallow clone? (git fetch --unshallow)`);
+    const theirs = (await git('ls-tree', '--name-only', parent, 'migrations/'))
+      .split('\n')
+      .filter((f) => f.endsWith('.sql'))
+      .map((f) => f.replace(/^migrations\//, '').replace(/\.sql$/, ''))
+      .sort();
+    if (theirs.length > 0 && theirs.length < ours.length && theirs.every((n, k) => n === ours[k])) return { commit: parent, newest };
+  }
+  throw new Error('no earlier commit whose migrations are the first of this tree\'s');
 }
 
 /** The release's files at that commit, with this tree's dependencies, compiled to its dist/. */
