@@ -71,6 +71,7 @@ export interface Config {
    * it was made: what is not captured by then can no longer be captured or adjusted (docs/api.md).
    */
   readonly authorisationExpiryDays: number;
+  /**
    * The sandbox acquirer's daily settlement cut-off, as minutes after midnight UTC (0: 00:00 UTC):
    * what was captured or refunded before it is settled in that day's batches (docs/api.md, Settlements).
    */

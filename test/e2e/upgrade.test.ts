@@ -64,7 +64,7 @@ async function previousRelease(): Promise<{ commit: string; newest: string }> {
       .sort();
     if (theirs.length > 0 && theirs.length < ours.length && theirs.every((n, k) => n === ours[k])) return { commit: parent, newest };
   }
-  throw new Error('no earlier commit whose migrations are the first of this tree\'s');
+  throw new Error("no earlier commit whose migrations are the first of this tree's");
 }
 
 /** The release's files at that commit, with this tree's dependencies, compiled to its dist/. */

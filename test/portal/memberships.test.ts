@@ -5,7 +5,6 @@ import { INVITE_TTL_MS, newSignInLink } from '../../src/users/service.js';
 import { createTestContext, type TestContext } from '../helpers/app.js';
 import { PortalBrowser, portalUser, rowOf, textOf } from './helpers.js';
 
-
 /** The options of the merchant switcher at the top of the page. */
 function switcherOf(html: string): string[] {
   const select = /<select id="switch-merchant"[\s\S]*?<\/select>/.exec(html)?.[0] ?? '';

@@ -1,5 +1,4 @@
 import type { Static } from 'typebox';
-import type { Clock } from '../../clock.js';
 import type { Database, Queryable } from '../../db/database.js';
 import { withTransaction } from '../../db/database.js';
 import { ApiError, notFound, validationError, type FieldError } from '../../errors.js';
