@@ -5,7 +5,7 @@ import { translator } from '../i18n.js';
 import type { View } from '../view.js';
 import { Notice } from '../views/components.js';
 import { M } from './messages.js';
-import type { Moment } from './views.js';
+import type { Moment } from './timeline.js';
 
 // An authorisation that has expired (docs/api.md, Authorisations expire), on a payment's page: the capture
 // form's place says so, and a capture or adjustment posted from a page loaded before the expiry comes

@@ -10,6 +10,7 @@ import { Badge, Csrf, ErrorSummary, Facts, Field, Money, NothingToDo, Notice, Se
 import { DataTable, ListPager } from '../views/table.js';
 import { PORTAL, portalPage } from '../views/layout.js';
 import { ExpiredCapture, RefusedExpired, withExpiry } from './expiry.js';
+import { Timeline, type Moment } from './timeline.js';
 import { M, STATE_BADGE, type Key } from './messages.js';
 
 // The payments pages (§The portal): every payment with its filters and the CSV export, and a
@@ -189,13 +190,6 @@ function reasonText(t: T, reason: string): string {
   return known ? t(`reason${known}`) : reason;
 }
 
-export interface Moment {
-  at: Date;
-  text: string;
-  detail?: string;
-  tone: 'ok' | 'warn' | 'bad' | 'neutral' | 'info';
-}
-
 /** The payment's story, oldest first: its authorisation, then each modification as requested and as completed. */
 function timelineOf(view: View, t: T, p: PaymentDetail, mods: readonly ModificationHistory[]): Moment[] {
   const money = (minor: number | null): string => (minor === null ? '' : formatMoney(minor, p.currency, view.lang));
@@ -238,21 +232,6 @@ function timelineOf(view: View, t: T, p: PaymentDetail, mods: readonly Modificat
     }
   }
   return out;
-}
-
-function Timeline({ view, moments }: { view: View; moments: readonly Moment[] }): Html {
-  return (
-    <ol class="timeline">
-      {moments.map((m) => (
-        <li>
-          <Time view={view} at={m.at} seconds />
-          <span class={`dot dot-${m.tone}`} aria-hidden="true" />
-          <span>{m.text}</span>
-          {m.detail ? <div class="muted small">{m.detail}</div> : null}
-        </li>
-      ))}
-    </ol>
-  );
 }
 
 function Deliveries({ view, t, deliveries, names }: { view: View; t: T; deliveries: readonly DeliveryView[]; names: ReadonlyMap<string, string> }): Html {
