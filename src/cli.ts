@@ -404,11 +404,12 @@ export function buildCli(): Command {
       const config = loadConfig();
       const r = await runAdmin('reconcile', 'reconcile', { since: since?.toISOString(), cutoffMinutes: config.settlementCutoffMinutes });
       const found = r.discrepancies as { kind: string; merchantId: string | null; reference: string; detail: string }[];
+      const checked = (n: unknown): string => (n === 1 ? 'one capture or refund checked' : `${String(n)} captures and refunds checked`);
       emit(!!opts.json, r, [
         ...found.map((d) => `${d.kind}  ${d.merchantId ?? '-'}  ${d.reference}  ${d.detail}`),
         found.length === 0
-          ? `all is well: ${String(r.movementsChecked)} captures and refunds checked, every batch adds up, no capture left incomplete`
-          : `${found.length} discrepancies (${String(r.movementsChecked)} captures and refunds checked)`,
+          ? `all is well: ${checked(r.movementsChecked)}, every batch adds up, no capture left incomplete`
+          : `${found.length === 1 ? 'one discrepancy' : `${found.length} discrepancies`} (${checked(r.movementsChecked)})`,
       ]);
       if (found.length > 0) process.exitCode = 1;
     });

@@ -49,7 +49,7 @@ describe('settlements in the portal', () => {
     expect(list.statusCode).toBe(200);
     const text = textOf(list.body);
     expect(text).toContain('Settlements');
-    expect(text).toContain('1 settlements');
+    expect(text).toContain('One settlement');
     // 4,000 kr. captured less 1,000 kr. refunded; fee 2 % of 4,000 + 10 kr. = 90 kr.; payout 2,910 kr.
     expect(text).toMatch(/ISK\s+2\s+ISK\s*3,000\s+ISK\s*90\s+ISK\s*2,910/);
     expect(list.body).toContain(`href="/portal/settlements/${settlementId}"`);
@@ -69,7 +69,7 @@ describe('settlements in the portal', () => {
       expect(is).toContain('Færslur og endurgreiðslur');
       expect(is).toContain('Útborgun');
       expect(is).toMatch(/2\.910\s*kr\./);
-      expect(textOf((await staff.get('/portal/settlements')).body)).toContain('1 uppgjör');
+      expect(textOf((await staff.get('/portal/settlements')).body)).toContain('Eitt uppgjör');
     } finally {
       await inLanguage(staff, 'en');
     }

@@ -48,7 +48,7 @@ export function renderSettlementList(view: View, data: ListData): string {
     lead: t('lead'),
     children: (
       <>
-        <p class="muted small">{t('total', { count: formatNumber(data.totalCount, view.lang) })}</p>
+        <p class="muted small">{data.totalCount === 1 ? t('totalOne') : t('total', { count: formatNumber(data.totalCount, view.lang) })}</p>
         <DataTable
           view={view}
           label={view.t('navSettlements')}
