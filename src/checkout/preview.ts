@@ -4,4 +4,4 @@
 export { pageTranslator } from './pages/i18n.js';
 export { renderPayPreview } from './pages/payPage.js';
 export { DEFAULT_PALETTE, THEMES } from './pages/styles.js';
-export type { Checkoutable } from './shopper.js';
+export { PLAIN_CHECKOUT, type Checkoutable } from './shopper.js';

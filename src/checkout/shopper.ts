@@ -76,6 +76,24 @@ export interface Checkoutable {
   termsUrl: string | null;
 }
 
+/**
+ * A checkout with none of the extras: no card saved, captured at once, no shopper e-mail, no message
+ * or terms of the merchant's. The pages made from something that is not a link or a session (a saved
+ * card's charge, the theme editor's preview) start from it.
+ */
+export const PLAIN_CHECKOUT = {
+  tokenize: false,
+  recurringProcessingModel: null,
+  shopperEmail: null,
+  preAuth: false,
+  manualCapture: false,
+  captureHoursDelay: null,
+  merchantShopperReference: null,
+  completionMessage: null,
+  inactiveMessage: null,
+  termsUrl: null,
+} as const satisfies Partial<Checkoutable>;
+
 /** What a link and a session give their page alike, read from either as it is. */
 type SameOnBoth = Pick<
   Checkoutable,

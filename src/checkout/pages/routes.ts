@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App, AppDeps } from '../../deps.js';
 import { parseCard } from '../../payments/card.js';
 import { receiptOf } from '../../payments/service.js';
-import { PLAUSIBLE_REFERENCE, completeChallenge, openCheckoutable, pay, type Checkoutable, type PayOutcome, type Target } from '../shopper.js';
+import { PLAIN_CHECKOUT, PLAUSIBLE_REFERENCE, completeChallenge, openCheckoutable, pay, type Checkoutable, type PayOutcome, type Target } from '../shopper.js';
 import { readAnswers } from './answers.js';
 import { PageForm } from './form.js';
 import { pageTranslator, type MessageKey } from './i18n.js';
@@ -218,20 +218,11 @@ export async function shopperPageRoutes(app: App, deps: AppDeps): Promise<void> 
       shopperInfos: [],
       returnUrl: v.returnUrl,
       cancelUrl: v.returnUrl,
-      tokenize: false,
-      recurringProcessingModel: null,
-      shopperEmail: null,
+      ...PLAIN_CHECKOUT,
       status: v.open ? 'New' : 'Completed',
       payable: v.open,
       merchantReference: '',
       checkoutReference: v.checkoutReference,
-      preAuth: false,
-      manualCapture: false,
-      captureHoursDelay: null,
-      merchantShopperReference: null,
-      completionMessage: null,
-      inactiveMessage: null,
-      termsUrl: null,
     };
   }
 

@@ -15,26 +15,9 @@ export function ShopperTextsSection({ view, t, entry, errors }: { view: View; t:
   return (
     <fieldset>
       <legend>{t('sectionTexts')}</legend>
-      <Field
-        view={view}
-        name="completionMessage"
-        label={t('completionMessage')}
-        value={entry.completionMessage}
-        errors={errors}
-        hint={t('completionMessageHint')}
-        maxLength={500}
-        multiline
-      />
-      <Field
-        view={view}
-        name="inactiveMessage"
-        label={t('inactiveMessage')}
-        value={entry.inactiveMessage}
-        errors={errors}
-        hint={t('inactiveMessageHint')}
-        maxLength={500}
-        multiline
-      />
+      {(['completionMessage', 'inactiveMessage'] as const).map((name) => (
+        <Field view={view} name={name} label={t(name)} value={entry[name]} errors={errors} hint={t(`${name}Hint`)} maxLength={500} multiline />
+      ))}
       <Field view={view} name="termsUrl" type="url" label={t('termsUrl')} value={entry.termsUrl} errors={errors} hint={t('termsUrlHint')} maxLength={2048} />
     </fieldset>
   );

@@ -1,5 +1,5 @@
 import type { Lang } from '../../web/lang.js';
-import { pageTranslator, renderPayPreview, type Checkoutable } from '../../checkout/preview.js';
+import { PLAIN_CHECKOUT, pageTranslator, renderPayPreview, type Checkoutable } from '../../checkout/preview.js';
 import { themeAssets, type Theme } from '../../themes/service.js';
 import { translator } from '../i18n.js';
 import { PORTAL } from '../views/layout.js';
@@ -29,20 +29,11 @@ function sample(theme: Theme, merchantName: string, lang: Lang): Checkoutable {
     ],
     returnUrl: null,
     cancelUrl: null,
-    tokenize: false,
-    recurringProcessingModel: null,
-    shopperEmail: null,
+    ...PLAIN_CHECKOUT,
     status: 'Active',
     payable: true,
     merchantReference: 'preview',
     checkoutReference: null,
-    preAuth: false,
-    manualCapture: false,
-    captureHoursDelay: null,
-    merchantShopperReference: null,
-    completionMessage: null,
-    inactiveMessage: null,
-    termsUrl: null,
   };
 }
 
