@@ -80,7 +80,7 @@ export async function inviteUser(
   const email = checked.email;
   const expiresAt = new Date(clock.now().getTime() + INVITE_TTL_MS);
   // One transaction of the same statements whether or not the address has an account, so that the
-  // time of the answer is the same too (measured in docs/portal.md, "Users").
+  // time of the answer is the same too (docs/portal.md, "Users", names the command that measures it).
   return withTransaction(db, async (tx) => {
     const account = await accountForInvitation(tx, clock, { email, merchantId, role, createdBy: input.invitedBy });
     const inserted = await sql.insertMembership(tx, {
