@@ -144,16 +144,27 @@ export async function createUser(db: Database, clock: Clock, input: NewAccount):
 }
 
 /**
- * A new user with no password yet, invited by an owner of a merchant until `expiresAt`, and no link:
- * they choose their password with a sign-in link from the operator, as anyone with no password does.
+ * The account an owner's invitation goes to, in the caller's transaction: the address's account, made
+ * now (no password yet, no link) when there is none. Both cases run the same one statement, which
+ * writes a row either way, so that the time an invitation takes does not tell its owner which case it
+ * was (docs/portal.md, "Users").
  */
-export async function createInvitedUser(
-  db: Database,
+export async function accountForInvitation(
+  tx: Parameters<typeof sql.insertUser>[0],
   clock: Clock,
-  input: { email: string; merchantId: string; role: string; createdBy: string; expiresAt: Date },
-): Promise<{ userId: string; email: string }> {
-  const account = { email: input.email, owner: { merchantId: input.merchantId }, role: input.role, createdBy: input.createdBy };
-  return insertAccount(db, clock, account, input.expiresAt, async (_tx, made) => made);
+  input: { email: string; merchantId: string; role: string; createdBy: string },
+): Promise<sql.UserRow> {
+  return sql.upsertInvitedUser(tx, {
+    id: prefixedId('usr'),
+    email: input.email,
+    merchantId: input.merchantId,
+    partnerId: null,
+    role: input.role,
+    passwordHash: null,
+    language: 'en',
+    createdAt: clock.now(),
+    createdBy: input.createdBy,
+  });
 }
 
 /** A new one-time sign-in link for an existing user (a forgotten password): earlier links stop working. */

@@ -28,6 +28,24 @@ export async function insertUser(db: Queryable, u: Omit<UserRow, 'lastSignInAt'>
   return (r.rowCount ?? 0) === 1;
 }
 
+/**
+ * The account of an address an owner invites: a new one with these values, or the live one the
+ * address has. Both write a row version (the existing row's is the same values again) and answer the
+ * row, so that the statement's time does not tell which it was (docs/portal.md, "Users").
+ */
+export async function upsertInvitedUser(db: Queryable, u: Omit<UserRow, 'lastSignInAt'>): Promise<UserRow> {
+  const { rows } = await db.query<UserRow>(
+    `INSERT INTO portal_users (id, email, merchant_id, partner_id, role, password_hash, language, created_at, created_by)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+     ON CONFLICT (email) WHERE removed_at IS NULL DO UPDATE SET email = EXCLUDED.email
+     RETURNING ${USER_COLUMNS}`,
+    [u.id, u.email, u.merchantId, u.partnerId, u.role, u.passwordHash, u.language, u.createdAt, u.createdBy],
+  );
+  const row = rows[0];
+  if (!row) throw new Error('an upsert answers its row');
+  return row;
+}
+
 export async function findUserByEmail(db: Queryable, email: string): Promise<UserRow | undefined> {
   const { rows } = await db.query<UserRow>(`SELECT ${USER_COLUMNS} FROM portal_users WHERE email = $1 AND removed_at IS NULL`, [email]);
   return rows[0];

@@ -1,9 +1,35 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMerchant, createPartner, linkPartner, type CreatedMerchant } from '../../src/accounts/service.js';
 import { loadMigrations } from '../../src/db/migrations.js';
+import type { Database } from '../../src/db/database.js';
+import { inviteUser } from '../../src/users/memberships/service.js';
 import { INVITE_TTL_MS, newSignInLink } from '../../src/users/service.js';
 import { createTestContext, type TestContext } from '../helpers/app.js';
 import { PortalBrowser, portalUser, rowOf, textOf } from './helpers.js';
+
+type QueryFn = (q: unknown, ...rest: unknown[]) => unknown;
+
+/** The database with every statement's text written down as it is sent, on the pool and in transactions. */
+function recorded(db: Database): { db: Database; texts: string[] } {
+  const texts: string[] = [];
+  const record =
+    (target: object, query: QueryFn): QueryFn =>
+    (q, ...rest) => {
+      texts.push((typeof q === 'string' ? q : (q as { text: string }).text).replace(/\s+/g, ' ').trim());
+      return query.call(target, q, ...rest);
+    };
+  const wrap = <T extends object>(target: T, extra: Record<string, unknown> = {}): T =>
+    new Proxy(target, {
+      get(t, key) {
+        if (key in extra) return extra[key as string];
+        const v: unknown = Reflect.get(t, key);
+        if (key === 'query') return record(t, v as QueryFn);
+        return typeof v === 'function' ? (v as QueryFn).bind(t) : v;
+      },
+    });
+  const pool = wrap(db.pool, { connect: async () => wrap(await db.pool.connect()) });
+  return { db: { ...db, pool }, texts };
+}
 
 /** The options of the merchant switcher at the top of the page. */
 function switcherOf(html: string): string[] {
@@ -53,6 +79,19 @@ describe('portal memberships', () => {
     expect(answers[2]).toEqual(answers[0]);
     expect(answers[0]?.status).toBe(200);
     expect(answers[0]?.text).toContain('<address> is invited');
+  });
+
+  it('an invitation runs the same statements whether or not the address has an account, so that its time does not tell', async () => {
+    await portalUser(ctx, 'staff', { owner: { merchantId: other.merchantId }, email: 'timed@other.example' });
+    const statementsOf = async (email: string): Promise<string[]> => {
+      const { db, texts } = recorded(ctx.tdb.db);
+      await inviteUser(db, ctx.clock, ctx.merchant.merchantId, { email, role: 'staff', invitedBy: owner.userId });
+      return texts;
+    };
+    const fresh = await statementsOf('untimed@new.example');
+    const existing = await statementsOf('timed@other.example');
+    expect(fresh.length).toBeGreaterThan(0);
+    expect(existing).toEqual(fresh);
   });
 
   it('an owner who invites learns nothing of whether the address has an account: every answer the owner can see, or reach from it, is the same', async () => {
