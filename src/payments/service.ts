@@ -344,8 +344,16 @@ export async function dailySales(
     }
     return r;
   };
+  // A day's name is made once, not once per hour of it (a 30-day page adds up to 720 hours a request).
+  const dayNames = new Map<number, string>();
   for (const h of hours) {
-    const r = row(h.hour.toISOString().slice(0, 10), h.currency);
+    const dayNumber = Math.floor(h.hour.getTime() / 86_400_000);
+    let day = dayNames.get(dayNumber);
+    if (day === undefined) {
+      day = new Date(dayNumber * 86_400_000).toISOString().slice(0, 10);
+      dayNames.set(dayNumber, day);
+    }
+    const r = row(day, h.currency);
     r.sales += h.sales;
     r.payments += h.payments;
     r.refused += h.refused;
@@ -441,7 +449,8 @@ class SalesSummary {
       throw err;
     }
     const recent = await sql.hourlySales(this.db.pool, merchantId, kept.until, null);
-    return [...kept.rows.filter((r) => r.hour >= since), ...recent];
+    const sinceMs = since.getTime();
+    return [...kept.rows.filter((r) => r.hour.getTime() >= sinceMs), ...recent];
   }
 }
 
