@@ -15,6 +15,8 @@ const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const CONNECTIONS = 50;
 const LINKS = Number(process.env.BENCH_PORTAL_LINKS ?? 200_000);
 const PAYMENTS = Number(process.env.BENCH_PORTAL_PAYMENTS ?? 1_000_000);
+/** Seconds between two seeded payments (1: the newest million cover 11.6 days). */
+const PAYMENT_SPACING = Number(process.env.BENCH_PORTAL_PAYMENT_SPACING ?? 1);
 const PASSWORD = 'bench portal password';
 
 async function rps(url: string, headers: Record<string, string>, duration = DURATION): Promise<{ rps: number; p99: number; bad: number }> {
@@ -40,9 +42,9 @@ export async function seed(url: string): Promise<{ apiKey: string; cookie: strin
       `INSERT INTO payments (payfac_reference, merchant_id, terminal_identifier, payment_link_reference, event_checkout_reference, amount, currency,
          success, card_masked, card_summary, card_expiry, payment_method, three_d_authenticated, capture_state, captured_amount, created_at)
        SELECT (1000000000000000 + i)::text, $1, $2, 'pl_bench' || lpad((1 + i % $3)::text, 7, '0'), 'cs_bench' || i, 48900, 'ISK',
-              true, '424242******4242', '4242', '12/2030', 'visa', false, 'Captured', 48900, now() - make_interval(secs => $4 - i)
+              true, '424242******4242', '4242', '12/2030', 'visa', false, 'Captured', 48900, now() - make_interval(secs => ($4 - i) * $5::float8)
          FROM generate_series(1, $4::int) i`,
-      [m.merchantId, m.terminalIdentifier, LINKS, PAYMENTS],
+      [m.merchantId, m.terminalIdentifier, LINKS, PAYMENTS, PAYMENT_SPACING],
     );
     await db.pool.query('ANALYZE payment_links; ANALYZE payments');
     const link = await createUser(db, systemClock, {

@@ -18,6 +18,8 @@ type BuildApp = typeof buildApp;
 
 process.env.BENCH_PORTAL_LINKS ??= '2000';
 process.env.BENCH_PORTAL_PAYMENTS ??= '5000';
+// Spread over 30 days (BENCH_PORTAL_PAYMENTS=200000 BENCH_PORTAL_PAYMENT_SPACING=13 for a merchant's
+// month), so that the overview's periods hold payments.
 const { seed } = await import('./portal.js');
 
 const N = Number(process.env.BENCH_ROUTE_REQUESTS ?? 2000);
@@ -47,6 +49,8 @@ try {
         [`${label}API list (PageSize 20)`, app, '/api/v1/paymentlinks?PageSize=20', { 'x-api-key': apiKey }],
         [`${label}portal links page`, app, '/portal/links', pageHeaders],
         [`${label}portal payments page`, app, '/portal/payments', pageHeaders],
+        [`${label}portal overview page`, app, '/portal', pageHeaders],
+        [`${label}portal overview page (30 days)`, app, '/portal?days=30', pageHeaders],
       );
     }
     const only = process.env.BENCH_ROUTE_ONLY;
@@ -84,7 +88,7 @@ try {
       const median = all[Math.floor(all.length / 2)] ?? 0;
       const walls = (wallOf.get(name) ?? []).sort((a, b) => a - b);
       const wall = walls[Math.floor(walls.length / 2)] ?? 0;
-      const api = name.replace(/portal \w+ page$/, 'API list (PageSize 20)');
+      const api = name.replace(/portal \w+ page( \(30 days\))?$/, 'API list (PageSize 20)');
       const ratio = api !== name && cpuOf.has(api) ? `, ${(least(api) / least(name)).toFixed(2)} of the API list` : '';
       console.log(
         `${name}: ${fmt(all[0] ?? 0)} µs CPU a request at least, ${fmt(median)} median${ratio}; ${fmt(wall)} µs wall (median); ${fmt(queriesOf.get(name) ?? 0, 1)} queries, ${fmt(bytesOf.get(name) ?? 0)} bytes`,

@@ -189,11 +189,6 @@ export async function listWebhooks(
   return { data: r.rows.map((w) => view(w, deps)), totalCount: r.total };
 }
 
-/** Whether the principal has any webhook (the portal's overview tells "none yet" from "all delivering"). */
-export async function hasWebhook(deps: { db: Database }, principal: Principal): Promise<boolean> {
-  return sql.hasWebhook(deps.db.pool, ownerOf(principal));
-}
-
 /**
  * Whether an event of this type of the merchant would reach a webhook now: an enabled one of its own
  * or of a linked partner's that takes the type (the selection enqueueEvent makes). The portal says a

@@ -115,15 +115,6 @@ export async function listWebhooks(db: Queryable, owner: Owner, page: number, pa
   return { rows, total: count.rows[0]?.n ?? 0 };
 }
 
-/** Whether the owner has a webhook that is not deleted (EXISTS stops at the first row; no count, no columns). */
-export async function hasWebhook(db: Queryable, owner: Owner): Promise<boolean> {
-  const { rows } = await db.query<{ found: boolean }>(
-    'SELECT EXISTS (SELECT 1 FROM webhooks WHERE deleted_at IS NULL AND (merchant_id = $1 OR partner_id = $2)) AS found',
-    [owner.merchantId, owner.partnerId],
-  );
-  return rows[0]?.found ?? false;
-}
-
 /**
  * Up to `limit` of the owner's webhooks next to the keyset's row in its direction (from the newest when
  * there is none), oldest first when going newer: the portal's list, a page at a time (src/db/keyset.ts).

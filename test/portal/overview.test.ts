@@ -66,6 +66,19 @@ describe('the overview', () => {
     expect(textOf((await owner.get('/portal')).body)).toMatch(/€174\.45 Sales 3 Payments 1 Refused/);
     const month = textOf((await owner.get('/portal?days=30')).body);
     expect(month).toMatch(/€1,174\.45 Sales 4 Payments 1 Refused/);
+
+    // Minutes of one hour are kept step by step: a payment kept with its hour's first minutes, a later
+    // one of the same hour added to it, and neither read again as the clock moves past the hour.
+    ctx.clock.set(new Date('2026-05-21T16:02:00Z'));
+    await paidSession(ctx, { reference: 'order-16a', amount: 100 });
+    ctx.clock.set(new Date('2026-05-21T16:20:00Z'));
+    expect(textOf((await owner.get('/portal')).body)).toMatch(/€175\.45 Sales 4 Payments 1 Refused/);
+    ctx.clock.set(new Date('2026-05-21T16:25:00Z'));
+    await paidSession(ctx, { reference: 'order-16b', amount: 100 });
+    ctx.clock.set(new Date('2026-05-21T16:40:00Z'));
+    expect(textOf((await owner.get('/portal')).body)).toMatch(/€176\.45 Sales 5 Payments 1 Refused/);
+    ctx.clock.set(new Date('2026-05-21T17:30:00Z'));
+    expect(textOf((await owner.get('/portal')).body)).toMatch(/€176\.45 Sales 5 Payments 1 Refused/);
   });
 
   it('names a webhook whose deliveries fail to those who may read webhooks, not to staff', async () => {

@@ -1,9 +1,7 @@
 import { merchantWaiting } from '../../payments/authorisations/service.js';
 import { dailySales, searchPayments } from '../../payments/service.js';
-import type { Principal } from '../../accounts/service.js';
-import { failingWebhooks, type FailingWebhook } from '../../webhooks/deliveries/service.js';
+import { webhookHealth } from '../../webhooks/deliveries/service.js';
 import { hasPendingInvitation } from '../../users/memberships/service.js';
-import { hasWebhook } from '../../webhooks/service.js';
 import { can } from '../access.js';
 import type { PortalArea } from '../http.js';
 import { portalRouter, type Ctx } from '../route.js';
@@ -16,15 +14,6 @@ import { OVERVIEW_STYLES, renderOverview, type Period } from './views.js';
 const RECENT = 5;
 const NO_FILTER = { state: null, from: null, until: null, reference: null };
 
-/**
- * The failing webhooks, and whether there is any webhook at all: with none, nothing fails, and "every
- * webhook is delivering" would mislead. A failing one answers the second, so it is asked only when none fails.
- */
-async function webhookHealth(deps: Parameters<typeof failingWebhooks>[0], principal: Principal): Promise<{ failing: FailingWebhook[]; hasWebhook: boolean }> {
-  const failing = await failingWebhooks(deps, principal, 7);
-  return { failing, hasWebhook: failing.length > 0 || (await hasWebhook(deps, principal)) };
-}
-
 export const overviewArea: PortalArea = {
   styles: OVERVIEW_STYLES,
   routes(portal, deps) {
@@ -36,7 +25,7 @@ export const overviewArea: PortalArea = {
         const [sales, recent, webhooks, invitationsWaiting] = await Promise.all([
           dailySales(deps, merchantId, period),
           searchPayments(deps, merchantId, NO_FILTER, null, RECENT),
-          can(session.role, 'webhooks.read') ? webhookHealth(deps, merchantPrincipal(session)) : null,
+          can(session.role, 'webhooks.read') ? webhookHealth(deps, merchantPrincipal(session), 7) : null,
           hasPendingInvitation(deps.db, deps.clock, session.userId),
         ]);
         // Its own query, after the others: one index range of the merchant's uncaptured authorisations.

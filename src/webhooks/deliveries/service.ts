@@ -238,13 +238,17 @@ export async function advanceDelivery(deps: WebhookServiceDeps, principal: Princ
 
 export type FailingWebhook = sql.FailingRow;
 
-/** The webhooks whose deliveries of the last `days` days failed or are being retried (the portal's overview). */
-export async function failingWebhooks(
+/**
+ * The webhooks whose deliveries of the last `days` days failed or are being retried, and whether
+ * there is any webhook at all (the portal's overview: with none, nothing fails, and "every webhook
+ * is delivering" would mislead).
+ */
+export async function webhookHealth(
   deps: Pick<WebhookServiceDeps, 'db' | 'clock'>,
   principal: Principal,
   days: number,
   limit = 10,
-): Promise<FailingWebhook[]> {
+): Promise<{ failing: FailingWebhook[]; hasWebhook: boolean }> {
   const since = new Date(deps.clock.now().getTime() - days * 86_400_000);
-  return sql.failingWebhooks(deps.db.pool, ownerOf(principal), since, limit);
+  return sql.webhookHealth(deps.db.pool, ownerOf(principal), since, limit);
 }
