@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { isIP } from 'node:net';
+import { join } from 'node:path';
 
 // The one place that reads process.env (docs/style.md, Configuration is read once). Parsed once, typed, frozen (§Running the service).
 
@@ -76,6 +77,17 @@ export interface Config {
    * what was captured or refunded before it is settled in that day's batches (docs/api.md, Settlements).
    */
   readonly settlementCutoffMinutes: number;
+  /**
+   * The SMTP server the e-mails go through (smtp:// or smtps://, with the user and password in the URL);
+   * null: they are written as .eml files into mailDir instead (development). Never logged.
+   */
+  readonly smtpUrl: string | null;
+  /** The From of every e-mail, an address or `Name <address>`. */
+  readonly mailFrom: string;
+  /** Where the e-mails are written when there is no SMTP server (dataDir/mail). */
+  readonly mailDir: string;
+  /** How long a sender holds a claimed e-mail before another may take it over (docs/mail.md). */
+  readonly mailLeaseMs: number;
 }
 
 export class ConfigError extends Error {
@@ -111,6 +123,19 @@ function parseSecretKey(raw: string): Buffer | undefined {
     return b.length === 32 ? b : undefined;
   }
   return undefined;
+}
+
+/** An address, or a display name and the address in angle brackets: one line, nothing a header could be split with. */
+const MAIL_FROM = /^(?:[^<>\r\n"]{1,100} <[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+>|[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+)$/;
+
+/** The host of the public base URL when it looks like a domain, for the default From; else a name that is no one's. */
+function mailDomainOf(publicBaseUrl: string): string {
+  try {
+    const host = new URL(publicBaseUrl).hostname;
+    return /^[a-z0-9-]+(\.[a-z0-9-]+)+$/i.test(host) && !/^[\d.]+$/.test(host) ? host : 'paylinks.invalid';
+  } catch {
+    return 'paylinks.invalid';
+  }
 }
 
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -247,6 +272,25 @@ export function parseConfig(env: Env): Config {
     else settlementCutoffMinutes = Number(m[1]) * 60 + Number(m[2]);
   }
 
+  let smtpUrl: string | null = value('PAYLINKS_SMTP_URL') ?? null;
+  if (smtpUrl !== null) {
+    // The URL carries the SMTP password: never echo it.
+    try {
+      const u = new URL(smtpUrl);
+      if ((u.protocol !== 'smtp:' && u.protocol !== 'smtps:') || u.hostname === '') throw new Error('scheme');
+    } catch {
+      problems.push('PAYLINKS_SMTP_URL: must be an smtp:// or smtps:// URL with a host, e.g. smtp://user:password@mail.example.com:587');
+      smtpUrl = null;
+    }
+  }
+  const rawFrom = value('PAYLINKS_MAIL_FROM');
+  if (rawFrom !== undefined && !MAIL_FROM.test(rawFrom)) {
+    problems.push(`PAYLINKS_MAIL_FROM=${JSON.stringify(rawFrom)}: must be an address or Name <address>, e.g. Paylinks <receipts@example.com>`);
+  } else if (rawFrom === undefined && smtpUrl !== null && envName === 'production') {
+    problems.push('PAYLINKS_MAIL_FROM: is required with PAYLINKS_SMTP_URL when PAYLINKS_ENV=production (e.g. Paylinks <receipts@example.com>)');
+  }
+  const mailLeaseMs = integer('PAYLINKS_MAIL_LEASE_MS', 120_000, 1_000, 3_600_000);
+
   const hostForUrl = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
   let publicBaseUrl = value('PUBLIC_BASE_URL') ?? `http://${hostForUrl}:${port}`;
   try {
@@ -287,5 +331,9 @@ export function parseConfig(env: Env): Config {
     portalSessionHours,
     authorisationExpiryDays,
     settlementCutoffMinutes,
+    smtpUrl,
+    mailFrom: rawFrom !== undefined && MAIL_FROM.test(rawFrom) ? rawFrom : `Paylinks <noreply@${mailDomainOf(publicBaseUrl)}>`,
+    mailDir: join(dataDir, 'mail'),
+    mailLeaseMs,
   });
 }

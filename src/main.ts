@@ -20,6 +20,9 @@ import { ModificationProcessor } from './payments/modifications/processor.js';
 import { SettlementWorker } from './settlements/worker.js';
 import type { Acquirer } from './payments/acquirer.js';
 import { simulatorAcquirer } from './payments/simulator.js';
+import { MailSender } from './mail/sender.js';
+import { mailTotals } from './mail/service.js';
+import { folderTransport, smtpTransport } from './mail/transport.js';
 
 // config → database → buildApp → listen (+ delivery worker). Also the shutdown sequence of §Running the service.
 
@@ -87,6 +90,7 @@ export async function serve(config: Config, opts: { worker: boolean; clock?: Clo
     db,
     backlog: () => deliveryBacklog(db, clock.now()),
     authorisations: () => waitingTotals({ db, clock, config }),
+    mail: () => mailTotals(db),
     now: () => clock.now(),
   });
   const app = await buildApp({ config, db, clock, acquirer, sealer, logger, metrics });
@@ -102,12 +106,22 @@ export async function serve(config: Config, opts: { worker: boolean; clock?: Clo
   // The daily settlement cut-off (docs/api.md, Settlements) is settled by whichever worker gets there first.
   const settlements = opts.worker ? new SettlementWorker({ db, clock, cutoffMinutes: config.settlementCutoffMinutes, logger }) : undefined;
   await settlements?.start();
+  const mail = opts.worker ? mailSenderOf(config, db, clock, logger) : undefined;
+  await mail?.start();
   let address: string;
   try {
     address = await app.listen({ port: config.port, host: config.host });
   } catch (err) {
     // A port in use, say: leave nothing half-running, and the folder unlocked for the next attempt.
-    await Promise.allSettled([app.close(), admin?.close(), worker?.stop(0), processor?.stop(0), settlements?.stop(0), closeServer(metricsServer)]);
+    await Promise.allSettled([
+      app.close(),
+      admin?.close(),
+      worker?.stop(0),
+      processor?.stop(0),
+      settlements?.stop(0),
+      mail?.stop(0),
+      closeServer(metricsServer),
+    ]);
     await db.close();
     throw err;
   }
@@ -148,6 +162,7 @@ export async function serve(config: Config, opts: { worker: boolean; clock?: Clo
           worker?.stop(SHUTDOWN_GRACE_MS),
           processor?.stop(SHUTDOWN_GRACE_MS),
           settlements?.stop(SHUTDOWN_GRACE_MS),
+          mail?.stop(SHUTDOWN_GRACE_MS),
           closeServer(metricsServer),
         ]);
       } finally {
@@ -164,6 +179,7 @@ export async function serve(config: Config, opts: { worker: boolean; clock?: Clo
   out(`  API reference: ${address}/docs`);
   out(`  merchant portal: ${config.publicBaseUrl}/portal`);
   if (metricsServer) out(`  metrics: http://${formatHost(config.metricsListen?.host ?? '')}:${(metricsServer.address() as { port: number }).port}/metrics`);
+  if (mail && config.smtpUrl === null) out(`  e-mails: written to ${config.mailDir} (no PAYLINKS_SMTP_URL), and listed in the portal`);
   return { app, db, address, stop };
 }
 
@@ -212,6 +228,7 @@ export async function runWorker(
     db,
     backlog: () => deliveryBacklog(db, clock.now()),
     authorisations: () => waitingTotals({ db, clock, config }),
+    mail: () => mailTotals(db),
     now: () => clock.now(),
   });
   const metricsServer = config.metricsListen ? await startMetricsServer(metrics, config.metricsListen) : undefined;
@@ -221,6 +238,8 @@ export async function runWorker(
   await processor.start();
   const settlements = new SettlementWorker({ db, clock, cutoffMinutes: config.settlementCutoffMinutes, logger });
   await settlements.start();
+  const mail = mailSenderOf(config, db, clock, logger);
+  await mail.start();
   out(`paylinks delivery worker and modification processor running (${db.kind} database), with the daily settlement job`);
   if (metricsServer) out(`  metrics: http://${formatHost(config.metricsListen?.host ?? '')}:${(metricsServer.address() as { port: number }).port}/metrics`);
   let stopping: Promise<void> | undefined;
@@ -232,6 +251,7 @@ export async function runWorker(
             worker.stop(SHUTDOWN_GRACE_MS),
             processor.stop(SHUTDOWN_GRACE_MS),
             settlements.stop(SHUTDOWN_GRACE_MS),
+            mail.stop(SHUTDOWN_GRACE_MS),
             closeServer(metricsServer),
           ]);
         } finally {
@@ -239,6 +259,12 @@ export async function runWorker(
         }
       })()),
   };
+}
+
+/** The e-mail sender of a `serve` or `worker` process: through SMTP, or into the data folder when none is set (docs/mail.md). */
+function mailSenderOf(config: Config, db: Database, clock: Clock, logger: pino.Logger): MailSender {
+  const transport = config.smtpUrl !== null ? smtpTransport(config.smtpUrl) : folderTransport(config.mailDir);
+  return new MailSender({ db, clock, transport, from: config.mailFrom, leaseMs: config.mailLeaseMs, logger });
 }
 
 const formatHost = (host: string): string => (host.includes(':') ? `[${host}]` : host);

@@ -10,6 +10,7 @@ import type { Database } from './db/database.js';
 //   scrape time the backlog of due deliveries and the age of the oldest.
 // - Authorisations waiting for capture, per currency, at scrape time: how many, the amount still
 //   authorised and not captured, and the age of the oldest (docs/metrics.md).
+// - E-mails at scrape time: how many wait to be sent, and how many were given up on.
 // - The database pool's connections (total, idle, waited for).
 // - prom-client's process and Node.js metrics: CPU, memory, event loop lag, GC.
 
@@ -27,12 +28,17 @@ type BacklogReader = () => Promise<{ due: number; oldestDueAt: Date | null }>;
 /** Authorisations waiting for capture per currency, read at scrape time (the payments module answers it). */
 type WaitingReader = () => Promise<readonly { currency: string; count: number; amount: number; oldest: Date }[]>;
 
+/** E-mails waiting to be sent and given up on, read at scrape time (the mail module answers it). */
+type MailReader = () => Promise<{ Pending: number; Failed: number }>;
+
 interface MetricsOptions {
   db?: Database;
   /** The backlog of due deliveries; none in a process that does not send them. */
   backlog?: BacklogReader;
   /** Waiting authorisations; none in a process that has no database. */
   authorisations?: WaitingReader;
+  /** The e-mail outbox; none in a process that has no database. */
+  mail?: MailReader;
   now?: () => Date;
 }
 
@@ -101,6 +107,20 @@ export class Metrics implements DeliveryMetrics {
       });
     }
     if (opts.authorisations) this.authorisationGauges(opts.authorisations, now);
+    const mail = opts.mail;
+    if (mail) {
+      new Gauge({
+        name: 'paylinks_mail_messages',
+        help: 'E-mails (receipts, payment notices) waiting to be sent or tried again (Pending), and given up on after their last attempt (Failed)',
+        labelNames: ['state'],
+        registers,
+        async collect() {
+          const totals = await mail();
+          this.set({ state: 'Pending' }, totals.Pending);
+          this.set({ state: 'Failed' }, totals.Failed);
+        },
+      });
+    }
     const pool = opts.db?.pool;
     if (pool) {
       new Gauge({

@@ -10,6 +10,7 @@ import type { CardInput, CardSummary } from '../payments/card.js';
 import { recordPayment, saveChallenge, takeChallenge, type PaymentIntent } from '../payments/service.js';
 import { withCheckoutReference } from '../urls.js';
 import type { Sealer } from '../sealing.js';
+import { enqueuePaymentMails } from '../mail/service.js';
 import { sessionStatusOf } from './service.js';
 import { completeSession, findSession, lockSession, type SessionRow } from './sql.js';
 
@@ -329,6 +330,35 @@ async function record(
   } else if (paid.success) {
     await completeSession(tx, c.reference, paid.payfacReference, now);
   }
+  if (paid.success && paid.amount > 0) await enqueueMails(tx, deps.clock, c, paid, answers);
   if (!paid.success) return { kind: 'Refused', payfacReference: paid.payfacReference, card: paid.card, reason: paid.reason };
   return { kind: 'Authorised', payfacReference: paid.payfacReference, card: paid.card, amount: paid.amount, currency: paid.currency, token: paid.token };
+}
+
+/**
+ * The payment's e-mails (docs/mail.md), in its transaction: the receipt to the shopper's address (a
+ * session's shopperContact, or a link page's e-mail field) and the owners' "you were paid". A card
+ * only saved (no money taken) has none.
+ */
+async function enqueueMails(
+  tx: PoolClient,
+  clock: Clock,
+  c: Checkoutable,
+  paid: { payfacReference: string; card: CardSummary; amount: number; currency: string },
+  answers: Answer[],
+): Promise<void> {
+  const answered = answers.find((a) => a.field === 'EmailAddress')?.value.trim();
+  await enqueuePaymentMails(tx, clock, {
+    merchantId: c.merchantId,
+    merchantName: c.merchantName,
+    culture: c.culture,
+    order: c.kind === 'link' ? c.description : c.merchantReference,
+    items: c.items.map((i) => ({ name: i.name, quantity: i.quantity, amount: i.amount })),
+    amount: paid.amount,
+    currency: paid.currency,
+    paymentMethod: paid.card.paymentMethod,
+    cardLast4: paid.card.last4,
+    payfacReference: paid.payfacReference,
+    shopperEmail: c.shopperEmail ?? (answered !== undefined && answered !== '' ? answered : null),
+  });
 }

@@ -1,5 +1,5 @@
 import type { Clock } from '../../clock.js';
-import type { Database } from '../../db/database.js';
+import type { Database, Queryable } from '../../db/database.js';
 import { withTransaction } from '../../db/database.js';
 import { validationError, type FieldError } from '../../errors.js';
 import { merchantExists, merchantNames, partnerExists } from '../../accounts/service.js';
@@ -244,4 +244,21 @@ export async function usersOf(db: Database, clock: Clock, owner: UserOwner): Pro
       createdAt: r.createdAt,
     };
   });
+}
+
+// ---------------------------------------------------------------- the "you were paid" e-mail (docs/mail.md)
+
+/** The owners to tell of a payment to the merchant, read in the payment's transaction (`q`). */
+export async function paidNoticeRecipients(q: Queryable, merchantId: string): Promise<{ email: string; language: string }[]> {
+  return sql.paidNoticeRecipients(q, merchantId);
+}
+
+/** Whether an owner asked for the "you were paid" e-mail of this merchant. */
+export async function paidNoticeOf(db: Database, userId: string, merchantId: string): Promise<boolean> {
+  return sql.paidNotice(db.pool, userId, merchantId);
+}
+
+/** An owner turns the "you were paid" e-mail on or off; only an owner's membership has it (false otherwise). */
+export async function setPaidNotice(db: Database, userId: string, merchantId: string, on: boolean): Promise<boolean> {
+  return sql.setPaidNotice(db.pool, userId, merchantId, on);
 }

@@ -153,3 +153,34 @@ export async function syncLegacyColumns(db: Queryable, userId: string): Promise<
     [userId],
   );
 }
+
+/** The owners of a merchant who asked to be told of each payment by e-mail: live, accepted, signed-in-able people. */
+export async function paidNoticeRecipients(db: Queryable, merchantId: string): Promise<{ email: string; language: string }[]> {
+  const { rows } = await db.query<{ email: string; language: string }>(
+    `SELECT u.email, u.language FROM portal_memberships m JOIN portal_users u ON u.id = m.user_id
+      WHERE m.merchant_id = $1 AND m.removed_at IS NULL AND m.accepted_at IS NOT NULL AND m.role = 'owner' AND m.notify_paid
+        AND u.removed_at IS NULL
+      ORDER BY m.id`,
+    [merchantId],
+  );
+  return rows;
+}
+
+/** Whether the person's live membership of the merchant asks for the "you were paid" e-mail. */
+export async function paidNotice(db: Queryable, userId: string, merchantId: string): Promise<boolean> {
+  const { rows } = await db.query<{ on: boolean }>(
+    `SELECT notify_paid AS on FROM portal_memberships WHERE user_id = $1 AND merchant_id = $2 AND removed_at IS NULL`,
+    [userId, merchantId],
+  );
+  return rows[0]?.on ?? false;
+}
+
+/** Turns the "you were paid" e-mail on or off for an owner's live membership; false when there is no such membership. */
+export async function setPaidNotice(db: Queryable, userId: string, merchantId: string, on: boolean): Promise<boolean> {
+  const r = await db.query(`UPDATE portal_memberships SET notify_paid = $3 WHERE user_id = $1 AND merchant_id = $2 AND removed_at IS NULL AND role = 'owner'`, [
+    userId,
+    merchantId,
+    on,
+  ]);
+  return (r.rowCount ?? 0) === 1;
+}
