@@ -39,6 +39,8 @@ import { usersArea } from './users/routes.js';
 import { invitationsArea } from './invitations/routes.js';
 import { auditArea } from './audit/routes.js';
 import { webhooksArea } from './webhooks/routes.js';
+import { mailArea } from './mail/routes.js';
+import { paidNoticeOf, setPaidNotice } from '../users/memberships/service.js';
 import { developersArea } from './developers/routes.js';
 
 // The merchant portal (§The portal), served by the same process as the API under /portal (route
@@ -65,6 +67,7 @@ const AREAS: readonly PortalArea[] = [
   sessionsArea,
   paymentsArea,
   settlementsArea,
+  mailArea,
   webhooksArea,
   developersArea,
   themesArea,
@@ -273,9 +276,22 @@ export async function portalRoutes(app: App, appDeps: AppDeps): Promise<void> {
         return { seeOther: PORTAL };
       });
 
-      route.get('/account', { permission: 'portal.use', view: renderAccount }).handle(async ({ request }: Ctx<{ Querystring: { done?: string } }>) => {
+      /** An owner's choice of the "you were paid" e-mail for the merchant the session acts for; null for another role. */
+      const paidNotice = async (session: { userId: string; merchantId: string; role: string }): Promise<boolean | null> =>
+        session.role === 'owner' ? paidNoticeOf(db, session.userId, session.merchantId) : null;
+
+      route.get('/account', { permission: 'portal.use', view: renderAccount }).handle(async ({ request, session }: Ctx<{ Querystring: { done?: string } }>) => {
         const done = request.query.done;
-        return { data: { notice: done === 'saved' ? 'saved' : done === 'password' ? 'passwordChanged' : null, problem: null } };
+        return {
+          data: { notice: done === 'saved' ? 'saved' : done === 'password' ? 'passwordChanged' : null, problem: null, paidNotice: await paidNotice(session) },
+        };
+      });
+
+      // The owners' "you were paid" e-mail (docs/mail.md): on or off for the merchant the session acts for.
+      route.post('/account/paid-notice', { permission: 'users.manage' }).handle(async ({ session, form }) => {
+        if (!(await setPaidNotice(db, session.userId, session.merchantId, form.text('paidNotice') === 'on')))
+          throw new ApiError('NOT_FOUND', 'no such membership');
+        return { seeOther: `${PORTAL}/account?done=saved` };
       });
 
       route.post('/account/language', { permission: 'portal.use' }).handle(async ({ reply, session, form }) => {
@@ -302,7 +318,7 @@ export async function portalRoutes(app: App, appDeps: AppDeps): Promise<void> {
             return { seeOther: `${PORTAL}/sign-in?m=locked&wait=${Math.ceil(outcome.retryAfterSeconds / 60)}` };
           }
           const problem: PasswordProblem = outcome.kind === 'wrongCurrent' ? 'wrongCurrent' : outcome.problem;
-          return { status: 400, data: { notice: null, problem } };
+          return { status: 400, data: { notice: null, problem, paidNotice: await paidNotice(session) } };
         });
 
       route.post('/account/sign-out-everywhere', { permission: 'portal.use', audit: 'user.signOutEverywhere' }).handle(async ({ reply, session }) => {

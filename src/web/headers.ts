@@ -12,6 +12,12 @@ export const CSP = {
   portal:
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' blob:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'; connect-src 'self'",
   /**
+   * An e-mail's HTML as it was sent, opened from the portal's "Sent e-mails": its inline styles and
+   * nothing else, in a sandbox (no script, no form, its own opaque origin), so a message can never act
+   * as a portal page.
+   */
+  mail: "default-src 'none'; style-src 'unsafe-inline'; sandbox; form-action 'none'; frame-ancestors 'none'; base-uri 'none'",
+  /**
    * The API reference (/docs): the UI library's own files only, and data: images and fonts. No inline
    * style either: its page has none (the list of inline styles to allow that @fastify/swagger-ui
    * ships with it is empty), and the styles it sets on elements

@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CAPABILITIES, createMerchant, type Capability } from '../../src/accounts/service.js';
 import { createTheme } from '../../src/themes/service.js';
 import { runSandboxSettlement } from '../../src/settlements/service.js';
+import { withTransaction } from '../../src/db/database.js';
+import { enqueuePaymentMails } from '../../src/mail/service.js';
 import { CAPABILITY_PERMISSION, can, keyCapabilitiesFor, type Permission } from '../../src/portal/access.js';
 import type { RouteEntry } from '../../src/http/routeTable.js';
 import { ROLES, type Role } from '../../src/users/service.js';
@@ -28,6 +30,7 @@ interface Extra {
   themeKey: string;
   merchantId: string;
   settlementId: string;
+  mailId: string;
 }
 
 /** b's object for each path parameter a portal route may name; a new parameter must be added here. */
@@ -41,6 +44,7 @@ const SAMPLES: Record<string, Sample> = {
   userId: (b) => b.userId,
   themeKey: (b) => b.themeKey,
   settlementId: (b) => b.settlementId,
+  mailId: (b) => b.mailId,
   // An invitation of merchant b's that nobody here has.
   merchantId: (b) => b.merchantId,
   // Tokens of one-time links are nobody's: a made-up one.
@@ -69,8 +73,25 @@ describe('every portal route × every role × another merchant (generated from t
     // b's payment settled, so that b has a settlement batch to be refused.
     const [settled] = await runSandboxSettlement({ db: ctx.tdb.db, clock: ctx.clock }, merchantB.merchantId);
     expect(settled?.settlementId).toMatch(/^stl_/);
+    // b's receipt, written as a payment writes it.
+    const [mailId] = await withTransaction(ctx.tdb.db, (tx) =>
+      enqueuePaymentMails(tx, ctx.clock, {
+        merchantId: merchantB.merchantId,
+        merchantName: 'Stranger',
+        culture: 'en',
+        order: null,
+        items: [],
+        amount: 1000,
+        currency: 'EUR',
+        paymentMethod: 'visa',
+        cardLast4: '4242',
+        payfacReference: owned.payfacReference,
+        shopperEmail: 'stranger.shopper@example.com',
+      }),
+    );
     b = {
       ...owned,
+      mailId: mailId ?? '',
       keyId: keys[0]?.id ?? '',
       userId: bUser.userId,
       themeKey: theme.themeKey,
@@ -110,6 +131,8 @@ describe('every portal route × every role × another merchant (generated from t
     b.userId,
     b.themeKey,
     b.settlementId,
+    b.mailId,
+    'stranger.shopper@example.com',
     b.terminalIdentifier,
   ];
 

@@ -3,7 +3,7 @@ import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../users/service.js
 import type { Lang } from '../../web/lang.js';
 import type { CoreKey } from '../i18n.js';
 import type { PublicView, View } from '../view.js';
-import { Csrf, Notice, PostButton, Select, Time } from './components.js';
+import { Checkbox, Csrf, Notice, PostButton, Select, Time } from './components.js';
 import { PORTAL, portalPage, publicPage } from './layout.js';
 
 // Signing in, one-time links, the account page and the portal's error pages.
@@ -187,7 +187,14 @@ export function renderSignedInMessage(view: View, title: CoreKey, text: string):
   });
 }
 
-export function renderAccount(view: View, s: { notice: 'saved' | 'passwordChanged' | null; problem: PasswordProblem | null }): string {
+export function renderAccount(
+  view: View,
+  s: {
+    notice: 'saved' | 'passwordChanged' | null;
+    problem: PasswordProblem | null;
+    /** An owner's choice of the "you were paid" e-mail; null: not an owner. */ paidNotice: boolean | null;
+  },
+): string {
   const { t } = view;
   const languages: { value: Lang; label: string }[] = [
     { value: 'en', label: 'English' },
@@ -214,6 +221,19 @@ export function renderAccount(view: View, s: { notice: 'saved' | 'passwordChange
             </button>
           </form>
         </section>
+        {s.paidNotice !== null ? (
+          <section class="panel" aria-labelledby="paid-h">
+            <h2 id="paid-h">{t('paidNoticeTitle')}</h2>
+            <p class="muted">{t('paidNoticeIntro', { merchant: view.merchant.name })}</p>
+            <form method="post" action={`${PORTAL}/account/paid-notice`}>
+              <Csrf view={view} />
+              <Checkbox name="paidNotice" label={t('paidNoticeLabel', { merchant: view.merchant.name })} checked={s.paidNotice} />
+              <button type="submit" class="primary">
+                {t('save')}
+              </button>
+            </form>
+          </section>
+        ) : null}
         <section class="panel" aria-labelledby="pw-h">
           <h2 id="pw-h">{t('passwordTitle')}</h2>
           <form method="post" action={`${PORTAL}/account/password`} novalidate>
