@@ -48,6 +48,7 @@ export async function startSmtp(): Promise<TestSmtp> {
   const server = new SMTPServer({
     logger: false,
     disabledCommands: ['STARTTLS'],
+    disableReverseLookup: true,
     allowInsecureAuth: true,
     authMethods: ['PLAIN', 'LOGIN'],
     onAuth(auth, _session, cb) {
