@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
 import type { RouteEntry } from '../../src/http/routeTable.js';
 import { runSandboxSettlement } from '../../src/settlements/service.js';
+import { withTransaction } from '../../src/db/database.js';
+import { enqueuePaymentMails } from '../../src/mail/service.js';
 import { createTheme } from '../../src/themes/service.js';
 import { createUser } from '../../src/users/service.js';
 import { LANG_COOKIE } from '../../src/web/lang.js';
@@ -47,6 +49,8 @@ const QUERY_NAMES = ['q', 'status', 'state', 'type', 'reference', 'from', 'until
 const HOSTILE_QUERY = QUERY_NAMES.map((n) => `${n}=${encodeURIComponent(HOSTILE)}`).join('&');
 
 /** GET routes that answer a file or JSON (the live preview's palette), not a page. */
+/** An e-mail's HTML as it was sent (shown alone, not in the portal's frame). */
+const MAIL_HTML = /\/mail\/:mailId\/html$/;
 const NOT_PAGES = /\/(qr\.svg|export\.csv|themes\/palette)$|\/assets\//;
 /**
  * Forms posted with hostile values in every field, to see them shown back; never those that remove,
@@ -118,6 +122,25 @@ describe('every portal page escapes every value it shows, in both languages', ()
       role: 'staff',
       createdBy: owner.userId,
     });
+    // A receipt whose every value is hostile, written as a payment writes it.
+    const hostileMail = async (payfacReference: string): Promise<string> => {
+      const [id] = await withTransaction(ctx.tdb.db, (tx) =>
+        enqueuePaymentMails(tx, ctx.clock, {
+          merchantId: m.merchantId,
+          merchantName: HOSTILE,
+          culture: 'en',
+          order: HOSTILE,
+          items: [{ name: HOSTILE, quantity: 1, amount: 12345 }],
+          amount: 12345,
+          currency: 'EUR',
+          paymentMethod: 'visa',
+          cardLast4: '4242',
+          payfacReference,
+          shopperEmail: HOSTILE_EMAIL,
+        }),
+      );
+      return id ?? '';
+    };
     samples = {
       reference: String(link.paymentLinkReference),
       checkoutReference,
@@ -128,6 +151,7 @@ describe('every portal page escapes every value it shows, in both languages', ()
       userId: staff.userId,
       themeKey: theme.themeKey,
       token: invited.token,
+      mailId: await hostileMail(pay[0]?.payfac_reference ?? ''),
       settlementId: (await runSandboxSettlement({ db: ctx.tdb.db, clock: ctx.clock }, m.merchantId))[0]?.settlementId ?? '',
     };
     // Audit entries whose details carry hostile values: changes made through the portal itself.
@@ -187,7 +211,8 @@ describe('every portal page escapes every value it shows, in both languages', ()
         check(`GET ${route.url}`, plain);
         // The page itself, not a refusal: the owner may open every page.
         if (plain.statusCode !== 200) failures.push(`GET ${route.url}: ${plain.statusCode}`);
-        if (isPage(plain) && !plain.body.includes(`<html lang="${lang}"`)) failures.push(`GET ${route.url}: not in ${lang}`);
+        // An e-mail's HTML is in the language it was sent in, not the reader's.
+        if (isPage(plain) && !MAIL_HTML.test(route.url) && !plain.body.includes(`<html lang="${lang}"`)) failures.push(`GET ${route.url}: not in ${lang}`);
         if (isPage(plain)) pages.add(route.url);
         // A signed-in page shows at least the merchant's (hostile) name, the invitation page the invited
         // address: each page is checked against a value it shows.

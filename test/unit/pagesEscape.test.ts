@@ -9,6 +9,7 @@ import { renderPayPage, renderPayPreview } from '../../src/checkout/pages/payPag
 import { renderReceipt } from '../../src/checkout/pages/receiptPage.js';
 import { renderStatusPage } from '../../src/checkout/pages/statusPage.js';
 import { renderThreeDSPage } from '../../src/checkout/pages/threeDSPage.js';
+import { paidMail, receiptMail, type PaidFacts } from '../../src/mail/messages.js';
 
 // Every shopper page, rendered with a hostile value in every field it shows (what a merchant types
 // into a description, item name, return URL or prefilled shopper field, what a shopper types back, a
@@ -71,9 +72,22 @@ function unescaped(html: string): string[] {
   return found;
 }
 
+const mailFacts: PaidFacts = {
+  merchantName: HOSTILE,
+  order: HOSTILE,
+  items: [{ name: HOSTILE, quantity: 1, amount: 48900 }],
+  amount: 48900,
+  currency: 'ISK',
+  paymentMethod: HOSTILE,
+  cardLast4: HOSTILE,
+  payfacReference: HOSTILE,
+  paidAt: new Date('2026-11-24T14:03:00Z'),
+  shopperEmail: HOSTILE,
+};
+
 describe('shopper pages escape every value they show', () => {
   for (const culture of ['en', 'is'] as const) {
-    it(`in ${culture}: pay page (with errors and shown-again values, and in a theme), status, 3-D Secure, receipt, charge outcome, message, theme preview`, () => {
+    it(`in ${culture}: pay page (with errors and shown-again values, and in a theme), status, 3-D Secure, receipt, charge outcome, message, theme preview, receipt e-mails`, () => {
       const c = checkoutable({ culture });
       const k = ctx(culture);
       const pages = {
@@ -95,6 +109,9 @@ describe('shopper pages escape every value they show', () => {
           alert: null,
         }),
         preview: renderPayPreview({ ...k, theme: { stylesheet: HOSTILE_URL, logo: HOSTILE_URL } }, c, HOSTILE),
+        // The e-mails a payment sends (docs/mail.md): the shopper's receipt and the owner's notice.
+        receiptMail: receiptMail(culture, mailFacts).html,
+        paidMail: paidMail(culture, mailFacts).html,
       };
       for (const [name, html] of Object.entries(pages)) {
         expect(unescaped(html), name).toEqual([]);
