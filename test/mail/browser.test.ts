@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext } from '../helpers/app.js';
 import { TEST_DB } from '../helpers/db.js';
 import { createLink, payByLink, Shopper } from '../checkout/fixtures.js';
+import { portalUser } from '../portal/helpers.js';
 
 // The receipt as the shopper reads it: the HTML written with a payment, opened in a real Chromium
 // (Debian's) 390 px wide with scripts off, as a phone's mail reader shows it, in both languages. It
@@ -63,4 +64,24 @@ describe.skipIf(TEST_DB !== 'postgres')('the receipt e-mail in Chromium at 390 p
       await context.close();
     });
   }
+  it('the portal’s Sent e-mails and an e-mail’s page fit 390 px, in both languages', async () => {
+    const address = await ctx.app.listen({ port: 0, host: '127.0.0.1' });
+    const owner = await portalUser(ctx, 'owner');
+    for (const lang of ['is', 'en'] as const) {
+      await owner.browser.get('/portal/account');
+      await owner.browser.post('/portal/account/language', { language: lang });
+      const context = await browser.newContext({ javaScriptEnabled: false, viewport: { width: WIDTH, height: 844 } });
+      await context.addCookies([...owner.browser.cookies].map(([name, value]) => ({ name, value, url: address })));
+      const page = await context.newPage();
+      const list = await page.goto(`${address}/portal/mail`);
+      expect(list?.status()).toBe(200);
+      expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(WIDTH);
+      await page.screenshot({ path: join(SHOTS, `portal-mail-390-${lang}.png`), fullPage: true });
+      const href = await page.locator('a[href^="/portal/mail/mail_"]').first().getAttribute('href');
+      await page.goto(`${address}${href}`);
+      expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(WIDTH);
+      await page.screenshot({ path: join(SHOTS, `portal-mail-detail-390-${lang}.png`), fullPage: true });
+      await context.close();
+    }
+  });
 });

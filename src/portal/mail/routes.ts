@@ -12,6 +12,7 @@ type MailParams = { Params: { mailId: string } };
 export const mailArea: PortalArea = {
   styles: `
 .mail-text { white-space: pre-wrap; word-break: break-word; font-size: .9rem; margin: 0; }
+td.mail-what { overflow-wrap: anywhere; min-width: 10rem; }
 `,
   routes(portal, deps) {
     const route = portalRouter(portal, deps);

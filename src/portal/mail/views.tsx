@@ -75,22 +75,28 @@ export function renderMailList(view: View, data: { mails: readonly MailSummary[]
   return listPage(view, t, {
     section: 'mail',
     table: {
-      columns: [t('when'), t('to'), t('subject'), t('kind'), t('state')],
+      // Three columns, so that a phone shows a row without scrolling sideways: the subject over its
+      // recipient, and the state over the kind.
+      columns: [t('when'), t('subject'), t('state')],
       rows: data.mails,
       empty: t('empty'),
       paging: { base: `${PORTAL}/mail`, older: data.older, newer: data.newer },
       row: (m) => (
         <tr>
-          <td class="nowrap">
+          <td>
             <Time view={view} at={m.createdAt} />
           </td>
-          <td class="wrap">{m.recipient}</td>
-          <td class="wrap">
+          <td class="mail-what">
             <a href={`${PORTAL}/mail/${m.id}`}>{m.subject}</a>
+            <br />
+            <span class="muted">
+              {t('to')} {m.recipient}
+            </span>
           </td>
-          <td>{t(kindKey(m.kind))}</td>
           <td>
             <StateBadge t={t} state={m.state} />
+            <br />
+            <span class="muted">{t(kindKey(m.kind))}</span>
           </td>
         </tr>
       ),
