@@ -182,24 +182,10 @@ export async function recordAuthorisation(
 
 const CHALLENGE_TTL_MS = 15 * 60 * 1000;
 
-interface SavedChallenge {
-  answers: { field: string; value: string }[];
-  acquirerState: Record<string, string>;
-  termsAcceptedAt: Date | null;
-}
+type SavedChallenge = Pick<sql.ChallengeInput, 'answers' | 'acquirerState' | 'termsAcceptedAt'>;
 
 /** Keeps a 3-D Secure step of a link's or session's page until the shopper confirms or cancels it. */
-export async function saveChallenge(
-  tx: PoolClient,
-  c: {
-    targetKind: 'link' | 'session';
-    targetReference: string;
-    answers: { field: string; value: string }[];
-    acquirerState: Record<string, string>;
-    termsAcceptedAt: Date | null;
-    now: Date;
-  },
-): Promise<string> {
+export async function saveChallenge(tx: PoolClient, c: sql.ChallengeInput & { now: Date }): Promise<string> {
   const id = prefixedId('3ds');
   await sql.insertChallenge(tx, {
     id,
