@@ -1,7 +1,7 @@
 import autocannon from 'autocannon';
 import { systemClock } from '../src/clock.js';
 import { createMerchant } from '../src/accounts/service.js';
-import { openDatabase } from '../src/db/database.js';
+import { openDatabase, type Database } from '../src/db/database.js';
 import { migrate } from '../src/db/migrate.js';
 import { createUser, redeemLink } from '../src/users/service.js';
 import { createBenchDatabase, fmt, startServer, type Row, type ServerProcess } from './lib.js';
@@ -22,6 +22,14 @@ const PASSWORD = 'bench portal password';
 async function rps(url: string, headers: Record<string, string>, duration = DURATION): Promise<{ rps: number; p99: number; bad: number }> {
   const r = await autocannon({ url, headers, connections: CONNECTIONS, duration });
   return { rps: r.requests.average, p99: r.latency.p99, bad: r.non2xx + r.errors };
+}
+
+/** An owner of the merchant with a password, signed in: the session's cookie, as a browser sends it. */
+export async function signedInOwner(db: Database, merchantId: string, email: string): Promise<string> {
+  const link = await createUser(db, systemClock, { email, owner: { merchantId }, role: 'owner', createdBy: null });
+  const redeemed = await redeemLink(db, systemClock, link.token, { password: PASSWORD, confirm: PASSWORD }, { idleMs: 3_600_000, absoluteMs: 12 * 3_600_000 });
+  if (redeemed.kind !== 'ok') throw new Error(`bench user: ${redeemed.kind}`);
+  return `paylinks_session=${redeemed.session.token}`;
 }
 
 /** The merchant, its links and payments written by SQL (an API create per row would take an hour), and a signed-in owner. */
@@ -47,21 +55,8 @@ export async function seed(url: string): Promise<{ apiKey: string; cookie: strin
       [m.merchantId, m.terminalIdentifier, LINKS, PAYMENTS, PAYMENT_SPACING],
     );
     await db.pool.query('ANALYZE payment_links; ANALYZE payments');
-    const link = await createUser(db, systemClock, {
-      email: 'bench@example.com',
-      owner: { merchantId: m.merchantId },
-      role: 'owner',
-      createdBy: null,
-    });
-    const redeemed = await redeemLink(
-      db,
-      systemClock,
-      link.token,
-      { password: PASSWORD, confirm: PASSWORD },
-      { idleMs: 3_600_000, absoluteMs: 12 * 3_600_000 },
-    );
-    if (redeemed.kind !== 'ok') throw new Error(`bench user: ${redeemed.kind}`);
-    return { apiKey: m.apiKey, cookie: `paylinks_session=${redeemed.session.token}`, reference: `pl_bench${String(LINKS).padStart(7, '0')}` };
+    const cookie = await signedInOwner(db, m.merchantId, 'bench@example.com');
+    return { apiKey: m.apiKey, cookie, reference: `pl_bench${String(LINKS).padStart(7, '0')}` };
   } finally {
     await db.close();
   }

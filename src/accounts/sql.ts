@@ -1,4 +1,4 @@
-import type { Queryable } from '../db/database.js';
+import { preparedRows, type Queryable } from '../db/database.js';
 
 export interface KeyRow {
   id: string;
@@ -90,12 +90,12 @@ export async function listMerchants(db: Queryable): Promise<MerchantListRow[]> {
 
 /** Live keys among these hashes, in one round trip (batched authentication, docs/performance.md). */
 export async function findKeysByHashes(db: Queryable, keyHashes: readonly Buffer[]): Promise<(KeyRow & { keyHash: Buffer; displayPrefix: string | null })[]> {
-  const { rows } = await db.query<KeyRow & { keyHash: Buffer; displayPrefix: string | null }>({
-    name: 'accounts.findKeysByHashes',
-    text: 'SELECT key_hash AS "keyHash", id, display_prefix AS "displayPrefix", merchant_id AS "merchantId", partner_id AS "partnerId", capabilities FROM api_keys WHERE key_hash = ANY($1::bytea[]) AND revoked_at IS NULL',
-    values: [keyHashes],
-  });
-  return rows;
+  return preparedRows<KeyRow & { keyHash: Buffer; displayPrefix: string | null }>(
+    db,
+    'accounts.findKeysByHashes',
+    'SELECT key_hash AS "keyHash", id, display_prefix AS "displayPrefix", merchant_id AS "merchantId", partner_id AS "partnerId", capabilities FROM api_keys WHERE key_hash = ANY($1::bytea[]) AND revoked_at IS NULL',
+    [keyHashes],
+  );
 }
 
 export async function revokeApiKey(db: Queryable, id: string): Promise<boolean> {
@@ -120,12 +120,12 @@ export async function countMerchants(db: Queryable): Promise<number> {
 
 /** The owners of these terminals, in one round trip (batched create checks, docs/performance.md). */
 export async function findTerminals(db: Queryable, terminalIdentifiers: readonly string[]): Promise<{ terminalIdentifier: string; merchantId: string }[]> {
-  const { rows } = await db.query<{ terminalIdentifier: string; merchantId: string }>({
-    name: 'accounts.findTerminals',
-    text: 'SELECT terminal_identifier AS "terminalIdentifier", merchant_id AS "merchantId" FROM terminals WHERE terminal_identifier = ANY($1::text[])',
-    values: [terminalIdentifiers],
-  });
-  return rows;
+  return preparedRows<{ terminalIdentifier: string; merchantId: string }>(
+    db,
+    'accounts.findTerminals',
+    'SELECT terminal_identifier AS "terminalIdentifier", merchant_id AS "merchantId" FROM terminals WHERE terminal_identifier = ANY($1::text[])',
+    [terminalIdentifiers],
+  );
 }
 
 export async function findTerminal(db: Queryable, terminalIdentifier: string): Promise<{ merchantId: string } | undefined> {
@@ -151,12 +151,7 @@ export async function merchantName(db: Queryable, merchantId: string): Promise<s
 
 /** Merchants by id with their names (the portal's header and merchant switcher). */
 export async function merchantNames(db: Queryable, ids: readonly string[]): Promise<{ id: string; name: string }[]> {
-  const { rows } = await db.query<{ id: string; name: string }>({
-    name: 'accounts.merchantNames',
-    text: 'SELECT id, name FROM merchants WHERE id = ANY($1::text[])',
-    values: [ids],
-  });
-  return rows;
+  return preparedRows<{ id: string; name: string }>(db, 'accounts.merchantNames', 'SELECT id, name FROM merchants WHERE id = ANY($1::text[])', [ids]);
 }
 
 /** The merchants linked to a partner, by name. */

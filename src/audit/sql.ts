@@ -1,5 +1,6 @@
 import type { Queryable } from '../db/database.js';
 import { cursorTimeSql, type Direction } from '../db/keyset.js';
+import { columnsOf } from '../db/columns.js';
 
 // The audit log (migration 0016): who did what, per merchant.
 
@@ -34,21 +35,14 @@ export async function insertEntry(db: Queryable, e: NewEntry): Promise<void> {
 
 /** Several entries in one statement (the API calls of one turn, src/audit/service.ts). */
 export async function insertEntries(db: Queryable, entries: readonly NewEntry[]): Promise<void> {
-  const column = <K extends keyof NewEntry>(k: K): NewEntry[K][] => entries.map((e) => e[k]);
   await db.query({
     name: 'audit.insertEntries',
     text: `INSERT INTO audit_log (merchant_id, actor_user_id, actor_email, actor_key_id, actor_key_display, action, target, details, created_at)
       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::jsonb[], $9::timestamptz[])`,
     values: [
-      column('merchantId'),
-      column('actorUserId'),
-      column('actorEmail'),
-      column('actorKeyId'),
-      column('actorKeyDisplay'),
-      column('action'),
-      column('target'),
+      ...columnsOf(entries, 'merchantId', 'actorUserId', 'actorEmail', 'actorKeyId', 'actorKeyDisplay', 'action', 'target'),
       entries.map((e) => JSON.stringify(e.details)),
-      column('at'),
+      ...columnsOf(entries, 'at'),
     ],
   });
 }

@@ -101,3 +101,65 @@ export function withClient(cmd: Command): Command {
 
 export const paging = (cmd: Command): Command =>
   cmd.option('--page <n>', 'page number, from 0', int('--page')).option('--page-size <n>', 'page size, 1 to 100', int('--page-size'));
+
+export interface PageFlags {
+  page?: number;
+  pageSize?: number;
+}
+
+/** The fields that were given, in their order: an option left out is not sent at all, as the SDK's optional fields expect. */
+export function given<T extends Record<string, unknown>>(fields: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
+  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as { [K in keyof T]?: Exclude<T[K], undefined> };
+}
+
+/** The page a list command was asked for, as the SDK's list calls take it. */
+export const pageOf = (o: PageFlags): PageFlags => given({ page: o.page, pageSize: o.pageSize });
+
+type Options = (cmd: Command) => Command;
+const none: Options = (cmd) => cmd;
+
+/**
+ * A `list` command: the client's options and --page/--page-size, then its own `options`. It prints
+ * what `list` answers as one JSON object (--json), or as a table of `columns`, a row an entry, with
+ * "N shown of M" under it (and `note`, say the units of its amounts).
+ */
+export function listCommand<E, F extends object = object>(
+  cmd: Command,
+  spec: {
+    options?: Options;
+    columns: string[];
+    row: (e: E) => Cell[];
+    note?: string;
+    list: (o: ClientFlags & PageFlags & F) => Promise<{ data: E[]; totalCount: number }>;
+  },
+): void {
+  (spec.options ?? none)(withClient(paging(cmd))).action(
+    action(async (o: ClientFlags & PageFlags & F) => {
+      const r = await spec.list(o);
+      emit(o, r, () => [...table(spec.columns, r.data.map(spec.row)), `${r.data.length} shown of ${r.totalCount}${spec.note ? ` ${spec.note}` : ''}`]);
+    }),
+  );
+}
+
+/**
+ * A command on one thing named by its id (`argument`: the name and its help): the client's options,
+ * the argument, then its own `options`. It prints what `run` answers as one JSON object (--json; the
+ * answer, or `json` of it), or as `lines`.
+ */
+export function idCommand<R extends object, F extends object = object>(
+  cmd: Command,
+  argument: readonly [name: string, description: string],
+  spec: {
+    options?: Options;
+    run: (id: string, o: ClientFlags & F) => Promise<R>;
+    json?: (r: R, id: string) => object;
+    lines: (r: R, id: string, o: ClientFlags & F) => string[];
+  },
+): void {
+  (spec.options ?? none)(withClient(cmd).argument(...argument)).action(
+    action(async (id: string, o: ClientFlags & F) => {
+      const r = await spec.run(id, o);
+      emit(o, spec.json ? spec.json(r, id) : r, () => spec.lines(r, id, o));
+    }),
+  );
+}

@@ -1,6 +1,6 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import type { CreatePaymentLinkParams, Item, LinkType, RecurringProcessingModel } from '@paylinks/sdk';
-import { action, client, emit, fieldTable, int, paging, table, withClient, type ClientFlags } from './client.js';
+import type { CreatePaymentLinkParams, Item, LinkType, PaymentLinkListEntry, RecurringProcessingModel } from '@paylinks/sdk';
+import { action, client, emit, fieldTable, given, idCommand, int, listCommand, pageOf, table, withClient, type ClientFlags, type PageFlags } from './client.js';
 
 // `paylinks links`: create, list, read and disable the merchant's payment links.
 
@@ -69,15 +69,17 @@ export function registerLinkCommands(program: Command): void {
             amount: o.amount,
             currency: o.currency,
             items,
-            ...(o.recurringProcessingModel ? { recurringProcessingModel: o.recurringProcessingModel } : {}),
-            ...(o.description !== undefined ? { description: o.description } : {}),
-            ...(o.returnUrl !== undefined ? { returnUrl: o.returnUrl } : {}),
-            ...(o.expiresAt !== undefined ? { expiresAt: o.expiresAt } : {}),
-            ...(o.exactSalesCount !== undefined ? { exactSalesCount: o.exactSalesCount } : {}),
-            ...(o.culture !== undefined ? { culture: o.culture } : {}),
-            ...(o.completionMessage !== undefined ? { completionMessage: o.completionMessage } : {}),
-            ...(o.inactiveMessage !== undefined ? { inactiveMessage: o.inactiveMessage } : {}),
-            ...(o.termsUrl !== undefined ? { termsUrl: o.termsUrl } : {}),
+            ...given({
+              recurringProcessingModel: o.recurringProcessingModel,
+              description: o.description,
+              returnUrl: o.returnUrl,
+              expiresAt: o.expiresAt,
+              exactSalesCount: o.exactSalesCount,
+              culture: o.culture,
+              completionMessage: o.completionMessage,
+              inactiveMessage: o.inactiveMessage,
+              termsUrl: o.termsUrl,
+            }),
           };
           const r = await client(o).paymentLinks.create(params, o.idempotencyKey ? { idempotencyKey: o.idempotencyKey } : {});
           emit(o, r, () => [`paymentLinkReference  ${r.paymentLinkReference}`, `url                   ${r.url}`]);
@@ -85,84 +87,69 @@ export function registerLinkCommands(program: Command): void {
       ),
     );
 
-  withClient(paging(links.command('list').description('list payment links, newest first')))
-    .option('--all', 'every page (ignores --page)')
-    .action(
-      action(async (o: ClientFlags & { page?: number; pageSize?: number; all?: boolean }) => {
-        const c = client(o);
-        let data;
-        let totalCount;
-        if (o.all) {
-          data = [];
-          for await (const e of c.paymentLinks.listAll(o.pageSize !== undefined ? { pageSize: o.pageSize } : {})) data.push(e);
-          totalCount = data.length;
-        } else {
-          ({ data, totalCount } = await c.paymentLinks.list({
-            ...(o.page !== undefined ? { page: o.page } : {}),
-            ...(o.pageSize !== undefined ? { pageSize: o.pageSize } : {}),
-          }));
-        }
-        emit(o, { data, totalCount }, () => [
-          ...table(
-            ['REFERENCE', 'TYPE', 'AMOUNT', 'CURRENCY', 'CREATED', 'DESCRIPTION'],
-            data.map((l) => [l.paymentLinkReference, l.type, l.amount, l.currency, l.createdAt, l.description]),
-          ),
-          `${data.length} shown of ${totalCount}`,
-        ]);
-      }),
-    );
+  listCommand(links.command('list').description('list payment links, newest first'), {
+    options: (cmd) => cmd.option('--all', 'every page (ignores --page)'),
+    columns: ['REFERENCE', 'TYPE', 'AMOUNT', 'CURRENCY', 'CREATED', 'DESCRIPTION'],
+    row: (l: PaymentLinkListEntry) => [l.paymentLinkReference, l.type, l.amount, l.currency, l.createdAt, l.description],
+    list: async (o: ClientFlags & PageFlags & { all?: boolean }) => {
+      const c = client(o);
+      if (!o.all) {
+        const { data, totalCount } = await c.paymentLinks.list(pageOf(o));
+        return { data, totalCount };
+      }
+      const data: PaymentLinkListEntry[] = [];
+      for await (const e of c.paymentLinks.listAll(given({ pageSize: o.pageSize }))) data.push(e);
+      return { data, totalCount: data.length };
+    },
+  });
 
-  withClient(links.command('get').description('a payment link with its status, counts, items and submissions'))
-    .argument('<reference>', 'paymentLinkReference')
-    .action(
-      action(async (reference: string, o: ClientFlags) => {
-        const r = await client(o).paymentLinks.get(reference);
-        const l = r.paymentLink;
-        emit(o, r, () => [
-          ...fieldTable(l, [
-            'paymentLinkReference',
-            'type',
-            'status',
-            ['amount', `${l.amount} ${l.currency}`],
-            'description',
-            'url',
-            'terminalIdentifier',
-            'createdAt',
-            'validUntil',
-            ['sales', `${l.salesCount}${l.maxSalesCount !== null ? ` of ${l.maxSalesCount}` : ''}`],
-            'visitCount',
-            'returnUrl',
-            // Shown only when the link has them, as the API answers them.
-            ...(['completionMessage', 'inactiveMessage', 'termsUrl'] as const).filter((k) => l[k] !== undefined),
-          ]),
-          ...(l.items.length > 0
-            ? [
-                '',
-                ...table(
-                  ['ITEM', 'QUANTITY', 'UNIT PRICE', 'AMOUNT'],
-                  l.items.map((i) => [i.name, i.quantity, i.unitPrice, i.amount]),
-                ),
-              ]
-            : []),
-          ...(l.submissions.length > 0
-            ? [
-                '',
-                ...table(
-                  ['SUBMISSION', 'COMPLETED', 'AMOUNT', 'PAYFACREFERENCE'],
-                  l.submissions.map((s, i) => [i + 1, String(s.completed), `${s.amount} ${s.currency}`, s.payfacReference]),
-                ),
-              ]
-            : []),
-        ]);
-      }),
-    );
+  idCommand(links.command('get').description('a payment link with its status, counts, items and submissions'), ['<reference>', 'paymentLinkReference'], {
+    run: (reference, o) => client(o).paymentLinks.get(reference),
+    lines: ({ paymentLink: l }) => [
+      ...fieldTable(l, [
+        'paymentLinkReference',
+        'type',
+        'status',
+        ['amount', `${l.amount} ${l.currency}`],
+        'description',
+        'url',
+        'terminalIdentifier',
+        'createdAt',
+        'validUntil',
+        ['sales', `${l.salesCount}${l.maxSalesCount !== null ? ` of ${l.maxSalesCount}` : ''}`],
+        'visitCount',
+        'returnUrl',
+        // Shown only when the link has them, as the API answers them.
+        ...(['completionMessage', 'inactiveMessage', 'termsUrl'] as const).filter((k) => l[k] !== undefined),
+      ]),
+      ...(l.items.length > 0
+        ? [
+            '',
+            ...table(
+              ['ITEM', 'QUANTITY', 'UNIT PRICE', 'AMOUNT'],
+              l.items.map((i) => [i.name, i.quantity, i.unitPrice, i.amount]),
+            ),
+          ]
+        : []),
+      ...(l.submissions.length > 0
+        ? [
+            '',
+            ...table(
+              ['SUBMISSION', 'COMPLETED', 'AMOUNT', 'PAYFACREFERENCE'],
+              l.submissions.map((s, i) => [i + 1, String(s.completed), `${s.amount} ${s.currency}`, s.payfacReference]),
+            ),
+          ]
+        : []),
+    ],
+  });
 
-  withClient(links.command('disable').description('disable a payment link at once (disabling it again succeeds again)'))
-    .argument('<reference>', 'paymentLinkReference')
-    .action(
-      action(async (reference: string, o: ClientFlags) => {
-        const r = await client(o).paymentLinks.disable(reference);
-        emit(o, { paymentLinkReference: reference, ...r }, () => [`disabled ${reference}`]);
-      }),
-    );
+  idCommand(
+    links.command('disable').description('disable a payment link at once (disabling it again succeeds again)'),
+    ['<reference>', 'paymentLinkReference'],
+    {
+      run: (reference, o) => client(o).paymentLinks.disable(reference),
+      json: (r, reference) => ({ paymentLinkReference: reference, ...r }),
+      lines: (_r, reference) => [`disabled ${reference}`],
+    },
+  );
 }

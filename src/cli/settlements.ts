@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { action, client, emit, fieldTable, paging, table, withClient, type ClientFlags } from './client.js';
+import type { Settlement } from '@paylinks/sdk';
+import { action, client, emit, fieldTable, idCommand, listCommand, pageOf, table, withClient, type ClientFlags } from './client.js';
 
 // `paylinks settlements`: the batches the acquirer pays out (docs/api.md, Settlements), through @paylinks/sdk.
 
@@ -10,38 +11,31 @@ export function registerSettlementCommands(program: Command): void {
     .alias('settlement')
     .description('settlement batches: what was paid out per currency and cut-off, with fees');
 
-  withClient(paging(settlements.command('list').description('list settlement batches, newest first'))).action(
-    action(async (o: ClientFlags & { page?: number; pageSize?: number }) => {
-      const { data, totalCount } = await client(o).settlements.list({
-        ...(o.page !== undefined ? { page: o.page } : {}),
-        ...(o.pageSize !== undefined ? { pageSize: o.pageSize } : {}),
-      });
-      emit(o, { data, totalCount }, () => [
-        ...table(
-          ['SETTLEMENT', 'CURRENCY', 'CUT-OFF', 'LINES', 'GROSS', 'FEES', 'NET'],
-          data.map((s) => [s.settlementId, s.currency, s.cutoffAt, s.lineCount, s.grossAmount, s.feeAmount, s.netAmount]),
-        ),
-        `${data.length} shown of ${totalCount} (amounts in minor units)`,
-      ]);
-    }),
-  );
+  listCommand(settlements.command('list').description('list settlement batches, newest first'), {
+    columns: ['SETTLEMENT', 'CURRENCY', 'CUT-OFF', 'LINES', 'GROSS', 'FEES', 'NET'],
+    row: (s: Settlement) => [s.settlementId, s.currency, s.cutoffAt, s.lineCount, s.grossAmount, s.feeAmount, s.netAmount],
+    note: '(amounts in minor units)',
+    list: async (o) => {
+      const { data, totalCount } = await client(o).settlements.list(pageOf(o));
+      return { data, totalCount };
+    },
+  });
 
-  withClient(settlements.command('get').description('a settlement batch with every line: each capture and refund, its amount and fee'))
-    .argument('<settlementId>', 'settlementId (stl_…)')
-    .action(
-      action(async (settlementId: string, o: ClientFlags) => {
-        const r = await client(o).settlements.get(settlementId);
-        const s = r.settlement;
-        emit(o, r, () => [
-          ...fieldTable(s, ['settlementId', 'currency', 'cutoffAt', 'grossAmount', 'feeAmount', 'netAmount', 'lineCount']),
-          '',
-          ...table(
-            ['TYPE', 'PAYFAC REFERENCE', 'PAYMENT', 'BOOKED', 'AMOUNT', 'FEE'],
-            s.lines.map((l) => [l.type, l.payfacReference, l.originalPayfacReference, l.bookedAt, l.amount, l.fee]),
-          ),
-        ]);
-      }),
-    );
+  idCommand(
+    settlements.command('get').description('a settlement batch with every line: each capture and refund, its amount and fee'),
+    ['<settlementId>', 'settlementId (stl_…)'],
+    {
+      run: (settlementId, o) => client(o).settlements.get(settlementId),
+      lines: ({ settlement: s }) => [
+        ...fieldTable(s, ['settlementId', 'currency', 'cutoffAt', 'grossAmount', 'feeAmount', 'netAmount', 'lineCount']),
+        '',
+        ...table(
+          ['TYPE', 'PAYFAC REFERENCE', 'PAYMENT', 'BOOKED', 'AMOUNT', 'FEE'],
+          s.lines.map((l) => [l.type, l.payfacReference, l.originalPayfacReference, l.bookedAt, l.amount, l.fee]),
+        ),
+      ],
+    },
+  );
 
   withClient(settlements.command('csv').description('a settlement batch as CSV: a row per line, then a Total row (amounts in minor units)'))
     .argument('<settlementId>', 'settlementId (stl_…)')

@@ -1,6 +1,21 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import type { DeliveryState, EventType, PaymentEventType, UpdateWebhookParams, Webhook, WebhookOrdering } from '@paylinks/sdk';
-import { action, client, emit, fieldTable, int, paging, table, UsageError, withClient, type ClientFlags } from './client.js';
+import type { Delivery, DeliveryState, EventType, PaymentEventType, UpdateWebhookParams, Webhook, WebhookOrdering } from '@paylinks/sdk';
+import {
+  action,
+  client,
+  emit,
+  fieldTable,
+  given,
+  idCommand,
+  int,
+  listCommand,
+  pageOf,
+  table,
+  UsageError,
+  withClient,
+  type ClientFlags,
+  type PageFlags,
+} from './client.js';
 
 // `paylinks webhook`, `paylinks delivery` and the sandbox's `paylinks trigger`: webhook endpoints,
 // their deliveries with every attempt, and events made on purpose to try a receiver.
@@ -87,21 +102,11 @@ export function registerWebhookCommands(program: Command): void {
       ),
     );
 
-  withClient(paging(webhooks.command('list').description('list webhooks, newest first (never their secrets)'))).action(
-    action(async (o: ClientFlags & { page?: number; pageSize?: number }) => {
-      const r = await client(o).webhooks.list({
-        ...(o.page !== undefined ? { page: o.page } : {}),
-        ...(o.pageSize !== undefined ? { pageSize: o.pageSize } : {}),
-      });
-      emit(o, r, () => [
-        ...table(
-          ['WEBHOOK', 'ENABLED', 'EVENT TYPES', 'CREATED', 'URL'],
-          r.data.map((w) => [w.webhookId, String(w.enabled), w.eventTypes.length > 0 ? w.eventTypes.join(',') : '(all)', w.createdAt, w.url]),
-        ),
-        `${r.data.length} shown of ${r.totalCount}`,
-      ]);
-    }),
-  );
+  listCommand(webhooks.command('list').description('list webhooks, newest first (never their secrets)'), {
+    columns: ['WEBHOOK', 'ENABLED', 'EVENT TYPES', 'CREATED', 'URL'],
+    row: (w: Webhook) => [w.webhookId, String(w.enabled), w.eventTypes.length > 0 ? w.eventTypes.join(',') : '(all)', w.createdAt, w.url],
+    list: (o) => client(o).webhooks.list(pageOf(o)),
+  });
 
   const webhookLines = (w: Webhook): string[] =>
     fieldTable(w, [
@@ -118,14 +123,10 @@ export function registerWebhookCommands(program: Command): void {
       'updatedAt',
     ]);
 
-  withClient(webhooks.command('get').description('a webhook (never its secrets)'))
-    .argument('<webhookId>', 'webhookId')
-    .action(
-      action(async (webhookId: string, o: ClientFlags) => {
-        const r = await client(o).webhooks.get(webhookId);
-        emit(o, r, () => webhookLines(r.webhook));
-      }),
-    );
+  idCommand(webhooks.command('get').description('a webhook (never its secrets)'), ['<webhookId>', 'webhookId'], {
+    run: (webhookId, o) => client(o).webhooks.get(webhookId),
+    lines: (r) => webhookLines(r.webhook),
+  });
 
   withClient(webhooks.command('update').description('change a webhook: what is not given keeps its value; disabling ends its pending deliveries as Failed'))
     .argument('<webhookId>', 'webhookId')
@@ -177,30 +178,32 @@ export function registerWebhookCommands(program: Command): void {
       ),
     );
 
-  withClient(webhooks.command('delete').description('delete a webhook: nothing more is sent to it; its pending deliveries end as Failed (their history stays)'))
-    .argument('<webhookId>', 'webhookId')
-    .action(
-      action(async (webhookId: string, o: ClientFlags) => {
-        const r = await client(o).webhooks.delete(webhookId);
-        emit(o, { webhookId, ...r }, () => [`deleted ${webhookId}`]);
-      }),
-    );
+  idCommand(
+    webhooks.command('delete').description('delete a webhook: nothing more is sent to it; its pending deliveries end as Failed (their history stays)'),
+    ['<webhookId>', 'webhookId'],
+    {
+      run: (webhookId, o) => client(o).webhooks.delete(webhookId),
+      json: (r, webhookId) => ({ webhookId, ...r }),
+      lines: (_r, webhookId) => [`deleted ${webhookId}`],
+    },
+  );
 
-  withClient(webhooks.command('rotate').description('new apiKey, hmacKey and signingSecret for a webhook, shown only now; attempts from now on use them'))
-    .argument('<webhookId>', 'webhookId')
-    .option('--overlap-hours <hours>', 'how long the old key keeps signing beside the new one (0 to 168, default 24)', int('--overlap-hours'))
-    .action(
-      action(async (webhookId: string, o: ClientFlags & { overlapHours?: number }) => {
-        const r = await client(o).webhooks.rotateSecrets(webhookId, o.overlapHours !== undefined ? { overlapHours: o.overlapHours } : {});
-        emit(o, r, () => [
-          `webhookId  ${r.webhookId}`,
-          `apiKey     ${r.apiKey}  (shown only now)`,
-          `hmacKey    ${r.hmacKey}  (shown only now)`,
-          `signingSecret  ${r.signingSecret}  (shown only now)`,
-          r.previousSecretValidUntil ? `the old key also signs until ${r.previousSecretValidUntil}` : 'the old key no longer signs',
-        ]);
-      }),
-    );
+  idCommand(
+    webhooks.command('rotate').description('new apiKey, hmacKey and signingSecret for a webhook, shown only now; attempts from now on use them'),
+    ['<webhookId>', 'webhookId'],
+    {
+      options: (cmd) =>
+        cmd.option('--overlap-hours <hours>', 'how long the old key keeps signing beside the new one (0 to 168, default 24)', int('--overlap-hours')),
+      run: (webhookId, o: ClientFlags & { overlapHours?: number }) => client(o).webhooks.rotateSecrets(webhookId, given({ overlapHours: o.overlapHours })),
+      lines: (r) => [
+        `webhookId  ${r.webhookId}`,
+        `apiKey     ${r.apiKey}  (shown only now)`,
+        `hmacKey    ${r.hmacKey}  (shown only now)`,
+        `signingSecret  ${r.signingSecret}  (shown only now)`,
+        r.previousSecretValidUntil ? `the old key also signs until ${r.previousSecretValidUntil}` : 'the old key no longer signs',
+      ],
+    },
+  );
 
   // ---------------------------------------------------------------- deliveries
   const deliveries = program
@@ -208,80 +211,67 @@ export function registerWebhookCommands(program: Command): void {
     .alias('deliveries')
     .description('webhook deliveries: trace every attempt, send again, make the next attempt due now (sandbox)');
 
-  withClient(paging(deliveries.command('list').description('list deliveries, newest first')))
-    .option('--payfac-reference <ref>', 'only this payment')
-    .option('--correlation-id <id>', 'only the delivery that sent this X-Webhook-CorrelationId')
-    .option('--webhook <id>', 'only this webhook')
-    .addOption(new Option('--state <state>', 'only this state').choices([...DELIVERY_STATES]))
-    .action(
-      action(
-        async (
-          o: ClientFlags & { page?: number; pageSize?: number; payfacReference?: string; correlationId?: string; webhook?: string; state?: DeliveryState },
-        ) => {
-          const r = await client(o).deliveries.list({
-            ...(o.page !== undefined ? { page: o.page } : {}),
-            ...(o.pageSize !== undefined ? { pageSize: o.pageSize } : {}),
-            ...(o.payfacReference !== undefined ? { payfacReference: o.payfacReference } : {}),
-            ...(o.correlationId !== undefined ? { correlationId: o.correlationId } : {}),
-            ...(o.webhook !== undefined ? { webhookId: o.webhook } : {}),
-            ...(o.state !== undefined ? { state: o.state } : {}),
-          });
-          emit(o, r, () => [
-            ...table(
-              ['DELIVERY', 'STATE', 'ATTEMPTS', 'EVENT', 'PAYFACREFERENCE', 'NEXT ATTEMPT', 'WEBHOOK'],
-              r.data.map((d) => [d.deliveryId, d.state, d.attemptCount, d.eventType, d.payfacReference, d.nextAttemptAt, d.webhookId]),
-            ),
-            `${r.data.length} shown of ${r.totalCount}`,
-          ]);
-        },
-      ),
-    );
-
-  withClient(deliveries.command('show').alias('get').description('a delivery with every attempt: status, duration, why it failed, correlation id, the answer'))
-    .argument('<deliveryId>', 'deliveryId')
-    .option('--body', 'also print the request body every attempt sends')
-    .action(
-      action(async (deliveryId: string, o: ClientFlags & { body?: boolean }) => {
-        const r = await client(o).deliveries.get(deliveryId);
-        const d = r.delivery;
-        const firstLine = (text: string | null): string | null => (text === null ? null : (text.split('\n')[0] ?? '').slice(0, 60));
-        emit(o, r, () => [
-          ...fieldTable(d, ['deliveryId', 'state', 'eventType', 'payfacReference', 'webhookId', 'attemptCount', 'nextAttemptAt', 'createdAt']),
-          '',
-          ...table(
-            ['ATTEMPT', 'SENT', 'STATUS', 'MS', 'ERROR', 'CORRELATION ID', 'ANSWER'],
-            d.attempts.map((a) => [
-              a.attemptNumber,
-              a.sentAt,
-              a.responseStatus,
-              a.durationMs,
-              a.errorKind === null ? null : a.errorDetail ? `${a.errorKind}: ${a.errorDetail}` : a.errorKind,
-              a.correlationId,
-              firstLine(a.responseBody),
-            ]),
-          ),
-          ...(o.body ? ['', `body  ${d.body}`] : []),
-        ]);
+  listCommand(deliveries.command('list').description('list deliveries, newest first'), {
+    options: (cmd) =>
+      cmd
+        .option('--payfac-reference <ref>', 'only this payment')
+        .option('--correlation-id <id>', 'only the delivery that sent this X-Webhook-CorrelationId')
+        .option('--webhook <id>', 'only this webhook')
+        .addOption(new Option('--state <state>', 'only this state').choices([...DELIVERY_STATES])),
+    columns: ['DELIVERY', 'STATE', 'ATTEMPTS', 'EVENT', 'PAYFACREFERENCE', 'NEXT ATTEMPT', 'WEBHOOK'],
+    row: (d: Delivery) => [d.deliveryId, d.state, d.attemptCount, d.eventType, d.payfacReference, d.nextAttemptAt, d.webhookId],
+    list: (o: ClientFlags & PageFlags & { payfacReference?: string; correlationId?: string; webhook?: string; state?: DeliveryState }) =>
+      client(o).deliveries.list({
+        ...pageOf(o),
+        ...given({ payfacReference: o.payfacReference, correlationId: o.correlationId, webhookId: o.webhook, state: o.state }),
       }),
-    );
+  });
 
-  withClient(deliveries.command('redeliver').description('send the event again: a new delivery to the same webhook, with its own five attempts'))
-    .argument('<deliveryId>', 'deliveryId')
-    .action(
-      action(async (deliveryId: string, o: ClientFlags) => {
-        const r = await client(o).deliveries.redeliver(deliveryId);
-        emit(o, r, () => [`deliveryId  ${r.deliveryId}  (new delivery of ${deliveryId})`]);
-      }),
-    );
+  const firstLine = (text: string | null): string | null => (text === null ? null : (text.split('\n')[0] ?? '').slice(0, 60));
+  idCommand(
+    deliveries.command('show').alias('get').description('a delivery with every attempt: status, duration, why it failed, correlation id, the answer'),
+    ['<deliveryId>', 'deliveryId'],
+    {
+      options: (cmd) => cmd.option('--body', 'also print the request body every attempt sends'),
+      run: (deliveryId, o) => client(o).deliveries.get(deliveryId),
+      lines: ({ delivery: d }, _id, o: ClientFlags & { body?: boolean }) => [
+        ...fieldTable(d, ['deliveryId', 'state', 'eventType', 'payfacReference', 'webhookId', 'attemptCount', 'nextAttemptAt', 'createdAt']),
+        '',
+        ...table(
+          ['ATTEMPT', 'SENT', 'STATUS', 'MS', 'ERROR', 'CORRELATION ID', 'ANSWER'],
+          d.attempts.map((a) => [
+            a.attemptNumber,
+            a.sentAt,
+            a.responseStatus,
+            a.durationMs,
+            a.errorKind === null ? null : a.errorDetail ? `${a.errorKind}: ${a.errorDetail}` : a.errorKind,
+            a.correlationId,
+            firstLine(a.responseBody),
+          ]),
+        ),
+        ...(o.body ? ['', `body  ${d.body}`] : []),
+      ],
+    },
+  );
 
-  withClient(deliveries.command('advance').description("sandbox: a pending delivery's next attempt is due now instead of at its scheduled time"))
-    .argument('<deliveryId>', 'deliveryId')
-    .action(
-      action(async (deliveryId: string, o: ClientFlags) => {
-        const r = await client(o).sandbox.advanceDelivery(deliveryId);
-        emit(o, { deliveryId, ...r }, () => [`the next attempt of ${deliveryId} is due now`]);
-      }),
-    );
+  idCommand(
+    deliveries.command('redeliver').description('send the event again: a new delivery to the same webhook, with its own five attempts'),
+    ['<deliveryId>', 'deliveryId'],
+    {
+      run: (deliveryId, o) => client(o).deliveries.redeliver(deliveryId),
+      lines: (r, deliveryId) => [`deliveryId  ${r.deliveryId}  (new delivery of ${deliveryId})`],
+    },
+  );
+
+  idCommand(
+    deliveries.command('advance').description("sandbox: a pending delivery's next attempt is due now instead of at its scheduled time"),
+    ['<deliveryId>', 'deliveryId'],
+    {
+      run: (deliveryId, o) => client(o).sandbox.advanceDelivery(deliveryId),
+      json: (r, deliveryId) => ({ deliveryId, ...r }),
+      lines: (_r, deliveryId) => [`the next attempt of ${deliveryId} is due now`],
+    },
+  );
 
   // ---------------------------------------------------------------- sandbox
   withClient(program.command('trigger').description('sandbox: record a payment event as if a payment had made it, and deliver it to the webhooks'))

@@ -29,6 +29,15 @@ export interface Queryable {
   query<R extends pg.QueryResultRow = pg.QueryResultRow>(statement: PreparedQuery): Promise<pg.QueryResult<R>>;
 }
 
+/**
+ * The rows of a statement prepared once per connection under `name`, so that PostgreSQL parses and
+ * plans it once: for the queries on the hot paths and the batched lookups (docs/performance.md).
+ */
+export async function preparedRows<R extends pg.QueryResultRow>(db: Queryable, name: string, text: string, values: readonly unknown[]): Promise<R[]> {
+  const { rows } = await db.query<R>({ name, text, values });
+  return rows;
+}
+
 export type DatabaseKind = 'postgres' | 'pglite';
 
 export interface Database {

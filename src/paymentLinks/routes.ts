@@ -4,7 +4,7 @@ import type { Capability } from '../accounts/service.js';
 import { ApiError } from '../errors.js';
 import { merchantOf, requireCapability } from '../http/auth.js';
 import { EnvelopeOnly, ProblemSchema, answerWith } from '../http/envelope.js';
-import { pageOf } from '../http/paging.js';
+import { listRoute } from '../http/paging.js';
 import { bodyCheckedByService, checkedByService } from '../http/validation.js';
 import { linkTypeOf } from './rules.js';
 import { CreateBody, CreateResponse, DetailsParams, DetailsResponse, DisableBody, ListQuery, ListResponse, UpdateBody, type LinkType } from './schemas.js';
@@ -32,7 +32,9 @@ function requireCapabilityForType(request: FastifyRequest): void {
 export async function paymentLinkRoutes(app: App, deps: AppDeps): Promise<void> {
   const ok = answerWith(deps.clock);
 
-  app.get(
+  listRoute(
+    app,
+    deps.clock,
     '/paymentlinks',
     {
       config: { auth: anyLinkKey },
@@ -45,10 +47,7 @@ export async function paymentLinkRoutes(app: App, deps: AppDeps): Promise<void> 
         response: { 200: ListResponse, ...errors },
       },
     },
-    async (request) => {
-      const { page, pageSize } = pageOf(request.query);
-      return ok(request, await listPaymentLinks(deps, merchantOf(request), page, pageSize));
-    },
+    (request, _query, { page, pageSize }) => listPaymentLinks(deps, merchantOf(request), page, pageSize),
   );
 
   app.get(

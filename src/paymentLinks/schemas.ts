@@ -1,4 +1,4 @@
-import { PagingQuery } from '../http/paging.js';
+import { ListAnswer, PagedQuery } from '../http/paging.js';
 import { Type, type Static, type TSchema, type TUnsafe } from 'typebox';
 import { WithEnvelope } from '../http/envelope.js';
 
@@ -186,9 +186,7 @@ export const DetailsResponse = WithEnvelope({ paymentLink: PaymentLinkSchema });
 
 // ---------------------------------------------------------------- list (4.1, §Lists)
 
-export const ListQuery = Type.Object({
-  ...PagingQuery,
-});
+export const ListQuery = PagedQuery({});
 
 export const ListEntrySchema = Type.Object({
   paymentLinkReference: Type.String(),
@@ -199,7 +197,4 @@ export const ListEntrySchema = Type.Object({
   createdAt: Type.String({ format: 'date-time' }),
 });
 
-export const ListResponse = WithEnvelope({
-  data: Type.Array(ListEntrySchema),
-  totalCount: Type.Integer({ description: 'all links of the merchant' }),
-});
+export const ListResponse = ListAnswer(ListEntrySchema, 'all links of the merchant');

@@ -8,6 +8,7 @@ import type { FinalAuthoriseResult } from './acquirer.js';
 import type { CardSummary } from './card.js';
 import * as sql from './sql.js';
 import { refundedPerDay } from './modifications/service.js';
+import { hasExpired, type ExpiryDeps } from './authorisations/service.js';
 
 // Recording a card payment (a link's or a checkout session's) once the acquirer has answered: the
 // payment, the saved card, and every event with its deliveries, inside the caller's transaction, so
@@ -181,24 +182,10 @@ export async function recordAuthorisation(
 
 const CHALLENGE_TTL_MS = 15 * 60 * 1000;
 
-interface SavedChallenge {
-  answers: { field: string; value: string }[];
-  acquirerState: Record<string, string>;
-  termsAcceptedAt: Date | null;
-}
+type SavedChallenge = Pick<sql.ChallengeInput, 'answers' | 'acquirerState' | 'termsAcceptedAt'>;
 
 /** Keeps a 3-D Secure step of a link's or session's page until the shopper confirms or cancels it. */
-export async function saveChallenge(
-  tx: PoolClient,
-  c: {
-    targetKind: 'link' | 'session';
-    targetReference: string;
-    answers: { field: string; value: string }[];
-    acquirerState: Record<string, string>;
-    termsAcceptedAt: Date | null;
-    now: Date;
-  },
-): Promise<string> {
+export async function saveChallenge(tx: PoolClient, c: sql.ChallengeInput & { now: Date }): Promise<string> {
   const id = prefixedId('3ds');
   await sql.insertChallenge(tx, {
     id,
@@ -230,7 +217,14 @@ export async function receiptOf(deps: { db: Database }, payfacReference: string)
   return sql.findPayment(deps.db.pool, payfacReference);
 }
 
-export type PaymentSummary = sql.PaymentSummaryRow;
+/** What the portal shows of a payment: with whether its authorisation has expired uncaptured (docs/api.md, Authorisations expire). */
+export type PaymentSummary = sql.PaymentSummaryRow & { authorisationExpired: boolean };
+
+/** Each payment with whether it waits for a capture that its authorisation's expiry no longer allows. */
+function withExpiry<R extends sql.PaymentSummaryRow>(deps: ExpiryDeps, rows: readonly R[]): (R & { authorisationExpired: boolean })[] {
+  const now = deps.clock.now();
+  return rows.map((r) => ({ ...r, authorisationExpired: r.success && r.captureState === 'Manual' && hasExpired(deps.config, r.createdAt, now) }));
+}
 
 /** The payment made in a checkout that is not a session's (a link payment's, a saved-card charge's), by the reference its events carry. */
 export async function paymentOfEventCheckout(
@@ -246,19 +240,21 @@ export async function paymentOfEventCheckout(
  * portal's link and session pages). Another merchant's link or session has none.
  */
 export async function paymentsOf(
-  deps: { db: Database },
+  deps: ExpiryDeps & { db: Database },
   merchantId: string,
   of: { paymentLinkReference: string } | { checkoutReference: string },
   limit: number,
 ): Promise<PaymentSummary[]> {
-  return sql.paymentsOf(deps.db.pool, merchantId, of, limit);
+  return withExpiry(deps, await sql.paymentsOf(deps.db.pool, merchantId, of, limit));
 }
 
 // ---------------------------------------------------------------- the portal's payments pages
 
 export { PAYMENT_STATES, type PaymentFilter, type PaymentState } from './sql.js';
-export type PaymentListItem = sql.PaymentListRow;
-export type PaymentDetail = sql.PaymentDetailRow;
+/** A payment as the CSV export writes it. */
+export type PaymentExportRow = sql.PaymentListRow;
+export type PaymentListItem = sql.PaymentListRow & { authorisationExpired: boolean };
+export type PaymentDetail = sql.PaymentDetailRow & { authorisationExpired: boolean };
 
 /** Where a payment stands (the same words as the payments list's filter, §The portal). */
 export function paymentState(p: Pick<PaymentSummary, 'success' | 'captureState' | 'refundedAmount' | 'capturedAmount'>): sql.PaymentState {
@@ -277,7 +273,7 @@ export function isPaymentState(raw: unknown): raw is sql.PaymentState {
 
 /** A page of the merchant's payments (links, sessions and token charges) under a filter, newest first, paged by keyset. */
 export async function searchPayments(
-  deps: { db: Database },
+  deps: ExpiryDeps & { db: Database },
   merchantId: string,
   filter: sql.PaymentFilter,
   keyset: Keyset | null,
@@ -285,24 +281,24 @@ export async function searchPayments(
 ): Promise<{ payments: PaymentListItem[]; older: string | null; newer: string | null }> {
   const rows = await sql.searchPayments(deps.db.pool, merchantId, filter, keyset, limit + 1);
   const page = keysetPage(rows, limit, keyset);
-  return { payments: page.rows, older: page.older, newer: page.newer };
+  return { payments: withExpiry(deps, page.rows), older: page.older, newer: page.newer };
 }
 
 /** One payment of the merchant; another merchant's is not found. */
-export async function paymentDetail(deps: { db: Database }, merchantId: string, payfacReference: string): Promise<PaymentDetail> {
+export async function paymentDetail(deps: ExpiryDeps & { db: Database }, merchantId: string, payfacReference: string): Promise<PaymentDetail> {
   const row = await sql.paymentDetail(deps.db.pool, merchantId, payfacReference);
   if (!row) throw notFound('payment');
-  return row;
+  return withExpiry(deps, [row])[0] as PaymentDetail;
 }
 
 /**
  * Every payment under a filter, newest first, read in batches of `batch` rows by keyset: a caller
  * streaming them (the CSV export) holds one batch at a time, however many there are.
  */
-export async function* eachPayment(deps: { db: Database }, merchantId: string, filter: sql.PaymentFilter, batch = 1000): AsyncGenerator<PaymentListItem> {
+export async function* eachPayment(deps: { db: Database }, merchantId: string, filter: sql.PaymentFilter, batch = 1000): AsyncGenerator<PaymentExportRow> {
   let keyset: Keyset | null = null;
   for (;;) {
-    const rows: PaymentListItem[] = await sql.searchPayments(deps.db.pool, merchantId, filter, keyset, batch);
+    const rows = await sql.searchPayments(deps.db.pool, merchantId, filter, keyset, batch);
     yield* rows;
     const last = rows.at(-1);
     if (rows.length < batch || !last) return;

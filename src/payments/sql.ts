@@ -125,13 +125,17 @@ export async function insertToken(
   );
 }
 
-interface ChallengeRow {
-  id: string;
+/** A 3-D Secure step as a page leaves it: whose page, what the shopper entered, and the acquirer's state. */
+export interface ChallengeInput {
   targetKind: 'link' | 'session';
   targetReference: string;
   answers: { field: string; value: string }[];
   acquirerState: Record<string, string>;
   termsAcceptedAt: Date | null;
+}
+
+interface ChallengeRow extends ChallengeInput {
+  id: string;
   expiresAt: Date;
   usedAt: Date | null;
 }

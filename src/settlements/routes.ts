@@ -2,7 +2,7 @@ import type { Capability } from '../accounts/service.js';
 import type { App, AppDeps } from '../deps.js';
 import { merchantOf } from '../http/auth.js';
 import { ProblemSchema, answerWith } from '../http/envelope.js';
-import { pageOf } from '../http/paging.js';
+import { listRoute } from '../http/paging.js';
 import { settlementCsv, settlementCsvName } from './csv.js';
 import { DetailsParams, DetailsResponse, ListQuery, ListResponse, SandboxRunResponse } from './schemas.js';
 import { getSettlement, listSettlements, runSandboxSettlement } from './service.js';
@@ -17,7 +17,9 @@ const errors = { 404: ProblemSchema };
 export async function settlementRoutes(app: App, deps: AppDeps): Promise<void> {
   const ok = answerWith(deps.clock);
 
-  app.get(
+  listRoute(
+    app,
+    deps.clock,
     '/settlements',
     {
       config: { auth },
@@ -30,10 +32,7 @@ export async function settlementRoutes(app: App, deps: AppDeps): Promise<void> {
         response: { 200: ListResponse, ...errors },
       },
     },
-    async (request) => {
-      const { page, pageSize } = pageOf(request.query);
-      return ok(request, await listSettlements(deps, merchantOf(request), page, pageSize));
-    },
+    (request, _query, { page, pageSize }) => listSettlements(deps, merchantOf(request), page, pageSize),
   );
 
   app.get(

@@ -1,10 +1,10 @@
 import { Type, type Static } from 'typebox';
 import { WithEnvelope } from '../http/envelope.js';
-import { PagingQuery } from '../http/paging.js';
+import { ListAnswer, PagedQuery } from '../http/paging.js';
 
 // The Settlements API (docs/api.md, Settlements): batches, their lines, and the sandbox's run. Money in minor units.
 
-export const ListQuery = Type.Object({ ...PagingQuery });
+export const ListQuery = PagedQuery({});
 
 const Minor = (description: string) => Type.Integer({ description });
 
@@ -29,10 +29,7 @@ export const LineSchema = Type.Object({
 });
 export type Line = Static<typeof LineSchema>;
 
-export const ListResponse = WithEnvelope({
-  data: Type.Array(BatchSchema),
-  totalCount: Type.Integer({ description: 'all batches of the merchant' }),
-});
+export const ListResponse = ListAnswer(BatchSchema, 'all batches of the merchant');
 
 export const DetailsParams = Type.Object({ settlementId: Type.String({ minLength: 1, maxLength: 100 }) });
 export const DetailsResponse = WithEnvelope({ settlement: Type.Object({ ...BatchSchema.properties, lines: Type.Array(LineSchema) }) });

@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/database.js';
+import { columnsOf } from '../db/columns.js';
 
 // The settlements module's tables (migrations/0031_settlements.sql): fee settings, batches, their lines and
 // the schedule row that serialises runs. $n parameters only.
@@ -82,15 +83,7 @@ export async function insertBatch(db: Queryable, b: BatchRow, lines: readonly Li
   await db.query(
     `INSERT INTO settlement_lines (payfac_reference, settlement_id, original_payfac_reference, type, amount, fee, booked_at)
      SELECT r, $1, o, t, a, f, b FROM unnest($2::text[], $3::text[], $4::text[], $5::bigint[], $6::bigint[], $7::timestamptz[]) AS x(r, o, t, a, f, b)`,
-    [
-      b.settlementId,
-      lines.map((l) => l.payfacReference),
-      lines.map((l) => l.originalPayfacReference),
-      lines.map((l) => l.type),
-      lines.map((l) => l.amount),
-      lines.map((l) => l.fee),
-      lines.map((l) => l.bookedAt),
-    ],
+    [b.settlementId, ...columnsOf(lines, 'payfacReference', 'originalPayfacReference', 'type', 'amount', 'fee', 'bookedAt')],
   );
 }
 

@@ -4,7 +4,7 @@ import type { Principal } from '../accounts/service.js';
 import { ApiError } from '../errors.js';
 import { merchantOf } from '../http/auth.js';
 import { EnvelopeOnly, answerWith } from '../http/envelope.js';
-import { pageOf } from '../http/paging.js';
+import { listRoute } from '../http/paging.js';
 import { bodyCheckedByService, checkedByService, queryCheckedByService } from '../http/validation.js';
 import type { ListenerHub, Sink } from './listen/hub.js';
 import * as s from './schemas.js';
@@ -52,7 +52,9 @@ export async function webhookRoutes(app: App, deps: AppDeps, listeners: Listener
     async (request) => ok(request, await service.registerWebhook(svc, principalOf(request), request.body, request.idempotencyKey)),
   );
 
-  app.get(
+  listRoute(
+    app,
+    deps.clock,
     '/webhooks',
     {
       config: webhooksAuth,
@@ -64,13 +66,12 @@ export async function webhookRoutes(app: App, deps: AppDeps, listeners: Listener
         response: { 200: s.WebhookListResponse },
       },
     },
-    async (request) => {
-      const { page, pageSize } = pageOf(request.query);
-      return ok(request, await service.listWebhooks(svc, principalOf(request), page, pageSize));
-    },
+    (request, _query, { page, pageSize }) => service.listWebhooks(svc, principalOf(request), page, pageSize),
   );
 
-  app.get(
+  listRoute(
+    app,
+    deps.clock,
     '/webhooks/deliveries',
     {
       config: webhooksAuth,
@@ -84,16 +85,14 @@ export async function webhookRoutes(app: App, deps: AppDeps, listeners: Listener
         response: { 200: s.DeliveryListResponse },
       },
     },
-    async (request) => {
-      const q = request.query;
+    (request, q, { page, pageSize }) => {
       const filter = {
         ...(q.payfacReference !== undefined ? { payfacReference: q.payfacReference } : {}),
         ...(q.correlationId !== undefined ? { correlationId: q.correlationId } : {}),
         ...(q.webhookId !== undefined ? { webhookId: q.webhookId } : {}),
         ...(q.state !== undefined ? { state: q.state } : {}),
       };
-      const { page, pageSize } = pageOf(q);
-      return ok(request, await deliveries.listDeliveries(svc, principalOf(request), filter, page, pageSize));
+      return deliveries.listDeliveries(svc, principalOf(request), filter, page, pageSize);
     },
   );
 

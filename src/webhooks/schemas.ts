@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { WithEnvelope } from '../http/envelope.js';
-import { PagingQuery } from '../http/paging.js';
+import { ListAnswer, PagedQuery } from '../http/paging.js';
 import { EVENT_TYPES, PAYMENT_EVENT_TYPES } from './events.js';
 
 // Request and response schemas of the webhook operations (§Webhooks, §Deliveries): they validate, type the
@@ -89,7 +89,7 @@ export const RegisterResponse = WithEnvelope(
   'The new webhook with its secrets (shown only here and by rotate-secrets)',
 );
 export const WebhookResponse = WithEnvelope({ webhook: Webhook });
-export const WebhookListResponse = WithEnvelope({ data: Type.Array(Webhook), totalCount: Type.Integer() });
+export const WebhookListResponse = ListAnswer(Webhook);
 export const RotateResponse = WithEnvelope({
   webhookId: Type.String(),
   apiKey: Type.String(),
@@ -148,10 +148,8 @@ export const AttemptReportResponse = WithEnvelope({ recorded: Type.Literal(true)
 export const WebhookParams = Type.Object({ webhookId: Type.String({ minLength: 1, maxLength: 100 }) });
 export const DeliveryParams = Type.Object({ deliveryId: Type.String({ minLength: 1, maxLength: 100 }) });
 
-const Paging = PagingQuery;
-export const PageQuery = Type.Object(Paging);
-export const DeliveryQuery = Type.Object({
-  ...Paging,
+export const PageQuery = PagedQuery({});
+export const DeliveryQuery = PagedQuery({
   payfacReference: Type.Optional(Type.String({ maxLength: 100 })),
   correlationId: Type.Optional(Type.String({ maxLength: 100 })),
   webhookId: Type.Optional(Type.String({ maxLength: 100 })),
@@ -184,7 +182,7 @@ const Attempt = Type.Object({
       'why it failed when no status says it: the certificate error code (DEPTH_ZERO_SELF_SIGNED_CERT, CERT_HAS_EXPIRED, ...), the connection error (ECONNREFUSED: ...), or the time limit',
   }),
 });
-export const DeliveryListResponse = WithEnvelope({ data: Type.Array(Type.Object(DeliveryProps)), totalCount: Type.Integer() });
+export const DeliveryListResponse = ListAnswer(Type.Object(DeliveryProps));
 export const DeliveryResponse = WithEnvelope({
   delivery: Type.Object({ ...DeliveryProps, body: Type.String({ description: 'the exact body every attempt sends' }), attempts: Type.Array(Attempt) }),
 });

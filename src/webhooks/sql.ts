@@ -1,5 +1,6 @@
 import type { Queryable } from '../db/database.js';
 import { cursorTimeSql, type Keyset } from '../db/keyset.js';
+import { columnsOf } from '../db/columns.js';
 
 // Webhooks, events and the making of deliveries (§Events to §Deliveries); the queries on deliveries once
 // made are in deliveries/sql.ts. The owner of a webhook is a merchant or a partner:
@@ -338,16 +339,7 @@ export async function insertDeliveryRows(db: Queryable, now: Date, deliveries: r
                FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::boolean[]) WITH ORDINALITY
                     AS g(id, event_id, webhook_id, event_type, payfac_reference, body, via_listener, i)
               ORDER BY g.i) d`,
-    [
-      now,
-      deliveries.map((d) => d.id),
-      deliveries.map((d) => d.eventId),
-      deliveries.map((d) => d.webhookId),
-      deliveries.map((d) => d.eventType),
-      deliveries.map((d) => d.payfacReference),
-      deliveries.map((d) => d.body),
-      deliveries.map((d) => d.viaListener),
-    ],
+    [now, ...columnsOf(deliveries, 'id', 'eventId', 'webhookId', 'eventType', 'payfacReference', 'body', 'viaListener')],
   );
 }
 

@@ -4,11 +4,12 @@ import type { AddressInfo } from 'node:net';
 import { mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMerchant } from '../../src/accounts/service.js';
 import type { DeliveryWorker } from '../../src/webhooks/delivery/worker.js';
 import { call, createTestContext, type TestContext } from '../helpers/app.js';
+import { launchChromium } from '../helpers/browser.js';
 import { TEST_DB } from '../helpers/db.js';
 import { eventually, refusedPort, register, startReceiver, testWorker, type Receiver } from '../webhooks/helpers.js';
 import { createLink, createSession, linkDetails, payByLink, sessionStatus } from './fixtures.js';
@@ -18,16 +19,6 @@ import { createLink, createSession, linkDetails, payByLink, sessionStatus } from
 // HTTPS server fed by the real delivery worker. Runs on both database projects: one Chromium per
 // file, about ten page flows, a few seconds each.
 
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 /** Screenshots the tests take, to look at (not compared): outside the repository. */
 const SHOTS = join(tmpdir(), 'paylinks-screenshots');
 const SIGNED = ['checkoutReference', 'payfacReference', 'merchantReference', 'amount', 'currency', 'reason', 'success'] as const;
@@ -90,11 +81,7 @@ describe('shopper pages in Chromium, without JavaScript', () => {
     base = `http://127.0.0.1:${port}`;
     ctx = await createTestContext({ PUBLIC_BASE_URL: base });
     await ctx.app.listen({ port, host: '127.0.0.1' });
-    [receiver, shop, browser] = await Promise.all([
-      startReceiver(),
-      startShop(),
-      chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS }),
-    ]);
+    [receiver, shop, browser] = await Promise.all([startReceiver(), startShop(), launchChromium()]);
     hook = await register(ctx, `${receiver.url}/hooks`);
     worker = testWorker(ctx);
     await worker.start();

@@ -1,9 +1,10 @@
 import { mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createTestContext, type TestContext } from '../helpers/app.js';
+import { launchChromium } from '../helpers/browser.js';
 import { refusedPort } from '../webhooks/helpers.js';
 import { createLink, payByLink } from './fixtures.js';
 
@@ -12,16 +13,6 @@ import { createLink, payByLink } from './fixtures.js';
 // until the box is ticked, the server refuses it without, the receipt shows the merchant's words and
 // stays, and a disabled link shows its own. Screenshots go to the test output folder, to look at.
 
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const SHOTS = join(tmpdir(), 'paylinks-screenshots');
 const WIDTH = 390;
 
@@ -68,7 +59,7 @@ describe('a link’s terms and messages in Chromium at 390 px', () => {
     base = `http://127.0.0.1:${port}`;
     ctx = await createTestContext({ PUBLIC_BASE_URL: base });
     await ctx.app.listen({ port, host: '127.0.0.1' });
-    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+    browser = await launchChromium();
     await mkdir(SHOTS, { recursive: true });
   });
   afterAll(async () => {

@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { migrate } from '../../src/db/migrate.js';
 import type { ModificationProcessor } from '../../src/payments/modifications/processor.js';
-import { call, createTestContext, type TestContext } from '../helpers/app.js';
+import { call, type TestContext } from '../helpers/app.js';
 import { Shopper, createLink, payByLink } from '../checkout/fixtures.js';
-import { CARD, paidSession, refund, reverse, capture, testProcessor, tokenFromLink } from './helpers.js';
+import { CARD, modificationsSuite, paidSession, refund, reverse, capture, tokenFromLink } from './helpers.js';
 
 // Shop plugins look their order up by checkoutReference and answer 400 to an event without one, so
 // every event of a payment carries one: a session's payment its session's, a link payment the
@@ -26,12 +26,9 @@ async function events(ctx: TestContext): Promise<EventRow[]> {
 describe('checkoutReference on every payment event', () => {
   let ctx: TestContext;
   let processor: ModificationProcessor;
-  beforeAll(async () => {
-    ctx = await createTestContext();
-    processor = testProcessor(ctx);
-  });
-  afterAll(async () => {
-    await ctx?.close();
+  modificationsSuite((c, p) => {
+    ctx = c;
+    processor = p;
   });
 
   it('is set on the events of link payments, session payments, token charges, tokenizations, captures, refunds and reversals', async () => {

@@ -1,10 +1,10 @@
 import parsePrometheusTextFormat, { type PromFamily } from 'parse-prometheus-text-format';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createMerchant } from '../../src/accounts/service.js';
 import type { ModificationProcessor } from '../../src/payments/modifications/processor.js';
 import { merchantWaiting, waitingAuthorisations } from '../../src/payments/authorisations/service.js';
-import { createTestContext, type TestContext } from '../helpers/app.js';
-import { adjust, capture, ledger, paidSession, refund, reverse, testProcessor } from './helpers.js';
+import type { TestContext } from '../helpers/app.js';
+import { adjust, capture, ledger, modificationsSuite, paidSession, refund, reverse } from './helpers.js';
 
 // Authorisations expire (docs/api.md, Authorisations expire): a payment with manual capture or a
 // pre-authorisation can be captured or adjusted until PAYLINKS_AUTHORISATION_EXPIRY_DAYS after it was
@@ -17,15 +17,13 @@ const manual = { isManualCapture: true };
 describe('an uncaptured authorisation expires (default 7 days)', () => {
   let ctx: TestContext;
   let processor: ModificationProcessor;
-
-  beforeAll(async () => {
-    ctx = await createTestContext();
-    processor = testProcessor(ctx);
-  });
-  afterAll(async () => {
-    await processor.stop();
-    await ctx?.close();
-  });
+  modificationsSuite(
+    (c, p) => {
+      ctx = c;
+      processor = p;
+    },
+    { resetClock: false },
+  );
 
   it('takes a capture until the last millisecond, and refuses one at the expiry in the one error form', async () => {
     const p = await paidSession(ctx, manual);
@@ -94,12 +92,12 @@ describe('an uncaptured authorisation expires (default 7 days)', () => {
 
 describe('PAYLINKS_AUTHORISATION_EXPIRY_DAYS', () => {
   let ctx: TestContext;
-  beforeAll(async () => {
-    ctx = await createTestContext({ PAYLINKS_AUTHORISATION_EXPIRY_DAYS: '2' });
-  });
-  afterAll(async () => {
-    await ctx?.close();
-  });
+  modificationsSuite(
+    (c) => {
+      ctx = c;
+    },
+    { env: { PAYLINKS_AUTHORISATION_EXPIRY_DAYS: '2' }, resetClock: false },
+  );
 
   it('sets the number of days', async () => {
     const p = await paidSession(ctx, manual);
@@ -114,14 +112,13 @@ describe('PAYLINKS_AUTHORISATION_EXPIRY_DAYS', () => {
 describe('the authorisations that wait, per currency', () => {
   let ctx: TestContext;
   let processor: ModificationProcessor;
-  beforeAll(async () => {
-    ctx = await createTestContext();
-    processor = testProcessor(ctx);
-  });
-  afterAll(async () => {
-    await processor.stop();
-    await ctx?.close();
-  });
+  modificationsSuite(
+    (c, p) => {
+      ctx = c;
+      processor = p;
+    },
+    { resetClock: false },
+  );
 
   const svc = () => ({ db: ctx.tdb.db, clock: ctx.clock, config: ctx.config });
 

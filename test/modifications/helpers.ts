@@ -28,14 +28,19 @@ export async function registerWebhook(ctx: TestContext, apiKey = ctx.merchant.ap
 }
 
 /**
- * The setup of a modifications test file: a test app with a webhook registered and a processor the
- * test drives (handed to `use` once made), closed after the file; the clock is set to now before each test.
+ * The setup of a modifications test file (or of one describe in it): a test app (with `env` over the
+ * test defaults) with a webhook registered and a processor the test drives (handed to `use` once made),
+ * closed after the file; the clock is set to now before each test unless `resetClock` is false, for
+ * tests that move it on across a describe.
  */
-export function modificationsSuite(use: (ctx: TestContext, processor: ModificationProcessor) => void): void {
+export function modificationsSuite(
+  use: (ctx: TestContext, processor: ModificationProcessor) => void,
+  options: { env?: Record<string, string>; resetClock?: boolean } = {},
+): void {
   let ctx: TestContext | undefined;
   let processor: ModificationProcessor | undefined;
   beforeAll(async () => {
-    ctx = await createTestContext();
+    ctx = await createTestContext(options.env);
     processor = testProcessor(ctx);
     await registerWebhook(ctx);
     use(ctx, processor);
@@ -44,6 +49,7 @@ export function modificationsSuite(use: (ctx: TestContext, processor: Modificati
     await processor?.stop();
     await ctx?.close();
   });
+  if (options.resetClock === false) return;
   beforeEach(() => {
     ctx?.clock.set(new Date());
   });

@@ -5,7 +5,7 @@ import { waitingAuthorisations } from '../../src/payments/authorisations/service
 import type { ModificationProcessor } from '../../src/payments/modifications/processor.js';
 import { createTestContext, type TestContext } from '../helpers/app.js';
 import { capture, paidSession, testProcessor } from '../modifications/helpers.js';
-import { portalUser, textOf, type PortalBrowser } from './helpers.js';
+import { portalUser, rowOf, textOf, type PortalBrowser } from './helpers.js';
 
 // Authorisations waiting for capture in the portal (docs/portal.md): the overview's panel, the list
 // with each one's expiry, those expiring within a day, and a payment's page once its authorisation
@@ -142,6 +142,17 @@ describe('authorisations waiting for capture in the portal', () => {
     expect((await staff.post(`/portal/payments/${soon}/capture`, { amount: '200', reference: 'in time' })).statusCode).toBe(303);
   });
 
+  it('the payments list, the overview and a payment’s page badge an expired authorisation as expired, not as authorised', async () => {
+    const list = (await staff.get('/portal/payments')).body;
+    expect(textOf(rowOf(list, expired))).toContain('Authorisation expired');
+    expect(textOf(rowOf(list, expired))).not.toContain('Authorised');
+    expect(textOf(rowOf(list, krona))).toContain('Authorised');
+    expect(textOf(rowOf(list, atOnce))).toContain('Captured');
+    expect(textOf(rowOf((await staff.get('/portal')).body, expired))).toContain('Authorisation expired');
+    const page = textOf((await staff.get(`/portal/payments/${expired}`)).body);
+    expect(page).toContain(`Authorisation expired ${formatMoney(12345, 'EUR', 'en')}`);
+  });
+
   it('reads the same in Icelandic', async () => {
     await staff.get('/portal/account');
     expect((await staff.post('/portal/account/language', { language: 'is' })).statusCode).toBe(303);
@@ -155,6 +166,10 @@ describe('authorisations waiting for capture in the portal', () => {
     const page = textOf((await staff.get(`/portal/payments/${expired}`)).body);
     expect(page).toContain(`Heimild rann út ${when}`);
     expect(page).toContain(`Heimildin rann út ${when}: það sem var ekki innheimt hefur verið losað`);
+    const payments = (await staff.get('/portal/payments')).body;
+    expect(textOf(rowOf(payments, expired))).toContain('Heimild rann út');
+    expect(textOf(rowOf(payments, expired))).not.toContain('Heimiluð');
+    expect(textOf(rowOf(payments, krona))).toContain('Heimiluð');
   });
 
   it('is open to every role that reads payments', async () => {

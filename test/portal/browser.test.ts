@@ -2,7 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { runSandboxSettlement } from '../../src/settlements/service.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser } from '../../src/users/service.js';
@@ -10,6 +10,7 @@ import { ModificationProcessor } from '../../src/payments/modifications/processo
 import { simulatorAcquirer } from '../../src/payments/simulator.js';
 import type { DeliveryWorker } from '../../src/webhooks/delivery/worker.js';
 import { createTestContext, type TestContext } from '../helpers/app.js';
+import { launchChromium } from '../helpers/browser.js';
 import { TEST_DB } from '../helpers/db.js';
 import { eventually, refusedPort, startReceiver, testWorker, type Receiver } from '../webhooks/helpers.js';
 import { paidSession } from '../modifications/helpers.js';
@@ -23,16 +24,6 @@ import { PASSWORD } from './helpers.js';
 // payment page. Every page is checked with axe-core (no serious or critical violation), at 1280 and
 // 375 px, in English and Icelandic; with UPDATE_PORTAL_SCREENSHOTS=1 its screenshots go to docs/portal/.
 
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const WRITE_DOCS = process.env.UPDATE_PORTAL_SCREENSHOTS === '1';
 const SHOTS = WRITE_DOCS ? 'docs/portal' : join(tmpdir(), 'paylinks-portal-screenshots');
 
@@ -72,7 +63,7 @@ describe('the merchant portal in Chromium', () => {
     base = `http://127.0.0.1:${port}`;
     ctx = await createTestContext({ PUBLIC_BASE_URL: base, LOG_LEVEL: 'warn' });
     await ctx.app.listen({ port, host: '127.0.0.1' });
-    [receiver, browser] = await Promise.all([startReceiver(), chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS })]);
+    [receiver, browser] = await Promise.all([startReceiver(), launchChromium()]);
     receiver.on('/hooks', (_req, res) => {
       res.writeHead(200, { 'content-type': 'text/plain' });
       res.end('ok');

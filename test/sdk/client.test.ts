@@ -13,19 +13,11 @@ import {
 import { createKey } from '../../src/accounts/service.js';
 import { refusedPort } from '../webhooks/helpers.js';
 import { payByLinkParams, startLiveService, type LiveService } from './helpers.js';
+import { rejection } from '../helpers/rejection.js';
 
 // Every SDK method against the real service on a socket , on this run's database kind.
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
-async function rejection(p: Promise<unknown>): Promise<unknown> {
-  try {
-    await p;
-  } catch (err) {
-    return err;
-  }
-  throw new Error('expected a rejection');
-}
 
 describe('@paylinks/sdk against the live service', () => {
   let live: LiveService;

@@ -3,19 +3,11 @@ import { PaylinksConflictError, PaylinksNotFoundError, PaylinksValidationError, 
 import type { ModificationProcessor } from '../../src/payments/modifications/processor.js';
 import { CARD, paidSession, testProcessor, tokenFromLink } from '../modifications/helpers.js';
 import { startLiveService, type LiveService } from './helpers.js';
+import { rejection } from '../helpers/rejection.js';
 
 // modifications.{capture, refund, reverse} and payments.{chargeToken, disableToken} against the live
 // service (§Modifications and saved cards): payments made on the real checkout page, outcomes completed by the modification
 // processor, and each outcome traced through the SDK's deliveries.list.
-
-async function rejection(p: Promise<unknown>): Promise<unknown> {
-  try {
-    await p;
-  } catch (err) {
-    return err;
-  }
-  throw new Error('expected a rejection');
-}
 
 describe('§Modifications and saved cards through @paylinks/sdk', () => {
   let live: LiveService;

@@ -9,6 +9,7 @@ import {
   PaylinksServerError,
   type PaylinksOptions,
 } from '@paylinks/sdk';
+import { rejection } from '../helpers/rejection.js';
 
 // The SDK's retry policy (docs/style.md, The SDK) on a scripted fetch: which failures are retried, how long it
 // waits, that the count is bounded, and that a retried create keeps its Idempotency-Key (§Idempotent creates).
@@ -78,15 +79,6 @@ const linkParams = {
   currency: 'EUR',
   items: [{ name: 'a', quantity: 1, unitPrice: 100, amountWithoutDiscount: 100, amount: 100 }],
 };
-
-async function rejection(p: Promise<unknown>): Promise<unknown> {
-  try {
-    await p;
-  } catch (err) {
-    return err;
-  }
-  throw new Error('expected a rejection');
-}
 
 describe('requests', () => {
   it('sends X-API-Key, JSON, and the /api/v1 prefix once', async () => {

@@ -1,4 +1,4 @@
-import type { Queryable } from '../../db/database.js';
+import { preparedRows, type Queryable } from '../../db/database.js';
 import { cursorTimeSql, type Keyset } from '../../db/keyset.js';
 
 // Authorisations waiting for capture (docs/api.md, Authorisations expire): payments with manual capture or
@@ -26,14 +26,14 @@ export interface WaitingTotalsRow {
 
 /** Every merchant's waiting authorisations per currency (the metrics' gauges), by payments_waiting_idx. */
 export async function waitingTotals(db: Queryable, notBefore: Date): Promise<WaitingTotalsRow[]> {
-  const { rows } = await db.query<WaitingTotalsRow>({
-    name: 'authorisations.waitingTotals',
-    text: `SELECT p.currency, count(*)::int AS count, sum(${REMAINING})::bigint AS amount, min(p.created_at) AS oldest
+  return preparedRows<WaitingTotalsRow>(
+    db,
+    'authorisations.waitingTotals',
+    `SELECT p.currency, count(*)::int AS count, sum(${REMAINING})::bigint AS amount, min(p.created_at) AS oldest
              FROM payments p WHERE ${waiting('$1')}
             GROUP BY p.currency ORDER BY p.currency`,
-    values: [notBefore],
-  });
-  return rows;
+    [notBefore],
+  );
 }
 
 export interface MerchantWaitingRow {
@@ -46,15 +46,15 @@ export interface MerchantWaitingRow {
 
 /** One merchant's waiting authorisations per currency (the portal's overview), by payments_merchant_waiting_idx. */
 export async function merchantWaiting(db: Queryable, merchantId: string, notBefore: Date, soonAfter: Date): Promise<MerchantWaitingRow[]> {
-  const { rows } = await db.query<MerchantWaitingRow>({
-    name: 'authorisations.merchantWaiting',
-    text: `SELECT p.currency, count(*)::int AS count, sum(${REMAINING})::bigint AS amount,
+  return preparedRows<MerchantWaitingRow>(
+    db,
+    'authorisations.merchantWaiting',
+    `SELECT p.currency, count(*)::int AS count, sum(${REMAINING})::bigint AS amount,
                   count(*) FILTER (WHERE p.created_at <= $3)::int AS "expiringSoon"
              FROM payments p WHERE p.merchant_id = $1 AND ${waiting('$2')}
             GROUP BY p.currency ORDER BY p.currency`,
-    values: [merchantId, notBefore, soonAfter],
-  });
-  return rows;
+    [merchantId, notBefore, soonAfter],
+  );
 }
 
 export interface WaitingRow {

@@ -1,4 +1,4 @@
-import type { Queryable } from '../../db/database.js';
+import { preparedRows, type Queryable } from '../../db/database.js';
 
 // Modifications (§Modifications and saved cards) and the payment ledger they move. $n parameters only.
 
@@ -232,16 +232,16 @@ export async function modificationsOf(db: Queryable, merchantId: string, origina
 
 /** What was refunded per day (UTC) and currency from `since` on: refunds, and reversals that refunded, by when they completed. */
 export async function refundedPerDay(db: Queryable, merchantId: string, since: Date): Promise<{ day: string; currency: string; refunded: number }[]> {
-  const { rows } = await db.query<{ day: string; currency: string; refunded: number }>({
-    name: 'modifications.refundedPerDay',
-    text: `SELECT to_char(date_trunc('day', completed_at AT TIME ZONE 'UTC'), 'YYYY-MM-DD') AS day, currency, sum(amount)::bigint AS refunded
+  return preparedRows<{ day: string; currency: string; refunded: number }>(
+    db,
+    'modifications.refundedPerDay',
+    `SELECT to_char(date_trunc('day', completed_at AT TIME ZONE 'UTC'), 'YYYY-MM-DD') AS day, currency, sum(amount)::bigint AS refunded
              FROM modifications
             WHERE merchant_id = $1 AND state = 'Succeeded' AND completed_at >= $2
               AND (kind = 'Refund' OR (kind = 'Reversal' AND outcome = 'Refunded'))
             GROUP BY 1, 2`,
-    values: [merchantId, since],
-  });
-  return rows;
+    [merchantId, since],
+  );
 }
 
 /** A movement of money the acquirer settles: a capture (at authorisation, or a capture modification) or a refund (a refund, or a reversal that refunded). */
@@ -263,9 +263,10 @@ export interface MoneyMovementRow {
  * An immediate capture is what the payment captured beyond its capture modifications (none, for such a payment).
  */
 export async function moneyMovements(db: Queryable, o: { merchantId: string | null; from: Date | null; until: Date }): Promise<MoneyMovementRow[]> {
-  const { rows } = await db.query<MoneyMovementRow>({
-    name: 'modifications.moneyMovements',
-    text: `SELECT * FROM (
+  return preparedRows<MoneyMovementRow>(
+    db,
+    'modifications.moneyMovements',
+    `SELECT * FROM (
              SELECT p.payfac_reference AS "payfacReference", p.payfac_reference AS "originalPayfacReference", p.merchant_id AS "merchantId",
                     p.currency, 'Capture' AS type,
                     (p.captured_amount - COALESCE((SELECT sum(m.amount) FROM modifications m
@@ -284,9 +285,8 @@ export async function moneyMovements(db: Queryable, o: { merchantId: string | nu
               AND m.completed_at < $1 AND ($2::timestamptz IS NULL OR m.completed_at >= $2)
               AND ($3::text IS NULL OR m.merchant_id = $3)
            ORDER BY 7, 1`,
-    values: [o.until, o.from, o.merchantId],
-  });
-  return rows;
+    [o.until, o.from, o.merchantId],
+  );
 }
 
 /** Captures accepted before `before` that are still waiting for the acquirer (reconciliation's stuck captures). */

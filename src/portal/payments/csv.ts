@@ -1,4 +1,4 @@
-import { paymentState, type PaymentListItem } from '../../payments/service.js';
+import { paymentState, type PaymentExportRow } from '../../payments/service.js';
 
 // The payments CSV export (§The portal): one line per payment, written as the rows are read, so the
 // export of a million payments holds one batch in memory. RFC 4180 quoting; amounts in the
@@ -49,7 +49,7 @@ function majorUnits(minor: number): string {
   return `${(minor - cents) / 100}.${String(cents).padStart(2, '0')}`;
 }
 
-function line(p: PaymentListItem): string {
+function line(p: PaymentExportRow): string {
   const through = p.paymentLinkReference ? 'link' : p.checkoutReference ? 'checkout' : 'savedCard';
   return [
     p.payfacReference,
@@ -73,7 +73,7 @@ function line(p: PaymentListItem): string {
 }
 
 /** The export's text in chunks of lines: the header, then the payments as they are read. */
-export async function* csvLines(payments: AsyncIterable<PaymentListItem>, linesPerChunk = 500): AsyncGenerator<string> {
+export async function* csvLines(payments: AsyncIterable<PaymentExportRow>, linesPerChunk = 500): AsyncGenerator<string> {
   // A byte order mark, so that spreadsheet programs read the file as UTF-8.
   let chunk = `\uFEFF${CSV_COLUMNS.join(',')}\r\n`;
   let n = 0;

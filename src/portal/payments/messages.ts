@@ -263,3 +263,6 @@ export const STATE_BADGE = {
   authorised: ['stateAuthorised', 'info'],
   cardSaved: ['stateCardSaved', 'ok'],
 } as const satisfies Record<PaymentState, readonly [Key, 'ok' | 'warn' | 'bad' | 'neutral' | 'info']>;
+
+/** The badge of an authorisation that expired with nothing captured, in the place of `authorised` (docs/api.md, Authorisations expire). */
+export const EXPIRED_BADGE = ['expiredAt', 'neutral'] as const satisfies readonly [Key, 'neutral'];

@@ -11,7 +11,7 @@ import { DataTable, ListPager } from '../views/table.js';
 import { PORTAL, portalPage } from '../views/layout.js';
 import { ExpiredCapture, RefusedExpired, withExpiry } from './expiry.js';
 import { Timeline, type Moment } from './timeline.js';
-import { M, STATE_BADGE, type Key } from './messages.js';
+import { EXPIRED_BADGE, M, STATE_BADGE, type Key } from './messages.js';
 
 // The payments pages (§The portal): every payment with its filters and the CSV export, and a
 // payment's page with its card, its timeline, the webhooks it caused, and the capture, refund,
@@ -21,8 +21,16 @@ type T = Translate<Key>;
 
 export const paymentPath = (payfacReference: string): string => `${PORTAL}/payments/${encodeURIComponent(payfacReference)}`;
 
-export function StateBadge({ view, p }: { view: View; p: Pick<PaymentSummary, 'success' | 'captureState' | 'refundedAmount' | 'capturedAmount'> }): Html {
-  const [key, tone] = STATE_BADGE[paymentState(p)];
+type BadgeOf = Pick<PaymentSummary, 'success' | 'captureState' | 'refundedAmount' | 'capturedAmount' | 'authorisationExpired'>;
+
+/** Where a payment stands, as its badge says it: an authorisation past its expiry is no longer `authorised`. */
+function badgeOf(p: BadgeOf): (typeof STATE_BADGE)[PaymentState] | typeof EXPIRED_BADGE {
+  const state = paymentState(p);
+  return state === 'authorised' && p.authorisationExpired ? EXPIRED_BADGE : STATE_BADGE[state];
+}
+
+export function StateBadge({ view, p }: { view: View; p: BadgeOf }): Html {
+  const [key, tone] = badgeOf(p);
   return <Badge tone={tone}>{translator(M, view.lang)(key)}</Badge>;
 }
 
@@ -30,17 +38,22 @@ export function StateBadge({ view, p }: { view: View; p: Pick<PaymentSummary, 's
 export function PaymentsTable({ view, payments, label }: { view: View; payments: readonly (PaymentSummary | PaymentListItem)[]; label: string }): Html {
   const t = translator(M, view.lang);
   const withOrigin = payments.some((p) => 'byToken' in p);
-  // The words of the states, looked up once a table rather than once a row.
-  const stateWord = Object.fromEntries((Object.keys(STATE_BADGE) as PaymentState[]).map((s) => [s, t(STATE_BADGE[s][0])])) as Record<PaymentState, string>;
+  // The words of the badges, looked up once a table rather than once a row.
+  const words = new Map<Key, string>();
+  const word = (key: Key): string => {
+    let w = words.get(key);
+    if (w === undefined) words.set(key, (w = t(key)));
+    return w;
+  };
   const row = (p: PaymentSummary | PaymentListItem): Html => {
-    const state = paymentState(p);
+    const [key, tone] = badgeOf(p);
     return (
       <tr>
         <td>
           <Time view={view} at={p.createdAt} />
         </td>
         <td>
-          <Badge tone={STATE_BADGE[state][1]}>{stateWord[state]}</Badge>
+          <Badge tone={tone}>{word(key)}</Badge>
           {!p.success && p.reason && p.reason.toLowerCase() !== 'refused' ? <div class="muted small">{p.reason}</div> : null}
         </td>
         <td class="num">
