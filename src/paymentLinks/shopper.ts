@@ -4,7 +4,7 @@ import { prefixedId } from '../ids.js';
 import * as sql from './sql.js';
 import type { CustomFieldAnswer } from './customFields.js';
 
-export { checkCustomAnswers, type AnswerProblem, type CustomField, type CustomFieldAnswer } from './customFields.js';
+export { answersLine, checkCustomAnswers, type AnswerProblem, type CustomField, type CustomFieldAnswer } from './customFields.js';
 
 // The shopper's side of a link: the link as its payment page reads it, locked for a payment, and
 // what a payment attempt leaves on it. Hosted checkout calls these inside its own transactions.

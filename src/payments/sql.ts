@@ -263,6 +263,8 @@ export interface PaymentListRow extends PaymentSummaryRow {
   checkoutReference: string | null;
   byToken: boolean;
   threeDAuthenticated: boolean;
+  /** The answers to a link's custom fields (docs/api.md, Custom fields); null when it asked for none. */
+  customFieldAnswers: { key: string; value: string }[] | null;
   /** The cursor's time (created_at to the microsecond). */
   at: string;
   reference: string;
@@ -273,7 +275,7 @@ const LIST_COLUMNS = `p.payfac_reference AS "payfacReference", p.amount, p.curre
   p.payment_method AS "paymentMethod", p.created_at AS "createdAt", p.merchant_reference AS "merchantReference",
   p.payment_link_reference AS "paymentLinkReference", p.checkout_reference AS "checkoutReference",
   p.charged_token IS NOT NULL AS "byToken", p.three_d_authenticated AS "threeDAuthenticated",
-  ${cursorTimeSql('p.created_at')} AS at, p.payfac_reference AS reference`;
+  p.custom_field_answers AS "customFieldAnswers", ${cursorTimeSql('p.created_at')} AS at, p.payfac_reference AS reference`;
 
 /**
  * The merchant's payments under a filter, newest first, `limit` rows from a keyset (by the
@@ -325,7 +327,6 @@ export interface PaymentDetailRow extends PaymentListRow {
   captureDueAt: Date | null;
   eventCheckoutReference: string;
   termsAcceptedAt: Date | null;
-  customFieldAnswers: { key: string; value: string }[] | null;
 }
 
 /** One payment of the merchant with everything the portal shows of it (card data masked, as stored). */
@@ -334,8 +335,7 @@ export async function paymentDetail(db: Queryable, merchantId: string, payfacRef
     `SELECT ${LIST_COLUMNS}, p.terminal_identifier AS "terminalIdentifier", p.card_masked AS "cardMasked", p.card_expiry AS "cardExpiry",
             p.auth_code AS "authCode", p.is_pre_auth AS "isPreAuth", p.token, p.charged_token AS "chargedToken",
             p.recurring_processing_model AS "recurringProcessingModel", p.capture_due_at AS "captureDueAt",
-            p.event_checkout_reference AS "eventCheckoutReference", p.terms_accepted_at AS "termsAcceptedAt",
-            p.custom_field_answers AS "customFieldAnswers"
+            p.event_checkout_reference AS "eventCheckoutReference", p.terms_accepted_at AS "termsAcceptedAt"
        FROM payments p WHERE p.payfac_reference = $1 AND p.merchant_id = $2`,
     [payfacReference, merchantId],
   );
