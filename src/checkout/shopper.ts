@@ -3,7 +3,16 @@ import type { Clock } from '../clock.js';
 import type { Database } from '../db/database.js';
 import { withTransaction } from '../db/database.js';
 import { linkStatus } from '../paymentLinks/service.js';
-import { linkForPage, lockLinkForPayment, recordLinkPayment, type LinkForPage } from '../paymentLinks/shopper.js';
+import {
+  checkCustomAnswers,
+  linkForPage,
+  lockLinkForPayment,
+  recordLinkPayment,
+  type AnswerProblem,
+  type CustomField,
+  type CustomFieldAnswer,
+  type LinkForPage,
+} from '../paymentLinks/shopper.js';
 import type { ShopperInfo } from '../paymentLinks/rules.js';
 import type { Acquirer, AuthoriseResult } from '../payments/acquirer.js';
 import type { CardInput, CardSummary } from '../payments/card.js';
@@ -75,6 +84,8 @@ export interface Checkoutable {
   inactiveMessage: string | null;
   /** The terms a link's shopper accepts before paying; null: none asked (always for a session). */
   termsUrl: string | null;
+  /** A link's own questions on its payment page (docs/api.md, Custom fields); null: none (always for a session). */
+  customFields: CustomField[] | null;
 }
 
 /**
@@ -93,6 +104,7 @@ export const PLAIN_CHECKOUT = {
   completionMessage: null,
   inactiveMessage: null,
   termsUrl: null,
+  customFields: null,
 } as const satisfies Partial<Checkoutable>;
 
 /** What a link and a session give their page alike, read from either as it is. */
@@ -144,6 +156,7 @@ function fromLink(link: LinkForPage, now: Date): Checkoutable {
     completionMessage: link.completionMessage,
     inactiveMessage: link.inactiveMessage,
     termsUrl: link.termsUrl,
+    customFields: link.customFields,
   };
 }
 
@@ -170,6 +183,7 @@ function fromSession(s: SessionRow, now: Date): Checkoutable {
     completionMessage: null,
     inactiveMessage: null,
     termsUrl: null,
+    customFields: null,
   };
 }
 
@@ -202,6 +216,7 @@ export type PayOutcome =
   | { kind: 'Challenge'; challengeId: string; card: CardSummary }
   | { kind: 'NotPayable'; status: string }
   | { kind: 'TermsNotAccepted' }
+  | { kind: 'CustomFieldsInvalid'; problems: Record<string, AnswerProblem> }
   | { kind: 'NotFound' };
 
 async function lockTarget(tx: PoolClient, target: Target, now: Date): Promise<Checkoutable | undefined> {
@@ -223,9 +238,15 @@ const NO_RETRY = { retries: 0 } as const;
  * Pays a link or a session with a card. The card goes to the acquirer and nowhere else. A link with
  * terms is paid only when the shopper accepted them (`acceptedTerms`, the page's checkbox), decided
  * on the locked row, so that terms the merchant added after the page was shown are asked for too;
- * the moment of acceptance recorded with the payment is this one.
+ * the moment of acceptance recorded with the payment is this one. The answers to a link's custom
+ * fields (`customValues`, by key, as the form sent them) are checked here on the locked link too, so
+ * that fields the merchant changed after the page was shown are answered as they now are.
  */
-export async function pay(deps: PayDeps, target: Target, input: { card: CardInput; answers: Answer[]; acceptedTerms?: boolean }): Promise<PayOutcome> {
+export async function pay(
+  deps: PayDeps,
+  target: Target,
+  input: { card: CardInput; answers: Answer[]; acceptedTerms?: boolean; customValues?: Readonly<Record<string, string>> },
+): Promise<PayOutcome> {
   return withTransaction(
     deps.db,
     async (tx) => {
@@ -235,6 +256,9 @@ export async function pay(deps: PayDeps, target: Target, input: { card: CardInpu
       if (!c.payable) return { kind: 'NotPayable', status: c.status };
       if (c.termsUrl !== null && input.acceptedTerms !== true) return { kind: 'TermsNotAccepted' };
       const termsAcceptedAt = c.termsUrl !== null ? now : null;
+      const custom = checkCustomAnswers(c.customFields, (key) => input.customValues?.[key]);
+      if (Object.keys(custom.problems).length > 0) return { kind: 'CustomFieldsInvalid', problems: custom.problems };
+      const customFieldAnswers = c.customFields !== null ? custom.answers : null;
       const result = await deps.acquirer.authorise({
         card: input.card,
         amount: chargeAmount(c),
@@ -249,11 +273,12 @@ export async function pay(deps: PayDeps, target: Target, input: { card: CardInpu
           answers: input.answers,
           acquirerState: result.state,
           termsAcceptedAt,
+          customFieldAnswers,
           now,
         });
         return { kind: 'Challenge', challengeId, card: result.card };
       }
-      return record(tx, deps, c, result, input.answers, termsAcceptedAt);
+      return record(tx, deps, c, result, input.answers, { termsAcceptedAt, customFieldAnswers });
     },
     NO_RETRY,
   );
@@ -278,7 +303,7 @@ export async function completeChallenge(
       // Terms added while the shopper was at the 3-D Secure step were never shown: asked for from the start.
       if (c.termsUrl !== null && challenge.termsAcceptedAt === null) return { kind: 'TermsNotAccepted' as const };
       const result = await deps.acquirer.completeChallenge(challenge.acquirerState, confirmed);
-      return record(tx, deps, c, result, challenge.answers, challenge.termsAcceptedAt);
+      return record(tx, deps, c, result, challenge.answers, challenge);
     },
     NO_RETRY,
   );
@@ -295,8 +320,9 @@ async function record(
   c: Checkoutable,
   result: Exclude<AuthoriseResult, { outcome: 'ChallengeShopper' }>,
   answers: Answer[],
-  termsAcceptedAt: Date | null,
+  given: { termsAcceptedAt: Date | null; customFieldAnswers: CustomFieldAnswer[] | null },
 ): Promise<PayOutcome> {
+  const { termsAcceptedAt, customFieldAnswers } = given;
   const intent: PaymentIntent = {
     merchantId: c.merchantId,
     terminalIdentifier: c.terminalIdentifier,
@@ -312,6 +338,7 @@ async function record(
     manualCapture: c.manualCapture,
     captureHoursDelay: c.captureHoursDelay,
     termsAcceptedAt,
+    customFieldAnswers,
   };
   const paid = await recordPayment(tx, deps, intent, result);
   const now = deps.clock.now();
@@ -320,6 +347,7 @@ async function record(
       reference: c.reference,
       tokenize: c.tokenize,
       answers,
+      customFieldAnswers,
       success: paid.success,
       amount: paid.amount,
       currency: paid.currency,

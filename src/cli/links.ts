@@ -1,5 +1,5 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import type { CreatePaymentLinkParams, Item, LinkType, PaymentLinkListEntry, RecurringProcessingModel } from '@paylinks/sdk';
+import type { CreatePaymentLinkParams, CustomFieldParams, Item, LinkType, PaymentLinkListEntry, RecurringProcessingModel } from '@paylinks/sdk';
 import { action, client, emit, fieldTable, given, idCommand, int, listCommand, pageOf, table, withClient, type ClientFlags, type PageFlags } from './client.js';
 
 // `paylinks links`: create, list, read and disable the merchant's payment links.
@@ -15,6 +15,30 @@ function parseItem(value: string, previous: Item[] = []): Item[] {
   const unitPrice = Number(p);
   const amountWithoutDiscount = quantity * unitPrice;
   return [...previous, { name, quantity, unitPrice, amountWithoutDiscount, amount: a !== undefined ? Number(a) : amountWithoutDiscount }];
+}
+
+/** --custom-field '{"key":"size","type":"Dropdown","label":"Stærð","required":true,"options":["S","M"]}': one field as the API takes it; the service checks it. */
+function parseCustomField(value: string, previous: CustomFieldParams[] = []): CustomFieldParams[] {
+  let field: unknown;
+  try {
+    field = JSON.parse(value);
+  } catch {
+    field = undefined;
+  }
+  if (typeof field !== 'object' || field === null || Array.isArray(field)) {
+    throw new InvalidArgumentError(
+      'a custom field is a JSON object, e.g. \'{"key":"size","type":"Dropdown","label":"Stærð","required":true,"options":["S","M"]}\'',
+    );
+  }
+  return [...previous, field as CustomFieldParams];
+}
+
+/** A custom field in one line of `links get`. */
+function customFieldLine(f: { type: string; label: string; labelEn?: string; required: boolean; maxLength?: number; options?: string[] }): string {
+  const parts = [f.type, f.required ? 'required' : 'optional', f.labelEn !== undefined ? `${f.label} / ${f.labelEn}` : f.label];
+  if (f.maxLength !== undefined) parts.push(`at most ${f.maxLength} characters`);
+  if (f.options !== undefined) parts.push(`options: ${f.options.join(' | ')}`);
+  return parts.join(', ');
 }
 
 export function registerLinkCommands(program: Command): void {
@@ -36,6 +60,11 @@ export function registerLinkCommands(program: Command): void {
     .option('--completion-message <text>', 'shown on the receipt after a payment (plain text, up to 500 characters)')
     .option('--inactive-message <text>', 'shown on the page once the link is disabled, expired or used up, instead of the usual sentence')
     .option('--terms-url <url>', 'terms the shopper must accept on the payment page before paying')
+    .option(
+      '--custom-field <json>',
+      'a question on the payment page (repeatable, up to 3), as a JSON object: key, type (Text, Number or Dropdown), label, labelEn, required, maxLength (Text), options (Dropdown)',
+      parseCustomField,
+    )
     .option('--idempotency-key <key>', 'Idempotency-Key: the same key and body within 24 h returns the first answer; default a new one')
     .action(
       action(
@@ -55,6 +84,7 @@ export function registerLinkCommands(program: Command): void {
             completionMessage?: string;
             inactiveMessage?: string;
             termsUrl?: string;
+            customField?: CustomFieldParams[];
             idempotencyKey?: string;
           },
         ) => {
@@ -79,6 +109,7 @@ export function registerLinkCommands(program: Command): void {
               completionMessage: o.completionMessage,
               inactiveMessage: o.inactiveMessage,
               termsUrl: o.termsUrl,
+              customFields: o.customField,
             }),
           };
           const r = await client(o).paymentLinks.create(params, o.idempotencyKey ? { idempotencyKey: o.idempotencyKey } : {});
@@ -131,12 +162,28 @@ export function registerLinkCommands(program: Command): void {
             ),
           ]
         : []),
+      // Shown only when the link has them, as the API answers them.
+      ...(l.customFields !== undefined
+        ? [
+            '',
+            ...table(
+              ['CUSTOM FIELD', 'ASKS'],
+              l.customFields.map((f) => [f.key, customFieldLine(f)]),
+            ),
+          ]
+        : []),
       ...(l.submissions.length > 0
         ? [
             '',
             ...table(
-              ['SUBMISSION', 'COMPLETED', 'AMOUNT', 'PAYFACREFERENCE'],
-              l.submissions.map((s, i) => [i + 1, String(s.completed), `${s.amount} ${s.currency}`, s.payfacReference]),
+              ['SUBMISSION', 'COMPLETED', 'AMOUNT', 'PAYFACREFERENCE', ...(l.customFields !== undefined ? ['ANSWERS'] : [])],
+              l.submissions.map((s, i) => [
+                i + 1,
+                String(s.completed),
+                `${s.amount} ${s.currency}`,
+                s.payfacReference,
+                ...(l.customFields !== undefined ? [(s.customFieldAnswers ?? []).map((a) => `${a.key}=${a.value}`).join('; ')] : []),
+              ]),
             ),
           ]
         : []),

@@ -1,6 +1,7 @@
 import type { FieldError } from '../errors.js';
 import { ApiError, validationError } from '../errors.js';
 import { LINK_TYPES, MAX_AMOUNT, type LinkType } from './schemas.js';
+import { customFieldErrors } from './customFields.js';
 
 // The rules of §Creating a link/§Updating a link that a JSON schema cannot say: across fields, by link type, against the clock.
 // They run on the body even when the schema has already failed, so that one answer names every
@@ -225,7 +226,7 @@ export function createRuleErrors(body: unknown, now: Date, failed: Failed = NONE
     errors.push({ field: 'shopperInfos', code: 'DUPLICATE_FIELD', message: 'shopperInfo and shopperInfos are the same field; send one of them' });
   }
   errors.push(...shopperInfoErrors(body.shopperInfo, 'shopperInfo', failed), ...shopperInfoErrors(body.shopperInfos, 'shopperInfos', failed));
-  errors.push(...messagesAndTermsErrors(body, failed));
+  errors.push(...messagesAndTermsErrors(body, failed), ...customFieldErrors(body.customFields, failed));
   return errors;
 }
 

@@ -1,6 +1,7 @@
 import { ListAnswer, PagedQuery } from '../http/paging.js';
 import { Type, type Static, type TSchema, type TUnsafe } from 'typebox';
 import { WithEnvelope } from '../http/envelope.js';
+import { CASE_INSENSITIVE } from '../validation.js';
 
 // The Payment Links API schemas (interface §2.2–2.7, 4.1–4.5; §Creating a link, §Updating a link, §Disabling a link, §Lists). They validate the
 // request (Ajv, all errors), shape the response and feed the OpenAPI document. Rules that need more
@@ -72,6 +73,56 @@ const COMPLETION_MESSAGE =
 const INACTIVE_MESSAGE = 'plain text shown on the page of the link when it is Disabled, Expired or Used, instead of the generic sentence; 1–500 characters';
 const TERMS_URL = 'absolute http(s) URL of the terms, at most 2048 characters; the payment page then asks the shopper to accept them before paying';
 
+// Custom fields (docs/api.md, Custom fields): up to 3 questions of the merchant's on the payment page.
+export const CUSTOM_FIELD_TYPES = ['Text', 'Number', 'Dropdown'] as const;
+export const MAX_CUSTOM_FIELDS = 3;
+export const MAX_TEXT_LENGTH = 255;
+export const MAX_OPTIONS = 10;
+const CustomLabel = (description: string) => Type.String({ minLength: 1, maxLength: 50, description });
+
+const CustomFieldSchema = Type.Object(
+  {
+    key: Type.String({
+      minLength: 1,
+      maxLength: 30,
+      pattern: '^[A-Za-z][A-Za-z0-9_-]*$',
+      description: 'identifier of the field in the answers: a letter, then letters, digits, _ or -; 1–30 characters; unique in the link (any case)',
+    }),
+    type: Type.String({ enum: [...CUSTOM_FIELD_TYPES], [CASE_INSENSITIVE]: true, description: 'Text, Number (a whole number) or Dropdown' }),
+    label: CustomLabel('what the page asks, 1–50 characters; shown in Icelandic, and in English too unless labelEn is given'),
+    labelEn: Type.Optional(nullable(CustomLabel('the label on the English page, 1–50 characters'))),
+    required: Type.Boolean({ description: 'whether the shopper must answer' }),
+    maxLength: Type.Optional(
+      nullable(
+        Type.Integer({ minimum: 1, maximum: MAX_TEXT_LENGTH, description: `Text only: the longest answer, 1–${MAX_TEXT_LENGTH}; default ${MAX_TEXT_LENGTH}` }),
+      ),
+    ),
+    options: Type.Optional(
+      nullable(
+        Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
+          minItems: 1,
+          maxItems: MAX_OPTIONS,
+          description: `Dropdown only, and required there: 1–${MAX_OPTIONS} distinct choices of 1–100 characters each`,
+        }),
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+const CUSTOM_FIELDS = `up to ${MAX_CUSTOM_FIELDS} questions on the payment page, answered with the payment; an empty list is none`;
+const CustomFields = Type.Array(CustomFieldSchema, { maxItems: MAX_CUSTOM_FIELDS, description: CUSTOM_FIELDS });
+
+/** A custom field as a link reads: maxLength on a Text, options on a Dropdown, labelEn only when set. */
+const CustomFieldRead = Type.Object({
+  key: Type.String(),
+  type: oneOf(CUSTOM_FIELD_TYPES),
+  label: Type.String(),
+  labelEn: Type.Optional(Type.String()),
+  required: Type.Boolean(),
+  maxLength: Type.Optional(Type.Integer()),
+  options: Type.Optional(Type.Array(Type.String())),
+});
+
 // ---------------------------------------------------------------- create (4.3, §Creating a link)
 
 export const CreateBody = Type.Object(
@@ -98,6 +149,7 @@ export const CreateBody = Type.Object(
     completionMessage: Type.Optional(ShopperText(COMPLETION_MESSAGE)),
     inactiveMessage: Type.Optional(ShopperText(INACTIVE_MESSAGE)),
     termsUrl: Type.Optional(Type.String({ description: TERMS_URL })),
+    customFields: Type.Optional(CustomFields),
   },
   { additionalProperties: false },
 );
@@ -133,6 +185,7 @@ export const UpdateBody = Type.Object(
     completionMessage: Type.Optional(nullable(ShopperText(`${COMPLETION_MESSAGE}; null: none`))),
     inactiveMessage: Type.Optional(nullable(ShopperText(`${INACTIVE_MESSAGE}; null: none`))),
     termsUrl: Type.Optional(nullable(Type.String({ description: `${TERMS_URL}; null: none` }))),
+    customFields: Type.Optional(nullable({ ...CustomFields, description: `${CUSTOM_FIELDS}; replaces the link's list; null or []: none` })),
   },
   { additionalProperties: false },
 );
@@ -150,6 +203,11 @@ const SubmissionSchema = Type.Object({
   currency: Type.String(),
   token: nullable(Type.String()),
   payfacReference: nullable(Type.String()),
+  customFieldAnswers: Type.Optional(
+    Type.Array(Type.Object({ key: Type.String(), value: Type.String() }), {
+      description: 'present only when the link had custom fields at the payment: the answers given (an unanswered optional field is left out)',
+    }),
+  ),
 });
 
 export const PaymentLinkSchema = Type.Object({
@@ -179,6 +237,7 @@ export const PaymentLinkSchema = Type.Object({
   completionMessage: Type.Optional(Type.String({ description: 'present only when set' })),
   inactiveMessage: Type.Optional(Type.String({ description: 'present only when set' })),
   termsUrl: Type.Optional(Type.String({ description: 'present only when set' })),
+  customFields: Type.Optional(Type.Array(CustomFieldRead, { description: 'present only when set' })),
 });
 
 export const DetailsParams = Type.Object({ reference: Type.String({ minLength: 1, description: 'paymentLinkReference' }) });

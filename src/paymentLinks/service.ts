@@ -32,6 +32,7 @@ import {
 import { CreateBody, DisableBody, UpdateBody, type LinkStatus, type LinkType, type PaymentLinkSchema, type ListEntrySchema } from './schemas.js';
 import * as sql from './sql.js';
 import type { PaymentLinkRow } from './sql.js';
+import { customFieldErrors, presentCustomField, storedCustomFields } from './customFields.js';
 
 interface Deps {
   config: Config;
@@ -132,6 +133,7 @@ export async function createPaymentLink(
     completionMessage: body.completionMessage ?? null,
     inactiveMessage: body.inactiveMessage ?? null,
     termsUrl: body.termsUrl ?? null,
+    customFields: storedCustomFields(body.customFields),
     createdAt: clock.now(),
   });
   try {
@@ -197,11 +199,15 @@ function presentLink(config: Config, link: PaymentLinkRow, submissions: readonly
       currency: s.currency,
       token: s.token,
       payfacReference: s.payfacReference,
+      ...(s.customFieldAnswers !== null && s.customFieldAnswers !== undefined
+        ? { customFieldAnswers: s.customFieldAnswers.map((a) => ({ key: a.key, value: a.value })) }
+        : {}),
     })),
     // Only when set, so that a link made without them reads byte for byte as it always has.
     ...(link.completionMessage !== null ? { completionMessage: link.completionMessage } : {}),
     ...(link.inactiveMessage !== null ? { inactiveMessage: link.inactiveMessage } : {}),
     ...(link.termsUrl !== null ? { termsUrl: link.termsUrl } : {}),
+    ...(link.customFields !== null ? { customFields: link.customFields.map(presentCustomField) } : {}),
   };
 }
 
@@ -376,6 +382,7 @@ export async function updatePaymentLink(deps: Deps, merchantId: string, input: u
       completionMessage: link.completionMessage,
       inactiveMessage: link.inactiveMessage,
       termsUrl: link.termsUrl,
+      customFields: link.customFields,
     };
     if (body.returnUrl === null) next.returnUrl = null;
     else if (typeof body.returnUrl === 'string' && body.returnUrl !== link.returnUrl) {
@@ -408,6 +415,12 @@ export async function updatePaymentLink(deps: Deps, merchantId: string, input: u
       }
     }
     errors.push(...messagesAndTermsErrors(texts, failedFields(schemaErrors)));
+    // The custom fields: a list replaces the link's (a read one sent back is the same list), null or [] clears.
+    if (body.customFields === null) next.customFields = null;
+    else if (Array.isArray(body.customFields)) {
+      errors.push(...customFieldErrors(body.customFields, failedFields(schemaErrors)));
+      next.customFields = storedCustomFields(body.customFields as unknown as Record<string, unknown>[]);
+    }
     if (Array.isArray(body.shopperInfos)) {
       errors.push(...shopperInfoErrors(body.shopperInfos, 'shopperInfos', failedFields(schemaErrors)));
       // Entries of the wrong shape have a schema error already, so this value is never written.

@@ -2,6 +2,9 @@ import type { Database, Queryable } from '../db/database.js';
 import { BatchLoader, perDatabase } from '../db/batch.js';
 import { prefixedId } from '../ids.js';
 import * as sql from './sql.js';
+import type { CustomFieldAnswer } from './customFields.js';
+
+export { answersLine, checkCustomAnswers, type AnswerProblem, type CustomField, type CustomFieldAnswer } from './customFields.js';
 
 // The shopper's side of a link: the link as its payment page reads it, locked for a payment, and
 // what a payment attempt leaves on it. Hosted checkout calls these inside its own transactions.
@@ -57,7 +60,7 @@ export async function lockLinkForPayment(tx: Queryable, reference: string): Prom
 
 /**
  * What a payment attempt on a link leaves on the link, in the payment's transaction: the shopper's
- * answers as a submission (its payfacReference only when it succeeded), and on success one sale, or
+ * answers (and those to its custom fields) as a submission (its payfacReference only when it succeeded), and on success one sale, or
  * for a TokenizeByLink its completion.
  */
 export async function recordLinkPayment(
@@ -66,6 +69,8 @@ export async function recordLinkPayment(
     reference: string;
     tokenize: boolean;
     answers: { field: string; value: string }[];
+    /** Null: the link asked for no custom fields. */
+    customFieldAnswers: CustomFieldAnswer[] | null;
     success: boolean;
     amount: number;
     currency: string;
@@ -78,6 +83,7 @@ export async function recordLinkPayment(
     id: submissionId(),
     paymentLinkReference: p.reference,
     answers: p.answers,
+    customFieldAnswers: p.customFieldAnswers,
     completed: p.success,
     amount: p.amount,
     currency: p.currency,

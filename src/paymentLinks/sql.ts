@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/database.js';
+import type { CustomField, CustomFieldAnswer } from './customFields.js';
 import type { Item, ShopperInfo } from './rules.js';
 import type { LinkType } from './schemas.js';
 import { cursorTimeSql, type Keyset } from '../db/keyset.js';
@@ -26,6 +27,8 @@ export interface PaymentLinkRow {
   completionMessage: string | null;
   inactiveMessage: string | null;
   termsUrl: string | null;
+  /** Null: the link asks for none (docs/api.md, Custom fields). */
+  customFields: CustomField[] | null;
   disabledAt: Date | null;
   completedAt: Date | null;
   createdAt: Date;
@@ -38,6 +41,8 @@ export interface SubmissionRow {
   currency: string;
   token: string | null;
   payfacReference: string | null;
+  /** The answers to the link's custom fields; null when the link asked for none at the payment. */
+  customFieldAnswers: CustomFieldAnswer[] | null;
 }
 
 /** Each column of a link and the name it has in PaymentLinkRow: the one list every query reads. */
@@ -62,6 +67,7 @@ const LINK_FIELDS: readonly (readonly [column: string, field: keyof PaymentLinkR
   ['completion_message', 'completionMessage'],
   ['inactive_message', 'inactiveMessage'],
   ['terms_url', 'termsUrl'],
+  ['custom_fields', 'customFields'],
   ['disabled_at', 'disabledAt'],
   ['completed_at', 'completedAt'],
   ['created_at', 'createdAt'],
@@ -81,8 +87,8 @@ export async function insertLink(db: Queryable, l: NewLink): Promise<void> {
   await db.query(
     `INSERT INTO payment_links (reference, merchant_id, terminal_identifier, type, description, theme_key, amount, currency,
        return_url, culture, valid_until, recurring_processing_model, max_sales_count, items, shopper_infos, created_at, updated_at,
-       completion_message, inactive_message, terms_url)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $16, $17, $18, $19)`,
+       completion_message, inactive_message, terms_url, custom_fields)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $16, $17, $18, $19, $20)`,
     [
       l.reference,
       l.merchantId,
@@ -103,6 +109,7 @@ export async function insertLink(db: Queryable, l: NewLink): Promise<void> {
       l.completionMessage,
       l.inactiveMessage,
       l.termsUrl,
+      l.customFields === null ? null : JSON.stringify(l.customFields),
     ],
   );
 }
@@ -120,14 +127,14 @@ export async function insertLinks(db: Queryable, links: readonly NewLink[]): Pro
              SELECT * FROM json_to_recordset($1::json) AS x(reference text, "merchantId" text, "terminalIdentifier" text, type text, description text,
                   "themeKey" text, amount bigint, currency text, "returnUrl" text, culture text, "validUntil" timestamptz,
                   "recurringProcessingModel" text, "maxSalesCount" bigint, items jsonb, "shopperInfos" jsonb, "createdAt" timestamptz,
-                  "completionMessage" text, "inactiveMessage" text, "termsUrl" text)
+                  "completionMessage" text, "inactiveMessage" text, "termsUrl" text, "customFields" jsonb)
            ), ins AS (
              INSERT INTO payment_links (reference, merchant_id, terminal_identifier, type, description, theme_key, amount, currency,
                return_url, culture, valid_until, recurring_processing_model, max_sales_count, items, shopper_infos, created_at, updated_at,
-               completion_message, inactive_message, terms_url)
+               completion_message, inactive_message, terms_url, custom_fields)
              SELECT x.reference, x."merchantId", x."terminalIdentifier", x.type, x.description, x."themeKey", x.amount, x.currency,
                     x."returnUrl", x.culture, x."validUntil", x."recurringProcessingModel", x."maxSalesCount", x.items, x."shopperInfos", x."createdAt", x."createdAt",
-                    x."completionMessage", x."inactiveMessage", x."termsUrl"
+                    x."completionMessage", x."inactiveMessage", x."termsUrl", x."customFields"
                FROM x JOIN terminals t ON t.terminal_identifier = x."terminalIdentifier" AND t.merchant_id = x."merchantId"
              RETURNING reference
            )
@@ -160,13 +167,14 @@ export interface LinkChanges {
   completionMessage: string | null;
   inactiveMessage: string | null;
   termsUrl: string | null;
+  customFields: CustomField[] | null;
 }
 
 export async function updateLink(db: Queryable, reference: string, c: LinkChanges, now: Date): Promise<void> {
   await db.query(
     `UPDATE payment_links SET description = $2, theme_key = $3, return_url = $4, culture = $5, valid_until = $6,
        max_sales_count = $7, shopper_infos = $8, amount = $9, currency = $10, items = $11, updated_at = $12,
-       completion_message = $13, inactive_message = $14, terms_url = $15
+       completion_message = $13, inactive_message = $14, terms_url = $15, custom_fields = $16
      WHERE reference = $1`,
     [
       reference,
@@ -184,6 +192,7 @@ export async function updateLink(db: Queryable, reference: string, c: LinkChange
       c.completionMessage,
       c.inactiveMessage,
       c.termsUrl,
+      c.customFields === null ? null : JSON.stringify(c.customFields),
     ],
   );
 }
@@ -257,7 +266,7 @@ export async function findLinksWithSubmissions(db: Queryable, references: readon
     text: `SELECT ${LINK_COLUMNS},
             COALESCE((SELECT json_agg(json_build_object(
                         'answers', s.answers, 'completed', s.completed, 'amount', s.amount, 'currency', s.currency,
-                        'token', s.token, 'payfacReference', s.payfac_reference) ORDER BY s.created_at, s.id)
+                        'token', s.token, 'payfacReference', s.payfac_reference, 'customFieldAnswers', s.custom_field_answers) ORDER BY s.created_at, s.id)
                         FROM payment_link_submissions s WHERE s.payment_link_reference = payment_links.reference), '[]') AS submissions
        FROM payment_links WHERE reference = ANY($1::text[])`,
     values: [references],
@@ -267,9 +276,21 @@ export async function findLinksWithSubmissions(db: Queryable, references: readon
 
 export async function insertSubmission(db: Queryable, s: SubmissionRow & { id: string; paymentLinkReference: string; createdAt: Date }): Promise<void> {
   await db.query(
-    `INSERT INTO payment_link_submissions (id, payment_link_reference, answers, completed, amount, currency, token, payfac_reference, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-    [s.id, s.paymentLinkReference, JSON.stringify(s.answers), s.completed, s.amount, s.currency, s.token, s.payfacReference, s.createdAt],
+    `INSERT INTO payment_link_submissions (id, payment_link_reference, answers, completed, amount, currency, token, payfac_reference, created_at,
+       custom_field_answers)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+    [
+      s.id,
+      s.paymentLinkReference,
+      JSON.stringify(s.answers),
+      s.completed,
+      s.amount,
+      s.currency,
+      s.token,
+      s.payfacReference,
+      s.createdAt,
+      s.customFieldAnswers === null ? null : JSON.stringify(s.customFieldAnswers),
+    ],
   );
 }
 

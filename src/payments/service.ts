@@ -37,6 +37,8 @@ export interface PaymentIntent {
   captureHoursDelay: number | null;
   /** When the shopper accepted the link's terms; null when the link asks for none. */
   termsAcceptedAt: Date | null;
+  /** The shopper's answers to the link's custom fields (docs/api.md, Custom fields); null when it asks for none. */
+  customFieldAnswers: { key: string; value: string }[] | null;
 }
 
 type RecordedPayment =
@@ -86,6 +88,7 @@ export async function recordPayment(tx: PoolClient, deps: EventDeps, p: PaymentI
       captureDueAt: plan.dueAt,
       createdAt: now,
       termsAcceptedAt: p.termsAcceptedAt,
+      customFieldAnswers: p.customFieldAnswers,
     },
     card,
     result,
@@ -182,7 +185,7 @@ export async function recordAuthorisation(
 
 const CHALLENGE_TTL_MS = 15 * 60 * 1000;
 
-type SavedChallenge = Pick<sql.ChallengeInput, 'answers' | 'acquirerState' | 'termsAcceptedAt'>;
+type SavedChallenge = Pick<sql.ChallengeInput, 'answers' | 'acquirerState' | 'termsAcceptedAt' | 'customFieldAnswers'>;
 
 /** Keeps a 3-D Secure step of a link's or session's page until the shopper confirms or cancels it. */
 export async function saveChallenge(tx: PoolClient, c: sql.ChallengeInput & { now: Date }): Promise<string> {
@@ -194,6 +197,7 @@ export async function saveChallenge(tx: PoolClient, c: sql.ChallengeInput & { no
     answers: c.answers,
     acquirerState: c.acquirerState,
     termsAcceptedAt: c.termsAcceptedAt,
+    customFieldAnswers: c.customFieldAnswers,
     createdAt: c.now,
     expiresAt: new Date(c.now.getTime() + CHALLENGE_TTL_MS),
   });
@@ -209,7 +213,7 @@ export async function takeChallenge(
   now: Date,
 ): Promise<SavedChallenge | undefined> {
   const row = await sql.takeChallenge(tx, id, targetKind, targetReference, now);
-  return row && { answers: row.answers, acquirerState: row.acquirerState, termsAcceptedAt: row.termsAcceptedAt };
+  return row && { answers: row.answers, acquirerState: row.acquirerState, termsAcceptedAt: row.termsAcceptedAt, customFieldAnswers: row.customFieldAnswers };
 }
 
 /** A finished payment for its receipt page. */

@@ -32,6 +32,8 @@ export interface NewPayment {
   charge?: { token: string; recurringProcessingModel: string; channel: string };
   /** When the shopper accepted the link's terms on its payment page (docs/api.md, Messages and terms); absent: none were asked. */
   termsAcceptedAt?: Date | null;
+  /** The answers to the link's custom fields (docs/api.md, Custom fields); absent or null: it asked for none. */
+  customFieldAnswers?: { key: string; value: string }[] | null;
 }
 
 export async function insertPayment(db: Queryable, p: NewPayment): Promise<void> {
@@ -39,8 +41,8 @@ export async function insertPayment(db: Queryable, p: NewPayment): Promise<void>
     `INSERT INTO payments (payfac_reference, merchant_id, terminal_identifier, checkout_reference, payment_link_reference,
        merchant_reference, amount, currency, success, reason, card_masked, card_summary, card_expiry, payment_method,
        three_d_authenticated, auth_code, is_pre_auth, token, capture_state, captured_amount, capture_due_at, created_at,
-       event_checkout_reference, charged_token, recurring_processing_model, channel, terms_accepted_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27)`,
+       event_checkout_reference, charged_token, recurring_processing_model, channel, terms_accepted_at, custom_field_answers)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28)`,
     [
       p.payfacReference,
       p.merchantId,
@@ -69,6 +71,7 @@ export async function insertPayment(db: Queryable, p: NewPayment): Promise<void>
       p.charge?.recurringProcessingModel ?? null,
       p.charge?.channel ?? null,
       p.termsAcceptedAt ?? null,
+      p.customFieldAnswers ? JSON.stringify(p.customFieldAnswers) : null,
     ],
   );
 }
@@ -132,6 +135,7 @@ export interface ChallengeInput {
   answers: { field: string; value: string }[];
   acquirerState: Record<string, string>;
   termsAcceptedAt: Date | null;
+  customFieldAnswers: { key: string; value: string }[] | null;
 }
 
 interface ChallengeRow extends ChallengeInput {
@@ -142,9 +146,20 @@ interface ChallengeRow extends ChallengeInput {
 
 export async function insertChallenge(db: Queryable, c: Omit<ChallengeRow, 'usedAt'> & { createdAt: Date }): Promise<void> {
   await db.query(
-    `INSERT INTO three_d_challenges (id, target_kind, target_reference, answers, acquirer_state, created_at, expires_at, terms_accepted_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-    [c.id, c.targetKind, c.targetReference, JSON.stringify(c.answers), JSON.stringify(c.acquirerState), c.createdAt, c.expiresAt, c.termsAcceptedAt],
+    `INSERT INTO three_d_challenges (id, target_kind, target_reference, answers, acquirer_state, created_at, expires_at, terms_accepted_at,
+       custom_field_answers)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+    [
+      c.id,
+      c.targetKind,
+      c.targetReference,
+      JSON.stringify(c.answers),
+      JSON.stringify(c.acquirerState),
+      c.createdAt,
+      c.expiresAt,
+      c.termsAcceptedAt,
+      c.customFieldAnswers === null ? null : JSON.stringify(c.customFieldAnswers),
+    ],
   );
 }
 
@@ -160,7 +175,7 @@ export async function takeChallenge(
     `UPDATE three_d_challenges SET used_at = $4
       WHERE id = $1 AND target_kind = $2 AND target_reference = $3 AND used_at IS NULL AND expires_at > $4
       RETURNING id, target_kind AS "targetKind", target_reference AS "targetReference", answers, acquirer_state AS "acquirerState",
-                terms_accepted_at AS "termsAcceptedAt", expires_at AS "expiresAt", used_at AS "usedAt"`,
+                terms_accepted_at AS "termsAcceptedAt", custom_field_answers AS "customFieldAnswers", expires_at AS "expiresAt", used_at AS "usedAt"`,
     [id, targetKind, targetReference, now],
   );
   return rows[0];
@@ -252,6 +267,8 @@ export interface PaymentListRow extends PaymentSummaryRow {
   checkoutReference: string | null;
   byToken: boolean;
   threeDAuthenticated: boolean;
+  /** The answers to a link's custom fields (docs/api.md, Custom fields); null when it asked for none. */
+  customFieldAnswers: { key: string; value: string }[] | null;
   /** The cursor's time (created_at to the microsecond). */
   at: string;
   reference: string;
@@ -262,7 +279,7 @@ const LIST_COLUMNS = `p.payfac_reference AS "payfacReference", p.amount, p.curre
   p.payment_method AS "paymentMethod", p.created_at AS "createdAt", p.merchant_reference AS "merchantReference",
   p.payment_link_reference AS "paymentLinkReference", p.checkout_reference AS "checkoutReference",
   p.charged_token IS NOT NULL AS "byToken", p.three_d_authenticated AS "threeDAuthenticated",
-  ${cursorTimeSql('p.created_at')} AS at, p.payfac_reference AS reference`;
+  p.custom_field_answers AS "customFieldAnswers", ${cursorTimeSql('p.created_at')} AS at, p.payfac_reference AS reference`;
 
 /**
  * The merchant's payments under a filter, newest first, `limit` rows from a keyset (by the

@@ -86,7 +86,23 @@ describe('every portal page escapes every value it shows, in both languages', ()
       completionMessage: HOSTILE,
       inactiveMessage: HOSTILE,
       termsUrl: `https://shop.example/terms?a="><script>alert(3)</script>&b='x'`,
+      customFields: [
+        { key: 'size', type: 'Dropdown', label: HOSTILE.slice(0, 50), labelEn: HOSTILE.slice(0, 50), required: true, options: [HOSTILE, 'M'] },
+        { key: 'note', type: 'Text', label: HOSTILE.slice(0, 50), required: false },
+      ],
     });
+    // A payment on the link whose answers to its custom fields are hostile: its submission shows them.
+    const linkShopper = new Shopper(ctx);
+    await linkShopper.get(`/pay/${String(link.paymentLinkReference)}`);
+    const linkPaid = await linkShopper.post(`/pay/${String(link.paymentLinkReference)}`, {
+      cardNumber: '4242424242424242',
+      expiryDate: FUTURE_EXPIRY,
+      cvc: '123',
+      'custom-size': HOSTILE,
+      'custom-note': HOSTILE,
+      acceptTerms: 'yes',
+    });
+    expect(linkPaid.statusCode, linkPaid.body.slice(0, 300)).toBe(303);
     const session = {
       amount: 12345,
       currency: 'EUR',

@@ -199,7 +199,7 @@ describe('payments in the portal', () => {
       .trimEnd()
       .split('\r\n');
     expect(lines[0]).toBe(
-      'payfacReference,createdAt,status,amount,currency,capturedAmount,refundedAmount,paymentMethod,cardSummary,threeDSecure,paidThrough,paymentLinkReference,checkoutReference,merchantReference,refusalReason',
+      'payfacReference,createdAt,status,amount,currency,capturedAmount,refundedAmount,paymentMethod,cardSummary,threeDSecure,paidThrough,paymentLinkReference,checkoutReference,merchantReference,refusalReason,customFields',
     );
     expect(lines).toHaveLength(4);
     const capturedLine = lines.find((l) => l.startsWith(captured));

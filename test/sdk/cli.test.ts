@@ -101,6 +101,44 @@ describe('paylinks links, webhooks, deliveries and trigger', { timeout: 120_000 
     expect(bad.stderr).toMatch(/termsUrl: INVALID_URL/);
   });
 
+  it('creates a link with custom fields (--custom-field, repeatable JSON) and shows them only when the link has them', async () => {
+    const t = live.ctx.merchant.terminalIdentifier;
+    const size = '{"key":"size","type":"Dropdown","label":"Stærð","labelEn":"Size","required":true,"options":["S","M"]}';
+    const note = '{"key":"note","type":"Text","label":"Athugasemd","required":false,"maxLength":40}';
+    const created = await json('links', 'create', '--terminal', t, '--amount', '1000', '--currency', 'ISK', '--custom-field', size, '--custom-field', note);
+    const ref = created.paymentLinkReference as string;
+    expect((await json('links', 'get', ref)).paymentLink).toMatchObject({
+      customFields: [
+        { key: 'size', type: 'Dropdown', label: 'Stærð', labelEn: 'Size', required: true, options: ['S', 'M'] },
+        { key: 'note', type: 'Text', label: 'Athugasemd', required: false, maxLength: 40 },
+      ],
+    });
+    const details = await paylinks(['links', 'get', ref, ...flags]);
+    expect(details).toMatch(/size\s+Dropdown, required, Stærð \/ Size, options: S \| M/);
+    expect(details).toMatch(/note\s+Text, optional, Athugasemd, at most 40 characters/);
+    const plain = await json('links', 'create', '--terminal', t, '--amount', '1000', '--currency', 'ISK');
+    expect(await paylinks(['links', 'get', plain.paymentLinkReference as string, ...flags])).not.toMatch(/CUSTOM FIELD|ANSWERS/);
+    // Not JSON: the command line's own mistake (exit 2); the service's rule as the API and the portal have it (exit 1).
+    const notJson = await failure(['links', 'create', '--terminal', t, '--amount', '1000', '--currency', 'ISK', '--custom-field', 'size=S', ...flags]);
+    expect(notJson.code).toBe(2);
+    expect(notJson.stderr).toContain('a custom field is a JSON object');
+    const bad = await failure([
+      'links',
+      'create',
+      '--terminal',
+      t,
+      '--amount',
+      '1000',
+      '--currency',
+      'ISK',
+      '--custom-field',
+      '{"key":"n","type":"Number","label":"N","required":true,"options":["1"]}',
+      ...flags,
+    ]);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/customFields\[0\]\.options: NOT_ALLOWED/);
+  });
+
   it('reads the service address and key from PAYLINKS_BASE_URL and PAYLINKS_API_KEY', async () => {
     const out = await paylinks(['links', 'list', '--json'], { PAYLINKS_BASE_URL: live.baseUrl, PAYLINKS_API_KEY: live.ctx.merchant.apiKey });
     expect(JSON.parse(out)).toHaveProperty('totalCount');

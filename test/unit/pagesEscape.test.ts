@@ -53,6 +53,11 @@ function checkoutable(over: Partial<Checkoutable> = {}): Checkoutable {
     completionMessage: HOSTILE,
     inactiveMessage: HOSTILE,
     termsUrl: HOSTILE_URL,
+    customFields: [
+      { key: 'note', type: 'Text', label: HOSTILE, labelEn: HOSTILE, required: true, maxLength: 255, options: null },
+      { key: 'size', type: 'Dropdown', label: HOSTILE, labelEn: null, required: false, maxLength: null, options: [HOSTILE, 'M'] },
+      { key: 'count', type: 'Number', label: HOSTILE, labelEn: null, required: false, maxLength: null, options: null },
+    ],
     ...over,
   };
 }
@@ -92,9 +97,10 @@ describe('shopper pages escape every value they show', () => {
       const k = ctx(culture);
       const pages = {
         pay: renderPayPage(k, c, HOSTILE, {
-          values: { FullName: HOSTILE, Comments: HOSTILE, expiryDate: HOSTILE },
+          values: { FullName: HOSTILE, Comments: HOSTILE, expiryDate: HOSTILE, 'custom-note': HOSTILE, 'custom-size': HOSTILE, 'custom-count': HOSTILE },
           errors: { 'shopper-FullName': 'errRequired', cardNumber: 'errCardNumber' },
           alert: HOSTILE,
+          customProblems: { note: 'tooLong', count: 'notNumber' },
         }),
         session: renderPayPage(k, checkoutable({ kind: 'session', description: '', culture }), HOSTILE, { values: {}, errors: {}, alert: null }),
         status: renderStatusPage(k, checkoutable({ status: 'Expired', payable: false, culture })),

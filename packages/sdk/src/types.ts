@@ -73,6 +73,37 @@ export interface CreatePaymentLinkParams {
   inactiveMessage?: string;
   /** Absolute http(s) address of the terms; the payment page then asks the shopper to accept them before paying. */
   termsUrl?: string;
+  /** Up to 3 questions on the payment page, answered with the payment. */
+  customFields?: CustomFieldParams[];
+}
+
+export type CustomFieldType = 'Text' | 'Number' | 'Dropdown';
+
+/** A custom field as create and update take it. */
+export interface CustomFieldParams {
+  /** A letter, then letters, digits, `_` or `-`; 1–30 characters; unique in the link (any case). The answers name the field by it. */
+  key: string;
+  type: CustomFieldType;
+  /** 1–50 characters; shown in Icelandic, and in English too unless labelEn is given. */
+  label: string;
+  /** 1–50 characters; the label on the English page. */
+  labelEn?: string | null;
+  required: boolean;
+  /** Text only: the longest answer, 1–255; default 255. */
+  maxLength?: number | null;
+  /** Dropdown only, and required there: 1–10 distinct choices of 1–100 characters. */
+  options?: string[] | null;
+}
+
+/** A custom field as a link reads: a Text has its maxLength, a Dropdown its options; labelEn only when set. */
+export interface CustomField {
+  key: string;
+  type: CustomFieldType;
+  label: string;
+  labelEn?: string;
+  required: boolean;
+  maxLength?: number;
+  options?: string[];
 }
 
 export interface CreatePaymentLinkResponse extends Envelope {
@@ -87,6 +118,8 @@ export interface Submission {
   currency: string;
   token: string | null;
   payfacReference: string | null;
+  /** Present only when the link had custom fields at the payment: the answers given (an unanswered optional field is left out). */
+  customFieldAnswers?: { key: string; value: string }[];
 }
 
 export interface PaymentLink {
@@ -116,6 +149,8 @@ export interface PaymentLink {
   inactiveMessage?: string;
   /** Present only when set. */
   termsUrl?: string;
+  /** Present only when set. */
+  customFields?: CustomField[];
 }
 
 export interface PaymentLinkResponse extends Envelope {
@@ -155,6 +190,8 @@ export interface UpdatePaymentLinkParams {
   inactiveMessage?: string | null;
   /** null clears; left out keeps. */
   termsUrl?: string | null;
+  /** Replaces the link's list; null or [] clears; left out keeps. */
+  customFields?: CustomFieldParams[] | null;
   /** Only while salesCount is 0. */
   amount?: number;
   /** Only while salesCount is 0. */

@@ -4,6 +4,8 @@ import { formatMoney } from '../../html/format.js';
 import type { MessageKey } from './i18n.js';
 import { FORM_TOKEN_FIELD } from '../../web/formTokens.js';
 import { Summary, heading, page, type PageContext } from './layout.js';
+import type { AnswerProblem } from '../../paymentLinks/shopper.js';
+import { CustomFieldsSection } from './customFieldsSection.js';
 
 // The payment page: the order, the shopper's fields and the card form, and the same page as a
 // preview (what the portal's theme editor shows).
@@ -15,6 +17,8 @@ export interface FormState {
   errors: Partial<Record<string, MessageKey>>;
   /** A refusal or a summary of the errors. */
   alert: string | null;
+  /** The problems of the answers to the link's custom fields, by key (customFieldsSection.tsx says them). */
+  customProblems?: Readonly<Record<string, AnswerProblem>>;
 }
 
 export const EMPTY_FORM: FormState = { values: {}, errors: {}, alert: null };
@@ -229,6 +233,7 @@ export function renderPayPage(ctx: PageContext, c: Checkoutable, csrf: string, s
         <input type="hidden" name={FORM_TOKEN_FIELD} value={csrf} />
         <input type="hidden" name="lang" value={ctx.lang} />
         <ShopperFields ctx={ctx} c={c} state={state} />
+        <CustomFieldsSection ctx={ctx} fields={c.customFields} values={state.values} problems={state.customProblems} />
         <CardFields ctx={ctx} state={state} />
         <TermsConsent ctx={ctx} c={c} state={state} />
         <button type="submit">{saving ? t('saveCard') : t('pay', { amount })}</button>

@@ -4,6 +4,8 @@ import { parseCard } from '../../payments/card.js';
 import { receiptOf } from '../../payments/service.js';
 import { PLAIN_CHECKOUT, PLAUSIBLE_REFERENCE, completeChallenge, openCheckoutable, pay, type Checkoutable, type PayOutcome, type Target } from '../shopper.js';
 import { readAnswers } from './answers.js';
+import { checkCustomAnswers } from '../../paymentLinks/shopper.js';
+import { customFormValues, customValuesOf } from './customFieldsSection.js';
 import { PageForm } from './form.js';
 import { pageTranslator, type MessageKey } from './i18n.js';
 import { CHARGE_PAGE_PREFIX, completeTokenChallenge, findTokenChallenge, type TokenChallengeView } from '../../payments/tokens/service.js';
@@ -109,15 +111,19 @@ export async function shopperPageRoutes(app: App, deps: AppDeps): Promise<void> 
         // The box the shopper ticks to accept the link's terms; pay() decides again on the locked link.
         const acceptedTerms = form.get('acceptTerms') === 'yes';
         if (c.termsUrl !== null && !acceptedTerms) errors.acceptTerms = 'errTerms';
-        const values = { ...shopper.values, ...(acceptedTerms ? { acceptTerms: 'yes' } : {}) };
+        // The answers to the link's custom fields, checked by the link's rules; pay() checks them again on the locked link.
+        const customValues = customValuesOf(c.customFields, form);
+        const customProblems = checkCustomAnswers(c.customFields, (key) => customValues[key]).problems;
+        const values = { ...shopper.values, ...customFormValues(customValues), ...(acceptedTerms ? { acceptTerms: 'yes' } : {}) };
         const csrf = formToken(request, reply);
-        if (parsed.card === null || Object.keys(errors).length > 0) {
+        if (parsed.card === null || Object.keys(errors).length > 0 || Object.keys(customProblems).length > 0) {
           // What the shopper typed is shown again, but for the card number and the security code:
           // those never go back into a page. The expiry may, so a mistyped number costs only the two.
           const alert = rawCard.cardNumber !== '' || rawCard.cvc !== '' ? `${ctx.t('errFormSummary')} ${ctx.t('errCardAgain')}` : ctx.t('errFormSummary');
-          return html(reply, 400, renderPayPage(ctx, c, csrf, { values: { ...values, expiryDate: rawCard.expiryDate.slice(0, 7) }, errors, alert }));
+          const state: FormState = { values: { ...values, expiryDate: rawCard.expiryDate.slice(0, 7) }, errors, alert, customProblems };
+          return html(reply, 400, renderPayPage(ctx, c, csrf, state));
         }
-        const outcome = await pay(payDeps, target, { card: parsed.card, answers: shopper.answers, acceptedTerms });
+        const outcome = await pay(payDeps, target, { card: parsed.card, answers: shopper.answers, acceptedTerms, customValues });
         return answer(request, reply, ctx, c, target, outcome, values, csrf);
       });
 
@@ -270,6 +276,12 @@ export async function shopperPageRoutes(app: App, deps: AppDeps): Promise<void> 
         const fresh = (await openCheckoutable({ db, clock }, target, { countVisit: false })) ?? c;
         const state: FormState = { values, errors: { acceptTerms: 'errTerms' }, alert: `${ctx.t('errFormSummary')} ${ctx.t('errCardAgain')}` };
         return html(reply, 400, renderPayPage(ctx, fresh, csrf, state));
+      }
+      case 'CustomFieldsInvalid': {
+        // The merchant changed the link's custom fields after the page was shown: the page again, as they now are.
+        const fresh = (await openCheckoutable({ db, clock }, target, { countVisit: false })) ?? c;
+        const alert = `${ctx.t('errFormSummary')} ${ctx.t('errCardAgain')}`;
+        return html(reply, 400, renderPayPage(ctx, fresh, csrf, { values, errors: {}, alert, customProblems: outcome.problems }));
       }
       case 'NotPayable': {
         const fresh = (await openCheckoutable({ db, clock }, target, { countVisit: false })) ?? c;

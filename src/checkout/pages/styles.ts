@@ -50,6 +50,8 @@ label { display: block; font-size: .95rem; margin-bottom: .2rem; }
 .hint { display: block; color: var(--muted); font-size: .8rem; margin-top: .2rem; }
 input, textarea { width: 100%; font: inherit; padding: .55rem .65rem; border: 1px solid var(--border); border-radius: 8px; background: var(--panel); color: var(--text); }
 input[readonly] { background: var(--bg); color: var(--muted); }
+select { width: 100%; font: inherit; padding: .55rem .65rem; border: 1px solid var(--border); border-radius: 8px; background: var(--panel); color: var(--text); }
+select:focus { outline: 3px solid var(--accent); outline-offset: 1px; }
 input:focus, textarea:focus, button:focus, a:focus { outline: 3px solid var(--accent); outline-offset: 1px; }
 [aria-invalid="true"] { border-color: var(--error); }
 .error { color: var(--error); font-size: .85rem; margin: .2rem 0 0; }

@@ -9,6 +9,7 @@ import { PORTAL, portalPage } from '../views/layout.js';
 import { DataTable, ItemsSection } from '../views/table.js';
 import { M } from './messages.js';
 import { PaymentsTable } from '../payments/views.js';
+import { CustomFieldsFacts, customFieldLabel } from './customFieldsSection.js';
 import { StatusBadge, TYPE_KEY, fieldLabel, linkPath, recurringLabel, requirementLabel } from './labels.js';
 
 // A payment link's page: what it asks for, its settings, and the payments made through it.
@@ -109,6 +110,7 @@ export function renderLinkDetail(
             )}
           </section>
         </div>
+        {link.customFields !== undefined ? <CustomFieldsFacts view={view} link={link} /> : null}
         {link.type === 'PayByLink' ? (
           <ItemsSection
             view={view}
@@ -139,7 +141,7 @@ export function renderLinkDetail(
             row={(s) => (
               <tr>
                 <td class="wrap">
-                  {s.answers.length === 0 ? (
+                  {s.answers.length === 0 && (s.customFieldAnswers ?? []).length === 0 ? (
                     <span class="muted">–</span>
                   ) : (
                     <ul class="answers">
@@ -148,6 +150,15 @@ export function renderLinkDetail(
                           <span class="muted">{fieldLabel(t, a.field)}:</span> {a.value}
                         </li>
                       ))}
+                      {(s.customFieldAnswers ?? []).map((a) => {
+                        // Named as the link names the field now; a field since removed by its key.
+                        const f = link.customFields?.find((x) => x.key === a.key);
+                        return (
+                          <li data-custom-answer={a.key}>
+                            <span class="muted">{f ? customFieldLabel(f, view.lang) : a.key}:</span> {a.value}
+                          </li>
+                        );
+                      })}
                     </ul>
                   )}
                 </td>

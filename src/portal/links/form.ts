@@ -4,6 +4,14 @@ import type { PaymentLinkView } from '../../paymentLinks/service.js';
 import { wholeNumberOf, type Form } from '../http.js';
 import { CORE, translator, type Lang } from '../i18n.js';
 import { CODE_IS, M } from './messages.js';
+import {
+  blankCustomFields,
+  customFieldEntriesOf,
+  customFieldEntriesOfLink,
+  customFieldsBody,
+  placeCustomFieldErrors,
+  type CustomFieldEntry,
+} from './customFieldsForm.js';
 
 // The link forms and the API's bodies. The merchant types prices in major units, as text ("4900",
 // "49,90"), a quantity and a discount per row; the API takes minor units, and per item
@@ -46,6 +54,7 @@ export interface LinkEntry {
   completionMessage: string;
   inactiveMessage: string;
   termsUrl: string;
+  customFields: CustomFieldEntry[];
 }
 
 export interface CreateEntry extends LinkEntry {
@@ -87,6 +96,7 @@ export function emptyEntry(lang: Lang): LinkEntry {
     completionMessage: '',
     inactiveMessage: '',
     termsUrl: '',
+    customFields: blankCustomFields(),
   };
 }
 
@@ -164,6 +174,7 @@ export function entryOf(form: Form, names: FieldNames): LinkEntry {
     completionMessage: form.text('completionMessage'),
     inactiveMessage: form.text('inactiveMessage'),
     termsUrl: form.text('termsUrl'),
+    customFields: customFieldEntriesOf(form),
   };
 }
 
@@ -199,6 +210,7 @@ export function entryOfLink(link: PaymentLinkView, lang: Lang): LinkEntry {
     completionMessage: link.completionMessage ?? '',
     inactiveMessage: link.inactiveMessage ?? '',
     termsUrl: link.termsUrl ?? '',
+    customFields: customFieldEntriesOfLink(link),
   };
 }
 
@@ -340,6 +352,8 @@ export function createBody(e: CreateEntry, lang: Lang): Built {
   const shopper = shopperInfosOf(e.shopper);
   if (shopper.list.length > 0) body.shopperInfo = shopper.list;
   for (const [key, value] of Object.entries(textsOf(e))) if (value !== null) body[key] = value;
+  const custom = customFieldsBody(e.customFields);
+  if (custom.list.length > 0) body.customFields = custom.list;
   let items: ItemsBuilt | null = null;
   if (e.type === 'PayByLink') {
     items = putItems(body, e.items, lang);
@@ -348,7 +362,8 @@ export function createBody(e: CreateEntry, lang: Lang): Built {
     body.items = [];
     if (e.recurringProcessingModel !== '') body.recurringProcessingModel = e.recurringProcessingModel;
   }
-  return { body, place: placer(lang, CREATE_NAMES.shopper, shopper.rowOf, items) };
+  const place = placer(lang, CREATE_NAMES.shopper, shopper.rowOf, items);
+  return { body, place: (apiErrors) => place(placeCustomFieldErrors(apiErrors, custom.rowOf)) };
 }
 
 /**
@@ -371,6 +386,8 @@ export function updateBody(link: PaymentLinkView, e: LinkEntry, withMoney: boole
   const shopper = shopperInfosOf(e.shopper);
   body.shopperInfos = shopper.list;
   Object.assign(body, textsOf(e));
+  const custom = customFieldsBody(e.customFields);
+  body.customFields = custom.list.length > 0 ? custom.list : null;
   let items: ItemsBuilt | null = null;
   if (withMoney) {
     if (e.currency !== '') body.currency = e.currency;
@@ -378,7 +395,8 @@ export function updateBody(link: PaymentLinkView, e: LinkEntry, withMoney: boole
       items = putItems(body, e.items, lang);
     }
   }
-  return { body, place: placer(lang, UPDATE_NAMES.shopper, shopper.rowOf, items) };
+  const place = placer(lang, UPDATE_NAMES.shopper, shopper.rowOf, items);
+  return { body, place: (apiErrors) => place(placeCustomFieldErrors(apiErrors, custom.rowOf)) };
 }
 
 /** The rows the form shows again: the filled ones (as the API numbered them), then empty ones up to `atLeast`. */

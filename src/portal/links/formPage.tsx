@@ -10,6 +10,7 @@ import { PORTAL, portalPage } from '../views/layout.js';
 import { CREATE_NAMES, UPDATE_NAMES, minorOf, type FieldNames, type ItemEntry, type LinkEntry, type ShopperEntry } from './form.js';
 import { M } from './messages.js';
 import { SHOPPER_TEXT_FIELDS, ShopperTextsSection } from './textsSection.js';
+import { CUSTOM_FIELD_SHOWN, CustomFieldsSection } from './customFieldsSection.js';
 import { RECURRING_KEY, REQUIREMENT_KEY, TYPE_KEY, fieldLabel, linkPath, recurringLabel, type T } from './labels.js';
 
 // The create and edit forms of a payment link: its amount, items, shopper fields and settings.
@@ -258,6 +259,7 @@ function shownFields(names: FieldNames): string[] {
     'items',
     names.shopper,
     ...SHOPPER_TEXT_FIELDS,
+    ...CUSTOM_FIELD_SHOWN,
   ];
 }
 
@@ -422,6 +424,7 @@ export function renderLinkForm(view: View, data: FormData): string {
         </fieldset>
         <ShopperSection view={view} t={t} rows={entry.shopper} errors={errors} prefix={names.shopper} />
         <ShopperTextsSection view={view} t={t} entry={entry} errors={errors} />
+        <CustomFieldsSection view={view} rows={entry.customFields} errors={errors} />
         <div class="form-actions">
           <button type="submit" class="primary">
             {data.mode === 'edit' ? t('save') : t('create')}

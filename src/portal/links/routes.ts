@@ -219,6 +219,7 @@ function changedFields(before: PaymentLinkView, after: PaymentLinkView): string[
     'completionMessage',
     'inactiveMessage',
     'termsUrl',
+    'customFields',
   ] as const;
   return keys.filter((k) => JSON.stringify(before[k]) !== JSON.stringify(after[k]));
 }

@@ -1,4 +1,5 @@
 import { paymentState, type PaymentExportRow } from '../../payments/service.js';
+import { answersLine } from '../../paymentLinks/shopper.js';
 
 // The payments CSV export (§The portal): one line per payment, written as the rows are read, so the
 // export of a million payments holds one batch in memory. RFC 4180 quoting; amounts in the
@@ -20,6 +21,9 @@ const CSV_COLUMNS = [
   'checkoutReference',
   'merchantReference',
   'refusalReason',
+  // The answers to a link's custom fields in one cell, `key=value; key=value` (docs/portal.md, Custom
+  // fields): the keys differ from link to link, so a column per key would change with every export.
+  'customFields',
 ] as const;
 
 /**
@@ -67,6 +71,7 @@ function line(p: PaymentExportRow): string {
     p.checkoutReference,
     p.merchantReference,
     p.success ? null : p.reason,
+    p.customFieldAnswers ? answersLine(p.customFieldAnswers) : null,
   ]
     .map(csvCell)
     .join(',');

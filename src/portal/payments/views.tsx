@@ -426,6 +426,23 @@ export function renderPaymentDetail(view: View, data: DetailData): string {
                 ? [t('link'), <a href={`${PORTAL}/links/${encodeURIComponent(p.paymentLinkReference)}`}>{p.paymentLinkReference}</a>]
                 : null,
               p.termsAcceptedAt ? [t('termsAccepted'), <Time view={view} at={p.termsAcceptedAt} seconds />] : null,
+              // The answers to the link's custom fields, by key (the key names them in the API and the export too).
+              p.customFieldAnswers !== null
+                ? [
+                    t('customAnswers'),
+                    p.customFieldAnswers.length === 0 ? (
+                      '–'
+                    ) : (
+                      <ul class="answers" data-custom-answers="">
+                        {p.customFieldAnswers.map((a) => (
+                          <li>
+                            <span class="mono muted">{a.key}:</span> {a.value}
+                          </li>
+                        ))}
+                      </ul>
+                    ),
+                  ]
+                : null,
               p.checkoutReference ? [t('session'), <a href={`${PORTAL}/sessions/${encodeURIComponent(p.checkoutReference)}`}>{p.checkoutReference}</a>] : null,
               p.byToken ? [t('origin'), t('originToken')] : null,
               p.token ? [t('savedCard'), <span class="mono break">{p.token}</span>] : null,
