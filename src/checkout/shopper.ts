@@ -5,6 +5,7 @@ import { withTransaction } from '../db/database.js';
 import { linkStatus } from '../paymentLinks/service.js';
 import { linkForPage, lockLinkForPayment, recordLinkPayment, type LinkForPage } from '../paymentLinks/shopper.js';
 import type { ShopperInfo } from '../paymentLinks/rules.js';
+import { hasAdjustable, type QuantityItem, type QuantityProblem } from '../paymentLinks/quantities.js';
 import type { Acquirer, AuthoriseResult } from '../payments/acquirer.js';
 import type { CardInput, CardSummary } from '../payments/card.js';
 import { recordPayment, saveChallenge, takeChallenge, type PaymentIntent } from '../payments/service.js';
@@ -12,6 +13,7 @@ import { withCheckoutReference } from '../urls.js';
 import type { Sealer } from '../sealing.js';
 import { sessionStatusOf } from './service.js';
 import { completeSession, findSession, lockSession, type SessionRow } from './sql.js';
+import { atQuantities, chosenItemsOf, problemsOf } from './quantities.js';
 
 // What the shopper pays on the service's pages: a payment link or a checkout session, seen the same
 // way (a Checkoutable), and paying it. One transaction holds the locked link or session row, the
@@ -74,6 +76,10 @@ export interface Checkoutable {
   inactiveMessage: string | null;
   /** The terms a link's shopper accepts before paying; null: none asked (always for a session). */
   termsUrl: string | null;
+  /** A link's items when the shopper may change a quantity of one (docs/rules.md, §Adjustable quantities); else null. */
+  choice: QuantityItem[] | null;
+  /** The quantities chosen, one per item of `choice`, once they are (items and amount then follow them); null: the link's own. */
+  chosen: number[] | null;
 }
 
 /**
@@ -92,6 +98,8 @@ export const PLAIN_CHECKOUT = {
   completionMessage: null,
   inactiveMessage: null,
   termsUrl: null,
+  choice: null,
+  chosen: null,
 } as const satisfies Partial<Checkoutable>;
 
 /** What a link and a session give their page alike, read from either as it is. */
@@ -143,6 +151,8 @@ function fromLink(link: LinkForPage, now: Date): Checkoutable {
     completionMessage: link.completionMessage,
     inactiveMessage: link.inactiveMessage,
     termsUrl: link.termsUrl,
+    choice: hasAdjustable(link.items) ? link.items : null,
+    chosen: null,
   };
 }
 
@@ -169,6 +179,8 @@ function fromSession(s: SessionRow, now: Date): Checkoutable {
     completionMessage: null,
     inactiveMessage: null,
     termsUrl: null,
+    choice: null,
+    chosen: null,
   };
 }
 
@@ -201,6 +213,8 @@ export type PayOutcome =
   | { kind: 'Challenge'; challengeId: string; card: CardSummary }
   | { kind: 'NotPayable'; status: string }
   | { kind: 'TermsNotAccepted' }
+  | { kind: 'QuantitiesRefused'; problems: QuantityProblem[] }
+  | { kind: 'TotalChanged'; amount: number; quantities: number[] | null }
   | { kind: 'NotFound' };
 
 async function lockTarget(tx: PoolClient, target: Target, now: Date): Promise<Checkoutable | undefined> {
@@ -224,15 +238,26 @@ const NO_RETRY = { retries: 0 } as const;
  * on the locked row, so that terms the merchant added after the page was shown are asked for too;
  * the moment of acceptance recorded with the payment is this one.
  */
-export async function pay(deps: PayDeps, target: Target, input: { card: CardInput; answers: Answer[]; acceptedTerms?: boolean }): Promise<PayOutcome> {
+export async function pay(
+  deps: PayDeps,
+  target: Target,
+  input: { card: CardInput; answers: Answer[]; acceptedTerms?: boolean; quantities?: number[] | null; shownTotal?: number },
+): Promise<PayOutcome> {
   return withTransaction(
     deps.db,
     async (tx) => {
       const now = deps.clock.now();
-      const c = await lockTarget(tx, target, now);
-      if (!c) return { kind: 'NotFound' };
-      if (!c.payable) return { kind: 'NotPayable', status: c.status };
-      if (c.termsUrl !== null && input.acceptedTerms !== true) return { kind: 'TermsNotAccepted' };
+      const locked = await lockTarget(tx, target, now);
+      if (!locked) return { kind: 'NotFound' };
+      if (!locked.payable) return { kind: 'NotPayable', status: locked.status };
+      if (locked.termsUrl !== null && input.acceptedTerms !== true) return { kind: 'TermsNotAccepted' };
+      // The quantities are checked against the locked link (docs/rules.md, §Adjustable quantities), and
+      // the total they make is charged only when it is the total the shopper was shown.
+      const quantities = locked.choice !== null ? (input.quantities ?? null) : null;
+      const problems = problemsOf(locked, quantities);
+      if (problems.length > 0) return { kind: 'QuantitiesRefused', problems };
+      const c = atQuantities(locked, quantities);
+      if (c.choice !== null && input.shownTotal !== undefined && input.shownTotal !== c.amount) return { kind: 'TotalChanged', amount: c.amount, quantities };
       const termsAcceptedAt = c.termsUrl !== null ? now : null;
       const result = await deps.acquirer.authorise({
         card: input.card,
@@ -248,6 +273,7 @@ export async function pay(deps: PayDeps, target: Target, input: { card: CardInpu
           answers: input.answers,
           acquirerState: result.state,
           termsAcceptedAt,
+          itemQuantities: c.chosen,
           now,
         });
         return { kind: 'Challenge', challengeId, card: result.card };
@@ -269,11 +295,16 @@ export async function completeChallenge(
     deps.db,
     async (tx) => {
       const now = deps.clock.now();
-      const c = await lockTarget(tx, target, now);
-      if (!c) return { kind: 'NotFound' as const };
+      const locked = await lockTarget(tx, target, now);
+      if (!locked) return { kind: 'NotFound' as const };
       const challenge = await takeChallenge(tx, challengeId, target.kind, target.reference, now);
       if (!challenge) return { kind: 'ChallengeGone' as const };
-      if (!c.payable) return { kind: 'NotPayable' as const, status: c.status };
+      if (!locked.payable) return { kind: 'NotPayable' as const, status: locked.status };
+      // The quantities chosen before the step, checked again on the link as it is now.
+      const quantities = locked.choice !== null ? challenge.itemQuantities : null;
+      const problems = problemsOf(locked, quantities);
+      if (problems.length > 0) return { kind: 'QuantitiesRefused' as const, problems };
+      const c = atQuantities(locked, quantities);
       // Terms added while the shopper was at the 3-D Secure step were never shown: asked for from the start.
       if (c.termsUrl !== null && challenge.termsAcceptedAt === null) return { kind: 'TermsNotAccepted' as const };
       const result = await deps.acquirer.completeChallenge(challenge.acquirerState, confirmed);
@@ -311,6 +342,7 @@ async function record(
     manualCapture: c.manualCapture,
     captureHoursDelay: c.captureHoursDelay,
     termsAcceptedAt,
+    chosenItems: chosenItemsOf(c),
   };
   const paid = await recordPayment(tx, deps, intent, result);
   const now = deps.clock.now();
@@ -324,6 +356,7 @@ async function record(
       currency: paid.currency,
       token: paid.success ? paid.token : null,
       payfacReference: paid.payfacReference,
+      chosenItems: intent.chosenItems,
       at: now,
     });
   } else if (paid.success) {

@@ -197,6 +197,10 @@ function presentLink(config: Config, link: PaymentLinkRow, submissions: readonly
       currency: s.currency,
       token: s.token,
       payfacReference: s.payfacReference,
+      // Only when the link offered a choice of quantities: other submissions read as they always have.
+      ...(s.chosenItems !== null && s.chosenItems !== undefined
+        ? { items: s.chosenItems.map((c) => ({ name: c.name, quantity: c.quantity, amount: c.amount })) }
+        : {}),
     })),
     // Only when set, so that a link made without them reads byte for byte as it always has.
     ...(link.completionMessage !== null ? { completionMessage: link.completionMessage } : {}),

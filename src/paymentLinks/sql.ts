@@ -38,6 +38,15 @@ export interface SubmissionRow {
   currency: string;
   token: string | null;
   payfacReference: string | null;
+  /** docs/rules.md, §Adjustable quantities: the items at the quantities chosen; null when the link offered no choice. */
+  chosenItems: ChosenItem[] | null;
+}
+
+/** An item at the quantity the shopper chose, and its amount at it. */
+export interface ChosenItem {
+  name: string;
+  quantity: number;
+  amount: number;
 }
 
 /** Each column of a link and the name it has in PaymentLinkRow: the one list every query reads. */
@@ -257,7 +266,7 @@ export async function findLinksWithSubmissions(db: Queryable, references: readon
     text: `SELECT ${LINK_COLUMNS},
             COALESCE((SELECT json_agg(json_build_object(
                         'answers', s.answers, 'completed', s.completed, 'amount', s.amount, 'currency', s.currency,
-                        'token', s.token, 'payfacReference', s.payfac_reference) ORDER BY s.created_at, s.id)
+                        'token', s.token, 'payfacReference', s.payfac_reference, 'chosenItems', s.chosen_items) ORDER BY s.created_at, s.id)
                         FROM payment_link_submissions s WHERE s.payment_link_reference = payment_links.reference), '[]') AS submissions
        FROM payment_links WHERE reference = ANY($1::text[])`,
     values: [references],
@@ -267,9 +276,20 @@ export async function findLinksWithSubmissions(db: Queryable, references: readon
 
 export async function insertSubmission(db: Queryable, s: SubmissionRow & { id: string; paymentLinkReference: string; createdAt: Date }): Promise<void> {
   await db.query(
-    `INSERT INTO payment_link_submissions (id, payment_link_reference, answers, completed, amount, currency, token, payfac_reference, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-    [s.id, s.paymentLinkReference, JSON.stringify(s.answers), s.completed, s.amount, s.currency, s.token, s.payfacReference, s.createdAt],
+    `INSERT INTO payment_link_submissions (id, payment_link_reference, answers, completed, amount, currency, token, payfac_reference, created_at, chosen_items)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+    [
+      s.id,
+      s.paymentLinkReference,
+      JSON.stringify(s.answers),
+      s.completed,
+      s.amount,
+      s.currency,
+      s.token,
+      s.payfacReference,
+      s.createdAt,
+      s.chosenItems === null ? null : JSON.stringify(s.chosenItems),
+    ],
   );
 }
 

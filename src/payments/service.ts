@@ -36,6 +36,8 @@ export interface PaymentIntent {
   captureHoursDelay: number | null;
   /** When the shopper accepted the link's terms; null when the link asks for none. */
   termsAcceptedAt: Date | null;
+  /** The items at the quantities the shopper chose (docs/rules.md, Adjustable quantities); null: no choice offered. */
+  chosenItems: sql.ChosenItem[] | null;
 }
 
 type RecordedPayment =
@@ -85,6 +87,7 @@ export async function recordPayment(tx: PoolClient, deps: EventDeps, p: PaymentI
       captureDueAt: plan.dueAt,
       createdAt: now,
       termsAcceptedAt: p.termsAcceptedAt,
+      chosenItems: p.chosenItems,
     },
     card,
     result,
@@ -185,6 +188,7 @@ interface SavedChallenge {
   answers: { field: string; value: string }[];
   acquirerState: Record<string, string>;
   termsAcceptedAt: Date | null;
+  itemQuantities: number[] | null;
 }
 
 /** Keeps a 3-D Secure step of a link's or session's page until the shopper confirms or cancels it. */
@@ -196,6 +200,7 @@ export async function saveChallenge(
     answers: { field: string; value: string }[];
     acquirerState: Record<string, string>;
     termsAcceptedAt: Date | null;
+    itemQuantities: number[] | null;
     now: Date;
   },
 ): Promise<string> {
@@ -207,6 +212,7 @@ export async function saveChallenge(
     answers: c.answers,
     acquirerState: c.acquirerState,
     termsAcceptedAt: c.termsAcceptedAt,
+    itemQuantities: c.itemQuantities,
     createdAt: c.now,
     expiresAt: new Date(c.now.getTime() + CHALLENGE_TTL_MS),
   });
@@ -222,7 +228,7 @@ export async function takeChallenge(
   now: Date,
 ): Promise<SavedChallenge | undefined> {
   const row = await sql.takeChallenge(tx, id, targetKind, targetReference, now);
-  return row && { answers: row.answers, acquirerState: row.acquirerState, termsAcceptedAt: row.termsAcceptedAt };
+  return row && { answers: row.answers, acquirerState: row.acquirerState, termsAcceptedAt: row.termsAcceptedAt, itemQuantities: row.itemQuantities };
 }
 
 /** A finished payment for its receipt page. */

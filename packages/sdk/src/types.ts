@@ -38,6 +38,12 @@ export interface Item {
   unitPrice: number;
   amountWithoutDiscount: number;
   amount: number;
+  /**
+   * PayByLink only: the shopper may change the quantity on the payment page within this range
+   * (0 ≤ minimum ≤ quantity ≤ maximum ≤ 99); amount ÷ quantity must be whole (ending in 00 for ISK).
+   * Present in a read answer only when set.
+   */
+  adjustableQuantity?: { minimum: number; maximum: number };
 }
 
 export interface ShopperInfo {
@@ -87,6 +93,8 @@ export interface Submission {
   currency: string;
   token: string | null;
   payfacReference: string | null;
+  /** Present only when the link has an adjustable quantity: each item at the quantity the shopper chose, and its amount at it. */
+  items?: { name: string; quantity: number; amount: number }[];
 }
 
 export interface PaymentLink {

@@ -4,6 +4,7 @@ import { formatMoney } from '../../html/format.js';
 import type { MessageKey } from './i18n.js';
 import { FORM_TOKEN_FIELD } from '../../web/formTokens.js';
 import { Summary, heading, page, type PageContext } from './layout.js';
+import { QuantityChoice } from './quantityChoice.js';
 
 // The payment page: the order, the shopper's fields and the card form, and the same page as a
 // preview (what the portal's theme editor shows).
@@ -15,6 +16,8 @@ export interface FormState {
   errors: Partial<Record<string, MessageKey>>;
   /** A refusal or a summary of the errors. */
   alert: string | null;
+  /** What the last post did that is not an error (the total updated to the chosen quantities). */
+  status?: string;
 }
 
 export const EMPTY_FORM: FormState = { values: {}, errors: {}, alert: null };
@@ -225,9 +228,15 @@ export function renderPayPage(ctx: PageContext, c: Checkoutable, csrf: string, s
           {state.alert}
         </div>
       ) : null}
+      {state.status !== undefined ? (
+        <p class="notice" role="status" data-total-updated="">
+          {state.status}
+        </p>
+      ) : null}
       <form method="post" action={ctx.basePath} autocomplete="on" data-card-form="">
         <input type="hidden" name={FORM_TOKEN_FIELD} value={csrf} />
         <input type="hidden" name="lang" value={ctx.lang} />
+        <QuantityChoice ctx={ctx} c={c} state={state} />
         <ShopperFields ctx={ctx} c={c} state={state} />
         <CardFields ctx={ctx} state={state} />
         <TermsConsent ctx={ctx} c={c} state={state} />
