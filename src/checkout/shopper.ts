@@ -14,6 +14,7 @@ import {
   type LinkForPage,
 } from '../paymentLinks/shopper.js';
 import type { ShopperInfo } from '../paymentLinks/rules.js';
+import { hasAdjustable, type QuantityItem, type QuantityProblem } from '../paymentLinks/quantities.js';
 import type { Acquirer, AuthoriseResult } from '../payments/acquirer.js';
 import type { CardInput, CardSummary } from '../payments/card.js';
 import { recordPayment, saveChallenge, takeChallenge, type PaymentIntent } from '../payments/service.js';
@@ -22,6 +23,7 @@ import type { Sealer } from '../sealing.js';
 import { enqueuePaymentMails } from '../mail/service.js';
 import { sessionStatusOf } from './service.js';
 import { completeSession, findSession, lockSession, type SessionRow } from './sql.js';
+import { atQuantities, chosenItemsOf, problemsOf } from './quantities.js';
 
 // What the shopper pays on the service's pages: a payment link or a checkout session, seen the same
 // way (a Checkoutable), and paying it. One transaction holds the locked link or session row, the
@@ -86,6 +88,10 @@ export interface Checkoutable {
   termsUrl: string | null;
   /** A link's own questions on its payment page (docs/api.md, Custom fields); null: none (always for a session). */
   customFields: CustomField[] | null;
+  /** A link's items when the shopper may change a quantity of one (docs/rules.md, §Adjustable quantities); else null. */
+  choice: QuantityItem[] | null;
+  /** The quantities chosen, one per item of `choice`, once they are (items and amount then follow them); null: the link's own. */
+  chosen: number[] | null;
 }
 
 /**
@@ -105,6 +111,8 @@ export const PLAIN_CHECKOUT = {
   inactiveMessage: null,
   termsUrl: null,
   customFields: null,
+  choice: null,
+  chosen: null,
 } as const satisfies Partial<Checkoutable>;
 
 /** What a link and a session give their page alike, read from either as it is. */
@@ -157,6 +165,8 @@ function fromLink(link: LinkForPage, now: Date): Checkoutable {
     inactiveMessage: link.inactiveMessage,
     termsUrl: link.termsUrl,
     customFields: link.customFields,
+    choice: hasAdjustable(link.items) ? link.items : null,
+    chosen: null,
   };
 }
 
@@ -184,6 +194,8 @@ function fromSession(s: SessionRow, now: Date): Checkoutable {
     inactiveMessage: null,
     termsUrl: null,
     customFields: null,
+    choice: null,
+    chosen: null,
   };
 }
 
@@ -217,6 +229,8 @@ export type PayOutcome =
   | { kind: 'NotPayable'; status: string }
   | { kind: 'TermsNotAccepted' }
   | { kind: 'CustomFieldsInvalid'; problems: Record<string, AnswerProblem> }
+  | { kind: 'QuantitiesRefused'; problems: QuantityProblem[] }
+  | { kind: 'TotalChanged'; amount: number; quantities: number[] | null }
   | { kind: 'NotFound' };
 
 async function lockTarget(tx: PoolClient, target: Target, now: Date): Promise<Checkoutable | undefined> {
@@ -245,16 +259,30 @@ const NO_RETRY = { retries: 0 } as const;
 export async function pay(
   deps: PayDeps,
   target: Target,
-  input: { card: CardInput; answers: Answer[]; acceptedTerms?: boolean; customValues?: Readonly<Record<string, string>> },
+  input: {
+    card: CardInput;
+    answers: Answer[];
+    acceptedTerms?: boolean;
+    customValues?: Readonly<Record<string, string>>;
+    quantities?: number[] | null;
+    shownTotal?: number;
+  },
 ): Promise<PayOutcome> {
   return withTransaction(
     deps.db,
     async (tx) => {
       const now = deps.clock.now();
-      const c = await lockTarget(tx, target, now);
-      if (!c) return { kind: 'NotFound' };
-      if (!c.payable) return { kind: 'NotPayable', status: c.status };
-      if (c.termsUrl !== null && input.acceptedTerms !== true) return { kind: 'TermsNotAccepted' };
+      const locked = await lockTarget(tx, target, now);
+      if (!locked) return { kind: 'NotFound' };
+      if (!locked.payable) return { kind: 'NotPayable', status: locked.status };
+      if (locked.termsUrl !== null && input.acceptedTerms !== true) return { kind: 'TermsNotAccepted' };
+      // The quantities are checked against the locked link (docs/rules.md, §Adjustable quantities), and
+      // the total they make is charged only when it is the total the shopper was shown.
+      const quantities = locked.choice !== null ? (input.quantities ?? null) : null;
+      const problems = problemsOf(locked, quantities);
+      if (problems.length > 0) return { kind: 'QuantitiesRefused', problems };
+      const c = atQuantities(locked, quantities);
+      if (c.choice !== null && input.shownTotal !== undefined && input.shownTotal !== c.amount) return { kind: 'TotalChanged', amount: c.amount, quantities };
       const termsAcceptedAt = c.termsUrl !== null ? now : null;
       const custom = checkCustomAnswers(c.customFields, (key) => input.customValues?.[key]);
       if (Object.keys(custom.problems).length > 0) return { kind: 'CustomFieldsInvalid', problems: custom.problems };
@@ -274,6 +302,7 @@ export async function pay(
           acquirerState: result.state,
           termsAcceptedAt,
           customFieldAnswers,
+          itemQuantities: c.chosen,
           now,
         });
         return { kind: 'Challenge', challengeId, card: result.card };
@@ -295,11 +324,16 @@ export async function completeChallenge(
     deps.db,
     async (tx) => {
       const now = deps.clock.now();
-      const c = await lockTarget(tx, target, now);
-      if (!c) return { kind: 'NotFound' as const };
+      const locked = await lockTarget(tx, target, now);
+      if (!locked) return { kind: 'NotFound' as const };
       const challenge = await takeChallenge(tx, challengeId, target.kind, target.reference, now);
       if (!challenge) return { kind: 'ChallengeGone' as const };
-      if (!c.payable) return { kind: 'NotPayable' as const, status: c.status };
+      if (!locked.payable) return { kind: 'NotPayable' as const, status: locked.status };
+      // The quantities chosen before the step, checked again on the link as it is now.
+      const quantities = locked.choice !== null ? challenge.itemQuantities : null;
+      const problems = problemsOf(locked, quantities);
+      if (problems.length > 0) return { kind: 'QuantitiesRefused' as const, problems };
+      const c = atQuantities(locked, quantities);
       // Terms added while the shopper was at the 3-D Secure step were never shown: asked for from the start.
       if (c.termsUrl !== null && challenge.termsAcceptedAt === null) return { kind: 'TermsNotAccepted' as const };
       const result = await deps.acquirer.completeChallenge(challenge.acquirerState, confirmed);
@@ -339,6 +373,7 @@ async function record(
     captureHoursDelay: c.captureHoursDelay,
     termsAcceptedAt,
     customFieldAnswers,
+    chosenItems: chosenItemsOf(c),
   };
   const paid = await recordPayment(tx, deps, intent, result);
   const now = deps.clock.now();
@@ -353,6 +388,7 @@ async function record(
       currency: paid.currency,
       token: paid.success ? paid.token : null,
       payfacReference: paid.payfacReference,
+      chosenItems: intent.chosenItems,
       at: now,
     });
   } else if (paid.success) {

@@ -41,6 +41,30 @@ function customFieldLine(f: { type: string; label: string; labelEn?: string; req
   return parts.join(', ');
 }
 
+/** --adjustable-quantity "item:minimum:maximum": the item's position among the --item options (from 1), and the shopper's range. */
+interface Range {
+  item: number;
+  minimum: number;
+  maximum: number;
+}
+
+function parseRange(value: string, previous: Range[] = []): Range[] {
+  const m = /^(\d{1,3}):(\d{1,2}):(\d{1,2})$/.exec(value);
+  if (!m || Number(m[1]) < 1) throw new InvalidArgumentError('a range is item:minimum:maximum, the item counted from 1 in the order of --item');
+  return [...previous, { item: Number(m[1]), minimum: Number(m[2]), maximum: Number(m[3]) }];
+}
+
+/** The items with the shopper's ranges put on them; the service checks the ranges themselves. */
+function withRanges(items: Item[], ranges: readonly Range[]): Item[] {
+  for (const r of ranges) {
+    if (r.item > items.length) throw new InvalidArgumentError(`--adjustable-quantity names item ${r.item}, but there are ${items.length}`);
+  }
+  return items.map((item, i) => {
+    const range = ranges.find((r) => r.item === i + 1);
+    return range ? { ...item, adjustableQuantity: { minimum: range.minimum, maximum: range.maximum } } : item;
+  });
+}
+
 export function registerLinkCommands(program: Command): void {
   // ---------------------------------------------------------------- payment links
   const links = program.command('links').alias('link').description("the merchant's payment links: create, list, read, disable");
@@ -52,6 +76,11 @@ export function registerLinkCommands(program: Command): void {
     .addOption(new Option('--type <type>', 'link type').choices(['PayByLink', 'TokenizeByLink']).default('PayByLink'))
     .option('--description <text>', 'description of the link')
     .option('--item <name:quantity:unitPrice[:amount]>', 'an item (repeatable); default one item of the whole amount', parseItem)
+    .option(
+      '--adjustable-quantity <item:minimum:maximum>',
+      'let the shopper choose the quantity of an item (counted from 1) from minimum to maximum (0 to 99) on the payment page (repeatable)',
+      parseRange,
+    )
     .addOption(new Option('--recurring-processing-model <model>', 'for TokenizeByLink').choices(['CardOnFile', 'Subscription', 'UnscheduledCardOnFile']))
     .option('--return-url <url>', 'where the shopper goes afterwards')
     .option('--expires-at <iso>', 'ISO 8601 UTC expiry')
@@ -76,6 +105,7 @@ export function registerLinkCommands(program: Command): void {
             type: LinkType;
             description?: string;
             item?: Item[];
+            adjustableQuantity?: Range[];
             recurringProcessingModel?: RecurringProcessingModel;
             returnUrl?: string;
             expiresAt?: string;
@@ -88,11 +118,13 @@ export function registerLinkCommands(program: Command): void {
             idempotencyKey?: string;
           },
         ) => {
-          const items =
+          const items = withRanges(
             o.item ??
-            (o.type === 'PayByLink'
-              ? [{ name: o.description || 'Payment', quantity: 1, unitPrice: o.amount, amountWithoutDiscount: o.amount, amount: o.amount }]
-              : []);
+              (o.type === 'PayByLink'
+                ? [{ name: o.description || 'Payment', quantity: 1, unitPrice: o.amount, amountWithoutDiscount: o.amount, amount: o.amount }]
+                : []),
+            o.adjustableQuantity ?? [],
+          );
           const params: CreatePaymentLinkParams = {
             type: o.type,
             terminalIdentifier: o.terminal,
@@ -156,10 +188,22 @@ export function registerLinkCommands(program: Command): void {
       ...(l.items.length > 0
         ? [
             '',
-            ...table(
-              ['ITEM', 'QUANTITY', 'UNIT PRICE', 'AMOUNT'],
-              l.items.map((i) => [i.name, i.quantity, i.unitPrice, i.amount]),
-            ),
+            // The shopper's range in a column of its own, only when an item has one.
+            ...(l.items.some((i) => i.adjustableQuantity)
+              ? table(
+                  ['ITEM', 'QUANTITY', 'UNIT PRICE', 'AMOUNT', 'SHOPPER CHOOSES'],
+                  l.items.map((i) => [
+                    i.name,
+                    i.quantity,
+                    i.unitPrice,
+                    i.amount,
+                    i.adjustableQuantity ? `${i.adjustableQuantity.minimum}-${i.adjustableQuantity.maximum}` : '',
+                  ]),
+                )
+              : table(
+                  ['ITEM', 'QUANTITY', 'UNIT PRICE', 'AMOUNT'],
+                  l.items.map((i) => [i.name, i.quantity, i.unitPrice, i.amount]),
+                )),
           ]
         : []),
       // Shown only when the link has them, as the API answers them.

@@ -2,6 +2,7 @@ import type { FieldError } from '../errors.js';
 import { ApiError, validationError } from '../errors.js';
 import { LINK_TYPES, MAX_AMOUNT, type LinkType } from './schemas.js';
 import { customFieldErrors } from './customFields.js';
+import { unitAmount, type AdjustableQuantity } from './quantities.js';
 
 // The rules of §Creating a link/§Updating a link that a JSON schema cannot say: across fields, by link type, against the clock.
 // They run on the body even when the schema has already failed, so that one answer names every
@@ -14,6 +15,8 @@ export interface Item {
   unitPrice: number;
   amountWithoutDiscount: number;
   amount: number;
+  /** docs/rules.md, §Adjustable quantities; absent: the shopper pays the quantity as given. */
+  adjustableQuantity?: AdjustableQuantity;
 }
 
 export interface ShopperInfo {
@@ -77,6 +80,8 @@ export function moneyErrors(v: { type: LinkType; amount: unknown; currency: unkn
   }
   let sum = 0;
   let summable = true;
+  // The total at every adjustable item's maximum, which must stay a payable amount.
+  let most = 0;
   items.forEach((item: unknown, i) => {
     if (!isRecord(item)) {
       summable = false;
@@ -96,11 +101,57 @@ export function moneyErrors(v: { type: LinkType; amount: unknown; currency: unkn
     }
     if (isInt(itemAmount)) sum += itemAmount;
     else summable = false;
+    const range = adjustableErrors(item, i, { quantity, itemAmount, currency, failed });
+    errors.push(...range.errors);
+    if (range.most !== undefined) most += range.most;
+    else if (isInt(itemAmount)) most += itemAmount;
   });
   if (type === 'PayByLink' && items.length > 0 && summable && isInt(amount) && sum !== amount) {
     errors.push({ field: 'items', code: 'SUM_MISMATCH', message: `the item amounts add up to ${sum}, not to the link amount ${amount}` });
   }
+  if (summable && most > MAX_AMOUNT) {
+    errors.push({ field: 'items', code: 'RANGE', message: `at the highest quantities the items would add up to ${most}, above ${MAX_AMOUNT}` });
+  }
   return errors;
+}
+
+/**
+ * docs/rules.md, §Adjustable quantities: 0 ≤ minimum ≤ quantity ≤ maximum ≤ 99, and a whole price per
+ * unit (amount ÷ quantity; ending in 00 for ISK, so every total the shopper can choose is one the
+ * currency can be paid in). Answers the item's amount at its maximum when the range is usable.
+ */
+function adjustableErrors(
+  item: Json,
+  i: number,
+  v: { quantity: unknown; itemAmount: unknown; currency: unknown; failed: Failed },
+): { errors: FieldError[]; most?: number } {
+  const range = item.adjustableQuantity;
+  const path = `items[${i}].adjustableQuantity`;
+  if (!isRecord(range) || v.failed(path)) return { errors: [] };
+  const errors: FieldError[] = [];
+  const { minimum, maximum } = range;
+  if (!isInt(minimum) || !isInt(maximum) || v.failed(`${path}.minimum`) || v.failed(`${path}.maximum`) || !isInt(v.quantity)) return { errors };
+  if (minimum > v.quantity || v.quantity > maximum) {
+    errors.push({ field: path, code: 'RANGE', message: `must have minimum ≤ quantity ≤ maximum (quantity is ${v.quantity})` });
+  }
+  if (!isInt(v.itemAmount)) return { errors };
+  const unit = unitAmount({ name: '', quantity: v.quantity, unitPrice: 0, amountWithoutDiscount: 0, amount: v.itemAmount });
+  if (!Number.isInteger(unit)) {
+    errors.push({
+      field: `items[${i}].amount`,
+      code: 'NOT_WHOLE_PER_UNIT',
+      message: 'must be a whole number of minor units per unit (amount ÷ quantity) when the quantity is adjustable',
+    });
+    return { errors };
+  }
+  if (v.currency === 'ISK' && unit % 100 !== 0) {
+    errors.push({
+      field: `items[${i}].amount`,
+      code: 'NOT_MULTIPLE_OF_100',
+      message: 'must end in 00 per unit (amount ÷ quantity) for ISK when the quantity is adjustable',
+    });
+  }
+  return { errors, most: unit * maximum };
 }
 
 /** §Creating a link shopperInfo: prefilledValue with Prefilled only, each field at most once. */
@@ -260,7 +311,15 @@ export function fieldErrors(errors: readonly FieldError[]): ApiError {
 }
 
 export function normalizeItems(items: readonly Item[]): Item[] {
-  return items.map((i) => ({ name: i.name, quantity: i.quantity, unitPrice: i.unitPrice, amountWithoutDiscount: i.amountWithoutDiscount, amount: i.amount }));
+  return items.map((i) => ({
+    name: i.name,
+    quantity: i.quantity,
+    unitPrice: i.unitPrice,
+    amountWithoutDiscount: i.amountWithoutDiscount,
+    amount: i.amount,
+    // Only when set, so that an item without it is stored and read as it always has been.
+    ...(i.adjustableQuantity !== undefined ? { adjustableQuantity: { minimum: i.adjustableQuantity.minimum, maximum: i.adjustableQuantity.maximum } } : {}),
+  }));
 }
 
 export function normalizeShopperInfos(list: readonly { field: string; requirementType: string; prefilledValue?: string | null }[]): ShopperInfo[] {

@@ -2,6 +2,7 @@ import { ListAnswer, PagedQuery } from '../http/paging.js';
 import { Type, type Static, type TSchema, type TUnsafe } from 'typebox';
 import { WithEnvelope } from '../http/envelope.js';
 import { CASE_INSENSITIVE } from '../validation.js';
+import { MAX_ADJUSTABLE_QUANTITY } from './quantities.js';
 
 // The Payment Links API schemas (interface §2.2–2.7, 4.1–4.5; §Creating a link, §Updating a link, §Disabling a link, §Lists). They validate the
 // request (Ajv, all errors), shape the response and feed the OpenAPI document. Rules that need more
@@ -37,6 +38,18 @@ function nullable<T extends TSchema>(schema: T): TUnsafe<Static<T> | null> {
 
 const Amount = Type.Integer({ minimum: 0, maximum: MAX_AMOUNT, description: 'minor units' });
 
+/** docs/rules.md, §Adjustable quantities: the range the shopper chooses an item's quantity from on the payment page. */
+export const AdjustableQuantitySchema = Type.Object(
+  {
+    minimum: Type.Integer({ minimum: 0, maximum: MAX_ADJUSTABLE_QUANTITY, description: '0 lets the shopper drop the item' }),
+    maximum: Type.Integer({ minimum: 1, maximum: MAX_ADJUSTABLE_QUANTITY }),
+  },
+  {
+    additionalProperties: false,
+    description: `PayByLink only: the shopper may change the quantity on the payment page, minimum ≤ quantity ≤ maximum ≤ ${MAX_ADJUSTABLE_QUANTITY}; amount ÷ quantity must be whole (ending in 00 for ISK)`,
+  },
+);
+
 export const ItemSchema = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 500, description: 'name or description of the product' }),
@@ -44,6 +57,7 @@ export const ItemSchema = Type.Object(
     unitPrice: Type.Integer({ minimum: 0, maximum: MAX_AMOUNT, description: 'price per unit, minor units' }),
     amountWithoutDiscount: Type.Integer({ minimum: 0, maximum: MAX_AMOUNT, description: 'unitPrice × quantity, minor units' }),
     amount: Type.Integer({ minimum: 0, maximum: MAX_AMOUNT, description: 'payable after discount: 0 ≤ amount ≤ amountWithoutDiscount' }),
+    adjustableQuantity: Type.Optional(AdjustableQuantitySchema),
   },
   { additionalProperties: false },
 );
@@ -208,6 +222,11 @@ const SubmissionSchema = Type.Object({
       description: 'present only when the link had custom fields at the payment: the answers given (an unanswered optional field is left out)',
     }),
   ),
+  items: Type.Optional(
+    Type.Array(Type.Object({ name: Type.String(), quantity: Type.Integer(), amount: Type.Integer() }), {
+      description: 'present only when the link has an adjustable quantity: each item at the quantity the shopper chose, and its amount at it',
+    }),
+  ),
 });
 
 export const PaymentLinkSchema = Type.Object({
@@ -229,7 +248,14 @@ export const PaymentLinkSchema = Type.Object({
   salesCount: Type.Integer(),
   maxSalesCount: nullable(Type.Integer()),
   items: Type.Array(
-    Type.Object({ name: Type.String(), quantity: Type.Integer(), amountWithoutDiscount: Type.Integer(), amount: Type.Integer(), unitPrice: Type.Integer() }),
+    Type.Object({
+      name: Type.String(),
+      quantity: Type.Integer(),
+      amountWithoutDiscount: Type.Integer(),
+      amount: Type.Integer(),
+      unitPrice: Type.Integer(),
+      adjustableQuantity: Type.Optional({ ...AdjustableQuantitySchema, description: 'present only when set' }),
+    }),
   ),
   shopperInfos: Type.Array(Type.Object({ field: Type.String(), requirementType: Type.String(), prefilledValue: nullable(Type.String()) })),
   submissions: Type.Array(SubmissionSchema),

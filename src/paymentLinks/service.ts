@@ -202,6 +202,10 @@ function presentLink(config: Config, link: PaymentLinkRow, submissions: readonly
       ...(s.customFieldAnswers !== null && s.customFieldAnswers !== undefined
         ? { customFieldAnswers: s.customFieldAnswers.map((a) => ({ key: a.key, value: a.value })) }
         : {}),
+      // Only when the link offered a choice of quantities: other submissions read as they always have.
+      ...(s.chosenItems !== null && s.chosenItems !== undefined
+        ? { items: s.chosenItems.map((c) => ({ name: c.name, quantity: c.quantity, amount: c.amount })) }
+        : {}),
     })),
     // Only when set, so that a link made without them reads byte for byte as it always has.
     ...(link.completionMessage !== null ? { completionMessage: link.completionMessage } : {}),

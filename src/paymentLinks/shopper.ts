@@ -10,6 +10,7 @@ export { answersLine, checkCustomAnswers, type AnswerProblem, type CustomField, 
 // what a payment attempt leaves on it. Hosted checkout calls these inside its own transactions.
 
 export type LinkForPage = sql.LinkForPage;
+export type ChosenItem = sql.ChosenItem;
 
 /**
  * The names of the shopper's fields in both languages: the payment page asks for them by these names,
@@ -76,6 +77,8 @@ export async function recordLinkPayment(
     currency: string;
     token: string | null;
     payfacReference: string;
+    /** The items at the quantities the shopper chose (docs/rules.md, §Adjustable quantities); null: no choice offered. */
+    chosenItems: sql.ChosenItem[] | null;
     at: Date;
   },
 ): Promise<void> {
@@ -89,6 +92,7 @@ export async function recordLinkPayment(
     currency: p.currency,
     token: p.token,
     payfacReference: p.success ? p.payfacReference : null,
+    chosenItems: p.chosenItems,
     createdAt: p.at,
   });
   if (!p.success) return;

@@ -43,6 +43,15 @@ export interface SubmissionRow {
   payfacReference: string | null;
   /** The answers to the link's custom fields; null when the link asked for none at the payment. */
   customFieldAnswers: CustomFieldAnswer[] | null;
+  /** docs/rules.md, §Adjustable quantities: the items at the quantities chosen; null when the link offered no choice. */
+  chosenItems: ChosenItem[] | null;
+}
+
+/** An item at the quantity the shopper chose, and its amount at it. */
+export interface ChosenItem {
+  name: string;
+  quantity: number;
+  amount: number;
 }
 
 /** Each column of a link and the name it has in PaymentLinkRow: the one list every query reads. */
@@ -266,7 +275,8 @@ export async function findLinksWithSubmissions(db: Queryable, references: readon
     text: `SELECT ${LINK_COLUMNS},
             COALESCE((SELECT json_agg(json_build_object(
                         'answers', s.answers, 'completed', s.completed, 'amount', s.amount, 'currency', s.currency,
-                        'token', s.token, 'payfacReference', s.payfac_reference, 'customFieldAnswers', s.custom_field_answers) ORDER BY s.created_at, s.id)
+                        'token', s.token, 'payfacReference', s.payfac_reference, 'customFieldAnswers', s.custom_field_answers,
+                        'chosenItems', s.chosen_items) ORDER BY s.created_at, s.id)
                         FROM payment_link_submissions s WHERE s.payment_link_reference = payment_links.reference), '[]') AS submissions
        FROM payment_links WHERE reference = ANY($1::text[])`,
     values: [references],
@@ -277,8 +287,8 @@ export async function findLinksWithSubmissions(db: Queryable, references: readon
 export async function insertSubmission(db: Queryable, s: SubmissionRow & { id: string; paymentLinkReference: string; createdAt: Date }): Promise<void> {
   await db.query(
     `INSERT INTO payment_link_submissions (id, payment_link_reference, answers, completed, amount, currency, token, payfac_reference, created_at,
-       custom_field_answers)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+       custom_field_answers, chosen_items)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
     [
       s.id,
       s.paymentLinkReference,
@@ -290,6 +300,7 @@ export async function insertSubmission(db: Queryable, s: SubmissionRow & { id: s
       s.payfacReference,
       s.createdAt,
       s.customFieldAnswers === null ? null : JSON.stringify(s.customFieldAnswers),
+      s.chosenItems === null ? null : JSON.stringify(s.chosenItems),
     ],
   );
 }

@@ -39,6 +39,8 @@ export interface PaymentIntent {
   termsAcceptedAt: Date | null;
   /** The shopper's answers to the link's custom fields (docs/api.md, Custom fields); null when it asks for none. */
   customFieldAnswers: { key: string; value: string }[] | null;
+  /** The items at the quantities the shopper chose (docs/rules.md, Adjustable quantities); null: no choice offered. */
+  chosenItems: sql.ChosenItem[] | null;
 }
 
 type RecordedPayment =
@@ -89,6 +91,7 @@ export async function recordPayment(tx: PoolClient, deps: EventDeps, p: PaymentI
       createdAt: now,
       termsAcceptedAt: p.termsAcceptedAt,
       customFieldAnswers: p.customFieldAnswers,
+      chosenItems: p.chosenItems,
     },
     card,
     result,
@@ -185,7 +188,7 @@ export async function recordAuthorisation(
 
 const CHALLENGE_TTL_MS = 15 * 60 * 1000;
 
-type SavedChallenge = Pick<sql.ChallengeInput, 'answers' | 'acquirerState' | 'termsAcceptedAt' | 'customFieldAnswers'>;
+type SavedChallenge = Pick<sql.ChallengeInput, 'answers' | 'acquirerState' | 'termsAcceptedAt' | 'customFieldAnswers' | 'itemQuantities'>;
 
 /** Keeps a 3-D Secure step of a link's or session's page until the shopper confirms or cancels it. */
 export async function saveChallenge(tx: PoolClient, c: sql.ChallengeInput & { now: Date }): Promise<string> {
@@ -198,6 +201,7 @@ export async function saveChallenge(tx: PoolClient, c: sql.ChallengeInput & { no
     acquirerState: c.acquirerState,
     termsAcceptedAt: c.termsAcceptedAt,
     customFieldAnswers: c.customFieldAnswers,
+    itemQuantities: c.itemQuantities,
     createdAt: c.now,
     expiresAt: new Date(c.now.getTime() + CHALLENGE_TTL_MS),
   });
@@ -213,7 +217,15 @@ export async function takeChallenge(
   now: Date,
 ): Promise<SavedChallenge | undefined> {
   const row = await sql.takeChallenge(tx, id, targetKind, targetReference, now);
-  return row && { answers: row.answers, acquirerState: row.acquirerState, termsAcceptedAt: row.termsAcceptedAt, customFieldAnswers: row.customFieldAnswers };
+  return (
+    row && {
+      answers: row.answers,
+      acquirerState: row.acquirerState,
+      termsAcceptedAt: row.termsAcceptedAt,
+      customFieldAnswers: row.customFieldAnswers,
+      itemQuantities: row.itemQuantities,
+    }
+  );
 }
 
 /** A finished payment for its receipt page. */

@@ -34,6 +34,15 @@ export interface NewPayment {
   termsAcceptedAt?: Date | null;
   /** The answers to the link's custom fields (docs/api.md, Custom fields); absent or null: it asked for none. */
   customFieldAnswers?: { key: string; value: string }[] | null;
+  /** The items at the quantities the shopper chose on a link's page (docs/rules.md, Adjustable quantities); absent: no choice offered. */
+  chosenItems?: ChosenItem[] | null;
+}
+
+/** An item of a link at the quantity the shopper chose, and its amount at it. */
+export interface ChosenItem {
+  name: string;
+  quantity: number;
+  amount: number;
 }
 
 export async function insertPayment(db: Queryable, p: NewPayment): Promise<void> {
@@ -41,8 +50,9 @@ export async function insertPayment(db: Queryable, p: NewPayment): Promise<void>
     `INSERT INTO payments (payfac_reference, merchant_id, terminal_identifier, checkout_reference, payment_link_reference,
        merchant_reference, amount, currency, success, reason, card_masked, card_summary, card_expiry, payment_method,
        three_d_authenticated, auth_code, is_pre_auth, token, capture_state, captured_amount, capture_due_at, created_at,
-       event_checkout_reference, charged_token, recurring_processing_model, channel, terms_accepted_at, custom_field_answers)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28)`,
+       event_checkout_reference, charged_token, recurring_processing_model, channel, terms_accepted_at, custom_field_answers,
+       chosen_items)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29)`,
     [
       p.payfacReference,
       p.merchantId,
@@ -72,6 +82,7 @@ export async function insertPayment(db: Queryable, p: NewPayment): Promise<void>
       p.charge?.channel ?? null,
       p.termsAcceptedAt ?? null,
       p.customFieldAnswers ? JSON.stringify(p.customFieldAnswers) : null,
+      p.chosenItems ? JSON.stringify(p.chosenItems) : null,
     ],
   );
 }
@@ -136,6 +147,8 @@ export interface ChallengeInput {
   acquirerState: Record<string, string>;
   termsAcceptedAt: Date | null;
   customFieldAnswers: { key: string; value: string }[] | null;
+  /** The quantities chosen on the page, one per item of the link; null when the link offers no choice. */
+  itemQuantities: number[] | null;
 }
 
 interface ChallengeRow extends ChallengeInput {
@@ -147,8 +160,8 @@ interface ChallengeRow extends ChallengeInput {
 export async function insertChallenge(db: Queryable, c: Omit<ChallengeRow, 'usedAt'> & { createdAt: Date }): Promise<void> {
   await db.query(
     `INSERT INTO three_d_challenges (id, target_kind, target_reference, answers, acquirer_state, created_at, expires_at, terms_accepted_at,
-       custom_field_answers)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+       custom_field_answers, item_quantities)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
     [
       c.id,
       c.targetKind,
@@ -159,6 +172,7 @@ export async function insertChallenge(db: Queryable, c: Omit<ChallengeRow, 'used
       c.expiresAt,
       c.termsAcceptedAt,
       c.customFieldAnswers === null ? null : JSON.stringify(c.customFieldAnswers),
+      c.itemQuantities === null ? null : JSON.stringify(c.itemQuantities),
     ],
   );
 }
@@ -175,7 +189,8 @@ export async function takeChallenge(
     `UPDATE three_d_challenges SET used_at = $4
       WHERE id = $1 AND target_kind = $2 AND target_reference = $3 AND used_at IS NULL AND expires_at > $4
       RETURNING id, target_kind AS "targetKind", target_reference AS "targetReference", answers, acquirer_state AS "acquirerState",
-                terms_accepted_at AS "termsAcceptedAt", custom_field_answers AS "customFieldAnswers", expires_at AS "expiresAt", used_at AS "usedAt"`,
+                terms_accepted_at AS "termsAcceptedAt", custom_field_answers AS "customFieldAnswers",
+                item_quantities AS "itemQuantities", expires_at AS "expiresAt", used_at AS "usedAt"`,
     [id, targetKind, targetReference, now],
   );
   return rows[0];
@@ -331,6 +346,7 @@ export interface PaymentDetailRow extends PaymentListRow {
   captureDueAt: Date | null;
   eventCheckoutReference: string;
   termsAcceptedAt: Date | null;
+  chosenItems: ChosenItem[] | null;
 }
 
 /** One payment of the merchant with everything the portal shows of it (card data masked, as stored). */
@@ -339,7 +355,8 @@ export async function paymentDetail(db: Queryable, merchantId: string, payfacRef
     `SELECT ${LIST_COLUMNS}, p.terminal_identifier AS "terminalIdentifier", p.card_masked AS "cardMasked", p.card_expiry AS "cardExpiry",
             p.auth_code AS "authCode", p.is_pre_auth AS "isPreAuth", p.token, p.charged_token AS "chargedToken",
             p.recurring_processing_model AS "recurringProcessingModel", p.capture_due_at AS "captureDueAt",
-            p.event_checkout_reference AS "eventCheckoutReference", p.terms_accepted_at AS "termsAcceptedAt"
+            p.event_checkout_reference AS "eventCheckoutReference", p.terms_accepted_at AS "termsAcceptedAt",
+            p.chosen_items AS "chosenItems"
        FROM payments p WHERE p.payfac_reference = $1 AND p.merchant_id = $2`,
     [payfacReference, merchantId],
   );

@@ -81,7 +81,8 @@ describe('every portal page escapes every value it shows, in both languages', ()
       currency: 'ISK',
       description: HOSTILE,
       returnUrl: `https://shop.example/back?a="><script>alert(3)</script>&b='x'`,
-      items: [{ name: HOSTILE, quantity: 1, unitPrice: 48900, amountWithoutDiscount: 48900, amount: 48900 }],
+      // Adjustable: the link's page lists the range under the item's (hostile) name.
+      items: [{ name: HOSTILE, quantity: 1, unitPrice: 48900, amountWithoutDiscount: 48900, amount: 48900, adjustableQuantity: { minimum: 1, maximum: 3 } }],
       shopperInfos: [{ field: 'City', requirementType: 'Prefilled', prefilledValue: HOSTILE }],
       completionMessage: HOSTILE,
       inactiveMessage: HOSTILE,

@@ -139,6 +139,49 @@ describe('paylinks links, webhooks, deliveries and trigger', { timeout: 120_000 
     expect(bad.stderr).toMatch(/customFields\[0\]\.options: NOT_ALLOWED/);
   });
 
+  it('creates a link whose items the shopper may change the quantity of, and shows the ranges', async () => {
+    const t = live.ctx.merchant.terminalIdentifier;
+    const items = ['--item', 'Mug:2:1000', '--item', 'Tea:1:1500:1000', '--adjustable-quantity', '1:0:10'];
+    const created = await json('links', 'create', '--terminal', t, '--amount', '3000', '--currency', 'EUR', ...items);
+    const ref = created.paymentLinkReference as string;
+    const link = (await json('links', 'get', ref)).paymentLink as { items: Record<string, unknown>[] };
+    expect(link.items[0]).toMatchObject({ name: 'Mug', quantity: 2, adjustableQuantity: { minimum: 0, maximum: 10 } });
+    expect(link.items[1]).not.toHaveProperty('adjustableQuantity');
+    expect(await paylinks(['links', 'get', ref, ...flags])).toMatch(/SHOPPER CHOOSES[\s\S]*Mug\s+2\s+1000\s+2000\s+0-10/);
+    // The service's rule, as the API and the portal have it; and an item that is not there.
+    const bad = await failure([
+      'links',
+      'create',
+      '--terminal',
+      t,
+      '--amount',
+      '3000',
+      '--currency',
+      'EUR',
+      ...items.slice(0, 4),
+      '--adjustable-quantity',
+      '1:3:10',
+      ...flags,
+    ]);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/items\[0\]\.adjustableQuantity: RANGE/);
+    const none = await failure([
+      'links',
+      'create',
+      '--terminal',
+      t,
+      '--amount',
+      '3000',
+      '--currency',
+      'EUR',
+      ...items.slice(0, 4),
+      '--adjustable-quantity',
+      '3:0:1',
+      ...flags,
+    ]);
+    expect(none.stderr).toMatch(/names item 3, but there are 2/);
+  });
+
   it('reads the service address and key from PAYLINKS_BASE_URL and PAYLINKS_API_KEY', async () => {
     const out = await paylinks(['links', 'list', '--json'], { PAYLINKS_BASE_URL: live.baseUrl, PAYLINKS_API_KEY: live.ctx.merchant.apiKey });
     expect(JSON.parse(out)).toHaveProperty('totalCount');

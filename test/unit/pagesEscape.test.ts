@@ -58,6 +58,9 @@ function checkoutable(over: Partial<Checkoutable> = {}): Checkoutable {
       { key: 'size', type: 'Dropdown', label: HOSTILE, labelEn: null, required: false, maxLength: null, options: [HOSTILE, 'M'] },
       { key: 'count', type: 'Number', label: HOSTILE, labelEn: null, required: false, maxLength: null, options: null },
     ],
+    // An adjustable item named with the hostile value: its label, and its quantity typed back.
+    choice: [{ name: HOSTILE, quantity: 2, unitPrice: 24950, amountWithoutDiscount: 49900, amount: 48900, adjustableQuantity: { minimum: 0, maximum: 5 } }],
+    chosen: null,
     ...over,
   };
 }
@@ -97,10 +100,19 @@ describe('shopper pages escape every value they show', () => {
       const k = ctx(culture);
       const pages = {
         pay: renderPayPage(k, c, HOSTILE, {
-          values: { FullName: HOSTILE, Comments: HOSTILE, expiryDate: HOSTILE, 'custom-note': HOSTILE, 'custom-size': HOSTILE, 'custom-count': HOSTILE },
-          errors: { 'shopper-FullName': 'errRequired', cardNumber: 'errCardNumber' },
+          values: {
+            FullName: HOSTILE,
+            Comments: HOSTILE,
+            expiryDate: HOSTILE,
+            'custom-note': HOSTILE,
+            'custom-size': HOSTILE,
+            'custom-count': HOSTILE,
+            'qty-0': HOSTILE,
+          },
+          errors: { 'shopper-FullName': 'errRequired', cardNumber: 'errCardNumber', 'qty-0': 'errQuantity', quantities: 'errNothingLeft' },
           alert: HOSTILE,
           customProblems: { note: 'tooLong', count: 'notNumber' },
+          status: HOSTILE,
         }),
         session: renderPayPage(k, checkoutable({ kind: 'session', description: '', culture }), HOSTILE, { values: {}, errors: {}, alert: null }),
         status: renderStatusPage(k, checkoutable({ status: 'Expired', payable: false, culture })),

@@ -38,6 +38,12 @@ export interface Item {
   unitPrice: number;
   amountWithoutDiscount: number;
   amount: number;
+  /**
+   * PayByLink only: the shopper may change the quantity on the payment page within this range
+   * (0 ≤ minimum ≤ quantity ≤ maximum ≤ 99); amount ÷ quantity must be whole (ending in 00 for ISK).
+   * Present in a read answer only when set.
+   */
+  adjustableQuantity?: { minimum: number; maximum: number };
 }
 
 export interface ShopperInfo {
@@ -120,6 +126,8 @@ export interface Submission {
   payfacReference: string | null;
   /** Present only when the link had custom fields at the payment: the answers given (an unanswered optional field is left out). */
   customFieldAnswers?: { key: string; value: string }[];
+  /** Present only when the link has an adjustable quantity: each item at the quantity the shopper chose, and its amount at it. */
+  items?: { name: string; quantity: number; amount: number }[];
 }
 
 export interface PaymentLink {

@@ -55,6 +55,8 @@ function checkCardForm(luhn: (digits: string) => boolean): void {
     input.setAttribute('aria-describedby', id);
   };
   form.addEventListener('submit', (event) => {
+    // "Update total" (docs/rules.md, Adjustable quantities) sends no card: nothing to check.
+    if (event.submitter?.hasAttribute('formnovalidate')) return;
     let first: HTMLInputElement | null = null;
     for (const [name, check] of checks) {
       const input = form.elements.namedItem(name);

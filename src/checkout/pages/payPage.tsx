@@ -6,6 +6,7 @@ import { FORM_TOKEN_FIELD } from '../../web/formTokens.js';
 import { Summary, heading, page, type PageContext } from './layout.js';
 import type { AnswerProblem } from '../../paymentLinks/shopper.js';
 import { CustomFieldsSection } from './customFieldsSection.js';
+import { QuantityChoice } from './quantityChoice.js';
 
 // The payment page: the order, the shopper's fields and the card form, and the same page as a
 // preview (what the portal's theme editor shows).
@@ -19,6 +20,8 @@ export interface FormState {
   alert: string | null;
   /** The problems of the answers to the link's custom fields, by key (customFieldsSection.tsx says them). */
   customProblems?: Readonly<Record<string, AnswerProblem>>;
+  /** What the last post did that is not an error (the total updated to the chosen quantities). */
+  status?: string;
 }
 
 export const EMPTY_FORM: FormState = { values: {}, errors: {}, alert: null };
@@ -229,9 +232,15 @@ export function renderPayPage(ctx: PageContext, c: Checkoutable, csrf: string, s
           {state.alert}
         </div>
       ) : null}
+      {state.status !== undefined ? (
+        <p class="notice" role="status" data-total-updated="">
+          {state.status}
+        </p>
+      ) : null}
       <form method="post" action={ctx.basePath} autocomplete="on" data-card-form="">
         <input type="hidden" name={FORM_TOKEN_FIELD} value={csrf} />
         <input type="hidden" name="lang" value={ctx.lang} />
+        <QuantityChoice ctx={ctx} c={c} state={state} />
         <ShopperFields ctx={ctx} c={c} state={state} />
         <CustomFieldsSection ctx={ctx} fields={c.customFields} values={state.values} problems={state.customProblems} />
         <CardFields ctx={ctx} state={state} />

@@ -13,6 +13,8 @@ import { renderChargeOutcome } from './chargeOutcomePage.js';
 import type { PageContext } from './layout.js';
 import { renderMessage } from './messagePage.js';
 import { EMPTY_FORM, renderPayPage, type FormState } from './payPage.js';
+import { UPDATE_FIELD, quantityErrors, typedQuantities } from './quantityChoice.js';
+import { atQuantities, problemsOf, quantitiesOf } from '../quantities.js';
 import { renderReceipt } from './receiptPage.js';
 import { renderStatusPage } from './statusPage.js';
 import { renderThreeDSPage } from './threeDSPage.js';
@@ -24,6 +26,7 @@ import { negotiateLang } from '../../web/lang.js';
 import { bindForms, formToken } from '../../web/formTokens.js';
 import { usePageErrors } from '../../web/errorPages.js';
 import { notFound } from '../../errors.js';
+import { formatMoney } from '../../html/format.js';
 import { ReceiptSigner } from './receipts.js';
 
 // The shopper's pages (§References and URLs, §Link status, §Hosted checkout, §The simulated acquirer): /pay/{paymentLinkReference} and /checkout/{checkoutReference}.
@@ -105,26 +108,62 @@ export async function shopperPageRoutes(app: App, deps: AppDeps): Promise<void> 
         if (!c.payable) return html(reply, 409, renderStatusPage(ctx, c));
 
         const shopper = c.kind === 'link' ? readAnswers(c.shopperInfos, form) : { answers: [], values: {}, errors: {} };
-        const parsed = parseCard(rawCard, clock.now());
-        const errors: Partial<Record<string, MessageKey>> = { ...shopper.errors };
-        for (const field of parsed.errors) errors[field] = CARD_ERROR[field];
         // The box the shopper ticks to accept the link's terms; pay() decides again on the locked link.
         const acceptedTerms = form.get('acceptTerms') === 'yes';
-        if (c.termsUrl !== null && !acceptedTerms) errors.acceptTerms = 'errTerms';
+        // The quantities chosen (docs/rules.md, §Adjustable quantities): the page comes back at valid ones.
+        const quantities = quantitiesOf(c, (name) => form.get(name));
+        const quantityProblems = problemsOf(c, quantities);
+        const shown = atQuantities(c, quantityProblems.length === 0 ? quantities : null);
         // The answers to the link's custom fields, checked by the link's rules; pay() checks them again on the locked link.
         const customValues = customValuesOf(c.customFields, form);
         const customProblems = checkCustomAnswers(c.customFields, (key) => customValues[key]).problems;
-        const values = { ...shopper.values, ...customFormValues(customValues), ...(acceptedTerms ? { acceptTerms: 'yes' } : {}) };
+        const values = { ...shopper.values, ...customFormValues(customValues), ...typedQuantities(c, form), ...(acceptedTerms ? { acceptTerms: 'yes' } : {}) };
+        const cardTyped = rawCard.cardNumber !== '' || rawCard.cvc !== '';
         const csrf = formToken(request, reply);
+
+        if (form.get(UPDATE_FIELD) !== undefined && c.choice !== null) {
+          // "Update total": the page again at the new quantities; nothing is paid, nothing else is checked.
+          const state: FormState =
+            quantityProblems.length > 0
+              ? { values, errors: quantityErrors(quantityProblems), alert: ctx.t('errFormSummary') }
+              : {
+                  values: {
+                    ...shopper.values,
+                    ...customFormValues(customValues),
+                    ...(acceptedTerms ? { acceptTerms: 'yes' } : {}),
+                    expiryDate: rawCard.expiryDate.slice(0, 7),
+                  },
+                  errors: {},
+                  alert: cardTyped ? ctx.t('errCardAgain') : null,
+                  status: ctx.t('totalUpdated', { amount: formatMoney(shown.amount, shown.currency, ctx.lang) }),
+                };
+          return html(reply, quantityProblems.length > 0 ? 400 : 200, renderPayPage(ctx, shown, csrf, state));
+        }
+
+        const parsed = parseCard(rawCard, clock.now());
+        const errors: Partial<Record<string, MessageKey>> = { ...shopper.errors, ...quantityErrors(quantityProblems) };
+        for (const field of parsed.errors) errors[field] = CARD_ERROR[field];
+        if (c.termsUrl !== null && !acceptedTerms) errors.acceptTerms = 'errTerms';
         if (parsed.card === null || Object.keys(errors).length > 0 || Object.keys(customProblems).length > 0) {
           // What the shopper typed is shown again, but for the card number and the security code:
           // those never go back into a page. The expiry may, so a mistyped number costs only the two.
-          const alert = rawCard.cardNumber !== '' || rawCard.cvc !== '' ? `${ctx.t('errFormSummary')} ${ctx.t('errCardAgain')}` : ctx.t('errFormSummary');
-          const state: FormState = { values: { ...values, expiryDate: rawCard.expiryDate.slice(0, 7) }, errors, alert, customProblems };
-          return html(reply, 400, renderPayPage(ctx, c, csrf, state));
+          const alert = cardTyped ? `${ctx.t('errFormSummary')} ${ctx.t('errCardAgain')}` : ctx.t('errFormSummary');
+          return html(
+            reply,
+            400,
+            renderPayPage(ctx, shown, csrf, { values: { ...values, expiryDate: rawCard.expiryDate.slice(0, 7) }, errors, alert, customProblems }),
+          );
         }
-        const outcome = await pay(payDeps, target, { card: parsed.card, answers: shopper.answers, acceptedTerms, customValues });
-        return answer(request, reply, ctx, c, target, outcome, values, csrf);
+        const shownTotal = Number(form.get('shownTotal') ?? Number.NaN);
+        const outcome = await pay(payDeps, target, {
+          card: parsed.card,
+          answers: shopper.answers,
+          acceptedTerms,
+          customValues,
+          quantities,
+          ...(Number.isSafeInteger(shownTotal) ? { shownTotal } : {}),
+        });
+        return answer(request, reply, ctx, shown, target, outcome, values, csrf);
       });
 
       pages.post<{ Params: RefParams }>(`${base}/3ds`, { schema: { hide: true }, bodyLimit: FORM_BODY_LIMIT }, async (request, reply) => {
@@ -282,6 +321,19 @@ export async function shopperPageRoutes(app: App, deps: AppDeps): Promise<void> 
         const fresh = (await openCheckoutable({ db, clock }, target, { countVisit: false })) ?? c;
         const alert = `${ctx.t('errFormSummary')} ${ctx.t('errCardAgain')}`;
         return html(reply, 400, renderPayPage(ctx, fresh, csrf, { values, errors: {}, alert, customProblems: outcome.problems }));
+      }
+      case 'QuantitiesRefused': {
+        // The link changed since the page was shown: the page again as it is now, the quantities marked.
+        const fresh = (await openCheckoutable({ db, clock }, target, { countVisit: false })) ?? c;
+        const state: FormState = { values, errors: quantityErrors(outcome.problems), alert: `${ctx.t('errFormSummary')} ${ctx.t('errCardAgain')}` };
+        return html(reply, 400, renderPayPage(ctx, fresh, csrf, state));
+      }
+      case 'TotalChanged': {
+        // The quantities were changed without "Update total", or the link changed: nothing charged; the total shown first.
+        const fresh = (await openCheckoutable({ db, clock }, target, { countVisit: false })) ?? c;
+        const amount = formatMoney(outcome.amount, c.currency, ctx.lang);
+        const state: FormState = { values, errors: {}, alert: `${ctx.t('totalChanged', { amount })} ${ctx.t('errCardAgain')}` };
+        return html(reply, 409, renderPayPage(ctx, atQuantities(fresh, outcome.quantities), csrf, state));
       }
       case 'NotPayable': {
         const fresh = (await openCheckoutable({ db, clock }, target, { countVisit: false })) ?? c;

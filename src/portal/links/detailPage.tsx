@@ -129,6 +129,20 @@ export function renderLinkDetail(
             total={link.amount}
           />
         ) : null}
+        {link.items.some((i) => i.adjustableQuantity !== undefined) ? (
+          <section aria-labelledby="adjustable-title" data-adjustable="">
+            <h2 id="adjustable-title">{t('adjustableTitle')}</h2>
+            <ul>
+              {link.items.map((i) =>
+                i.adjustableQuantity ? (
+                  <li>
+                    {t('adjustableRange', { item: i.name, minimum: String(i.adjustableQuantity.minimum), maximum: String(i.adjustableQuantity.maximum) })}
+                  </li>
+                ) : null,
+              )}
+            </ul>
+          </section>
+        ) : null}
         <section>
           <h2 id="submissions-title">{t('submissions')}</h2>
           <p class="muted small">{t('submissionsLead')}</p>

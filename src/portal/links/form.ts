@@ -29,6 +29,9 @@ export interface ItemEntry {
   quantity: string;
   unitPrice: string;
   discount: string;
+  /** The range the shopper may choose the quantity from (docs/rules.md, §Adjustable quantities); both empty: fixed. */
+  minQuantity: string;
+  maxQuantity: string;
 }
 
 /** One row of the shopper fields (one per field, in SHOPPER_FIELDS order); requirementType '' is not asked. */
@@ -78,7 +81,7 @@ export const NEW_ROWS = 3;
 /** Rows read from a post at most (the API takes 200 items; a few more let it say so). */
 const MAX_FORM_ROWS = 210;
 
-export const blankItem = (): ItemEntry => ({ name: '', quantity: '1', unitPrice: '', discount: '' });
+export const blankItem = (): ItemEntry => ({ name: '', quantity: '1', unitPrice: '', discount: '', minQuantity: '', maxQuantity: '' });
 const isBlankItem = (r: ItemEntry): boolean => r.name.trim() === '' && r.unitPrice.trim() === '' && r.discount.trim() === '';
 
 /** A new link's form: its payment page starts in the language the portal's user reads. */
@@ -136,7 +139,7 @@ function localInputOf(iso: string | null): string {
 
 // ---------------------------------------------------------------- reading a post
 
-const ITEM_KEY = /^items\[(\d{1,3})\]\.(name|quantity|unitPrice|discount)$/;
+const ITEM_KEY = /^items\[(\d{1,3})\]\.(name|quantity|unitPrice|discount|minQuantity|maxQuantity)$/;
 
 /** The item rows of a post, in their order (a row's inputs share its index). */
 function itemEntriesOf(form: Form): ItemEntry[] {
@@ -148,7 +151,7 @@ function itemEntriesOf(form: Form): ItemEntry[] {
     if (i >= MAX_FORM_ROWS) continue;
     let row = rows.get(i);
     if (!row) {
-      row = { name: '', quantity: '', unitPrice: '', discount: '' };
+      row = { name: '', quantity: '', unitPrice: '', discount: '', minQuantity: '', maxQuantity: '' };
       rows.set(i, row);
     }
     row[m[2] as keyof ItemEntry] = form.text(name);
@@ -202,6 +205,8 @@ export function entryOfLink(link: PaymentLinkView, lang: Lang): LinkEntry {
       quantity: String(i.quantity),
       unitPrice: majorText(i.unitPrice, lang),
       discount: i.amount === i.amountWithoutDiscount ? '' : majorText(i.amountWithoutDiscount - i.amount, lang),
+      minQuantity: i.adjustableQuantity ? String(i.adjustableQuantity.minimum) : '',
+      maxQuantity: i.adjustableQuantity ? String(i.adjustableQuantity.maximum) : '',
     })),
     shopper: SHOPPER_FIELDS.map((field) => {
       const s = link.shopperInfos.find((x) => x.field === field);
@@ -259,6 +264,15 @@ function itemsOf(rows: readonly ItemEntry[], lang: Lang): ItemsBuilt {
       out.noGross.add(i);
       out.noAmount.add(i);
     }
+    // The shopper's range: either input filled asks for one, and the service says what the other lacks.
+    if (r.minQuantity.trim() !== '' || r.maxQuantity.trim() !== '') {
+      const range: Record<string, unknown> = {};
+      const minimum = wholeNumberOf(r.minQuantity);
+      const maximum = wholeNumberOf(r.maxQuantity);
+      if (minimum !== undefined) range.minimum = minimum;
+      if (maximum !== undefined) range.maximum = maximum;
+      item.adjustableQuantity = range;
+    }
     if (typeof item.amount === 'number' && out.amount !== undefined) out.amount += item.amount;
     else out.amount = undefined;
     out.items.push(item);
@@ -302,6 +316,14 @@ function placer(lang: Lang, shopperPrefix: string, rowOf: readonly number[], ite
         // so that the sentence is shown as written here.
         const message = t(line ? 'derivedLine' : 'derivedGross', { message: sentence(e, lang) });
         out.push({ field: `items[${i}].${line ? 'discount' : 'unitPrice'}`, code: 'COMPUTED', message });
+        continue;
+      }
+      // The range's errors beside its two inputs; one about the range as a whole beside the first.
+      const range = /^items\[(\d+)\]\.adjustableQuantity(?:\.(minimum|maximum))?$/.exec(e.field);
+      if (range) {
+        const input = range[2] === 'maximum' ? 'maxQuantity' : 'minQuantity';
+        const placed = { ...e, field: `items[${range[1]}].${input}` };
+        out.push(lang === 'is' && !(`err${e.code}` in CORE.is) && CODE_IS[e.code] ? { ...placed, message: sentence(e, lang) } : placed);
         continue;
       }
       if (e.field === 'amount' && items && (items.amount === undefined || items.items.length === 0)) continue;

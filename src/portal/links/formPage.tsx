@@ -56,8 +56,8 @@ function ItemRow({
   const line = price !== undefined && quantity !== undefined && discount !== undefined ? price * quantity - discount : undefined;
   /** One input of the row: its name in the API's body, its label, and the hook the row's script reads it by (data-item). */
   const field = (
-    key: 'name' | 'quantity' | 'unitPrice' | 'discount',
-    label: 'itemName' | 'quantity' | 'unitPrice' | 'discount',
+    key: 'name' | 'quantity' | 'unitPrice' | 'discount' | 'minQuantity' | 'maxQuantity',
+    label: 'itemName' | 'quantity' | 'unitPrice' | 'discount' | 'minQuantity' | 'maxQuantity',
     cls: string,
     input: { maxLength?: number; inputmode?: 'numeric' | 'decimal' },
   ): Html => (
@@ -70,6 +70,8 @@ function ItemRow({
       {field('quantity', 'quantity', 'item-quantity', { inputmode: 'numeric' })}
       {field('unitPrice', 'unitPrice', 'item-price', { inputmode: 'decimal' })}
       {field('discount', 'discount', 'item-discount', { inputmode: 'decimal' })}
+      {field('minQuantity', 'minQuantity', 'item-min', { inputmode: 'numeric', maxLength: 2 })}
+      {field('maxQuantity', 'maxQuantity', 'item-max', { inputmode: 'numeric', maxLength: 2 })}
       <p class="item-line">
         <span class="muted small">{t('lineAmount')}</span>{' '}
         <output data-line="" for={`${fieldId(name('quantity'))} ${fieldId(name('unitPrice'))} ${fieldId(name('discount'))}`}>
@@ -129,7 +131,7 @@ function ItemsSection({
         </p>
       ) : (
         <p class="hint">
-          {t('amountHint', { currency })} {t('rowsHint')}
+          {t('amountHint', { currency })} {t('rowsHint')} {t('quantityRangeHint')}
         </p>
       )}
       <FieldMessages view={view} id={fieldId('items')} errors={errors.of('items')} />

@@ -56,6 +56,12 @@ export const M = messages(
     addRow: 'Add a row',
     removeRow: 'Remove',
     rowsHint: 'Rows left empty are left out.',
+    minQuantity: 'Min. quantity',
+    maxQuantity: 'Max. quantity',
+    quantityRangeHint:
+      'To let the shopper change an item’s quantity on the payment page, give it a min. and a max. quantity (0 to 99; a min. of 0 lets them remove it). Leave both empty to fix the quantity.',
+    adjustableTitle: 'Quantities the shopper may choose',
+    adjustableRange: '{item}: from {minimum} to {maximum}',
     total: 'Total',
     totalHint: 'The sum of the line totals is what the shopper pays.',
     expiresAt: 'Expires',
@@ -190,6 +196,12 @@ export const M = messages(
     addRow: 'Bæta við línu',
     removeRow: 'Fjarlægja',
     rowsHint: 'Auðum línum er sleppt.',
+    minQuantity: 'Lágmarksmagn',
+    maxQuantity: 'Hámarksmagn',
+    quantityRangeHint:
+      'Til að kaupandinn geti breytt magni vöru á greiðslusíðunni skaltu gefa henni lágmarks- og hámarksmagn (0 til 99; lágmark 0 leyfir honum að fjarlægja hana). Skildu bæði eftir auð til að festa magnið.',
+    adjustableTitle: 'Magn sem kaupandinn getur valið',
+    adjustableRange: '{item}: frá {minimum} til {maximum}',
     total: 'Samtals',
     totalHint: 'Kaupandinn greiðir summu línanna.',
     expiresAt: 'Rennur út',
@@ -288,4 +300,5 @@ export const CODE_IS: Readonly<Record<string, string>> = {
   DUPLICATE: 'Beðið um oftar en einu sinni.',
   INVALID_URL: 'Verður að vera heil http- eða https-slóð.',
   BLANK: 'Má ekki vera eingöngu bil.',
+  NOT_WHOLE_PER_UNIT: 'Upphæðin deilt með magni verður að vera heil tala þegar kaupandinn velur magnið.',
 };

@@ -443,6 +443,7 @@ export function renderPaymentDetail(view: View, data: DetailData): string {
                     ),
                   ]
                 : null,
+              p.chosenItems ? [t('chosenItems'), <ChosenItems lines={p.chosenItems} money={money} />] : null,
               p.checkoutReference ? [t('session'), <a href={`${PORTAL}/sessions/${encodeURIComponent(p.checkoutReference)}`}>{p.checkoutReference}</a>] : null,
               p.byToken ? [t('origin'), t('originToken')] : null,
               p.token ? [t('savedCard'), <span class="mono break">{p.token}</span>] : null,
@@ -496,4 +497,17 @@ export function renderReverse(view: View, data: { payment: PaymentDetail; headro
         </div>
       ),
   });
+}
+
+/** The quantities the shopper chose on the link's page (docs/rules.md, §Adjustable quantities), with each line's amount. */
+function ChosenItems({ lines, money }: { lines: readonly { name: string; quantity: number; amount: number }[]; money: (minor: number) => Html }): Html {
+  return (
+    <ul class="answers" data-chosen-items="">
+      {lines.map((l) => (
+        <li>
+          {l.quantity} × {l.name}: {money(l.amount)}
+        </li>
+      ))}
+    </ul>
+  );
 }
