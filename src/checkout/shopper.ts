@@ -12,6 +12,8 @@ import { withCheckoutReference } from '../urls.js';
 import type { Sealer } from '../sealing.js';
 import { sessionStatusOf } from './service.js';
 import { completeSession, findSession, lockSession, type SessionRow } from './sql.js';
+import { redeemPromotion, type AppliedPromotion, type PromotionRefusal } from '../promotionCodes/service.js';
+import { lockCheckoutPromotion } from './promotion.js';
 
 // What the shopper pays on the service's pages: a payment link or a checkout session, seen the same
 // way (a Checkoutable), and paying it. One transaction holds the locked link or session row, the
@@ -74,6 +76,8 @@ export interface Checkoutable {
   inactiveMessage: string | null;
   /** The terms a link's shopper accepts before paying; null: none asked (always for a session). */
   termsUrl: string | null;
+  /** The page takes the merchant's promotion codes (a PayByLink with allowPromotionCodes; never a session). */
+  allowPromotionCodes: boolean;
 }
 
 /**
@@ -92,6 +96,7 @@ export const PLAIN_CHECKOUT = {
   completionMessage: null,
   inactiveMessage: null,
   termsUrl: null,
+  allowPromotionCodes: false,
 } as const satisfies Partial<Checkoutable>;
 
 /** What a link and a session give their page alike, read from either as it is. */
@@ -143,6 +148,7 @@ function fromLink(link: LinkForPage, now: Date): Checkoutable {
     completionMessage: link.completionMessage,
     inactiveMessage: link.inactiveMessage,
     termsUrl: link.termsUrl,
+    allowPromotionCodes: link.allowPromotionCodes && link.type === 'PayByLink',
   };
 }
 
@@ -169,6 +175,7 @@ function fromSession(s: SessionRow, now: Date): Checkoutable {
     completionMessage: null,
     inactiveMessage: null,
     termsUrl: null,
+    allowPromotionCodes: false,
   };
 }
 
@@ -201,6 +208,7 @@ export type PayOutcome =
   | { kind: 'Challenge'; challengeId: string; card: CardSummary }
   | { kind: 'NotPayable'; status: string }
   | { kind: 'TermsNotAccepted' }
+  | { kind: 'PromotionRefused'; refusal: PromotionRefusal }
   | { kind: 'NotFound' };
 
 async function lockTarget(tx: PoolClient, target: Target, now: Date): Promise<Checkoutable | undefined> {
@@ -224,7 +232,11 @@ const NO_RETRY = { retries: 0 } as const;
  * on the locked row, so that terms the merchant added after the page was shown are asked for too;
  * the moment of acceptance recorded with the payment is this one.
  */
-export async function pay(deps: PayDeps, target: Target, input: { card: CardInput; answers: Answer[]; acceptedTerms?: boolean }): Promise<PayOutcome> {
+export async function pay(
+  deps: PayDeps,
+  target: Target,
+  input: { card: CardInput; answers: Answer[]; acceptedTerms?: boolean; promotionCode?: string },
+): Promise<PayOutcome> {
   return withTransaction(
     deps.db,
     async (tx) => {
@@ -234,9 +246,12 @@ export async function pay(deps: PayDeps, target: Target, input: { card: CardInpu
       if (!c.payable) return { kind: 'NotPayable', status: c.status };
       if (c.termsUrl !== null && input.acceptedTerms !== true) return { kind: 'TermsNotAccepted' };
       const termsAcceptedAt = c.termsUrl !== null ? now : null;
+      // A code that no longer applies (its cap reached, expired, made inactive) charges nothing: the page says why.
+      const promotion = await lockCheckoutPromotion(tx, c, chargeAmount(c), input.promotionCode, now);
+      if ('refusal' in promotion) return { kind: 'PromotionRefused', refusal: promotion.refusal };
       const result = await deps.acquirer.authorise({
         card: input.card,
-        amount: chargeAmount(c),
+        amount: promotion.applied?.total ?? chargeAmount(c),
         currency: c.currency,
         tokenize: c.tokenize,
         preAuth: c.preAuth,
@@ -248,11 +263,12 @@ export async function pay(deps: PayDeps, target: Target, input: { card: CardInpu
           answers: input.answers,
           acquirerState: result.state,
           termsAcceptedAt,
+          promotionCode: promotion.applied?.code ?? null,
           now,
         });
         return { kind: 'Challenge', challengeId, card: result.card };
       }
-      return record(tx, deps, c, result, input.answers, termsAcceptedAt);
+      return record(tx, deps, c, result, input.answers, termsAcceptedAt, promotion.applied);
     },
     NO_RETRY,
   );
@@ -276,14 +292,18 @@ export async function completeChallenge(
       if (!c.payable) return { kind: 'NotPayable' as const, status: c.status };
       // Terms added while the shopper was at the 3-D Secure step were never shown: asked for from the start.
       if (c.termsUrl !== null && challenge.termsAcceptedAt === null) return { kind: 'TermsNotAccepted' as const };
+      // The code is decided again on its locked row: another payment may have reached its cap meanwhile.
+      const promotion = await lockCheckoutPromotion(tx, c, chargeAmount(c), challenge.promotionCode, now);
+      if ('refusal' in promotion) return { kind: 'PromotionRefused' as const, refusal: promotion.refusal };
       const result = await deps.acquirer.completeChallenge(challenge.acquirerState, confirmed);
-      return record(tx, deps, c, result, challenge.answers, challenge.termsAcceptedAt);
+      return record(tx, deps, c, result, challenge.answers, challenge.termsAcceptedAt, promotion.applied);
     },
     NO_RETRY,
   );
 }
 
-function chargeAmount(c: Checkoutable): number {
+/** The amount before any promotion code: what the link or session charges. */
+export function chargeAmount(c: Checkoutable): number {
   return c.kind === 'link' && c.tokenize ? 0 : c.amount;
 }
 
@@ -295,6 +315,7 @@ async function record(
   result: Exclude<AuthoriseResult, { outcome: 'ChallengeShopper' }>,
   answers: Answer[],
   termsAcceptedAt: Date | null,
+  promotion: AppliedPromotion | null,
 ): Promise<PayOutcome> {
   const intent: PaymentIntent = {
     merchantId: c.merchantId,
@@ -302,7 +323,7 @@ async function record(
     sessionReference: c.kind === 'session' ? c.reference : null,
     paymentLinkReference: c.kind === 'link' ? c.reference : null,
     merchantReference: c.merchantReference,
-    amount: chargeAmount(c),
+    amount: promotion?.total ?? chargeAmount(c),
     currency: c.currency,
     tokenize: c.tokenize,
     recurringProcessingModel: c.recurringProcessingModel,
@@ -311,9 +332,12 @@ async function record(
     manualCapture: c.manualCapture,
     captureHoursDelay: c.captureHoursDelay,
     termsAcceptedAt,
+    promotion: promotion && { code: promotion.code, discountAmount: promotion.discount },
   };
   const paid = await recordPayment(tx, deps, intent, result);
   const now = deps.clock.now();
+  // Counted only when the payment succeeded, in its transaction, on the row lockCheckoutPromotion locked.
+  if (paid.success && promotion) await redeemPromotion(tx, promotion, now);
   if (c.kind === 'link') {
     await recordLinkPayment(tx, {
       reference: c.reference,

@@ -17,6 +17,7 @@ import {
   descriptionError,
   failedFields,
   messagesAndTermsErrors,
+  PROMOTION_CODES_PAY_ONLY,
   fieldErrors,
   isRecord,
   mergeErrors,
@@ -132,6 +133,7 @@ export async function createPaymentLink(
     completionMessage: body.completionMessage ?? null,
     inactiveMessage: body.inactiveMessage ?? null,
     termsUrl: body.termsUrl ?? null,
+    allowPromotionCodes: body.allowPromotionCodes ?? false,
     createdAt: clock.now(),
   });
   try {
@@ -202,6 +204,7 @@ function presentLink(config: Config, link: PaymentLinkRow, submissions: readonly
     ...(link.completionMessage !== null ? { completionMessage: link.completionMessage } : {}),
     ...(link.inactiveMessage !== null ? { inactiveMessage: link.inactiveMessage } : {}),
     ...(link.termsUrl !== null ? { termsUrl: link.termsUrl } : {}),
+    ...(link.allowPromotionCodes ? { allowPromotionCodes: true as const } : {}),
   };
 }
 
@@ -376,6 +379,7 @@ export async function updatePaymentLink(deps: Deps, merchantId: string, input: u
       completionMessage: link.completionMessage,
       inactiveMessage: link.inactiveMessage,
       termsUrl: link.termsUrl,
+      allowPromotionCodes: link.allowPromotionCodes,
     };
     if (body.returnUrl === null) next.returnUrl = null;
     else if (typeof body.returnUrl === 'string' && body.returnUrl !== link.returnUrl) {
@@ -408,6 +412,10 @@ export async function updatePaymentLink(deps: Deps, merchantId: string, input: u
       }
     }
     errors.push(...messagesAndTermsErrors(texts, failedFields(schemaErrors)));
+    if (typeof body.allowPromotionCodes === 'boolean' && body.allowPromotionCodes !== link.allowPromotionCodes) {
+      if (body.allowPromotionCodes && link.type === 'TokenizeByLink') errors.push({ ...PROMOTION_CODES_PAY_ONLY });
+      next.allowPromotionCodes = body.allowPromotionCodes;
+    }
     if (Array.isArray(body.shopperInfos)) {
       errors.push(...shopperInfoErrors(body.shopperInfos, 'shopperInfos', failedFields(schemaErrors)));
       // Entries of the wrong shape have a schema error already, so this value is never written.

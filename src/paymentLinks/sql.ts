@@ -26,6 +26,7 @@ export interface PaymentLinkRow {
   completionMessage: string | null;
   inactiveMessage: string | null;
   termsUrl: string | null;
+  allowPromotionCodes: boolean;
   disabledAt: Date | null;
   completedAt: Date | null;
   createdAt: Date;
@@ -62,6 +63,7 @@ const LINK_FIELDS: readonly (readonly [column: string, field: keyof PaymentLinkR
   ['completion_message', 'completionMessage'],
   ['inactive_message', 'inactiveMessage'],
   ['terms_url', 'termsUrl'],
+  ['allow_promotion_codes', 'allowPromotionCodes'],
   ['disabled_at', 'disabledAt'],
   ['completed_at', 'completedAt'],
   ['created_at', 'createdAt'],
@@ -81,8 +83,8 @@ export async function insertLink(db: Queryable, l: NewLink): Promise<void> {
   await db.query(
     `INSERT INTO payment_links (reference, merchant_id, terminal_identifier, type, description, theme_key, amount, currency,
        return_url, culture, valid_until, recurring_processing_model, max_sales_count, items, shopper_infos, created_at, updated_at,
-       completion_message, inactive_message, terms_url)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $16, $17, $18, $19)`,
+       completion_message, inactive_message, terms_url, allow_promotion_codes)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $16, $17, $18, $19, $20)`,
     [
       l.reference,
       l.merchantId,
@@ -103,6 +105,7 @@ export async function insertLink(db: Queryable, l: NewLink): Promise<void> {
       l.completionMessage,
       l.inactiveMessage,
       l.termsUrl,
+      l.allowPromotionCodes,
     ],
   );
 }
@@ -120,14 +123,14 @@ export async function insertLinks(db: Queryable, links: readonly NewLink[]): Pro
              SELECT * FROM json_to_recordset($1::json) AS x(reference text, "merchantId" text, "terminalIdentifier" text, type text, description text,
                   "themeKey" text, amount bigint, currency text, "returnUrl" text, culture text, "validUntil" timestamptz,
                   "recurringProcessingModel" text, "maxSalesCount" bigint, items jsonb, "shopperInfos" jsonb, "createdAt" timestamptz,
-                  "completionMessage" text, "inactiveMessage" text, "termsUrl" text)
+                  "completionMessage" text, "inactiveMessage" text, "termsUrl" text, "allowPromotionCodes" boolean)
            ), ins AS (
              INSERT INTO payment_links (reference, merchant_id, terminal_identifier, type, description, theme_key, amount, currency,
                return_url, culture, valid_until, recurring_processing_model, max_sales_count, items, shopper_infos, created_at, updated_at,
-               completion_message, inactive_message, terms_url)
+               completion_message, inactive_message, terms_url, allow_promotion_codes)
              SELECT x.reference, x."merchantId", x."terminalIdentifier", x.type, x.description, x."themeKey", x.amount, x.currency,
                     x."returnUrl", x.culture, x."validUntil", x."recurringProcessingModel", x."maxSalesCount", x.items, x."shopperInfos", x."createdAt", x."createdAt",
-                    x."completionMessage", x."inactiveMessage", x."termsUrl"
+                    x."completionMessage", x."inactiveMessage", x."termsUrl", coalesce(x."allowPromotionCodes", false)
                FROM x JOIN terminals t ON t.terminal_identifier = x."terminalIdentifier" AND t.merchant_id = x."merchantId"
              RETURNING reference
            )
@@ -160,13 +163,14 @@ export interface LinkChanges {
   completionMessage: string | null;
   inactiveMessage: string | null;
   termsUrl: string | null;
+  allowPromotionCodes: boolean;
 }
 
 export async function updateLink(db: Queryable, reference: string, c: LinkChanges, now: Date): Promise<void> {
   await db.query(
     `UPDATE payment_links SET description = $2, theme_key = $3, return_url = $4, culture = $5, valid_until = $6,
        max_sales_count = $7, shopper_infos = $8, amount = $9, currency = $10, items = $11, updated_at = $12,
-       completion_message = $13, inactive_message = $14, terms_url = $15
+       completion_message = $13, inactive_message = $14, terms_url = $15, allow_promotion_codes = $16
      WHERE reference = $1`,
     [
       reference,
@@ -184,6 +188,7 @@ export async function updateLink(db: Queryable, reference: string, c: LinkChange
       c.completionMessage,
       c.inactiveMessage,
       c.termsUrl,
+      c.allowPromotionCodes,
     ],
   );
 }

@@ -36,6 +36,8 @@ export interface PaymentIntent {
   captureHoursDelay: number | null;
   /** When the shopper accepted the link's terms; null when the link asks for none. */
   termsAcceptedAt: Date | null;
+  /** The promotion code the shopper used and what it took off `amount` (docs/api.md, Promotion codes); absent or null: none. */
+  promotion?: { code: string; discountAmount: number } | null;
 }
 
 type RecordedPayment =
@@ -85,6 +87,8 @@ export async function recordPayment(tx: PoolClient, deps: EventDeps, p: PaymentI
       captureDueAt: plan.dueAt,
       createdAt: now,
       termsAcceptedAt: p.termsAcceptedAt,
+      promotionCode: p.promotion?.code ?? null,
+      discountAmount: p.promotion?.discountAmount ?? null,
     },
     card,
     result,
@@ -185,6 +189,7 @@ interface SavedChallenge {
   answers: { field: string; value: string }[];
   acquirerState: Record<string, string>;
   termsAcceptedAt: Date | null;
+  promotionCode: string | null;
 }
 
 /** Keeps a 3-D Secure step of a link's or session's page until the shopper confirms or cancels it. */
@@ -196,6 +201,8 @@ export async function saveChallenge(
     answers: { field: string; value: string }[];
     acquirerState: Record<string, string>;
     termsAcceptedAt: Date | null;
+    /** The promotion code the step's payment uses; null: none. */
+    promotionCode?: string | null;
     now: Date;
   },
 ): Promise<string> {
@@ -207,6 +214,7 @@ export async function saveChallenge(
     answers: c.answers,
     acquirerState: c.acquirerState,
     termsAcceptedAt: c.termsAcceptedAt,
+    promotionCode: c.promotionCode ?? null,
     createdAt: c.now,
     expiresAt: new Date(c.now.getTime() + CHALLENGE_TTL_MS),
   });
@@ -222,7 +230,7 @@ export async function takeChallenge(
   now: Date,
 ): Promise<SavedChallenge | undefined> {
   const row = await sql.takeChallenge(tx, id, targetKind, targetReference, now);
-  return row && { answers: row.answers, acquirerState: row.acquirerState, termsAcceptedAt: row.termsAcceptedAt };
+  return row && { answers: row.answers, acquirerState: row.acquirerState, termsAcceptedAt: row.termsAcceptedAt, promotionCode: row.promotionCode };
 }
 
 /** A finished payment for its receipt page. */

@@ -32,6 +32,10 @@ export interface NewPayment {
   charge?: { token: string; recurringProcessingModel: string; channel: string };
   /** When the shopper accepted the link's terms on its payment page (docs/api.md, Messages and terms); absent: none were asked. */
   termsAcceptedAt?: Date | null;
+  /** The promotion code the shopper used (docs/api.md, Promotion codes); absent: none. */
+  promotionCode?: string | null;
+  /** What the code took off; `amount` is what was charged. */
+  discountAmount?: number | null;
 }
 
 export async function insertPayment(db: Queryable, p: NewPayment): Promise<void> {
@@ -39,8 +43,8 @@ export async function insertPayment(db: Queryable, p: NewPayment): Promise<void>
     `INSERT INTO payments (payfac_reference, merchant_id, terminal_identifier, checkout_reference, payment_link_reference,
        merchant_reference, amount, currency, success, reason, card_masked, card_summary, card_expiry, payment_method,
        three_d_authenticated, auth_code, is_pre_auth, token, capture_state, captured_amount, capture_due_at, created_at,
-       event_checkout_reference, charged_token, recurring_processing_model, channel, terms_accepted_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27)`,
+       event_checkout_reference, charged_token, recurring_processing_model, channel, terms_accepted_at, promotion_code, discount_amount)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29)`,
     [
       p.payfacReference,
       p.merchantId,
@@ -69,6 +73,8 @@ export async function insertPayment(db: Queryable, p: NewPayment): Promise<void>
       p.charge?.recurringProcessingModel ?? null,
       p.charge?.channel ?? null,
       p.termsAcceptedAt ?? null,
+      p.promotionCode ?? null,
+      p.discountAmount ?? null,
     ],
   );
 }
@@ -132,15 +138,26 @@ interface ChallengeRow {
   answers: { field: string; value: string }[];
   acquirerState: Record<string, string>;
   termsAcceptedAt: Date | null;
+  promotionCode: string | null;
   expiresAt: Date;
   usedAt: Date | null;
 }
 
 export async function insertChallenge(db: Queryable, c: Omit<ChallengeRow, 'usedAt'> & { createdAt: Date }): Promise<void> {
   await db.query(
-    `INSERT INTO three_d_challenges (id, target_kind, target_reference, answers, acquirer_state, created_at, expires_at, terms_accepted_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-    [c.id, c.targetKind, c.targetReference, JSON.stringify(c.answers), JSON.stringify(c.acquirerState), c.createdAt, c.expiresAt, c.termsAcceptedAt],
+    `INSERT INTO three_d_challenges (id, target_kind, target_reference, answers, acquirer_state, created_at, expires_at, terms_accepted_at, promotion_code)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+    [
+      c.id,
+      c.targetKind,
+      c.targetReference,
+      JSON.stringify(c.answers),
+      JSON.stringify(c.acquirerState),
+      c.createdAt,
+      c.expiresAt,
+      c.termsAcceptedAt,
+      c.promotionCode,
+    ],
   );
 }
 
@@ -156,7 +173,7 @@ export async function takeChallenge(
     `UPDATE three_d_challenges SET used_at = $4
       WHERE id = $1 AND target_kind = $2 AND target_reference = $3 AND used_at IS NULL AND expires_at > $4
       RETURNING id, target_kind AS "targetKind", target_reference AS "targetReference", answers, acquirer_state AS "acquirerState",
-                terms_accepted_at AS "termsAcceptedAt", expires_at AS "expiresAt", used_at AS "usedAt"`,
+                terms_accepted_at AS "termsAcceptedAt", promotion_code AS "promotionCode", expires_at AS "expiresAt", used_at AS "usedAt"`,
     [id, targetKind, targetReference, now],
   );
   return rows[0];

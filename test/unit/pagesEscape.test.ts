@@ -52,6 +52,7 @@ function checkoutable(over: Partial<Checkoutable> = {}): Checkoutable {
     completionMessage: HOSTILE,
     inactiveMessage: HOSTILE,
     termsUrl: HOSTILE_URL,
+    allowPromotionCodes: true,
     ...over,
   };
 }
@@ -81,6 +82,19 @@ describe('shopper pages escape every value they show', () => {
           values: { FullName: HOSTILE, Comments: HOSTILE, expiryDate: HOSTILE },
           errors: { 'shopper-FullName': 'errRequired', cardNumber: 'errCardNumber' },
           alert: HOSTILE,
+        }),
+        // A code the shopper typed, applied (its discount and new total) and refused.
+        promoApplied: renderPayPage(k, c, HOSTILE, {
+          values: {},
+          errors: {},
+          alert: null,
+          promotion: { code: HOSTILE, applied: { discount: 4900, total: 44000 }, refusal: null },
+        }),
+        promoRefused: renderPayPage(k, c, HOSTILE, {
+          values: {},
+          errors: {},
+          alert: HOSTILE,
+          promotion: { code: HOSTILE, applied: null, refusal: 'currency' },
         }),
         session: renderPayPage(k, checkoutable({ kind: 'session', description: '', culture }), HOSTILE, { values: {}, errors: {}, alert: null }),
         status: renderStatusPage(k, checkoutable({ status: 'Expired', payable: false, culture })),

@@ -4,6 +4,7 @@ import { formatMoney } from '../../html/format.js';
 import type { MessageKey } from './i18n.js';
 import { FORM_TOKEN_FIELD } from '../../web/formTokens.js';
 import { Summary, heading, page, type PageContext } from './layout.js';
+import { PromotionCodeCarried, PromotionCodeForm, PromotionTotal, payableAmount, type PromotionView } from './promotionCode.js';
 
 // The payment page: the order, the shopper's fields and the card form, and the same page as a
 // preview (what the portal's theme editor shows).
@@ -15,6 +16,8 @@ export interface FormState {
   errors: Partial<Record<string, MessageKey>>;
   /** A refusal or a summary of the errors. */
   alert: string | null;
+  /** The promotion code on the page, when the shopper gave one (a link that takes codes). */
+  promotion?: PromotionView;
 }
 
 export const EMPTY_FORM: FormState = { values: {}, errors: {}, alert: null };
@@ -215,11 +218,13 @@ function CancelLink({ ctx, c }: { ctx: PageContext; c: Checkoutable }): Html | n
 export function renderPayPage(ctx: PageContext, c: Checkoutable, csrf: string, state: FormState): string {
   const { t } = ctx;
   const saving = c.tokenize && c.amount === 0;
-  const amount = formatMoney(c.amount, c.currency, ctx.lang);
+  const amount = formatMoney(payableAmount(c, state.promotion), c.currency, ctx.lang);
   const body = (
     <>
       <h1>{heading(ctx, c)}</h1>
       <Summary ctx={ctx} c={c} />
+      <PromotionTotal ctx={ctx} c={c} promotion={state.promotion} />
+      <PromotionCodeForm ctx={ctx} c={c} csrf={csrf} promotion={state.promotion} />
       {state.alert ? (
         <div class="alert" role="alert">
           {state.alert}
@@ -228,6 +233,7 @@ export function renderPayPage(ctx: PageContext, c: Checkoutable, csrf: string, s
       <form method="post" action={ctx.basePath} autocomplete="on" data-card-form="">
         <input type="hidden" name={FORM_TOKEN_FIELD} value={csrf} />
         <input type="hidden" name="lang" value={ctx.lang} />
+        <PromotionCodeCarried promotion={state.promotion} />
         <ShopperFields ctx={ctx} c={c} state={state} />
         <CardFields ctx={ctx} state={state} />
         <TermsConsent ctx={ctx} c={c} state={state} />

@@ -2,7 +2,19 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App, AppDeps } from '../../deps.js';
 import { parseCard } from '../../payments/card.js';
 import { receiptOf } from '../../payments/service.js';
-import { PLAIN_CHECKOUT, PLAUSIBLE_REFERENCE, completeChallenge, openCheckoutable, pay, type Checkoutable, type PayOutcome, type Target } from '../shopper.js';
+import {
+  PLAIN_CHECKOUT,
+  PLAUSIBLE_REFERENCE,
+  chargeAmount,
+  completeChallenge,
+  openCheckoutable,
+  pay,
+  type Checkoutable,
+  type PayOutcome,
+  type Target,
+} from '../shopper.js';
+import { quoteCheckoutPromotion } from '../promotion.js';
+import { APPLY_CODE_ACTION, type PromotionView } from './promotionCode.js';
 import { readAnswers } from './answers.js';
 import { PageForm } from './form.js';
 import { pageTranslator, type MessageKey } from './i18n.js';
@@ -102,6 +114,12 @@ export async function shopperPageRoutes(app: App, deps: AppDeps): Promise<void> 
         if (!form) return html(reply, 415, renderMessage(ctx, c, 'errorTitle', 'error'));
         if (!c.payable) return html(reply, 409, renderStatusPage(ctx, c));
 
+        // The code box's Apply: the page again with the new total and the code kept; nothing is paid.
+        const promotion = await promotionOf(c, form.get('promotionCode'));
+        if (form.get('action') === APPLY_CODE_ACTION) {
+          return html(reply, promotion?.refusal ? 400 : 200, renderPayPage(ctx, c, formToken(request, reply), { ...EMPTY_FORM, promotion }));
+        }
+
         const shopper = c.kind === 'link' ? readAnswers(c.shopperInfos, form) : { answers: [], values: {}, errors: {} };
         const parsed = parseCard(rawCard, clock.now());
         const errors: Partial<Record<string, MessageKey>> = { ...shopper.errors };
@@ -115,10 +133,10 @@ export async function shopperPageRoutes(app: App, deps: AppDeps): Promise<void> 
           // What the shopper typed is shown again, but for the card number and the security code:
           // those never go back into a page. The expiry may, so a mistyped number costs only the two.
           const alert = rawCard.cardNumber !== '' || rawCard.cvc !== '' ? `${ctx.t('errFormSummary')} ${ctx.t('errCardAgain')}` : ctx.t('errFormSummary');
-          return html(reply, 400, renderPayPage(ctx, c, csrf, { values: { ...values, expiryDate: rawCard.expiryDate.slice(0, 7) }, errors, alert }));
+          return html(reply, 400, renderPayPage(ctx, c, csrf, { values: { ...values, expiryDate: rawCard.expiryDate.slice(0, 7) }, errors, alert, promotion }));
         }
-        const outcome = await pay(payDeps, target, { card: parsed.card, answers: shopper.answers, acceptedTerms });
-        return answer(request, reply, ctx, c, target, outcome, values, csrf);
+        const outcome = await pay(payDeps, target, { card: parsed.card, answers: shopper.answers, acceptedTerms, promotionCode: promotion?.code });
+        return answer(request, reply, ctx, c, target, outcome, values, csrf, promotion);
       });
 
       pages.post<{ Params: RefParams }>(`${base}/3ds`, { schema: { hide: true }, bodyLimit: FORM_BODY_LIMIT }, async (request, reply) => {
@@ -226,6 +244,15 @@ export async function shopperPageRoutes(app: App, deps: AppDeps): Promise<void> 
     };
   }
 
+  /** The code the shopper gave on a payable page, and what it does to the amount now; undefined when none was given. */
+  async function promotionOf(c: Checkoutable, typed: string | null | undefined): Promise<PromotionView | undefined> {
+    const code = (typed ?? '').trim().slice(0, 40);
+    if (code === '') return undefined;
+    const quote = await quoteCheckoutPromotion(db.pool, c, chargeAmount(c), code, clock.now());
+    if ('refusal' in quote) return { code, applied: null, refusal: quote.refusal };
+    return { code, applied: quote.applied && { discount: quote.applied.discount, total: quote.applied.total }, refusal: null };
+  }
+
   function basePath(target: Target): string {
     return `${PREFIX[target.kind]}/${encodeURIComponent(target.reference)}`;
   }
@@ -248,9 +275,10 @@ export async function shopperPageRoutes(app: App, deps: AppDeps): Promise<void> 
     ctx: PageContext,
     c: Checkoutable,
     target: Target,
-    outcome: PayOutcome,
+    outcome: PayOutcome | { kind: 'PromotionRefused' },
     values: Record<string, string>,
     csrf: string,
+    promotion?: PromotionView,
   ): Promise<FastifyReply> {
     switch (outcome.kind) {
       case 'Authorised': {
@@ -260,7 +288,12 @@ export async function shopperPageRoutes(app: App, deps: AppDeps): Promise<void> 
         return reply.code(303).header('Location', `${ctx.basePath}/receipt?${q.toString()}`).send();
       }
       case 'Refused': {
-        const state: FormState = { values, errors: {}, alert: ctx.t(c.tokenize && c.amount === 0 ? 'refusedToken' : 'refused', { reason: outcome.reason }) };
+        const state: FormState = {
+          values,
+          errors: {},
+          alert: ctx.t(c.tokenize && c.amount === 0 ? 'refusedToken' : 'refused', { reason: outcome.reason }),
+          promotion,
+        };
         return html(reply, 200, renderPayPage(ctx, c, csrf, state));
       }
       case 'Challenge':
@@ -268,8 +301,16 @@ export async function shopperPageRoutes(app: App, deps: AppDeps): Promise<void> 
       case 'TermsNotAccepted': {
         // The merchant added terms after the page was shown: the page again, now with them.
         const fresh = (await openCheckoutable({ db, clock }, target, { countVisit: false })) ?? c;
-        const state: FormState = { values, errors: { acceptTerms: 'errTerms' }, alert: `${ctx.t('errFormSummary')} ${ctx.t('errCardAgain')}` };
+        const state: FormState = { values, errors: { acceptTerms: 'errTerms' }, alert: `${ctx.t('errFormSummary')} ${ctx.t('errCardAgain')}`, promotion };
         return html(reply, 400, renderPayPage(ctx, fresh, csrf, state));
+      }
+      case 'PromotionRefused': {
+        // The code no longer applies (another payment reached its cap, or the merchant changed it): the
+        // page again with why, and the total without it; nothing was charged.
+        const fresh = (await openCheckoutable({ db, clock }, target, { countVisit: false })) ?? c;
+        const again = await promotionOf(fresh, promotion?.code);
+        const state: FormState = { values, errors: {}, alert: `${ctx.t('promoRefusedPay')} ${ctx.t('errCardAgain')}`, promotion: again };
+        return html(reply, 409, renderPayPage(ctx, fresh, csrf, state));
       }
       case 'NotPayable': {
         const fresh = (await openCheckoutable({ db, clock }, target, { countVisit: false })) ?? c;
