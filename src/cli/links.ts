@@ -36,6 +36,7 @@ export function registerLinkCommands(program: Command): void {
     .option('--completion-message <text>', 'shown on the receipt after a payment (plain text, up to 500 characters)')
     .option('--inactive-message <text>', 'shown on the page once the link is disabled, expired or used up, instead of the usual sentence')
     .option('--terms-url <url>', 'terms the shopper must accept on the payment page before paying')
+    .option('--allow-promotion-codes', 'the payment page takes your promotion codes (PayByLink only)')
     .option('--idempotency-key <key>', 'Idempotency-Key: the same key and body within 24 h returns the first answer; default a new one')
     .action(
       action(
@@ -55,6 +56,7 @@ export function registerLinkCommands(program: Command): void {
             completionMessage?: string;
             inactiveMessage?: string;
             termsUrl?: string;
+            allowPromotionCodes?: boolean;
             idempotencyKey?: string;
           },
         ) => {
@@ -78,6 +80,7 @@ export function registerLinkCommands(program: Command): void {
             ...(o.completionMessage !== undefined ? { completionMessage: o.completionMessage } : {}),
             ...(o.inactiveMessage !== undefined ? { inactiveMessage: o.inactiveMessage } : {}),
             ...(o.termsUrl !== undefined ? { termsUrl: o.termsUrl } : {}),
+            ...(o.allowPromotionCodes ? { allowPromotionCodes: true } : {}),
           };
           const r = await client(o).paymentLinks.create(params, o.idempotencyKey ? { idempotencyKey: o.idempotencyKey } : {});
           emit(o, r, () => [`paymentLinkReference  ${r.paymentLinkReference}`, `url                   ${r.url}`]);
@@ -134,6 +137,7 @@ export function registerLinkCommands(program: Command): void {
             'returnUrl',
             // Shown only when the link has them, as the API answers them.
             ...(['completionMessage', 'inactiveMessage', 'termsUrl'] as const).filter((k) => l[k] !== undefined),
+            ...(l.allowPromotionCodes ? [['promotionCodes', 'allowed'] as const] : []),
           ]),
           ...(l.items.length > 0
             ? [
