@@ -327,6 +327,9 @@ export interface PaymentDetailRow extends PaymentListRow {
   captureDueAt: Date | null;
   eventCheckoutReference: string;
   termsAcceptedAt: Date | null;
+  /** The promotion code the shopper used, and what it took off `amount`'s price; null: none. */
+  promotionCode: string | null;
+  discountAmount: number | null;
 }
 
 /** One payment of the merchant with everything the portal shows of it (card data masked, as stored). */
@@ -335,7 +338,8 @@ export async function paymentDetail(db: Queryable, merchantId: string, payfacRef
     `SELECT ${LIST_COLUMNS}, p.terminal_identifier AS "terminalIdentifier", p.card_masked AS "cardMasked", p.card_expiry AS "cardExpiry",
             p.auth_code AS "authCode", p.is_pre_auth AS "isPreAuth", p.token, p.charged_token AS "chargedToken",
             p.recurring_processing_model AS "recurringProcessingModel", p.capture_due_at AS "captureDueAt",
-            p.event_checkout_reference AS "eventCheckoutReference", p.terms_accepted_at AS "termsAcceptedAt"
+            p.event_checkout_reference AS "eventCheckoutReference", p.terms_accepted_at AS "termsAcceptedAt",
+            p.promotion_code AS "promotionCode", p.discount_amount AS "discountAmount"
        FROM payments p WHERE p.payfac_reference = $1 AND p.merchant_id = $2`,
     [payfacReference, merchantId],
   );

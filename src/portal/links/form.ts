@@ -46,6 +46,8 @@ export interface LinkEntry {
   completionMessage: string;
   inactiveMessage: string;
   termsUrl: string;
+  /** The payment page takes promotion codes (PayByLink). */
+  allowPromotionCodes: boolean;
 }
 
 export interface CreateEntry extends LinkEntry {
@@ -87,6 +89,7 @@ export function emptyEntry(lang: Lang): LinkEntry {
     completionMessage: '',
     inactiveMessage: '',
     termsUrl: '',
+    allowPromotionCodes: false,
   };
 }
 
@@ -110,7 +113,7 @@ export function majorText(minor: number, lang: Lang): string {
 }
 
 /** A datetime-local value (UTC, as the portal shows times) as the API's timestamp; other text as typed, for the API's FORMAT error. */
-function timestampOf(text: string): string | undefined {
+export function timestampOf(text: string): string | undefined {
   const t = text.trim();
   if (t === '') return undefined;
   const m = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2})(?::(\d{2}))?$/.exec(t);
@@ -118,7 +121,7 @@ function timestampOf(text: string): string | undefined {
 }
 
 /** An API timestamp as a datetime-local value in UTC (to the minute, or the second when it has seconds). */
-function localInputOf(iso: string | null): string {
+export function localInputOf(iso: string | null): string {
   if (iso === null) return '';
   const s = new Date(iso).toISOString();
   return s.slice(17, 23) === '00.000' ? s.slice(0, 16) : s.slice(0, 19);
@@ -164,6 +167,7 @@ export function entryOf(form: Form, names: FieldNames): LinkEntry {
     completionMessage: form.text('completionMessage'),
     inactiveMessage: form.text('inactiveMessage'),
     termsUrl: form.text('termsUrl'),
+    allowPromotionCodes: form.text('allowPromotionCodes') === 'on',
   };
 }
 
@@ -199,6 +203,7 @@ export function entryOfLink(link: PaymentLinkView, lang: Lang): LinkEntry {
     completionMessage: link.completionMessage ?? '',
     inactiveMessage: link.inactiveMessage ?? '',
     termsUrl: link.termsUrl ?? '',
+    allowPromotionCodes: link.allowPromotionCodes === true,
   };
 }
 
@@ -342,6 +347,7 @@ export function createBody(e: CreateEntry, lang: Lang): Built {
   for (const [key, value] of Object.entries(textsOf(e))) if (value !== null) body[key] = value;
   let items: ItemsBuilt | null = null;
   if (e.type === 'PayByLink') {
+    if (e.allowPromotionCodes) body.allowPromotionCodes = true;
     items = putItems(body, e.items, lang);
   } else {
     body.amount = 0;
@@ -371,6 +377,8 @@ export function updateBody(link: PaymentLinkView, e: LinkEntry, withMoney: boole
   const shopper = shopperInfosOf(e.shopper);
   body.shopperInfos = shopper.list;
   Object.assign(body, textsOf(e));
+  // Sent only when it changes, so an edit that leaves it reads in the audit log as before.
+  if (link.type === 'PayByLink' && e.allowPromotionCodes !== (link.allowPromotionCodes === true)) body.allowPromotionCodes = e.allowPromotionCodes;
   let items: ItemsBuilt | null = null;
   if (withMoney) {
     if (e.currency !== '') body.currency = e.currency;

@@ -413,6 +413,8 @@ export function renderPaymentDetail(view: View, data: DetailData): string {
                 ? [t('link'), <a href={`${PORTAL}/links/${encodeURIComponent(p.paymentLinkReference)}`}>{p.paymentLinkReference}</a>]
                 : null,
               p.termsAcceptedAt ? [t('termsAccepted'), <Time view={view} at={p.termsAcceptedAt} seconds />] : null,
+              p.promotionCode !== null ? [t('promotionCode'), <span class="mono">{p.promotionCode}</span>] : null,
+              p.discountAmount !== null ? [t('discount'), <Money view={view} minor={p.discountAmount} currency={p.currency} />] : null,
               p.checkoutReference ? [t('session'), <a href={`${PORTAL}/sessions/${encodeURIComponent(p.checkoutReference)}`}>{p.checkoutReference}</a>] : null,
               p.byToken ? [t('origin'), t('originToken')] : null,
               p.token ? [t('savedCard'), <span class="mono break">{p.token}</span>] : null,
