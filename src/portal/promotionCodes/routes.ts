@@ -4,7 +4,6 @@ import { PAGE_SIZE, pageParam, wholeNumberOf, type Form, type PortalArea, type P
 import { localInputOf, minorOf, timestampOf } from '../links/form.js';
 import { portalRouter, type Ctx } from '../route.js';
 import { FieldErrors } from '../view.js';
-import { PORTAL } from '../views/layout.js';
 import { NEW_CODE, codePath, renderCodeList, renderEditCode, renderNewCode, type CodeFormValues } from './pages.js';
 
 // Promotion codes in the portal (docs/portal.md, Promotion codes): list, make and change the merchant's
