@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
 import type { RouteEntry } from '../../src/http/routeTable.js';
 import { runSandboxSettlement } from '../../src/settlements/service.js';
+import { createPromotionCode } from '../../src/promotionCodes/service.js';
 import { createTheme } from '../../src/themes/service.js';
 import { createUser } from '../../src/users/service.js';
 import { LANG_COOKIE } from '../../src/web/lang.js';
@@ -129,6 +130,9 @@ describe('every portal page escapes every value it shows, in both languages', ()
       themeKey: theme.themeKey,
       token: invited.token,
       settlementId: (await runSandboxSettlement({ db: ctx.tdb.db, clock: ctx.clock }, m.merchantId))[0]?.settlementId ?? '',
+      promotionCodeId: (
+        await createPromotionCode({ db: ctx.tdb.db, clock: ctx.clock, sealer: ctx.sealer }, m.merchantId, { code: 'ESCAPE', percentOff: 5 }, undefined)
+      ).promotionCodeId,
     };
     // Audit entries whose details carry hostile values: changes made through the portal itself.
     await browser.get(`/portal/links/${samples.reference}/edit`);

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CAPABILITIES, createMerchant, type Capability } from '../../src/accounts/service.js';
 import { createTheme } from '../../src/themes/service.js';
 import { runSandboxSettlement } from '../../src/settlements/service.js';
+import { createPromotionCode } from '../../src/promotionCodes/service.js';
 import { CAPABILITY_PERMISSION, can, keyCapabilitiesFor, type Permission } from '../../src/portal/access.js';
 import type { RouteEntry } from '../../src/http/routeTable.js';
 import { ROLES, type Role } from '../../src/users/service.js';
@@ -28,6 +29,7 @@ interface Extra {
   themeKey: string;
   merchantId: string;
   settlementId: string;
+  promotionCodeId: string;
 }
 
 /** b's object for each path parameter a portal route may name; a new parameter must be added here. */
@@ -41,6 +43,7 @@ const SAMPLES: Record<string, Sample> = {
   userId: (b) => b.userId,
   themeKey: (b) => b.themeKey,
   settlementId: (b) => b.settlementId,
+  promotionCodeId: (b) => b.promotionCodeId,
   // An invitation of merchant b's that nobody here has.
   merchantId: (b) => b.merchantId,
   // Tokens of one-time links are nobody's: a made-up one.
@@ -76,6 +79,14 @@ describe('every portal route × every role × another merchant (generated from t
       themeKey: theme.themeKey,
       merchantId: merchantB.merchantId,
       settlementId: settled?.settlementId ?? '',
+      promotionCodeId: (
+        await createPromotionCode(
+          { db: ctx.tdb.db, clock: ctx.clock, sealer: ctx.sealer },
+          merchantB.merchantId,
+          { code: 'STRANGER', percentOff: 5 },
+          undefined,
+        )
+      ).promotionCodeId,
     };
     browsers = {} as Record<Role, PortalBrowser>;
     emails = {} as Record<Role, string>;
@@ -110,6 +121,7 @@ describe('every portal route × every role × another merchant (generated from t
     b.userId,
     b.themeKey,
     b.settlementId,
+    b.promotionCodeId,
     b.terminalIdentifier,
   ];
 
