@@ -32,6 +32,7 @@ import { webLayer } from './web/layer.js';
 import { themeAssetRoutes } from './themes/routes.js';
 import { paymentRoutes } from './payments/routes.js';
 import { settlementRoutes } from './settlements/routes.js';
+import { promotionCodeRoutes } from './promotionCodes/routes.js';
 import type { App, AppDeps } from './deps.js';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 
@@ -221,6 +222,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       await hostedCheckoutRoutes(api as App, deps);
       await paymentRoutes(api as App, deps);
       await settlementRoutes(api as App, deps);
+      await promotionCodeRoutes(api as App, deps);
     },
     { prefix: '/api/v1' },
   );

@@ -48,6 +48,8 @@ export const AUDIT_ACTIONS = [
   'sandbox.event',
   'sandbox.advance',
   'sandbox.settle',
+  'promotion.create',
+  'promotion.update',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

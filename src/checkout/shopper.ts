@@ -24,6 +24,8 @@ import { enqueuePaymentMails } from '../mail/service.js';
 import { sessionStatusOf } from './service.js';
 import { completeSession, findSession, lockSession, type SessionRow } from './sql.js';
 import { atQuantities, chosenItemsOf, problemsOf } from './quantities.js';
+import { redeemPromotion, type AppliedPromotion, type PromotionRefusal } from '../promotionCodes/service.js';
+import { lockCheckoutPromotion } from './promotion.js';
 
 // What the shopper pays on the service's pages: a payment link or a checkout session, seen the same
 // way (a Checkoutable), and paying it. One transaction holds the locked link or session row, the
@@ -92,6 +94,8 @@ export interface Checkoutable {
   choice: QuantityItem[] | null;
   /** The quantities chosen, one per item of `choice`, once they are (items and amount then follow them); null: the link's own. */
   chosen: number[] | null;
+  /** The page takes the merchant's promotion codes (a PayByLink with allowPromotionCodes; never a session). */
+  allowPromotionCodes: boolean;
 }
 
 /**
@@ -113,6 +117,7 @@ export const PLAIN_CHECKOUT = {
   customFields: null,
   choice: null,
   chosen: null,
+  allowPromotionCodes: false,
 } as const satisfies Partial<Checkoutable>;
 
 /** What a link and a session give their page alike, read from either as it is. */
@@ -167,6 +172,7 @@ function fromLink(link: LinkForPage, now: Date): Checkoutable {
     customFields: link.customFields,
     choice: hasAdjustable(link.items) ? link.items : null,
     chosen: null,
+    allowPromotionCodes: link.allowPromotionCodes && link.type === 'PayByLink',
   };
 }
 
@@ -196,6 +202,7 @@ function fromSession(s: SessionRow, now: Date): Checkoutable {
     customFields: null,
     choice: null,
     chosen: null,
+    allowPromotionCodes: false,
   };
 }
 
@@ -231,6 +238,7 @@ export type PayOutcome =
   | { kind: 'CustomFieldsInvalid'; problems: Record<string, AnswerProblem> }
   | { kind: 'QuantitiesRefused'; problems: QuantityProblem[] }
   | { kind: 'TotalChanged'; amount: number; quantities: number[] | null }
+  | { kind: 'PromotionRefused'; refusal: PromotionRefusal }
   | { kind: 'NotFound' };
 
 async function lockTarget(tx: PoolClient, target: Target, now: Date): Promise<Checkoutable | undefined> {
@@ -266,6 +274,7 @@ export async function pay(
     customValues?: Readonly<Record<string, string>>;
     quantities?: number[] | null;
     shownTotal?: number;
+    promotionCode?: string;
   },
 ): Promise<PayOutcome> {
   return withTransaction(
@@ -287,9 +296,12 @@ export async function pay(
       const custom = checkCustomAnswers(c.customFields, (key) => input.customValues?.[key]);
       if (Object.keys(custom.problems).length > 0) return { kind: 'CustomFieldsInvalid', problems: custom.problems };
       const customFieldAnswers = c.customFields !== null ? custom.answers : null;
+      // A code that no longer applies (its cap reached, expired, made inactive) charges nothing: the page says why.
+      const promotion = await lockCheckoutPromotion(tx, c, chargeAmount(c), input.promotionCode, now);
+      if ('refusal' in promotion) return { kind: 'PromotionRefused', refusal: promotion.refusal };
       const result = await deps.acquirer.authorise({
         card: input.card,
-        amount: chargeAmount(c),
+        amount: promotion.applied?.total ?? chargeAmount(c),
         currency: c.currency,
         tokenize: c.tokenize,
         preAuth: c.preAuth,
@@ -303,11 +315,12 @@ export async function pay(
           termsAcceptedAt,
           customFieldAnswers,
           itemQuantities: c.chosen,
+          promotionCode: promotion.applied?.code ?? null,
           now,
         });
         return { kind: 'Challenge', challengeId, card: result.card };
       }
-      return record(tx, deps, c, result, input.answers, { termsAcceptedAt, customFieldAnswers });
+      return record(tx, deps, c, result, input.answers, { termsAcceptedAt, customFieldAnswers }, promotion.applied);
     },
     NO_RETRY,
   );
@@ -336,14 +349,18 @@ export async function completeChallenge(
       const c = atQuantities(locked, quantities);
       // Terms added while the shopper was at the 3-D Secure step were never shown: asked for from the start.
       if (c.termsUrl !== null && challenge.termsAcceptedAt === null) return { kind: 'TermsNotAccepted' as const };
+      // The code is decided again on its locked row: another payment may have reached its cap meanwhile.
+      const promotion = await lockCheckoutPromotion(tx, c, chargeAmount(c), challenge.promotionCode, now);
+      if ('refusal' in promotion) return { kind: 'PromotionRefused' as const, refusal: promotion.refusal };
       const result = await deps.acquirer.completeChallenge(challenge.acquirerState, confirmed);
-      return record(tx, deps, c, result, challenge.answers, challenge);
+      return record(tx, deps, c, result, challenge.answers, challenge, promotion.applied);
     },
     NO_RETRY,
   );
 }
 
-function chargeAmount(c: Checkoutable): number {
+/** The amount before any promotion code: what the link or session charges. */
+export function chargeAmount(c: Checkoutable): number {
   return c.kind === 'link' && c.tokenize ? 0 : c.amount;
 }
 
@@ -355,6 +372,7 @@ async function record(
   result: Exclude<AuthoriseResult, { outcome: 'ChallengeShopper' }>,
   answers: Answer[],
   given: { termsAcceptedAt: Date | null; customFieldAnswers: CustomFieldAnswer[] | null },
+  promotion: AppliedPromotion | null,
 ): Promise<PayOutcome> {
   const { termsAcceptedAt, customFieldAnswers } = given;
   const intent: PaymentIntent = {
@@ -363,7 +381,7 @@ async function record(
     sessionReference: c.kind === 'session' ? c.reference : null,
     paymentLinkReference: c.kind === 'link' ? c.reference : null,
     merchantReference: c.merchantReference,
-    amount: chargeAmount(c),
+    amount: promotion?.total ?? chargeAmount(c),
     currency: c.currency,
     tokenize: c.tokenize,
     recurringProcessingModel: c.recurringProcessingModel,
@@ -374,9 +392,12 @@ async function record(
     termsAcceptedAt,
     customFieldAnswers,
     chosenItems: chosenItemsOf(c),
+    promotion: promotion && { code: promotion.code, discountAmount: promotion.discount },
   };
   const paid = await recordPayment(tx, deps, intent, result);
   const now = deps.clock.now();
+  // Counted only when the payment succeeded, in its transaction, on the row lockCheckoutPromotion locked.
+  if (paid.success && promotion) await redeemPromotion(tx, promotion, now);
   if (c.kind === 'link') {
     await recordLinkPayment(tx, {
       reference: c.reference,

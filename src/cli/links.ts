@@ -94,6 +94,7 @@ export function registerLinkCommands(program: Command): void {
       'a question on the payment page (repeatable, up to 3), as a JSON object: key, type (Text, Number or Dropdown), label, labelEn, required, maxLength (Text), options (Dropdown)',
       parseCustomField,
     )
+    .option('--allow-promotion-codes', 'the payment page takes your promotion codes (PayByLink only)')
     .option('--idempotency-key <key>', 'Idempotency-Key: the same key and body within 24 h returns the first answer; default a new one')
     .action(
       action(
@@ -115,6 +116,7 @@ export function registerLinkCommands(program: Command): void {
             inactiveMessage?: string;
             termsUrl?: string;
             customField?: CustomFieldParams[];
+            allowPromotionCodes?: boolean;
             idempotencyKey?: string;
           },
         ) => {
@@ -142,6 +144,7 @@ export function registerLinkCommands(program: Command): void {
               inactiveMessage: o.inactiveMessage,
               termsUrl: o.termsUrl,
               customFields: o.customField,
+              allowPromotionCodes: o.allowPromotionCodes ? true : undefined,
             }),
           };
           const r = await client(o).paymentLinks.create(params, o.idempotencyKey ? { idempotencyKey: o.idempotencyKey } : {});
@@ -184,6 +187,7 @@ export function registerLinkCommands(program: Command): void {
         'returnUrl',
         // Shown only when the link has them, as the API answers them.
         ...(['completionMessage', 'inactiveMessage', 'termsUrl'] as const).filter((k) => l[k] !== undefined),
+        ...(l.allowPromotionCodes ? [['promotionCodes', 'allowed'] as const] : []),
       ]),
       ...(l.items.length > 0
         ? [

@@ -87,6 +87,12 @@ export const API_AUDIT: Readonly<Record<string, ApiAuditRule | null>> = {
   'POST /api/v1/sandbox/events': { action: 'sandbox.event', target: answered('payfacReference'), details: fields('eventType', 'amount', 'currency') },
   'POST /api/v1/sandbox/deliveries/advance': { action: 'sandbox.advance', target: field('webhookId') },
   'POST /api/v1/sandbox/deliveries/:deliveryId/advance': { action: 'sandbox.advance', target: param('deliveryId') },
+  'POST /api/v1/promotioncodes': {
+    action: 'promotion.create',
+    target: (c) => text((c.answer.promotionCode as Record<string, unknown> | undefined)?.promotionCodeId),
+    details: fields('code', 'percentOff', 'amountOff', 'currency'),
+  },
+  'POST /api/v1/promotioncodes/:promotionCodeId/update': { action: 'promotion.update', target: param('promotionCodeId'), details: changedFields },
   'POST /api/v1/sandbox/settlements/run': {
     action: 'sandbox.settle',
     target: () => null,

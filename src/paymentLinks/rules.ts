@@ -225,6 +225,9 @@ export function shopperTextError(v: unknown, field: string, failed: Failed = NON
   return undefined;
 }
 
+/** A promotion code takes money off; a TokenizeByLink charges nothing (docs/api.md, Promotion codes). */
+export const PROMOTION_CODES_PAY_ONLY = { field: 'allowPromotionCodes', code: 'NOT_ALLOWED', message: 'is allowed only for PayByLink' } as const;
+
 /** The messages and the terms' address of a create, or of an update's new values (null clears, and is always fine). */
 export function messagesAndTermsErrors(body: Json, failed: Failed = NONE_FAILED): FieldError[] {
   const errors: FieldError[] = [];
@@ -278,6 +281,7 @@ export function createRuleErrors(body: unknown, now: Date, failed: Failed = NONE
   }
   errors.push(...shopperInfoErrors(body.shopperInfo, 'shopperInfo', failed), ...shopperInfoErrors(body.shopperInfos, 'shopperInfos', failed));
   errors.push(...messagesAndTermsErrors(body, failed), ...customFieldErrors(body.customFields, failed));
+  if (type === 'TokenizeByLink' && body.allowPromotionCodes === true) errors.push(PROMOTION_CODES_PAY_ONLY);
   return errors;
 }
 

@@ -17,6 +17,7 @@ import {
   descriptionError,
   failedFields,
   messagesAndTermsErrors,
+  PROMOTION_CODES_PAY_ONLY,
   fieldErrors,
   isRecord,
   mergeErrors,
@@ -134,6 +135,7 @@ export async function createPaymentLink(
     inactiveMessage: body.inactiveMessage ?? null,
     termsUrl: body.termsUrl ?? null,
     customFields: storedCustomFields(body.customFields),
+    allowPromotionCodes: body.allowPromotionCodes ?? false,
     createdAt: clock.now(),
   });
   try {
@@ -212,6 +214,7 @@ function presentLink(config: Config, link: PaymentLinkRow, submissions: readonly
     ...(link.inactiveMessage !== null ? { inactiveMessage: link.inactiveMessage } : {}),
     ...(link.termsUrl !== null ? { termsUrl: link.termsUrl } : {}),
     ...(link.customFields !== null ? { customFields: link.customFields.map(presentCustomField) } : {}),
+    ...(link.allowPromotionCodes ? { allowPromotionCodes: true as const } : {}),
   };
 }
 
@@ -387,6 +390,7 @@ export async function updatePaymentLink(deps: Deps, merchantId: string, input: u
       inactiveMessage: link.inactiveMessage,
       termsUrl: link.termsUrl,
       customFields: link.customFields,
+      allowPromotionCodes: link.allowPromotionCodes,
     };
     if (body.returnUrl === null) next.returnUrl = null;
     else if (typeof body.returnUrl === 'string' && body.returnUrl !== link.returnUrl) {
@@ -424,6 +428,10 @@ export async function updatePaymentLink(deps: Deps, merchantId: string, input: u
     else if (Array.isArray(body.customFields)) {
       errors.push(...customFieldErrors(body.customFields, failedFields(schemaErrors)));
       next.customFields = storedCustomFields(body.customFields as unknown as Record<string, unknown>[]);
+    }
+    if (typeof body.allowPromotionCodes === 'boolean' && body.allowPromotionCodes !== link.allowPromotionCodes) {
+      if (body.allowPromotionCodes && link.type === 'TokenizeByLink') errors.push({ ...PROMOTION_CODES_PAY_ONLY });
+      next.allowPromotionCodes = body.allowPromotionCodes;
     }
     if (Array.isArray(body.shopperInfos)) {
       errors.push(...shopperInfoErrors(body.shopperInfos, 'shopperInfos', failedFields(schemaErrors)));

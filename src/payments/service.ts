@@ -41,6 +41,8 @@ export interface PaymentIntent {
   customFieldAnswers: { key: string; value: string }[] | null;
   /** The items at the quantities the shopper chose (docs/rules.md, Adjustable quantities); null: no choice offered. */
   chosenItems: sql.ChosenItem[] | null;
+  /** The promotion code the shopper used and what it took off `amount` (docs/api.md, Promotion codes); absent or null: none. */
+  promotion?: { code: string; discountAmount: number } | null;
 }
 
 type RecordedPayment =
@@ -92,6 +94,8 @@ export async function recordPayment(tx: PoolClient, deps: EventDeps, p: PaymentI
       termsAcceptedAt: p.termsAcceptedAt,
       customFieldAnswers: p.customFieldAnswers,
       chosenItems: p.chosenItems,
+      promotionCode: p.promotion?.code ?? null,
+      discountAmount: p.promotion?.discountAmount ?? null,
     },
     card,
     result,
@@ -188,7 +192,7 @@ export async function recordAuthorisation(
 
 const CHALLENGE_TTL_MS = 15 * 60 * 1000;
 
-type SavedChallenge = Pick<sql.ChallengeInput, 'answers' | 'acquirerState' | 'termsAcceptedAt' | 'customFieldAnswers' | 'itemQuantities'>;
+type SavedChallenge = Pick<sql.ChallengeInput, 'answers' | 'acquirerState' | 'termsAcceptedAt' | 'customFieldAnswers' | 'itemQuantities' | 'promotionCode'>;
 
 /** Keeps a 3-D Secure step of a link's or session's page until the shopper confirms or cancels it. */
 export async function saveChallenge(tx: PoolClient, c: sql.ChallengeInput & { now: Date }): Promise<string> {
@@ -202,6 +206,7 @@ export async function saveChallenge(tx: PoolClient, c: sql.ChallengeInput & { no
     termsAcceptedAt: c.termsAcceptedAt,
     customFieldAnswers: c.customFieldAnswers,
     itemQuantities: c.itemQuantities,
+    promotionCode: c.promotionCode ?? null,
     createdAt: c.now,
     expiresAt: new Date(c.now.getTime() + CHALLENGE_TTL_MS),
   });
@@ -224,6 +229,7 @@ export async function takeChallenge(
       termsAcceptedAt: row.termsAcceptedAt,
       customFieldAnswers: row.customFieldAnswers,
       itemQuantities: row.itemQuantities,
+      promotionCode: row.promotionCode,
     }
   );
 }

@@ -36,6 +36,10 @@ export interface NewPayment {
   customFieldAnswers?: { key: string; value: string }[] | null;
   /** The items at the quantities the shopper chose on a link's page (docs/rules.md, Adjustable quantities); absent: no choice offered. */
   chosenItems?: ChosenItem[] | null;
+  /** The promotion code the shopper used (docs/api.md, Promotion codes); absent: none. */
+  promotionCode?: string | null;
+  /** What the code took off; `amount` is what was charged. */
+  discountAmount?: number | null;
 }
 
 /** An item of a link at the quantity the shopper chose, and its amount at it. */
@@ -51,8 +55,8 @@ export async function insertPayment(db: Queryable, p: NewPayment): Promise<void>
        merchant_reference, amount, currency, success, reason, card_masked, card_summary, card_expiry, payment_method,
        three_d_authenticated, auth_code, is_pre_auth, token, capture_state, captured_amount, capture_due_at, created_at,
        event_checkout_reference, charged_token, recurring_processing_model, channel, terms_accepted_at, custom_field_answers,
-       chosen_items)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29)`,
+       chosen_items, promotion_code, discount_amount)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31)`,
     [
       p.payfacReference,
       p.merchantId,
@@ -83,6 +87,8 @@ export async function insertPayment(db: Queryable, p: NewPayment): Promise<void>
       p.termsAcceptedAt ?? null,
       p.customFieldAnswers ? JSON.stringify(p.customFieldAnswers) : null,
       p.chosenItems ? JSON.stringify(p.chosenItems) : null,
+      p.promotionCode ?? null,
+      p.discountAmount ?? null,
     ],
   );
 }
@@ -149,6 +155,7 @@ export interface ChallengeInput {
   customFieldAnswers: { key: string; value: string }[] | null;
   /** The quantities chosen on the page, one per item of the link; null when the link offers no choice. */
   itemQuantities: number[] | null;
+  promotionCode: string | null;
 }
 
 interface ChallengeRow extends ChallengeInput {
@@ -160,8 +167,8 @@ interface ChallengeRow extends ChallengeInput {
 export async function insertChallenge(db: Queryable, c: Omit<ChallengeRow, 'usedAt'> & { createdAt: Date }): Promise<void> {
   await db.query(
     `INSERT INTO three_d_challenges (id, target_kind, target_reference, answers, acquirer_state, created_at, expires_at, terms_accepted_at,
-       custom_field_answers, item_quantities)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+       custom_field_answers, item_quantities, promotion_code)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
     [
       c.id,
       c.targetKind,
@@ -173,6 +180,7 @@ export async function insertChallenge(db: Queryable, c: Omit<ChallengeRow, 'used
       c.termsAcceptedAt,
       c.customFieldAnswers === null ? null : JSON.stringify(c.customFieldAnswers),
       c.itemQuantities === null ? null : JSON.stringify(c.itemQuantities),
+      c.promotionCode,
     ],
   );
 }
@@ -190,7 +198,7 @@ export async function takeChallenge(
       WHERE id = $1 AND target_kind = $2 AND target_reference = $3 AND used_at IS NULL AND expires_at > $4
       RETURNING id, target_kind AS "targetKind", target_reference AS "targetReference", answers, acquirer_state AS "acquirerState",
                 terms_accepted_at AS "termsAcceptedAt", custom_field_answers AS "customFieldAnswers",
-                item_quantities AS "itemQuantities", expires_at AS "expiresAt", used_at AS "usedAt"`,
+                item_quantities AS "itemQuantities", promotion_code AS "promotionCode", expires_at AS "expiresAt", used_at AS "usedAt"`,
     [id, targetKind, targetReference, now],
   );
   return rows[0];
@@ -347,6 +355,9 @@ export interface PaymentDetailRow extends PaymentListRow {
   eventCheckoutReference: string;
   termsAcceptedAt: Date | null;
   chosenItems: ChosenItem[] | null;
+  /** The promotion code the shopper used, and what it took off `amount`'s price; null: none. */
+  promotionCode: string | null;
+  discountAmount: number | null;
 }
 
 /** One payment of the merchant with everything the portal shows of it (card data masked, as stored). */
@@ -356,7 +367,8 @@ export async function paymentDetail(db: Queryable, merchantId: string, payfacRef
             p.auth_code AS "authCode", p.is_pre_auth AS "isPreAuth", p.token, p.charged_token AS "chargedToken",
             p.recurring_processing_model AS "recurringProcessingModel", p.capture_due_at AS "captureDueAt",
             p.event_checkout_reference AS "eventCheckoutReference", p.terms_accepted_at AS "termsAcceptedAt",
-            p.chosen_items AS "chosenItems"
+            p.chosen_items AS "chosenItems",
+            p.promotion_code AS "promotionCode", p.discount_amount AS "discountAmount"
        FROM payments p WHERE p.payfac_reference = $1 AND p.merchant_id = $2`,
     [payfacReference, merchantId],
   );

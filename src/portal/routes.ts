@@ -34,6 +34,7 @@ import { linksArea } from './links/routes.js';
 import { sessionsArea } from './sessions/routes.js';
 import { paymentsArea } from './payments/routes.js';
 import { settlementsArea } from './settlements/routes.js';
+import { promotionCodesArea } from './promotionCodes/routes.js';
 import { themesArea } from './themes/routes.js';
 import { usersArea } from './users/routes.js';
 import { invitationsArea } from './invitations/routes.js';
@@ -68,6 +69,7 @@ const AREAS: readonly PortalArea[] = [
   paymentsArea,
   settlementsArea,
   mailArea,
+  promotionCodesArea,
   webhooksArea,
   developersArea,
   themesArea,

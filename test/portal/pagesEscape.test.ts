@@ -4,6 +4,7 @@ import type { RouteEntry } from '../../src/http/routeTable.js';
 import { runSandboxSettlement } from '../../src/settlements/service.js';
 import { withTransaction } from '../../src/db/database.js';
 import { enqueuePaymentMails } from '../../src/mail/service.js';
+import { createPromotionCode } from '../../src/promotionCodes/service.js';
 import { createTheme } from '../../src/themes/service.js';
 import { createUser } from '../../src/users/service.js';
 import { LANG_COOKIE } from '../../src/web/lang.js';
@@ -170,6 +171,9 @@ describe('every portal page escapes every value it shows, in both languages', ()
       token: invited.token,
       mailId: await hostileMail(pay[0]?.payfac_reference ?? ''),
       settlementId: (await runSandboxSettlement({ db: ctx.tdb.db, clock: ctx.clock }, m.merchantId))[0]?.settlementId ?? '',
+      promotionCodeId: (
+        await createPromotionCode({ db: ctx.tdb.db, clock: ctx.clock, sealer: ctx.sealer }, m.merchantId, { code: 'ESCAPE', percentOff: 5 }, undefined)
+      ).promotionCodeId,
     };
     // Audit entries whose details carry hostile values: changes made through the portal itself.
     await browser.get(`/portal/links/${samples.reference}/edit`);

@@ -4,6 +4,7 @@ import { createTheme } from '../../src/themes/service.js';
 import { runSandboxSettlement } from '../../src/settlements/service.js';
 import { withTransaction } from '../../src/db/database.js';
 import { enqueuePaymentMails } from '../../src/mail/service.js';
+import { createPromotionCode } from '../../src/promotionCodes/service.js';
 import { CAPABILITY_PERMISSION, can, keyCapabilitiesFor, type Permission } from '../../src/portal/access.js';
 import type { RouteEntry } from '../../src/http/routeTable.js';
 import { ROLES, type Role } from '../../src/users/service.js';
@@ -31,6 +32,7 @@ interface Extra {
   merchantId: string;
   settlementId: string;
   mailId: string;
+  promotionCodeId: string;
 }
 
 /** b's object for each path parameter a portal route may name; a new parameter must be added here. */
@@ -45,6 +47,7 @@ const SAMPLES: Record<string, Sample> = {
   themeKey: (b) => b.themeKey,
   settlementId: (b) => b.settlementId,
   mailId: (b) => b.mailId,
+  promotionCodeId: (b) => b.promotionCodeId,
   // An invitation of merchant b's that nobody here has.
   merchantId: (b) => b.merchantId,
   // Tokens of one-time links are nobody's: a made-up one.
@@ -97,6 +100,14 @@ describe('every portal route × every role × another merchant (generated from t
       themeKey: theme.themeKey,
       merchantId: merchantB.merchantId,
       settlementId: settled?.settlementId ?? '',
+      promotionCodeId: (
+        await createPromotionCode(
+          { db: ctx.tdb.db, clock: ctx.clock, sealer: ctx.sealer },
+          merchantB.merchantId,
+          { code: 'STRANGER', percentOff: 5 },
+          undefined,
+        )
+      ).promotionCodeId,
     };
     browsers = {} as Record<Role, PortalBrowser>;
     emails = {} as Record<Role, string>;
@@ -133,6 +144,7 @@ describe('every portal route × every role × another merchant (generated from t
     b.settlementId,
     b.mailId,
     'stranger.shopper@example.com',
+    b.promotionCodeId,
     b.terminalIdentifier,
   ];
 

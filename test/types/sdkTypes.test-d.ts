@@ -7,6 +7,7 @@ import type * as checkout from '../../src/checkout/schemas.js';
 import type * as webhooks from '../../src/webhooks/schemas.js';
 import type * as payments from '../../src/payments/schemas.js';
 import type * as settlements from '../../src/settlements/schemas.js';
+import type * as promotionCodes from '../../src/promotionCodes/schemas.js';
 
 // The SDK's hand-written types against the server's route schemas (docs/style.md, Schemas are the source of truth: the schemas are the
 // source of truth). Compile-time: `npm run typecheck` fails when a field is added, dropped or renamed
@@ -25,6 +26,15 @@ describe('SDK types match the server schemas', () => {
     expectTypeOf<Keys<sdk.SettlementResponse>>().toEqualTypeOf<Keys<S<typeof settlements.DetailsResponse>>>();
     expectTypeOf<Keys<sdk.SettlementResponse['settlement']>>().toEqualTypeOf<Keys<S<typeof settlements.DetailsResponse>['settlement']>>();
     expectTypeOf<Keys<sdk.SandboxSettleResponse>>().toEqualTypeOf<Keys<S<typeof settlements.SandboxRunResponse>>>();
+  });
+
+  it('promotion codes (docs/api.md, Promotion codes)', () => {
+    expectTypeOf<sdk.PromotionCode>().toEqualTypeOf<S<typeof promotionCodes.PromotionCodeSchema>>();
+    expectTypeOf<Keys<sdk.PromotionCodeList>>().toEqualTypeOf<Keys<S<typeof promotionCodes.ListResponse>>>();
+    expectTypeOf<Keys<sdk.PromotionCodeResponse>>().toEqualTypeOf<Keys<S<typeof promotionCodes.CodeResponse>>>();
+    expectTypeOf<sdk.CreatePromotionCodeParams>().toExtend<S<typeof promotionCodes.CreateBody>>();
+    expectTypeOf<Keys<sdk.CreatePromotionCodeParams>>().toEqualTypeOf<Keys<S<typeof promotionCodes.CreateBody>>>();
+    expectTypeOf<sdk.UpdatePromotionCodeParams>().toEqualTypeOf<S<typeof promotionCodes.UpdateBody>>();
   });
 
   it('payment links (4.1–4.5)', () => {

@@ -61,6 +61,7 @@ function checkoutable(over: Partial<Checkoutable> = {}): Checkoutable {
     // An adjustable item named with the hostile value: its label, and its quantity typed back.
     choice: [{ name: HOSTILE, quantity: 2, unitPrice: 24950, amountWithoutDiscount: 49900, amount: 48900, adjustableQuantity: { minimum: 0, maximum: 5 } }],
     chosen: null,
+    allowPromotionCodes: true,
     ...over,
   };
 }
@@ -113,6 +114,19 @@ describe('shopper pages escape every value they show', () => {
           alert: HOSTILE,
           customProblems: { note: 'tooLong', count: 'notNumber' },
           status: HOSTILE,
+        }),
+        // A code the shopper typed, applied (its discount and new total) and refused.
+        promoApplied: renderPayPage(k, c, HOSTILE, {
+          values: {},
+          errors: {},
+          alert: null,
+          promotion: { code: HOSTILE, applied: { discount: 4900, total: 44000 }, refusal: null },
+        }),
+        promoRefused: renderPayPage(k, c, HOSTILE, {
+          values: {},
+          errors: {},
+          alert: HOSTILE,
+          promotion: { code: HOSTILE, applied: null, refusal: 'currency' },
         }),
         session: renderPayPage(k, checkoutable({ kind: 'session', description: '', culture }), HOSTILE, { values: {}, errors: {}, alert: null }),
         status: renderStatusPage(k, checkoutable({ status: 'Expired', payable: false, culture })),

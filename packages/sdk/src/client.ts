@@ -581,6 +581,33 @@ export class Settlements {
   }
 }
 
+/** Promotion codes: a percentage or a fixed amount off the total of links that allow them. */
+export class PromotionCodes {
+  readonly #http: Transport;
+  constructor(http: Transport) {
+    this.#http = http;
+  }
+
+  /** Makes a code; an Idempotency-Key makes a retry answer the first answer. */
+  create(params: t.CreatePromotionCodeParams, options?: RequestOptions): Promise<t.PromotionCodeResponse> {
+    return this.#http.request({ method: 'POST', path: '/promotioncodes', body: params, retry: 'safe', create: true }, options);
+  }
+
+  /** One page of codes, newest first. */
+  list(params: t.PageParams = {}, options?: RequestOptions): Promise<t.PromotionCodeList> {
+    return this.#http.request({ method: 'GET', path: '/promotioncodes', query: pageQuery(params), retry: 'safe' }, options);
+  }
+
+  get(promotionCodeId: string, options?: RequestOptions): Promise<t.PromotionCodeResponse> {
+    return this.#http.request({ method: 'GET', path: `/promotioncodes/${enc(promotionCodeId)}`, retry: 'safe' }, options);
+  }
+
+  /** Changes active, expiresAt or maxRedemptions; sending the same values again changes nothing more. */
+  update(promotionCodeId: string, params: t.UpdatePromotionCodeParams, options?: RequestOptions): Promise<t.PromotionCodeResponse> {
+    return this.#http.request({ method: 'POST', path: `/promotioncodes/${enc(promotionCodeId)}/update`, body: params, retry: 'safe' }, options);
+  }
+}
+
 /** Deliveries sandbox (only while the service runs with PAYLINKS_SANDBOX on; otherwise 404). */
 export class Sandbox {
   readonly #http: Transport;
@@ -618,6 +645,7 @@ export class Paylinks {
   readonly payments: Payments;
   readonly sandbox: Sandbox;
   readonly settlements: Settlements;
+  readonly promotionCodes: PromotionCodes;
 
   constructor(options: PaylinksOptions) {
     const http = new Transport(options);
@@ -629,5 +657,6 @@ export class Paylinks {
     this.payments = new Payments(http);
     this.sandbox = new Sandbox(http);
     this.settlements = new Settlements(http);
+    this.promotionCodes = new PromotionCodes(http);
   }
 }

@@ -9,6 +9,7 @@ export {
   Payments,
   Sandbox,
   Settlements,
+  PromotionCodes,
   SDK_VERSION,
   parseRetryAfter,
   type PaylinksOptions,

@@ -79,6 +79,8 @@ export interface CreatePaymentLinkParams {
   inactiveMessage?: string;
   /** Absolute http(s) address of the terms; the payment page then asks the shopper to accept them before paying. */
   termsUrl?: string;
+  /** PayByLink only: the payment page takes your promotion codes. Default false. */
+  allowPromotionCodes?: boolean;
   /** Up to 3 questions on the payment page, answered with the payment. */
   customFields?: CustomFieldParams[];
 }
@@ -159,6 +161,8 @@ export interface PaymentLink {
   termsUrl?: string;
   /** Present only when set. */
   customFields?: CustomField[];
+  /** Present only when true: the payment page takes promotion codes. */
+  allowPromotionCodes?: true;
 }
 
 export interface PaymentLinkResponse extends Envelope {
@@ -200,6 +204,8 @@ export interface UpdatePaymentLinkParams {
   termsUrl?: string | null;
   /** Replaces the link's list; null or [] clears; left out keeps. */
   customFields?: CustomFieldParams[] | null;
+  /** PayByLink only; left out keeps. */
+  allowPromotionCodes?: boolean;
   /** Only while salesCount is 0. */
   amount?: number;
   /** Only while salesCount is 0. */
@@ -610,4 +616,51 @@ export interface SettlementResponse extends Envelope {
 
 export interface SandboxSettleResponse extends Envelope {
   data: Settlement[];
+}
+
+/** A promotion code: a percentage or a fixed amount in one currency off a link's total (docs/api.md, Promotion codes). */
+export interface PromotionCode {
+  promotionCodeId: string;
+  code: string;
+  percentOff: number | null;
+  /** Minor units, with currency. */
+  amountOff: number | null;
+  currency: string | null;
+  expiresAt: string | null;
+  maxRedemptions: number | null;
+  /** Successful payments that used the code. */
+  redemptionCount: number;
+  active: boolean;
+  createdAt: string;
+}
+
+/** Send percentOff, or amountOff with currency (ISK amounts end in 00). */
+export interface CreatePromotionCodeParams {
+  /** Letters, digits, - and _, 1–40 characters; unique per merchant without regard to case. */
+  code: string;
+  percentOff?: number;
+  amountOff?: number;
+  currency?: string;
+  /** ISO 8601 UTC, in the future; default never. */
+  expiresAt?: string;
+  /** Default unlimited. */
+  maxRedemptions?: number;
+  /** Default true. */
+  active?: boolean;
+}
+
+/** Left out keeps; null: never expires, or no cap. The code and its discount do not change. */
+export interface UpdatePromotionCodeParams {
+  active?: boolean;
+  expiresAt?: string | null;
+  maxRedemptions?: number | null;
+}
+
+export interface PromotionCodeResponse extends Envelope {
+  promotionCode: PromotionCode;
+}
+
+export interface PromotionCodeList extends Envelope {
+  data: PromotionCode[];
+  totalCount: number;
 }

@@ -7,6 +7,7 @@ import { Summary, heading, page, type PageContext } from './layout.js';
 import type { AnswerProblem } from '../../paymentLinks/shopper.js';
 import { CustomFieldsSection } from './customFieldsSection.js';
 import { QuantityChoice } from './quantityChoice.js';
+import { PromotionCodeCarried, PromotionCodeForm, PromotionTotal, payableAmount, type PromotionView } from './promotionCode.js';
 
 // The payment page: the order, the shopper's fields and the card form, and the same page as a
 // preview (what the portal's theme editor shows).
@@ -22,6 +23,8 @@ export interface FormState {
   customProblems?: Readonly<Record<string, AnswerProblem>>;
   /** What the last post did that is not an error (the total updated to the chosen quantities). */
   status?: string;
+  /** The promotion code on the page, when the shopper gave one (a link that takes codes). */
+  promotion?: PromotionView;
 }
 
 export const EMPTY_FORM: FormState = { values: {}, errors: {}, alert: null };
@@ -222,11 +225,13 @@ function CancelLink({ ctx, c }: { ctx: PageContext; c: Checkoutable }): Html | n
 export function renderPayPage(ctx: PageContext, c: Checkoutable, csrf: string, state: FormState): string {
   const { t } = ctx;
   const saving = c.tokenize && c.amount === 0;
-  const amount = formatMoney(c.amount, c.currency, ctx.lang);
+  const amount = formatMoney(payableAmount(c, state.promotion), c.currency, ctx.lang);
   const body = (
     <>
       <h1>{heading(ctx, c)}</h1>
       <Summary ctx={ctx} c={c} />
+      <PromotionTotal ctx={ctx} c={c} promotion={state.promotion} />
+      <PromotionCodeForm ctx={ctx} c={c} csrf={csrf} promotion={state.promotion} />
       {state.alert ? (
         <div class="alert" role="alert">
           {state.alert}
@@ -241,6 +246,7 @@ export function renderPayPage(ctx: PageContext, c: Checkoutable, csrf: string, s
         <input type="hidden" name={FORM_TOKEN_FIELD} value={csrf} />
         <input type="hidden" name="lang" value={ctx.lang} />
         <QuantityChoice ctx={ctx} c={c} state={state} />
+        <PromotionCodeCarried promotion={state.promotion} />
         <ShopperFields ctx={ctx} c={c} state={state} />
         <CustomFieldsSection ctx={ctx} fields={c.customFields} values={state.values} problems={state.customProblems} />
         <CardFields ctx={ctx} state={state} />

@@ -2,7 +2,19 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App, AppDeps } from '../../deps.js';
 import { parseCard } from '../../payments/card.js';
 import { receiptOf } from '../../payments/service.js';
-import { PLAIN_CHECKOUT, PLAUSIBLE_REFERENCE, completeChallenge, openCheckoutable, pay, type Checkoutable, type PayOutcome, type Target } from '../shopper.js';
+import {
+  PLAIN_CHECKOUT,
+  PLAUSIBLE_REFERENCE,
+  chargeAmount,
+  completeChallenge,
+  openCheckoutable,
+  pay,
+  type Checkoutable,
+  type PayOutcome,
+  type Target,
+} from '../shopper.js';
+import { quoteCheckoutPromotion } from '../promotion.js';
+import { APPLY_CODE_ACTION, payableAmount, type PromotionView } from './promotionCode.js';
 import { readAnswers } from './answers.js';
 import { checkCustomAnswers } from '../../paymentLinks/shopper.js';
 import { customFormValues, customValuesOf } from './customFieldsSection.js';
@@ -107,6 +119,12 @@ export async function shopperPageRoutes(app: App, deps: AppDeps): Promise<void> 
         if (!form) return html(reply, 415, renderMessage(ctx, c, 'errorTitle', 'error'));
         if (!c.payable) return html(reply, 409, renderStatusPage(ctx, c));
 
+        // The code box's Apply: the page again with the new total and the code kept; nothing is paid.
+        if (form.get('action') === APPLY_CODE_ACTION) {
+          const applied = await promotionOf(c, form.get('promotionCode'));
+          return html(reply, applied?.refusal ? 400 : 200, renderPayPage(ctx, c, formToken(request, reply), { ...EMPTY_FORM, promotion: applied }));
+        }
+
         const shopper = c.kind === 'link' ? readAnswers(c.shopperInfos, form) : { answers: [], values: {}, errors: {} };
         // The box the shopper ticks to accept the link's terms; pay() decides again on the locked link.
         const acceptedTerms = form.get('acceptTerms') === 'yes';
@@ -114,6 +132,8 @@ export async function shopperPageRoutes(app: App, deps: AppDeps): Promise<void> 
         const quantities = quantitiesOf(c, (name) => form.get(name));
         const quantityProblems = problemsOf(c, quantities);
         const shown = atQuantities(c, quantityProblems.length === 0 ? quantities : null);
+        // The code the payment's form carries, on the total for the quantities chosen; pay() decides on it again.
+        const promotion = await promotionOf(shown, form.get('promotionCode'));
         // The answers to the link's custom fields, checked by the link's rules; pay() checks them again on the locked link.
         const customValues = customValuesOf(c.customFields, form);
         const customProblems = checkCustomAnswers(c.customFields, (key) => customValues[key]).problems;
@@ -125,7 +145,7 @@ export async function shopperPageRoutes(app: App, deps: AppDeps): Promise<void> 
           // "Update total": the page again at the new quantities; nothing is paid, nothing else is checked.
           const state: FormState =
             quantityProblems.length > 0
-              ? { values, errors: quantityErrors(quantityProblems), alert: ctx.t('errFormSummary') }
+              ? { values, errors: quantityErrors(quantityProblems), alert: ctx.t('errFormSummary'), promotion }
               : {
                   values: {
                     ...shopper.values,
@@ -135,7 +155,8 @@ export async function shopperPageRoutes(app: App, deps: AppDeps): Promise<void> 
                   },
                   errors: {},
                   alert: cardTyped ? ctx.t('errCardAgain') : null,
-                  status: ctx.t('totalUpdated', { amount: formatMoney(shown.amount, shown.currency, ctx.lang) }),
+                  status: ctx.t('totalUpdated', { amount: formatMoney(payableAmount(shown, promotion), shown.currency, ctx.lang) }),
+                  promotion,
                 };
           return html(reply, quantityProblems.length > 0 ? 400 : 200, renderPayPage(ctx, shown, csrf, state));
         }
@@ -151,7 +172,7 @@ export async function shopperPageRoutes(app: App, deps: AppDeps): Promise<void> 
           return html(
             reply,
             400,
-            renderPayPage(ctx, shown, csrf, { values: { ...values, expiryDate: rawCard.expiryDate.slice(0, 7) }, errors, alert, customProblems }),
+            renderPayPage(ctx, shown, csrf, { values: { ...values, expiryDate: rawCard.expiryDate.slice(0, 7) }, errors, alert, customProblems, promotion }),
           );
         }
         const shownTotal = Number(form.get('shownTotal') ?? Number.NaN);
@@ -161,9 +182,10 @@ export async function shopperPageRoutes(app: App, deps: AppDeps): Promise<void> 
           acceptedTerms,
           customValues,
           quantities,
+          promotionCode: promotion?.code,
           ...(Number.isSafeInteger(shownTotal) ? { shownTotal } : {}),
         });
-        return answer(request, reply, ctx, shown, target, outcome, values, csrf);
+        return answer(request, reply, ctx, shown, target, outcome, values, csrf, promotion);
       });
 
       pages.post<{ Params: RefParams }>(`${base}/3ds`, { schema: { hide: true }, bodyLimit: FORM_BODY_LIMIT }, async (request, reply) => {
@@ -271,6 +293,15 @@ export async function shopperPageRoutes(app: App, deps: AppDeps): Promise<void> 
     };
   }
 
+  /** The code the shopper gave on a payable page, and what it does to the amount now; undefined when none was given. */
+  async function promotionOf(c: Checkoutable, typed: string | null | undefined): Promise<PromotionView | undefined> {
+    const code = (typed ?? '').trim().slice(0, 40);
+    if (code === '') return undefined;
+    const quote = await quoteCheckoutPromotion(db.pool, c, chargeAmount(c), code, clock.now());
+    if ('refusal' in quote) return { code, applied: null, refusal: quote.refusal };
+    return { code, applied: quote.applied && { discount: quote.applied.discount, total: quote.applied.total }, refusal: null };
+  }
+
   function basePath(target: Target): string {
     return `${PREFIX[target.kind]}/${encodeURIComponent(target.reference)}`;
   }
@@ -293,9 +324,10 @@ export async function shopperPageRoutes(app: App, deps: AppDeps): Promise<void> 
     ctx: PageContext,
     c: Checkoutable,
     target: Target,
-    outcome: PayOutcome,
+    outcome: PayOutcome | { kind: 'PromotionRefused' },
     values: Record<string, string>,
     csrf: string,
+    promotion?: PromotionView,
   ): Promise<FastifyReply> {
     switch (outcome.kind) {
       case 'Authorised': {
@@ -305,7 +337,12 @@ export async function shopperPageRoutes(app: App, deps: AppDeps): Promise<void> 
         return reply.code(303).header('Location', `${ctx.basePath}/receipt?${q.toString()}`).send();
       }
       case 'Refused': {
-        const state: FormState = { values, errors: {}, alert: ctx.t(c.tokenize && c.amount === 0 ? 'refusedToken' : 'refused', { reason: outcome.reason }) };
+        const state: FormState = {
+          values,
+          errors: {},
+          alert: ctx.t(c.tokenize && c.amount === 0 ? 'refusedToken' : 'refused', { reason: outcome.reason }),
+          promotion,
+        };
         return html(reply, 200, renderPayPage(ctx, c, csrf, state));
       }
       case 'Challenge':
@@ -313,7 +350,7 @@ export async function shopperPageRoutes(app: App, deps: AppDeps): Promise<void> 
       case 'TermsNotAccepted': {
         // The merchant added terms after the page was shown: the page again, now with them.
         const fresh = (await openCheckoutable({ db, clock }, target, { countVisit: false })) ?? c;
-        const state: FormState = { values, errors: { acceptTerms: 'errTerms' }, alert: `${ctx.t('errFormSummary')} ${ctx.t('errCardAgain')}` };
+        const state: FormState = { values, errors: { acceptTerms: 'errTerms' }, alert: `${ctx.t('errFormSummary')} ${ctx.t('errCardAgain')}`, promotion };
         return html(reply, 400, renderPayPage(ctx, fresh, csrf, state));
       }
       case 'CustomFieldsInvalid': {
@@ -334,6 +371,14 @@ export async function shopperPageRoutes(app: App, deps: AppDeps): Promise<void> 
         const amount = formatMoney(outcome.amount, c.currency, ctx.lang);
         const state: FormState = { values, errors: {}, alert: `${ctx.t('totalChanged', { amount })} ${ctx.t('errCardAgain')}` };
         return html(reply, 409, renderPayPage(ctx, atQuantities(fresh, outcome.quantities), csrf, state));
+      }
+      case 'PromotionRefused': {
+        // The code no longer applies (another payment reached its cap, or the merchant changed it): the
+        // page again with why, and the total without it; nothing was charged.
+        const fresh = (await openCheckoutable({ db, clock }, target, { countVisit: false })) ?? c;
+        const again = await promotionOf(fresh, promotion?.code);
+        const state: FormState = { values, errors: {}, alert: `${ctx.t('promoRefusedPay')} ${ctx.t('errCardAgain')}`, promotion: again };
+        return html(reply, 409, renderPayPage(ctx, fresh, csrf, state));
       }
       case 'NotPayable': {
         const fresh = (await openCheckoutable({ db, clock }, target, { countVisit: false })) ?? c;

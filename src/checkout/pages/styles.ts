@@ -75,5 +75,12 @@ section.notice > .merchant-message { margin: 0; }
 .consent { display: flex; gap: .6rem; align-items: flex-start; }
 .consent input { width: 1.25rem; height: 1.25rem; margin: .15rem 0 0; flex: none; accent-color: var(--accent); }
 .consent label { margin: 0; }
+.promo { margin: 0 0 1rem; }
+.promo-row { display: flex; gap: .5rem; align-items: stretch; }
+.promo-row input { flex: 1 1 auto; min-width: 0; text-transform: uppercase; }
+.promo-row button.secondary { width: auto; flex: none; margin-top: 0; }
+dl.discount { grid-template-columns: 1fr auto; margin: -.5rem 0 1rem; }
+dl.discount dd { text-align: right; white-space: nowrap; }
+dl.discount .new-total { font-weight: 700; font-size: 1.1rem; color: var(--text); }
 .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
 `;

@@ -89,6 +89,8 @@ const ACTIONS = messages(
     'sandbox.event': 'Made a test payment event',
     'sandbox.advance': 'Made pending deliveries due now',
     'sandbox.settle': 'Settled captures and refunds at once',
+    'promotion.create': 'Created a promotion code',
+    'promotion.update': 'Changed a promotion code',
   } satisfies Record<AuditAction, string>,
   {
     'link.create': 'Stofnaði greiðsluhlekk',
@@ -129,6 +131,8 @@ const ACTIONS = messages(
     'sandbox.event': 'Bjó til prófunargreiðsluatburð',
     'sandbox.advance': 'Flýtti sendingum sem biðu',
     'sandbox.settle': 'Gerði upp færslur strax',
+    'promotion.create': 'Bjó til afsláttarkóða',
+    'promotion.update': 'Breytti afsláttarkóða',
   },
 );
 

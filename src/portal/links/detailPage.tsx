@@ -93,6 +93,7 @@ export function renderLinkDetail(
                 [t('completionMessage'), link.completionMessage !== undefined ? <span class="pre-line">{link.completionMessage}</span> : '–'],
                 [t('inactiveMessage'), link.inactiveMessage !== undefined ? <span class="pre-line">{link.inactiveMessage}</span> : '–'],
                 [t('termsUrl'), link.termsUrl !== undefined ? <span class="mono break">{link.termsUrl}</span> : '–'],
+                link.type === 'PayByLink' ? [t('promotionCodes'), link.allowPromotionCodes === true ? t('promotionCodesAllowed') : '–'] : null,
               ]}
             />
           </section>

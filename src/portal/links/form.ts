@@ -58,6 +58,8 @@ export interface LinkEntry {
   inactiveMessage: string;
   termsUrl: string;
   customFields: CustomFieldEntry[];
+  /** The payment page takes promotion codes (PayByLink). */
+  allowPromotionCodes: boolean;
 }
 
 export interface CreateEntry extends LinkEntry {
@@ -100,6 +102,7 @@ export function emptyEntry(lang: Lang): LinkEntry {
     inactiveMessage: '',
     termsUrl: '',
     customFields: blankCustomFields(),
+    allowPromotionCodes: false,
   };
 }
 
@@ -123,7 +126,7 @@ export function majorText(minor: number, lang: Lang): string {
 }
 
 /** A datetime-local value (UTC, as the portal shows times) as the API's timestamp; other text as typed, for the API's FORMAT error. */
-function timestampOf(text: string): string | undefined {
+export function timestampOf(text: string): string | undefined {
   const t = text.trim();
   if (t === '') return undefined;
   const m = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2})(?::(\d{2}))?$/.exec(t);
@@ -131,7 +134,7 @@ function timestampOf(text: string): string | undefined {
 }
 
 /** An API timestamp as a datetime-local value in UTC (to the minute, or the second when it has seconds). */
-function localInputOf(iso: string | null): string {
+export function localInputOf(iso: string | null): string {
   if (iso === null) return '';
   const s = new Date(iso).toISOString();
   return s.slice(17, 23) === '00.000' ? s.slice(0, 16) : s.slice(0, 19);
@@ -178,6 +181,7 @@ export function entryOf(form: Form, names: FieldNames): LinkEntry {
     inactiveMessage: form.text('inactiveMessage'),
     termsUrl: form.text('termsUrl'),
     customFields: customFieldEntriesOf(form),
+    allowPromotionCodes: form.text('allowPromotionCodes') === 'on',
   };
 }
 
@@ -216,6 +220,7 @@ export function entryOfLink(link: PaymentLinkView, lang: Lang): LinkEntry {
     inactiveMessage: link.inactiveMessage ?? '',
     termsUrl: link.termsUrl ?? '',
     customFields: customFieldEntriesOfLink(link),
+    allowPromotionCodes: link.allowPromotionCodes === true,
   };
 }
 
@@ -378,6 +383,7 @@ export function createBody(e: CreateEntry, lang: Lang): Built {
   if (custom.list.length > 0) body.customFields = custom.list;
   let items: ItemsBuilt | null = null;
   if (e.type === 'PayByLink') {
+    if (e.allowPromotionCodes) body.allowPromotionCodes = true;
     items = putItems(body, e.items, lang);
   } else {
     body.amount = 0;
@@ -410,6 +416,8 @@ export function updateBody(link: PaymentLinkView, e: LinkEntry, withMoney: boole
   Object.assign(body, textsOf(e));
   const custom = customFieldsBody(e.customFields);
   body.customFields = custom.list.length > 0 ? custom.list : null;
+  // Sent only when it changes, so an edit that leaves it reads in the audit log as before.
+  if (link.type === 'PayByLink' && e.allowPromotionCodes !== (link.allowPromotionCodes === true)) body.allowPromotionCodes = e.allowPromotionCodes;
   let items: ItemsBuilt | null = null;
   if (withMoney) {
     if (e.currency !== '') body.currency = e.currency;

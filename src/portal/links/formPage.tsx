@@ -425,7 +425,7 @@ export function renderLinkForm(view: View, data: FormData): string {
           </div>
         </fieldset>
         <ShopperSection view={view} t={t} rows={entry.shopper} errors={errors} prefix={names.shopper} />
-        <ShopperTextsSection view={view} t={t} entry={entry} errors={errors} />
+        <ShopperTextsSection view={view} t={t} entry={entry} errors={errors} payByLink={type === 'PayByLink'} />
         <CustomFieldsSection view={view} rows={entry.customFields} errors={errors} />
         <div class="form-actions">
           <button type="submit" class="primary">

@@ -1,6 +1,6 @@
 import type { Html } from '../../html/jsx-runtime.js';
 import type { View, FieldErrors } from '../view.js';
-import { Field } from '../views/components.js';
+import { Checkbox, Field } from '../views/components.js';
 import type { LinkEntry } from './form.js';
 import type { T } from './labels.js';
 
@@ -11,7 +11,8 @@ import type { T } from './labels.js';
 
 export const SHOPPER_TEXT_FIELDS = ['completionMessage', 'inactiveMessage', 'termsUrl'] as const;
 
-export function ShopperTextsSection({ view, t, entry, errors }: { view: View; t: T; entry: LinkEntry; errors: FieldErrors }): Html {
+export function ShopperTextsSection(p: { view: View; t: T; entry: LinkEntry; errors: FieldErrors; payByLink: boolean }): Html {
+  const { view, t, entry, errors } = p;
   return (
     <fieldset>
       <legend>{t('sectionTexts')}</legend>
@@ -19,6 +20,9 @@ export function ShopperTextsSection({ view, t, entry, errors }: { view: View; t:
         <Field view={view} name={name} label={t(name)} value={entry[name]} errors={errors} hint={t(`${name}Hint`)} maxLength={500} multiline />
       ))}
       <Field view={view} name="termsUrl" type="url" label={t('termsUrl')} value={entry.termsUrl} errors={errors} hint={t('termsUrlHint')} maxLength={2048} />
+      {p.payByLink ? (
+        <Checkbox name="allowPromotionCodes" label={t('allowPromotionCodes')} checked={entry.allowPromotionCodes} hint={t('allowPromotionCodesHint')} />
+      ) : null}
     </fieldset>
   );
 }

@@ -444,6 +444,8 @@ export function renderPaymentDetail(view: View, data: DetailData): string {
                   ]
                 : null,
               p.chosenItems ? [t('chosenItems'), <ChosenItems lines={p.chosenItems} money={money} />] : null,
+              p.promotionCode !== null ? [t('promotionCode'), <span class="mono">{p.promotionCode}</span>] : null,
+              p.discountAmount !== null ? [t('discount'), <Money view={view} minor={p.discountAmount} currency={p.currency} />] : null,
               p.checkoutReference ? [t('session'), <a href={`${PORTAL}/sessions/${encodeURIComponent(p.checkoutReference)}`}>{p.checkoutReference}</a>] : null,
               p.byToken ? [t('origin'), t('originToken')] : null,
               p.token ? [t('savedCard'), <span class="mono break">{p.token}</span>] : null,

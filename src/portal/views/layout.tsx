@@ -24,6 +24,7 @@ export const NAV: readonly NavEntry[] = [
   { section: 'payments', href: `${PORTAL}/payments`, label: 'navPayments', permission: 'payments.read' },
   { section: 'settlements', href: `${PORTAL}/settlements`, label: 'navSettlements', permission: 'payments.read' },
   { section: 'mail', href: `${PORTAL}/mail`, label: 'navMail', permission: 'payments.read' },
+  { section: 'promotionCodes', href: `${PORTAL}/promotion-codes`, label: 'navPromotionCodes', permission: 'links.read' },
   { section: 'webhooks', href: `${PORTAL}/webhooks`, label: 'navWebhooks', permission: 'webhooks.read' },
   { section: 'developers', href: `${PORTAL}/developers`, label: 'navDevelopers', permission: 'developers.manage' },
   { section: 'themes', href: `${PORTAL}/themes`, label: 'navThemes', permission: 'themes.manage' },
