@@ -1,7 +1,7 @@
 import type { Queryable } from '../db/database.js';
 import { cursorTimeSql, type Keyset } from '../db/keyset.js';
 
-// Every statement of the mail outbox (migration 0038).
+// Every statement of the mail outbox (migration 0037).
 
 export const MAIL_CHANNEL = 'paylinks_mail';
 

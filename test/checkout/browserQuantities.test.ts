@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext } from '../helpers/app.js';
-import { launchChromium } from '../helpers/chromium.js';
+import { launchChromium } from '../helpers/browser.js';
 import { refusedPort } from '../webhooks/helpers.js';
 import { createLink, payByLink } from './fixtures.js';
 
