@@ -1,8 +1,9 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext } from '../helpers/app.js';
+import { launchChromium } from '../helpers/browser.js';
 import { TEST_DB } from '../helpers/db.js';
 import { createLink, payByLink, Shopper } from '../checkout/fixtures.js';
 import { portalUser } from '../portal/helpers.js';
@@ -20,7 +21,7 @@ describe.skipIf(TEST_DB !== 'postgres')('the receipt e-mail in Chromium at 390 p
 
   beforeAll(async () => {
     ctx = await createTestContext({ LOG_LEVEL: 'warn' });
-    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'] });
+    browser = await launchChromium();
     await mkdir(SHOTS, { recursive: true });
   });
   afterAll(async () => {

@@ -6,10 +6,11 @@ import { PAYMENT_STATES, paymentState, type PaymentDetail, type PaymentListItem,
 import type { DeliveryView } from '../../webhooks/deliveries/service.js';
 import { translator, type Translate } from '../i18n.js';
 import type { FieldErrors, View } from '../view.js';
-import { Badge, Csrf, ErrorSummary, Facts, Field, Money, NothingToDo, Notice, Select, TableWrap, Time } from '../views/components.js';
+import { Badge, Csrf, ErrorSummary, Facts, Field, Money, NothingToDo, Notice, Select, Time } from '../views/components.js';
 import { DataTable, ListPager } from '../views/table.js';
 import { PORTAL, portalPage } from '../views/layout.js';
 import { ExpiredCapture, RefusedExpired, withExpiry } from './expiry.js';
+import { Deliveries } from './deliveries.js';
 import { Timeline, type Moment } from './timeline.js';
 import { EXPIRED_BADGE, M, STATE_BADGE, type Key } from './messages.js';
 
@@ -191,11 +192,6 @@ const KIND_KEY = { Capture: 'kindCapture', Refund: 'kindRefund', Reversal: 'kind
   ModificationHistory['kind'],
   Key
 >;
-const DELIVERY_KEY = { Pending: 'deliveryPending', Delivered: 'deliveryDelivered', Failed: 'deliveryFailed' } as const satisfies Record<
-  DeliveryView['state'],
-  Key
->;
-const DELIVERY_TONE = { Pending: 'info', Delivered: 'ok', Failed: 'bad' } as const;
 
 /** A refund's reason in the reader's words (as stored: one of the API's reasons). */
 function reasonText(t: T, reason: string): string {
@@ -245,61 +241,6 @@ function timelineOf(view: View, t: T, p: PaymentDetail, mods: readonly Modificat
     }
   }
   return out;
-}
-
-function Deliveries({ view, t, deliveries, names }: { view: View; t: T; deliveries: readonly DeliveryView[]; names: ReadonlyMap<string, string> }): Html {
-  const linked = view.can('webhooks.read');
-  return (
-    <TableWrap label={t('webhooks')}>
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">{t('date')}</th>
-            <th scope="col">{t('eventType')}</th>
-            <th scope="col">{t('webhook')}</th>
-            <th scope="col">{view.t('status')}</th>
-            <th scope="col" class="num">
-              {t('attempts')}
-            </th>
-            <th scope="col">{t('delivery')}</th>
-          </tr>
-        </thead>
-        <tbody>
-          {deliveries.map((d) => (
-            <tr>
-              <td>
-                <Time view={view} at={new Date(d.createdAt)} />
-              </td>
-              <td>{d.eventType}</td>
-              <td>
-                <WebhookName view={view} t={t} webhookId={d.webhookId} name={names.get(d.webhookId)} />
-              </td>
-              <td>
-                <Badge tone={DELIVERY_TONE[d.state]}>{t(DELIVERY_KEY[d.state])}</Badge>
-              </td>
-              <td class="num">{d.attemptCount}</td>
-              <td>
-                {linked ? (
-                  <a class="mono" href={`${PORTAL}/webhooks/${encodeURIComponent(d.webhookId)}/deliveries/${encodeURIComponent(d.deliveryId)}`}>
-                    {d.deliveryId}
-                  </a>
-                ) : (
-                  <span class="mono">{d.deliveryId}</span>
-                )}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </TableWrap>
-  );
-}
-
-/** The webhook a delivery went to, by its name, linked for those who may read webhooks; a deleted one by its id. */
-function WebhookName({ view, t, webhookId, name }: { view: View; t: T; webhookId: string; name: string | undefined }): Html {
-  if (name === undefined) return <span class="muted">{t('webhookDeleted')}</span>;
-  if (!view.can('webhooks.read')) return <span>{name}</span>;
-  return <a href={`${PORTAL}/webhooks/${encodeURIComponent(webhookId)}`}>{name}</a>;
 }
 
 /** The capture, adjust, refund and reverse forms: each only while the payment can take it, with what it can still take. */
