@@ -5,6 +5,7 @@ import { FORM_TOKEN_FIELD } from '../../web/formTokens.js';
 import type { Checkoutable } from '../shopper.js';
 import type { MessageKey } from './i18n.js';
 import type { PageContext } from './layout.js';
+import { quantityName } from './quantityChoice.js';
 
 // The promotion code on a link's payment page (docs/api.md, Promotion codes): a form of its own with an
 // Apply button that posts and gets the page again with the new total and the code kept (no script
@@ -48,6 +49,8 @@ export function PromotionCodeForm(p: { ctx: PageContext; c: Checkoutable; csrf: 
       <input type="hidden" name={FORM_TOKEN_FIELD} value={p.csrf} />
       <input type="hidden" name="lang" value={ctx.lang} />
       <input type="hidden" name="action" value={APPLY_CODE_ACTION} />
+      {/* The quantities the page shows come with the code, so applying it keeps them. */}
+      {c.chosen?.map((quantity, i) => <input type="hidden" name={quantityName(i)} value={String(quantity)} />) ?? null}
       <label for="promotionCode">
         {t('promoLabel')}
         <span class="tag">({t('optional')})</span>

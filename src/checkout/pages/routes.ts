@@ -121,8 +121,11 @@ export async function shopperPageRoutes(app: App, deps: AppDeps): Promise<void> 
 
         // The code box's Apply: the page again with the new total and the code kept; nothing is paid.
         if (form.get('action') === APPLY_CODE_ACTION) {
-          const applied = await promotionOf(c, form.get('promotionCode'));
-          return html(reply, applied?.refusal ? 400 : 200, renderPayPage(ctx, c, formToken(request, reply), { ...EMPTY_FORM, promotion: applied }));
+          // On the total for the quantities the page showed (the code's form carries them).
+          const kept = quantitiesOf(c, (name) => form.get(name));
+          const base = atQuantities(c, problemsOf(c, kept).length === 0 ? kept : null);
+          const applied = await promotionOf(base, form.get('promotionCode'));
+          return html(reply, applied?.refusal ? 400 : 200, renderPayPage(ctx, base, formToken(request, reply), { ...EMPTY_FORM, promotion: applied }));
         }
 
         const shopper = c.kind === 'link' ? readAnswers(c.shopperInfos, form) : { answers: [], values: {}, errors: {} };
