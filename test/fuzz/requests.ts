@@ -83,6 +83,8 @@ export function validBodies(w: World): Record<string, unknown> {
       tokenDetails: { tokenValue: a.tokenValue, recurringProcessingModel: 'CardOnFile' },
     },
     'POST /api/v1/payment/disable-token': { tokenValue: a.tokenValue },
+    'POST /api/v1/promotioncodes': { code: 'FUZZ10', percentOff: 10, expiresAt: '2030-01-01T00:00:00Z', maxRedemptions: 5 },
+    'POST /api/v1/promotioncodes/:promotionCodeId/update': { active: false, expiresAt: null, maxRedemptions: 10 },
   };
 }
 

@@ -31,11 +31,12 @@ describe('portal audit log', () => {
     await ctx.close();
   });
 
-  it('every signed-in post declares the audit action it records (src/portal/route.ts), but the two that change only the reader’s own session', () => {
+  it('every signed-in post declares the audit action it records (src/portal/route.ts), but those that change only the reader’s own session or settings', () => {
     const posts = ctx.app.routeTable.filter((r) => r.method === 'POST' && r.portal !== undefined && 'permission' in r.portal);
     expect(posts.length).toBeGreaterThan(20);
     const unaudited = posts.filter((r) => r.portal && 'permission' in r.portal && r.portal.audit === undefined).map((r) => r.url);
-    expect(unaudited.sort()).toEqual(['/portal/account/language', '/portal/switch']);
+    // The language and the owner's own choice of the payment e-mail are the reader's settings, not the merchant's.
+    expect(unaudited.sort()).toEqual(['/portal/account/language', '/portal/account/paid-notice', '/portal/switch']);
   });
 
   it('shows what owners and others did, newest first, with who, target and details', async () => {
