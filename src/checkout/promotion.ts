@@ -15,7 +15,17 @@ function typedCode(typed: string | null | undefined): string {
 }
 
 /** What a code typed on the page does to `base` now (the page's Apply). A blank code is no code. */
-export async function quoteCheckoutPromotion(
+export function quoteCheckoutPromotion(q: Queryable, c: Checkoutable, base: number, typed: string | null | undefined, now: Date): Promise<CheckoutPromotion> {
+  return decide(quotePromotion, q, c, base, typed, now);
+}
+
+/** The same decision on the code locked for this payment (inside its transaction, after the link's lock). */
+export function lockCheckoutPromotion(tx: Queryable, c: Checkoutable, base: number, typed: string | null | undefined, now: Date): Promise<CheckoutPromotion> {
+  return decide(lockPromotion, tx, c, base, typed, now);
+}
+
+async function decide(
+  read: typeof quotePromotion,
   q: Queryable,
   c: Checkoutable,
   base: number,
@@ -25,21 +35,6 @@ export async function quoteCheckoutPromotion(
   const code = typedCode(typed);
   if (code === '') return NONE;
   if (!c.allowPromotionCodes) return { refusal: 'notAllowed' };
-  const quote = await quotePromotion(q, { merchantId: c.merchantId, typed: code, base, currency: c.currency, now });
-  return quote.ok ? { applied: quote.applied } : { refusal: quote.refusal };
-}
-
-/** The same decision on the code locked for this payment (inside its transaction, after the link's lock). */
-export async function lockCheckoutPromotion(
-  tx: Queryable,
-  c: Checkoutable,
-  base: number,
-  typed: string | null | undefined,
-  now: Date,
-): Promise<CheckoutPromotion> {
-  const code = typedCode(typed);
-  if (code === '') return NONE;
-  if (!c.allowPromotionCodes) return { refusal: 'notAllowed' };
-  const quote = await lockPromotion(tx, { merchantId: c.merchantId, typed: code, base, currency: c.currency, now });
+  const quote = await read(q, { merchantId: c.merchantId, typed: code, base, currency: c.currency, now });
   return quote.ok ? { applied: quote.applied } : { refusal: quote.refusal };
 }

@@ -2,22 +2,15 @@ import type { FieldError } from '../errors.js';
 import { ApiError, validationError } from '../errors.js';
 import { LINK_TYPES, MAX_AMOUNT, type LinkType } from './schemas.js';
 import { customFieldErrors } from './customFields.js';
-import { unitAmount, type AdjustableQuantity } from './quantities.js';
+import { unitAmount, type QuantityItem } from './quantities.js';
 
 // The rules of §Creating a link/§Updating a link that a JSON schema cannot say: across fields, by link type, against the clock.
 // They run on the body even when the schema has already failed, so that one answer names every
 // failing field (§Errors); each rule therefore looks only at values of the right type and leaves wrong
 // types to the schema's own error.
 
-export interface Item {
-  name: string;
-  quantity: number;
-  unitPrice: number;
-  amountWithoutDiscount: number;
-  amount: number;
-  /** docs/rules.md, §Adjustable quantities; absent: the shopper pays the quantity as given. */
-  adjustableQuantity?: AdjustableQuantity;
-}
+/** A link's item; its `adjustableQuantity` absent: the shopper pays the quantity as given (docs/rules.md, §Adjustable quantities). */
+export type Item = QuantityItem;
 
 export interface ShopperInfo {
   field: string;
