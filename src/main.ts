@@ -86,13 +86,7 @@ export async function serve(config: Config, opts: { worker: boolean; clock?: Clo
   if (config.secretKeyIsFallback) {
     logger.warn('PAYLINKS_SECRET_KEY is not set: webhook secrets are sealed with the published development key (fine for development, refused in production)');
   }
-  const metrics = new Metrics({
-    db,
-    backlog: () => deliveryBacklog(db, clock.now()),
-    authorisations: () => waitingTotals({ db, clock, config }),
-    mail: () => mailTotals(db),
-    now: () => clock.now(),
-  });
+  const metrics = metricsOf(db, clock, config);
   const app = await buildApp({ config, db, clock, acquirer, sealer, logger, metrics });
   const metricsServer = config.metricsListen ? await startMetricsServer(metrics, config.metricsListen) : undefined;
   const socketPath = db.lock?.holder.adminSocket ?? null;
@@ -224,13 +218,7 @@ export async function runWorker(
   const logger = pino(loggerOptions(config.logLevel));
   const db = await openAndMigrate(config, { command: 'worker' });
   const clock = opts.clock ?? systemClock;
-  const metrics = new Metrics({
-    db,
-    backlog: () => deliveryBacklog(db, clock.now()),
-    authorisations: () => waitingTotals({ db, clock, config }),
-    mail: () => mailTotals(db),
-    now: () => clock.now(),
-  });
+  const metrics = metricsOf(db, clock, config);
   const metricsServer = config.metricsListen ? await startMetricsServer(metrics, config.metricsListen) : undefined;
   const worker = new DeliveryWorker({ db, clock, config, sealer, logger, metrics });
   await worker.start();
@@ -259,6 +247,17 @@ export async function runWorker(
         }
       })()),
   };
+}
+
+/** The process's metrics: the delivery backlog, the waiting authorisations and the mail outbox, read when scraped. */
+function metricsOf(db: Database, clock: Clock, config: Config): Metrics {
+  return new Metrics({
+    db,
+    backlog: () => deliveryBacklog(db, clock.now()),
+    authorisations: () => waitingTotals({ db, clock, config }),
+    mail: () => mailTotals(db),
+    now: () => clock.now(),
+  });
 }
 
 /** The e-mail sender of a `serve` or `worker` process: through SMTP, or into the data folder when none is set (docs/mail.md). */

@@ -98,6 +98,17 @@ export interface Checkoutable {
   allowPromotionCodes: boolean;
 }
 
+/** What only a link's page has (messages, terms, custom fields, quantities, codes), absent: a session's page and a plain checkout. */
+const NO_LINK_EXTRAS = {
+  completionMessage: null,
+  inactiveMessage: null,
+  termsUrl: null,
+  customFields: null,
+  choice: null,
+  chosen: null,
+  allowPromotionCodes: false,
+} as const satisfies Partial<Checkoutable>;
+
 /**
  * A checkout with none of the extras: no card saved, captured at once, no shopper e-mail, no message
  * or terms of the merchant's. The pages made from something that is not a link or a session (a saved
@@ -111,13 +122,7 @@ export const PLAIN_CHECKOUT = {
   manualCapture: false,
   captureHoursDelay: null,
   merchantShopperReference: null,
-  completionMessage: null,
-  inactiveMessage: null,
-  termsUrl: null,
-  customFields: null,
-  choice: null,
-  chosen: null,
-  allowPromotionCodes: false,
+  ...NO_LINK_EXTRAS,
 } as const satisfies Partial<Checkoutable>;
 
 /** What a link and a session give their page alike, read from either as it is. */
@@ -196,13 +201,7 @@ function fromSession(s: SessionRow, now: Date): Checkoutable {
     manualCapture: s.isManualCapture,
     captureHoursDelay: s.captureHoursDelay,
     merchantShopperReference: s.merchantShopperReference,
-    completionMessage: null,
-    inactiveMessage: null,
-    termsUrl: null,
-    customFields: null,
-    choice: null,
-    chosen: null,
-    allowPromotionCodes: false,
+    ...NO_LINK_EXTRAS,
   };
 }
 
