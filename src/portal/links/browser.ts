@@ -132,7 +132,7 @@ export function enhanceItemRows(): void {
 export const LINK_STYLES = `
 .link-form fieldset { background: var(--panel); }
 .item-rows { display: grid; gap: .6rem; margin-bottom: .75rem; }
-.item-row { display: grid; grid-template-columns: minmax(10rem, 3fr) minmax(4.5rem, 1fr) minmax(6rem, 1.5fr) minmax(6rem, 1.5fr) minmax(7rem, 1.5fr); gap: 0 .75rem; align-items: start; margin: 0; padding: .5rem .75rem; }
+.item-row { display: grid; grid-template-columns: minmax(10rem, 3fr) minmax(4.5rem, 1fr) minmax(6rem, 1.5fr) minmax(6rem, 1.5fr) minmax(4.5rem, 1fr) minmax(4.5rem, 1fr) minmax(7rem, 1.5fr); gap: 0 .75rem; align-items: start; margin: 0; padding: .5rem .75rem; }
 .item-row legend { font-size: .85rem; color: var(--muted); font-weight: 600; }
 .item-row .field { margin-bottom: .4rem; }
 .item-line { margin: 1.6rem 0 0; text-align: right; white-space: nowrap; }
