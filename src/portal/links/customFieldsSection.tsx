@@ -2,7 +2,7 @@ import type { Html } from '../../html/jsx-runtime.js';
 import type { PaymentLinkView } from '../../paymentLinks/service.js';
 import { messages, translator, type Lang } from '../i18n.js';
 import type { FieldErrors, View } from '../view.js';
-import { Checkbox, Facts, Field, Select } from '../views/components.js';
+import { Checkbox, Facts, formScope } from '../views/components.js';
 import { CUSTOM_FIELD_INPUTS, customInput, type CustomFieldEntry } from './customFieldsForm.js';
 
 // The link's custom fields in the portal (docs/portal.md, Custom fields): the forms' section of three
@@ -71,6 +71,7 @@ export const CUSTOM_FIELD_SHOWN = CUSTOM_FIELD_INPUTS;
 
 export function CustomFieldsSection({ view, rows, errors }: { view: View; rows: readonly CustomFieldEntry[]; errors: FieldErrors }): Html {
   const w = translator(WORDS, view.lang);
+  const { Field, Select } = formScope(view, errors);
   const types = [{ value: '', label: w('typeNone') }, ...TYPES.map((value) => ({ value, label: w(value) }))];
   return (
     <fieldset class="custom-fields">
@@ -80,30 +81,12 @@ export function CustomFieldsSection({ view, rows, errors }: { view: View; rows: 
         <fieldset class="custom-field" data-custom-row={String(i)}>
           <legend>{w('row', { n: i + 1 })}</legend>
           <div class="two">
-            <Field
-              view={view}
-              name={customInput(i, 'key')}
-              label={w('key')}
-              value={r.key}
-              errors={errors}
-              hint={w('keyHint')}
-              maxLength={30}
-              autocomplete="off"
-            />
-            <Select view={view} name={customInput(i, 'type')} label={w('type')} options={types} value={r.type} errors={errors} />
-            <Field view={view} name={customInput(i, 'label')} label={w('label')} value={r.label} errors={errors} hint={w('labelHint')} maxLength={50} />
-            <Field view={view} name={customInput(i, 'labelEn')} label={w('labelEn')} value={r.labelEn} errors={errors} hint={w('labelEnHint')} maxLength={50} />
-            <Field
-              view={view}
-              name={customInput(i, 'maxLength')}
-              label={w('maxLength')}
-              value={r.maxLength}
-              errors={errors}
-              hint={w('maxLengthHint')}
-              inputmode="numeric"
-              maxLength={3}
-            />
-            <Field view={view} name={customInput(i, 'options')} label={w('options')} value={r.options} errors={errors} hint={w('optionsHint')} multiline />
+            <Field name={customInput(i, 'key')} label={w('key')} value={r.key} hint={w('keyHint')} maxLength={30} autocomplete="off" />
+            <Select name={customInput(i, 'type')} label={w('type')} options={types} value={r.type} />
+            <Field name={customInput(i, 'label')} label={w('label')} value={r.label} hint={w('labelHint')} maxLength={50} />
+            <Field name={customInput(i, 'labelEn')} label={w('labelEn')} value={r.labelEn} hint={w('labelEnHint')} maxLength={50} />
+            <Field name={customInput(i, 'maxLength')} label={w('maxLength')} value={r.maxLength} hint={w('maxLengthHint')} inputmode="numeric" maxLength={3} />
+            <Field name={customInput(i, 'options')} label={w('options')} value={r.options} hint={w('optionsHint')} multiline />
           </div>
           <Checkbox name={customInput(i, 'required')} value="yes" label={w('required')} checked={r.required} />
         </fieldset>

@@ -5,7 +5,7 @@ import { CULTURES, CURRENCIES, RECURRING_MODELS, REQUIREMENT_TYPES, type LinkTyp
 import type { PaymentLinkView } from '../../paymentLinks/service.js';
 import { translator } from '../i18n.js';
 import type { FieldErrors, View } from '../view.js';
-import { Csrf, ErrorSummary, Field, FieldMessages, Money, NothingToDo, Notice, Select, fieldId, type Option } from '../views/components.js';
+import { Csrf, ErrorSummary, Field, FieldMessages, Money, NothingToDo, Notice, fieldId, formScope, type Option } from '../views/components.js';
 import { PORTAL, portalPage } from '../views/layout.js';
 import { CREATE_NAMES, UPDATE_NAMES, minorOf, type FieldNames, type ItemEntry, type LinkEntry, type ShopperEntry } from './form.js';
 import { M } from './messages.js';
@@ -296,6 +296,7 @@ export function renderLinkForm(view: View, data: FormData): string {
   const currencyOptions = CURRENCIES.map((c) => ({ value: c, label: c }));
   const cultureOptions = CULTURES.map((c) => ({ value: c, label: c === 'is' ? t('cultureIs') : t('cultureEn') }));
   const action = data.link ? `${linkPath(data.link.paymentLinkReference)}/edit` : `${PORTAL}/links`;
+  const { Field, Select } = formScope(view, errors, entry);
   return portalPage({
     view,
     title,
@@ -314,15 +315,7 @@ export function renderLinkForm(view: View, data: FormData): string {
           <legend>{t('sectionLink')}</legend>
           <div class="two">
             {data.link ? (
-              <Field
-                view={view}
-                name="terminalIdentifier"
-                label={t('terminal')}
-                value={data.link.terminalIdentifier}
-                disabled
-                disabledReason={fixedReason}
-                errors={errors}
-              />
+              <Field name="terminalIdentifier" label={t('terminal')} value={data.link.terminalIdentifier} disabled disabledReason={fixedReason} />
             ) : terminals.length === 0 ? (
               <div class="field">
                 <Notice kind="warn">{t('noTerminals')}</Notice>
@@ -330,58 +323,32 @@ export function renderLinkForm(view: View, data: FormData): string {
               </div>
             ) : (
               <Select
-                view={view}
                 name="terminalIdentifier"
                 label={t('terminal')}
                 options={terminals.map((x) => ({ value: x, label: x }))}
                 value={data.terminalIdentifier ?? terminals[0]}
-                errors={errors}
               />
             )}
-            {data.link ? (
-              <Field view={view} name="type" label={t('type')} value={t(TYPE_KEY[type])} disabled disabledReason={fixedReason} errors={errors} />
-            ) : null}
-            <Select
-              view={view}
-              name="currency"
-              label={view.t('currency')}
-              options={currencyOptions}
-              value={entry.currency}
-              errors={errors}
-              disabled={!data.withMoney}
-              disabledReason={soldReason}
-            />
-            <Select view={view} name="culture" label={t('culture')} options={cultureOptions} value={entry.culture} errors={errors} />
+            {data.link ? <Field name="type" label={t('type')} value={t(TYPE_KEY[type])} disabled disabledReason={fixedReason} /> : null}
+            <Select name="currency" label={view.t('currency')} options={currencyOptions} disabled={!data.withMoney} disabledReason={soldReason} />
+            <Select name="culture" label={t('culture')} options={cultureOptions} />
           </div>
-          <Field
-            view={view}
-            name="description"
-            label={view.t('description')}
-            value={entry.description}
-            errors={errors}
-            hint={t('descriptionHint')}
-            maxLength={500}
-            multiline
-          />
+          <Field name="description" label={view.t('description')} hint={t('descriptionHint')} maxLength={500} multiline />
           {type === 'TokenizeByLink' ? (
             data.link ? (
               <Field
-                view={view}
                 name="recurringProcessingModel"
                 label={t('recurring')}
                 value={recurringLabel(t, data.link.recurringProcessingModel)}
                 disabled
                 disabledReason={fixedReason}
-                errors={errors}
               />
             ) : (
               <Select
-                view={view}
                 name="recurringProcessingModel"
                 label={t('recurring')}
                 options={[{ value: '', label: t('chooseOne') }, ...RECURRING_MODELS.map((r) => ({ value: r, label: t(RECURRING_KEY[r]) }))]}
                 value={data.recurringProcessingModel ?? ''}
-                errors={errors}
                 required
               />
             )
@@ -392,36 +359,10 @@ export function renderLinkForm(view: View, data: FormData): string {
         <fieldset>
           <legend>{t('sectionOptions')}</legend>
           <div class="two">
-            <Field
-              view={view}
-              name={names.expiry}
-              type="datetime-local"
-              label={t(names.expiry)}
-              value={entry.expiry}
-              errors={errors}
-              hint={t('expiresHint')}
-              step={60}
-            />
-            <Field
-              view={view}
-              name={names.salesCap}
-              label={t(names.salesCap)}
-              value={entry.salesCap}
-              errors={errors}
-              hint={t('salesHint')}
-              inputmode="numeric"
-            />
-            <Field
-              view={view}
-              name="returnUrl"
-              type="url"
-              label={t('returnUrl')}
-              value={entry.returnUrl}
-              errors={errors}
-              hint={t('returnUrlHint')}
-              maxLength={2048}
-            />
-            <Field view={view} name="themeKey" label={t('themeKey')} value={entry.themeKey} errors={errors} hint={t('themeKeyHint')} maxLength={64} />
+            <Field name={names.expiry} type="datetime-local" label={t(names.expiry)} value={entry.expiry} hint={t('expiresHint')} step={60} />
+            <Field name={names.salesCap} label={t(names.salesCap)} value={entry.salesCap} hint={t('salesHint')} inputmode="numeric" />
+            <Field name="returnUrl" type="url" label={t('returnUrl')} hint={t('returnUrlHint')} maxLength={2048} />
+            <Field name="themeKey" label={t('themeKey')} hint={t('themeKeyHint')} maxLength={64} />
           </div>
         </fieldset>
         <ShopperSection view={view} t={t} rows={entry.shopper} errors={errors} prefix={names.shopper} />

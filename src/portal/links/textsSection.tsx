@@ -1,6 +1,6 @@
 import type { Html } from '../../html/jsx-runtime.js';
 import type { View, FieldErrors } from '../view.js';
-import { Checkbox, Field } from '../views/components.js';
+import { Checkbox, formScope } from '../views/components.js';
 import type { LinkEntry } from './form.js';
 import type { T } from './labels.js';
 
@@ -12,14 +12,15 @@ import type { T } from './labels.js';
 export const SHOPPER_TEXT_FIELDS = ['completionMessage', 'inactiveMessage', 'termsUrl'] as const;
 
 export function ShopperTextsSection(p: { view: View; t: T; entry: LinkEntry; errors: FieldErrors; payByLink: boolean }): Html {
-  const { view, t, entry, errors } = p;
+  const { Field } = formScope(p.view, p.errors, p.entry);
+  const { t, entry } = p;
   return (
     <fieldset>
       <legend>{t('sectionTexts')}</legend>
       {(['completionMessage', 'inactiveMessage'] as const).map((name) => (
-        <Field view={view} name={name} label={t(name)} value={entry[name]} errors={errors} hint={t(`${name}Hint`)} maxLength={500} multiline />
+        <Field name={name} label={t(name)} hint={t(`${name}Hint`)} maxLength={500} multiline />
       ))}
-      <Field view={view} name="termsUrl" type="url" label={t('termsUrl')} value={entry.termsUrl} errors={errors} hint={t('termsUrlHint')} maxLength={2048} />
+      <Field name="termsUrl" type="url" label={t('termsUrl')} hint={t('termsUrlHint')} maxLength={2048} />
       {p.payByLink ? (
         <Checkbox name="allowPromotionCodes" label={t('allowPromotionCodes')} checked={entry.allowPromotionCodes} hint={t('allowPromotionCodesHint')} />
       ) : null}

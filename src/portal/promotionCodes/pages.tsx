@@ -4,7 +4,7 @@ import { CURRENCIES } from '../../paymentLinks/schemas.js';
 import type { PromotionCodeView } from '../../promotionCodes/service.js';
 import { translator } from '../i18n.js';
 import type { FieldErrors, View } from '../view.js';
-import { Badge, Checkbox, Csrf, ErrorSummary, Facts, Field, Pager, Select, Time } from '../views/components.js';
+import { Badge, Checkbox, Csrf, ErrorSummary, Facts, formScope, Pager, Time } from '../views/components.js';
 import { PORTAL, portalPage } from '../views/layout.js';
 import { listPage } from '../views/listPage.js';
 import { M } from './messages.js';
@@ -90,24 +90,15 @@ export function renderCodeList(view: View, data: ListData): string {
   });
 }
 
-const NEW_FIELDS = ['code', 'percentOff', 'amountOff', 'currency', 'expiresAt', 'maxRedemptions', 'active'];
+const NEW_FIELDS = ['code', 'kind', 'percentOff', 'amountOff', 'currency', 'expiresAt', 'maxRedemptions', 'active'];
 
 function CommonFields({ view, values, errors }: { view: View; values: CodeFormValues; errors: FieldErrors }): Html {
   const t = translator(M, view.lang);
+  const { Field } = formScope(view, errors, values);
   return (
     <>
-      <Field view={view} name="expiresAt" type="datetime-local" label={t('expiresAt')} value={values.expiresAt} errors={errors} hint={t('expiresHint')} />
-      <Field
-        view={view}
-        name="maxRedemptions"
-        type="number"
-        min={1}
-        label={t('maxRedemptions')}
-        value={values.maxRedemptions}
-        errors={errors}
-        hint={t('maxHint')}
-        inputmode="numeric"
-      />
+      <Field name="expiresAt" type="datetime-local" label={t('expiresAt')} hint={t('expiresHint')} />
+      <Field name="maxRedemptions" type="number" min={1} label={t('maxRedemptions')} hint={t('maxHint')} inputmode="numeric" />
       <Checkbox name="active" label={t('active')} checked={values.active} hint={t('activeHint')} />
     </>
   );
@@ -117,6 +108,11 @@ function CommonFields({ view, values, errors }: { view: View; values: CodeFormVa
 export function renderNewCode(view: View, data: { values: CodeFormValues; errors: FieldErrors }): string {
   const t = translator(M, view.lang);
   const { values, errors } = data;
+  const { Field, Select } = formScope(view, errors, values);
+  const kinds = [
+    { value: 'percent', label: t('kindPercent') },
+    { value: 'amount', label: t('kindAmount') },
+  ];
   return portalPage({
     view,
     title: t('newCode'),
@@ -125,40 +121,13 @@ export function renderNewCode(view: View, data: { values: CodeFormValues; errors
       <form method="post" action={`${PORTAL}/promotion-codes`} class="panel">
         <Csrf view={view} />
         <ErrorSummary view={view} errors={errors} shownFields={NEW_FIELDS} />
-        <Field view={view} name="code" label={t('code')} value={values.code} errors={errors} hint={t('codeHint')} required maxLength={40} autocomplete="off" />
-        <Select
-          view={view}
-          name="kind"
-          label={t('kind')}
-          value={values.kind}
-          options={[
-            { value: 'percent', label: t('kindPercent') },
-            { value: 'amount', label: t('kindAmount') },
-          ]}
-        />
+        <Field name="code" label={t('code')} hint={t('codeHint')} required maxLength={40} autocomplete="off" />
+        <Select name="kind" label={t('kind')} options={kinds} />
         <div class="two">
-          <Field
-            view={view}
-            name="percentOff"
-            type="number"
-            min={1}
-            max={100}
-            label={t('percentOff')}
-            value={values.percentOff}
-            errors={errors}
-            hint={t('percentHint')}
-            inputmode="numeric"
-          />
-          <Field view={view} name="amountOff" label={t('amountOff')} value={values.amountOff} errors={errors} hint={t('amountHint')} inputmode="decimal" />
+          <Field name="percentOff" type="number" min={1} max={100} label={t('percentOff')} hint={t('percentHint')} inputmode="numeric" />
+          <Field name="amountOff" label={t('amountOff')} hint={t('amountHint')} inputmode="decimal" />
         </div>
-        <Select
-          view={view}
-          name="currency"
-          label={t('currency')}
-          value={values.currency}
-          errors={errors}
-          options={CURRENCIES.map((c) => ({ value: c, label: c }))}
-        />
+        <Select name="currency" label={t('currency')} options={CURRENCIES.map((c) => ({ value: c, label: c }))} />
         <CommonFields view={view} values={values} errors={errors} />
         <button type="submit" class="primary">
           {t('create')}

@@ -4,7 +4,7 @@ import { pageTranslator } from '../../checkout/preview.js';
 import { BUTTON_SHAPES, CUSTOM_THEME_CLASS, LOGO_MAX_BYTES, themeAssets, type Theme } from '../../themes/service.js';
 import { translator } from '../i18n.js';
 import type { FieldErrors, View } from '../view.js';
-import { Csrf, CopyField, ErrorSummary, Field, FieldMessages, fieldId } from '../views/components.js';
+import { Csrf, CopyField, ErrorSummary, FieldMessages, fieldId, formScope } from '../views/components.js';
 import { PORTAL, portalPage } from '../views/layout.js';
 import { M, SHAPE_LABEL } from './messages.js';
 
@@ -82,6 +82,7 @@ export function renderThemeForm(
   const { theme, values, errors } = data;
   const action = theme ? `${PORTAL}/themes/${encodeURIComponent(theme.themeKey)}/edit` : `${PORTAL}/themes`;
   const assets = theme ? themeAssets(theme) : null;
+  const { Field } = formScope(view, errors, values);
   const shapeId = fieldId('buttonShape');
   const shapeErrors = errors.of('buttonShape');
   return portalPage({
@@ -101,28 +102,10 @@ export function renderThemeForm(
           <form method="post" action={action} enctype="multipart/form-data" class="panel" data-theme-form="">
             <Csrf view={view} />
             <ErrorSummary view={view} errors={errors} shownFields={FORM_FIELDS} />
-            <Field
-              view={view}
-              name="name"
-              label={t('name')}
-              value={values.name}
-              errors={errors}
-              hint={t('nameHint')}
-              required
-              maxLength={60}
-              autocomplete="off"
-            />
+            <Field name="name" label={t('name')} hint={t('nameHint')} required maxLength={60} autocomplete="off" />
             <div class="two">
-              <Field view={view} name="accentColor" label={t('accentColor')} type="color" value={values.accentColor} errors={errors} hint={t('accentHint')} />
-              <Field
-                view={view}
-                name="backgroundColor"
-                label={t('backgroundColor')}
-                type="color"
-                value={values.backgroundColor}
-                errors={errors}
-                hint={t('backgroundHint')}
-              />
+              <Field name="accentColor" label={t('accentColor')} type="color" hint={t('accentHint')} />
+              <Field name="backgroundColor" label={t('backgroundColor')} type="color" hint={t('backgroundHint')} />
             </div>
             <fieldset aria-describedby={shapeErrors.length > 0 ? `${shapeId}-error` : undefined}>
               <legend>{t('buttonShape')}</legend>

@@ -172,6 +172,32 @@ export function Select(p: {
   );
 }
 
+type SelectProps = Parameters<typeof Select>[0];
+type Scoped<P> = Omit<P, 'view' | 'errors'>;
+
+/**
+ * A form's Field and Select bound to its view, its errors and its values: each input then says only
+ * what is its own (name, label, hint, limits), and its value is the form's value of that name unless
+ * it gives one. One form, one scope: `const { Field, Select } = formScope(view, errors, values)`.
+ */
+export function formScope(
+  view: PublicView,
+  errors: FieldErrors | undefined,
+  values: object = {},
+): { Field: (p: Scoped<FieldProps>) => Html; Select: (p: Scoped<SelectProps>) => Html } {
+  const valueOf = (p: { name: string; value?: unknown }): string | number | null | undefined => {
+    const v = 'value' in p ? p.value : (values as Record<string, unknown>)[p.name];
+    return typeof v === 'string' || typeof v === 'number' ? v : null;
+  };
+  return {
+    Field: (p) => Field({ ...p, view, errors, value: valueOf(p) }),
+    Select: (p) => {
+      const v = valueOf(p);
+      return Select({ ...p, view, errors, value: v === null || v === undefined ? null : String(v) });
+    },
+  };
+}
+
 export function Checkbox(p: { name: string; label: string; checked: boolean; value?: string; hint?: string; disabled?: boolean }): Html {
   const id = fieldId(`${p.name}-${p.value ?? 'on'}`);
   return (

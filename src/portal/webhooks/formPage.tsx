@@ -2,7 +2,7 @@ import type { Html } from '../../html/jsx-runtime.js';
 import { EVENT_TYPES } from '../../webhooks/events.js';
 import type { RegisteredWebhook, WebhookView } from '../../webhooks/service.js';
 import type { FieldErrors, View } from '../view.js';
-import { CheckGroup, Csrf, ErrorSummary, Facts, Field, Select } from '../views/components.js';
+import { CheckGroup, Csrf, ErrorSummary, Facts, formScope } from '../views/components.js';
 import { PORTAL, portalPage } from '../views/layout.js';
 import { Back, SECTION, hrefOf, nameOf, words, type T } from './common.js';
 import { Secrets, ToWebhook, webhookFacts } from './panels.js';
@@ -54,20 +54,22 @@ function WebhookFields({
   urlEditable: boolean;
   devUrls: boolean;
 }): Html {
+  const { Field, Select } = formScope(view, errors, values);
   // The two delivery limits: whole numbers, with their hint.
   const limit = (name: 'maxInFlight' | 'rateLimit', hint: 'maxInFlightHint' | 'rateLimitHint', maxLength: number): Html => (
-    <Field view={view} name={name} label={t(name)} value={values[name]} errors={errors} hint={t(hint)} inputmode="numeric" maxLength={maxLength} />
+    <Field name={name} label={t(name)} hint={t(hint)} inputmode="numeric" maxLength={maxLength} />
   );
+  const orderings = [
+    { value: 'unordered', label: t('orderingUnordered') },
+    { value: 'fifo', label: t('orderingFifo') },
+  ];
   return (
     <>
       {urlEditable ? (
         <Field
-          view={view}
           name="url"
           label={t('url')}
           type="url"
-          value={values.url}
-          errors={errors}
           required
           hint={t(devUrls ? 'urlHintDev' : 'urlHint')}
           maxLength={2048}
@@ -76,31 +78,12 @@ function WebhookFields({
         />
       ) : null}
       <EventTypeChoice view={view} t={t} chosen={values.eventTypes} errors={errors} />
-      <Field
-        view={view}
-        name="description"
-        label={view.t('description')}
-        value={values.description}
-        errors={errors}
-        hint={t('descriptionHint')}
-        maxLength={500}
-      />
+      <Field name="description" label={view.t('description')} hint={t('descriptionHint')} maxLength={500} />
       {urlEditable ? (
         <>
           {limit('maxInFlight', 'maxInFlightHint', 3)}
           {limit('rateLimit', 'rateLimitHint', 4)}
-          <Select
-            view={view}
-            name="ordering"
-            label={t('ordering')}
-            hint={t('orderingHint')}
-            value={values.ordering}
-            errors={errors}
-            options={[
-              { value: 'unordered', label: t('orderingUnordered') },
-              { value: 'fifo', label: t('orderingFifo') },
-            ]}
-          />
+          <Select name="ordering" label={t('ordering')} hint={t('orderingHint')} options={orderings} />
         </>
       ) : null}
     </>
