@@ -1,7 +1,7 @@
 import type { Clock } from '../clock.js';
 import { BatchWriter, perDatabase } from '../db/batch.js';
 import type { Database, Queryable } from '../db/database.js';
-import { keysetPage, parseCursor, type Direction } from '../db/keyset.js';
+import { keysetPage, parseCursor, type Direction, type PageCursors, type PageQuery } from '../db/keyset.js';
 import * as sql from './sql.js';
 
 // The audit log (§The portal: audit log): who did what to a merchant's links, payments, keys, webhooks,
@@ -128,12 +128,7 @@ function entryOf(direction: Direction, raw: unknown): { direction: Direction; id
  * pages beside it (`older`, `newer`; null where there is none). Entries written meanwhile never shift
  * a page.
  */
-export async function auditPage(
-  db: Database,
-  merchantId: string,
-  cursor: { before?: unknown; after?: unknown },
-  limit = 50,
-): Promise<{ entries: AuditEntry[]; older: string | null; newer: string | null }> {
+export async function auditPage(db: Database, merchantId: string, cursor: PageQuery, limit = 50): Promise<PageCursors & { entries: AuditEntry[] }> {
   const from = entryOf('newer', cursor.after) ?? entryOf('older', cursor.before);
   const rows = await sql.listEntries(db.pool, merchantId, from, limit + 1);
   const page = keysetPage(

@@ -32,6 +32,20 @@ export function parseCursor(direction: Direction, raw: unknown): Keyset | null {
   return { direction, at: m[1], reference: m[2] };
 }
 
+/** A list's query string: the cursor of the page it asks for. */
+export type PageQuery = { before?: unknown; after?: unknown };
+
+/** The cursors of the pages beside a page (null: none). */
+export interface PageCursors {
+  older: string | null;
+  newer: string | null;
+}
+
+/** The keyset of a list's query string: `after` (the page newer than it) or `before` (older); null: the newest page. */
+export function keysetOf(q: PageQuery): Keyset | null {
+  return parseCursor('newer', q.after) ?? parseCursor('older', q.before);
+}
+
 /**
  * One page from rows read with `limit + 1` in the keyset's direction (oldest-first when going newer):
  * the page newest first, and the cursors of the pages beside it. Coming from a page, the way back

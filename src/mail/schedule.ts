@@ -5,19 +5,14 @@
 // 4xx or 5xx: a relay that refuses everything for a while (a quota, a misconfiguration being fixed)
 // answers 5xx too, and a receipt is worth the few more tries.
 
-export const MAIL_MAX_ATTEMPTS = 6;
+import { retrySchedule } from '../retrySchedule.js';
 
-const DELAYS_MS: readonly number[] = [
-  60_000, // after attempt 1: 1 minute
-  300_000, // after attempt 2: 5 minutes
-  1_800_000, // after attempt 3: 30 minutes
-  7_200_000, // after attempt 4: 2 hours
-  21_600_000, // after attempt 5: 6 hours
-];
+/** After a failed attempt: 1 minute, then 5 minutes, 30 minutes, 2 hours and 6 hours; six attempts in all. */
+const SCHEDULE = retrySchedule([1, 5, 30, 120, 360]);
+
+export const MAIL_MAX_ATTEMPTS = SCHEDULE.maxAttempts;
 
 /** When attempt `attemptNumber` + 1 is due after attempt `attemptNumber` (1-based) failed at `at`; null: none, the message is Failed. */
 export function nextAttemptAfter(attemptNumber: number, at: Date): Date | null {
-  const delay = DELAYS_MS[attemptNumber - 1];
-  if (attemptNumber >= MAIL_MAX_ATTEMPTS || delay === undefined) return null;
-  return new Date(at.getTime() + delay);
+  return SCHEDULE.nextAfter(attemptNumber, at);
 }

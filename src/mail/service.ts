@@ -1,6 +1,6 @@
 import type { Clock } from '../clock.js';
 import type { Database, Queryable } from '../db/database.js';
-import { keysetPage, parseCursor } from '../db/keyset.js';
+import { keysetOf, keysetPage, type PageCursors, type PageQuery } from '../db/keyset.js';
 import { notFound } from '../errors.js';
 import { prefixedId } from '../ids.js';
 import { paidNoticeRecipients } from '../users/memberships/service.js';
@@ -64,13 +64,8 @@ export type MailSummary = Omit<sql.MailListRow, 'at'>;
 export type Mail = sql.MailRow;
 
 /** A page of the merchant's e-mails, newest first, by keyset (`before`/`after` are the cursors of the pages beside it). */
-export async function mailPage(
-  db: Database,
-  merchantId: string,
-  cursor: { before?: unknown; after?: unknown },
-  limit = 50,
-): Promise<{ mails: MailSummary[]; older: string | null; newer: string | null }> {
-  const keyset = parseCursor('newer', cursor.after) ?? parseCursor('older', cursor.before);
+export async function mailPage(db: Database, merchantId: string, cursor: PageQuery, limit = 50): Promise<PageCursors & { mails: MailSummary[] }> {
+  const keyset = keysetOf(cursor);
   const rows = await sql.listMails(db.pool, merchantId, keyset, limit + 1);
   const page = keysetPage(
     rows.map((r) => ({ ...r, reference: r.id })),

@@ -152,6 +152,11 @@ export async function refusable<R>(run: () => Promise<R>): Promise<{ ok: R } | {
 /** How many rows a list page of the portal shows (links, payments, sessions, webhooks and their deliveries). */
 export const PAGE_SIZE = 20;
 
+/** The notice a form's page shows after it redirected with `?done=created` or `?done=saved`; none for anything else. */
+export function savedNotice(done: unknown): 'created' | 'saved' | null {
+  return done === 'created' || done === 'saved' ? done : null;
+}
+
 /** Page numbers from a query (from 0, as in the API); anything else is the first page. */
 export function pageParam(raw: unknown): number {
   const n = typeof raw === 'string' && /^\d{1,6}$/.test(raw) ? Number(raw) : 0;

@@ -30,18 +30,8 @@ interface Deps {
 export const CREATE_OPERATION = 'promotioncodes.create';
 
 function present(c: sql.CodeRow): PromotionCodeView {
-  return {
-    promotionCodeId: c.id,
-    code: c.code,
-    percentOff: c.percentOff,
-    amountOff: c.amountOff,
-    currency: c.currency,
-    expiresAt: c.expiresAt ? c.expiresAt.toISOString() : null,
-    maxRedemptions: c.maxRedemptions,
-    redemptionCount: c.redemptionCount,
-    active: c.active,
-    createdAt: c.createdAt.toISOString(),
-  };
+  const { id, merchantId: _merchant, expiresAt, createdAt, ...fields } = c;
+  return { promotionCodeId: id, ...fields, expiresAt: expiresAt ? expiresAt.toISOString() : null, createdAt: createdAt.toISOString() };
 }
 
 const DUPLICATE_CODE: FieldError = {
@@ -153,17 +143,20 @@ function quoteOf(row: sql.CodeRow | undefined, base: number, currency: string, n
   return { ok: true, applied: { promotionCodeId: row.id, code: row.code, discount, total } };
 }
 
+type PromotionAsk = { merchantId: string; typed: string; base: number; currency: string; now: Date };
+
+async function quoteTyped(q: Queryable, p: PromotionAsk, forUpdate: boolean): Promise<PromotionQuote> {
+  const typed = normalizeTypedCode(p.typed);
+  if (!isPlausibleCode(typed)) return { ok: false, refusal: 'unknown' };
+  return quoteOf(await sql.findCodeByName(q, p.merchantId, typed, { forUpdate }), p.base, p.currency, p.now);
+}
+
 /**
  * What a code typed by a shopper does to `base` (the page's Apply), read without a lock: the payment
  * decides again on the locked code (lockPromotion).
  */
-export async function quotePromotion(
-  q: Queryable,
-  p: { merchantId: string; typed: string; base: number; currency: string; now: Date },
-): Promise<PromotionQuote> {
-  const typed = normalizeTypedCode(p.typed);
-  if (!isPlausibleCode(typed)) return { ok: false, refusal: 'unknown' };
-  return quoteOf(await sql.findCodeByName(q, p.merchantId, typed), p.base, p.currency, p.now);
+export function quotePromotion(q: Queryable, p: PromotionAsk): Promise<PromotionQuote> {
+  return quoteTyped(q, p, false);
 }
 
 /**
@@ -171,13 +164,8 @@ export async function quotePromotion(
  * payments with one code run one after another from here to their commit, so each sees the
  * redemptions committed before it and the cap holds exactly.
  */
-export async function lockPromotion(
-  tx: Queryable,
-  p: { merchantId: string; typed: string; base: number; currency: string; now: Date },
-): Promise<PromotionQuote> {
-  const typed = normalizeTypedCode(p.typed);
-  if (!isPlausibleCode(typed)) return { ok: false, refusal: 'unknown' };
-  return quoteOf(await sql.findCodeByName(tx, p.merchantId, typed, { forUpdate: true }), p.base, p.currency, p.now);
+export function lockPromotion(tx: Queryable, p: PromotionAsk): Promise<PromotionQuote> {
+  return quoteTyped(tx, p, true);
 }
 
 /** Counts the redemption of a successful payment, in its transaction (after lockPromotion). */

@@ -1,7 +1,7 @@
 import QRCode from 'qrcode';
 import { ApiError } from '../../errors.js';
 import { listTerminals } from '../../accounts/service.js';
-import { parseCursor } from '../../db/keyset.js';
+import { keysetOf } from '../../db/keyset.js';
 import { LINK_STATUSES, LINK_TYPES, type LinkStatus, type LinkType } from '../../paymentLinks/schemas.js';
 import {
   createPaymentLink,
@@ -94,7 +94,7 @@ export const linksArea: PortalArea = {
           const list = await listLinkSummaries(deps, merchantId, page, PAGE_SIZE);
           return { data: { kind: 'all', links: list.links, page, pageSize: PAGE_SIZE, totalCount: list.totalCount } };
         }
-        const keyset = parseCursor('newer', request.query.after) ?? parseCursor('older', request.query.before);
+        const keyset = keysetOf(request.query);
         const found = await searchPaymentLinks(deps, merchantId, { status, text: q === '' ? null : q }, keyset, PAGE_SIZE);
         return { data: { kind: 'search', links: found.links, status, q, older: found.older, newer: found.newer } };
       });

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import type { AuditAction } from '../../audit/service.js';
-import { parseCursor } from '../../db/keyset.js';
+import { keysetOf } from '../../db/keyset.js';
 import { ApiError, validationError, type FieldError } from '../../errors.js';
 import { formatMoney } from '../../html/format.js';
 import { headroomOf, modificationsOf, requestModification, type Headroom } from '../../payments/modifications/service.js';
@@ -146,7 +146,7 @@ export const paymentsArea: PortalArea = {
       .get('/payments', { permission: 'payments.read', view: renderPaymentList })
       .handle(async ({ request, merchantId, session }: Ctx<{ Querystring: ListQuery }>) => {
         const { shown, filter, errors } = filterOf(request.query, session.language);
-        const keyset = parseCursor('newer', request.query.after) ?? parseCursor('older', request.query.before);
+        const keyset = keysetOf(request.query);
         const found = await searchPayments(deps, merchantId, filter, keyset, PAGE_SIZE);
         return { status: errors.size > 0 ? 400 : 200, data: { filter: shown, errors, ...found } };
       });
@@ -156,7 +156,7 @@ export const paymentsArea: PortalArea = {
       .get('/payments/authorisations', { permission: 'payments.read', view: renderAuthorisations })
       .handle(async ({ request, merchantId }: Ctx<{ Querystring: { soon?: string; before?: string; after?: string } }>) => {
         const soon = request.query.soon === '1';
-        const keyset = parseCursor('newer', request.query.after) ?? parseCursor('older', request.query.before);
+        const keyset = keysetOf(request.query);
         const page = await waitingAuthorisations(deps, merchantId, soon, keyset, PAGE_SIZE);
         const soonBefore = new Date(clock.now().getTime() + EXPIRES_SOON_MS);
         return { data: { soon, days: deps.config.authorisationExpiryDays, soonBefore, ...page } };

@@ -1,6 +1,6 @@
 import { ApiError, type FieldError } from '../../errors.js';
 import { createPromotionCode, getPromotionCode, listPromotionCodes, updatePromotionCode, type PromotionCodeView } from '../../promotionCodes/service.js';
-import { PAGE_SIZE, pageParam, wholeNumberOf, type Form, type PortalArea, type PortalDeps } from '../http.js';
+import { PAGE_SIZE, pageParam, savedNotice, wholeNumberOf, type Form, type PortalArea, type PortalDeps } from '../http.js';
 import { localInputOf, minorOf, timestampOf } from '../links/form.js';
 import { portalRouter, type Ctx } from '../route.js';
 import { FieldErrors } from '../view.js';
@@ -90,8 +90,7 @@ export const promotionCodesArea: PortalArea = {
       .get('/promotion-codes/:promotionCodeId', { permission: 'links.read', view: renderEditCode })
       .handle(async ({ request, merchantId }: Ctx<IdParams & { Querystring: { done?: string } }>) => {
         const code = await getPromotionCode(deps, merchantId, request.params.promotionCodeId);
-        const done = request.query.done;
-        const notice = done === 'created' || done === 'saved' ? done : null;
+        const notice = savedNotice(request.query.done);
         return { data: { code, values: storedValues(code), errors: new FieldErrors(), notice, now: deps.clock.now() } };
       });
 

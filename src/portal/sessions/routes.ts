@@ -1,5 +1,5 @@
 import { getSession, listSessions, sessionUrl } from '../../checkout/service.js';
-import { parseCursor } from '../../db/keyset.js';
+import { keysetOf } from '../../db/keyset.js';
 import { paymentsOf } from '../../payments/service.js';
 import { PAGE_SIZE, type PortalArea } from '../http.js';
 import { portalRouter, type Ctx } from '../route.js';
@@ -17,7 +17,7 @@ export const sessionsArea: PortalArea = {
     route
       .get('/sessions', { permission: 'sessions.read', view: renderSessionList })
       .handle(async ({ request, merchantId }: Ctx<{ Querystring: { before?: string; after?: string } }>) => {
-        const keyset = parseCursor('newer', request.query.after) ?? parseCursor('older', request.query.before);
+        const keyset = keysetOf(request.query);
         return { data: await listSessions(deps, merchantId, keyset, PAGE_SIZE) };
       });
 

@@ -2,7 +2,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, type FieldError } from '../../errors.js';
 import { isLang } from '../../web/lang.js';
 import { createTheme, deleteTheme, getTheme, listThemes, previewLook, updateTheme, type Theme, type ThemeInput } from '../../themes/service.js';
-import { Form, sendPage, viewFor, type PortalArea, type PortalDeps } from '../http.js';
+import { Form, savedNotice, sendPage, viewFor, type PortalArea, type PortalDeps } from '../http.js';
 import { portalRouter, type Ctx } from '../route.js';
 import { FieldErrors } from '../view.js';
 import { PORTAL } from '../views/layout.js';
@@ -136,8 +136,7 @@ export const themesArea: PortalArea = {
       .get('/themes/:themeKey/edit', { permission: 'themes.manage', view: renderThemeForm })
       .handle(async ({ request, merchantId }: Ctx<KeyParams & { Querystring: { done?: string } }>) => {
         const theme = await getTheme(db, merchantId, request.params.themeKey);
-        const done = request.query.done;
-        const notice = done === 'created' || done === 'saved' ? done : null;
+        const notice = savedNotice(request.query.done);
         return { data: { theme, values: valuesOf(theme), errors: new FieldErrors(), notice } };
       });
 

@@ -390,19 +390,6 @@ export function Pager({
   );
 }
 
-/** A cursor pager (lists that page by "before this one" instead of page numbers). */
-export function MorePager({ view, base, query, next }: { view: PublicView; base: string; query: Record<string, string>; next: string | null }): Html | null {
-  if (next === null) return null;
-  const q = new URLSearchParams({ ...query, before: next });
-  return (
-    <nav class="pager" aria-label={view.t('next')}>
-      <a href={`${base}?${q.toString()}`} rel="next">
-        {view.t('next')}
-      </a>
-    </nav>
-  );
-}
-
 /** A definition list of label → value rows. */
 export function Facts({ rows }: { rows: readonly (readonly [string, Children] | null)[] }): Html {
   return (

@@ -1,5 +1,5 @@
 import { CAPABILITIES, type Principal } from '../../accounts/service.js';
-import { parseCursor, type Keyset } from '../../db/keyset.js';
+import { keysetOf } from '../../db/keyset.js';
 import { ApiError, notFound, type FieldError } from '../../errors.js';
 import type { PortalSession } from '../../users/service.js';
 import * as webhooks from '../../webhooks/service.js';
@@ -26,8 +26,6 @@ const TEST_EVENT = { amount: 1000, currency: 'EUR', merchantReference: 'portal-t
 
 /** `before`/`after`: the keyset cursors of the list's pages (src/db/keyset.ts); an old `page` is ignored. */
 type DeliveriesQuery = { state?: string; before?: string; after?: string; done?: string; n?: string };
-
-const keysetOf = (q: { before?: string; after?: string }): Keyset | null => parseCursor('newer', q.after) ?? parseCursor('older', q.before);
 
 /**
  * Whom the portal acts as: the session's merchant with every capability. A portal user acts with the

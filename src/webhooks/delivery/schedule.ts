@@ -1,14 +1,12 @@
 // The retry schedule of interface §8, in one table (docs/style.md, Claims, leases and one schedule): the delay after attempt n
 // before attempt n + 1, counted from the moment attempt n was sent.
 
-export const MAX_ATTEMPTS = 5;
+import { retrySchedule } from '../../retrySchedule.js';
 
-const DELAYS_MS: readonly number[] = [
-  60_000, // after attempt 1: 1 minute
-  600_000, // after attempt 2: 10 minutes
-  3_600_000, // after attempt 3: 1 hour
-  21_600_000, // after attempt 4: 6 hours
-];
+/** After a failed attempt: 1 minute, then 10 minutes, 1 hour and 6 hours; five attempts in all. */
+const SCHEDULE = retrySchedule([1, 10, 60, 360]);
+
+export const MAX_ATTEMPTS = SCHEDULE.maxAttempts;
 
 export type DeliveryState = 'Pending' | 'Delivered' | 'Failed';
 
@@ -21,7 +19,6 @@ export interface Outcome {
 /** What follows attempt `attemptNumber` (1-based), sent at `sentAt`, that succeeded or not. */
 export function afterAttempt(attemptNumber: number, sentAt: Date, success: boolean): Outcome {
   if (success) return { state: 'Delivered', nextAttemptAt: null };
-  const delay = DELAYS_MS[attemptNumber - 1];
-  if (attemptNumber >= MAX_ATTEMPTS || delay === undefined) return { state: 'Failed', nextAttemptAt: null };
-  return { state: 'Pending', nextAttemptAt: new Date(sentAt.getTime() + delay) };
+  const next = SCHEDULE.nextAfter(attemptNumber, sentAt);
+  return next === null ? { state: 'Failed', nextAttemptAt: null } : { state: 'Pending', nextAttemptAt: next };
 }
