@@ -91,6 +91,8 @@ export type JsonSchema = {
   maximum?: number;
   enum?: unknown[];
   const?: unknown;
+  /** What a pattern asks, said in words for the error (`must start with a letter, …`) instead of the expression. */
+  'x-pattern'?: string;
   [k: string]: unknown;
 };
 
@@ -158,6 +160,7 @@ function describe(e: ErrorObject, knownProps: readonly string[]): FieldError {
     case 'maxItems':
       return { field: jsonPathOf(e.instancePath), code: 'COUNT', message: e.message ?? 'has the wrong number of entries' };
     case 'pattern':
+      return { field: jsonPathOf(e.instancePath), code: 'FORMAT', message: parent['x-pattern'] ?? e.message ?? 'has the wrong format' };
     case 'format':
       return { field: jsonPathOf(e.instancePath), code: 'FORMAT', message: e.message ?? 'has the wrong format' };
     default:

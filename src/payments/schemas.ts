@@ -65,7 +65,13 @@ export const ModificationResponse = WithEnvelope({
 
 export const TokenPaymentBody = Type.Object(
   {
-    terminalIdentifier: Type.String({ minLength: 12, maxLength: 12, pattern: '^[A-Za-z0-9]*$', description: "a terminal of the key's merchant" }),
+    terminalIdentifier: Type.String({
+      minLength: 12,
+      maxLength: 12,
+      pattern: '^[A-Za-z0-9]*$',
+      'x-pattern': 'must be letters and digits only',
+      description: "a terminal of the key's merchant",
+    }),
     amount: Amount,
     currency: oneOf(CURRENCIES, 'upper-case ISO 4217 code'),
     reference: Reference,

@@ -17,6 +17,7 @@ const Code = Type.String({
   minLength: 1,
   maxLength: 40,
   pattern: CODE_PATTERN,
+  'x-pattern': 'must be letters, digits, - and _ only',
   description: 'what the shopper types: letters, digits, - and _, 1–40 characters; unique per merchant without regard to case',
 });
 

@@ -125,6 +125,7 @@ export const ListenQuery = Type.Object({
       minLength: 1,
       maxLength: 100,
       pattern: '^[A-Za-z0-9_.-]+$',
+      'x-pattern': 'must be letters, digits, _, . and - only',
       description: "the client's own name for itself, the same on each reconnection: its stream replaces the one it left open",
     }),
   ),

@@ -82,6 +82,12 @@ describe('a link’s custom fields in the API', () => {
     );
     expect(r.status).toBe(400);
     expect(r.body.code).toBe('VALIDATION_FAILED');
+    // A pattern is said in words, for the merchant who reads it beside the portal's input.
+    expect(r.body.errors).toContainEqual({
+      field: 'customFields[0].key',
+      code: 'FORMAT',
+      message: 'must start with a letter, then only letters, digits, _ or -',
+    });
     expect(fieldsOf(r.body)).toEqual(
       expect.arrayContaining([
         { field: 'customFields', code: 'COUNT' },

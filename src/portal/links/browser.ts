@@ -131,6 +131,9 @@ export function enhanceItemRows(): void {
 
 export const LINK_STYLES = `
 .link-form fieldset { background: var(--panel); }
+.custom-field { border: 1px solid var(--border); border-radius: 8px; margin: 0 0 .6rem; }
+.custom-field > summary { cursor: pointer; padding: .55rem .9rem; font-weight: 600; }
+.custom-field > fieldset { border: 0; margin: 0; padding-top: 0; background: none; }
 .item-rows { display: grid; gap: .6rem; margin-bottom: .75rem; }
 .item-row { display: grid; grid-template-columns: minmax(10rem, 3fr) minmax(4.5rem, 1fr) minmax(6rem, 1.5fr) minmax(6rem, 1.5fr) minmax(4.5rem, 1fr) minmax(4.5rem, 1fr) minmax(7rem, 1.5fr); gap: 0 .75rem; align-items: start; margin: 0; padding: .5rem .75rem; }
 .item-row legend { font-size: .85rem; color: var(--muted); font-weight: 600; }

@@ -3,7 +3,7 @@ import type { PaymentLinkView } from '../../paymentLinks/service.js';
 import { messages, translator, type Lang } from '../i18n.js';
 import type { FieldErrors, View } from '../view.js';
 import { Checkbox, Facts, formScope } from '../views/components.js';
-import { CUSTOM_FIELD_INPUTS, customInput, type CustomFieldEntry } from './customFieldsForm.js';
+import { CUSTOM_FIELD_INPUTS, CUSTOM_FIELD_PARTS, customInput, type CustomFieldEntry } from './customFieldsForm.js';
 
 // The link's custom fields in the portal (docs/portal.md, Custom fields): the forms' section of three
 // fixed rows, and the link page's list of what the payment page asks. Their words are kept here,
@@ -14,6 +14,8 @@ const WORDS = messages(
     legend: 'Custom fields',
     lead: 'Up to three questions on the payment page, answered with the payment. Leave a row empty for no field.',
     row: 'Field {n}',
+    empty: 'empty: open to add a question',
+    untitled: 'no label yet',
     key: 'Key',
     keyHint: 'Names the answer in the API and the export: a letter, then letters, digits, _ or -. E.g. size.',
     type: 'Type',
@@ -40,6 +42,8 @@ const WORDS = messages(
     legend: 'Viðbótarspurningar',
     lead: 'Allt að þrjár spurningar á greiðslusíðunni, svarað með greiðslunni. Skildu línu eftir auða fyrir enga spurningu.',
     row: 'Spurning {n}',
+    empty: 'auð: opnaðu til að bæta við spurningu',
+    untitled: 'ekkert heiti enn',
     key: 'Lykill',
     keyHint: 'Nafn svarsins í vefþjónustunni og útflutningi: bókstafur, svo bókstafir, tölustafir, _ eða -. T.d. staerd.',
     type: 'Tegund',
@@ -77,20 +81,36 @@ export function CustomFieldsSection({ view, rows, errors }: { view: View; rows: 
     <fieldset class="custom-fields">
       <legend>{w('legend')}</legend>
       <p class="muted small">{w('lead')}</p>
-      {rows.map((r, i) => (
-        <fieldset class="custom-field" data-custom-row={String(i)}>
-          <legend>{w('row', { n: i + 1 })}</legend>
-          <div class="two">
-            <Field name={customInput(i, 'key')} label={w('key')} value={r.key} hint={w('keyHint')} maxLength={30} autocomplete="off" />
-            <Select name={customInput(i, 'type')} label={w('type')} options={types} value={r.type} />
-            <Field name={customInput(i, 'label')} label={w('label')} value={r.label} hint={w('labelHint')} maxLength={50} />
-            <Field name={customInput(i, 'labelEn')} label={w('labelEn')} value={r.labelEn} hint={w('labelEnHint')} maxLength={50} />
-            <Field name={customInput(i, 'maxLength')} label={w('maxLength')} value={r.maxLength} hint={w('maxLengthHint')} inputmode="numeric" maxLength={3} />
-            <Field name={customInput(i, 'options')} label={w('options')} value={r.options} hint={w('optionsHint')} multiline />
-          </div>
-          <Checkbox name={customInput(i, 'required')} value="yes" label={w('required')} checked={r.required} />
-        </fieldset>
-      ))}
+      {rows.map((r, i) => {
+        // A row opens when it holds a question or an error; an empty one stays a line to open (no script needed).
+        const used = CUSTOM_FIELD_PARTS.some((part) => (part === 'required' ? r.required : r[part].trim() !== ''));
+        const open = used || errors.within(`customFields[${i}]`).length > 0;
+        const title = w('row', { n: i + 1 });
+        return (
+          <details class="custom-field" data-custom-row={String(i)} open={open}>
+            <summary>{used ? `${title}: ${r.label.trim() || r.key.trim() || w('untitled')}` : `${title} (${w('empty')})`}</summary>
+            <fieldset>
+              <legend class="visually-hidden">{title}</legend>
+              <div class="two">
+                <Field name={customInput(i, 'key')} label={w('key')} value={r.key} hint={w('keyHint')} maxLength={30} autocomplete="off" />
+                <Select name={customInput(i, 'type')} label={w('type')} options={types} value={r.type} />
+                <Field name={customInput(i, 'label')} label={w('label')} value={r.label} hint={w('labelHint')} maxLength={50} />
+                <Field name={customInput(i, 'labelEn')} label={w('labelEn')} value={r.labelEn} hint={w('labelEnHint')} maxLength={50} />
+                <Field
+                  name={customInput(i, 'maxLength')}
+                  label={w('maxLength')}
+                  value={r.maxLength}
+                  hint={w('maxLengthHint')}
+                  inputmode="numeric"
+                  maxLength={3}
+                />
+                <Field name={customInput(i, 'options')} label={w('options')} value={r.options} hint={w('optionsHint')} multiline />
+              </div>
+              <Checkbox name={customInput(i, 'required')} value="yes" label={w('required')} checked={r.required} />
+            </fieldset>
+          </details>
+        );
+      })}
     </fieldset>
   );
 }

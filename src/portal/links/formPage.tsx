@@ -5,7 +5,7 @@ import { CULTURES, CURRENCIES, RECURRING_MODELS, REQUIREMENT_TYPES, type LinkTyp
 import type { PaymentLinkView } from '../../paymentLinks/service.js';
 import { translator } from '../i18n.js';
 import type { FieldErrors, View } from '../view.js';
-import { Csrf, ErrorSummary, Field, FieldMessages, Money, NothingToDo, Notice, fieldId, formScope, type Option } from '../views/components.js';
+import { Checkbox, Csrf, ErrorSummary, Field, FieldMessages, Money, NothingToDo, Notice, fieldId, formScope, type Option } from '../views/components.js';
 import { PORTAL, portalPage } from '../views/layout.js';
 import { CREATE_NAMES, UPDATE_NAMES, minorOf, type FieldNames, type ItemEntry, type LinkEntry, type ShopperEntry } from './form.js';
 import { M } from './messages.js';
@@ -364,9 +364,12 @@ export function renderLinkForm(view: View, data: FormData): string {
             <Field name="returnUrl" type="url" label={t('returnUrl')} hint={t('returnUrlHint')} maxLength={2048} />
             <Field name="themeKey" label={t('themeKey')} hint={t('themeKeyHint')} maxLength={64} />
           </div>
+          {type === 'PayByLink' ? (
+            <Checkbox name="allowPromotionCodes" label={t('allowPromotionCodes')} checked={entry.allowPromotionCodes} hint={t('allowPromotionCodesHint')} />
+          ) : null}
         </fieldset>
         <ShopperSection view={view} t={t} rows={entry.shopper} errors={errors} prefix={names.shopper} />
-        <ShopperTextsSection view={view} t={t} entry={entry} errors={errors} payByLink={type === 'PayByLink'} />
+        <ShopperTextsSection view={view} t={t} entry={entry} errors={errors} />
         <CustomFieldsSection view={view} rows={entry.customFields} errors={errors} />
         <div class="form-actions">
           <button type="submit" class="primary">

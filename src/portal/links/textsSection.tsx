@@ -1,6 +1,6 @@
 import type { Html } from '../../html/jsx-runtime.js';
 import type { View, FieldErrors } from '../view.js';
-import { Checkbox, formScope } from '../views/components.js';
+import { formScope } from '../views/components.js';
 import type { LinkEntry } from './form.js';
 import type { T } from './labels.js';
 
@@ -11,9 +11,9 @@ import type { T } from './labels.js';
 
 export const SHOPPER_TEXT_FIELDS = ['completionMessage', 'inactiveMessage', 'termsUrl'] as const;
 
-export function ShopperTextsSection(p: { view: View; t: T; entry: LinkEntry; errors: FieldErrors; payByLink: boolean }): Html {
+export function ShopperTextsSection(p: { view: View; t: T; entry: LinkEntry; errors: FieldErrors }): Html {
   const { Field } = formScope(p.view, p.errors, p.entry);
-  const { t, entry } = p;
+  const { t } = p;
   return (
     <fieldset>
       <legend>{t('sectionTexts')}</legend>
@@ -21,9 +21,6 @@ export function ShopperTextsSection(p: { view: View; t: T; entry: LinkEntry; err
         <Field name={name} label={t(name)} hint={t(`${name}Hint`)} maxLength={500} multiline />
       ))}
       <Field name="termsUrl" type="url" label={t('termsUrl')} hint={t('termsUrlHint')} maxLength={2048} />
-      {p.payByLink ? (
-        <Checkbox name="allowPromotionCodes" label={t('allowPromotionCodes')} checked={entry.allowPromotionCodes} hint={t('allowPromotionCodesHint')} />
-      ) : null}
     </fieldset>
   );
 }
