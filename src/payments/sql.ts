@@ -101,11 +101,16 @@ interface ReceiptRow {
   paymentMethod: string;
   success: boolean;
   token: string | null;
+  /** The promotion code the shopper used and what it took off; null: none. */
+  promotionCode: string | null;
+  discountAmount: number | null;
 }
 
 export async function findPayment(db: Queryable, payfacReference: string): Promise<ReceiptRow | undefined> {
   const { rows } = await db.query<ReceiptRow>(
-    'SELECT amount, currency, card_summary AS "cardSummary", payment_method AS "paymentMethod", success, token FROM payments WHERE payfac_reference = $1',
+    `SELECT amount, currency, card_summary AS "cardSummary", payment_method AS "paymentMethod", success, token,
+            promotion_code AS "promotionCode", discount_amount AS "discountAmount"
+       FROM payments WHERE payfac_reference = $1`,
     [payfacReference],
   );
   return rows[0];

@@ -117,6 +117,11 @@ describe('promotion codes', () => {
       [ref],
     );
     expect(rows).toEqual([expect.objectContaining({ amount: 44000, promotion_code: 'HAUST10', discount_amount: 4900 })]);
+    // The receipt says what the code took off, beside what was paid.
+    const receipt = await shopper.get(String(paid.headers.location).replace(/^https?:\/\/[^/]+/, ''));
+    expect(receipt.statusCode).toBe(200);
+    expect(receipt.body).toMatch(/<dt>Discount \(HAUST10\)<\/dt><dd data-discount>−ISK\s49<\/dd>/);
+    expect(receipt.body).toMatch(/ISK\s440/);
     const events = await eventsOf(ctx, rows[0]?.payfac_reference as string);
     expect(events.map((e) => e.event_type).sort()).toEqual(['Authorization', 'Capture']);
     // The events carry what was paid (their amounts are in the provider's string form).

@@ -131,7 +131,16 @@ describe('shopper pages escape every value they show', () => {
         session: renderPayPage(k, checkoutable({ kind: 'session', description: '', culture }), HOSTILE, { values: {}, errors: {}, alert: null }),
         status: renderStatusPage(k, checkoutable({ status: 'Expired', payable: false, culture })),
         threeDS: renderThreeDSPage(k, c, { masked: HOSTILE, last4: HOSTILE, expiry: HOSTILE, paymentMethod: HOSTILE }, HOSTILE, HOSTILE),
-        receipt: renderReceipt(k, c, { payfacReference: HOSTILE, amount: 48900, currency: 'ISK', cardSummary: HOSTILE, paymentMethod: HOSTILE, token: null }),
+        receipt: renderReceipt(k, c, {
+          payfacReference: HOSTILE,
+          amount: 48900,
+          currency: 'ISK',
+          cardSummary: HOSTILE,
+          paymentMethod: HOSTILE,
+          token: null,
+          promotionCode: HOSTILE,
+          discount: 4890,
+        }),
         charge: renderChargeOutcome(k, c, { amount: 4900, currency: 'EUR' }, HOSTILE_URL),
         message: renderMessage(k, c, 'notFoundTitle', 'notFound', { href: HOSTILE_URL, label: 'continue' }),
         // A merchant's theme (its stylesheet and logo), and the portal's preview of it with a note.

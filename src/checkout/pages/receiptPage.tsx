@@ -11,6 +11,9 @@ export interface ReceiptData {
   cardSummary: string;
   paymentMethod: string;
   token: string | null;
+  /** The promotion code that took `discount` off the price; null: none. */
+  promotionCode: string | null;
+  discount: number | null;
 }
 
 /** The receipt; then the shopper goes back to returnUrl (Continue, or by itself after a few seconds). */
@@ -37,6 +40,12 @@ export function renderReceipt(ctx: PageContext, c: Checkoutable, r: ReceiptData)
         </section>
       ) : null}
       <dl>
+        {r.promotionCode !== null && r.discount !== null ? (
+          <>
+            <dt>{t('promoDiscount', { code: r.promotionCode })}</dt>
+            <dd data-discount="">−{formatMoney(r.discount, r.currency, ctx.lang)}</dd>
+          </>
+        ) : null}
         <dt>{t('receiptCard')}</dt>
         <dd>
           {r.paymentMethod.toUpperCase()} •••• {r.cardSummary}

@@ -228,6 +228,8 @@ export async function shopperPageRoutes(app: App, deps: AppDeps): Promise<void> 
               cardSummary: payment.cardSummary,
               paymentMethod: payment.paymentMethod,
               token: payment.token,
+              promotionCode: payment.promotionCode,
+              discount: payment.discountAmount,
             }),
           );
         },
