@@ -414,7 +414,7 @@ async function record(
   } else if (paid.success) {
     await completeSession(tx, c.reference, paid.payfacReference, now);
   }
-  if (paid.success && paid.amount > 0) await enqueueMails(tx, deps.clock, c, paid, answers);
+  if (paid.success && paid.amount > 0) await enqueueMails(tx, deps.clock, c, paid, answers, promotion);
   if (!paid.success) return { kind: 'Refused', payfacReference: paid.payfacReference, card: paid.card, reason: paid.reason };
   return { kind: 'Authorised', payfacReference: paid.payfacReference, card: paid.card, amount: paid.amount, currency: paid.currency, token: paid.token };
 }
@@ -430,6 +430,7 @@ async function enqueueMails(
   c: Checkoutable,
   paid: { payfacReference: string; card: CardSummary; amount: number; currency: string },
   answers: Answer[],
+  promotion: AppliedPromotion | null,
 ): Promise<void> {
   const answered = answers.find((a) => a.field === 'EmailAddress')?.value.trim();
   await enqueuePaymentMails(tx, clock, {
@@ -438,6 +439,7 @@ async function enqueueMails(
     culture: c.culture,
     order: c.kind === 'link' ? c.description : c.merchantReference,
     items: c.items.map((i) => ({ name: i.name, quantity: i.quantity, amount: i.amount })),
+    discount: promotion && { code: promotion.code, amount: promotion.discount },
     amount: paid.amount,
     currency: paid.currency,
     paymentMethod: paid.card.paymentMethod,

@@ -20,6 +20,7 @@ const WORDS = messages(
     item: 'Item',
     quantity: 'Qty',
     amount: 'Amount',
+    discount: 'Discount ({code})',
     total: 'Total',
     card: 'Card',
     reference: 'Payment reference',
@@ -40,6 +41,7 @@ const WORDS = messages(
     item: 'Vara',
     quantity: 'Magn',
     amount: 'Upphæð',
+    discount: 'Afsláttur ({code})',
     total: 'Samtals',
     card: 'Kort',
     reference: 'Tilvísun greiðslu',
@@ -59,6 +61,8 @@ export interface PaidFacts {
   /** The link's description or the session's merchant reference (the order), when there is one. */
   order: string | null;
   items: readonly { name: string; quantity: number | null; amount: number }[];
+  /** The promotion code the shopper used and what it took off the items; null: none. */
+  discount: { code: string; amount: number } | null;
   amount: number;
   currency: string;
   paymentMethod: string;
@@ -125,6 +129,14 @@ function ItemsAndTotal({ t, f, lang }: { t: Translate<Key>; f: PaidFacts; lang: 
           <td style={S.tdNum}>{formatMoney(i.amount, f.currency, lang)}</td>
         </tr>
       ))}
+      {f.discount !== null ? (
+        <tr>
+          <td style={S.td} colspan={f.items.length > 0 ? 2 : 1}>
+            {t('discount', { code: f.discount.code })}
+          </td>
+          <td style={S.tdNum}>−{formatMoney(f.discount.amount, f.currency, lang)}</td>
+        </tr>
+      ) : null}
       <tr>
         <td style={S.total} colspan={f.items.length > 0 ? 2 : 1}>
           {t('total')}
@@ -179,6 +191,7 @@ function plainText(heading: string, intro: string, t: Translate<Key>, f: PaidFac
     const qty = i.quantity === null ? '' : `${formatQuantity(i.quantity, lang)} × `;
     lines.push(`${qty}${i.name}: ${formatMoney(i.amount, f.currency, lang)}`);
   }
+  if (f.discount !== null) lines.push(`${t('discount', { code: f.discount.code })}: −${formatMoney(f.discount.amount, f.currency, lang)}`);
   lines.push(`${t('total')}: ${formatMoney(f.amount, f.currency, lang)}`, '');
   for (const [label, value] of facts) lines.push(`${label}: ${value}`);
   lines.push('', footer, '');

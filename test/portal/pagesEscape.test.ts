@@ -149,6 +149,7 @@ describe('every portal page escapes every value it shows, in both languages', ()
           culture: 'en',
           order: HOSTILE,
           items: [{ name: HOSTILE, quantity: 1, amount: 12345 }],
+          discount: { code: HOSTILE, amount: 100 },
           amount: 12345,
           currency: 'EUR',
           paymentMethod: 'visa',

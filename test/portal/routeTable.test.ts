@@ -84,6 +84,7 @@ describe('every portal route × every role × another merchant (generated from t
         culture: 'en',
         order: null,
         items: [],
+        discount: null,
         amount: 1000,
         currency: 'EUR',
         paymentMethod: 'visa',

@@ -51,6 +51,7 @@ describe.skipIf(TEST_DB !== 'postgres')('receipts survive kill -9 of the sender 
             culture: i % 2 === 0 ? 'is' : 'en',
             order: `order-${i}`,
             items: [{ name: 'Lopapeysa', quantity: 1, amount: 48900 }],
+            discount: null,
             amount: 48900,
             currency: 'ISK',
             paymentMethod: 'visa',

@@ -14,6 +14,7 @@ const FACTS: PaidFacts = {
     { name: 'Lopapeysa', quantity: 1, amount: 48900 },
     { name: 'Vettlingar', quantity: 2, amount: 5000 },
   ],
+  discount: null,
   amount: 53900,
   currency: 'ISK',
   paymentMethod: 'visa',
@@ -30,6 +31,15 @@ function plain<T extends { subject: string; text: string; html: string }>(m: T):
 }
 
 describe('receipt e-mail', () => {
+  it('with a promotion code: the discount between the items and the total, in the HTML and the plain text', () => {
+    const m = plain(receiptMail('en', { ...FACTS, discount: { code: 'HAUST10', amount: 5400 }, amount: 48500 }));
+    expect(m.text).toContain('Discount (HAUST10): −ISK 54');
+    expect(m.text).toContain('Total: ISK 485');
+    expect(m.text.indexOf('Discount (HAUST10)')).toBeLessThan(m.text.indexOf('Total:'));
+    expect(m.html).toContain('Discount (HAUST10)');
+    expect(m.html).toContain('−ISK 54');
+  });
+
   it('in Icelandic: subject, and the same facts in the plain text and the HTML', () => {
     const m = plain(receiptMail('is', FACTS));
     expect(m.subject).toBe('Kvittun fyrir greiðslu til Lopi ehf.');

@@ -85,6 +85,7 @@ const mailFacts: PaidFacts = {
   merchantName: HOSTILE,
   order: HOSTILE,
   items: [{ name: HOSTILE, quantity: 1, amount: 48900 }],
+  discount: { code: HOSTILE, amount: 4890 },
   amount: 48900,
   currency: 'ISK',
   paymentMethod: HOSTILE,
