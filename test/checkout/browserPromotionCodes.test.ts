@@ -17,6 +17,9 @@ const WIDTH = 390;
 const WORDS = {
   en: {
     apply: 'Apply',
+    remove: 'Remove code',
+    full: /^Pay ISK\s489$/,
+    discount: 'Discount (HAUST10)',
     label: 'Promotion code',
     unknown: 'This code is not valid.',
     pay: /^Pay ISK\s440$/,
@@ -25,6 +28,9 @@ const WORDS = {
   },
   is: {
     apply: 'Nota',
+    remove: 'Fjarlægja kóða',
+    full: /^Greiða 489\skr\.$/,
+    discount: 'Afsláttur (HAUST10)',
     label: 'Afsláttarkóði',
     unknown: 'Þessi kóði er ekki gildur.',
     pay: /^Greiða 440\skr\.$/,
@@ -78,16 +84,25 @@ describe('a promotion code on the payment page in Chromium at 390 px', () => {
 
       await page.getByLabel(w.label).fill('haust10');
       await submit(page, w.apply);
-      expect(await page.getByLabel(w.label).inputValue()).toBe('haust10');
+      expect(await page.getByLabel(w.label).inputValue()).toBe('HAUST10');
       expect(((await page.locator('[data-new-total]').textContent()) ?? '').replace(/\s/g, ' ')).toMatch(/440/);
       expect(await fitsTheWidth(page)).toBe(true);
       await page.screenshot({ path: join(SHOTS, `promo-applied-390-${lang}.png`), fullPage: true });
+
+      // Remove takes the code off: the full total again and an empty box; then the code goes back on.
+      await submit(page, w.remove);
+      expect(await page.getByLabel(w.label).inputValue()).toBe('');
+      expect(await page.locator('[data-new-total]').count()).toBe(0);
+      expect(await page.getByRole('button', { name: w.full }).count()).toBe(1);
+      await page.getByLabel(w.label).fill('haust10');
+      await submit(page, w.apply);
 
       await page.getByLabel(w.card.number).fill('4242424242424242');
       await page.getByLabel(w.card.expiry).fill('12/34');
       await page.getByLabel(w.card.cvc).fill('123');
       await submit(page, w.pay);
       expect(((await page.locator('h1').textContent()) ?? '').trim()).toBe(w.paid);
+      expect(await page.getByText(w.discount).count()).toBe(1);
       await page.screenshot({ path: join(SHOTS, `promo-paid-390-${lang}.png`), fullPage: true });
       const { rows } = await ctx.tdb.db.pool.query('SELECT amount, promotion_code, discount_amount FROM payments WHERE payment_link_reference = $1', [ref]);
       expect(rows).toEqual([{ amount: 44000, promotion_code: 'HAUST10', discount_amount: 4900 }]);

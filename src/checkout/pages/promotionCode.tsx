@@ -21,6 +21,8 @@ export interface PromotionView {
 
 /** The form's action that applies a code instead of paying. */
 export const APPLY_CODE_ACTION = 'applyCode';
+/** The button beside an applied code that takes it off again (the page's total is then the full one). */
+export const REMOVE_CODE_FIELD = 'removeCode';
 
 const REFUSAL: Record<PromotionRefusal, MessageKey> = {
   unknown: 'promoUnknown',
@@ -80,6 +82,11 @@ export function PromotionCodeForm(p: { ctx: PageContext; c: Checkoutable; csrf: 
         <p class="success" id="promotionCode-applied" role="status">
           {t('promoApplied', { code: promotion?.code ?? '' })}
         </p>
+      ) : null}
+      {applied !== null || refusal !== null ? (
+        <button type="submit" class="link-button" name={REMOVE_CODE_FIELD} value="1">
+          {t('promoRemove')}
+        </button>
       ) : null}
     </form>
   );

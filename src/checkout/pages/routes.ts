@@ -14,7 +14,7 @@ import {
   type Target,
 } from '../shopper.js';
 import { quoteCheckoutPromotion } from '../promotion.js';
-import { APPLY_CODE_ACTION, payableAmount, type PromotionView } from './promotionCode.js';
+import { APPLY_CODE_ACTION, REMOVE_CODE_FIELD, payableAmount, type PromotionView } from './promotionCode.js';
 import { readAnswers } from './answers.js';
 import { checkCustomAnswers } from '../../paymentLinks/shopper.js';
 import { customFormValues, customValuesOf } from './customFieldsSection.js';
@@ -124,7 +124,7 @@ export async function shopperPageRoutes(app: App, deps: AppDeps): Promise<void> 
           // On the total for the quantities the page showed (the code's form carries them).
           const kept = quantitiesOf(c, (name) => form.get(name));
           const base = atQuantities(c, problemsOf(c, kept).length === 0 ? kept : null);
-          const applied = await promotionOf(base, form.get('promotionCode'));
+          const applied = await promotionOf(base, form.get(REMOVE_CODE_FIELD) === '1' ? '' : form.get('promotionCode'));
           return html(reply, applied?.refusal ? 400 : 200, renderPayPage(ctx, base, formToken(request, reply), { ...EMPTY_FORM, promotion: applied }));
         }
 
@@ -304,7 +304,8 @@ export async function shopperPageRoutes(app: App, deps: AppDeps): Promise<void> 
     if (code === '') return undefined;
     const quote = await quoteCheckoutPromotion(db.pool, c, chargeAmount(c), code, clock.now());
     if ('refusal' in quote) return { code, applied: null, refusal: quote.refusal };
-    return { code, applied: quote.applied && { discount: quote.applied.discount, total: quote.applied.total }, refusal: null };
+    // An applied code is shown as the merchant wrote it (codes match without regard to case).
+    return { code: quote.applied?.code ?? code, applied: quote.applied && { discount: quote.applied.discount, total: quote.applied.total }, refusal: null };
   }
 
   function basePath(target: Target): string {

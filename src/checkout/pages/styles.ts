@@ -79,6 +79,7 @@ section.notice > .merchant-message { margin: 0; }
 .promo-row { display: flex; gap: .5rem; align-items: stretch; }
 .promo-row input { flex: 1 1 auto; min-width: 0; text-transform: uppercase; }
 .promo-row button.secondary { width: auto; flex: none; margin-top: 0; }
+.promo button.link-button { width: auto; margin: 0; padding: .25rem 0; background: none; border: 0; color: var(--link, var(--accent)); text-decoration: underline; font-size: .9rem; font-weight: 400; cursor: pointer; }
 dl.discount { grid-template-columns: 1fr auto; margin: -.5rem 0 1rem; }
 dl.discount dd { text-align: right; white-space: nowrap; }
 dl.discount .new-total { font-weight: 700; font-size: 1.1rem; color: var(--text); }
