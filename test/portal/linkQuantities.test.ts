@@ -148,5 +148,10 @@ describe('portal: adjustable quantities of a link’s items', () => {
     const page = await staff.get(`/portal/payments/${payfac}`);
     expect(page.statusCode).toBe(200);
     expect(textOf(page.body)).toMatch(/Quantities chosen\s+3 × Kaffipoki: ISK\s?4,500/);
+    // The link's page lists the submission with the items as chosen.
+    const linkPage = await staff.get(`/portal/links/${reference}`);
+    expect(linkPage.statusCode).toBe(200);
+    expect(linkPage.body).toContain('data-chosen-items');
+    expect(textOf(linkPage.body)).toMatch(/3 × Kaffipoki: ISK\s?4,500/);
   });
 });

@@ -8,7 +8,7 @@ import { Badge, CopyField, Facts, Money, Time } from '../views/components.js';
 import { PORTAL, portalPage } from '../views/layout.js';
 import { DataTable, ItemsSection } from '../views/table.js';
 import { M } from './messages.js';
-import { PaymentsTable } from '../payments/views.js';
+import { ChosenItems, PaymentsTable } from '../payments/views.js';
 import { CustomFieldsFacts, customFieldLabel } from './customFieldsSection.js';
 import { StatusBadge, TYPE_KEY, fieldLabel, linkPath, recurringLabel, requirementLabel } from './labels.js';
 
@@ -156,7 +156,7 @@ export function renderLinkDetail(
             row={(s) => (
               <tr>
                 <td class="wrap">
-                  {s.answers.length === 0 && (s.customFieldAnswers ?? []).length === 0 ? (
+                  {s.answers.length === 0 && (s.customFieldAnswers ?? []).length === 0 && s.items === undefined ? (
                     <span class="muted">–</span>
                   ) : (
                     <ul class="answers">
@@ -174,6 +174,11 @@ export function renderLinkDetail(
                           </li>
                         );
                       })}
+                      {s.items !== undefined ? (
+                        <li>
+                          <ChosenItems lines={s.items} money={(minor) => <Money view={view} minor={minor} currency={s.currency} />} />
+                        </li>
+                      ) : null}
                     </ul>
                   )}
                 </td>

@@ -443,7 +443,8 @@ export function renderReverse(view: View, data: { payment: PaymentDetail; headro
 }
 
 /** The quantities the shopper chose on the link's page (docs/rules.md, §Adjustable quantities), with each line's amount. */
-function ChosenItems({ lines, money }: { lines: readonly { name: string; quantity: number; amount: number }[]; money: (minor: number) => Html }): Html {
+/** The items at the quantities the shopper chose (a payment's page, a link's submissions). */
+export function ChosenItems({ lines, money }: { lines: readonly { name: string; quantity: number; amount: number }[]; money: (minor: number) => Html }): Html {
   return (
     <ul class="answers" data-chosen-items="">
       {lines.map((l) => (
