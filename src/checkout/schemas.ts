@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { WithEnvelope } from '../http/envelope.js';
-import { CULTURES, CURRENCIES, MAX_AMOUNT, MAX_ITEMS, RECURRING_MODELS } from '../paymentLinks/schemas.js';
+import { CULTURES, CURRENCIES, TerminalIdentifier, MAX_AMOUNT, MAX_ITEMS, RECURRING_MODELS } from '../paymentLinks/schemas.js';
 
 // Hosted checkout API schemas (interface §4.6, §Hosted checkout, §Clients in the field). Rules across fields and against the
 // clock live in rules.ts and are reported together with these.
@@ -48,13 +48,7 @@ export const CreateCheckoutBody = Type.Object(
     currency: oneOf(CURRENCIES, 'upper-case ISO 4217 code'),
     returnUrl: Type.String({ description: 'absolute http(s) URL, at most 2048 characters (else INVALID_RETURN_URL)' }),
     reference: Type.String({ minLength: 1, maxLength: 200, description: "the merchant's own reference, echoed as merchantReference" }),
-    terminalIdentifier: Type.String({
-      minLength: 12,
-      maxLength: 12,
-      pattern: '^[A-Za-z0-9]*$',
-      'x-pattern': 'must be letters and digits only',
-      description: "a terminal of the key's merchant",
-    }),
+    terminalIdentifier: TerminalIdentifier("a terminal of the key's merchant"),
     culture: Type.Optional(oneOf(CULTURES, 'default "is"')),
     isManualCapture: Type.Optional(Type.Boolean({ description: 'default false; true authorises only, and the merchant captures later' })),
     captureHoursDelay: Type.Optional(

@@ -17,6 +17,10 @@ export const SHOPPER_FIELDS = ['Ssn', 'FullName', 'Address', 'PostCode', 'City',
 export const REQUIREMENT_TYPES = ['Hidden', 'Optional', 'Required', 'Prefilled'] as const;
 
 /** Upper-case ISO 4217 codes the service takes (§Creating a link: ISK, EUR, USD, GBP, DKK, SEK, NOK, PLN at least). */
+/** A terminal's identifier as a body names it: 12 letters and digits (which terminal it may be is the service's rule). */
+export const TerminalIdentifier = (description: string) =>
+  Type.String({ minLength: 12, maxLength: 12, pattern: '^[A-Za-z0-9]*$', 'x-pattern': 'must be letters and digits only', description });
+
 export const CURRENCIES = ['ISK', 'EUR', 'USD', 'GBP', 'DKK', 'SEK', 'NOK', 'PLN', 'CHF', 'CZK', 'CAD', 'AUD'] as const;
 
 export const LINK_STATUSES = ['Active', 'Expired', 'Used', 'Disabled', 'Completed'] as const;
@@ -144,13 +148,7 @@ const CustomFieldRead = Type.Object({
 export const CreateBody = Type.Object(
   {
     type: oneOf(LINK_TYPES),
-    terminalIdentifier: Type.String({
-      minLength: 12,
-      maxLength: 12,
-      pattern: '^[A-Za-z0-9]*$',
-      'x-pattern': 'must be letters and digits only',
-      description: "12 characters [A-Za-z0-9]; a terminal of the key's merchant",
-    }),
+    terminalIdentifier: TerminalIdentifier("12 characters [A-Za-z0-9]; a terminal of the key's merchant"),
     amount: { ...Amount, description: 'minor units; 1–100,000,000,000 for PayByLink, 0 for TokenizeByLink; ISK amounts end in 00' },
     currency: oneOf(CURRENCIES, 'upper-case ISO 4217 code'),
     items: Type.Optional(Items),

@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { WithEnvelope } from '../http/envelope.js';
 import { CASE_INSENSITIVE } from '../validation.js';
-import { CURRENCIES, MAX_AMOUNT, RECURRING_MODELS } from '../paymentLinks/schemas.js';
+import { CURRENCIES, MAX_AMOUNT, RECURRING_MODELS, TerminalIdentifier } from '../paymentLinks/schemas.js';
 
 // Modifications and token payments (§Modifications and saved cards, §Clients in the field): request and response schemas, with the examples the
 // OpenAPI document shows. Rules that need the stored payment or token live in the services.
@@ -65,13 +65,7 @@ export const ModificationResponse = WithEnvelope({
 
 export const TokenPaymentBody = Type.Object(
   {
-    terminalIdentifier: Type.String({
-      minLength: 12,
-      maxLength: 12,
-      pattern: '^[A-Za-z0-9]*$',
-      'x-pattern': 'must be letters and digits only',
-      description: "a terminal of the key's merchant",
-    }),
+    terminalIdentifier: TerminalIdentifier("a terminal of the key's merchant"),
     amount: Amount,
     currency: oneOf(CURRENCIES, 'upper-case ISO 4217 code'),
     reference: Reference,
