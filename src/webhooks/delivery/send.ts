@@ -146,6 +146,109 @@ function targetOf(text: string): Target {
 class AttemptTimeout extends Error {}
 
 /**
+ * One attempt on the wire: undici's dispatch handler, its time limit and what it has read. One object
+ * per attempt, its callbacks on the prototype, instead of a closure per callback: at thousands of
+ * attempts a second the closures were a part of the worker's garbage (docs/performance.md).
+ */
+class Attempt implements Dispatcher.DispatchHandler {
+  private status: number | null = null;
+  private readonly kept: Buffer[] = [];
+  private keptBytes = 0;
+  private abort: ((err?: Error) => void) | undefined = undefined;
+  private timedOut = false;
+  private settled = false;
+  private readonly started = performance.now();
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(
+    private readonly timeoutMs: number,
+    private readonly resolve: (result: AttemptResult) => void,
+  ) {
+    this.timer = setTimeout(timeUp, timeoutMs, this);
+  }
+
+  /** The time limit ran out: abort the request (now, or once undici hands over its abort). */
+  timeUp(): void {
+    this.timedOut = true;
+    this.abort?.(new AttemptTimeout());
+  }
+
+  onConnect(abort: (err?: Error) => void): void {
+    this.abort = abort;
+    if (this.timedOut) abort(new AttemptTimeout());
+  }
+
+  onHeaders(statusCode: number): boolean {
+    this.status = statusCode;
+    return true;
+  }
+
+  onData(chunk: Buffer): boolean {
+    if (this.keptBytes < RESPONSE_BODY_LIMIT) {
+      const part = chunk.subarray(0, RESPONSE_BODY_LIMIT - this.keptBytes);
+      this.kept.push(part);
+      this.keptBytes += part.length;
+    }
+    return true;
+  }
+
+  onComplete(): void {
+    const ok = this.status === 200;
+    this.finish({
+      success: ok,
+      responseStatus: this.status,
+      responseBody: this.keptText(),
+      durationMs: this.elapsed(),
+      errorKind: ok ? null : 'status',
+      errorDetail: ok ? null : `HTTP ${this.status}`,
+    });
+  }
+
+  onError(err: Error): void {
+    const partial = this.kept.length > 0 ? this.keptText() : null;
+    if (this.timedOut) {
+      this.finish({
+        success: false,
+        responseStatus: this.status,
+        responseBody: partial,
+        durationMs: this.elapsed(),
+        errorKind: 'timeout',
+        errorDetail: `no complete response within ${this.timeoutMs} ms`,
+      });
+      return;
+    }
+    this.finish({
+      success: false,
+      responseStatus: this.status,
+      responseBody: partial,
+      durationMs: this.elapsed(),
+      errorKind: classifyError(err),
+      errorDetail: describeError(err),
+    });
+  }
+
+  private elapsed(): number {
+    return Math.round(performance.now() - this.started);
+  }
+
+  private keptText(): string {
+    const bytes = this.kept.length === 1 ? (this.kept[0] as Buffer) : Buffer.concat(this.kept);
+    return bytes.toString('utf8').replace(/\0/g, '\uFFFD');
+  }
+
+  private finish(result: AttemptResult): void {
+    if (this.settled) return;
+    this.settled = true;
+    clearTimeout(this.timer);
+    this.resolve(result);
+  }
+}
+
+function timeUp(attempt: Attempt): void {
+  attempt.timeUp();
+}
+
+/**
  * Sends one attempt and reads the whole response, all within `timeoutMs`. Never throws.
  *
  * Written on undici's dispatch handler rather than its `request()`: the attempt needs the status and
@@ -157,8 +260,6 @@ class AttemptTimeout extends Error {}
  */
 export function sendAttempt(dispatcher: Dispatcher, req: AttemptRequest, opts: { timeoutMs?: number; publicOnly: boolean }): Promise<AttemptResult> {
   const timeoutMs = opts.timeoutMs ?? ATTEMPT_TIMEOUT_MS;
-  const started = performance.now();
-  const elapsed = (): number => Math.round(performance.now() - started);
   let target: Target;
   try {
     target = targetOf(req.url);
@@ -169,94 +270,18 @@ export function sendAttempt(dispatcher: Dispatcher, req: AttemptRequest, opts: {
       success: false,
       responseStatus: null,
       responseBody: null,
-      durationMs: elapsed(),
+      durationMs: 0,
       errorKind: classifyError(err),
       errorDetail: describeError(err),
     });
   }
+  const headers: Record<string, string> = {
+    'content-type': 'application/json; charset=utf-8',
+    authorization: req.apiKey,
+    'x-webhook-correlationid': req.correlationId,
+  };
+  if (req.standard) for (const name in req.standard) headers[name] = req.standard[name] as string;
   return new Promise<AttemptResult>((resolve) => {
-    let status: number | null = null;
-    const kept: Buffer[] = [];
-    let keptBytes = 0;
-    let abort: ((err?: Error) => void) | undefined;
-    let timedOut = false;
-    let settled = false;
-    const keptText = (): string => Buffer.concat(kept).toString('utf8').replace(/\0/g, '\uFFFD');
-    const finish = (result: AttemptResult): void => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      resolve(result);
-    };
-    const timer = setTimeout(() => {
-      timedOut = true;
-      abort?.(new AttemptTimeout());
-    }, timeoutMs);
-    const handler: Dispatcher.DispatchHandler = {
-      onConnect(a) {
-        abort = a;
-        if (timedOut) a(new AttemptTimeout());
-      },
-      onHeaders(statusCode) {
-        status = statusCode;
-        return true;
-      },
-      onData(chunk) {
-        if (keptBytes < RESPONSE_BODY_LIMIT) {
-          const part = chunk.subarray(0, RESPONSE_BODY_LIMIT - keptBytes);
-          kept.push(part);
-          keptBytes += part.length;
-        }
-        return true;
-      },
-      onComplete() {
-        const ok = status === 200;
-        finish({
-          success: ok,
-          responseStatus: status,
-          responseBody: keptText(),
-          durationMs: elapsed(),
-          errorKind: ok ? null : 'status',
-          errorDetail: ok ? null : `HTTP ${status}`,
-        });
-      },
-      onError(err) {
-        const partial = kept.length > 0 ? keptText() : null;
-        if (timedOut) {
-          finish({
-            success: false,
-            responseStatus: status,
-            responseBody: partial,
-            durationMs: elapsed(),
-            errorKind: 'timeout',
-            errorDetail: `no complete response within ${timeoutMs} ms`,
-          });
-          return;
-        }
-        finish({
-          success: false,
-          responseStatus: status,
-          responseBody: partial,
-          durationMs: elapsed(),
-          errorKind: classifyError(err),
-          errorDetail: describeError(err),
-        });
-      },
-    };
-    dispatcher.dispatch(
-      {
-        origin: target.origin,
-        path: target.path,
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json; charset=utf-8',
-          authorization: req.apiKey,
-          'x-webhook-correlationid': req.correlationId,
-          ...req.standard,
-        },
-        body: req.body,
-      },
-      handler,
-    );
+    dispatcher.dispatch({ origin: target.origin, path: target.path, method: 'POST', headers, body: req.body }, new Attempt(timeoutMs, resolve));
   });
 }

@@ -47,16 +47,22 @@ export function signingSecretOf(hexKey: string): string {
 /**
  * The three Standard Webhooks headers of one attempt. While a rotation's overlap lasts, the signature
  * header carries one signature under each key, the new one first (space-separated, as the standard has it).
+ * Each key is its hex text, or its bytes as hmacKeyBytes answers them.
  */
 export function standardWebhookHeaders(
-  hexKey: string,
+  hexKey: string | Buffer,
   deliveryId: string,
   sentAt: Date,
   body: string | Buffer,
-  previousHexKey: string | null = null,
+  previousHexKey: string | Buffer | null = null,
 ): Record<'webhook-id' | 'webhook-timestamp' | 'webhook-signature', string> {
   const timestamp = String(Math.floor(sentAt.getTime() / 1000));
-  const sign = (key: string) => `v1,${createHmac('sha256', hmacKeyBytes(key)).update(`${deliveryId}.${timestamp}.`, 'utf8').update(body).digest('base64')}`;
+  // A key may be given as its bytes already (hmacKeyBytes), as the worker keeps them per webhook.
+  const sign = (key: string | Buffer) =>
+    `v1,${createHmac('sha256', typeof key === 'string' ? hmacKeyBytes(key) : key)
+      .update(`${deliveryId}.${timestamp}.`, 'utf8')
+      .update(body)
+      .digest('base64')}`;
   const signatures = previousHexKey === null ? sign(hexKey) : `${sign(hexKey)} ${sign(previousHexKey)}`;
   return { 'webhook-id': deliveryId, 'webhook-timestamp': timestamp, 'webhook-signature': signatures };
 }

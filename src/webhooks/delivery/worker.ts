@@ -7,7 +7,7 @@ import { newUuid } from '../../ids.js';
 import type { Sealer } from '../../sealing.js';
 import { claimAndRecord } from './claim.js';
 import { afterAttempt } from './schedule.js';
-import { standardWebhookHeaders } from './sign.js';
+import { hmacKeyBytes, standardWebhookHeaders } from './sign.js';
 import { ATTEMPT_TIMEOUT_MS, createDeliveryAgent, sendAttempt } from './send.js';
 import { LoopOwner, NotifiedLoop } from '../../db/notifiedLoop.js';
 import { DELIVERIES_CHANNEL, renewLeases, type AttemptRecord, type ClaimedRow } from './sql.js';
@@ -119,6 +119,8 @@ export class DeliveryWorker extends LoopOwner {
    * cost about 45 µs of each attempt (docs/performance.md). A rotated key is a new sealed form, so a new entry.
    */
   private readonly openedKeys = new Map<string, string>();
+  /** Opened HMAC keys as bytes, by their hex (see keyBytes). */
+  private readonly keyBytesByHex = new Map<string, Buffer>();
   /** Deliveries this worker holds (claimed, and not yet recorded), with their claim token: their leases are renewed. */
   private readonly held = new Map<string, { token: string; webhookId: string }>();
   /** Per webhook: its queue and counts (removed when nothing of it is held). */
@@ -386,55 +388,54 @@ export class DeliveryWorker extends LoopOwner {
     const correlationId = newUuid();
     const sentAt = this.clock.now();
     const body = Buffer.from(row.body, 'utf8');
-    void sendAttempt(
-      this.dispatcher,
-      { url: row.url, body, apiKey, correlationId, standard: standardWebhookHeaders(hmacKey, row.id, sentAt, body, previousKey) },
-      { timeoutMs: this.timeoutMs, publicOnly: this.publicOnly },
-    ).then((result) => {
-      this.onWire--;
-      ep.onWire--;
-      if (ep.freed.length < ep.cap) ep.freed.push(performance.now());
-      const outcome = afterAttempt(attemptNumber, sentAt, result.success);
-      this.metrics?.attempt(result.success ? 'delivered' : (result.errorKind ?? 'status'), result.durationMs / 1000);
-      if (outcome.state === 'Failed') this.metrics?.failedForGood(1);
-      this.stats.attempts++;
-      if (result.success) this.stats.delivered++;
-      else {
-        this.stats.failedAttempts++;
-        this.log.info(
-          {
-            deliveryId: row.id,
-            webhookId: row.webhookId,
-            attempt: attemptNumber,
-            correlationId,
-            status: result.responseStatus,
-            errorKind: result.errorKind,
-            error: result.errorDetail,
-            next: outcome.state,
-          },
-          'webhook attempt failed',
-        );
-      }
-      this.buffer.push({
-        deliveryId: row.id,
-        webhookId: row.webhookId,
-        claimToken,
-        attemptNumber,
-        correlationId,
-        sentAt,
-        responseStatus: result.responseStatus,
-        responseBody: result.responseBody,
-        durationMs: result.durationMs,
-        errorKind: result.errorKind,
-        errorDetail: result.errorKind === 'status' ? null : result.errorDetail,
-        state: outcome.state,
-        nextAttemptAt: outcome.nextAttemptAt,
-      });
-      // The slot is refilled now from the queue; the next cycle records this attempt and claims more.
-      this.pump(webhookId, ep);
-      if (this.waitingForProcess) this.pumpAll();
-      this.scheduleCycle();
-    });
+    const standard = standardWebhookHeaders(this.keyBytes(hmacKey), row.id, sentAt, body, previousKey === null ? null : this.keyBytes(previousKey));
+    void sendAttempt(this.dispatcher, { url: row.url, body, apiKey, correlationId, standard }, { timeoutMs: this.timeoutMs, publicOnly: this.publicOnly }).then(
+      (result) => {
+        this.onWire--;
+        ep.onWire--;
+        if (ep.freed.length < ep.cap) ep.freed.push(performance.now());
+        const outcome = afterAttempt(attemptNumber, sentAt, result.success);
+        this.metrics?.attempt(result.success ? 'delivered' : (result.errorKind ?? 'status'), result.durationMs / 1000);
+        if (outcome.state === 'Failed') this.metrics?.failedForGood(1);
+        this.stats.attempts++;
+        if (result.success) this.stats.delivered++;
+        else {
+          this.stats.failedAttempts++;
+          this.log.info(
+            {
+              deliveryId: row.id,
+              webhookId: row.webhookId,
+              attempt: attemptNumber,
+              correlationId,
+              status: result.responseStatus,
+              errorKind: result.errorKind,
+              error: result.errorDetail,
+              next: outcome.state,
+            },
+            'webhook attempt failed',
+          );
+        }
+        this.buffer.push({
+          deliveryId: row.id,
+          webhookId: row.webhookId,
+          claimToken,
+          attemptNumber,
+          correlationId,
+          sentAt,
+          responseStatus: result.responseStatus,
+          responseBody: result.responseBody,
+          durationMs: result.durationMs,
+          errorKind: result.errorKind,
+          errorDetail: result.errorKind === 'status' ? null : result.errorDetail,
+          state: outcome.state,
+          nextAttemptAt: outcome.nextAttemptAt,
+        });
+        // The slot is refilled now from the queue; the next cycle records this attempt and claims more.
+        this.pump(webhookId, ep);
+        if (this.waitingForProcess) this.pumpAll();
+        this.scheduleCycle();
+      },
+    );
   }
 
   /** How long a freed slot waited for its next attempt (the recent ones): how many, p50 and p99 in ms. */
@@ -467,6 +468,16 @@ export class DeliveryWorker extends LoopOwner {
     if (this.openedKeys.size >= 10_000) this.openedKeys.clear();
     this.openedKeys.set(sealed, plain);
     return plain;
+  }
+
+  /** A webhook's HMAC key as bytes, decoded from its hex once per key rather than once per attempt. */
+  private keyBytes(hexKey: string): Buffer {
+    const known = this.keyBytesByHex.get(hexKey);
+    if (known !== undefined) return known;
+    const bytes = hmacKeyBytes(hexKey);
+    if (this.keyBytesByHex.size >= 10_000) this.keyBytesByHex.clear();
+    this.keyBytesByHex.set(hexKey, bytes);
+    return bytes;
   }
 
   private unrecordedByWebhook(): Map<string, number> {
