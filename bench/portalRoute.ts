@@ -48,6 +48,8 @@ try {
       targets.push(
         [`${label}API list (PageSize 20)`, app, '/api/v1/paymentlinks?PageSize=20', { 'x-api-key': apiKey }],
         [`${label}portal links page`, app, '/portal/links', pageHeaders],
+        // As the portal bench searches: a text only a few links hold, with words every link holds.
+        [`${label}portal search page`, app, '/portal/links?q=bench%20link%201999', pageHeaders],
         [`${label}portal payments page`, app, '/portal/payments', pageHeaders],
         [`${label}portal overview page`, app, '/portal', pageHeaders],
         [`${label}portal overview page (30 days)`, app, '/portal?days=30', pageHeaders],

@@ -17,7 +17,7 @@ import { normalizeInput, type JsonSchema } from './validation.js';
 import swaggerUi from '@fastify/swagger-ui';
 import { FAVICON_SVG } from './web/assets.js';
 import { CSP } from './web/headers.js';
-import { loggedPath, loggerOptions } from './logging.js';
+import { loggedPath, loggerOptions, requestLogger } from './logging.js';
 import { paymentLinkRoutes } from './paymentLinks/routes.js';
 import { webhookRoutes } from './webhooks/routes.js';
 import { ListenerHub } from './webhooks/listen/hub.js';
@@ -60,6 +60,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     ...(deps.logger ? { loggerInstance: deps.logger } : { logger: loggerOptions(config.logLevel) }),
     genReqId: () => newUuid(),
     logController: new LogController({ requestIdLogLabel: 'reqId', disableRequestLogging: true }),
+    childLoggerFactory: requestLogger,
     bodyLimit: 1024 * 1024,
     // Behind a listed proxy, request.ip is the client's address from X-Forwarded-For and request.protocol
     // follows X-Forwarded-Proto; from any other address those headers are ignored (docs/production.md).

@@ -234,6 +234,14 @@ function namesOf(schema: JsonSchema, props: Record<string, JsonSchema>): { requi
   return names;
 }
 
+/** The branches of an anyOf other than null, found once per schema. */
+const nonNull = new WeakMap<JsonSchema, JsonSchema[]>();
+function nonNullBranches(schema: JsonSchema, anyOf: JsonSchema[]): JsonSchema[] {
+  let branches = nonNull.get(schema);
+  if (branches === undefined) nonNull.set(schema, (branches = anyOf.filter((b) => !hasType(b, 'null'))));
+  return branches;
+}
+
 function hasType(schema: JsonSchema, t: string): boolean {
   return schema.type === t || (Array.isArray(schema.type) && schema.type.includes(t));
 }
@@ -248,7 +256,7 @@ function normalizeToSchema(schema: JsonSchema | undefined, value: unknown, opts:
   if (schema === undefined) return value;
   if (schema.anyOf) {
     if (value === null) return null;
-    const branches = schema.anyOf.filter((b) => !hasType(b, 'null'));
+    const branches = nonNullBranches(schema, schema.anyOf);
     const pick =
       branches.find((b) =>
         typeof value === 'object' && value !== null && !Array.isArray(value)
@@ -270,10 +278,13 @@ function normalizeToSchema(schema: JsonSchema | undefined, value: unknown, opts:
     const { required, lower } = namesOf(schema, props);
     const out: Record<string, unknown> = {};
     // Exact spellings first, so that {"amount": .., "Amount": ..} keeps the exact one and flags the other
-    // (sorted only when some name is not spelt exactly, which is rare).
-    let entries = Object.entries(value as Record<string, unknown>);
-    if (entries.some(([k]) => !(k in props))) entries = entries.sort(([a], [b]) => Number(!(a in props)) - Number(!(b in props)));
-    for (const [key, v] of entries) {
+    // (sorted only when some name is not spelt exactly, which is rare). The names, not the entries: a
+    // create walks about twenty fields, and an array per field was a part of what it allocates.
+    const record = value as Record<string, unknown>;
+    let keys = Object.keys(record);
+    if (keys.some((k) => !(k in props))) keys = keys.sort((a, b) => Number(!(a in props)) - Number(!(b in props)));
+    for (const key of keys) {
+      const v = record[key];
       const canonical = key in props ? key : lower.get(key.toLowerCase());
       if (canonical === undefined || canonical in out) {
         out[key] = v;

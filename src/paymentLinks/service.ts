@@ -32,6 +32,7 @@ import {
 } from './rules.js';
 import { CreateBody, DisableBody, UpdateBody, type LinkStatus, type LinkType, type PaymentLinkSchema, type ListEntrySchema } from './schemas.js';
 import * as sql from './sql.js';
+import { searchLinksShared } from './search.js';
 import type { PaymentLinkRow } from './sql.js';
 import { customFieldErrors, presentCustomField, storedCustomFields } from './customFields.js';
 
@@ -312,7 +313,7 @@ export async function searchPaymentLinks(
   pageSize: number,
 ): Promise<{ links: LinkSummary[]; older: string | null; newer: string | null }> {
   const now = deps.clock.now();
-  const rows = await sql.searchLinks(deps.db.pool, merchantId, { status: search.status, text: search.text, now }, keyset, pageSize + 1);
+  const rows = await searchLinksShared(deps.db, { merchantId, status: search.status, text: search.text, now, keyset, limit: pageSize + 1 });
   const page = keysetPage(rows, pageSize, keyset);
   return { links: page.rows.map((r) => summaryOf(r, now)), older: page.older, newer: page.newer };
 }

@@ -168,4 +168,32 @@ describe('searching a merchant’s links by text', () => {
       expect(short.plan, text).toContain('payment_links_merchant_created_idx');
     }
   });
+
+  it('the same search asked together is read once, and each caller gets the page of its own request', async () => {
+    let sent = 0;
+    const pool = t.db.pool;
+    const original = pool.query;
+    const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
+    (pool as { query: unknown }).query = (...args: unknown[]) => {
+      sent++;
+      return query(...args);
+    };
+    try {
+      const ask = (text: string, status: 'Disabled' | null, at = clock.now()) =>
+        searchPaymentLinks({ db: t.db, clock: new ManualClock(at.toISOString()) }, MERCHANT, { status, text }, null, 100);
+      const same = await Promise.all([ask('winter', null), ask('winter', null), ask('winter', null)]);
+      expect(sent).toBe(1);
+      for (const page of same) expect(page.links.map((l) => l.paymentLinkReference)).toEqual(expected('winter', null));
+      expect(same[0]?.links).not.toBe(same[1]?.links);
+      // A different text, or the same status filter at another time of the clock, is a search of its own.
+      sent = 0;
+      const later = new Date(clock.now().getTime() + 1);
+      const apart = await Promise.all([ask('winter', null), ask('sale', null), ask('winter', 'Disabled'), ask('winter', 'Disabled', later)]);
+      expect(sent).toBe(4);
+      expect(apart[2]?.links.map((l) => l.paymentLinkReference)).toEqual(expected('winter', 'Disabled'));
+      expect(apart[1]?.links.map((l) => l.paymentLinkReference)).toEqual(expected('sale', null));
+    } finally {
+      pool.query = original;
+    }
+  });
 });
