@@ -1,6 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App, AppDeps } from '../deps.js';
-import { merchantNames } from '../accounts/service.js';
 import { ApiError } from '../errors.js';
 import { merchantsFor, type PortalSession, type SessionPolicy } from '../users/service.js';
 import { negotiateLang } from '../web/lang.js';
@@ -58,10 +57,11 @@ export function publicViewFor(request: FastifyRequest, reply: FastifyReply): Pub
   return publicView(lang, formToken(request, reply), pageAddressOf(request));
 }
 
-/** The view of a signed-in page: the user, the merchant's name (read with the other requests of this turn), the form token. */
+/** The view of a signed-in page: the user, the merchant's name (read with the session), the form token. */
 export async function viewFor(request: FastifyRequest, reply: FastifyReply, deps: Pick<AppDeps, 'db'>): Promise<View> {
   const session = sessionOfRequest(request);
-  const [name, merchants] = await Promise.all([merchantNames(deps.db).get(session.merchantId), merchantsFor(deps.db, session)]);
+  const name = session.merchantName;
+  const merchants = await merchantsFor(deps.db, session);
   // The switcher names each merchant with the person's role there (a role per membership).
   const t = translator(CORE, session.language);
   return signedInView(

@@ -4,7 +4,7 @@ import { withTransaction } from '../db/database.js';
 import { validationError, type FieldError } from '../errors.js';
 import { BatchLoader, perDatabase } from '../db/batch.js';
 import { hashSecret, prefixedId, randomToken } from '../ids.js';
-import { isPartnerLinked, merchantExists, merchantNames, merchantsOfPartner, partnerExists } from '../accounts/service.js';
+import { isPartnerLinked, merchantExists, merchantsOfPartner, partnerExists } from '../accounts/service.js';
 import { dummyHash, hashPassword, passwordProblem, verifyPassword, type PasswordProblem } from './password.js';
 import { checkEmail, normalizeEmail, signInKeyOf } from './email.js';
 import { ACCOUNT_LIMITS, clearAccountFailures, countFailure, lockedFor } from './throttle.js';
@@ -317,12 +317,14 @@ export interface PortalSession {
   language: Lang;
   /** The merchant being worked on. */
   merchantId: string;
+  /** Its name, read with the session (null when no merchant has that id). */
+  merchantName: string | null;
   /** Set for a partner's user, who may switch between the partner's merchants. */
   partnerId: string | null;
   /** A partner's user's role on the partner's merchants (a membership's own role comes first). */
   partnerRole: Role | null;
-  /** The person's accepted memberships, oldest first, each with its role: read with the session. */
-  memberships: readonly { merchantId: string; role: Role }[];
+  /** The person's accepted memberships, oldest first, each with its role and its merchant's name: read with the session. */
+  memberships: readonly { merchantId: string; role: Role; name: string | null }[];
   expiresAt: Date;
 }
 
@@ -364,9 +366,10 @@ export async function sessionOf(db: Database, clock: Clock, token: string, polic
     role,
     language: isLang(row.language) ? row.language : 'en',
     merchantId: row.merchantId,
+    merchantName: row.merchantName,
     partnerId: row.partnerId,
     partnerRole,
-    memberships: row.memberships.flatMap((m) => (isRole(m.role) ? [{ merchantId: m.merchantId, role: m.role }] : [])),
+    memberships: row.memberships.flatMap((m) => (isRole(m.role) ? [{ merchantId: m.merchantId, role: m.role, name: m.name }] : [])),
     expiresAt: row.expiresAt,
   };
 }
@@ -382,22 +385,17 @@ export async function signOutEverywhere(db: Database, userId: string): Promise<n
 
 /**
  * The merchants this session's user may switch between, each with the role they have there: their
- * accepted memberships (read with the session), and a partner's user's linked merchants (a
- * membership's role comes first). The names are asked in this turn, so that they are read in one
- * query with any other merchant name asked in it (the page's own merchant, src/db/batch.ts).
+ * accepted memberships and their names (read with the session), and a partner's user's linked
+ * merchants (a membership's role comes first), which only a partner's user waits for.
  */
 export async function merchantsFor(
   db: Database,
   session: Pick<PortalSession, 'memberships' | 'partnerId' | 'partnerRole'>,
 ): Promise<{ merchantId: string; name: string; role: Role }[]> {
-  const names = merchantNames(db);
-  const [out, linked] = await Promise.all([
-    Promise.all(session.memberships.map(async (m) => ({ merchantId: m.merchantId, name: (await names.get(m.merchantId)) ?? m.merchantId, role: m.role }))),
-    session.partnerId === null || session.partnerRole === null ? Promise.resolve([]) : merchantsOfPartner(db, session.partnerId),
-  ]);
-  if (session.partnerRole !== null) {
-    for (const m of linked) if (!out.some((o) => o.merchantId === m.merchantId)) out.push({ ...m, role: session.partnerRole });
-  }
+  const out = session.memberships.map((m) => ({ merchantId: m.merchantId, name: m.name ?? m.merchantId, role: m.role }));
+  if (session.partnerId === null || session.partnerRole === null) return out;
+  const { partnerRole } = session;
+  for (const m of await merchantsOfPartner(db, session.partnerId)) if (!out.some((o) => o.merchantId === m.merchantId)) out.push({ ...m, role: partnerRole });
   return out;
 }
 

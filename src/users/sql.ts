@@ -97,8 +97,10 @@ export interface SessionRow {
   memberRole: string | null;
   language: string;
   partnerId: string | null;
-  /** The person's live, accepted memberships, oldest first (the merchant switcher). */
-  memberships: { merchantId: string; role: string }[];
+  /** The name of the session's merchant (null: none by that id, as a name looked up alone would be). */
+  merchantName: string | null;
+  /** The person's live, accepted memberships, oldest first, with each merchant's name (the merchant switcher). */
+  memberships: { merchantId: string; role: string; name: string | null }[];
 }
 
 export async function insertSession(db: Queryable, s: { tokenHash: Buffer; userId: string; merchantId: string; at: Date; expiresAt: Date }): Promise<void> {
@@ -114,16 +116,19 @@ export async function insertSession(db: Queryable, s: { tokenHash: Buffer; userI
 /**
  * The sessions with these hashes, with their users (removed users have no sessions left), the
  * accepted membership of the session's merchant and the person's other accepted memberships (the
- * merchant switcher of every page), in the one statement of every portal request.
+ * merchant switcher of every page), in the one statement of every portal request. The names of the
+ * session's merchant and of the memberships' merchants come with it, read from the accounts module's
+ * table on purpose (docs/style.md, Modules and their tables): every page shows them, and a statement
+ * of their own was a third round trip of each page (docs/performance.md, The portal's pages).
  */
 export async function findSessions(db: Queryable, hashes: readonly Buffer[]): Promise<(SessionRow & { tokenHash: Buffer })[]> {
   const { rows } = await db.query<SessionRow & { tokenHash: Buffer }>({
-    name: 'portal_find_sessions_memberships',
+    name: 'portal_find_sessions_memberships_names',
     text: `SELECT s.token_hash AS "tokenHash", s.user_id AS "userId", s.merchant_id AS "merchantId", s.created_at AS "createdAt",
                   s.last_seen_at AS "lastSeenAt", s.expires_at AS "expiresAt", u.email, u.role, m.role AS "memberRole", u.language,
-                  u.partner_id AS "partnerId",
-                  COALESCE((SELECT json_agg(json_build_object('merchantId', a.merchant_id, 'role', a.role) ORDER BY a.created_at, a.id)
-                              FROM portal_memberships a
+                  u.partner_id AS "partnerId", (SELECT n.name FROM merchants n WHERE n.id = s.merchant_id) AS "merchantName",
+                  COALESCE((SELECT json_agg(json_build_object('merchantId', a.merchant_id, 'role', a.role, 'name', n.name) ORDER BY a.created_at, a.id)
+                              FROM portal_memberships a LEFT JOIN merchants n ON n.id = a.merchant_id
                              WHERE a.user_id = s.user_id AND a.removed_at IS NULL AND a.accepted_at IS NOT NULL), '[]'::json) AS memberships
              FROM portal_sessions s JOIN portal_users u ON u.id = s.user_id AND u.removed_at IS NULL
              LEFT JOIN portal_memberships m ON m.user_id = s.user_id AND m.merchant_id = s.merchant_id

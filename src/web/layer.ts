@@ -1,5 +1,5 @@
 import { hkdfSync } from 'node:crypto';
-import cookie from '@fastify/cookie';
+import cookie, { Signer, type UnsignResult } from '@fastify/cookie';
 import type { App, AppDeps } from '../deps.js';
 import { installFormTokens, type FormPart } from './formTokens.js';
 import { SHARED_ASSETS, serveAssets } from './assets.js';
@@ -24,6 +24,34 @@ function derive(secretKey: Buffer, label: string): Buffer {
   return Buffer.from(hkdfSync('sha256', secretKey, Buffer.alloc(0), `paylinks web ${label}`, 32));
 }
 
+/** How many signed cookie values the signer keeps its verdict on (a browser's form-token cookie each). */
+const SIGNED_KEPT = 10_000;
+
+/**
+ * The cookie signer, keeping the values it has found signed: a browser sends the same signed cookie
+ * (its form-token secret) with every page, and checking its HMAC again was a measurable part of a
+ * page's work (docs/performance.md, The portal's pages). Only a value whose signature matched is
+ * kept, as the exact text that matched, so what a lookup answers is what the HMAC would; the kept
+ * values are forgotten together when there are too many.
+ */
+export function rememberingSigner(key: Buffer): Pick<Signer, 'sign' | 'unsign'> {
+  const signer = new Signer(key, 'sha256');
+  const signed = new Map<string, UnsignResult>();
+  return {
+    sign: (value) => signer.sign(value),
+    unsign: (input) => {
+      const known = signed.get(input);
+      if (known !== undefined) return known;
+      const result = signer.unsign(input);
+      if (result.valid) {
+        if (signed.size >= SIGNED_KEPT) signed.clear();
+        signed.set(input, Object.freeze(result));
+      }
+      return result;
+    },
+  };
+}
+
 /** The parts of the site, by the name of their form tokens' secret cookie, registered in this order. */
 export type WebParts = Readonly<Record<FormPart, WebPart>>;
 
@@ -33,7 +61,7 @@ export async function webLayer(app: App, deps: AppDeps, parts: WebParts): Promis
   const hmacKey = derive(config.secretKey, 'forms');
   const ownOrigin = new URL(config.publicBaseUrl).origin.toLowerCase();
   await app.register(async (web) => {
-    await web.register(cookie, { secret: derive(config.secretKey, 'cookies') });
+    await web.register(cookie, { secret: rememberingSigner(derive(config.secretKey, 'cookies')) });
     web.decorateRequest('formBinding', null);
     serveAssets(web, SHARED_ASSETS);
     for (const [part, routes] of Object.entries(parts) as [FormPart, WebPart][]) {

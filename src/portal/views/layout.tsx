@@ -83,6 +83,31 @@ function MerchantSwitch({ view }: { view: View }): Html {
   );
 }
 
+/** Each side navigation written so far, by language, role and current section: the same on every page that has these. */
+const sideNavs = new Map<string, Html>();
+
+/** The navigation of what the role allows, with the current section marked. */
+function SideNav({ view, section }: { view: View; section: string }): Html {
+  const key = `${view.lang} ${view.user.role} ${section}`;
+  let nav = sideNavs.get(key);
+  if (nav !== undefined) return nav;
+  nav = (
+    <nav class="sidenav" aria-label={view.t('mainNavigation')}>
+      <ul>
+        {NAV.filter((n) => view.can(n.permission)).map((n) => (
+          <li>
+            <a href={n.href} aria-current={n.section === section ? 'page' : undefined}>
+              {view.t(n.label)}
+            </a>
+          </li>
+        ))}
+      </ul>
+    </nav>
+  );
+  if (sideNavs.size < 1000) sideNavs.set(key, nav);
+  return nav;
+}
+
 export interface PageProps {
   view: View;
   /** The heading (and the tab's title). */
@@ -141,17 +166,7 @@ export function Page({ view, title, section, children, actions, lead, notice }: 
           </div>
         </header>
         <div class="shell">
-          <nav class="sidenav" aria-label={t('mainNavigation')}>
-            <ul>
-              {NAV.filter((n) => view.can(n.permission)).map((n) => (
-                <li>
-                  <a href={n.href} aria-current={n.section === section ? 'page' : undefined}>
-                    {t(n.label)}
-                  </a>
-                </li>
-              ))}
-            </ul>
-          </nav>
+          <SideNav view={view} section={section} />
           <main id="main" tabindex={-1}>
             <div class="page-head">
               <h1>{title}</h1>
