@@ -94,7 +94,8 @@ class RequestLogger implements FastifyBaseLogger {
     private readonly options: ChildLoggerOptions,
   ) {}
 
-  private get made(): FastifyBaseLogger {
+  /** The child logger, made at the first line the request writes. */
+  get made(): FastifyBaseLogger {
     return (this.#made ??= this.parent.child(this.bindings, this.options));
   }
 
@@ -106,32 +107,26 @@ class RequestLogger implements FastifyBaseLogger {
     this.made.level = level;
   }
 
-  // Methods on the prototype, not a closure of each per request.
-  fatal(...args: Parameters<LogFn>): void {
-    this.made.fatal(...args);
-  }
-  error(...args: Parameters<LogFn>): void {
-    this.made.error(...args);
-  }
-  warn(...args: Parameters<LogFn>): void {
-    this.made.warn(...args);
-  }
-  info(...args: Parameters<LogFn>): void {
-    this.made.info(...args);
-  }
-  debug(...args: Parameters<LogFn>): void {
-    this.made.debug(...args);
-  }
-  trace(...args: Parameters<LogFn>): void {
-    this.made.trace(...args);
-  }
-  silent(...args: Parameters<LogFn>): void {
-    this.made.silent(...args);
-  }
+  // The level methods are on the prototype (below), not a closure of each per request.
+  declare fatal: LogFn;
+  declare error: LogFn;
+  declare warn: LogFn;
+  declare info: LogFn;
+  declare debug: LogFn;
+  declare trace: LogFn;
+  declare silent: LogFn;
 
   child(bindings: Bindings, options?: ChildLoggerOptions): FastifyBaseLogger {
     return this.made.child(bindings, options);
   }
+}
+
+for (const level of ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const) {
+  Object.defineProperty(RequestLogger.prototype, level, {
+    value(this: RequestLogger, ...args: Parameters<LogFn>): void {
+      this.made[level](...args);
+    },
+  });
 }
 
 /** Fastify's childLoggerFactory: each request gets a RequestLogger. */
