@@ -1,6 +1,7 @@
 import type { PoolClient } from 'pg';
 import type { Database } from '../db/database.js';
 import { keysetPage, type Keyset } from '../db/keyset.js';
+import { readOne, type Read } from '../db/together.js';
 import { notFound } from '../errors.js';
 import { newPayfacReference, newReference, prefixedId } from '../ids.js';
 import { enqueueEvent, type EventDeps, type PaymentEvent } from '../webhooks/events.js';
@@ -332,14 +333,26 @@ export type DailySales = sql.DailySalesRow;
 /**
  * The merchant's sales per day (UTC) and currency over the last `days` days, today included (the
  * portal's overview): read from the sums kept per day in each payment's and refund's transaction
- * (migrations/0038_daily_sales.sql), at most a row per day and currency however many payments there are.
+ * (migrations/0038_daily_sales.sql), at most a row per day and currency however many payments there
+ * are. A read that can share a statement with others (src/db/together.ts).
  */
+export function dailySalesRead(deps: { clock: { now(): Date } }, merchantId: string, days: number): Read<{ since: Date; rows: DailySales[] }> {
+  const now = deps.clock.now();
+  const since = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() - (days - 1)));
+  const read = sql.dailySales(merchantId, since.toISOString().slice(0, 10));
+  return { ...read, decode: (value) => ({ since, rows: read.decode(value) }) };
+}
+
 export async function dailySales(
   deps: { db: Database; clock: { now(): Date } },
   merchantId: string,
   days: number,
 ): Promise<{ since: Date; rows: DailySales[] }> {
-  const now = deps.clock.now();
-  const since = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() - (days - 1)));
-  return { since, rows: await sql.dailySales(deps.db.pool, merchantId, since.toISOString().slice(0, 10)) };
+  return readOne(deps.db.pool, dailySalesRead(deps, merchantId, days));
+}
+
+/** The merchant's newest payments (the overview's), as a read that can share a statement. */
+export function newestPaymentsRead(deps: ExpiryDeps, merchantId: string, limit: number): Read<PaymentListItem[]> {
+  const read = sql.newestPayments(merchantId, limit);
+  return { ...read, decode: (value) => withExpiry(deps, read.decode(value)) };
 }

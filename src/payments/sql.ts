@@ -1,5 +1,6 @@
 import type { Queryable } from '../db/database.js';
 import { cursorTimeSql, type Keyset } from '../db/keyset.js';
+import type { Read } from '../db/together.js';
 
 // Payments, saved cards and the 3-D Secure steps of the shopper's pages. $n parameters only.
 
@@ -389,19 +390,32 @@ export interface DailySalesRow {
 }
 
 /**
- * The merchant's sums per day (UTC) and currency from the day `since` (YYYY-MM-DD) on, oldest first:
- * the rows the triggers of migrations/0038_daily_sales.sql keep, a row per slot, summed.
+ * The merchant's sums per day (UTC) and currency from the day `since` (YYYY-MM-DD) on, oldest first,
+ * as a read that can share a statement (src/db/together.ts): the rows the triggers of
+ * migrations/0038_daily_sales.sql keep, a row per slot, summed.
  */
-export async function dailySales(db: Queryable, merchantId: string, since: string): Promise<DailySalesRow[]> {
-  const { rows } = await db.query<DailySalesRow>({
-    name: 'payments.dailySales',
-    text: `SELECT to_char(day, 'YYYY-MM-DD') AS day, currency, sum(sales)::bigint AS sales, sum(payments)::int AS payments,
-                  sum(refused)::int AS refused, sum(refunded)::bigint AS refunded
-             FROM payment_daily_sales
-            WHERE merchant_id = $1 AND day >= $2::date
-            GROUP BY day, currency
-            ORDER BY day, currency`,
+export function dailySales(merchantId: string, since: string): Read<DailySalesRow[]> {
+  return {
+    name: 'sales',
+    sql: `SELECT COALESCE(json_agg(d ORDER BY d.day, d.currency), '[]'::json)
+            FROM (SELECT to_char(day, 'YYYY-MM-DD') AS day, currency, sum(sales)::bigint AS sales, sum(payments)::int AS payments,
+                         sum(refused)::int AS refused, sum(refunded)::bigint AS refunded
+                    FROM payment_daily_sales
+                   WHERE merchant_id = $1 AND day >= $2::date
+                   GROUP BY day, currency) d`,
     values: [merchantId, since],
-  });
-  return rows;
+    decode: (rows) => rows as DailySalesRow[],
+  };
+}
+
+/** The merchant's newest payments, newest first, as a read that can share a statement (by the payments_merchant_keyset_idx index). */
+export function newestPayments(merchantId: string, limit: number): Read<PaymentListRow[]> {
+  return {
+    name: 'newest',
+    sql: `SELECT COALESCE(json_agg(r ORDER BY r.at DESC, r.reference DESC), '[]'::json)
+            FROM (SELECT ${LIST_COLUMNS} FROM payments p WHERE p.merchant_id = $1 ORDER BY p.created_at DESC, p.payfac_reference DESC LIMIT $2) r`,
+    values: [merchantId, limit],
+    // In JSON a time is text.
+    decode: (rows) => (rows as (Omit<PaymentListRow, 'createdAt'> & { createdAt: string })[]).map((r) => ({ ...r, createdAt: new Date(r.createdAt) })),
+  };
 }
