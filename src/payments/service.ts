@@ -1,13 +1,13 @@
 import type { PoolClient } from 'pg';
 import type { Database } from '../db/database.js';
 import { keysetPage, type Keyset } from '../db/keyset.js';
+import { readOne, type Read } from '../db/together.js';
 import { notFound } from '../errors.js';
 import { newPayfacReference, newReference, prefixedId } from '../ids.js';
 import { enqueueEvent, type EventDeps, type PaymentEvent } from '../webhooks/events.js';
 import type { FinalAuthoriseResult } from './acquirer.js';
 import type { CardSummary } from './card.js';
 import * as sql from './sql.js';
-import { refundedPerDay } from './modifications/service.js';
 import { hasExpired, type ExpiryDeps } from './authorisations/service.js';
 
 // Recording a card payment (a link's or a checkout session's) once the acquirer has answered: the
@@ -328,156 +328,31 @@ export async function* eachPayment(deps: { db: Database }, merchantId: string, f
   }
 }
 
-export interface DailySales {
-  /** The day in UTC, YYYY-MM-DD. */
-  day: string;
-  currency: string;
-  sales: number;
-  payments: number;
-  refused: number;
-  /** Refunded on that day (refunds and reversals that refunded, by when they completed). */
-  refunded: number;
-}
+export type DailySales = sql.DailySalesRow;
 
 /**
  * The merchant's sales per day (UTC) and currency over the last `days` days, today included (the
- * portal's overview). Read from an incremental summary kept per process (see SalesSummary): a
- * request reads only the payments of the last hour or so, however many the merchant has.
+ * portal's overview): read from the sums kept per day in each payment's and refund's transaction
+ * (migrations/0038_daily_sales.sql), at most a row per day and currency however many payments there
+ * are. A read that can share a statement with others (src/db/together.ts).
  */
+export function dailySalesRead(deps: { clock: { now(): Date } }, merchantId: string, days: number): Read<{ since: Date; rows: DailySales[] }> {
+  const now = deps.clock.now();
+  const since = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() - (days - 1)));
+  const read = sql.dailySales(merchantId, since.toISOString().slice(0, 10));
+  return { ...read, decode: (value) => ({ since, rows: read.decode(value) }) };
+}
+
 export async function dailySales(
   deps: { db: Database; clock: { now(): Date } },
   merchantId: string,
   days: number,
 ): Promise<{ since: Date; rows: DailySales[] }> {
-  const now = deps.clock.now();
-  const since = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() - (days - 1)));
-  const [hours, refunds] = await Promise.all([salesSummaries(deps.db).hours(merchantId, since, now), refundedPerDay(deps, merchantId, since)]);
-  const byKey = new Map<string, DailySales>();
-  const row = (day: string, currency: string): DailySales => {
-    const key = `${day}|${currency}`;
-    let r = byKey.get(key);
-    if (!r) {
-      r = { day, currency, sales: 0, payments: 0, refused: 0, refunded: 0 };
-      byKey.set(key, r);
-    }
-    return r;
-  };
-  // A day's name is made once, not once per hour of it (a 30-day page adds up to 720 hours a request).
-  const dayNames = new Map<number, string>();
-  for (const h of hours) {
-    const dayNumber = Math.floor(h.hour.getTime() / 86_400_000);
-    let day = dayNames.get(dayNumber);
-    if (day === undefined) {
-      day = new Date(dayNumber * 86_400_000).toISOString().slice(0, 10);
-      dayNames.set(dayNumber, day);
-    }
-    const r = row(day, h.currency);
-    r.sales += h.sales;
-    r.payments += h.payments;
-    r.refused += h.refused;
-  }
-  for (const f of refunds) row(f.day, f.currency).refunded += f.refunded;
-  return { since, rows: [...byKey.values()].sort((a, b) => a.day.localeCompare(b.day) || a.currency.localeCompare(b.currency)) };
+  return readOne(deps.db.pool, dailySalesRead(deps, merchantId, days));
 }
 
-const HOUR = 3_600_000;
-/**
- * The summary is kept up to a minute's boundary, not an hour's: a request then sums the payments of
- * the last 10 to 11 minutes instead of up to 70 (a merchant with a payment a second: at most 660
- * rows a request instead of 4,200; docs/performance.md, "The overview").
- */
-const STEP_MS = 60_000;
-/**
- * A payment is in the summary once its minute ended this long ago: a payment's row carries the time
- * it was recorded, and its transaction commits a moment later (far less than this).
- */
-const SETTLE_MS = 10 * 60_000;
-/** Hours are kept this long (the longest period the overview shows, and a day to spare). */
-const KEEP_MS = 31 * 24 * HOUR;
-/** Merchants kept per process; the least recently read goes first. */
-const MAX_MERCHANTS = 2_000;
-
-interface MerchantHours {
-  /** Payments before this are summed in `rows` (a minute's boundary), one row per hour and currency. */
-  until: Date;
-  from: Date;
-  rows: sql.HourlySalesRow[];
-}
-
-/** Adds the sums of `more` to those of the same hour and currency in `rows`, as new rows (a kept row is never changed). */
-function addHours(rows: readonly sql.HourlySalesRow[], more: readonly sql.HourlySalesRow[]): sql.HourlySalesRow[] {
-  const byKey = new Map(rows.map((r) => [`${r.hour.getTime()}|${r.currency}`, r]));
-  for (const m of more) {
-    const key = `${m.hour.getTime()}|${m.currency}`;
-    const r = byKey.get(key);
-    byKey.set(key, r ? { ...r, sales: r.sales + m.sales, payments: r.payments + m.payments, refused: r.refused + m.refused } : m);
-  }
-  return [...byKey.values()];
-}
-
-/**
- * Per merchant, the sums of its payments per hour for the minutes that have settled. What a payment
- * adds to its hour never changes (its amount, outcome and time are fixed when it is recorded), so a
- * settled minute is read once per process; each request reads the payments after it (about ten
- * minutes of them) and adds them. The answer may hold two rows of one hour and currency (the kept
- * part of the hour and the part read now); the caller sums them.
- */
-class SalesSummary {
-  private readonly merchants = new Map<string, Promise<MerchantHours>>();
-
-  constructor(private readonly db: Database) {}
-
-  async hours(merchantId: string, since: Date, now: Date): Promise<sql.HourlySalesRow[]> {
-    const settled = new Date(Math.floor((now.getTime() - SETTLE_MS) / STEP_MS) * STEP_MS);
-    // Requests that arrive together share one read of the settled hours (the first after a start
-    // would otherwise each sum every payment of the period).
-    const pending = this.merchants.get(merchantId);
-    const next = (async (): Promise<MerchantHours> => {
-      const kept = pending ? await pending.catch(() => undefined) : undefined;
-      if (!kept || since < kept.from || settled < kept.until) {
-        // First read (or a clock that went back): every settled hour of the period, at once.
-        const from = new Date(Math.min(since.getTime(), settled.getTime() - KEEP_MS));
-        return { from, until: settled, rows: await sql.hourlySales(this.db.pool, merchantId, from, settled) };
-      }
-      if (settled.getTime() === kept.until.getTime()) return kept;
-      const more = await sql.hourlySales(this.db.pool, merchantId, kept.until, settled);
-      // Older hours than any period shown go (a period starts at most 30 days back).
-      const keepFrom = new Date(settled.getTime() - KEEP_MS);
-      const from = keepFrom > kept.from ? keepFrom : kept.from;
-      return {
-        from,
-        until: settled,
-        rows: addHours(
-          kept.rows.filter((r) => r.hour >= from),
-          more,
-        ),
-      };
-    })();
-    this.merchants.delete(merchantId);
-    this.merchants.set(merchantId, next);
-    if (this.merchants.size > MAX_MERCHANTS) {
-      const oldest = this.merchants.keys().next().value;
-      if (oldest !== undefined) this.merchants.delete(oldest);
-    }
-    let kept: MerchantHours;
-    try {
-      kept = await next;
-    } catch (err) {
-      if (this.merchants.get(merchantId) === next) this.merchants.delete(merchantId);
-      throw err;
-    }
-    const recent = await sql.hourlySales(this.db.pool, merchantId, kept.until, null);
-    const sinceMs = since.getTime();
-    return [...kept.rows.filter((r) => r.hour.getTime() >= sinceMs), ...recent];
-  }
-}
-
-const summaries = new WeakMap<Database, SalesSummary>();
-function salesSummaries(db: Database): SalesSummary {
-  let s = summaries.get(db);
-  if (!s) {
-    s = new SalesSummary(db);
-    summaries.set(db, s);
-  }
-  return s;
+/** The merchant's newest payments (the overview's), as a read that can share a statement. */
+export function newestPaymentsRead(deps: ExpiryDeps, merchantId: string, limit: number): Read<PaymentListItem[]> {
+  const read = sql.newestPayments(merchantId, limit);
+  return { ...read, decode: (value) => withExpiry(deps, read.decode(value)) };
 }

@@ -1,5 +1,6 @@
 import type { Queryable } from '../db/database.js';
 import { cursorTimeSql, type Keyset } from '../db/keyset.js';
+import type { Read } from '../db/together.js';
 
 // Payments, saved cards and the 3-D Secure steps of the shopper's pages. $n parameters only.
 
@@ -380,32 +381,46 @@ export async function paymentDetail(db: Queryable, merchantId: string, payfacRef
   return rows[0];
 }
 
-export interface HourlySalesRow {
-  /** The hour's start. */
-  hour: Date;
+export interface DailySalesRow {
+  /** The day in UTC, YYYY-MM-DD. */
+  day: string;
   currency: string;
-  /** Authorised amounts of successful payments. */
+  /** Authorised amounts of successful payments (as first authorised). */
   sales: number;
   /** Successful payments of an amount (card saves of none left out). */
   payments: number;
   refused: number;
+  /** Refunded on that day (refunds and reversals that refunded, by when they completed). */
+  refunded: number;
 }
 
 /**
- * The merchant's payments made in [from, until) (until null: up to now), summed per hour and currency,
- * by the keyset index's range. What a payment contributes here never changes once it is recorded.
+ * The merchant's sums per day (UTC) and currency from the day `since` (YYYY-MM-DD) on, oldest first,
+ * as a read that can share a statement (src/db/together.ts): the rows the triggers of
+ * migrations/0038_daily_sales.sql keep, a row per slot, summed.
  */
-export async function hourlySales(db: Queryable, merchantId: string, from: Date, until: Date | null): Promise<HourlySalesRow[]> {
-  const { rows } = await db.query<HourlySalesRow>({
-    name: until === null ? 'payments.hourlySales.open' : 'payments.hourlySales',
-    text: `SELECT date_trunc('hour', p.created_at) AS hour, p.currency,
-                  COALESCE(sum(p.amount) FILTER (WHERE p.success), 0)::bigint AS sales,
-                  count(*) FILTER (WHERE p.success AND p.amount > 0)::int AS payments,
-                  count(*) FILTER (WHERE NOT p.success)::int AS refused
-             FROM payments p
-            WHERE p.merchant_id = $1 AND p.created_at >= $2${until === null ? '' : ' AND p.created_at < $3'}
-            GROUP BY 1, 2`,
-    values: until === null ? [merchantId, from] : [merchantId, from, until],
-  });
-  return rows;
+export function dailySales(merchantId: string, since: string): Read<DailySalesRow[]> {
+  return {
+    name: 'sales',
+    sql: `SELECT COALESCE(json_agg(d ORDER BY d.day, d.currency), '[]'::json)
+            FROM (SELECT to_char(day, 'YYYY-MM-DD') AS day, currency, sum(sales)::bigint AS sales, sum(payments)::int AS payments,
+                         sum(refused)::int AS refused, sum(refunded)::bigint AS refunded
+                    FROM payment_daily_sales
+                   WHERE merchant_id = $1 AND day >= $2::date
+                   GROUP BY day, currency) d`,
+    values: [merchantId, since],
+    decode: (rows) => rows as DailySalesRow[],
+  };
+}
+
+/** The merchant's newest payments, newest first, as a read that can share a statement (by the payments_merchant_keyset_idx index). */
+export function newestPayments(merchantId: string, limit: number): Read<PaymentListRow[]> {
+  return {
+    name: 'newest',
+    sql: `SELECT COALESCE(json_agg(r ORDER BY r.at DESC, r.reference DESC), '[]'::json)
+            FROM (SELECT ${LIST_COLUMNS} FROM payments p WHERE p.merchant_id = $1 ORDER BY p.created_at DESC, p.payfac_reference DESC LIMIT $2) r`,
+    values: [merchantId, limit],
+    // In JSON a time is text.
+    decode: (rows) => (rows as (Omit<PaymentListRow, 'createdAt'> & { createdAt: string })[]).map((r) => ({ ...r, createdAt: new Date(r.createdAt) })),
+  };
 }

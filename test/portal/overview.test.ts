@@ -59,7 +59,7 @@ describe('the overview', () => {
     expect(text).toMatch(/19 May 2026 €0\.00/);
     expect(week.body.indexOf(newest)).toBeGreaterThan(0);
 
-    // Hours go from being read at each request to being kept as the clock moves on: nothing counted twice or lost.
+    // Later payments of the same day add to its figures as the clock moves on: nothing counted twice or lost.
     ctx.clock.set(new Date('2026-05-21T13:30:00Z'));
     await paidSession(ctx, { reference: 'order-late', amount: 100 });
     ctx.clock.set(new Date('2026-05-21T15:45:00Z'));
@@ -67,8 +67,7 @@ describe('the overview', () => {
     const month = textOf((await owner.get('/portal?days=30')).body);
     expect(month).toMatch(/€1,174\.45 Sales 4 Payments 1 Refused/);
 
-    // Minutes of one hour are kept step by step: a payment kept with its hour's first minutes, a later
-    // one of the same hour added to it, and neither read again as the clock moves past the hour.
+    // Two payments of one hour, each counted once, also after the clock has moved past the hour.
     ctx.clock.set(new Date('2026-05-21T16:02:00Z'));
     await paidSession(ctx, { reference: 'order-16a', amount: 100 });
     ctx.clock.set(new Date('2026-05-21T16:20:00Z'));

@@ -2,6 +2,7 @@ import type { Clock } from '../../clock.js';
 import type { Config } from '../../config.js';
 import type { Database } from '../../db/database.js';
 import { keysetPage, type Keyset } from '../../db/keyset.js';
+import { readOne, type Read } from '../../db/together.js';
 import * as sql from './sql.js';
 
 // Authorisations that wait for capture, and when they expire (docs/api.md, Authorisations expire). A
@@ -47,11 +48,14 @@ export async function waitingTotals(deps: ExpiryDeps & { db: Database }): Promis
 
 export type MerchantWaiting = sql.MerchantWaitingRow;
 
-/** The merchant's waiting authorisations per currency, and how many of them expire within a day (the portal's overview). */
+/** The merchant's waiting authorisations per currency, and how many of them expire within a day (the portal's overview), as a read that can share a statement. */
+export function merchantWaitingRead(deps: ExpiryDeps, merchantId: string): Read<MerchantWaiting[]> {
+  const from = notBefore(deps, deps.clock.now());
+  return sql.merchantWaiting(merchantId, from, new Date(from.getTime() + EXPIRES_SOON_MS));
+}
+
 export async function merchantWaiting(deps: ExpiryDeps & { db: Database }, merchantId: string): Promise<MerchantWaiting[]> {
-  const now = deps.clock.now();
-  const from = notBefore(deps, now);
-  return sql.merchantWaiting(deps.db.pool, merchantId, from, new Date(from.getTime() + EXPIRES_SOON_MS));
+  return readOne(deps.db.pool, merchantWaitingRead(deps, merchantId));
 }
 
 export interface WaitingAuthorisation extends sql.WaitingRow {

@@ -1,5 +1,6 @@
 import { preparedRows, type Queryable } from '../../db/database.js';
 import { cursorTimeSql, type Keyset } from '../../db/keyset.js';
+import type { Read } from '../../db/together.js';
 
 // Authorisations waiting for capture (docs/api.md, Authorisations expire): payments with manual capture or
 // pre-authorisations not captured in full (capture_state 'Manual'), made after `notBefore` (those made
@@ -44,17 +45,21 @@ export interface MerchantWaitingRow {
   expiringSoon: number;
 }
 
-/** One merchant's waiting authorisations per currency (the portal's overview), by payments_merchant_waiting_idx. */
-export async function merchantWaiting(db: Queryable, merchantId: string, notBefore: Date, soonAfter: Date): Promise<MerchantWaitingRow[]> {
-  return preparedRows<MerchantWaitingRow>(
-    db,
-    'authorisations.merchantWaiting',
-    `SELECT p.currency, count(*)::int AS count, sum(${REMAINING})::bigint AS amount,
-                  count(*) FILTER (WHERE p.created_at <= $3)::int AS "expiringSoon"
-             FROM payments p WHERE p.merchant_id = $1 AND ${waiting('$2')}
-            GROUP BY p.currency ORDER BY p.currency`,
-    [merchantId, notBefore, soonAfter],
-  );
+/**
+ * One merchant's waiting authorisations per currency (the portal's overview), by
+ * payments_merchant_waiting_idx, as a read that can share a statement (src/db/together.ts).
+ */
+export function merchantWaiting(merchantId: string, notBefore: Date, soonAfter: Date): Read<MerchantWaitingRow[]> {
+  return {
+    name: 'waiting',
+    sql: `SELECT COALESCE(json_agg(w ORDER BY w.currency), '[]'::json)
+            FROM (SELECT p.currency, count(*)::int AS count, sum(${REMAINING})::bigint AS amount,
+                         count(*) FILTER (WHERE p.created_at <= $3)::int AS "expiringSoon"
+                    FROM payments p WHERE p.merchant_id = $1 AND ${waiting('$2')}
+                   GROUP BY p.currency) w`,
+    values: [merchantId, notBefore, soonAfter],
+    decode: (rows) => rows as MerchantWaitingRow[],
+  };
 }
 
 export interface WaitingRow {

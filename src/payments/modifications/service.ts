@@ -203,11 +203,6 @@ export async function requestModification(
   return { status: 'Received', payfacReference };
 }
 
-/** What was refunded per day (UTC) and currency from `since` on (the portal's overview). */
-export async function refundedPerDay(deps: { db: Database }, merchantId: string, since: Date): Promise<{ day: string; currency: string; refunded: number }[]> {
-  return sql.refundedPerDay(deps.db.pool, merchantId, since);
-}
-
 export type MoneyMovement = sql.MoneyMovementRow;
 
 /**

@@ -230,20 +230,6 @@ export async function modificationsOf(db: Queryable, merchantId: string, origina
   return rows;
 }
 
-/** What was refunded per day (UTC) and currency from `since` on: refunds, and reversals that refunded, by when they completed. */
-export async function refundedPerDay(db: Queryable, merchantId: string, since: Date): Promise<{ day: string; currency: string; refunded: number }[]> {
-  return preparedRows<{ day: string; currency: string; refunded: number }>(
-    db,
-    'modifications.refundedPerDay',
-    `SELECT to_char(date_trunc('day', completed_at AT TIME ZONE 'UTC'), 'YYYY-MM-DD') AS day, currency, sum(amount)::bigint AS refunded
-             FROM modifications
-            WHERE merchant_id = $1 AND state = 'Succeeded' AND completed_at >= $2
-              AND (kind = 'Refund' OR (kind = 'Reversal' AND outcome = 'Refunded'))
-            GROUP BY 1, 2`,
-    [merchantId, since],
-  );
-}
-
 /** A movement of money the acquirer settles: a capture (at authorisation, or a capture modification) or a refund (a refund, or a reversal that refunded). */
 export interface MoneyMovementRow {
   /** The capture's or refund's own payfacReference (an immediate capture's is the payment's). */

@@ -1,6 +1,7 @@
 import type { Clock } from '../../clock.js';
 import type { Database, Queryable } from '../../db/database.js';
 import { withTransaction } from '../../db/database.js';
+import type { Read } from '../../db/together.js';
 import { validationError, type FieldError } from '../../errors.js';
 import { merchantExists, merchantNames, partnerExists } from '../../accounts/service.js';
 import { checkEmail } from '../email.js';
@@ -175,9 +176,9 @@ export interface Invitation {
   expiresAt: Date;
 }
 
-/** Whether any invitation waits for this person's answer (one EXISTS query; pendingInvitations also names each merchant). */
-export async function hasPendingInvitation(db: Database, clock: Clock, userId: string): Promise<boolean> {
-  return sql.hasPendingInvitation(db.pool, userId, clock.now());
+/** Whether any invitation waits for this person's answer (one EXISTS; pendingInvitations also names each merchant), as a read that can share a statement. */
+export function hasPendingInvitationRead(clock: Clock, userId: string): Read<boolean> {
+  return sql.hasPendingInvitation(userId, clock.now());
 }
 
 /** The invitations waiting for this person's answer (to accounts that existed when invited), oldest first. */

@@ -1,4 +1,5 @@
 import type { Queryable } from '../../db/database.js';
+import type { Read } from '../../db/together.js';
 
 // A person's memberships of merchants, each with its own role (migration 0025). A membership is
 // pending until the person accepts it, live until it is removed or declined.
@@ -52,13 +53,14 @@ export async function membershipsOf(db: Queryable, userId: string): Promise<Memb
 }
 
 /** Whether an unexpired invitation waits for this person's answer: the overview's notice, with no merchant names to read. */
-export async function hasPendingInvitation(db: Queryable, userId: string, now: Date): Promise<boolean> {
-  const { rows } = await db.query<{ found: boolean }>(
-    `SELECT EXISTS (SELECT 1 FROM portal_memberships
-                     WHERE user_id = $1 AND removed_at IS NULL AND accepted_at IS NULL AND invite_expires_at > $2) AS found`,
-    [userId, now],
-  );
-  return rows[0]?.found ?? false;
+export function hasPendingInvitation(userId: string, now: Date): Read<boolean> {
+  return {
+    name: 'invited',
+    sql: `SELECT EXISTS (SELECT 1 FROM portal_memberships
+                          WHERE user_id = $1 AND removed_at IS NULL AND accepted_at IS NULL AND invite_expires_at > $2)`,
+    values: [userId, now],
+    decode: (found) => found === true,
+  };
 }
 
 export interface MemberRow extends MembershipRow {

@@ -2,6 +2,7 @@ import { formatTimestamp } from '../../clock.js';
 import type { Database } from '../../db/database.js';
 import { withTransaction } from '../../db/database.js';
 import { keysetPage, type Keyset } from '../../db/keyset.js';
+import type { Read } from '../../db/together.js';
 import type { Principal } from '../../accounts/service.js';
 import { ApiError, notFound, validationError } from '../../errors.js';
 import { newPayfacReference, prefixedId } from '../../ids.js';
@@ -243,12 +244,12 @@ export type FailingWebhook = sql.FailingRow;
  * there is any webhook at all (the portal's overview: with none, nothing fails, and "every webhook
  * is delivering" would mislead).
  */
-export async function webhookHealth(
-  deps: Pick<WebhookServiceDeps, 'db' | 'clock'>,
+export function webhookHealthRead(
+  deps: Pick<WebhookServiceDeps, 'clock'>,
   principal: Principal,
   days: number,
   limit = 10,
-): Promise<{ failing: FailingWebhook[]; hasWebhook: boolean }> {
+): Read<{ failing: FailingWebhook[]; hasWebhook: boolean }> {
   const since = new Date(deps.clock.now().getTime() - days * 86_400_000);
-  return sql.webhookHealth(deps.db.pool, ownerOf(principal), since, limit);
+  return sql.webhookHealth(ownerOf(principal), since, limit);
 }

@@ -1,5 +1,6 @@
 import type { Queryable } from '../../db/database.js';
 import { cursorTimeSql, type Keyset } from '../../db/keyset.js';
+import type { Read } from '../../db/together.js';
 import { PENDING, type Owner } from '../sql.js';
 
 // The deliveries' queries (§Deliveries): their trace and attempts, moving them forward, recoveries, the
@@ -230,32 +231,34 @@ export interface FailingRow {
 /**
  * The owner's webhooks whose deliveries since `since` failed (all five attempts) or are being
  * retried after a failed attempt, with how many of each, the worst first; and whether the owner has
- * any webhook at all. One statement: the overview asks both at each request.
+ * any webhook at all. One value, as a read that can share a statement (src/db/together.ts): the
+ * overview asks both at each request.
  */
-export async function webhookHealth(db: Queryable, owner: Owner, since: Date, limit: number): Promise<{ failing: FailingRow[]; hasWebhook: boolean }> {
-  const { rows } = await db.query<Partial<FailingRow> & { hasWebhook: boolean }>({
-    name: 'deliveries.webhookHealth',
-    text: `SELECT EXISTS (SELECT 1 FROM webhooks WHERE deleted_at IS NULL AND (merchant_id = $1 OR partner_id = $2)) AS "hasWebhook",
-                  h."webhookId", h.url, h.description, h.enabled, h.failed, h.retrying, h."lastFailureAt"
-             FROM (SELECT 1) one
-             LEFT JOIN LATERAL (
-               SELECT w.id AS "webhookId", w.url, w.description, w.enabled, f.failed, f.retrying, f.last_failure_at AS "lastFailureAt"
-                 FROM webhooks w
-                 CROSS JOIN LATERAL (
-                   SELECT count(*) FILTER (WHERE d.state = 'Failed')::int AS failed,
-                          count(*) FILTER (WHERE d.state = 'Pending' AND d.attempt_count > 0)::int AS retrying,
-                          max(d.updated_at) AS last_failure_at
-                     FROM webhook_deliveries d
-                    WHERE d.webhook_id = w.id AND d.created_at >= $3
-                      AND (d.state = 'Failed' OR (d.state = 'Pending' AND d.attempt_count > 0))
-                 ) f
-                WHERE (w.merchant_id = $1 OR w.partner_id = $2) AND w.deleted_at IS NULL AND f.failed + f.retrying > 0
-                ORDER BY f.failed DESC, f.retrying DESC, w.id
-                LIMIT $4
-             ) h ON true
-            ORDER BY h.failed DESC, h.retrying DESC, h."webhookId"`,
+export function webhookHealth(owner: Owner, since: Date, limit: number): Read<{ failing: FailingRow[]; hasWebhook: boolean }> {
+  return {
+    name: 'webhooks',
+    sql: `SELECT json_build_object(
+                   'hasWebhook', EXISTS (SELECT 1 FROM webhooks WHERE deleted_at IS NULL AND (merchant_id = $1 OR partner_id = $2)),
+                   'failing', COALESCE((
+                     SELECT json_agg(h ORDER BY h.failed DESC, h.retrying DESC, h."webhookId")
+                       FROM (SELECT w.id AS "webhookId", w.url, w.description, w.enabled, f.failed, f.retrying, f.last_failure_at AS "lastFailureAt"
+                               FROM webhooks w
+                               CROSS JOIN LATERAL (
+                                 SELECT count(*) FILTER (WHERE d.state = 'Failed')::int AS failed,
+                                        count(*) FILTER (WHERE d.state = 'Pending' AND d.attempt_count > 0)::int AS retrying,
+                                        max(d.updated_at) AS last_failure_at
+                                   FROM webhook_deliveries d
+                                  WHERE d.webhook_id = w.id AND d.created_at >= $3
+                                    AND (d.state = 'Failed' OR (d.state = 'Pending' AND d.attempt_count > 0))
+                               ) f
+                              WHERE (w.merchant_id = $1 OR w.partner_id = $2) AND w.deleted_at IS NULL AND f.failed + f.retrying > 0
+                              ORDER BY f.failed DESC, f.retrying DESC, w.id
+                              LIMIT $4) h), '[]'::json))`,
     values: [owner.merchantId, owner.partnerId, since, limit],
-  });
-  const failing = rows.flatMap(({ hasWebhook: _, ...r }) => (r.webhookId === null || r.webhookId === undefined ? [] : [r as FailingRow]));
-  return { failing, hasWebhook: rows[0]?.hasWebhook ?? false };
+    decode: (value) => {
+      // In JSON a time is text.
+      const v = value as { hasWebhook: boolean; failing: (Omit<FailingRow, 'lastFailureAt'> & { lastFailureAt: string })[] };
+      return { hasWebhook: v.hasWebhook, failing: v.failing.map((f) => ({ ...f, lastFailureAt: new Date(f.lastFailureAt) })) };
+    },
+  };
 }
