@@ -74,6 +74,11 @@ export async function startSmtp(): Promise<TestSmtp> {
       );
     },
   });
+  // A client killed mid-conversation (the crash tests SIGKILL the sender) resets its connection; the
+  // server reports that as an 'error' event, which with no listener would end the test process.
+  server.on('error', (err: Error & { code?: string }) => {
+    if (err.code !== 'ECONNRESET' && err.code !== 'EPIPE') throw err;
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.server.address() as { port: number }).port;
   return Object.assign(t as TestSmtp, {
