@@ -1,4 +1,4 @@
-import type { Queryable } from '../db/database.js';
+import { limitSql, type Queryable } from '../db/database.js';
 import { cursorTimeSql, type Keyset } from '../db/keyset.js';
 import type { Read } from '../db/together.js';
 
@@ -416,10 +416,11 @@ export function dailySales(merchantId: string, since: string): Read<DailySalesRo
 /** The merchant's newest payments, newest first, as a read that can share a statement (by the payments_merchant_keyset_idx index). */
 export function newestPayments(merchantId: string, limit: number): Read<PaymentListRow[]> {
   return {
-    name: 'newest',
+    name: `newest${limit}`,
     sql: `SELECT COALESCE(json_agg(r ORDER BY r.at DESC, r.reference DESC), '[]'::json)
-            FROM (SELECT ${LIST_COLUMNS} FROM payments p WHERE p.merchant_id = $1 ORDER BY p.created_at DESC, p.payfac_reference DESC LIMIT $2) r`,
-    values: [merchantId, limit],
+            FROM (SELECT ${LIST_COLUMNS} FROM payments p WHERE p.merchant_id = $1
+                   ORDER BY p.created_at DESC, p.payfac_reference DESC LIMIT ${limitSql(limit)}) r`,
+    values: [merchantId],
     // In JSON a time is text.
     decode: (rows) => (rows as (Omit<PaymentListRow, 'createdAt'> & { createdAt: string })[]).map((r) => ({ ...r, createdAt: new Date(r.createdAt) })),
   };

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { limitSql } from '../../src/db/database.js';
 import { NOTHING, readOne, readTogether, type Read } from '../../src/db/together.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 
@@ -40,5 +41,23 @@ describe('reads in one statement', () => {
       (pool as { query: unknown }).query = query;
     }
     expect(await readOne(pool, list(3, 4))).toEqual([3, 4]);
+  });
+
+  it('keeps a limit written into the text apart by the name, and writes only whole numbers', async () => {
+    // A limit in the text (db/database.ts limitSql) changes the statement, so the name names it too:
+    // two statements of one name but different texts are refused by the driver.
+    const first = (n: number): Read<number[]> => ({
+      name: `first${n}`,
+      sql: `SELECT json_agg(i ORDER BY i) FROM (SELECT i FROM generate_series($1::int, 100) i ORDER BY i LIMIT ${limitSql(n)}) s`,
+      values: [7],
+      decode: (v) => v as number[],
+    });
+    const pool = tdb.db.pool;
+    expect(await readTogether(pool, [first(2), first(3)] as const)).toEqual([
+      [7, 8],
+      [7, 8, 9],
+    ]);
+    expect(await readOne(pool, first(1))).toEqual([7]);
+    for (const bad of [1.5, -1, Number.NaN, Number.POSITIVE_INFINITY]) expect(() => limitSql(bad)).toThrow(/not a row limit/);
   });
 });

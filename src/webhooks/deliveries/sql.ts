@@ -1,4 +1,4 @@
-import type { Queryable } from '../../db/database.js';
+import { limitSql, type Queryable } from '../../db/database.js';
 import { cursorTimeSql, type Keyset } from '../../db/keyset.js';
 import type { Read } from '../../db/together.js';
 import { PENDING, type Owner } from '../sql.js';
@@ -236,7 +236,7 @@ export interface FailingRow {
  */
 export function webhookHealth(owner: Owner, since: Date, limit: number): Read<{ failing: FailingRow[]; hasWebhook: boolean }> {
   return {
-    name: 'webhooks',
+    name: `webhooks${limit}`,
     sql: `SELECT json_build_object(
                    'hasWebhook', EXISTS (SELECT 1 FROM webhooks WHERE deleted_at IS NULL AND (merchant_id = $1 OR partner_id = $2)),
                    'failing', COALESCE((
@@ -253,8 +253,8 @@ export function webhookHealth(owner: Owner, since: Date, limit: number): Read<{ 
                                ) f
                               WHERE (w.merchant_id = $1 OR w.partner_id = $2) AND w.deleted_at IS NULL AND f.failed + f.retrying > 0
                               ORDER BY f.failed DESC, f.retrying DESC, w.id
-                              LIMIT $4) h), '[]'::json))`,
-    values: [owner.merchantId, owner.partnerId, since, limit],
+                              LIMIT ${limitSql(limit)}) h), '[]'::json))`,
+    values: [owner.merchantId, owner.partnerId, since],
     decode: (value) => {
       // In JSON a time is text.
       const v = value as { hasWebhook: boolean; failing: (Omit<FailingRow, 'lastFailureAt'> & { lastFailureAt: string })[] };
