@@ -250,6 +250,24 @@ function Webhooks({ view, t, failing, hasWebhook }: { view: View; t: T; failing:
   );
 }
 
+// A sales panel is the same markup for the same figures in the same language, and a merchant's
+// figures change only with a payment: the panels are kept, so that the 30 days' chart and table (a
+// bar, a tooltip and a row a day) are drawn once per change rather than at every visit. Bounded: a
+// map that fills up is emptied and filled again.
+const PANELS_KEPT = 256;
+const panels = new Map<string, Html>();
+
+function KeptCurrencyPanel(props: { view: View; t: T; c: CurrencySales }): Html {
+  const key = `${props.view.lang}\n${JSON.stringify(props.c)}`;
+  let panel = panels.get(key);
+  if (panel === undefined) {
+    if (panels.size >= PANELS_KEPT) panels.clear();
+    panel = CurrencyPanel(props);
+    panels.set(key, panel);
+  }
+  return panel;
+}
+
 export function renderOverview(
   view: View,
   data: {
@@ -301,7 +319,7 @@ export function renderOverview(
             ) : null}
           </div>
         ) : (
-          currencies.map((c) => <CurrencyPanel view={view} t={t} c={c} />)
+          currencies.map((c) => <KeptCurrencyPanel view={view} t={t} c={c} />)
         )}
         <WaitingAuthorisations view={view} waiting={data.waiting} />
         <section aria-labelledby="recent-title">
