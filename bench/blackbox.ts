@@ -92,6 +92,8 @@ export interface ReceiverStats {
   last: number;
   /** The most requests open at once on any one path (a webhook's URL). */
   maxOpenPerPath: number;
+  /** The time of the 100th arrival, the 200th, and so on. */
+  hundreds: number[];
 }
 
 export interface Receiver {
