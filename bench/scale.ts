@@ -86,6 +86,16 @@ function steadyRate(hundreds: readonly number[]): number | undefined {
   return ((to - from) * 100) / ((t1 - t0) / 1000);
 }
 
+/** When each tenth of the drain had arrived, in seconds from the first arrival: where a drain slows. */
+function tenths(first: number, hundreds: readonly number[]): string {
+  const marks: string[] = [];
+  for (let i = 1; i <= 10; i++) {
+    const at = hundreds[Math.ceil((hundreds.length * i) / 10) - 1];
+    if (at !== undefined) marks.push(fmt((at - first) / 1000, 1));
+  }
+  return marks.join(' / ');
+}
+
 const settle = (): Promise<void> => new Promise((r) => setTimeout(r, 11_000));
 
 export async function scaleBenchmarks(): Promise<{ rows: Row[]; log: string }> {
@@ -142,7 +152,7 @@ export async function scaleBenchmarks(): Promise<{ rows: Row[]; log: string }> {
         .map(([name, w]) => `${name} ${fmt(w, 2)}`)
         .join(', ');
       log.push(
-        `${k} worker${k > 1 ? 's' : ''}: ${fmt(n)} deliveries at ${fmt(rate)}/s steady, ${fmt(whole)}/s from the first arrival to the last (start to last arrival ${fmt(wallMs)} ms), most open at once on one webhook ${s.maxOpenPerPath} (cap ${CAP}), workers' CPU ${fmt((cpu / n) * 1e6)} µs per delivery (start-up included), their PostgreSQL backends' ${fmt((dbCpu / n) * 1e6)} µs, per delivery: ${dbCost} (row writes by table: ${byTable})`,
+        `${k} worker${k > 1 ? 's' : ''}: ${fmt(n)} deliveries at ${fmt(rate)}/s steady, ${fmt(whole)}/s from the first arrival to the last (start to last arrival ${fmt(wallMs)} ms), seconds from the first arrival to each tenth ${tenths(s.first, s.hundreds)}, most open at once on one webhook ${s.maxOpenPerPath} (cap ${CAP}), workers' CPU ${fmt((cpu / n) * 1e6)} µs per delivery (start-up included), their PostgreSQL backends' ${fmt((dbCpu / n) * 1e6)} µs, per delivery: ${dbCost} (row writes by table: ${byTable})`,
       );
       const one = rates.get(1) ?? rate;
       const target = k === 1 ? `≈ ${fmt((IN_FLIGHT * 1000) / DELAY_MS)}/s (limit ÷ answer time)` : k === 2 ? '≥ 1.8× one worker' : '≥ 3.2× one worker';
