@@ -8,7 +8,7 @@ import { claimAndRecord } from '../../src/webhooks/delivery/claim.js';
 import { QUEUE_DEPTH, recordAttempts, renewLeases } from '../../src/webhooks/delivery/sql.js';
 import { blackHole, eventually, register, slow, startReceiver, testWorker, type Receiver } from './helpers.js';
 
-// Many workers, dead workers, and an endpoint that never answers (, §Deliveries).
+// Many workers, dead workers, and an endpoint that never answers (§Deliveries).
 
 async function enqueueMany(ctx: TestContext, n: number, eventType: EventType, prefix: string): Promise<void> {
   await withTransaction(ctx.tdb.db, async (tx) => {

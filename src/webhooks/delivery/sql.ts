@@ -137,7 +137,7 @@ export async function claimDueDeliveries(
         WHERE w.ordering = 'fifo' AND w.enabled AND w.deleted_at IS NULL AND h.next_attempt_at <= $1
           AND w.id NOT IN (SELECT webhook_id FROM busy)
      ), candidates AS (
-       SELECT d.id, d.webhook_id,
+       SELECT d.id, d.webhook_id, d.next_attempt_at,
               row_number() OVER (PARTITION BY d.webhook_id ORDER BY d.next_attempt_at, d.id) AS rn
          FROM ((SELECT id, webhook_id, next_attempt_at FROM webhook_deliveries
                  WHERE state = 'Pending' AND NOT via_listener AND NOT ordered AND next_attempt_at <= $1
@@ -148,7 +148,11 @@ export async function claimDueDeliveries(
        -- A webhook without a room row has nothing in flight and no rate limit: all its places.
        SELECT c.id FROM candidates c JOIN webhooks w ON w.id = c.webhook_id LEFT JOIN room r ON r.webhook_id = c.webhook_id
         WHERE c.rn <= COALESCE(r.n, COALESCE(w.max_in_flight, $5) + GREATEST(COALESCE(w.max_in_flight, $5), $11))
-        ORDER BY c.rn
+        -- Each webhook's first before any webhook's second, and among the firsts the longest waiting:
+        -- ordered by rank alone, the webhooks cut off by the limit were the same at every claim (the
+        -- rank's own order), and a drain of 100 webhooks left one with 48 of its 50 deliveries when
+        -- nine tenths of all had arrived.
+        ORDER BY c.rn, c.next_attempt_at, c.id
         LIMIT $4
      ), locked AS (
        -- By primary key from the picked ids. The recheck is written "state || '' = 'Pending'" so that
