@@ -94,6 +94,8 @@ export interface ReceiverStats {
   maxOpenPerPath: number;
   /** The time of the 100th arrival, the 200th, and so on. */
   hundreds: number[];
+  /** Arrivals per path (a webhook's URL). */
+  perPath: Record<string, number>;
 }
 
 export interface Receiver {

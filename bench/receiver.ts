@@ -7,11 +7,11 @@ import type { AddressInfo } from 'node:net';
 // (after RECEIVER_DELAY_MS, default 0, as a slow receiver would), and counts them with the time of the
 // first and the last. It also keeps, per path, how many requests were open at once at most: a
 // webhook's cap is checked there, where it matters. It keeps the time of every hundredth arrival
-// too, so that a drain's steady rate can be told from its start and its end. GET /stats answers the
+// too, so that a drain's steady rate can be told from its start and its end, and the arrivals per path. GET /stats answers the
 // counts; POST /reset starts counting afresh. Prints "receiver listening on {port}" when ready.
 
 const DELAY_MS = Number(process.env.RECEIVER_DELAY_MS ?? 0);
-let stats = { count: 0, first: 0, last: 0, maxOpenPerPath: 0, hundreds: [] as number[] };
+let stats = { count: 0, first: 0, last: 0, maxOpenPerPath: 0, hundreds: [] as number[], perPath: {} as Record<string, number> };
 const open = new Map<string, number>();
 
 const server = createServer({ key: readFileSync(process.env.RECEIVER_KEY ?? ''), cert: readFileSync(process.env.RECEIVER_CERT ?? '') }, (req, res) => {
@@ -30,13 +30,14 @@ const server = createServer({ key: readFileSync(process.env.RECEIVER_KEY ?? ''),
       if (left === 0) open.delete(path);
       else open.set(path, left);
       if (path === '/reset') {
-        stats = { count: 0, first: 0, last: 0, maxOpenPerPath: 0, hundreds: [] };
+        stats = { count: 0, first: 0, last: 0, maxOpenPerPath: 0, hundreds: [], perPath: {} };
       } else {
         const at = performance.timeOrigin + performance.now();
         if (stats.count === 0) stats.first = at;
         stats.count++;
         stats.last = at;
         if (stats.count % 100 === 0) stats.hundreds.push(at);
+        stats.perPath[path] = (stats.perPath[path] ?? 0) + 1;
       }
       res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
     };

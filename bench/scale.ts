@@ -134,7 +134,13 @@ export async function scaleBenchmarks(): Promise<{ rows: Row[]; log: string }> {
           stdio: ['ignore', 'pipe', 'pipe'],
         }),
       );
-      const { stats: s, wallMs } = await untilArrived(workers, receiver, n, `${k} workers`, t0);
+      // How even the webhooks' progress is when nine tenths have arrived: the last tenth waits on the slowest.
+      let spread = '';
+      const { stats: s, wallMs } = await untilArrived(workers, receiver, n, `${k} workers`, t0, (now) => {
+        if (spread !== '' || now.count < n * 0.9) return;
+        const counts = Array.from({ length: ENDPOINTS }, (_, i) => now.perPath[`/hook/${i}`] ?? 0).sort((a, b) => a - b);
+        spread = `at ${fmt(now.count)} arrived, the webhooks had ${counts[0]}–${counts.at(-1)} each (median ${counts[ENDPOINTS / 2]}, ${counts.filter((c) => c === events).length} done)`;
+      });
       const cpu = workers.reduce((sum, w) => sum + cpuSeconds(w.pid as number), 0);
       const dbCpu = await backendCpu(stats, started);
       await Promise.all(workers.map((w) => stopChild(w)));
@@ -152,7 +158,7 @@ export async function scaleBenchmarks(): Promise<{ rows: Row[]; log: string }> {
         .map(([name, w]) => `${name} ${fmt(w, 2)}`)
         .join(', ');
       log.push(
-        `${k} worker${k > 1 ? 's' : ''}: ${fmt(n)} deliveries at ${fmt(rate)}/s steady, ${fmt(whole)}/s from the first arrival to the last (start to last arrival ${fmt(wallMs)} ms), seconds from the first arrival to each tenth ${tenths(s.first, s.hundreds)}, most open at once on one webhook ${s.maxOpenPerPath} (cap ${CAP}), workers' CPU ${fmt((cpu / n) * 1e6)} µs per delivery (start-up included), their PostgreSQL backends' ${fmt((dbCpu / n) * 1e6)} µs, per delivery: ${dbCost} (row writes by table: ${byTable})`,
+        `${k} worker${k > 1 ? 's' : ''}: ${fmt(n)} deliveries at ${fmt(rate)}/s steady, ${fmt(whole)}/s from the first arrival to the last (start to last arrival ${fmt(wallMs)} ms), seconds from the first arrival to each tenth ${tenths(s.first, s.hundreds)}, ${spread}, most open at once on one webhook ${s.maxOpenPerPath} (cap ${CAP}), workers' CPU ${fmt((cpu / n) * 1e6)} µs per delivery (start-up included), their PostgreSQL backends' ${fmt((dbCpu / n) * 1e6)} µs, per delivery: ${dbCost} (row writes by table: ${byTable})`,
       );
       const one = rates.get(1) ?? rate;
       const target = k === 1 ? `≈ ${fmt((IN_FLIGHT * 1000) / DELAY_MS)}/s (limit ÷ answer time)` : k === 2 ? '≥ 1.8× one worker' : '≥ 3.2× one worker';
