@@ -21,6 +21,7 @@ import { recordPayment, saveChallenge, takeChallenge, type PaymentIntent } from 
 import { withCheckoutReference } from '../urls.js';
 import type { Sealer } from '../sealing.js';
 import { enqueuePaymentMails } from '../mail/service.js';
+import type { Lang } from '../web/lang.js';
 import { sessionStatusOf } from './service.js';
 import { completeSession, findSession, lockSession, type SessionRow } from './sql.js';
 import { atQuantities, chosenItemsOf, problemsOf } from './quantities.js';
@@ -274,6 +275,8 @@ export async function pay(
     quantities?: number[] | null;
     shownTotal?: number;
     promotionCode?: string;
+    /** The language of the page the shopper paid on (they may have switched it): their receipt's. */
+    lang?: Lang;
   },
 ): Promise<PayOutcome> {
   return withTransaction(
@@ -319,7 +322,7 @@ export async function pay(
         });
         return { kind: 'Challenge', challengeId, card: result.card };
       }
-      return record(tx, deps, c, result, input.answers, { termsAcceptedAt, customFieldAnswers }, promotion.applied);
+      return record(tx, deps, c, result, input.answers, { termsAcceptedAt, customFieldAnswers, lang: input.lang }, promotion.applied);
     },
     NO_RETRY,
   );
@@ -331,6 +334,8 @@ export async function completeChallenge(
   target: Target,
   challengeId: string,
   confirmed: boolean,
+  /** The language of the 3-D Secure page the shopper confirmed on: their receipt's. */
+  lang?: Lang,
 ): Promise<PayOutcome | { kind: 'ChallengeGone' }> {
   return withTransaction(
     deps.db,
@@ -352,7 +357,7 @@ export async function completeChallenge(
       const promotion = await lockCheckoutPromotion(tx, c, chargeAmount(c), challenge.promotionCode, now);
       if ('refusal' in promotion) return { kind: 'PromotionRefused' as const, refusal: promotion.refusal };
       const result = await deps.acquirer.completeChallenge(challenge.acquirerState, confirmed);
-      return record(tx, deps, c, result, challenge.answers, challenge, promotion.applied);
+      return record(tx, deps, c, result, challenge.answers, { ...challenge, lang }, promotion.applied);
     },
     NO_RETRY,
   );
@@ -370,7 +375,7 @@ async function record(
   c: Checkoutable,
   result: Exclude<AuthoriseResult, { outcome: 'ChallengeShopper' }>,
   answers: Answer[],
-  given: { termsAcceptedAt: Date | null; customFieldAnswers: CustomFieldAnswer[] | null },
+  given: { termsAcceptedAt: Date | null; customFieldAnswers: CustomFieldAnswer[] | null; lang?: Lang | undefined },
   promotion: AppliedPromotion | null,
 ): Promise<PayOutcome> {
   const { termsAcceptedAt, customFieldAnswers } = given;
@@ -414,15 +419,16 @@ async function record(
   } else if (paid.success) {
     await completeSession(tx, c.reference, paid.payfacReference, now);
   }
-  if (paid.success && paid.amount > 0) await enqueueMails(tx, deps.clock, c, paid, answers, promotion);
+  if (paid.success && paid.amount > 0) await enqueueMails(tx, deps.clock, c, paid, answers, promotion, given.lang);
   if (!paid.success) return { kind: 'Refused', payfacReference: paid.payfacReference, card: paid.card, reason: paid.reason };
   return { kind: 'Authorised', payfacReference: paid.payfacReference, card: paid.card, amount: paid.amount, currency: paid.currency, token: paid.token };
 }
 
 /**
  * The payment's e-mails (docs/mail.md), in its transaction: the receipt to the shopper's address (a
- * session's shopperContact, or a link page's e-mail field) and the owners' "you were paid". A card
- * only saved (no money taken) has none.
+ * session's shopperContact, or a link page's e-mail field), in the language of the page they paid on
+ * (else the link's or session's), and the owners' "you were paid". A card only saved (no money
+ * taken) has none.
  */
 async function enqueueMails(
   tx: PoolClient,
@@ -431,12 +437,13 @@ async function enqueueMails(
   paid: { payfacReference: string; card: CardSummary; amount: number; currency: string },
   answers: Answer[],
   promotion: AppliedPromotion | null,
+  lang: Lang | undefined,
 ): Promise<void> {
   const answered = answers.find((a) => a.field === 'EmailAddress')?.value.trim();
   await enqueuePaymentMails(tx, clock, {
     merchantId: c.merchantId,
     merchantName: c.merchantName,
-    culture: c.culture,
+    culture: lang ?? c.culture,
     order: c.kind === 'link' ? c.description : c.merchantReference,
     items: c.items.map((i) => ({ name: i.name, quantity: i.quantity, amount: i.amount })),
     discount: promotion && { code: promotion.code, amount: promotion.discount },

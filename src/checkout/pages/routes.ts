@@ -186,6 +186,7 @@ export async function shopperPageRoutes(app: App, deps: AppDeps): Promise<void> 
           customValues,
           quantities,
           promotionCode: promotion?.code,
+          lang: ctx.lang,
           ...(Number.isSafeInteger(shownTotal) ? { shownTotal } : {}),
         });
         return answer(request, reply, ctx, shown, target, outcome, values, csrf, promotion);
@@ -199,7 +200,7 @@ export async function shopperPageRoutes(app: App, deps: AppDeps): Promise<void> 
         if (!c) throw notFound('payment page');
         if (!form) return html(reply, 415, renderMessage(ctx, c, 'errorTitle', 'error'));
         const challengeId = form.get('challenge') ?? '';
-        const outcome = await completeChallenge(payDeps, target, challengeId, form.get('action') === 'confirm');
+        const outcome = await completeChallenge(payDeps, target, challengeId, form.get('action') === 'confirm', ctx.lang);
         if (outcome.kind === 'ChallengeGone') {
           return html(reply, 410, renderMessage(ctx, c, 'threeDTitle', 'threeDGone', { href: ctx.basePath, label: 'startAgain' }));
         }
