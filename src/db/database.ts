@@ -42,8 +42,8 @@ export async function preparedRows<R extends pg.QueryResultRow>(db: Queryable, n
  * A row limit written into a statement's text instead of passed as a parameter, for a prepared
  * statement whose limit is the code's own small number. With `LIMIT $n` PostgreSQL's generic plan
  * of the statement expects a tenth of the table's rows, costs more than a plan for the values, and
- * so is never kept: the statement is planned again at every execution (the overview's one statement
- * cost the database 1.2 ms a request, 0.4 ms with its limits in the text; docs/performance.md). Only a
+ * so is never kept: the statement is planned again at every execution (a round trip of the overview's
+ * one statement took 1.2 ms, 0.4-0.5 ms with its limits in the text; docs/performance.md). Only a
  * whole number, never text; the statement's name must name the number too.
  */
 export function limitSql(n: number): string {
