@@ -34,8 +34,12 @@ export async function readTogether<const R extends readonly Read<unknown>[]>(db:
     const text = offset === 0 ? read.sql : read.sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`);
     return `(${text}) AS r${i}`;
   });
+  const name = `together.${reads.map((r) => r.name).join('+')}`;
+  // PostgreSQL keeps a prepared statement's name to 63 bytes: two longer names that differ only after
+  // that would be one statement to it, and the second refused.
+  if (Buffer.byteLength(name) > 63) throw new Error(`statement name over 63 bytes: ${name}`);
   const { rows } = await db.query<Record<string, unknown>>({
-    name: `together.${reads.map((r) => r.name).join('+')}`,
+    name,
     text: `SELECT ${columns.join(', ')}`,
     values,
   });

@@ -52,12 +52,21 @@ describe('reads in one statement', () => {
       values: [7],
       decode: (v) => v as number[],
     });
-    const pool = tdb.db.pool;
-    expect(await readTogether(pool, [first(2), first(3)] as const)).toEqual([
-      [7, 8],
-      [7, 8, 9],
-    ]);
-    expect(await readOne(pool, first(1))).toEqual([7]);
+    // On one connection, where the driver keeps a statement's name and text: the same read with
+    // another limit is another statement.
+    const client = await tdb.db.pool.connect();
+    try {
+      expect(await readOne(client, first(1))).toEqual([7]);
+      expect(await readOne(client, first(2))).toEqual([7, 8]);
+      expect(await readTogether(client, [first(2), first(3)] as const)).toEqual([
+        [7, 8],
+        [7, 8, 9],
+      ]);
+    } finally {
+      client.release();
+    }
+    // A name PostgreSQL would cut short is refused before it could be taken for another statement's.
+    await expect(readOne(tdb.db.pool, { ...first(1), name: 'x'.repeat(60) })).rejects.toThrow(/over 63 bytes/);
     for (const bad of [1.5, -1, Number.NaN, Number.POSITIVE_INFINITY]) expect(() => limitSql(bad)).toThrow(/not a row limit/);
   });
 });
