@@ -1,6 +1,7 @@
 // Money, numbers and times as the pages show them, in the two languages of the service's pages.
 
 import type { Lang } from '../web/lang.js';
+import { Kept } from '../kept.js';
 
 export const LOCALES: Record<Lang, string> = { is: 'is-IS', en: 'en-GB' };
 
@@ -10,25 +11,15 @@ export const LOCALES: Record<Lang, string> = { is: 'is-IS', en: 'en-GB' };
 
 /**
  * An amount's text, kept: a list shows the same few prices again and again, and an Intl format costs
- * about ten times a lookup. Bounded: a map that fills up is emptied and filled again.
+ * about ten times a lookup.
  */
 const MEMO_LIMIT = 4096;
-
-function remembered<K>(memo: Map<K, string>, key: K, make: () => string): string {
-  let text = memo.get(key);
-  if (text === undefined) {
-    if (memo.size >= MEMO_LIMIT) memo.clear();
-    text = make();
-    memo.set(key, text);
-  }
-  return text;
-}
 
 interface MoneyFormats {
   whole: Intl.NumberFormat;
   /** For a currency shown without decimals (ISK) when an amount has some. */
   cents: Intl.NumberFormat;
-  memo: Map<number, string>;
+  memo: Kept<number, string>;
 }
 
 /** Per culture, per currency. */
@@ -42,11 +33,11 @@ export function formatMoney(minor: number, currency: string, culture: Lang): str
     // A currency shown without decimals (ISK) still shows them when an amount has some.
     const cents =
       digits === 0 ? new Intl.NumberFormat(LOCALES[culture], { style: 'currency', currency, minimumFractionDigits: 2, maximumFractionDigits: 2 }) : whole;
-    m = { whole, cents, memo: new Map() };
+    m = { whole, cents, memo: new Kept(MEMO_LIMIT) };
     moneyFormats[culture].set(currency, m);
   }
   const f = m;
-  return remembered(f.memo, minor, () => (minor % 100 === 0 ? f.whole : f.cents).format(minor / 100));
+  return f.memo.get(minor, () => (minor % 100 === 0 ? f.whole : f.cents).format(minor / 100));
 }
 
 // Making an Intl formatter costs about a hundred times what using one does: one per culture, kept.
@@ -214,13 +205,8 @@ export function formatDate(at: Date, culture: Lang, withYear = false): string {
   return f(at);
 }
 
-const numberMemos = new Map<Lang, Map<number, string>>();
+const numberMemos: Record<Lang, Kept<number, string>> = { is: new Kept(MEMO_LIMIT), en: new Kept(MEMO_LIMIT) };
 
 export function formatNumber(n: number, culture: Lang): string {
-  let memo = numberMemos.get(culture);
-  if (!memo) {
-    memo = new Map();
-    numberMemos.set(culture, memo);
-  }
-  return remembered(memo, n, () => kept(numbers, culture, () => new Intl.NumberFormat(LOCALES[culture])).format(n));
+  return numberMemos[culture].get(n, () => kept(numbers, culture, () => new Intl.NumberFormat(LOCALES[culture])).format(n));
 }

@@ -10,6 +10,7 @@ import { PORTAL, portalPage } from '../views/layout.js';
 import { PaymentsTable } from '../payments/views.js';
 import type { MerchantWaiting } from '../../payments/authorisations/service.js';
 import { WaitingAuthorisations } from './authorisations.js';
+import { Kept } from '../../kept.js';
 
 // The overview, the portal's first page: sales of the last 7 or 30 days per currency with a chart
 // drawn on the server (an SVG of bars, its figures also as a table), the newest payments, and the
@@ -252,20 +253,11 @@ function Webhooks({ view, t, failing, hasWebhook }: { view: View; t: T; failing:
 
 // A sales panel is the same markup for the same figures in the same language, and a merchant's
 // figures change only with a payment: the panels are kept, so that the 30 days' chart and table (a
-// bar, a tooltip and a row a day) are drawn once per change rather than at every visit. Bounded: a
-// map that fills up is emptied and filled again.
-const PANELS_KEPT = 256;
-const panels = new Map<string, Html>();
+// bar, a tooltip and a row a day) are drawn once per change rather than at every visit.
+const panels = new Kept<string, Html>(256);
 
 function KeptCurrencyPanel(props: { view: View; t: T; c: CurrencySales }): Html {
-  const key = `${props.view.lang}\n${JSON.stringify(props.c)}`;
-  let panel = panels.get(key);
-  if (panel === undefined) {
-    if (panels.size >= PANELS_KEPT) panels.clear();
-    panel = CurrencyPanel(props);
-    panels.set(key, panel);
-  }
-  return panel;
+  return panels.get(`${props.view.lang}\n${JSON.stringify(props.c)}`, () => CurrencyPanel(props));
 }
 
 export function renderOverview(

@@ -1,6 +1,7 @@
 import { Agent, type Dispatcher } from 'undici';
 import type { ConnectionOptions } from 'node:tls';
 import { literalAddressAllowed, publicOnlyLookup, publicOnlyLookupWith, AddressNotAllowedError, type Resolver } from '../addressRules.js';
+import { Kept } from '../../kept.js';
 
 // One HTTP attempt of a delivery (interface §3, 6, 8): success is status exactly 200 with the whole
 // response received within the time limit; anything else is a failed attempt of one kind (§Deliveries).
@@ -127,19 +128,14 @@ interface Target {
   path: string;
   url: URL;
 }
-/** Parsed URLs by their text; a worker sends to a few hundred webhooks, so this stays small (and is cleared past a bound). */
-const targets = new Map<string, Target>();
-const TARGETS_KEPT = 10_000;
+/** Parsed URLs by their text; a worker sends to a few hundred webhooks, so this stays small. */
+const targets = new Kept<string, Target>(10_000);
 
 function targetOf(text: string): Target {
-  let t = targets.get(text);
-  if (t === undefined) {
+  return targets.get(text, () => {
     const url = new URL(text);
-    t = { origin: url.origin, path: `${url.pathname}${url.search}`, url };
-    if (targets.size >= TARGETS_KEPT) targets.clear();
-    targets.set(text, t);
-  }
-  return t;
+    return { origin: url.origin, path: `${url.pathname}${url.search}`, url };
+  });
 }
 
 /** The attempt's time limit ran out: what aborts the request (never shown; the result says "timeout"). */

@@ -14,6 +14,7 @@ import { DELIVERIES_CHANNEL, renewLeases, type AttemptRecord, type ClaimedRow } 
 import type { DeliveryMetrics } from '../../metrics.js';
 import { DeliveryHousekeeping } from './housekeeping.js';
 import { RecentSamples } from './samples.js';
+import { Kept } from '../../kept.js';
 
 // The delivery worker. It claims due deliveries in batches under a lease and sends each
 // attempt on a keep-alive undici Agent. One database transaction per cycle records every attempt
@@ -118,9 +119,9 @@ export class DeliveryWorker extends LoopOwner {
    * Webhook keys opened from their sealed form, by sealed form: opening one per attempt (AES-GCM)
    * cost about 45 µs of each attempt (docs/performance.md). A rotated key is a new sealed form, so a new entry.
    */
-  private readonly openedKeys = new Map<string, string>();
+  private readonly openedKeys = new Kept<string, string>(10_000);
   /** Opened HMAC keys as bytes, by their hex (see keyBytes). */
-  private readonly keyBytesByHex = new Map<string, Buffer>();
+  private readonly keyBytesByHex = new Kept<string, Buffer>(10_000);
   /** Deliveries this worker holds (claimed, and not yet recorded), with their claim token: their leases are renewed. */
   private readonly held = new Map<string, { token: string; webhookId: string }>();
   /** Per webhook: its queue and counts (removed when nothing of it is held). */
@@ -462,22 +463,12 @@ export class DeliveryWorker extends LoopOwner {
 
   /** A webhook secret opened from its sealed form, once per sealed form (a rotation is a new one). */
   private opened(sealed: string): string {
-    const known = this.openedKeys.get(sealed);
-    if (known !== undefined) return known;
-    const plain = this.sealer.open(sealed);
-    if (this.openedKeys.size >= 10_000) this.openedKeys.clear();
-    this.openedKeys.set(sealed, plain);
-    return plain;
+    return this.openedKeys.get(sealed, () => this.sealer.open(sealed));
   }
 
   /** A webhook's HMAC key as bytes, decoded from its hex once per key rather than once per attempt. */
   private keyBytes(hexKey: string): Buffer {
-    const known = this.keyBytesByHex.get(hexKey);
-    if (known !== undefined) return known;
-    const bytes = hmacKeyBytes(hexKey);
-    if (this.keyBytesByHex.size >= 10_000) this.keyBytesByHex.clear();
-    this.keyBytesByHex.set(hexKey, bytes);
-    return bytes;
+    return this.keyBytesByHex.get(hexKey, () => hmacKeyBytes(hexKey));
   }
 
   private unrecordedByWebhook(): Map<string, number> {
