@@ -6,9 +6,9 @@ import type { AddressInfo } from 'node:net';
 // 127.0.0.1 with the bench's test certificate, answers every POST 200 "ok" once its body has arrived
 // (after RECEIVER_DELAY_MS, default 0, as a slow receiver would), and counts them with the time of the
 // first and the last. It also keeps, per path, how many requests were open at once at most: a
-// webhook's cap is checked there, where it matters. It keeps the time of every hundredth arrival
-// too, so that a drain's steady rate can be told from its start and its end, and the arrivals per path. GET /stats answers the
-// counts; POST /reset starts counting afresh. Prints "receiver listening on {port}" when ready.
+// webhook's cap is checked there, where it matters. It keeps the arrivals per path too, and the time
+// of every hundredth arrival, so that a drain's steady rate can be told from its start and its end.
+// GET /stats answers the counts; POST /reset starts counting afresh. Prints "receiver listening on {port}" when ready.
 
 const DELAY_MS = Number(process.env.RECEIVER_DELAY_MS ?? 0);
 let stats = { count: 0, first: 0, last: 0, maxOpenPerPath: 0, hundreds: [] as number[], perPath: {} as Record<string, number> };
