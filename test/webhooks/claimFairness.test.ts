@@ -48,33 +48,4 @@ describe('which due deliveries a claim takes when it cannot take them all', () =
     // Each round of three claims reaches every webhook once: none waits while another gets its next.
     for (let round = 0; round < 4; round++) expect(order.slice(round * 3, round * 3 + 3).sort()).toEqual(['a', 'b', 'c']);
   });
-
-  it('holds as many queued beside the wire as the worker asks for a webhook, else one max in flight', async () => {
-    const [asked, other] = await Promise.all(['asked', 'other'].map((p) => register(ctx, `https://receiver.example/${p}`, { eventTypes: ['Refund'] })));
-    for (let i = 0; i < 30; i++)
-      await withTransaction(ctx.tdb.db, (tx) =>
-        enqueueEvent(tx, ctx, {
-          merchantId: ctx.merchant.merchantId,
-          eventType: 'Refund',
-          checkoutReference: null,
-          payfacReference: `queue${i}`,
-          merchantReference: null,
-          amount: i,
-          currency: 'EUR',
-          reason: null,
-          success: true,
-        }),
-      );
-    // Room for all 60; the worker asks for a queue of 15 for one webhook and names no queue for the other.
-    const { claim } = await claimAndRecord(ctx.tdb.db, ctx.clock, {
-      records: [],
-      limit: 100,
-      perEndpoint: 10,
-      leaseMs: 60_000,
-      queues: () => new Map([[asked?.webhookId ?? '', 15]]),
-    });
-    const count = (id: string | undefined): number => claim.rows.filter((r) => r.webhookId === id).length;
-    // Its max in flight (10) on the wire, and the queue beside them.
-    expect([count(asked?.webhookId), count(other?.webhookId)]).toEqual([25, 20]);
-  });
 });

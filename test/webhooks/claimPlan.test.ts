@@ -90,7 +90,7 @@ describe('the claim statement', () => {
         const lease = new Date(now.getTime() + 3_000);
         const { rows } = await client.query<{ 'QUERY PLAN': string }>(
           `EXPLAIN (COSTS OFF) EXECUTE "delivery.claimDueDeliveries.scan400"('${now.toISOString()}', '${lease.toISOString()}',
-             '00000000-0000-4000-8000-000000000001', 100, 10, '{}', '{}', '{}', '{}', '{}', '{}')`,
+             '00000000-0000-4000-8000-000000000001', 100, 10, '{}', '{}', '{}', '{}', 128)`,
         );
         const plan = rows.map((r) => r['QUERY PLAN']).join('\n');
         expect(plan).toMatch(/Index Scan using webhook_deliveries_pkey/);
@@ -113,8 +113,8 @@ describe('the claim statement', () => {
     // Claims on a connection of their own, as a worker's cycles run them.
     const client = await ctx.tdb.db.pool.connect();
     try {
-      // Each takes its webhook's max in flight and as many queued (the caller names no queue).
-      expect(await claims(ctx, client, 10)).toEqual(Array.from({ length: 10 }, () => 20));
+      // Each takes its limit of 100 (the webhook's max in flight and its queue would take 138).
+      expect(await claims(ctx, client, 10)).toEqual(Array.from({ length: 10 }, () => 100));
       const { rows } = await client.query<{ generic: number }>(
         `SELECT generic_plans::int AS generic FROM pg_prepared_statements WHERE name LIKE 'delivery.claimDueDeliveries%'`,
       );

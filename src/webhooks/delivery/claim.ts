@@ -35,8 +35,6 @@ interface CycleAsks {
   release?: readonly (readonly [string, string])[];
   /** Webhooks whose allowance to read again (queued deliveries held back by other workers' holdings). */
   refresh?: () => ReadonlyMap<string, number>;
-  /** How many the caller wants queued per webhook beside those on the wire (read when the claim runs). */
-  queues?: () => ReadonlyMap<string, number>;
 }
 
 /**
@@ -65,7 +63,6 @@ export async function claimAndRecord(
             scan: Math.max(opts.limit * 4, 400),
             ...(opts.finished ? { finished: opts.finished() } : {}),
             ...(opts.mine ? { mine: opts.mine() } : {}),
-            ...(opts.queues ? { queues: opts.queues() } : {}),
           })
         : [];
     const refresh = opts.refresh?.();

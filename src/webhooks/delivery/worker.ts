@@ -10,7 +10,7 @@ import { afterAttempt } from './schedule.js';
 import { hmacKeyBytes, standardWebhookHeaders } from './sign.js';
 import { ATTEMPT_TIMEOUT_MS, createDeliveryAgent, sendAttempt } from './send.js';
 import { LoopOwner, NotifiedLoop } from '../../db/notifiedLoop.js';
-import { DELIVERIES_CHANNEL, QUEUE_DEPTH, renewLeases, type AttemptRecord, type ClaimedRow } from './sql.js';
+import { DELIVERIES_CHANNEL, renewLeases, type AttemptRecord, type ClaimedRow } from './sql.js';
 import type { DeliveryMetrics } from '../../metrics.js';
 import { DeliveryHousekeeping } from './housekeeping.js';
 import { RecentSamples } from './samples.js';
@@ -51,8 +51,6 @@ interface Endpoint {
   /** How many may be on the wire (the last claim's or allowance read's). */
   allowance: number;
   cap: number;
-  /** Its attempts that ended since the last claim: how many it takes in a cycle, so how long a queue it asks for. */
-  endedSinceClaim: number;
   /**
    * When each of its slots freed while work waited for it, oldest first (performance.now()): the next
    * attempt started takes one and the wait is the slot's turnaround. Emptied when a cycle finds
@@ -264,7 +262,6 @@ export class DeliveryWorker extends LoopOwner {
           finished: () => this.unrecordedByWebhook(),
           mine: () => this.heldByWebhook(recording),
           refresh: () => this.heldBack(recording),
-          queues: () => this.queueWanted(),
         });
       } catch (err) {
         // Nothing was recorded, given back or claimed (one transaction). Keep the results and try
@@ -299,7 +296,7 @@ export class DeliveryWorker extends LoopOwner {
   private enqueue(row: ClaimedRow, token: string): void {
     let ep = this.endpoints.get(row.webhookId);
     if (!ep) {
-      ep = { queue: [], onWire: 0, held: 0, allowance: row.allowance, cap: row.cap, endedSinceClaim: 0, freed: [] };
+      ep = { queue: [], onWire: 0, held: 0, allowance: row.allowance, cap: row.cap, freed: [] };
       this.endpoints.set(row.webhookId, ep);
     }
     ep.allowance = row.allowance;
@@ -361,22 +358,6 @@ export class DeliveryWorker extends LoopOwner {
     return m;
   }
 
-  /**
-   * Per webhook, how many to hold queued beside those on the wire: twice what it took since the last
-   * claim (the queue must last until the next claim's rows come), at least its max in flight and at
-   * most QUEUE_DEPTH. A slow webhook keeps a short queue, so it does not hold back the other workers'
-   * share of its cap while its deliveries wait for this worker's places; a fast one grows to the full
-   * depth within a few cycles. A webhook this worker holds nothing of gets its max in flight.
-   */
-  private queueWanted(): Map<string, number> {
-    const m = new Map<string, number>();
-    for (const [webhookId, ep] of this.endpoints) {
-      m.set(webhookId, Math.min(Math.max(QUEUE_DEPTH, ep.cap), Math.max(ep.cap, 2 * ep.endedSinceClaim)));
-      ep.endedSinceClaim = 0;
-    }
-    return m;
-  }
-
   /** Webhooks whose queue other workers' holdings keep below their max in flight: their holdings, to read the allowance again. */
   private heldBack(recording: ReadonlyMap<string, number>): Map<string, number> {
     const m = new Map<string, number>();
@@ -413,7 +394,6 @@ export class DeliveryWorker extends LoopOwner {
       (result) => {
         this.onWire--;
         ep.onWire--;
-        ep.endedSinceClaim++;
         if (ep.freed.length < ep.cap) ep.freed.push(performance.now());
         const outcome = afterAttempt(attemptNumber, sentAt, result.success);
         this.metrics?.attempt(result.success ? 'delivered' : (result.errorKind ?? 'status'), result.durationMs / 1000);
