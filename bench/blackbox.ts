@@ -435,7 +435,7 @@ export async function blackboxBenchmarks(): Promise<{ rows: Row[]; log: string }
         met: drained.rate / loop >= 0.5,
       });
       rows.push({
-        operation: `black box: worker CPU per delivery, one endpoint, ${cap} in flight (from the first arrival)`,
+        operation: `black box: worker CPU per delivery, one endpoint, ${cap} in flight (from its first arrival; the loop's whole run)`,
         figure: `${fmt(drained.cpuUs)} µs`,
         baseline: `bare loop: ${fmt(loopCpuUs)} µs per request`,
         ratio: `${fmt(drained.cpuUs / loopCpuUs, 2)}×`,
