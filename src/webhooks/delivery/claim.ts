@@ -38,6 +38,16 @@ interface CycleAsks {
 }
 
 /**
+ * How many due rows a claim of `limit` reads: four times its limit, in steps of 400. The bound is in
+ * the statement's text (claimDueDeliveries), so each bound is a statement of its own, planned anew for
+ * its first five runs on a connection: a worker's claims, whose limits vary with its free places
+ * (up to its batch of 100), all read 400 and share one statement.
+ */
+export function scanFor(limit: number): number {
+  return 400 * Math.max(1, Math.ceil(limit / 100));
+}
+
+/**
  * One worker cycle in one transaction: record finished attempts, give back what is released, claim
  * up to `limit` more, and read the allowances asked for. The attempts recorded here free their
  * endpoint's places for the claim that follows.
