@@ -3,6 +3,7 @@ import type { Config } from './config.js';
 import { systemClock, type Clock } from './clock.js';
 import { openDatabase, type Database } from './db/database.js';
 import { migrate } from './db/migrate.js';
+import { EmbeddedUpkeep, warnIfAutovacuumOff } from './db/upkeep.js';
 import { createSealer } from './sealing.js';
 import { buildApp, type App } from './app.js';
 import { createMerchant, isEmpty } from './accounts/service.js';
@@ -102,6 +103,10 @@ export async function serve(config: Config, opts: { worker: boolean; clock?: Clo
   await settlements?.start();
   const mail = opts.worker ? mailSenderOf(config, db, clock, logger) : undefined;
   await mail?.start();
+  // PGlite runs no autovacuum: the process that holds the embedded database does its work (upkeep.ts).
+  const upkeep = db.kind === 'pglite' ? new EmbeddedUpkeep(db, logger) : undefined;
+  upkeep?.start();
+  await warnIfAutovacuumOff(db, logger);
   let address: string;
   try {
     address = await app.listen({ port: config.port, host: config.host });
@@ -114,6 +119,7 @@ export async function serve(config: Config, opts: { worker: boolean; clock?: Clo
       processor?.stop(0),
       settlements?.stop(0),
       mail?.stop(0),
+      upkeep?.stop(),
       closeServer(metricsServer),
     ]);
     await db.close();
@@ -157,6 +163,7 @@ export async function serve(config: Config, opts: { worker: boolean; clock?: Clo
           processor?.stop(SHUTDOWN_GRACE_MS),
           settlements?.stop(SHUTDOWN_GRACE_MS),
           mail?.stop(SHUTDOWN_GRACE_MS),
+          upkeep?.stop(),
           closeServer(metricsServer),
         ]);
       } finally {

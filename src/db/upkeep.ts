@@ -1,0 +1,88 @@
+import type { Database } from './database.js';
+import { autovacuumOff, tablesDue, vacuumTable, type TableDue } from './sql.js';
+
+// The embedded database's autovacuum. PostgreSQL's autovacuum removes the dead rows that updates and
+// deletes leave, merges the trigram index's pending list, keeps the planner's statistics fresh and
+// freezes old transaction ids. PGlite runs no background processes, so without this an embedded
+// database would only grow, its plans would be made from the statistics of its first day, and after
+// about two billion transactions it would refuse to write. Once a minute (autovacuum's own
+// interval) this asks which tables are past autovacuum's thresholds and vacuums or analyses each.
+// PGlite has one connection: a vacuum holds the other queries while it runs (about a second for a
+// million-row table on this project's development machine), which the thresholds make rare.
+// PostgreSQL's own autovacuum does this there; `serve` starts this only on the embedded database.
+
+const INTERVAL_MS = 60_000;
+/** A vacuum that held the database longer than this is logged at info, as PostgreSQL logs a slow autovacuum. */
+const SLOW_MS = 1_000;
+
+interface UpkeepLog {
+  info(obj: object, msg: string): void;
+  debug(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+}
+
+export class EmbeddedUpkeep {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly db: Database,
+    private readonly log: UpkeepLog,
+    private readonly intervalMs = INTERVAL_MS,
+  ) {}
+
+  /** Starts the timer; the first pass runs one interval after start, not during it. */
+  start(): void {
+    if (this.timer || this.stopped) return;
+    this.timer = setInterval(() => {
+      if (this.running) return;
+      this.running = this.pass()
+        .then(() => undefined)
+        .catch((err: unknown) => this.log.warn({ err: (err as Error).message }, 'embedded database upkeep failed; trying again in a minute'))
+        .finally(() => {
+          this.running = undefined;
+        });
+    }, this.intervalMs);
+    this.timer.unref();
+  }
+
+  /** Stops the timer and waits for a pass under way: it ends after the table it is at. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.timer);
+    this.timer = undefined;
+    await this.running;
+  }
+
+  /** One pass: every table past its thresholds vacuumed or analysed, one at a time. Returns them. */
+  async pass(): Promise<TableDue[]> {
+    const due = await tablesDue(this.db.pool);
+    const done: TableDue[] = [];
+    for (const table of due) {
+      if (this.stopped) break;
+      const t0 = performance.now();
+      await vacuumTable(this.db.pool, table);
+      const ms = Math.round(performance.now() - t0);
+      const what = table.vacuum ? (table.analyze ? 'vacuumed and analysed' : 'vacuumed') : 'analysed';
+      (ms >= SLOW_MS ? this.log.info : this.log.debug).call(this.log, { table: table.name, ms }, `embedded database upkeep: ${what}`);
+      done.push(table);
+    }
+    return done;
+  }
+}
+
+/**
+ * On PostgreSQL, a warning when the server's autovacuum is off: nothing then removes dead rows, merges
+ * the link search's pending index entries or refreshes the planner's statistics, and pages slow down
+ * week by week.
+ */
+export async function warnIfAutovacuumOff(db: Database, log: Pick<UpkeepLog, 'warn'>): Promise<void> {
+  if (db.kind !== 'postgres') return;
+  // A check that fails (the server went away meanwhile) is not worth failing the start for.
+  if (await autovacuumOff(db.pool).catch(() => false))
+    log.warn(
+      {},
+      'autovacuum is off on this PostgreSQL server: dead rows and stale statistics will slow the service down; turn it on (docs/production.md, PostgreSQL)',
+    );
+}

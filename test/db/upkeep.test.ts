@@ -1,0 +1,99 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EmbeddedUpkeep } from '../../src/db/upkeep.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+
+// The embedded database's autovacuum (src/db/upkeep.ts): a pass vacuums the tables past autovacuum's
+// thresholds, analyses those changed enough since their last analysis, and leaves the others. Its
+// statements are plain SQL, so the same pass is tried on PostgreSQL too, where `serve` leaves the
+// work to the server's own autovacuum.
+
+interface TableStats {
+  n_live_tup: number;
+  n_dead_tup: number;
+  vacuumed: boolean;
+  analyzed: boolean;
+}
+
+const quiet = { info: () => undefined, debug: () => undefined, warn: () => undefined };
+
+describe('embedded database upkeep', () => {
+  let tdb: TestDatabase;
+  beforeAll(async () => {
+    tdb = await createTestDatabase({ poolSize: 2 });
+  });
+  afterAll(async () => {
+    await tdb.drop();
+  });
+
+  /** Runs `sql` on one connection and has its statistics sent at once (a backend otherwise sends them at most once a second). */
+  async function change(sql: string): Promise<void> {
+    const client = await tdb.db.pool.connect();
+    try {
+      await client.query(sql);
+      await client.query('SELECT pg_stat_force_next_flush()');
+      await client.query('SELECT 1');
+    } finally {
+      client.release();
+    }
+  }
+
+  async function stats(table: string): Promise<TableStats> {
+    const { rows } = await tdb.db.pool.query<TableStats>(
+      `SELECT n_live_tup::int, n_dead_tup::int, last_vacuum IS NOT NULL AS vacuumed, last_analyze IS NOT NULL AS analyzed
+         FROM pg_stat_user_tables WHERE relname = $1`,
+      [table],
+    );
+    if (rows[0] === undefined) throw new Error(`no statistics for ${table}`);
+    return rows[0];
+  }
+
+  /** Waits until the server's statistics show `ok` (they are sent when a backend goes idle). */
+  async function until(table: string, ok: (s: TableStats) => boolean): Promise<TableStats> {
+    for (let i = 0; i < 100; i++) {
+      const s = await stats(table);
+      if (ok(s)) return s;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    return stats(table);
+  }
+
+  it('vacuums a table with many dead rows, analyses one with many new rows, and leaves the rest', async () => {
+    await change(`CREATE TABLE upkeep_churned (id int PRIMARY KEY, v text);
+                  INSERT INTO upkeep_churned SELECT i, 'row ' || i FROM generate_series(1, 5000) i;
+                  UPDATE upkeep_churned SET v = v || '!' WHERE id % 2 = 0`);
+    await change(`CREATE TABLE upkeep_quiet (id int PRIMARY KEY, v text);
+                  INSERT INTO upkeep_quiet SELECT i, 'row ' || i FROM generate_series(1, 5000) i`);
+    await until('upkeep_churned', (s) => s.n_dead_tup === 2500);
+    const upkeep = new EmbeddedUpkeep(tdb.db, quiet);
+    const first = await upkeep.pass();
+    expect(first).toContainEqual({ name: 'public.upkeep_churned', vacuum: true, analyze: true });
+    expect(first).toContainEqual({ name: 'public.upkeep_quiet', vacuum: true, analyze: true });
+    const churned = await until('upkeep_churned', (s) => s.vacuumed);
+    expect(churned).toMatchObject({ n_live_tup: 5000, n_dead_tup: 0, vacuumed: true, analyzed: true });
+
+    // Now 5,000 rows each: 600 more rows (12 %) are under the vacuum's thresholds (1,000 + 20 %
+    // inserted, 50 + 20 % dead) but over the analysis's (50 + 10 %); 10 rows changed are under both.
+    await change(`INSERT INTO upkeep_quiet SELECT i, 'row ' || i FROM generate_series(5001, 5600) i`);
+    await change(`UPDATE upkeep_churned SET v = v || '?' WHERE id <= 10`);
+    await until('upkeep_quiet', (s) => s.n_live_tup === 5600);
+    const second = await upkeep.pass();
+    expect(second.filter((t) => t.name.startsWith('public.upkeep_'))).toEqual([{ name: 'public.upkeep_quiet', vacuum: false, analyze: true }]);
+    // And a pass after that has nothing of them left to do.
+    await until('upkeep_quiet', (s) => s.analyzed);
+    expect((await upkeep.pass()).filter((t) => t.name.startsWith('public.upkeep_'))).toEqual([]);
+  });
+
+  it('runs its passes on a timer until stopped', async () => {
+    await change(`CREATE TABLE upkeep_timed (id int PRIMARY KEY, v text);
+                  INSERT INTO upkeep_timed SELECT i, 'row ' || i FROM generate_series(1, 2000) i;
+                  DELETE FROM upkeep_timed WHERE id > 1000`);
+    await until('upkeep_timed', (s) => s.n_dead_tup === 1000);
+    const upkeep = new EmbeddedUpkeep(tdb.db, quiet, 20);
+    upkeep.start();
+    try {
+      expect(await until('upkeep_timed', (s) => s.vacuumed)).toMatchObject({ n_live_tup: 1000, n_dead_tup: 0, vacuumed: true });
+    } finally {
+      await upkeep.stop();
+    }
+  });
+});
