@@ -54,7 +54,11 @@ export async function seed(url: string): Promise<{ apiKey: string; cookie: strin
          FROM generate_series(1, $4::int) i`,
       [m.merchantId, m.terminalIdentifier, LINKS, PAYMENTS, PAYMENT_SPACING],
     );
-    await db.pool.query('ANALYZE payment_links; ANALYZE payments');
+    // What autovacuum does within a minute of such writes on a production server (this machine's
+    // PostgreSQL runs with it off): the planner's statistics, the visibility map, and the link
+    // search's trigram entries merged from the index's pending list, which a search otherwise reads.
+    await db.pool.query('VACUUM ANALYZE payment_links');
+    await db.pool.query('VACUUM ANALYZE payments');
     const cookie = await signedInOwner(db, m.merchantId, 'bench@example.com');
     return { apiKey: m.apiKey, cookie, reference: `pl_bench${String(LINKS).padStart(7, '0')}` };
   } finally {
@@ -124,8 +128,8 @@ export async function portalBenchmarks(): Promise<Row[]> {
       const rows: Row[] = [];
       // Each page is warmed up as the two above are: its views and queries are compiled on their
       // first requests, which would otherwise count in its figure.
-      const page = async (operation: string, path: string, target: boolean, warm = true): Promise<void> => {
-        if (warm) await rps(`${server.baseUrl}${path}`, { cookie }, 2);
+      const page = async (operation: string, path: string, target: boolean): Promise<void> => {
+        await rps(`${server.baseUrl}${path}`, { cookie }, 2);
         const r = await rps(`${server.baseUrl}${path}`, { cookie });
         const ratio = r.rps / api.rps;
         rows.push({
@@ -146,10 +150,8 @@ export async function portalBenchmarks(): Promise<Row[]> {
       await page('portal overview (7 days of sales, newest payments, failing webhooks)', '/portal', false);
       await page('portal overview (30 days)', '/portal?days=30', false);
       rows.push(await csvExport(server, cookie));
-      // Last: a text that only a few old links hold is looked for in every one of the merchant's
-      // links (no index serves a substring), and the queries a timed-out run leaves queued would
-      // slow whatever ran next.
-      await page('portal links page, searched for a rare text', '/portal/links?q=bench%20link%2019999', false, false);
+      // Last, as it was when no index served a substring and a timed-out run left queries queued.
+      await page('portal links page, searched for a rare text', '/portal/links?q=bench%20link%2019999', false);
       return rows;
     } finally {
       await server.stop();
