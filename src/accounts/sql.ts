@@ -129,9 +129,11 @@ export async function findTerminals(db: Queryable, terminalIdentifiers: readonly
 }
 
 export async function findTerminal(db: Queryable, terminalIdentifier: string): Promise<{ merchantId: string } | undefined> {
-  const { rows } = await db.query<{ merchantId: string }>('SELECT merchant_id AS "merchantId" FROM terminals WHERE terminal_identifier = $1', [
-    terminalIdentifier,
-  ]);
+  const { rows } = await db.query<{ merchantId: string }>({
+    name: 'accounts.findTerminal',
+    text: 'SELECT merchant_id AS "merchantId" FROM terminals WHERE terminal_identifier = $1',
+    values: [terminalIdentifier],
+  });
   return rows[0];
 }
 

@@ -25,11 +25,12 @@ export interface NewEntry extends EntryFields {
 }
 
 export async function insertEntry(db: Queryable, e: NewEntry): Promise<void> {
-  await db.query(
-    `INSERT INTO audit_log (merchant_id, actor_user_id, actor_email, actor_key_id, actor_key_display, action, target, details, created_at)
+  await db.query({
+    name: 'audit.insertEntry',
+    text: `INSERT INTO audit_log (merchant_id, actor_user_id, actor_email, actor_key_id, actor_key_display, action, target, details, created_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-    [e.merchantId, e.actorUserId, e.actorEmail, e.actorKeyId, e.actorKeyDisplay, e.action, e.target, JSON.stringify(e.details), e.at],
-  );
+    values: [e.merchantId, e.actorUserId, e.actorEmail, e.actorKeyId, e.actorKeyDisplay, e.action, e.target, JSON.stringify(e.details), e.at],
+  });
 }
 
 /**

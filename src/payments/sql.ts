@@ -51,14 +51,15 @@ export interface ChosenItem {
 }
 
 export async function insertPayment(db: Queryable, p: NewPayment): Promise<void> {
-  await db.query(
-    `INSERT INTO payments (payfac_reference, merchant_id, terminal_identifier, checkout_reference, payment_link_reference,
+  await db.query({
+    name: 'payments.insertPayment',
+    text: `INSERT INTO payments (payfac_reference, merchant_id, terminal_identifier, checkout_reference, payment_link_reference,
        merchant_reference, amount, currency, success, reason, card_masked, card_summary, card_expiry, payment_method,
        three_d_authenticated, auth_code, is_pre_auth, token, capture_state, captured_amount, capture_due_at, created_at,
        event_checkout_reference, charged_token, recurring_processing_model, channel, terms_accepted_at, custom_field_answers,
        chosen_items, promotion_code, discount_amount)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31)`,
-    [
+    values: [
       p.payfacReference,
       p.merchantId,
       p.terminalIdentifier,
@@ -91,7 +92,7 @@ export async function insertPayment(db: Queryable, p: NewPayment): Promise<void>
       p.promotionCode ?? null,
       p.discountAmount ?? null,
     ],
-  );
+  });
 }
 
 /** A payment as its receipt page shows it. */
