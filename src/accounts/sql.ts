@@ -1,4 +1,4 @@
-import { preparedRows, type Queryable } from '../db/database.js';
+import { anyOfArray, preparedRows, type Queryable } from '../db/database.js';
 
 export interface KeyRow {
   id: string;
@@ -93,7 +93,7 @@ export async function findKeysByHashes(db: Queryable, keyHashes: readonly Buffer
   return preparedRows<KeyRow & { keyHash: Buffer; displayPrefix: string | null }>(
     db,
     'accounts.findKeysByHashes',
-    'SELECT key_hash AS "keyHash", id, display_prefix AS "displayPrefix", merchant_id AS "merchantId", partner_id AS "partnerId", capabilities FROM api_keys WHERE key_hash = ANY($1::bytea[]) AND revoked_at IS NULL',
+    `SELECT key_hash AS "keyHash", id, display_prefix AS "displayPrefix", merchant_id AS "merchantId", partner_id AS "partnerId", capabilities FROM api_keys WHERE key_hash = ${anyOfArray('$1::bytea[]')} AND revoked_at IS NULL`,
     [keyHashes],
   );
 }
@@ -123,7 +123,7 @@ export async function findTerminals(db: Queryable, terminalIdentifiers: readonly
   return preparedRows<{ terminalIdentifier: string; merchantId: string }>(
     db,
     'accounts.findTerminals',
-    'SELECT terminal_identifier AS "terminalIdentifier", merchant_id AS "merchantId" FROM terminals WHERE terminal_identifier = ANY($1::text[])',
+    `SELECT terminal_identifier AS "terminalIdentifier", merchant_id AS "merchantId" FROM terminals WHERE terminal_identifier = ${anyOfArray('$1::text[]')}`,
     [terminalIdentifiers],
   );
 }
@@ -153,7 +153,9 @@ export async function merchantName(db: Queryable, merchantId: string): Promise<s
 
 /** Merchants by id with their names (the portal's header and merchant switcher). */
 export async function merchantNames(db: Queryable, ids: readonly string[]): Promise<{ id: string; name: string }[]> {
-  return preparedRows<{ id: string; name: string }>(db, 'accounts.merchantNames', 'SELECT id, name FROM merchants WHERE id = ANY($1::text[])', [ids]);
+  return preparedRows<{ id: string; name: string }>(db, 'accounts.merchantNames', `SELECT id, name FROM merchants WHERE id = ${anyOfArray('$1::text[]')}`, [
+    ids,
+  ]);
 }
 
 /** The merchants linked to a partner, by name. */

@@ -51,6 +51,19 @@ export function limitSql(n: number): string {
   return String(n);
 }
 
+/**
+ * `ANY (…)` of an array parameter, for a prepared statement that looks up a batch of keys:
+ * `WHERE id = ${anyOfArray('$1::text[]')}`. Written as `= ANY($1::text[])`, PostgreSQL's plan for
+ * the values estimates the rows from the array's length, so it always costs less than the generic
+ * plan, and the statement is planned anew at every execution (the API key lookup: 0 generic plans
+ * of 202 on one connection). Read through a subquery, the length is unknown to both plans alike and
+ * the generic plan is kept. Only a numbered parameter with an array type, never text.
+ */
+export function anyOfArray(param: string): string {
+  if (!/^\$[1-9][0-9]*::[a-z]+\[\]$/.test(param)) throw new Error(`not an array parameter: ${param}`);
+  return `ANY (ARRAY(SELECT unnest(${param})))`;
+}
+
 export type DatabaseKind = 'postgres' | 'pglite';
 
 export interface Database {

@@ -1,4 +1,4 @@
-import type { Queryable } from '../db/database.js';
+import { anyOfArray, type Queryable } from '../db/database.js';
 import type { CustomField, CustomFieldAnswer } from './customFields.js';
 import type { Item, ShopperInfo } from './rules.js';
 import type { LinkType } from './schemas.js';
@@ -284,7 +284,7 @@ export async function findLinksWithSubmissions(db: Queryable, references: readon
                         'token', s.token, 'payfacReference', s.payfac_reference, 'customFieldAnswers', s.custom_field_answers,
                         'chosenItems', s.chosen_items) ORDER BY s.created_at, s.id)
                         FROM payment_link_submissions s WHERE s.payment_link_reference = payment_links.reference), '[]') AS submissions
-       FROM payment_links WHERE reference = ANY($1::text[])`,
+       FROM payment_links WHERE reference = ${anyOfArray('$1::text[]')}`,
     values: [references],
   });
   return rows;

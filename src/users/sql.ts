@@ -1,4 +1,4 @@
-import type { Queryable } from '../db/database.js';
+import { anyOfArray, type Queryable } from '../db/database.js';
 
 // The portal's people: users, their sessions, one-time links and the sign-in throttle (migration 0016).
 
@@ -133,7 +133,7 @@ export async function findSessions(db: Queryable, hashes: readonly Buffer[]): Pr
              FROM portal_sessions s JOIN portal_users u ON u.id = s.user_id AND u.removed_at IS NULL
              LEFT JOIN portal_memberships m ON m.user_id = s.user_id AND m.merchant_id = s.merchant_id
                    AND m.removed_at IS NULL AND m.accepted_at IS NOT NULL
-            WHERE s.token_hash = ANY($1::bytea[])`,
+            WHERE s.token_hash = ${anyOfArray('$1::bytea[]')}`,
     values: [hashes],
   });
   return rows;
