@@ -1,15 +1,17 @@
 import type { Database } from './database.js';
-import { autovacuumOff, tablesDue, vacuumTable, type TableDue } from './sql.js';
+import { autovacuumOff, databaseFreezeDue, tablesDue, vacuumDatabase, vacuumTable, type TableDue } from './sql.js';
 
 // The embedded database's autovacuum. PostgreSQL's autovacuum removes the dead rows that updates and
 // deletes leave, merges the trigram index's pending list, keeps the planner's statistics fresh and
 // freezes old transaction ids. PGlite runs no background processes, so without this an embedded
 // database would only grow, its plans would be made from the statistics of its first day, and after
-// about two billion transactions it would refuse to write. Once a minute (autovacuum's own
-// interval) this asks which tables are past autovacuum's thresholds and vacuums or analyses each.
-// PGlite has one connection: a vacuum holds the other queries while it runs (about a second for a
-// million-row table on this project's development machine), which the thresholds make rare.
-// PostgreSQL's own autovacuum does this there; `serve` starts this only on the embedded database.
+// about two billion transactions it would refuse to write. Once a minute (autovacuum's own interval)
+// this asks which tables are past autovacuum's thresholds and vacuums or analyses each; the first
+// pass of a process does every table, because PGlite's counters of changed rows start again at zero
+// each time the folder is opened. PGlite runs in this process's main thread: while a table is
+// vacuumed, requests, health checks and timers wait (about a second for a million-row table on this
+// project's development machine), which the thresholds make rare. PostgreSQL's own autovacuum does
+// this there; `serve` starts this only on the embedded database.
 
 const INTERVAL_MS = 60_000;
 /** A vacuum that held the database longer than this is logged at info, as PostgreSQL logs a slow autovacuum. */
@@ -25,6 +27,8 @@ export class EmbeddedUpkeep {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private stopped = false;
+  /** Whether this process has run a pass (its first does every table). */
+  private passed = false;
 
   constructor(
     private readonly db: Database,
@@ -55,18 +59,37 @@ export class EmbeddedUpkeep {
     await this.running;
   }
 
-  /** One pass: every table past its thresholds vacuumed or analysed, one at a time. Returns them. */
+  /**
+   * One pass: every table past its thresholds vacuumed or analysed, one at a time (on a process's
+   * first pass every table, since the counters start at zero when the database is opened), then the
+   * whole database when its oldest transaction id is past the freeze age. Returns the tables done.
+   * A table that fails is logged and passed over; the others are still done.
+   */
   async pass(): Promise<TableDue[]> {
-    const due = await tablesDue(this.db.pool);
+    const due = await tablesDue(this.db.pool, !this.passed);
+    this.passed = true;
     const done: TableDue[] = [];
     for (const table of due) {
       if (this.stopped) break;
       const t0 = performance.now();
-      await vacuumTable(this.db.pool, table);
+      try {
+        await vacuumTable(this.db.pool, table);
+      } catch (err) {
+        this.log.warn(
+          { table: table.name, err: (err as Error).message },
+          'embedded database upkeep: a table could not be vacuumed; trying again at the next pass',
+        );
+        continue;
+      }
       const ms = Math.round(performance.now() - t0);
       const what = table.vacuum ? (table.analyze ? 'vacuumed and analysed' : 'vacuumed') : 'analysed';
       (ms >= SLOW_MS ? this.log.info : this.log.debug).call(this.log, { table: table.name, ms }, `embedded database upkeep: ${what}`);
       done.push(table);
+    }
+    if (!this.stopped && (await databaseFreezeDue(this.db.pool))) {
+      const t0 = performance.now();
+      await vacuumDatabase(this.db.pool);
+      this.log.info({ ms: Math.round(performance.now() - t0) }, 'embedded database upkeep: the whole database vacuumed (transaction ids frozen)');
     }
     return done;
   }

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EmbeddedUpkeep } from '../../src/db/upkeep.js';
+import { vacuumTable } from '../../src/db/sql.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 
 // The embedded database's autovacuum (src/db/upkeep.ts): a pass vacuums the tables past autovacuum's
@@ -58,10 +59,12 @@ describe('embedded database upkeep', () => {
   }
 
   it('vacuums a table with many dead rows, analyses one with many new rows, and leaves the rest', async () => {
-    await change(`CREATE TABLE upkeep_churned (id int PRIMARY KEY, v text);
+    await change(`CREATE TABLE upkeep_churned (id int PRIMARY KEY, v text) WITH (autovacuum_enabled = off);
                   INSERT INTO upkeep_churned SELECT i, 'row ' || i FROM generate_series(1, 5000) i;
                   UPDATE upkeep_churned SET v = v || '!' WHERE id % 2 = 0`);
-    await change(`CREATE TABLE upkeep_quiet (id int PRIMARY KEY, v text);
+    // With a trigram index, as the links' description has: new rows' entries wait in its pending list.
+    await change(`CREATE TABLE upkeep_quiet (id int PRIMARY KEY, v text) WITH (autovacuum_enabled = off);
+                  CREATE INDEX upkeep_quiet_trgm ON upkeep_quiet USING gin (v gin_trgm_ops) WITH (fastupdate = on);
                   INSERT INTO upkeep_quiet SELECT i, 'row ' || i FROM generate_series(1, 5000) i`);
     await until('upkeep_churned', (s) => s.n_dead_tup === 2500);
     const upkeep = new EmbeddedUpkeep(tdb.db, quiet);
@@ -78,13 +81,20 @@ describe('embedded database upkeep', () => {
     await until('upkeep_quiet', (s) => s.n_live_tup === 5600);
     const second = await upkeep.pass();
     expect(second.filter((t) => t.name.startsWith('public.upkeep_'))).toEqual([{ name: 'public.upkeep_quiet', vacuum: false, analyze: true }]);
+    // The analysis merged the new rows' pending index entries too: none are left to merge.
+    const { rows } = await tdb.db.pool.query<{ pages: number }>(`SELECT gin_clean_pending_list('upkeep_quiet_trgm'::regclass)::int AS pages`);
+    expect(rows).toEqual([{ pages: 0 }]);
     // And a pass after that has nothing of them left to do.
     await until('upkeep_quiet', (s) => s.analyzed);
     expect((await upkeep.pass()).filter((t) => t.name.startsWith('public.upkeep_'))).toEqual([]);
+    // A process's first pass does every table: the counters start at zero when the database opens.
+    const next = await new EmbeddedUpkeep(tdb.db, quiet).pass();
+    expect(next).toContainEqual({ name: 'public.upkeep_churned', vacuum: true, analyze: true });
+    expect(next).toContainEqual({ name: 'public.upkeep_quiet', vacuum: true, analyze: true });
   });
 
   it('runs its passes on a timer until stopped', async () => {
-    await change(`CREATE TABLE upkeep_timed (id int PRIMARY KEY, v text);
+    await change(`CREATE TABLE upkeep_timed (id int PRIMARY KEY, v text) WITH (autovacuum_enabled = off);
                   INSERT INTO upkeep_timed SELECT i, 'row ' || i FROM generate_series(1, 2000) i;
                   DELETE FROM upkeep_timed WHERE id > 1000`);
     await until('upkeep_timed', (s) => s.n_dead_tup === 1000);
@@ -95,5 +105,11 @@ describe('embedded database upkeep', () => {
     } finally {
       await upkeep.stop();
     }
+  });
+
+  it('takes only a name as format() quotes it into its statement', async () => {
+    for (const name of ['public.upkeep_churned; DROP TABLE upkeep_churned', 'upkeep_churned', 'public."a" ; x"'])
+      await expect(vacuumTable(tdb.db.pool, { name, vacuum: true, analyze: false })).rejects.toThrow(/not a table name/);
+    await vacuumTable(tdb.db.pool, { name: 'public."upkeep_churned"', vacuum: false, analyze: true });
   });
 });

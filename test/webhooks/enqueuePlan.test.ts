@@ -45,7 +45,10 @@ describe("an event's statements", () => {
       );
       // PostgreSQL tries five custom plans first; after them the generic plan is the one used.
       expect(rows.map((r) => r.name)).toEqual(['webhooks.insertDeliveryRows', 'webhooks.insertEvent', 'webhooks.webhooksForEvent']);
-      for (const r of rows) expect(r, r.name).toMatchObject({ generic: 7, custom: 5 });
+      for (const r of rows) {
+        expect(r.custom, r.name).toBe(5);
+        expect(r.generic, r.name).toBeGreaterThanOrEqual(7);
+      }
     } finally {
       client.release();
     }
