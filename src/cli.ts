@@ -438,6 +438,22 @@ function registerBackup(program: Command): void {
       ]);
     });
   program
+    .command('vacuum')
+    .description(
+      "vacuum and analyse every table now (after a large import or many deletions, say); the embedded database's upkeep does this once a minute for the tables that need it. While a server runs, that server does it, and its requests wait meanwhile. On PostgreSQL the server's autovacuum does this work, and the command runs there too",
+    )
+    .option('--json', 'print one JSON object')
+    .action(async (opts: { json?: boolean }) => {
+      const r = await runAdmin('vacuum', 'vacuum', {}, { migrate: false });
+      const failed = r.failed as { table: string; error: string }[];
+      const done = (r.done as string[]).length;
+      emit(!!opts.json, r, [
+        ...failed.map((f) => `${f.table}: not vacuumed: ${f.error}`),
+        `vacuumed and analysed ${done === 1 ? 'one table' : `${String(done)} tables`} in ${String(r.ms)} ms${failed.length > 0 ? `; ${String(failed.length)} could not be` : ''}`,
+      ]);
+      if (failed.length > 0) process.exitCode = 1;
+    });
+  program
     .command('restore')
     .description(
       'make a backup file the embedded database of the data folder (PAYLINKS_DATA_DIR); no process may have that folder open. On PostgreSQL use pg_restore',

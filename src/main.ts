@@ -104,7 +104,7 @@ export async function serve(config: Config, opts: { worker: boolean; clock?: Clo
   const mail = opts.worker ? mailSenderOf(config, db, clock, logger) : undefined;
   await mail?.start();
   // PGlite runs no autovacuum: the process that holds the embedded database does its work (upkeep.ts).
-  const upkeep = db.kind === 'pglite' ? new EmbeddedUpkeep(db, logger) : undefined;
+  const upkeep = db.kind === 'pglite' ? new EmbeddedUpkeep(db, logger, { metrics, clock }) : undefined;
   upkeep?.start();
   await warnIfAutovacuumOff(db, logger);
   let address: string;

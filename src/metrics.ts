@@ -12,6 +12,8 @@ import type { Database } from './db/database.js';
 //   authorised and not captured, and the age of the oldest (docs/metrics.md).
 // - E-mails at scrape time: how many wait to be sent, and how many were given up on.
 // - The database pool's connections (total, idle, waited for).
+// - The embedded database's upkeep (serve on PGlite only): its passes, the tables vacuumed or passed
+//   over, and when the last pass ended.
 // - prom-client's process and Node.js metrics: CPU, memory, event loop lag, GC.
 
 type AttemptOutcome = 'delivered' | 'status' | 'timeout' | 'connection' | 'tls';
@@ -20,6 +22,11 @@ type AttemptOutcome = 'delivered' | 'status' | 'timeout' | 'connection' | 'tls';
 export interface DeliveryMetrics {
   attempt(outcome: AttemptOutcome, seconds: number): void;
   failedForGood(count: number): void;
+}
+
+/** What the embedded database's upkeep records after each pass (src/db/upkeep.ts). */
+export interface UpkeepMetrics {
+  upkeepPass(seconds: number, done: number, failed: number, endedAt: Date): void;
 }
 
 /** Due-delivery backlog, read at scrape time (the webhooks module answers it). */
@@ -42,12 +49,14 @@ interface MetricsOptions {
   now?: () => Date;
 }
 
-export class Metrics implements DeliveryMetrics {
+export class Metrics implements DeliveryMetrics, UpkeepMetrics {
   readonly registry = new Registry();
   private readonly http: Histogram<'method' | 'route' | 'status'>;
   private readonly attempts: Counter<'outcome'>;
   private readonly attemptSeconds: Histogram<'outcome'>;
   private readonly failed: Counter;
+  /** Made at the first pass of the embedded database's upkeep: a process on PostgreSQL shows none. */
+  private upkeep: { seconds: Histogram; tables: Counter<'outcome'>; last: Gauge } | undefined;
 
   constructor(opts: MetricsOptions = {}) {
     const registers = [this.registry];
@@ -182,6 +191,33 @@ export class Metrics implements DeliveryMetrics {
 
   failedForGood(count: number): void {
     if (count > 0) this.failed.inc(count);
+  }
+
+  upkeepPass(seconds: number, done: number, failed: number, endedAt: Date): void {
+    const registers = [this.registry];
+    this.upkeep ??= {
+      seconds: new Histogram({
+        name: 'paylinks_embedded_upkeep_pass_duration_seconds',
+        help: 'Passes of the embedded database upkeep (vacuum and analysis of the tables that need it), with how long each held the database',
+        buckets: [0.01, 0.05, 0.1, 0.5, 1, 2.5, 5, 10, 30, 60],
+        registers,
+      }),
+      tables: new Counter({
+        name: 'paylinks_embedded_upkeep_tables_total',
+        help: 'Tables the embedded database upkeep vacuumed or analysed (done), or could not and will try again (failed)',
+        labelNames: ['outcome'],
+        registers,
+      }),
+      last: new Gauge({
+        name: 'paylinks_embedded_upkeep_last_pass_timestamp_seconds',
+        help: 'When the last pass of the embedded database upkeep ended (Unix time)',
+        registers,
+      }),
+    };
+    this.upkeep.seconds.observe(seconds);
+    this.upkeep.tables.inc({ outcome: 'done' }, done);
+    this.upkeep.tables.inc({ outcome: 'failed' }, failed);
+    this.upkeep.last.set(endedAt.getTime() / 1000);
   }
 
   async text(): Promise<{ contentType: string; body: string }> {

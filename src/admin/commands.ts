@@ -1,6 +1,7 @@
 import type { Clock } from '../clock.js';
 import { BackupError, type Database } from '../db/database.js';
 import { ApiError } from '../errors.js';
+import { vacuumEveryTable } from '../db/upkeep.js';
 import { reconcile } from '../settlements/reconcile.js';
 import { feeSettingsOf, setFee } from '../settlements/service.js';
 import { portalLinkUrl } from '../urls.js';
@@ -91,6 +92,7 @@ async function backup<T>(run: () => Promise<T>): Promise<T> {
 export const adminCommands = {
   // The path is absolute (the CLI resolves it in its own folder): the server writes the file.
   backup: async ({ db }: AdminContext, a: Args) => ({ ...(await backup(() => db.backupTo(text(a, 'path'), { force: a.force === true }))) }),
+  vacuum: async ({ db }: AdminContext) => ({ ...(await vacuumEveryTable(db)) }),
   'merchant.create': async ({ db }: AdminContext, a: Args) => ({ ...(await createMerchant(db, text(a, 'name'))) }),
   'merchant.list': async ({ db }: AdminContext) => ({ merchants: await listMerchants(db) }),
   'merchant.origins': async ({ db }: AdminContext, a: Args) => {

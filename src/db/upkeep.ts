@@ -1,3 +1,5 @@
+import type { Clock } from '../clock.js';
+import type { UpkeepMetrics } from '../metrics.js';
 import type { Database } from './database.js';
 import { autovacuumOff, databaseFreezeDue, tablesDue, vacuumDatabase, vacuumTable, type TableDue } from './sql.js';
 
@@ -27,14 +29,24 @@ export class EmbeddedUpkeep {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private stopped = false;
-  /** Whether this process has run a pass (its first does every table). */
-  private passed = false;
+  /**
+   * The tables this process has not yet vacuumed since it opened the database (every table, until
+   * its first pass); undefined before that pass. A table left by a failure or a stop stays owed.
+   */
+  private owed: Set<string> | undefined;
+
+  private readonly intervalMs: number;
+  /** Where each pass is recorded for Prometheus, with the clock its end time is read from. */
+  private readonly watch: { metrics: UpkeepMetrics; clock: Clock } | undefined;
 
   constructor(
     private readonly db: Database,
     private readonly log: UpkeepLog,
-    private readonly intervalMs = INTERVAL_MS,
-  ) {}
+    opts: { intervalMs?: number; metrics?: UpkeepMetrics; clock?: Clock } = {},
+  ) {
+    this.intervalMs = opts.intervalMs ?? INTERVAL_MS;
+    this.watch = opts.metrics && opts.clock ? { metrics: opts.metrics, clock: opts.clock } : undefined;
+  }
 
   /** Starts the timer; the first pass runs one interval after start, not during it. */
   start(): void {
@@ -66,9 +78,10 @@ export class EmbeddedUpkeep {
    * A table that fails is logged and passed over; the others are still done.
    */
   async pass(): Promise<TableDue[]> {
-    const due = await tablesDue(this.db.pool, !this.passed);
-    this.passed = true;
+    const started = performance.now();
+    const due = await this.tablesToDo();
     const done: TableDue[] = [];
+    let failed = 0;
     for (const table of due) {
       if (this.stopped) break;
       const t0 = performance.now();
@@ -79,11 +92,14 @@ export class EmbeddedUpkeep {
           { table: table.name, err: (err as Error).message },
           'embedded database upkeep: a table could not be vacuumed; trying again at the next pass',
         );
+        failed++;
         continue;
       }
+      this.owed?.delete(table.name);
       const ms = Math.round(performance.now() - t0);
       const what = table.vacuum ? (table.analyze ? 'vacuumed and analysed' : 'vacuumed') : 'analysed';
-      (ms >= SLOW_MS ? this.log.info : this.log.debug).call(this.log, { table: table.name, ms }, `embedded database upkeep: ${what}`);
+      if (ms >= SLOW_MS) this.log.info({ table: table.name, ms }, `embedded database upkeep: ${what}`);
+      else this.log.debug({ table: table.name, ms }, `embedded database upkeep: ${what}`);
       done.push(table);
     }
     if (!this.stopped && (await databaseFreezeDue(this.db.pool))) {
@@ -91,8 +107,48 @@ export class EmbeddedUpkeep {
       await vacuumDatabase(this.db.pool);
       this.log.info({ ms: Math.round(performance.now() - t0) }, 'embedded database upkeep: the whole database vacuumed (transaction ids frozen)');
     }
+    this.watch?.metrics.upkeepPass((performance.now() - started) / 1000, done.length, failed, this.watch.clock.now());
     return done;
   }
+
+  /**
+   * The tables a pass goes through: on the first, every table (each then owed until it is done);
+   * later, those past their thresholds and, in full, those still owed from an earlier pass that
+   * failed at them or was stopped. A table dropped meanwhile is owed no more.
+   */
+  private async tablesToDo(): Promise<TableDue[]> {
+    if (!this.owed) {
+      const all = await tablesDue(this.db.pool, true);
+      this.owed = new Set(all.map((t) => t.name));
+      return all;
+    }
+    const due = await tablesDue(this.db.pool);
+    if (this.owed.size === 0) return due;
+    const was = this.owed;
+    const owed = (await tablesDue(this.db.pool, true)).filter((t) => was.has(t.name));
+    this.owed = new Set(owed.map((t) => t.name));
+    return [...due.filter((t) => !this.owed?.has(t.name)), ...owed];
+  }
+}
+
+/**
+ * Every table vacuumed and analysed now, one at a time, and the whole database when its transaction
+ * ids are due to be frozen: what a process's first pass does (`paylinks vacuum`). A table that fails
+ * is passed over and named.
+ */
+export async function vacuumEveryTable(db: Database): Promise<{ done: string[]; failed: { table: string; error: string }[]; ms: number }> {
+  const failed: { table: string; error: string }[] = [];
+  const log: UpkeepLog = {
+    info: () => undefined,
+    debug: () => undefined,
+    warn: (obj) => {
+      const { table, err } = obj as { table?: string; err?: string };
+      failed.push({ table: table ?? '', error: err ?? '' });
+    },
+  };
+  const t0 = performance.now();
+  const done = await new EmbeddedUpkeep(db, log).pass();
+  return { done: done.map((t) => t.name), failed, ms: Math.round(performance.now() - t0) };
 }
 
 /**

@@ -23,6 +23,7 @@ async function registered(): Promise<Map<string, Set<string>>> {
   metrics.observeHttp('GET', '/healthz', 200, 0.001);
   metrics.attempt('delivered', 0.01);
   metrics.failedForGood(1);
+  metrics.upkeepPass(0.1, 3, 1, new Date());
   const names = new Map<string, Set<string>>();
   for (const m of await metrics.registry.getMetricsAsJSON()) {
     const labels = new Set<string>();
