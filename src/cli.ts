@@ -440,7 +440,7 @@ function registerBackup(program: Command): void {
   program
     .command('vacuum')
     .description(
-      "vacuum and analyse every table now (after a large import or many deletions, say); the embedded database's upkeep does this once a minute for the tables that need it. While a server runs, that server does it, and its requests wait meanwhile. On PostgreSQL the server's autovacuum does this work, and the command runs there too",
+      "vacuum and analyse every table now (after a large import or many deletions, say), and the whole database when its transaction ids are due to be frozen; the embedded database's upkeep does this once a minute for the tables that need it. While `paylinks serve` has the embedded database open, that server runs the command and its requests wait meanwhile. On PostgreSQL autovacuum normally does this; the command works there too, and may take long on a large database",
     )
     .option('--json', 'print one JSON object')
     .action(async (opts: { json?: boolean }) => {

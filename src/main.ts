@@ -91,8 +91,11 @@ export async function serve(config: Config, opts: { worker: boolean; clock?: Clo
   const app = await buildApp({ config, db, clock, acquirer, sealer, logger, metrics });
   const metricsServer = config.metricsListen ? await startMetricsServer(metrics, config.metricsListen) : undefined;
   const socketPath = db.lock?.holder.adminSocket ?? null;
+  // PGlite runs no autovacuum: the process that holds the embedded database does its work (upkeep.ts),
+  // also for `paylinks vacuum` through the admin socket.
+  const upkeep = db.kind === 'pglite' ? new EmbeddedUpkeep(db, logger, { watch: { metrics, clock } }) : undefined;
   const admin: AdminServer | undefined =
-    socketPath !== null ? await startAdminServer({ db, clock, publicBaseUrl: config.publicBaseUrl }, socketPath, logger) : undefined;
+    socketPath !== null ? await startAdminServer({ db, clock, publicBaseUrl: config.publicBaseUrl, upkeep }, socketPath, logger) : undefined;
   const worker = opts.worker ? new DeliveryWorker({ db, clock, config, sealer, logger, metrics }) : undefined;
   await worker?.start();
   // Captures, refunds and reversals (§Modifications and saved cards) are completed where deliveries are sent.
@@ -103,8 +106,6 @@ export async function serve(config: Config, opts: { worker: boolean; clock?: Clo
   await settlements?.start();
   const mail = opts.worker ? mailSenderOf(config, db, clock, logger) : undefined;
   await mail?.start();
-  // PGlite runs no autovacuum: the process that holds the embedded database does its work (upkeep.ts).
-  const upkeep = db.kind === 'pglite' ? new EmbeddedUpkeep(db, logger, { metrics, clock }) : undefined;
   upkeep?.start();
   await warnIfAutovacuumOff(db, logger);
   let address: string;

@@ -24,9 +24,12 @@ export interface DeliveryMetrics {
   failedForGood(count: number): void;
 }
 
-/** What the embedded database's upkeep records after each pass (src/db/upkeep.ts). */
+/** What the embedded database's upkeep records (src/db/upkeep.ts). */
 export interface UpkeepMetrics {
-  upkeepPass(seconds: number, done: number, failed: number, endedAt: Date): void;
+  /** Its series exist from its start (counters at zero, the last pass at the start): an alert sees its first pass's failures, and a pass that never ends. */
+  upkeepStarted(at: Date): void;
+  /** A pass: how long it held the database, the tables done and failed, and when it ended if it went through (not when it threw). */
+  upkeepPass(seconds: number, done: number, failed: number, completedAt: Date | null): void;
 }
 
 /** Due-delivery backlog, read at scrape time (the webhooks module answers it). */
@@ -55,7 +58,7 @@ export class Metrics implements DeliveryMetrics, UpkeepMetrics {
   private readonly attempts: Counter<'outcome'>;
   private readonly attemptSeconds: Histogram<'outcome'>;
   private readonly failed: Counter;
-  /** Made at the first pass of the embedded database's upkeep: a process on PostgreSQL shows none. */
+  /** Made when the embedded database's upkeep starts: a process on PostgreSQL shows none. */
   private upkeep: { seconds: Histogram; tables: Counter<'outcome'>; last: Gauge } | undefined;
 
   constructor(opts: MetricsOptions = {}) {
@@ -193,7 +196,23 @@ export class Metrics implements DeliveryMetrics, UpkeepMetrics {
     if (count > 0) this.failed.inc(count);
   }
 
-  upkeepPass(seconds: number, done: number, failed: number, endedAt: Date): void {
+  upkeepStarted(at: Date): void {
+    const series = this.upkeepSeries();
+    series.tables.inc({ outcome: 'done' }, 0);
+    series.tables.inc({ outcome: 'failed' }, 0);
+    series.last.set(at.getTime() / 1000);
+  }
+
+  upkeepPass(seconds: number, done: number, failed: number, completedAt: Date | null): void {
+    const series = this.upkeepSeries();
+    series.seconds.observe(seconds);
+    series.tables.inc({ outcome: 'done' }, done);
+    series.tables.inc({ outcome: 'failed' }, failed);
+    if (completedAt !== null) series.last.set(completedAt.getTime() / 1000);
+  }
+
+  /** Registered when the upkeep starts, so that a process on PostgreSQL (which has none) shows none. */
+  private upkeepSeries(): { seconds: Histogram; tables: Counter<'outcome'>; last: Gauge } {
     const registers = [this.registry];
     this.upkeep ??= {
       seconds: new Histogram({
@@ -210,14 +229,11 @@ export class Metrics implements DeliveryMetrics, UpkeepMetrics {
       }),
       last: new Gauge({
         name: 'paylinks_embedded_upkeep_last_pass_timestamp_seconds',
-        help: 'When the last pass of the embedded database upkeep ended (Unix time)',
+        help: 'When the last pass of the embedded database upkeep that went through ended, or when the upkeep started (Unix time)',
         registers,
       }),
     };
-    this.upkeep.seconds.observe(seconds);
-    this.upkeep.tables.inc({ outcome: 'done' }, done);
-    this.upkeep.tables.inc({ outcome: 'failed' }, failed);
-    this.upkeep.last.set(endedAt.getTime() / 1000);
+    return this.upkeep;
   }
 
   async text(): Promise<{ contentType: string; body: string }> {

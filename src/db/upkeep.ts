@@ -25,39 +25,50 @@ interface UpkeepLog {
   warn(obj: object, msg: string): void;
 }
 
+/** What a pass did: the tables done, those that failed (and why), and how long it took. */
+export interface UpkeepResult {
+  done: TableDue[];
+  failed: { table: string; error: string }[];
+  ms: number;
+}
+
 export class EmbeddedUpkeep {
   private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
+  /** Whether the timer's pass is under way (a timer tick while one is skips its turn). */
+  private ticking = false;
+  /** Passes run one at a time, the timer's and those asked for (`paylinks vacuum`): the last one queued. */
+  private chain: Promise<unknown> = Promise.resolve();
   private stopped = false;
   /**
    * The tables this process has not yet vacuumed since it opened the database (every table, until
-   * its first pass); undefined before that pass. A table left by a failure or a stop stays owed.
+   * its first pass has done each); undefined before that pass. A table that failed stays owed; one
+   * dropped (or renamed) meanwhile is owed no more.
    */
   private owed: Set<string> | undefined;
-
   private readonly intervalMs: number;
-  /** Where each pass is recorded for Prometheus, with the clock its end time is read from. */
+  /** Where the passes are recorded for Prometheus, with the clock their times are read from. */
   private readonly watch: { metrics: UpkeepMetrics; clock: Clock } | undefined;
 
   constructor(
     private readonly db: Database,
     private readonly log: UpkeepLog,
-    opts: { intervalMs?: number; metrics?: UpkeepMetrics; clock?: Clock } = {},
+    opts: { intervalMs?: number; watch?: { metrics: UpkeepMetrics; clock: Clock } } = {},
   ) {
     this.intervalMs = opts.intervalMs ?? INTERVAL_MS;
-    this.watch = opts.metrics && opts.clock ? { metrics: opts.metrics, clock: opts.clock } : undefined;
+    this.watch = opts.watch;
   }
 
   /** Starts the timer; the first pass runs one interval after start, not during it. */
   start(): void {
     if (this.timer || this.stopped) return;
+    this.watch?.metrics.upkeepStarted(this.watch.clock.now());
     this.timer = setInterval(() => {
-      if (this.running) return;
-      this.running = this.pass()
-        .then(() => undefined)
+      if (this.ticking) return;
+      this.ticking = true;
+      this.exclusive(() => this.run(false))
         .catch((err: unknown) => this.log.warn({ err: (err as Error).message }, 'embedded database upkeep failed; trying again in a minute'))
         .finally(() => {
-          this.running = undefined;
+          this.ticking = false;
         });
     }, this.intervalMs);
     this.timer.unref();
@@ -68,7 +79,7 @@ export class EmbeddedUpkeep {
     this.stopped = true;
     clearInterval(this.timer);
     this.timer = undefined;
-    await this.running;
+    await this.chain;
   }
 
   /**
@@ -78,46 +89,70 @@ export class EmbeddedUpkeep {
    * A table that fails is logged and passed over; the others are still done.
    */
   async pass(): Promise<TableDue[]> {
+    return (await this.exclusive(() => this.run(false))).done;
+  }
+
+  /** Every table vacuumed and analysed now (`paylinks vacuum`), after any pass under way; recorded and logged as a pass. */
+  everyTable(): Promise<UpkeepResult> {
+    return this.exclusive(() => this.run(true));
+  }
+
+  private exclusive<T>(f: () => Promise<T>): Promise<T> {
+    const next = this.chain.then(f, f);
+    this.chain = next.catch(() => undefined);
+    return next;
+  }
+
+  private async run(every: boolean): Promise<UpkeepResult> {
     const started = performance.now();
-    const due = await this.tablesToDo();
     const done: TableDue[] = [];
-    let failed = 0;
-    for (const table of due) {
-      if (this.stopped) break;
-      const t0 = performance.now();
-      try {
-        await vacuumTable(this.db.pool, table);
-      } catch (err) {
-        this.log.warn(
-          { table: table.name, err: (err as Error).message },
-          'embedded database upkeep: a table could not be vacuumed; trying again at the next pass',
-        );
-        failed++;
-        continue;
+    const failed: UpkeepResult['failed'] = [];
+    let completed = false;
+    try {
+      for (const table of await this.tablesToDo(every)) {
+        if (this.stopped) break;
+        const t0 = performance.now();
+        try {
+          await vacuumTable(this.db.pool, table);
+        } catch (err) {
+          failed.push({ table: table.name, error: (err as Error).message });
+          this.log.warn(
+            { table: table.name, err: (err as Error).message },
+            'embedded database upkeep: a table could not be vacuumed; trying again at the next pass',
+          );
+          continue;
+        }
+        this.owed?.delete(table.name);
+        const ms = Math.round(performance.now() - t0);
+        const what = table.vacuum ? (table.analyze ? 'vacuumed and analysed' : 'vacuumed') : 'analysed';
+        if (ms >= SLOW_MS) this.log.info({ table: table.name, ms }, `embedded database upkeep: ${what}`);
+        else this.log.debug({ table: table.name, ms }, `embedded database upkeep: ${what}`);
+        done.push(table);
       }
-      this.owed?.delete(table.name);
-      const ms = Math.round(performance.now() - t0);
-      const what = table.vacuum ? (table.analyze ? 'vacuumed and analysed' : 'vacuumed') : 'analysed';
-      if (ms >= SLOW_MS) this.log.info({ table: table.name, ms }, `embedded database upkeep: ${what}`);
-      else this.log.debug({ table: table.name, ms }, `embedded database upkeep: ${what}`);
-      done.push(table);
+      if (!this.stopped && (await databaseFreezeDue(this.db.pool))) {
+        const t0 = performance.now();
+        try {
+          await vacuumDatabase(this.db.pool);
+          this.log.info({ ms: Math.round(performance.now() - t0) }, 'embedded database upkeep: the whole database vacuumed (transaction ids frozen)');
+        } catch (err) {
+          failed.push({ table: 'the whole database', error: (err as Error).message });
+          this.log.warn({ err: (err as Error).message }, 'embedded database upkeep: the whole database could not be vacuumed; trying again at the next pass');
+        }
+      }
+      completed = true;
+    } finally {
+      // A pass that threw (the database unreachable, say) counts, but is not one that went through.
+      this.watch?.metrics.upkeepPass((performance.now() - started) / 1000, done.length, failed.length, completed ? this.watch.clock.now() : null);
     }
-    if (!this.stopped && (await databaseFreezeDue(this.db.pool))) {
-      const t0 = performance.now();
-      await vacuumDatabase(this.db.pool);
-      this.log.info({ ms: Math.round(performance.now() - t0) }, 'embedded database upkeep: the whole database vacuumed (transaction ids frozen)');
-    }
-    this.watch?.metrics.upkeepPass((performance.now() - started) / 1000, done.length, failed, this.watch.clock.now());
-    return done;
+    return { done, failed, ms: Math.round(performance.now() - started) };
   }
 
   /**
-   * The tables a pass goes through: on the first, every table (each then owed until it is done);
-   * later, those past their thresholds and, in full, those still owed from an earlier pass that
-   * failed at them or was stopped. A table dropped meanwhile is owed no more.
+   * The tables a pass goes through: on the first, or when every table is asked for, every table (each
+   * then owed until it is done); later, those past their thresholds and, in full, those still owed.
    */
-  private async tablesToDo(): Promise<TableDue[]> {
-    if (!this.owed) {
+  private async tablesToDo(every: boolean): Promise<TableDue[]> {
+    if (!this.owed || every) {
       const all = await tablesDue(this.db.pool, true);
       this.owed = new Set(all.map((t) => t.name));
       return all;
@@ -133,22 +168,12 @@ export class EmbeddedUpkeep {
 
 /**
  * Every table vacuumed and analysed now, one at a time, and the whole database when its transaction
- * ids are due to be frozen: what a process's first pass does (`paylinks vacuum`). A table that fails
- * is passed over and named.
+ * ids are due to be frozen: what a process's first pass does (`paylinks vacuum` on a database no
+ * server holds). A table that fails is passed over and named.
  */
-export async function vacuumEveryTable(db: Database): Promise<{ done: string[]; failed: { table: string; error: string }[]; ms: number }> {
-  const failed: { table: string; error: string }[] = [];
-  const log: UpkeepLog = {
-    info: () => undefined,
-    debug: () => undefined,
-    warn: (obj) => {
-      const { table, err } = obj as { table?: string; err?: string };
-      failed.push({ table: table ?? '', error: err ?? '' });
-    },
-  };
-  const t0 = performance.now();
-  const done = await new EmbeddedUpkeep(db, log).pass();
-  return { done: done.map((t) => t.name), failed, ms: Math.round(performance.now() - t0) };
+export function vacuumEveryTable(db: Database): Promise<UpkeepResult> {
+  const silent = { info: () => undefined, debug: () => undefined, warn: () => undefined };
+  return new EmbeddedUpkeep(db, silent).everyTable();
 }
 
 /**

@@ -95,15 +95,17 @@ describe('embedded database upkeep', () => {
     expect(next).toContainEqual({ name: 'public.upkeep_quiet', vacuum: true, analyze: true });
   });
 
-  it('does a table its first pass failed at in full at the next pass, and then only by its thresholds', async () => {
+  it('does a table its first pass failed at in full at the next pass, then only by its thresholds; one dropped meanwhile is owed no more', async () => {
+    // Ten rows: under every threshold (an analysis wants 50 changed rows), so only the debt names it later.
     await change(`CREATE TABLE upkeep_owed (id int PRIMARY KEY, v text) WITH (autovacuum_enabled = off);
-                  INSERT INTO upkeep_owed SELECT i, 'row ' || i FROM generate_series(1, 100) i`);
+                  INSERT INTO upkeep_owed SELECT i, 'row ' || i FROM generate_series(1, 10) i;
+                  CREATE TABLE upkeep_gone (id int PRIMARY KEY) WITH (autovacuum_enabled = off)`);
     const metrics = new Metrics();
     const clock = new ManualClock(new Date('2026-11-27T09:00:00Z'));
-    const upkeep = new EmbeddedUpkeep(tdb.db, quiet, { metrics, clock });
+    const upkeep = new EmbeddedUpkeep(tdb.db, quiet, { watch: { metrics, clock } });
     const query = tdb.db.pool.query.bind(tdb.db.pool) as (text: unknown, values?: unknown) => Promise<unknown>;
     const spy = vi.spyOn(tdb.db.pool, 'query').mockImplementation(((text: unknown, values?: unknown) => {
-      if (typeof text === 'string' && text.startsWith('VACUUM') && text.includes('upkeep_owed')) return Promise.reject(new Error('the table was busy'));
+      if (typeof text === 'string' && text.startsWith('VACUUM') && /upkeep_(owed|gone)/.test(text)) return Promise.reject(new Error('the table was busy'));
       return query(text, values);
     }) as typeof tdb.db.pool.query);
     let first;
@@ -114,16 +116,43 @@ describe('embedded database upkeep', () => {
     }
     expect(first.map((t) => t.name)).not.toContain('public.upkeep_owed');
     expect(first.length).toBeGreaterThan(0);
-    // The operator sees the pass, and the table passed over, in the metrics.
+    // The operator sees the pass, and the tables passed over, in the metrics.
     const scraped = (await metrics.text()).body;
     expect(scraped).toContain(`paylinks_embedded_upkeep_tables_total{outcome="done"} ${first.length}`);
-    expect(scraped).toContain('paylinks_embedded_upkeep_tables_total{outcome="failed"} 1');
+    expect(scraped).toContain('paylinks_embedded_upkeep_tables_total{outcome="failed"} 2');
     expect(scraped).toContain('paylinks_embedded_upkeep_pass_duration_seconds_count 1');
     expect(scraped).toContain(`paylinks_embedded_upkeep_last_pass_timestamp_seconds ${clock.now().getTime() / 1000}`);
-    // Nothing changed since, so no threshold names it: it is done because the first pass owes it.
-    const owed = (tables: { name: string }[]) => tables.filter((t) => t.name === 'public.upkeep_owed');
-    expect(owed(await upkeep.pass())).toEqual([{ name: 'public.upkeep_owed', vacuum: true, analyze: true }]);
-    expect(owed(await upkeep.pass())).toEqual([]);
+
+    await change('DROP TABLE upkeep_gone');
+    const ours = (tables: { name: string }[]) => tables.filter((t) => t.name.startsWith('public.upkeep_owed') || t.name.startsWith('public.upkeep_gone'));
+    expect(ours(await upkeep.pass())).toEqual([{ name: 'public.upkeep_owed', vacuum: true, analyze: true }]);
+    expect(ours(await upkeep.pass())).toEqual([]);
+    // The dropped table was not tried again: no new failure.
+    expect((await metrics.text()).body).toContain('paylinks_embedded_upkeep_tables_total{outcome="failed"} 2');
+  });
+
+  it('shows its series from its start, and counts a pass that throws without moving its last pass', async () => {
+    const metrics = new Metrics();
+    const clock = new ManualClock(new Date('2026-11-27T10:00:00Z'));
+    const upkeep = new EmbeddedUpkeep(tdb.db, quiet, { intervalMs: 60_000, watch: { metrics, clock } });
+    upkeep.start();
+    try {
+      const started = (await metrics.text()).body;
+      expect(started).toContain('paylinks_embedded_upkeep_tables_total{outcome="failed"} 0');
+      expect(started).toContain(`paylinks_embedded_upkeep_last_pass_timestamp_seconds ${clock.now().getTime() / 1000}`);
+      clock.advance(120_000);
+      const spy = vi.spyOn(tdb.db.pool, 'query').mockImplementation((() => Promise.reject(new Error('the database went away'))) as typeof tdb.db.pool.query);
+      try {
+        await expect(upkeep.pass()).rejects.toThrow('the database went away');
+      } finally {
+        spy.mockRestore();
+      }
+      const after = (await metrics.text()).body;
+      expect(after).toContain('paylinks_embedded_upkeep_pass_duration_seconds_count 1');
+      expect(after).toContain(`paylinks_embedded_upkeep_last_pass_timestamp_seconds ${new Date('2026-11-27T10:00:00Z').getTime() / 1000}`);
+    } finally {
+      await upkeep.stop();
+    }
   });
 
   it('runs its passes on a timer until stopped', async () => {

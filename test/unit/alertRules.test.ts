@@ -63,6 +63,15 @@ describe('deploy/prometheus/alerts.yml', () => {
     expect(run.status, `${run.stdout}${run.stderr}`).toBe(0);
   });
 
+  it('fires as described in its unit tests (promtool test rules, where promtool is installed)', (ctx) => {
+    const run = spawnSync('promtool', ['test', 'rules', join(import.meta.dirname, '../../deploy/prometheus/alerts.test.yml')], { encoding: 'utf8' });
+    if ((run.error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT') {
+      ctx.skip('promtool is not installed (apt-get install prometheus)');
+      return;
+    }
+    expect(run.status, `${run.stdout}${run.stderr}`).toBe(0);
+  });
+
   it('names only metrics and labels that src/metrics.ts registers', async () => {
     const known = await registered();
     const all = rules();
