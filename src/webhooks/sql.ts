@@ -342,8 +342,20 @@ export async function insertDeliveryRows(db: Queryable, now: Date, deliveries: r
                       AS ("id" text, "eventId" text, "webhookId" text, "eventType" text, "payfacReference" text, "body" text, "viaListener" boolean))
                     WITH ORDINALITY AS g(id, event_id, webhook_id, event_type, payfac_reference, body, via_listener, i)
               ORDER BY g.i) d`,
-    // Both callers pass exactly these fields; json_to_recordset would ignore any other.
-    values: [now, JSON.stringify(deliveries)],
+    values: [
+      now,
+      JSON.stringify(
+        deliveries.map(({ id, eventId, webhookId, eventType, payfacReference, body, viaListener }) => ({
+          id,
+          eventId,
+          webhookId,
+          eventType,
+          payfacReference,
+          body,
+          viaListener,
+        })),
+      ),
+    ],
   });
 }
 
