@@ -64,7 +64,9 @@ export interface Paid {
 export async function paidSession(ctx: TestContext, overrides: Record<string, unknown> = {}, card: string = CARD.ok): Promise<Paid> {
   const checkoutReference = await createSession(ctx, overrides);
   const res = await new Shopper(ctx).payWith(`/checkout/${checkoutReference}`, card);
-  expect(res.statusCode, res.body.slice(0, 500)).toBeLessThan(400);
+  // A refusal names itself in the page's alerts, far past the page's head: those, not the first characters.
+  const alerts = [...res.body.matchAll(/role="alert"[^>]*>([\s\S]*?)<\/(?:div|p)>/g)].map((m) => m[1]?.replace(/<[^>]+>/g, ' ').trim());
+  expect(res.statusCode, alerts.length > 0 ? alerts.join(' | ') : res.body.slice(0, 500)).toBeLessThan(400);
   const { rows } = await ctx.tdb.db.pool.query<{ payfac_reference: string }>('SELECT payfac_reference FROM payments WHERE checkout_reference = $1', [
     checkoutReference,
   ]);
