@@ -98,6 +98,11 @@ export const adminCommands = {
   // in its log); on a database no server holds, on its own.
   vacuum: async ({ db, upkeep }: AdminContext) => {
     const r = await (upkeep ? upkeep.everyTable() : vacuumEveryTable(db));
+    // A server that is stopping ends its pass after the table it is at, and runs no new one.
+    if (r.stopped)
+      throw new AccountError(
+        `the server holding the data folder is stopping${r.done.length > 0 ? ` (it vacuumed ${r.done.length === 1 ? 'one table' : `${String(r.done.length)} tables`} first)` : ''}; run this command again once it has stopped, and it runs on the folder itself`,
+      );
     return { done: r.done.map((t) => t.name), failed: r.failed, ms: r.ms };
   },
   'merchant.create': async ({ db }: AdminContext, a: Args) => ({ ...(await createMerchant(db, text(a, 'name'))) }),

@@ -25,11 +25,15 @@ interface UpkeepLog {
   warn(obj: object, msg: string): void;
 }
 
-/** What a pass did: the tables done, those that failed (and why), and how long it took. */
+/**
+ * What a pass did: the tables done, those that failed (and why), how long it took, and whether it was
+ * cut short because the process is stopping (the tables after the one it was at are not done).
+ */
 export interface UpkeepResult {
   done: TableDue[];
   failed: { table: string; error: string }[];
   ms: number;
+  stopped: boolean;
 }
 
 export class EmbeddedUpkeep {
@@ -107,10 +111,16 @@ export class EmbeddedUpkeep {
     const started = performance.now();
     const done: TableDue[] = [];
     const failed: UpkeepResult['failed'] = [];
+    // Asked for after the stop (its database may be closing): no pass at all.
+    if (this.stopped) return { done, failed, ms: 0, stopped: true };
     let completed = false;
+    let cut = false;
     try {
       for (const table of await this.tablesToDo(every)) {
-        if (this.stopped) break;
+        if (this.stopped) {
+          cut = true;
+          break;
+        }
         const t0 = performance.now();
         try {
           await vacuumTable(this.db.pool, table);
@@ -144,7 +154,7 @@ export class EmbeddedUpkeep {
       // A pass that threw (the database unreachable, say) counts, but is not one that went through.
       this.watch?.metrics.upkeepPass((performance.now() - started) / 1000, done.length, failed.length, completed ? this.watch.clock.now() : null);
     }
-    return { done, failed, ms: Math.round(performance.now() - started) };
+    return { done, failed, ms: Math.round(performance.now() - started), stopped: cut };
   }
 
   /**

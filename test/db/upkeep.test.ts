@@ -3,6 +3,7 @@ import { ManualClock } from '../../src/clock.js';
 import { EmbeddedUpkeep } from '../../src/db/upkeep.js';
 import { Metrics } from '../../src/metrics.js';
 import { vacuumTable } from '../../src/db/sql.js';
+import { adminCommands } from '../../src/admin/commands.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 
 // The embedded database's autovacuum (src/db/upkeep.ts): a pass vacuums the tables past autovacuum's
@@ -167,6 +168,29 @@ describe('embedded database upkeep', () => {
     } finally {
       await upkeep.stop();
     }
+  });
+
+  it('ends a pass after the table it is at when stopped, and runs none after; `paylinks vacuum` then says the server is stopping', async () => {
+    // Stopped while the first table is vacuumed: that table is done, no other.
+    let stopping: Promise<void> | undefined;
+    const log = { ...quiet, debug: () => void (stopping ??= upkeep.stop()), info: () => void (stopping ??= upkeep.stop()) };
+    const upkeep = new EmbeddedUpkeep(tdb.db, log);
+    const cut = await upkeep.everyTable();
+    await stopping;
+    expect(cut.stopped).toBe(true);
+    expect(cut.done).toHaveLength(1);
+    expect(cut.failed).toEqual([]);
+    // Asked for after the stop: nothing done, the database not touched.
+    const after = await upkeep.everyTable();
+    expect(after).toEqual({ done: [], failed: [], ms: 0, stopped: true });
+    const ctx = { db: tdb.db, clock: new ManualClock(new Date('2026-11-27T12:00:00Z')), publicBaseUrl: 'http://127.0.0.1', upkeep };
+    await expect(adminCommands.vacuum(ctx)).rejects.toThrow(/^the server holding the data folder is stopping; run this command again once it has stopped/);
+
+    // A pass not stopped goes through every table.
+    const whole = await new EmbeddedUpkeep(tdb.db, quiet).everyTable();
+    expect(whole.stopped).toBe(false);
+    expect(whole.done.length).toBeGreaterThan(10);
+    expect(await adminCommands.vacuum({ ...ctx, upkeep: new EmbeddedUpkeep(tdb.db, quiet) })).toMatchObject({ failed: [] });
   });
 
   it('takes only a name as format() quotes it into its statement', async () => {
