@@ -159,7 +159,7 @@ export async function serve(config: Config, opts: { worker: boolean; clock?: Clo
         // The worker stops claiming and lets attempts in flight finish (at most 15 s each) and be recorded.
         await Promise.all([
           app.close(),
-          admin?.close(),
+          admin?.close(SHUTDOWN_GRACE_MS),
           worker?.stop(SHUTDOWN_GRACE_MS),
           processor?.stop(SHUTDOWN_GRACE_MS),
           settlements?.stop(SHUTDOWN_GRACE_MS),

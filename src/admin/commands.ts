@@ -101,7 +101,7 @@ export const adminCommands = {
     // A server that is stopping ends its pass after the table it is at, and runs no new one.
     if (r.stopped)
       throw new AccountError(
-        `the server holding the data folder is stopping${r.done.length > 0 ? ` (it vacuumed ${r.done.length === 1 ? 'one table' : `${String(r.done.length)} tables`} first)` : ''}; run this command again once it has stopped, and it runs on the folder itself`,
+        `the server holding the data folder is stopping${r.done.length > 0 ? ` (it vacuumed ${r.done.length === 1 ? 'one table' : `${String(r.done.length)} tables`} first)` : ''}; once it has exited, run paylinks vacuum again and it vacuums the folder directly`,
       );
     return { done: r.done.map((t) => t.name), failed: r.failed, ms: r.ms };
   },

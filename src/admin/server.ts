@@ -14,7 +14,11 @@ const MAX_BODY = 64 * 1024;
 
 export interface AdminServer {
   readonly path: string;
-  close(): Promise<void>;
+  /**
+   * Takes no more commands (the socket file goes at once) and lets those running finish, cut off
+   * after `graceMs` (default: at once), as the server's drain does with its requests.
+   */
+  close(graceMs?: number): Promise<void>;
 }
 
 function readBody(req: IncomingMessage): Promise<string> {
@@ -35,8 +39,9 @@ function readBody(req: IncomingMessage): Promise<string> {
   });
 }
 
+/** One request per command, so each answer ends its connection: none lingers idle to hold a drain. */
 function answer(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+  res.writeHead(status, { 'content-type': 'application/json', connection: 'close' }).end(JSON.stringify(body));
 }
 
 export async function startAdminServer(context: AdminContext, path: string, log: Pick<FastifyBaseLogger, 'info' | 'error'>): Promise<AdminServer> {
@@ -81,10 +86,17 @@ export async function startAdminServer(context: AdminContext, path: string, log:
   chmodSync(path, 0o600);
   return {
     path,
-    close: () =>
+    close: (graceMs = 0) =>
       new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
+        // A command under way (a backup, a vacuum) answers before the process goes on stopping:
+        // cut off, its caller saw only "socket hang up".
+        const cutOff = setTimeout(() => server.closeAllConnections(), graceMs);
+        cutOff.unref();
+        server.close(() => {
+          clearTimeout(cutOff);
+          resolve();
+        });
+        server.closeIdleConnections();
         try {
           unlinkSync(path);
         } catch {

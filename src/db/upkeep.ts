@@ -139,7 +139,9 @@ export class EmbeddedUpkeep {
         else this.log.debug({ table: table.name, ms }, `embedded database upkeep: ${what}`);
         done.push(table);
       }
-      if (!this.stopped && (await databaseFreezeDue(this.db.pool))) {
+      // Stopped during the last table: the whole database's turn is skipped, so the pass is cut short too.
+      if (this.stopped) cut = true;
+      else if (await databaseFreezeDue(this.db.pool)) {
         const t0 = performance.now();
         try {
           await vacuumDatabase(this.db.pool);
@@ -149,7 +151,8 @@ export class EmbeddedUpkeep {
           this.log.warn({ err: (err as Error).message }, 'embedded database upkeep: the whole database could not be vacuumed; trying again at the next pass');
         }
       }
-      completed = true;
+      // A pass cut short by the stop is not one that went through.
+      completed = !cut;
     } finally {
       // A pass that threw (the database unreachable, say) counts, but is not one that went through.
       this.watch?.metrics.upkeepPass((performance.now() - started) / 1000, done.length, failed.length, completed ? this.watch.clock.now() : null);

@@ -3,8 +3,14 @@ import { ManualClock } from '../../src/clock.js';
 import { EmbeddedUpkeep } from '../../src/db/upkeep.js';
 import { Metrics } from '../../src/metrics.js';
 import { vacuumTable } from '../../src/db/sql.js';
+import { mkdtemp, rm } from 'node:fs/promises';
+import pg from 'pg';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { adminCommands } from '../../src/admin/commands.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { runThroughHolder } from '../../src/admin/client.js';
+import { startAdminServer } from '../../src/admin/server.js';
+import { createTestDatabase, TEST_DB, type TestDatabase } from '../helpers/db.js';
 
 // The embedded database's autovacuum (src/db/upkeep.ts): a pass vacuums the tables past autovacuum's
 // thresholds, analyses those changed enough since their last analysis, and leaves the others. Its
@@ -184,13 +190,74 @@ describe('embedded database upkeep', () => {
     const after = await upkeep.everyTable();
     expect(after).toEqual({ done: [], failed: [], ms: 0, stopped: true });
     const ctx = { db: tdb.db, clock: new ManualClock(new Date('2026-11-27T12:00:00Z')), publicBaseUrl: 'http://127.0.0.1', upkeep };
-    await expect(adminCommands.vacuum(ctx)).rejects.toThrow(/^the server holding the data folder is stopping; run this command again once it has stopped/);
+    const queries = vi.spyOn(tdb.db.pool, 'query');
+    try {
+      await expect(adminCommands.vacuum(ctx)).rejects.toThrow(
+        /^the server holding the data folder is stopping; once it has exited, run paylinks vacuum again and it vacuums the folder directly$/,
+      );
+      expect(queries).not.toHaveBeenCalled();
+    } finally {
+      queries.mockRestore();
+    }
+    // The command, stopped after one table, names it.
+    let halting: Promise<void> | undefined;
+    const haltLog = { ...quiet, debug: () => void (halting ??= halted.stop()), info: () => void (halting ??= halted.stop()) };
+    const halted = new EmbeddedUpkeep(tdb.db, haltLog);
+    await expect(adminCommands.vacuum({ ...ctx, upkeep: halted })).rejects.toThrow(
+      /^the server holding the data folder is stopping \(it vacuumed one table first\); once it has exited/,
+    );
+    await halting;
 
     // A pass not stopped goes through every table.
     const whole = await new EmbeddedUpkeep(tdb.db, quiet).everyTable();
     expect(whole.stopped).toBe(false);
     expect(whole.done.length).toBeGreaterThan(10);
     expect(await adminCommands.vacuum({ ...ctx, upkeep: new EmbeddedUpkeep(tdb.db, quiet) })).toMatchObject({ failed: [] });
+  });
+
+  // A table locked by another connection holds the pass at that table, so the stop comes while the
+  // command is under way (PGlite has one connection: PostgreSQL only).
+  it.skipIf(TEST_DB === 'pglite')('answers the command a stopping server was running through its admin socket, not hanging up on it', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'paylinks-admin-'));
+    const upkeep = new EmbeddedUpkeep(tdb.db, quiet);
+    const admin = await startAdminServer(
+      { db: tdb.db, clock: new ManualClock(new Date('2026-11-27T12:00:00Z')), publicBaseUrl: 'http://127.0.0.1', upkeep },
+      join(dir, 'admin.sock'),
+      { info: () => undefined, error: () => undefined },
+    );
+    const holder = { pid: process.pid, processStart: null, host: 'test', since: new Date().toISOString(), command: 'paylinks serve', adminSocket: admin.path };
+    // Connections of their own: the pool's two are the upkeep's and the test's.
+    const locker = new pg.Client({ connectionString: tdb.db.url ?? '' });
+    const watcher = new pg.Client({ connectionString: tdb.db.url ?? '' });
+    await locker.connect();
+    await watcher.connect();
+    try {
+      await locker.query('BEGIN; LOCK TABLE webhook_deliveries IN SHARE UPDATE EXCLUSIVE MODE');
+      const answered = runThroughHolder(holder, 'vacuum', {}).then(
+        (r) => ({ ok: r }),
+        (err: unknown) => ({ err: (err as Error).message }),
+      );
+      // The pass waits at the locked table.
+      for (let i = 0; ; i++) {
+        const { rows } = await watcher.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query ILIKE 'VACUUM%webhook_deliveries%'`,
+        );
+        if (rows[0]?.n === 1) break;
+        if (i > 200) throw new Error('the pass never reached the locked table');
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      // The server's drain: the admin socket closes (with a grace) and the upkeep stops, side by side.
+      const stopped = Promise.all([admin.close(10_000), upkeep.stop()]);
+      await locker.query('COMMIT');
+      await stopped;
+      expect(await answered).toEqual({
+        err: expect.stringMatching(/^the server holding the data folder is stopping \(it vacuumed \d+ tables first\); once it has exited/) as unknown,
+      });
+    } finally {
+      await locker.end();
+      await watcher.end();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('takes only a name as format() quotes it into its statement', async () => {
