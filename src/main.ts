@@ -176,13 +176,34 @@ export async function serve(config: Config, opts: { worker: boolean; clock?: Clo
     return stopping;
   };
   // Printed last, with nothing awaited after it: whoever waits for this line (a test, a supervisor)
-  // may send SIGTERM at once, and the caller installs its signal handlers before that can arrive.
+  // may send SIGTERM at once: the caller installed its handlers before the start (signalsBeforeStart).
   out(`paylinks listening on ${address} (public base URL ${config.publicBaseUrl}, ${db.kind} database)`);
   out(`  API reference: ${address}/docs`);
   out(`  merchant portal: ${config.publicBaseUrl}/portal`);
   if (metricsServer) out(`  metrics: http://${formatHost(config.metricsListen?.host ?? '')}:${(metricsServer.address() as { port: number }).port}/metrics`);
   if (mail && config.smtpUrl === null) out(`  e-mails: written to ${config.mailDir} (no PAYLINKS_SMTP_URL), and listed in the portal`);
   return { app, db, address, stop };
+}
+
+/**
+ * Until the drain's handlers (stopOnSignals) are installed, a SIGTERM or SIGINT ends the process by
+ * that signal, as it would with no handler. Installed before the service starts: the line that says
+ * it listens is printed before the service's start resolves, a supervisor or a test may answer it with
+ * a signal at once, and without a handler the kernel ends the process at once, whatever its code is
+ * doing. Call the returned function after stopOnSignals, never before (no moment without a handler).
+ */
+export function signalsBeforeStart(): () => void {
+  const early = (signal: NodeJS.Signals): void => {
+    release();
+    process.kill(process.pid, signal);
+  };
+  const release = (): void => {
+    process.removeListener('SIGTERM', early);
+    process.removeListener('SIGINT', early);
+  };
+  process.on('SIGTERM', early);
+  process.on('SIGINT', early);
+  return release;
 }
 
 /**
