@@ -143,22 +143,16 @@ export function buildCli(): Command {
     .action(async (opts: { worker: boolean }) => {
       // The service's modules load only for the commands that run it: account commands start in a
       // fraction of the time.
-      const { serve, signalsBeforeStart, stopOnSignals } = await import('./main.js');
-      const early = signalsBeforeStart();
-      const running = await serve(loadConfig(), { worker: opts.worker });
-      stopOnSignals(running.stop, print);
-      early();
+      const { serve, runUntilSignalled } = await import('./main.js');
+      await runUntilSignalled(() => serve(loadConfig(), { worker: opts.worker }), print);
     });
 
   program
     .command('worker')
     .description('run the webhook delivery worker and the modification processor without HTTP (PostgreSQL only; any number beside serve)')
     .action(async () => {
-      const { runWorker, signalsBeforeStart, stopOnSignals } = await import('./main.js');
-      const early = signalsBeforeStart();
-      const running = await runWorker(loadConfig());
-      stopOnSignals(running.stop, print);
-      early();
+      const { runWorker, runUntilSignalled } = await import('./main.js');
+      await runUntilSignalled(() => runWorker(loadConfig()), print);
     });
 
   program

@@ -185,6 +185,20 @@ export async function serve(config: Config, opts: { worker: boolean; clock?: Clo
   return { app, db, address, stop };
 }
 
+/** Starts a service (serve, worker) and drains it on SIGTERM or SIGINT, with no moment unhandled (signalsBeforeStart). */
+export async function runUntilSignalled(start: () => Promise<{ stop: () => Promise<void> }>, log: (line: string) => void): Promise<void> {
+  const early = signalsBeforeStart();
+  let running: { stop: () => Promise<void> };
+  try {
+    running = await start();
+  } catch (err) {
+    early();
+    throw err;
+  }
+  stopOnSignals(running.stop, log);
+  early();
+}
+
 /**
  * Until the drain's handlers (stopOnSignals) are installed, a SIGTERM or SIGINT ends the process by
  * that signal, as it would with no handler. Installed before the service starts: the line that says

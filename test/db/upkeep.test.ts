@@ -170,7 +170,9 @@ describe('embedded database upkeep', () => {
     const upkeep = new EmbeddedUpkeep(tdb.db, quiet, { intervalMs: 20 });
     upkeep.start();
     try {
-      expect(await until('upkeep_timed', (s) => s.vacuumed)).toMatchObject({ n_live_tup: 1000, n_dead_tup: 0, vacuumed: true });
+      // A pass may find the dead rows still visible to a snapshot elsewhere (a loaded CI machine's
+      // other tests): the table stays past its thresholds and a later pass removes them.
+      expect(await until('upkeep_timed', (s) => s.vacuumed && s.n_dead_tup === 0)).toMatchObject({ n_live_tup: 1000, n_dead_tup: 0, vacuumed: true });
     } finally {
       await upkeep.stop();
     }
