@@ -282,9 +282,16 @@ async function drain(
   const t0 = performance.now();
   // BENCH_WORKER_PROFILE=dir: the worker writes a CPU profile there (node --cpu-prof).
   const profile = process.env.BENCH_WORKER_PROFILE;
+  // BENCH_WORKER_NODE_FLAGS="--flag ...": the worker runs under node with these flags instead of the
+  // bin's own (its first line's), e.g. to try another young generation size.
+  // BENCH_WORKER_BIN=path: the worker from another build's bin (an A/B of two trees on one schema).
+  const flags = process.env.BENCH_WORKER_NODE_FLAGS;
+  const bin = process.env.BENCH_WORKER_BIN ?? join(ROOT, 'bin/paylinks.js');
   const [command, args] = profile
-    ? [process.execPath, ['--cpu-prof', '--cpu-prof-dir', profile, join(ROOT, 'bin/paylinks.js'), 'worker']]
-    : [join(ROOT, 'bin/paylinks.js'), ['worker']];
+    ? [process.execPath, ['--cpu-prof', '--cpu-prof-dir', profile, bin, 'worker']]
+    : flags
+      ? [process.execPath, [...flags.split(' '), bin, 'worker']]
+      : [bin, ['worker']];
   const proc = spawn(command, args, {
     env: { PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}`, LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

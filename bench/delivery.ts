@@ -130,7 +130,6 @@ export async function deliveryBenchmarks(opts: { history?: number } = {}): Promi
       sealer,
       dispatcher: createDeliveryAgent({ publicOnly: false, tls: { ca: certs.ca } }),
       maxInFlight: Math.max(CONCURRENCY, 64),
-      batchSize: 100,
     });
     const before = received;
     const drainStart = performance.now();

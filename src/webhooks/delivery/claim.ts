@@ -41,7 +41,7 @@ interface CycleAsks {
  * How many due rows a claim of `limit` reads: four times its limit, in steps of 400. The bound is in
  * the statement's text (claimDueDeliveries), so each bound is a statement of its own, planned anew for
  * its first five runs on a connection: a worker's claims, whose limits vary with its free places
- * (up to its batch of 100), all read 400 and share one statement.
+ * (up to its batch of 200), read 400 or 800 and share two statements.
  */
 export function scanFor(limit: number): number {
   return 400 * Math.max(1, Math.ceil(limit / 100));
@@ -70,7 +70,7 @@ export async function claimAndRecord(
             claimToken: token,
             limit: opts.limit,
             perEndpoint: opts.perEndpoint,
-            scan: Math.max(opts.limit * 4, 400),
+            scan: scanFor(opts.limit),
             ...(opts.finished ? { finished: opts.finished() } : {}),
             ...(opts.mine ? { mine: opts.mine() } : {}),
           })
