@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
@@ -145,12 +145,19 @@ export async function startReceiver(keyFile: string, certFile: string, ca: strin
  * four fifths (its connections open and its code compiled, as the worker's steady figure is taken).
  * The bench does nothing else meanwhile.
  */
-async function bareLoop(url: string, ca: string, connections: number, n: number): Promise<{ rate: number; cpuUs: number; steadyCpuUs: number }> {
+async function bareLoop(
+  url: string,
+  ca: string,
+  connections: number,
+  n: number,
+  receiverPid: number,
+): Promise<{ rate: number; cpuUs: number; steadyCpuUs: number; steadyReceiverUs: number }> {
   const agent = new Agent({ connections, connect: { ca }, keepAliveTimeout: 60_000 });
   let next = 0;
   let done = 0;
   const fifth = Math.floor(n / 5);
   let atFifth: NodeJS.CpuUsage | undefined;
+  let receiverAtFifth = 0;
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   await Promise.all(
@@ -164,15 +171,24 @@ async function bareLoop(url: string, ca: string, connections: number, n: number)
           dispatcher: agent,
         });
         await r.body.text();
-        if (++done === fifth) atFifth = process.cpuUsage();
+        if (++done === fifth) {
+          atFifth = process.cpuUsage();
+          receiverAtFifth = cpuSeconds(receiverPid);
+        }
       }
     }),
   );
   const rate = n / ((performance.now() - t0) / 1000);
   const end = process.cpuUsage();
+  const receiverEnd = cpuSeconds(receiverPid);
   await agent.close();
   const us = (from: NodeJS.CpuUsage, count: number): number => (end.user - from.user + end.system - from.system) / count;
-  return { rate, cpuUs: us(cpu0, n), steadyCpuUs: atFifth === undefined ? Number.NaN : us(atFifth, n - fifth) };
+  return {
+    rate,
+    cpuUs: us(cpu0, n),
+    steadyCpuUs: atFifth === undefined ? Number.NaN : us(atFifth, n - fifth),
+    steadyReceiverUs: atFifth === undefined ? Number.NaN : ((receiverEnd - receiverAtFifth) * 1e6) / (n - fifth),
+  };
 }
 
 /** Events through the sandbox API, `concurrency` requests at a time; each makes one delivery per subscribed webhook. */
@@ -212,6 +228,27 @@ export async function api(server: ServerProcess, apiKey: string, path: string, b
 export function cpuSeconds(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
   return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/**
+ * CPU seconds used so far by every PostgreSQL process on the machine (its backends, autovacuum and
+ * writers together): the database's share of a drain. Processes that end between two readings are
+ * not counted.
+ */
+export function postgresCpuSeconds(): number {
+  let sum = 0;
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      if (!stat.includes(' (postgres) ')) continue;
+      const fields = stat.split(') ')[1]?.split(' ') ?? [];
+      sum += (Number(fields[11]) + Number(fields[12])) / 100;
+    } catch {
+      // The process ended meanwhile.
+    }
+  }
+  return sum;
 }
 
 /**
@@ -275,6 +312,9 @@ async function drain(
   cpu: number;
   cpuUs: number;
   steadyCpuUs: number;
+  /** PostgreSQL's CPU per delivery over the last four fifths (all its processes), and the receiver's. */
+  steadyDbUs: number;
+  steadyReceiverUs: number;
   cycles: string;
   turnaround: { p50: number | null; p99: number | null };
 }> {
@@ -300,16 +340,19 @@ async function drain(
   // after; and when a fifth had arrived, to count it once the worker is warm (its connections open,
   // its code compiled: the first fifth cost it about three times a later delivery).
   let first: { cpu: number; count: number } | undefined;
-  let fifth: { cpu: number; count: number } | undefined;
+  let fifth: { cpu: number; count: number; db: number; receiver: number } | undefined;
   const {
     stats: s,
     wallMs,
     output,
   } = await untilArrived(proc, receiver, n, 'worker', t0, (st) => {
     if (first === undefined && st.count > 0) first = { cpu: cpuSeconds(proc.pid as number), count: st.count };
-    if (fifth === undefined && st.count >= n / 5) fifth = { cpu: cpuSeconds(proc.pid as number), count: st.count };
+    if (fifth === undefined && st.count >= n / 5)
+      fifth = { cpu: cpuSeconds(proc.pid as number), count: st.count, db: postgresCpuSeconds(), receiver: cpuSeconds(receiver.proc.pid as number) };
   });
   const cpuEnd = cpuSeconds(proc.pid as number);
+  const dbEnd = postgresCpuSeconds();
+  const receiverEnd = cpuSeconds(receiver.proc.pid as number);
   // The worker's share of one core over its whole run (start-up included).
   const cpu = cpuEnd / (wallMs / 1000);
   // Its CPU time per delivery from the first arrivals to the last (start-up left out).
@@ -317,6 +360,10 @@ async function drain(
     from === undefined || s.count <= from.count ? Number.NaN : ((cpuEnd - from.cpu) * 1e6) / (s.count - from.count);
   const cpuUs = perDelivery(first);
   const steadyCpuUs = perDelivery(fifth);
+  const steadyOf = (pick: (f: { db: number; receiver: number }) => number, end: number): number =>
+    fifth === undefined || s.count <= fifth.count ? Number.NaN : ((end - pick(fifth)) * 1e6) / (s.count - fifth.count);
+  const steadyDbUs = steadyOf((f) => f.db, dbEnd);
+  const steadyReceiverUs = steadyOf((f) => f.receiver, receiverEnd);
   await stopChild(proc);
   const out = output();
   // The worker's own counters, from its last log line: how many record-and-claim cycles, how long each.
@@ -333,6 +380,8 @@ async function drain(
     cpu,
     cpuUs,
     steadyCpuUs,
+    steadyDbUs,
+    steadyReceiverUs,
     cycles,
     turnaround,
   };
@@ -438,7 +487,12 @@ export async function blackboxBenchmarks(): Promise<{ rows: Row[]; log: string }
       await makeEvents(server, apiKey, 'Adjustment', N);
       log.push(`${fmt(N)} events through the API in ${fmt(performance.now() - t0)} ms`);
       await receiver.reset();
-      const { rate: loop, cpuUs: loopCpuUs, steadyCpuUs: loopSteadyUs } = await bareLoop(`${hookUrl}/loop`, certs.ca, cap, N);
+      const {
+        rate: loop,
+        cpuUs: loopCpuUs,
+        steadyCpuUs: loopSteadyUs,
+        steadyReceiverUs: loopReceiverUs,
+      } = await bareLoop(`${hookUrl}/loop`, certs.ca, cap, N, receiver.proc.pid as number);
       // The loop's warm rate as the worker's and the peer's are taken: from the receiver's arrivals.
       const loopSteady = steadyArrivalRate(await receiver.stats(), N);
       const drained = await drain(receiver, workerEnv, N);
@@ -447,7 +501,7 @@ export async function blackboxBenchmarks(): Promise<{ rows: Row[]; log: string }
       const shipped = skipPeer ? null : await peerDrain(join(dir, 'peer'), receiver, files.ca, cap, N, 'as shipped');
       const peer = skipPeer ? null : await peerDrain(join(dir, 'peer'), receiver, files.ca, cap, N, 'tuned');
       log.push(
-        `cap ${cap}: worker ${fmt(drained.rate)}/s (start to last arrival ${fmt(drained.wallMs)} ms, worker CPU ${fmt(drained.cpu * 100)}% of a core, ${fmt(drained.cpuUs)} µs per delivery against the loop's ${fmt(loopCpuUs)} µs per request, over the last four fifths ${fmt(drained.steadyCpuUs)} µs against ${fmt(loopSteadyUs)} µs, ${drained.cycles}, slot turnaround p50 ${drained.turnaround.p50 ?? '-'} ms, p99 ${drained.turnaround.p99 ?? '-'} ms), bare loop ${fmt(loop)}/s, ${PEER} as shipped ${shipped === null ? 'not run' : `${fmt(shipped.rate)}/s`}, tuned ${peer === null ? 'not run' : `${fmt(peer.rate)}/s`}; over the last four fifths worker ${fmt(drained.steadyRate)}/s, bare loop ${fmt(loopSteady)}/s, tuned peer ${peer === null ? 'not run' : `${fmt(peer.steadyRate)}/s`}`,
+        `cap ${cap}: worker ${fmt(drained.rate)}/s (start to last arrival ${fmt(drained.wallMs)} ms, worker CPU ${fmt(drained.cpu * 100)}% of a core, ${fmt(drained.cpuUs)} µs per delivery against the loop's ${fmt(loopCpuUs)} µs per request, over the last four fifths ${fmt(drained.steadyCpuUs)} µs against ${fmt(loopSteadyUs)} µs and PostgreSQL's ${fmt(drained.steadyDbUs)} µs, the receiver's ${fmt(drained.steadyReceiverUs)} µs against ${fmt(loopReceiverUs)} µs for the loop, ${drained.cycles}, slot turnaround p50 ${drained.turnaround.p50 ?? '-'} ms, p99 ${drained.turnaround.p99 ?? '-'} ms), bare loop ${fmt(loop)}/s, ${PEER} as shipped ${shipped === null ? 'not run' : `${fmt(shipped.rate)}/s`}, tuned ${peer === null ? 'not run' : `${fmt(peer.rate)}/s`}; over the last four fifths worker ${fmt(drained.steadyRate)}/s, bare loop ${fmt(loopSteady)}/s, tuned peer ${peer === null ? 'not run' : `${fmt(peer.steadyRate)}/s`}`,
       );
       for (const [style, run] of [
         ['as shipped', shipped],
@@ -527,10 +581,10 @@ export async function blackboxBenchmarks(): Promise<{ rows: Row[]; log: string }
     for (let i = 0; i < ENDPOINTS; i++) await api(server, apiKey, '/api/v1/webhooks', { url: `${hookUrl}/many/${i}`, eventTypes: ['Refund'] });
     await makeEvents(server, apiKey, 'Refund', Math.ceil(N / ENDPOINTS));
     const total = Math.ceil(N / ENDPOINTS) * ENDPOINTS;
-    const { rate: loop, cpuUs: loopCpuUs, steadyCpuUs: loopSteadyUs } = await bareLoop(`${hookUrl}/loop`, certs.ca, 256, total);
+    const { rate: loop, cpuUs: loopCpuUs, steadyCpuUs: loopSteadyUs } = await bareLoop(`${hookUrl}/loop`, certs.ca, 256, total, receiver.proc.pid as number);
     const drained = await drain(receiver, workerEnv, total);
     log.push(
-      `${ENDPOINTS} endpoints: worker ${fmt(drained.rate)}/s (worker CPU ${fmt(drained.cpu * 100)}% of a core, ${fmt(drained.cpuUs)} µs per delivery against the loop's ${fmt(loopCpuUs)} µs per request, over the last four fifths ${fmt(drained.steadyCpuUs)} µs against ${fmt(loopSteadyUs)} µs, ${drained.cycles}), bare loop (256 connections) ${fmt(loop)}/s`,
+      `${ENDPOINTS} endpoints: worker ${fmt(drained.rate)}/s (worker CPU ${fmt(drained.cpu * 100)}% of a core, ${fmt(drained.cpuUs)} µs per delivery against the loop's ${fmt(loopCpuUs)} µs per request, over the last four fifths ${fmt(drained.steadyCpuUs)} µs against ${fmt(loopSteadyUs)} µs and PostgreSQL's ${fmt(drained.steadyDbUs)} µs, ${drained.cycles}), bare loop (256 connections) ${fmt(loop)}/s`,
     );
     rows.push({
       operation: `black box: ${ENDPOINTS} endpoints, ${fmt(total)} deliveries`,
