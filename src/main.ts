@@ -206,7 +206,7 @@ export async function runUntilSignalled(start: () => Promise<{ stop: () => Promi
  * a signal at once, and without a handler the kernel ends the process at once, whatever its code is
  * doing. Call the returned function after stopOnSignals, never before (no moment without a handler).
  */
-export function signalsBeforeStart(): () => void {
+function signalsBeforeStart(): () => void {
   const early = (signal: NodeJS.Signals): void => {
     release();
     process.kill(process.pid, signal);

@@ -253,7 +253,10 @@ describe('embedded database upkeep', () => {
       await locker.query('COMMIT');
       await stopped;
       expect(await answered).toEqual({
-        err: expect.stringMatching(/^the server holding the data folder is stopping \(it vacuumed \d+ tables first\); once it has exited/) as unknown,
+        // However many tables the pass did before the locked one (none, one, or more).
+        err: expect.stringMatching(
+          /^the server holding the data folder is stopping( \(it vacuumed (one table|\d+ tables) first\))?; once it has exited/,
+        ) as unknown,
       });
     } finally {
       await locker.end();
