@@ -231,23 +231,35 @@ export function cpuSeconds(pid: number): number {
 }
 
 /**
- * CPU seconds used so far by every PostgreSQL process on the machine (its backends, autovacuum and
- * writers together): the database's share of a drain. Processes that end between two readings are
- * not counted.
+ * CPU seconds used so far by each PostgreSQL process on the machine (its backends, autovacuum and
+ * writers; every database of the cluster), keyed by pid and start time so that a pid used again is
+ * another process.
  */
-export function postgresCpuSeconds(): number {
-  let sum = 0;
+export function postgresCpu(): Map<string, number> {
+  const cpu = new Map<string, number>();
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
     try {
       const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
       if (!stat.includes(' (postgres) ')) continue;
       const fields = stat.split(') ')[1]?.split(' ') ?? [];
-      sum += (Number(fields[11]) + Number(fields[12])) / 100;
+      cpu.set(`${name}@${fields[19] ?? ''}`, (Number(fields[11]) + Number(fields[12])) / 100);
     } catch {
       // The process ended meanwhile.
     }
   }
+  return cpu;
+}
+
+/**
+ * PostgreSQL's CPU seconds between two readings of postgresCpu: each process's growth, a process
+ * started meanwhile counted from zero. A process that ended between them is not counted (its part
+ * after the first reading is lost). NaN when no PostgreSQL process was seen (a database elsewhere).
+ */
+export function postgresCpuBetween(before: Map<string, number>, after: Map<string, number>): number {
+  if (after.size === 0) return Number.NaN;
+  let sum = 0;
+  for (const [key, seconds] of after) sum += seconds - (before.get(key) ?? 0);
   return sum;
 }
 
@@ -330,7 +342,7 @@ async function drain(
   const [command, args] = profile
     ? [process.execPath, ['--cpu-prof', '--cpu-prof-dir', profile, bin, 'worker']]
     : flags
-      ? [process.execPath, [...flags.split(' '), bin, 'worker']]
+      ? [process.execPath, [...flags.split(/\s+/).filter(Boolean), bin, 'worker']]
       : [bin, ['worker']];
   const proc = spawn(command, args, {
     env: { PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}`, LOG_LEVEL: 'info', ...env },
@@ -340,7 +352,7 @@ async function drain(
   // after; and when a fifth had arrived, to count it once the worker is warm (its connections open,
   // its code compiled: the first fifth cost it about three times a later delivery).
   let first: { cpu: number; count: number } | undefined;
-  let fifth: { cpu: number; count: number; db: number; receiver: number } | undefined;
+  let fifth: { cpu: number; count: number; db: Map<string, number>; receiver: number } | undefined;
   const {
     stats: s,
     wallMs,
@@ -348,10 +360,10 @@ async function drain(
   } = await untilArrived(proc, receiver, n, 'worker', t0, (st) => {
     if (first === undefined && st.count > 0) first = { cpu: cpuSeconds(proc.pid as number), count: st.count };
     if (fifth === undefined && st.count >= n / 5)
-      fifth = { cpu: cpuSeconds(proc.pid as number), count: st.count, db: postgresCpuSeconds(), receiver: cpuSeconds(receiver.proc.pid as number) };
+      fifth = { cpu: cpuSeconds(proc.pid as number), count: st.count, db: postgresCpu(), receiver: cpuSeconds(receiver.proc.pid as number) };
   });
   const cpuEnd = cpuSeconds(proc.pid as number);
-  const dbEnd = postgresCpuSeconds();
+  const dbEnd = postgresCpu();
   const receiverEnd = cpuSeconds(receiver.proc.pid as number);
   // The worker's share of one core over its whole run (start-up included).
   const cpu = cpuEnd / (wallMs / 1000);
@@ -360,10 +372,10 @@ async function drain(
     from === undefined || s.count <= from.count ? Number.NaN : ((cpuEnd - from.cpu) * 1e6) / (s.count - from.count);
   const cpuUs = perDelivery(first);
   const steadyCpuUs = perDelivery(fifth);
-  const steadyOf = (pick: (f: { db: number; receiver: number }) => number, end: number): number =>
-    fifth === undefined || s.count <= fifth.count ? Number.NaN : ((end - pick(fifth)) * 1e6) / (s.count - fifth.count);
-  const steadyDbUs = steadyOf((f) => f.db, dbEnd);
-  const steadyReceiverUs = steadyOf((f) => f.receiver, receiverEnd);
+  const steadyOf = (seconds: (f: { db: Map<string, number>; receiver: number }) => number): number =>
+    fifth === undefined || s.count <= fifth.count ? Number.NaN : (seconds(fifth) * 1e6) / (s.count - fifth.count);
+  const steadyDbUs = steadyOf((f) => postgresCpuBetween(f.db, dbEnd));
+  const steadyReceiverUs = steadyOf((f) => receiverEnd - f.receiver);
   await stopChild(proc);
   const out = output();
   // The worker's own counters, from its last log line: how many record-and-claim cycles, how long each.

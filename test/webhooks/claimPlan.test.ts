@@ -53,7 +53,8 @@ async function claims(ctx: TestContext, client: PoolClient, times: number, limit
         leaseUntil: new Date(now.getTime() + 3_000),
         claimToken: '00000000-0000-4000-8000-000000000001',
         limit,
-        perEndpoint: 10,
+        // A max in flight of 100: with its queue, room for the largest claim.
+        perEndpoint: 100,
         scan: scanFor(limit),
       });
       taken.push(rows.length);
@@ -115,7 +116,7 @@ describe('the claim statement', () => {
     // Claims on a connection of their own, as a worker's cycles run them.
     const client = await ctx.tdb.db.pool.connect();
     try {
-      // Each takes its limit (the webhook's max in flight and its queue would take 10 + QUEUE_DEPTH).
+      // Each takes its limit (the webhook's max in flight and its queue would take 100 + QUEUE_DEPTH).
       expect(await claims(ctx, client, 10, limit)).toEqual(Array.from({ length: 10 }, () => limit));
       const { rows } = await client.query<{ generic: number }>(`SELECT generic_plans::int AS generic FROM pg_prepared_statements WHERE name = $1`, [
         `delivery.claimDueDeliveries.scan${scanFor(limit)}`,

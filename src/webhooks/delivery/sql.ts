@@ -9,11 +9,14 @@ import type { DeliveryState } from './schedule.js';
  * flight, and at least this many, enough to cover one claim cycle at several thousand deliveries a
  * second (a queue that runs dry before the next cycle refills it leaves slots empty: with 64, one
  * endpoint at 50 in flight took about 70 deliveries per 16 ms cycle and a freed slot waited 2.7 ms
- * at the median for work; with 128, 0.009 ms). 256 lets a cycle claim a whole batch (DEFAULT_BATCH)
- * for one busy endpoint: with 128, a webhook at 50 in flight held at most 178 and a cycle refilled
- * what the one before had recorded, about 100.
+ * at the median for work; with 128, 0.009 ms). A deeper queue lets one busy endpoint's cycles
+ * carry more (with 256, about 190 deliveries a cycle at 50 in flight against 120), but it also lets
+ * an endpoint that never answers hold more of the worker's places (twice its max in flight): its
+ * queue leaves only at one attempt per slot per time limit, and a few such endpoints with backlogs
+ * would hold every place, the healthy endpoints waiting meanwhile. So it stays 128
+ * (docs/performance.md, "Claims of up to 200").
  */
-export const QUEUE_DEPTH = 256;
+export const QUEUE_DEPTH = 128;
 
 /** An arbitrary constant naming the claim lock (see claimDueDeliveries). */
 const CLAIM_LOCK_ID = 7_341_209_552;
@@ -96,8 +99,8 @@ export async function claimDueDeliveries(
 ): Promise<ClaimedRow[]> {
   const finished = [...(args.finished ?? new Map<string, number>())];
   const mine = [...(args.mine ?? new Map<string, number>())];
-  // The scan's bound is written into the text (the same at every claim of a worker: 400 for batches
-  // up to 100), so PostgreSQL keeps one generic plan for the statement instead of planning every
+  // The scan's bound is written into the text (one of two for all claims of a worker: 400 for claims
+  // up to 100, 800 up to 200; see scanFor), so PostgreSQL keeps one generic plan for the statement instead of planning every
   // claim anew. With `LIMIT $6` the generic plan's guess for the limit (a tenth of the rows) grew
   // with the table, and from a backlog of some tens of thousands it looked dearer than the custom
   // plans and was no longer chosen (40,000 due rows: 0 generic plans of 12), each claim planned

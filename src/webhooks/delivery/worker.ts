@@ -63,8 +63,8 @@ interface Endpoint {
  * Most deliveries one cycle claims. A cycle's fixed part (four round trips, each answered late while
  * the event loop is busy with attempts, and the commit's flush) is paid per cycle, so larger batches
  * carry more deliveries per cycle where the cycles run back to back: at 50 in flight through one
- * endpoint, claims of up to 200 (with a queue of 256 beside them) took about 190 deliveries a cycle of
- * 30 ms where claims of 100 took 100 a cycle of 17-20 ms (docs/performance.md). That was measured on
+ * endpoint, claims of up to 200 took about 120 deliveries a cycle of 22 ms where claims of 100 took
+ * 100 a cycle of 18-20 ms, and several busy endpoints share a claim (docs/performance.md). That was measured on
  * PostgreSQL. The embedded database keeps 100: it has one connection, which the server's requests
  * wait for while a cycle holds it, and a longer cycle would make them wait longer.
  */
