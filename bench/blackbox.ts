@@ -224,10 +224,20 @@ export async function api(server: ServerProcess, apiKey: string, path: string, b
   return json;
 }
 
+/** A process's /proc stat: its command name, CPU seconds (user + system) so far, and start time (ticks since boot). */
+function procStat(pid: number | string): { comm: string; cpu: number; start: string } {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(') ') + 2).split(' ');
+  return {
+    comm: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(') ')),
+    cpu: (Number(fields[11]) + Number(fields[12])) / 100,
+    start: fields[19] ?? '',
+  };
+}
+
 /** CPU seconds (user + system) the process has used so far. */
 export function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-  return (Number(fields[11]) + Number(fields[12])) / 100;
+  return procStat(pid).cpu;
 }
 
 /**
@@ -240,10 +250,8 @@ export function postgresCpu(): Map<string, number> {
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
     try {
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      if (!stat.includes(' (postgres) ')) continue;
-      const fields = stat.split(') ')[1]?.split(' ') ?? [];
-      cpu.set(`${name}@${fields[19] ?? ''}`, (Number(fields[11]) + Number(fields[12])) / 100);
+      const stat = procStat(name);
+      if (stat.comm === 'postgres') cpu.set(`${name}@${stat.start}`, stat.cpu);
     } catch {
       // The process ended meanwhile.
     }

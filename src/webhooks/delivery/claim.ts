@@ -8,8 +8,8 @@ import { allowances, claimDueDeliveries, LOCK_CLAIMS_SQL, recordAttempts, releas
 // Claiming (docs/style.md, Claims, leases and one schedule): due deliveries in batches, FOR UPDATE SKIP LOCKED, under a lease.
 //
 // Claims from every worker are serialised by a transaction-scoped advisory lock. A claim is one short
-// statement (a few ms for a batch of 100, about twice that for 200), so this costs little, and it makes the per-endpoint limit
-// exact across any number of processes: each claim counts the attempts other workers hold in flight
+// statement (a few ms for a batch), so this costs little, and it makes the per-endpoint limit exact
+// across any number of processes: each claim counts the attempts other workers hold in flight
 // after the previous claim committed. SKIP LOCKED still keeps claims off rows that a redelivery,
 // a sandbox advance or an attempt being recorded has locked.
 

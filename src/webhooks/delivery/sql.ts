@@ -100,8 +100,8 @@ export async function claimDueDeliveries(
   const finished = [...(args.finished ?? new Map<string, number>())];
   const mine = [...(args.mine ?? new Map<string, number>())];
   // The scan's bound is written into the text (one of two for all claims of a worker: 400 for claims
-  // up to 100, 800 up to 200; see scanFor), so PostgreSQL keeps one generic plan for the statement instead of planning every
-  // claim anew. With `LIMIT $6` the generic plan's guess for the limit (a tenth of the rows) grew
+  // up to 100, 800 up to 200; see scanFor), so PostgreSQL keeps one generic plan for each statement
+  // instead of planning every claim anew. With `LIMIT $6` the generic plan's guess for the limit (a tenth of the rows) grew
   // with the table, and from a backlog of some tens of thousands it looked dearer than the custom
   // plans and was no longer chosen (40,000 due rows: 0 generic plans of 12), each claim planned
   // again (a claim 5.7-6.9 ms, about 5.3 ms with the bound in the text).
