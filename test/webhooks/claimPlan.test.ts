@@ -3,7 +3,7 @@ import type { PoolClient } from 'pg';
 import { createTestContext, type TestContext } from '../helpers/app.js';
 import { withTransaction, type Queryable } from '../../src/db/database.js';
 import { enqueueEvent } from '../../src/webhooks/events.js';
-import { claimDueDeliveries, LOCK_CLAIMS_SQL, QUEUE_DEPTH } from '../../src/webhooks/delivery/sql.js';
+import { claimDueDeliveries, LOCK_CLAIMS_SQL } from '../../src/webhooks/delivery/sql.js';
 import { scanFor } from '../../src/webhooks/delivery/claim.js';
 import { register } from './helpers.js';
 
@@ -92,7 +92,7 @@ describe('the claim statement', () => {
         const lease = new Date(now.getTime() + 3_000);
         const { rows } = await client.query<{ 'QUERY PLAN': string }>(
           `EXPLAIN (COSTS OFF) EXECUTE "delivery.claimDueDeliveries.scan400"('${now.toISOString()}', '${lease.toISOString()}',
-             '00000000-0000-4000-8000-000000000001', 100, 10, '{}', '{}', '{}', '{}', ${QUEUE_DEPTH})`,
+             '00000000-0000-4000-8000-000000000001', 100, 10, '{}', '{}', '{}', '{}', '{}', '{}')`,
         );
         const plan = rows.map((r) => r['QUERY PLAN']).join('\n');
         expect(plan).toMatch(/Index Scan using webhook_deliveries_pkey/);
@@ -116,7 +116,7 @@ describe('the claim statement', () => {
     // Claims on a connection of their own, as a worker's cycles run them.
     const client = await ctx.tdb.db.pool.connect();
     try {
-      // Each takes its limit (the webhook's max in flight and its queue would take 100 + QUEUE_DEPTH).
+      // Each takes its limit (the webhook's max in flight of 100 and a queue as deep would take 200).
       expect(await claims(ctx, client, 10, limit)).toEqual(Array.from({ length: 10 }, () => limit));
       const { rows } = await client.query<{ generic: number }>(`SELECT generic_plans::int AS generic FROM pg_prepared_statements WHERE name = $1`, [
         `delivery.claimDueDeliveries.scan${scanFor(limit)}`,

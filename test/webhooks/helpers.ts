@@ -5,6 +5,8 @@ import type { Agent } from 'undici';
 import { createDeliveryAgent } from '../../src/webhooks/delivery/send.js';
 import { DeliveryWorker, type DeliveryWorkerOptions } from '../../src/webhooks/delivery/worker.js';
 import { call, type TestContext } from '../helpers/app.js';
+import { withTransaction } from '../../src/db/database.js';
+import { enqueueEvent, type EventType } from '../../src/webhooks/events.js';
 import { testCerts } from './certs.js';
 
 // Real HTTPS receivers on 127.0.0.1, port 0, with the certificates of certs.ts.
@@ -146,4 +148,23 @@ export async function eventually<T>(fn: () => T | Promise<T>, what: string, dead
     if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 25));
   }
+}
+
+/** `n` events of `eventType` in one transaction, payfacReference `${prefix}${i}` and amount i. */
+export async function enqueueMany(ctx: TestContext, n: number, eventType: EventType, prefix: string): Promise<void> {
+  await withTransaction(ctx.tdb.db, async (tx) => {
+    for (let i = 0; i < n; i++) {
+      await enqueueEvent(tx, ctx, {
+        merchantId: ctx.merchant.merchantId,
+        eventType,
+        checkoutReference: null,
+        payfacReference: `${prefix}${i}`,
+        merchantReference: null,
+        amount: i,
+        currency: 'EUR',
+        reason: null,
+        success: true,
+      });
+    }
+  });
 }

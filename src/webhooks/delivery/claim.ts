@@ -31,6 +31,8 @@ interface CycleAsks {
   finished?: () => ReadonlyMap<string, number>;
   /** The deliveries the caller holds by webhook, those recorded by this cycle left out (read when the claim runs). */
   mine?: () => ReadonlyMap<string, number>;
+  /** Per webhook, how many deliveries the caller may queue beside its slots (at least its max in flight). */
+  depths?: ReadonlyMap<string, number>;
   /** Claimed deliveries never sent, given back (a stopping worker's queue): [id, claim token]. */
   release?: readonly (readonly [string, string])[];
   /** Webhooks whose allowance to read again (queued deliveries held back by other workers' holdings). */
@@ -73,6 +75,7 @@ export async function claimAndRecord(
             scan: scanFor(opts.limit),
             ...(opts.finished ? { finished: opts.finished() } : {}),
             ...(opts.mine ? { mine: opts.mine() } : {}),
+            ...(opts.depths ? { depths: opts.depths } : {}),
           })
         : [];
     const refresh = opts.refresh?.();

@@ -4,20 +4,6 @@ import type { DeliveryState } from './schedule.js';
 
 // The delivery worker's SQL: claim, record, and the wake-up notification.
 
-/**
- * Deliveries a worker may hold queued per webhook beside those on the wire: the webhook's max in
- * flight, and at least this many, enough to cover one claim cycle at several thousand deliveries a
- * second (a queue that runs dry before the next cycle refills it leaves slots empty: with 64, one
- * endpoint at 50 in flight took about 70 deliveries per 16 ms cycle and a freed slot waited 2.7 ms
- * at the median for work; with 128, 0.009 ms). A deeper queue lets one busy endpoint's cycles
- * carry more (with 256, about 190 deliveries a cycle at 50 in flight against 120), but it also lets
- * an endpoint that never answers hold more of the worker's places (twice its max in flight): its
- * queue leaves only at one attempt per slot per time limit, and a few such endpoints with backlogs
- * would hold every place, the healthy endpoints waiting meanwhile. So it stays 128
- * (docs/performance.md, "Claims of up to 200").
- */
-export const QUEUE_DEPTH = 128;
-
 /** An arbitrary constant naming the claim lock (see claimDueDeliveries). */
 const CLAIM_LOCK_ID = 7_341_209_552;
 
@@ -64,10 +50,11 @@ export const LOCK_CLAIMS_SQL = `SELECT set_config('enable_bitmapscan', 'off', tr
 /**
  * Claims up to `limit` due deliveries for `claimToken` until `leaseUntil`. Per webhook, the claimed
  * deliveries of all workers (not expired, less the caller's own that have finished and wait to be
- * recorded) stay within the webhook's max in flight (its own, else `perEndpoint`) plus a queue of as
- * many or QUEUE_DEPTH, whichever is more: a worker holds up to one max in flight on the wire and the
- * queue beside it, so that a slot is refilled the moment its attempt ends rather than after the
- * next claim commits. What goes on the wire is
+ * recorded) stay within the webhook's max in flight (its own, else `perEndpoint`) plus a queue of the
+ * caller's depth for it (`depths`; its max in flight when none is told or the depth is less): a worker
+ * holds up to one max in flight on the wire and the queue beside it, so that a slot is refilled the
+ * moment its attempt ends rather than after the next claim commits (src/webhooks/delivery/endpoints.ts
+ * says how deep). What goes on the wire is
  * bounded by each row's `allowance`: the max in flight less what the other workers hold now (the
  * caller's own holdings, `mine`, are told). Other workers' holdings only shrink until they claim
  * again, and their next claim counts the caller's, so attempts on the wire never exceed the max in
@@ -95,10 +82,13 @@ export async function claimDueDeliveries(
     finished?: ReadonlyMap<string, number>;
     /** The deliveries the caller holds (queued, on the wire, finished and not yet recorded), by webhook. */
     mine?: ReadonlyMap<string, number>;
+    /** How many the caller may queue beside each webhook's slots; its max in flight when not told. */
+    depths?: ReadonlyMap<string, number>;
   },
 ): Promise<ClaimedRow[]> {
   const finished = [...(args.finished ?? new Map<string, number>())];
   const mine = [...(args.mine ?? new Map<string, number>())];
+  const depths = [...(args.depths ?? new Map<string, number>())];
   // The scan's bound is written into the text (one of two for all claims of a worker: 400 for claims
   // up to 100, 800 up to 200; see scanFor), so PostgreSQL keeps one generic plan for each statement
   // instead of planning every claim anew. With `LIMIT $6` the generic plan's guess for the limit (a tenth of the rows) grew
@@ -111,6 +101,8 @@ export async function claimDueDeliveries(
        SELECT * FROM unnest($6::text[], $7::int[]) AS f(webhook_id, n)
      ), mine AS (
        SELECT * FROM unnest($8::text[], $9::int[]) AS m(webhook_id, n)
+     ), depth AS (
+       SELECT * FROM unnest($10::text[], $11::int[]) AS q(webhook_id, n)
      ), busy AS (
        SELECT c.webhook_id, c.n - COALESCE(f.n, 0) AS n, GREATEST(0, c.n - COALESCE(m.n, 0)) AS others,
               COALESCE(m.n, 0) - COALESCE(f.n, 0) AS own
@@ -122,21 +114,22 @@ export async function claimDueDeliveries(
      ), room AS (
        -- Per webhook with attempts in flight or a rate limit: how many more it may take now, the
        -- smallest of its free places (its max in flight, else the operator's default, on the wire
-       -- and a queue beside them; no queue with a rate limit), this worker's share, and the whole deliveries
-       -- left in its token bucket (refilled at rate_limit per second, at most one second's worth).
-       -- A webhook with no room is skipped by the scan.
+       -- and a queue beside them, as deep as the caller asks and at least the max in flight; no queue
+       -- with a rate limit), this worker's share, and the whole deliveries left in its token bucket
+       -- (refilled at rate_limit per second, at most one second's worth). A webhook with no room is
+       -- skipped by the scan.
        SELECT w.id AS webhook_id,
-              LEAST(COALESCE(w.max_in_flight, $5) + CASE WHEN w.rate_limit IS NULL THEN GREATEST(COALESCE(w.max_in_flight, $5), $10) ELSE 0 END - COALESCE(b.n, 0),
+              LEAST(COALESCE(w.max_in_flight, $5) + CASE WHEN w.rate_limit IS NULL THEN GREATEST(COALESCE(w.max_in_flight, $5), COALESCE(q.n, 0)) ELSE 0 END - COALESCE(b.n, 0),
                     -- and this worker's own share: as many as its allowance on the wire (and as many
                     -- queued), less what it holds unfinished, so that a worker held back by others
                     -- claims nothing to hold back theirs in turn
                     CASE WHEN COALESCE(w.max_in_flight, $5) <= COALESCE(b.others, 0) THEN 0
                          ELSE COALESCE(w.max_in_flight, $5) - COALESCE(b.others, 0)
-                              + CASE WHEN w.rate_limit IS NULL THEN GREATEST(COALESCE(w.max_in_flight, $5), $10) ELSE 0 END - COALESCE(b.own, 0) END,
+                              + CASE WHEN w.rate_limit IS NULL THEN GREATEST(COALESCE(w.max_in_flight, $5), COALESCE(q.n, 0)) ELSE 0 END - COALESCE(b.own, 0) END,
                     CASE WHEN w.rate_limit IS NULL THEN 2147483647
                          ELSE floor(LEAST(w.rate_limit::float8, COALESCE(w.rate_tokens, 0)
                                 + GREATEST(0, extract(epoch FROM $1::timestamptz - COALESCE(w.rate_at, $1::timestamptz))) * w.rate_limit))::int END) AS n
-         FROM webhooks w LEFT JOIN busy b ON b.webhook_id = w.id
+         FROM webhooks w LEFT JOIN busy b ON b.webhook_id = w.id LEFT JOIN depth q ON q.webhook_id = w.id
         WHERE w.id IN (SELECT webhook_id FROM busy) OR w.rate_limit IS NOT NULL
      ), heads AS (
        -- Each fifo webhook's head, its pending delivery recorded first, through the ordered index: it
@@ -161,7 +154,8 @@ export async function claimDueDeliveries(
      ), picked AS (
        -- A webhook without a room row has nothing in flight and no rate limit: all its places.
        SELECT c.id FROM candidates c JOIN webhooks w ON w.id = c.webhook_id LEFT JOIN room r ON r.webhook_id = c.webhook_id
-        WHERE c.rn <= COALESCE(r.n, COALESCE(w.max_in_flight, $5) + GREATEST(COALESCE(w.max_in_flight, $5), $10))
+         LEFT JOIN depth q ON q.webhook_id = c.webhook_id
+        WHERE c.rn <= COALESCE(r.n, COALESCE(w.max_in_flight, $5) + GREATEST(COALESCE(w.max_in_flight, $5), COALESCE(q.n, 0)))
         -- Each webhook's first before any webhook's second, and among the firsts the longest waiting:
         -- ordered by rank alone, the webhooks cut off by the limit were the same at every claim (the
         -- rank's own order), and a drain of 100 webhooks left one with 48 of its 50 deliveries when
@@ -207,7 +201,8 @@ export async function claimDueDeliveries(
       finished.map(([, n]) => n),
       mine.map(([w]) => w),
       mine.map(([, n]) => n),
-      QUEUE_DEPTH,
+      depths.map(([w]) => w),
+      depths.map(([, n]) => n),
     ],
   });
   return rows;

@@ -15,6 +15,7 @@ import type { DeliveryMetrics } from '../../metrics.js';
 import { DeliveryHousekeeping } from './housekeeping.js';
 import { RecentSamples } from './samples.js';
 import { Kept } from '../../kept.js';
+import { depths, followEndpoints, heldBack, heldByWebhook, type Endpoint } from './endpoints.js';
 
 // The delivery worker. It claims due deliveries in batches under a lease and sends each
 // attempt on a keep-alive undici Agent. One database transaction per cycle records every attempt
@@ -22,9 +23,10 @@ import { Kept } from '../../kept.js';
 // runs the next batch accumulates, so the database sees one transaction per batch, not per attempt,
 // and a lone attempt is still recorded on the next turn of the event loop).
 //
-// Full slots: per webhook the worker holds up to its max in flight on the wire and as many claimed
-// deliveries queued beside them, so an attempt that ends is followed at once by the next from the
-// queue, without waiting for a cycle to commit; the cycles refill the queue. How many may be on the
+// Full slots: per webhook the worker holds up to its max in flight on the wire and a queue of claimed
+// deliveries beside them, so an attempt that ends is followed at once by the next from the queue,
+// without waiting for a cycle to commit; the cycles refill the queue, as deep as what the endpoint
+// completes in a cycle (src/webhooks/delivery/endpoints.ts). How many may be on the
 // wire is the claim's `allowance` (the max in flight less what other workers hold), so the limit
 // holds across workers (claimDueDeliveries says why). A queue held back by other workers' holdings
 // asks the next cycle for its allowance again. A delivery sent from the queue whose result is not
@@ -41,23 +43,6 @@ import { Kept } from '../../kept.js';
 // another worker takes them over, its endpoints' slots free again. Renewing rather than a
 // heartbeat row per worker keeps the claim as it is (a lease is a time on the row, checked by the
 // same index) and needs nothing of PGlite that it lacks.
-
-/** A webhook's part of this worker: deliveries queued (claimed, not sent), on the wire, and held in all. */
-interface Endpoint {
-  queue: { row: ClaimedRow; token: string }[];
-  onWire: number;
-  /** Held: queued, on the wire, or finished and not yet recorded. */
-  held: number;
-  /** How many may be on the wire (the last claim's or allowance read's). */
-  allowance: number;
-  cap: number;
-  /**
-   * When each of its slots freed while work waited for it, oldest first (performance.now()): the next
-   * attempt started takes one and the wait is the slot's turnaround. Emptied when a cycle finds
-   * nothing due for the webhook (a slot idle for want of work is not waiting).
-   */
-  freed: number[];
-}
 
 /**
  * Most deliveries one cycle claims. A cycle's fixed part (four round trips, each answered late while
@@ -254,8 +239,9 @@ export class DeliveryWorker extends LoopOwner {
       const records = this.buffer;
       this.buffer = [];
       const stopping = this.loop.isStopped;
-      // Stopping: the queue is given back, claimed by no one and due at once.
-      const release = stopping ? this.takeQueue() : [];
+      // Stopping, the queue is given back, claimed by no one and due at once; else what a queue holds
+      // beyond the depth its webhook's recorded attempts now give it.
+      const release = stopping ? this.takeQueue() : this.takeExcess(records);
       const limit = stopping ? 0 : Math.min(2 * this.maxInFlight - this.held.size + records.length, this.batchSize);
       if (records.length === 0 && release.length === 0 && limit <= 0) break;
       const recording = new Map<string, number>();
@@ -271,8 +257,9 @@ export class DeliveryWorker extends LoopOwner {
           leaseMs: this.leaseMs,
           // Attempts that finished while this cycle ran are off the wire: their places are free.
           finished: () => this.unrecordedByWebhook(),
-          mine: () => this.heldByWebhook(recording),
-          refresh: () => this.heldBack(recording),
+          mine: () => heldByWebhook(this.endpoints, recording),
+          depths: depths(this.endpoints),
+          refresh: () => heldBack(this.endpoints, recording),
         });
       } catch (err) {
         // Nothing was recorded, given back or claimed (one transaction). Keep the results and try
@@ -307,7 +294,7 @@ export class DeliveryWorker extends LoopOwner {
   private enqueue(row: ClaimedRow, token: string): void {
     let ep = this.endpoints.get(row.webhookId);
     if (!ep) {
-      ep = { queue: [], onWire: 0, held: 0, allowance: row.allowance, cap: row.cap, freed: [] };
+      ep = { queue: [], onWire: 0, held: 0, allowance: row.allowance, cap: row.cap, depth: row.cap, freed: [] };
       this.endpoints.set(row.webhookId, ep);
     }
     ep.allowance = row.allowance;
@@ -347,6 +334,15 @@ export class DeliveryWorker extends LoopOwner {
     if (ep.held <= 0 && ep.queue.length === 0 && ep.onWire === 0) this.endpoints.delete(webhookId);
   }
 
+  /** Sets each queue's depth from the attempts recorded (see followEndpoints): what it holds beyond, to give back. */
+  private takeExcess(records: readonly AttemptRecord[]): [string, string][] {
+    return followEndpoints(this.endpoints, records).map((q) => {
+      this.queued--;
+      this.forget(q.id, q.webhookId);
+      return [q.id, q.token];
+    });
+  }
+
   /** Empties every queue: the deliveries to give back, [id, claim token]. They are held no more (nor renewed). */
   private takeQueue(): [string, string][] {
     const out: [string, string][] = [];
@@ -360,22 +356,6 @@ export class DeliveryWorker extends LoopOwner {
       }
     }
     return out;
-  }
-
-  /** Deliveries held per webhook, less those this cycle records (no longer claimed when the claim counts). */
-  private heldByWebhook(recording: ReadonlyMap<string, number>): Map<string, number> {
-    const m = new Map<string, number>();
-    for (const [webhookId, ep] of this.endpoints) m.set(webhookId, ep.held - (recording.get(webhookId) ?? 0));
-    return m;
-  }
-
-  /** Webhooks whose queue other workers' holdings keep below their max in flight: their holdings, to read the allowance again. */
-  private heldBack(recording: ReadonlyMap<string, number>): Map<string, number> {
-    const m = new Map<string, number>();
-    for (const [webhookId, ep] of this.endpoints) {
-      if (ep.queue.length > 0 && ep.onWire >= ep.allowance && ep.allowance < ep.cap) m.set(webhookId, ep.held - (recording.get(webhookId) ?? 0));
-    }
-    return m;
   }
 
   private startAttempt(row: ClaimedRow, claimToken: string, webhookId: string, ep: Endpoint): void {

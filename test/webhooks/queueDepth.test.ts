@@ -1,0 +1,97 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { call, createTestContext, type TestContext } from '../helpers/app.js';
+import type { EventType } from '../../src/webhooks/events.js';
+import { blackHole, enqueueMany, eventually, startReceiver, testWorker, type Receiver } from './helpers.js';
+
+// The queue a worker keeps beside each webhook's slots follows what the endpoint completes: endpoints
+// that never answer hold no more than twice their max in flight, so a few of them cannot take every
+// place of a worker from a healthy endpoint beside them.
+
+async function webhook(ctx: TestContext, url: string, eventType: EventType, maxInFlight?: number): Promise<string> {
+  const r = await call(ctx, 'POST', '/api/v1/webhooks', { url, eventTypes: [eventType], ...(maxInFlight === undefined ? {} : { maxInFlight }) });
+  expect(r.status).toBe(200);
+  return r.body.webhookId as string;
+}
+
+async function claimed(ctx: TestContext, webhookId: string): Promise<number> {
+  const { rows } = await ctx.tdb.db.pool.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1 AND state = 'Pending' AND claim_token IS NOT NULL`,
+    [webhookId],
+  );
+  return rows[0]?.n ?? 0;
+}
+
+async function delivered(ctx: TestContext, webhookId: string): Promise<number> {
+  const { rows } = await ctx.tdb.db.pool.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1 AND state = 'Delivered'`,
+    [webhookId],
+  );
+  return rows[0]?.n ?? 0;
+}
+
+describe('the queue beside a webhook’s slots', () => {
+  let ctx: TestContext;
+  let receiver: Receiver;
+  beforeEach(async () => {
+    ctx = await createTestContext();
+    receiver = await startReceiver();
+  });
+  afterEach(async () => {
+    await receiver.close();
+    await ctx.close();
+  });
+
+  it('three endpoints that never answer, with older backlogs, leave a healthy endpoint the places it needs', async () => {
+    // A worker of 20 in flight holds 40 deliveries at most. Each dead endpoint (3 in flight) holds
+    // twice its max in flight, 18 together; with a fixed queue of 128 beside each, they took more of
+    // the freed places at every claim until the healthy endpoint had none.
+    receiver.on('/dead', blackHole);
+    const dead = [
+      await webhook(ctx, `${receiver.url}/dead`, 'Authorization', 3),
+      await webhook(ctx, `${receiver.url}/dead`, 'Capture', 3),
+      await webhook(ctx, `${receiver.url}/dead`, 'Refund', 3),
+    ];
+    const healthy = await webhook(ctx, `${receiver.url}/healthy`, 'Tokenization');
+    for (const type of ['Authorization', 'Capture', 'Refund'] as const) await enqueueMany(ctx, 60, type, type);
+    ctx.clock.advance(1);
+    await enqueueMany(ctx, 300, 'Tokenization', 'h');
+    const worker = testWorker(ctx, { maxInFlight: 20, attemptTimeoutMs: 15_000 });
+    try {
+      await worker.start();
+      await eventually(async () => (await delivered(ctx, healthy)) === 300, 'the healthy endpoint served', 20_000);
+      for (const id of dead) expect(await claimed(ctx, id)).toBe(6);
+      expect(receiver.received.filter((r) => r.path === '/dead')).toHaveLength(9);
+    } finally {
+      // Closing the receiver ends the dead endpoints' attempts, so the worker stops at once.
+      await receiver.close();
+      await worker.stop(10_000);
+    }
+  });
+
+  it('an endpoint that turns slow gives back what it queued beyond its max in flight', async () => {
+    // Answered at once at first, so its queue grows; from the 150th request each answer takes 1.2 s.
+    let n = 0;
+    let deepest: Promise<number> | undefined;
+    let webhookId = '';
+    receiver.on('/turns', (_req, res) => {
+      n++;
+      if (n === 150) deepest = claimed(ctx, webhookId);
+      if (n < 150) res.writeHead(200).end('ok');
+      else setTimeout(() => res.writeHead(200).end('late'), 1_200);
+    });
+    webhookId = await webhook(ctx, `${receiver.url}/turns`, 'Adjustment', 5);
+    await enqueueMany(ctx, 400, 'Adjustment', 'a');
+    const worker = testWorker(ctx);
+    try {
+      await worker.start();
+      await eventually(() => deepest, 'the 150th request');
+      // Quick answers: the queue grew past the max in flight.
+      expect(await deepest).toBeGreaterThan(10);
+      // Slow answers: five on the wire, five queued, the rest given back and due.
+      await eventually(async () => (await delivered(ctx, webhookId)) >= 160, 'slow answers recorded');
+      expect(await claimed(ctx, webhookId)).toBeLessThanOrEqual(10);
+    } finally {
+      await worker.stop(10_000);
+    }
+  });
+});
