@@ -232,7 +232,8 @@ describe('delivery under concurrency', () => {
 
   it('a worker that stops gives its queue back at once: nothing stays claimed, the rest is due for the next worker', async () => {
     const slowHook = await startReceiver();
-    slowHook.on('/queue', slow(300));
+    // Answers that take over a second: the queue stays at the max in flight while the test looks.
+    slowHook.on('/queue', slow(1_200));
     const r = await call(ctx, 'POST', '/api/v1/webhooks', { url: `${slowHook.url}/queue`, eventTypes: ['Capture'], maxInFlight: 2 });
     const webhookId = r.body.webhookId as string;
     await enqueueMany(ctx, 10, 'Capture', '11');

@@ -3,9 +3,15 @@ import type { AttemptRecord, ClaimedRow } from './sql.js';
 // A worker's part of each webhook it holds deliveries for: the queue beside its slots, and how deep
 // that queue may grow.
 
+/** A delivery claimed and not sent yet, with the token of its claim. */
+export interface Queued {
+  row: ClaimedRow;
+  token: string;
+}
+
 /** A webhook's part of a worker: deliveries queued (claimed, not sent), on the wire, and held in all. */
 export interface Endpoint {
-  queue: { row: ClaimedRow; token: string }[];
+  queue: Queued[];
   onWire: number;
   /** Held: queued, on the wire, or finished and not yet recorded. */
   held: number;
@@ -33,16 +39,20 @@ export const SLOW_ATTEMPT_MS = 1_000;
  * that a cycle records. The queue is there so that a slot is refilled the moment its attempt ends,
  * not after the next claim commits; it needs to last from one claim to the next, so it follows what
  * the endpoint completes in a cycle:
- * - twice the attempts that took less than SLOW_ATTEMPT_MS, shrinking by at most a quarter a cycle
- *   (a short cycle records fewer), and at most QUEUE_MAX;
+ * - twice the attempts that took less than SLOW_ATTEMPT_MS, and at most QUEUE_MAX. It shrinks by at
+ *   most a quarter a cycle: claims that run in quick succession each see few attempts ended, and a
+ *   queue sized by the last cycle alone ran dry (an earlier try of that kind, capped at 128, raised the
+ *   median slot turnaround at 50 in flight from 0.016 to 2.1 ms).
  * - its max in flight, no deeper, when every attempt recorded took longer: slots that turn over once a
  *   second or slower are refilled by the claims in time, and a queue there only holds places of the
  *   worker (twice its own limit) that other webhooks could use. An endpoint that never answers thus
- *   holds twice its max in flight, not its max in flight and QUEUE_MAX;
+ *   holds twice its max in flight once its first attempts have timed out, not its max in flight and
+ *   what its queue held while it answered. (An endpoint whose answers take about a second may give
+ *   back up to its max in flight and claim it again a cycle later: a few rows written, not lost.)
  * - unchanged when the cycle recorded nothing for it.
  * A webhook new to the worker starts at its max in flight; the claim never queues less.
- * With a queue of 128 for every webhook, one endpoint at 50 in flight took about 120 deliveries a
- * cycle; with 256, about 190 (docs/performance.md, "A queue that follows its endpoint").
+ * With 128 for every webhook, one endpoint at 50 in flight took about 120 deliveries a cycle; following
+ * the endpoint, about 180 (docs/performance.md, "A queue that follows its endpoint").
  */
 export function queueDepth(ep: Pick<Endpoint, 'cap' | 'depth'>, fast: number, slow: number): number {
   if (fast === 0) return slow === 0 ? ep.depth : ep.cap;
@@ -56,10 +66,7 @@ export function queueDepth(ep: Pick<Endpoint, 'cap' | 'depth'>, fast: number, sl
  * that shrinks by a quarter in a short cycle keeps what it holds: giving it back would only have
  * the next claims take it again.)
  */
-export function followEndpoints(
-  endpoints: ReadonlyMap<string, Endpoint>,
-  records: readonly AttemptRecord[],
-): { id: string; token: string; webhookId: string }[] {
+export function followEndpoints(endpoints: ReadonlyMap<string, Endpoint>, records: readonly AttemptRecord[]): Queued[] {
   const counts = new Map<string, { fast: number; slow: number }>();
   for (const r of records) {
     const c = counts.get(r.webhookId) ?? { fast: 0, slow: 0 };
@@ -67,14 +74,13 @@ export function followEndpoints(
     else c.slow++;
     counts.set(r.webhookId, c);
   }
-  const excess: { id: string; token: string; webhookId: string }[] = [];
+  const excess: Queued[] = [];
   for (const [webhookId, c] of counts) {
     const ep = endpoints.get(webhookId);
     if (!ep) continue;
     ep.depth = queueDepth(ep, c.fast, c.slow);
     while (c.fast === 0 && ep.queue.length > ep.depth) {
-      const q = ep.queue.pop() as { row: ClaimedRow; token: string };
-      excess.push({ id: q.row.id, token: q.token, webhookId });
+      excess.push(ep.queue.pop() as Queued);
     }
   }
   return excess;

@@ -15,7 +15,7 @@ import type { DeliveryMetrics } from '../../metrics.js';
 import { DeliveryHousekeeping } from './housekeeping.js';
 import { RecentSamples } from './samples.js';
 import { Kept } from '../../kept.js';
-import { depths, followEndpoints, heldBack, heldByWebhook, type Endpoint } from './endpoints.js';
+import { depths, followEndpoints, heldBack, heldByWebhook, type Endpoint, type Queued } from './endpoints.js';
 
 // The delivery worker. It claims due deliveries in batches under a lease and sends each
 // attempt on a keep-alive undici Agent. One database transaction per cycle records every attempt
@@ -241,7 +241,8 @@ export class DeliveryWorker extends LoopOwner {
       const stopping = this.loop.isStopped;
       // Stopping, the queue is given back, claimed by no one and due at once; else what a queue holds
       // beyond the depth its webhook's recorded attempts now give it.
-      const release = stopping ? this.takeQueue() : this.takeExcess(records);
+      const excess = stopping ? [] : this.takeExcess(records);
+      const release = stopping ? this.takeQueue() : excess.map((q): [string, string] => [q.row.id, q.token]);
       const limit = stopping ? 0 : Math.min(2 * this.maxInFlight - this.held.size + records.length, this.batchSize);
       if (records.length === 0 && release.length === 0 && limit <= 0) break;
       const recording = new Map<string, number>();
@@ -263,9 +264,12 @@ export class DeliveryWorker extends LoopOwner {
         });
       } catch (err) {
         // Nothing was recorded, given back or claimed (one transaction). Keep the results and try
-        // again shortly; until their leases run out no other worker sends those deliveries (the
-        // queue given back is left to its leases, renewed no more).
+        // again shortly; until their leases run out no other worker sends those deliveries (a stopping
+        // worker's queue is left to its leases, renewed no more).
         this.buffer = records.concat(this.buffer);
+        // What was to be given back is still this worker's claim: queued again, to be sent.
+        for (const q of excess) this.enqueue(q.row, q.token, false);
+        this.pumpAll();
         this.log.error({ err: (err as Error).message, unrecorded: this.buffer.length }, 'delivery cycle failed; retrying');
         this.retryTimer = setTimeout(() => this.wake(), this.loop.isStopped ? 200 : 1_000);
         this.retryTimer.unref();
@@ -290,15 +294,17 @@ export class DeliveryWorker extends LoopOwner {
     }
   }
 
-  /** A claimed delivery joins its webhook's queue. */
-  private enqueue(row: ClaimedRow, token: string): void {
+  /** A claimed delivery joins its webhook's queue (`fresh`: from this claim, whose allowance and cap it carries). */
+  private enqueue(row: ClaimedRow, token: string, fresh = true): void {
     let ep = this.endpoints.get(row.webhookId);
     if (!ep) {
       ep = { queue: [], onWire: 0, held: 0, allowance: row.allowance, cap: row.cap, depth: row.cap, freed: [] };
       this.endpoints.set(row.webhookId, ep);
     }
-    ep.allowance = row.allowance;
-    ep.cap = row.cap;
+    if (fresh) {
+      ep.allowance = row.allowance;
+      ep.cap = row.cap;
+    }
     ep.queue.push({ row, token });
     ep.held++;
     this.queued++;
@@ -312,7 +318,7 @@ export class DeliveryWorker extends LoopOwner {
         this.waitingForProcess = true;
         return;
       }
-      const next = ep.queue.shift() as { row: ClaimedRow; token: string };
+      const next = ep.queue.shift() as Queued;
       this.queued--;
       const freedAt = ep.freed.shift();
       if (freedAt !== undefined) this.turnarounds.add(performance.now() - freedAt);
@@ -335,12 +341,13 @@ export class DeliveryWorker extends LoopOwner {
   }
 
   /** Sets each queue's depth from the attempts recorded (see followEndpoints): what it holds beyond, to give back. */
-  private takeExcess(records: readonly AttemptRecord[]): [string, string][] {
-    return followEndpoints(this.endpoints, records).map((q) => {
+  private takeExcess(records: readonly AttemptRecord[]): Queued[] {
+    const excess = followEndpoints(this.endpoints, records);
+    for (const q of excess) {
       this.queued--;
-      this.forget(q.id, q.webhookId);
-      return [q.id, q.token];
-    });
+      this.forget(q.row.id, q.row.webhookId);
+    }
+    return excess;
   }
 
   /** Empties every queue: the deliveries to give back, [id, claim token]. They are held no more (nor renewed). */
