@@ -59,6 +59,15 @@ function failingOnce(db: Database, name: string): { db: Database; failed: () => 
   return { db: { ...db, pool }, failed: () => failed };
 }
 
+/** The webhook's deliveries delivered or due now: after a clean stop, all of them. */
+async function deliveredOrDue(ctx: TestContext, webhookId: string): Promise<number> {
+  const { rows } = await ctx.tdb.db.pool.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1 AND (state = 'Delivered' OR (state = 'Pending' AND next_attempt_at <= $2))`,
+    [webhookId, ctx.clock.now()],
+  );
+  return rows[0]?.n ?? 0;
+}
+
 describe('the queue beside a webhook’s slots', () => {
   let ctx: TestContext;
   let receiver: Receiver;
@@ -127,11 +136,7 @@ describe('the queue beside a webhook’s slots', () => {
       // and every delivery is either delivered or due.
       await worker.stop(10_000);
       expect(await claimed(ctx, webhookId)).toBe(0);
-      const { rows } = await ctx.tdb.db.pool.query<{ n: number }>(
-        `SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1 AND (state = 'Delivered' OR (state = 'Pending' AND next_attempt_at <= $2))`,
-        [webhookId, ctx.clock.now()],
-      );
-      expect(rows[0]?.n).toBe(400);
+      expect(await deliveredOrDue(ctx, webhookId)).toBe(400);
     } finally {
       await worker.stop(10_000);
     }
@@ -168,11 +173,7 @@ describe('the queue beside a webhook’s slots', () => {
         await eventually(async () => (await claimed(ctx, webhookId)) <= 9, 'the queue given back after the failure');
         await worker.stop(10_000);
         expect(await claimed(ctx, webhookId)).toBe(0);
-        const { rows } = await ctx.tdb.db.pool.query<{ n: number }>(
-          `SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1 AND (state = 'Delivered' OR (state = 'Pending' AND next_attempt_at <= $2))`,
-          [webhookId, ctx.clock.now()],
-        );
-        expect(rows[0]?.n).toBe(400);
+        expect(await deliveredOrDue(ctx, webhookId)).toBe(400);
       } finally {
         await worker.stop(10_000);
       }
