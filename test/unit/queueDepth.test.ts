@@ -6,7 +6,7 @@ import type { AttemptRecord, ClaimedRow } from '../../src/webhooks/delivery/sql.
 
 function endpoint(cap: number, depth: number, queued: number): Endpoint {
   const queue = Array.from({ length: queued }, (_, i) => ({ row: { id: `d${i}`, webhookId: 'w' } as ClaimedRow, token: 't' }));
-  return { queue, onWire: cap, held: cap + queued, allowance: cap, cap, depth, freed: [] };
+  return { queue, onWire: cap, held: cap + queued, allowance: cap, cap, depth, lastEnded: 0, freed: [] };
 }
 
 function records(webhookId: string, durations: number[]): AttemptRecord[] {
@@ -45,7 +45,7 @@ describe('the queue beside a webhook’s slots', () => {
       ['slow', slow],
       ['fast', fast],
     ]);
-    const back = followEndpoints(endpoints, [...records('slow', [SLOW_ATTEMPT_MS, 15_000]), ...records('fast', [2])]);
+    const back = followEndpoints(endpoints, [...records('slow', [SLOW_ATTEMPT_MS, 15_000]), ...records('fast', [2])], 10);
     expect(slow.depth).toBe(3);
     expect(slow.queue.map((q) => q.row.id)).toEqual(['d0', 'd1', 'd2']);
     expect(back.map((q) => q.row.id)).toEqual(Array.from({ length: 17 }, (_, i) => `d${19 - i}`));
@@ -57,8 +57,29 @@ describe('the queue beside a webhook’s slots', () => {
 
   it('a slow attempt beside quick ones does not empty the queue', () => {
     const ep = endpoint(5, 100, 80);
-    const back = followEndpoints(new Map([['w', ep]]), records('w', [SLOW_ATTEMPT_MS + 1, 3, 4]));
+    const back = followEndpoints(new Map([['w', ep]]), records('w', [SLOW_ATTEMPT_MS + 1, 3, 4]), 10);
     expect(ep.depth).toBe(75);
     expect(back).toEqual([]);
+  });
+
+  it('an endpoint with attempts on the wire that has ended none for a second gives back its queue beyond its max in flight', () => {
+    const stalled = endpoint(3, 40, 20);
+    const waiting = endpoint(3, 40, 20);
+    waiting.lastEnded = 500;
+    const idle = endpoint(3, 40, 20);
+    idle.onWire = 0;
+    const endpoints = new Map([
+      ['stalled', stalled],
+      ['waiting', waiting],
+      ['idle', idle],
+    ]);
+    const back = followEndpoints(endpoints, [], SLOW_ATTEMPT_MS);
+    expect(back).toHaveLength(17);
+    expect(stalled.depth).toBe(3);
+    expect(stalled.queue).toHaveLength(3);
+    // Less than a second since an attempt ended; or nothing on the wire to be slow.
+    expect(waiting.queue).toHaveLength(20);
+    expect(waiting.depth).toBe(40);
+    expect(idle.queue).toHaveLength(20);
   });
 });

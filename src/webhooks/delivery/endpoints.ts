@@ -20,6 +20,8 @@ export interface Endpoint {
   cap: number;
   /** How many deliveries the next claim may queue beside its slots (see queueDepth). */
   depth: number;
+  /** When an attempt to it last ended, or it became the worker's (performance.now()). */
+  lastEnded: number;
   /**
    * When each of its slots freed while work waited for it, oldest first (performance.now()): the next
    * attempt started takes one and the wait is the slot's turnaround. Emptied when a cycle finds
@@ -45,10 +47,11 @@ export const SLOW_ATTEMPT_MS = 1_000;
  *   median slot turnaround at 50 in flight from 0.016 to 2.1 ms).
  * - its max in flight, no deeper, when every attempt recorded took longer: slots that turn over once a
  *   second or slower are refilled by the claims in time, and a queue there only holds places of the
- *   worker (twice its own limit) that other webhooks could use. An endpoint that never answers thus
- *   holds twice its max in flight once its first attempts have timed out, not its max in flight and
- *   what its queue held while it answered. (An endpoint whose answers take about a second may give
- *   back up to its max in flight and claim it again a cycle later: a few rows written, not lost.)
+ *   worker (twice its own limit) that other webhooks could use. An endpoint that stops answering is
+ *   taken for slow a second after its last answer (followEndpoints), so it holds twice its max in
+ *   flight, not its max in flight and what its queue held while it answered. (An endpoint whose
+ *   answers take about a second may give back up to its max in flight and claim it again a cycle
+ *   later: a few rows written, not lost.)
  * - unchanged when the cycle recorded nothing for it.
  * A webhook new to the worker starts at its max in flight; the claim never queues less.
  * With 128 for every webhook, one endpoint at 50 in flight took about 120 deliveries a cycle; following
@@ -65,8 +68,12 @@ export function queueDepth(ep: Pick<Endpoint, 'cap' | 'depth'>, fast: number, sl
  * deliveries to give back, for another worker or a later claim. The caller forgets them. (A queue
  * that shrinks by a quarter in a short cycle keeps what it holds: giving it back would only have
  * the next claims take it again.)
+ *
+ * An endpoint that has attempts on the wire and has ended none for SLOW_ATTEMPT_MS (`now`, from
+ * performance.now()) is slow too, before any of them is recorded: one that answered quickly and then
+ * stopped answering gives back its queue at the next cycle, not when its attempts time out.
  */
-export function followEndpoints(endpoints: ReadonlyMap<string, Endpoint>, records: readonly AttemptRecord[]): Queued[] {
+export function followEndpoints(endpoints: ReadonlyMap<string, Endpoint>, records: readonly AttemptRecord[], now: number): Queued[] {
   const counts = new Map<string, { fast: number; slow: number }>();
   for (const r of records) {
     const c = counts.get(r.webhookId) ?? { fast: 0, slow: 0 };
@@ -75,11 +82,11 @@ export function followEndpoints(endpoints: ReadonlyMap<string, Endpoint>, record
     counts.set(r.webhookId, c);
   }
   const excess: Queued[] = [];
-  for (const [webhookId, c] of counts) {
-    const ep = endpoints.get(webhookId);
-    if (!ep) continue;
-    ep.depth = queueDepth(ep, c.fast, c.slow);
-    while (c.fast === 0 && ep.queue.length > ep.depth) {
+  for (const [webhookId, ep] of endpoints) {
+    const c = counts.get(webhookId) ?? { fast: 0, slow: 0 };
+    const stalled = c.fast === 0 && c.slow === 0 && ep.onWire > 0 && now - ep.lastEnded >= SLOW_ATTEMPT_MS;
+    ep.depth = stalled ? ep.cap : queueDepth(ep, c.fast, c.slow);
+    while (c.fast === 0 && (c.slow > 0 || stalled) && ep.queue.length > ep.depth) {
       excess.push(ep.queue.pop() as Queued);
     }
   }

@@ -298,7 +298,7 @@ export class DeliveryWorker extends LoopOwner {
   private enqueue(row: ClaimedRow, token: string, fresh = true): void {
     let ep = this.endpoints.get(row.webhookId);
     if (!ep) {
-      ep = { queue: [], onWire: 0, held: 0, allowance: row.allowance, cap: row.cap, depth: row.cap, freed: [] };
+      ep = { queue: [], onWire: 0, held: 0, allowance: row.allowance, cap: row.cap, depth: row.cap, lastEnded: performance.now(), freed: [] };
       this.endpoints.set(row.webhookId, ep);
     }
     if (fresh) {
@@ -342,7 +342,7 @@ export class DeliveryWorker extends LoopOwner {
 
   /** Sets each queue's depth from the attempts recorded (see followEndpoints): what it holds beyond, to give back. */
   private takeExcess(records: readonly AttemptRecord[]): Queued[] {
-    const excess = followEndpoints(this.endpoints, records);
+    const excess = followEndpoints(this.endpoints, records, performance.now());
     for (const q of excess) {
       this.queued--;
       this.forget(q.row.id, q.row.webhookId);
@@ -392,6 +392,7 @@ export class DeliveryWorker extends LoopOwner {
       (result) => {
         this.onWire--;
         ep.onWire--;
+        ep.lastEnded = performance.now();
         if (ep.freed.length < ep.cap) ep.freed.push(performance.now());
         const outcome = afterAttempt(attemptNumber, sentAt, result.success);
         this.metrics?.attempt(result.success ? 'delivered' : (result.errorKind ?? 'status'), result.durationMs / 1000);
