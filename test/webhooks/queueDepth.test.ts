@@ -144,33 +144,37 @@ describe('the queue beside a webhook’s slots', () => {
 
   // On PostgreSQL: on the embedded database each cycle records about one attempt, so this queue stays at
   // the max in flight and nothing is given back.
-  it.skipIf(TEST_DB === 'pglite')('an endpoint that stops answering gives back its queue within seconds, before its attempts time out', async () => {
-    let n = 0;
-    let deepest: Promise<number> | undefined;
-    let webhookId = '';
-    receiver.on('/stops', (_req, res) => {
-      n++;
-      if (n === 150) deepest = claimed(ctx, webhookId);
-      if (n < 150) res.writeHead(200).end('ok');
-      // From the 150th request on, nothing is answered.
-    });
-    webhookId = await webhook(ctx, `${receiver.url}/stops`, 'Refund', 5);
-    await enqueueMany(ctx, 400, 'Refund', 'r');
-    // The attempts to it outlast the test: only the silence tells the worker.
-    const worker = testWorker(ctx, { attemptTimeoutMs: 120_000 });
-    try {
-      await worker.start();
-      await eventually(() => deepest, 'the 150th request');
-      expect(await deepest).toBeGreaterThan(10);
-      // Five on the wire, five queued; before, the queue stayed until the attempts timed out.
-      await eventually(async () => (await claimed(ctx, webhookId)) <= 10, 'the queue given back', 10_000);
-    } finally {
-      // Closing the receiver ends the attempts on the wire, so the worker stops at once.
-      await receiver.close();
-      await worker.stop(10_000);
-    }
-    expect(await claimed(ctx, webhookId)).toBe(0);
-  });
+  it.skipIf(TEST_DB === 'pglite')(
+    'an endpoint that stops answering gives back its queue within seconds, before its attempts time out',
+    async () => {
+      let n = 0;
+      let deepest: Promise<number> | undefined;
+      let webhookId = '';
+      receiver.on('/stops', (_req, res) => {
+        n++;
+        if (n === 150) deepest = claimed(ctx, webhookId);
+        if (n < 150) res.writeHead(200).end('ok');
+        // From the 150th request on, nothing is answered.
+      });
+      webhookId = await webhook(ctx, `${receiver.url}/stops`, 'Refund', 5);
+      await enqueueMany(ctx, 400, 'Refund', 'r');
+      // The attempts to it outlast the test: only the silence tells the worker.
+      const worker = testWorker(ctx, { attemptTimeoutMs: 120_000 });
+      try {
+        await worker.start();
+        await eventually(() => deepest, 'the 150th request');
+        expect(await deepest).toBeGreaterThan(10);
+        // Five on the wire, five queued; before, the queue stayed until the attempts timed out.
+        await eventually(async () => (await claimed(ctx, webhookId)) <= 10, 'the queue given back', 10_000);
+      } finally {
+        // Closing the receiver ends the attempts on the wire, so the worker stops at once.
+        await receiver.close();
+        await worker.stop(10_000);
+      }
+      expect(await claimed(ctx, webhookId)).toBe(0);
+    },
+    60_000,
+  );
 
   // Once, on PostgreSQL: the worker's bookkeeping does not depend on the database, and on the embedded
   // one each cycle records about one attempt, so this queue stays at the max in flight and nothing is

@@ -20,7 +20,7 @@ export interface Endpoint {
   cap: number;
   /** How many deliveries the next claim may queue beside its slots (see queueDepth). */
   depth: number;
-  /** When an attempt to it last ended, or it became the worker's (performance.now()). */
+  /** When an attempt to it last ended, or an attempt went on an idle wire (performance.now()). */
   lastEnded: number;
   /**
    * When each of its slots freed while work waited for it, oldest first (performance.now()): the next
@@ -48,8 +48,9 @@ export const SLOW_ATTEMPT_MS = 1_000;
  * - its max in flight, no deeper, when every attempt recorded took longer: slots that turn over once a
  *   second or slower are refilled by the claims in time, and a queue there only holds places of the
  *   worker (twice its own limit) that other webhooks could use. An endpoint that stops answering is
- *   taken for slow a second after its last answer (followEndpoints), so it holds twice its max in
- *   flight, not its max in flight and what its queue held while it answered. (An endpoint whose
+ *   taken for slow at the first cycle after a second with attempts on the wire and none ending
+ *   (followEndpoints), so it holds twice its max in flight, not its max in flight and what its queue
+ *   held while it answered. (An endpoint whose
  *   answers take about a second may give back up to its max in flight and claim it again a cycle
  *   later: a few rows written, not lost.)
  * - unchanged when the cycle recorded nothing for it.
@@ -69,9 +70,12 @@ export function queueDepth(ep: Pick<Endpoint, 'cap' | 'depth'>, fast: number, sl
  * that shrinks by a quarter in a short cycle keeps what it holds: giving it back would only have
  * the next claims take it again.)
  *
- * An endpoint that has attempts on the wire and has ended none for SLOW_ATTEMPT_MS (`now`, from
- * performance.now()) is slow too, before any of them is recorded: one that answered quickly and then
- * stopped answering gives back its queue at the next cycle, not when its attempts time out.
+ * An endpoint whose attempts have been on the wire for SLOW_ATTEMPT_MS with none ending (`now`, from
+ * performance.now(); see Endpoint.lastEnded) is slow too, before any of them is recorded: one that
+ * answered quickly and then stopped answering gives back its queue at the next cycle (the fallback
+ * poll's, within another second or two, when nothing else wakes the worker), not when its attempts
+ * time out. (A worker whose event loop stalls for a second may take busy endpoints for silent and
+ * give back their queues once; the next claims take them again.)
  */
 export function followEndpoints(endpoints: ReadonlyMap<string, Endpoint>, records: readonly AttemptRecord[], now: number): Queued[] {
   const counts = new Map<string, { fast: number; slow: number }>();

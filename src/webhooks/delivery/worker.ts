@@ -382,6 +382,8 @@ export class DeliveryWorker extends LoopOwner {
       return;
     }
     this.onWire++;
+    // Silence is counted from the last attempt that ended or from when the wire became busy again.
+    if (ep.onWire === 0) ep.lastEnded = performance.now();
     ep.onWire++;
     const attemptNumber = row.attemptCount + 1;
     const correlationId = newUuid();
