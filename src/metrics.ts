@@ -8,6 +8,8 @@ import type { Database } from './db/database.js';
 // - HTTP: a latency histogram by method, route pattern and status (its _count is the request count).
 // - Webhook deliveries: attempts by outcome, attempt latency, deliveries that failed for good, and at
 //   scrape time the backlog of due deliveries and the age of the oldest.
+// - A delivery worker's holdings (a process that runs one): deliveries queued and on the wire, the
+//   webhooks held and how many of them answer slowly, and deliveries given back.
 // - Authorisations waiting for capture, per currency, at scrape time: how many, the amount still
 //   authorised and not captured, and the age of the oldest (docs/metrics.md).
 // - E-mails at scrape time: how many wait to be sent, and how many were given up on.
@@ -18,10 +20,28 @@ import type { Database } from './db/database.js';
 
 type AttemptOutcome = 'delivered' | 'status' | 'timeout' | 'connection' | 'tls';
 
+/** What a delivery worker holds at a moment (read at scrape time). */
+export interface WorkerHoldings {
+  /** Deliveries claimed and waiting for a place on the wire. */
+  queued: number;
+  /** Attempts on the wire. */
+  sending: number;
+  /** Webhooks it holds deliveries of. */
+  webhooks: number;
+  /** Of those, the ones whose endpoint its last attempts took it for slow (a second or more) or silent. */
+  slowWebhooks: number;
+}
+
+/** Why a worker gave queued deliveries back, due at once for any worker. */
+export type GiveBackReason = 'slow_endpoint' | 'stopping';
+
 /** What the delivery worker records. */
 export interface DeliveryMetrics {
   attempt(outcome: AttemptOutcome, seconds: number): void;
   failedForGood(count: number): void;
+  /** A worker started: its holdings are read from `read` when scraped. */
+  workerStarted(read: () => WorkerHoldings): void;
+  givenBack(reason: GiveBackReason, count: number): void;
 }
 
 /** What the embedded database's upkeep records (src/db/upkeep.ts). */
@@ -58,6 +78,8 @@ export class Metrics implements DeliveryMetrics, UpkeepMetrics {
   private readonly attempts: Counter<'outcome'>;
   private readonly attemptSeconds: Histogram<'outcome'>;
   private readonly failed: Counter;
+  /** Made when a delivery worker starts: a `serve --no-worker` shows none. */
+  private givenBackCounter: Counter<'reason'> | undefined;
   /** Made when the embedded database's upkeep starts: a process on PostgreSQL shows none. */
   private upkeep: { seconds: Histogram; tables: Counter<'outcome'>; last: Gauge } | undefined;
 
@@ -194,6 +216,45 @@ export class Metrics implements DeliveryMetrics, UpkeepMetrics {
 
   failedForGood(count: number): void {
     if (count > 0) this.failed.inc(count);
+  }
+
+  workerStarted(read: () => WorkerHoldings): void {
+    if (this.givenBackCounter) return;
+    const registers = [this.registry];
+    this.givenBackCounter = new Counter({
+      name: 'paylinks_webhook_deliveries_given_back_total',
+      help: 'Queued webhook deliveries this worker gave back, due at once for any worker: its endpoint answered slowly or not at all (slow_endpoint), or the worker stopped (stopping)',
+      labelNames: ['reason'],
+      registers,
+    });
+    this.givenBackCounter.inc({ reason: 'slow_endpoint' }, 0);
+    this.givenBackCounter.inc({ reason: 'stopping' }, 0);
+    new Gauge({
+      name: 'paylinks_worker_deliveries_held',
+      help: 'Webhook deliveries this worker holds: claimed and waiting for a place on the wire (queued), and on the wire (sending)',
+      labelNames: ['stage'],
+      registers,
+      collect() {
+        const h = read();
+        this.set({ stage: 'queued' }, h.queued);
+        this.set({ stage: 'sending' }, h.sending);
+      },
+    });
+    new Gauge({
+      name: 'paylinks_worker_webhooks',
+      help: 'Webhooks this worker holds deliveries of (held), and of those the ones whose endpoint answers in a second or more, or not at all (slow)',
+      labelNames: ['state'],
+      registers,
+      collect() {
+        const h = read();
+        this.set({ state: 'held' }, h.webhooks);
+        this.set({ state: 'slow' }, h.slowWebhooks);
+      },
+    });
+  }
+
+  givenBack(reason: GiveBackReason, count: number): void {
+    if (count > 0) this.givenBackCounter?.inc({ reason }, count);
   }
 
   upkeepStarted(at: Date): void {

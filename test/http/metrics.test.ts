@@ -109,6 +109,15 @@ describe('GET /metrics', () => {
     expect(sample(family(families, 'paylinks_webhook_deliveries_failed_total'), {})?.value).toBe('1');
     expect(sample(family(families, 'paylinks_webhook_deliveries_due'), {})?.value).toBe('0');
     expect(sample(family(families, 'paylinks_webhook_oldest_due_seconds'), {})?.value).toBe('0');
+    // The worker's holdings: nothing held once it has settled, nothing given back.
+    const held = family(families, 'paylinks_worker_deliveries_held');
+    expect(held.metrics.map((m) => [m.labels?.stage, m.value]).sort()).toEqual([
+      ['queued', '0'],
+      ['sending', '0'],
+    ]);
+    expect(sample(family(families, 'paylinks_worker_webhooks'), { state: 'held' })?.value).toBe('0');
+    const givenBack = family(families, 'paylinks_webhook_deliveries_given_back_total');
+    expect(givenBack.metrics.map((m) => m.labels?.reason).sort()).toEqual(['slow_endpoint', 'stopping']);
   });
 
   it('shows the database pool and the process, event loop lag included', async () => {

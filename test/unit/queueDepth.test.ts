@@ -6,7 +6,7 @@ import type { AttemptRecord, ClaimedRow } from '../../src/webhooks/delivery/sql.
 
 function endpoint(cap: number, depth: number, queued: number): Endpoint {
   const queue = Array.from({ length: queued }, (_, i) => ({ row: { id: `d${i}`, webhookId: 'w' } as ClaimedRow, token: 't' }));
-  return { queue, onWire: cap, held: cap + queued, allowance: cap, cap, depth, lastEnded: 0, freed: [] };
+  return { queue, onWire: cap, held: cap + queued, allowance: cap, cap, depth, slow: false, lastEnded: 0, freed: [] };
 }
 
 function records(webhookId: string, durations: number[]): AttemptRecord[] {
@@ -53,6 +53,12 @@ describe('the queue beside a webhook’s slots', () => {
     // A quick endpoint's queue shrinks in depth only: what it holds it keeps.
     expect(fast.depth).toBe(30);
     expect(fast.queue).toHaveLength(20);
+    expect([slow.slow, fast.slow]).toEqual([true, false]);
+    // It is slow until an attempt to it is quick again; a cycle that records nothing of it changes nothing.
+    followEndpoints(endpoints, records('fast', [2]), 20);
+    expect(slow.slow).toBe(true);
+    followEndpoints(endpoints, records('slow', [SLOW_ATTEMPT_MS - 1]), 30);
+    expect(slow.slow).toBe(false);
   });
 
   it('a slow attempt beside quick ones does not empty the queue', () => {
@@ -81,5 +87,6 @@ describe('the queue beside a webhook’s slots', () => {
     expect(waiting.queue).toHaveLength(20);
     expect(waiting.depth).toBe(40);
     expect(idle.queue).toHaveLength(20);
+    expect([stalled.slow, waiting.slow, idle.slow]).toEqual([true, false, false]);
   });
 });

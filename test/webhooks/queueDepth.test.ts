@@ -4,6 +4,7 @@ import { call, createTestContext, type TestContext } from '../helpers/app.js';
 import { TEST_DB } from '../helpers/db.js';
 import type { Database } from '../../src/db/database.js';
 import type { EventType } from '../../src/webhooks/events.js';
+import { Metrics } from '../../src/metrics.js';
 import { blackHole, enqueueMany, eventually, startReceiver, testWorker, type Receiver } from './helpers.js';
 
 // The queue a worker keeps beside each webhook's slots follows what the endpoint completes: endpoints
@@ -159,13 +160,27 @@ describe('the queue beside a webhook’s slots', () => {
       webhookId = await webhook(ctx, `${receiver.url}/stops`, 'Refund', 5);
       await enqueueMany(ctx, 400, 'Refund', 'r');
       // The attempts to it outlast the test: only the silence tells the worker.
-      const worker = testWorker(ctx, { attemptTimeoutMs: 120_000 });
+      const metrics = new Metrics();
+      const logged: { obj: object; msg: string }[] = [];
+      const log = (obj: object, msg: string): void => void logged.push({ obj, msg });
+      const logger = { info: log, warn: log, error: log, debug: log };
+      const worker = testWorker(ctx, { attemptTimeoutMs: 120_000, metrics, logger });
       try {
         await worker.start();
         await eventually(() => deepest, 'the 150th request');
         expect(await deepest).toBeGreaterThan(10);
         // Five on the wire, five queued; before, the queue stayed until the attempts timed out.
         await eventually(async () => (await claimed(ctx, webhookId)) <= 10, 'the queue given back', 10_000);
+        // The operator sees it: the deliveries given back, the webhook counted as slow, and a log line
+        // that names it.
+        const text = (await metrics.text()).body;
+        const givenBack = Number(/^paylinks_webhook_deliveries_given_back_total\{reason="slow_endpoint"\} (\d+)$/m.exec(text)?.[1]);
+        expect(givenBack).toBeGreaterThan(0);
+        expect(text).toMatch(/^paylinks_worker_webhooks\{state="slow"\} 1$/m);
+        expect(text).toMatch(/^paylinks_worker_deliveries_held\{stage="sending"\} 5$/m);
+        const line = logged.find((l) => l.msg.startsWith('webhook endpoint answers slowly or not at all'));
+        expect(line?.obj).toMatchObject({ webhookId, onWire: 5 });
+        expect((line?.obj as { givenBack: number }).givenBack).toBeGreaterThan(0);
       } finally {
         // Closing the receiver ends the attempts on the wire, so the worker stops at once.
         await receiver.close();

@@ -1,3 +1,4 @@
+import type { WorkerHoldings } from '../../metrics.js';
 import type { AttemptRecord, ClaimedRow } from './sql.js';
 
 // A worker's part of each webhook it holds deliveries for: the queue beside its slots, and how deep
@@ -20,6 +21,8 @@ export interface Endpoint {
   cap: number;
   /** How many deliveries the next claim may queue beside its slots (see queueDepth). */
   depth: number;
+  /** Its last recorded attempts all took SLOW_ATTEMPT_MS or longer, or it fell silent (see followEndpoints). */
+  slow: boolean;
   /** When an attempt to it last ended, or an attempt went on an idle wire (performance.now()). */
   lastEnded: number;
   /**
@@ -50,9 +53,8 @@ export const SLOW_ATTEMPT_MS = 1_000;
  *   worker (twice its own limit) that other webhooks could use. An endpoint that stops answering is
  *   taken for slow at the first cycle after a second with attempts on the wire and none ending
  *   (followEndpoints), so it holds twice its max in flight, not its max in flight and what its queue
- *   held while it answered. (An endpoint whose
- *   answers take about a second may give back up to its max in flight and claim it again a cycle
- *   later: a few rows written, not lost.)
+ *   held while it answered. (An endpoint whose answers take about a second may give back up to its
+ *   max in flight and claim it again a cycle later: a few rows written, not lost.)
  * - unchanged when the cycle recorded nothing for it.
  * A webhook new to the worker starts at its max in flight; the claim never queues less.
  * With 128 for every webhook, one endpoint at 50 in flight took about 120 deliveries a cycle; following
@@ -90,6 +92,8 @@ export function followEndpoints(endpoints: ReadonlyMap<string, Endpoint>, record
     const c = counts.get(webhookId) ?? { fast: 0, slow: 0 };
     const stalled = c.fast === 0 && c.slow === 0 && ep.onWire > 0 && now - ep.lastEnded >= SLOW_ATTEMPT_MS;
     ep.depth = stalled ? ep.cap : queueDepth(ep, c.fast, c.slow);
+    if (c.fast > 0) ep.slow = false;
+    else if (c.slow > 0 || stalled) ep.slow = true;
     while (c.fast === 0 && (c.slow > 0 || stalled) && ep.queue.length > ep.depth) {
       excess.push(ep.queue.pop() as Queued);
     }
@@ -118,4 +122,18 @@ export function heldBack(endpoints: ReadonlyMap<string, Endpoint>, recording: Re
     if (ep.queue.length > 0 && ep.onWire >= ep.allowance && ep.allowance < ep.cap) m.set(webhookId, ep.held - (recording.get(webhookId) ?? 0));
   }
   return m;
+}
+
+/** How many of the deliveries given back were each webhook's. */
+export function countByWebhook(given: readonly Queued[]): Map<string, number> {
+  const m = new Map<string, number>();
+  for (const q of given) m.set(q.row.webhookId, (m.get(q.row.webhookId) ?? 0) + 1);
+  return m;
+}
+
+/** What a worker holds, for its metrics: `queued` and `sending` are its own counts of all webhooks. */
+export function holdingsOf(endpoints: ReadonlyMap<string, Endpoint>, queued: number, sending: number): WorkerHoldings {
+  let slowWebhooks = 0;
+  for (const ep of endpoints.values()) if (ep.slow) slowWebhooks++;
+  return { queued, sending, webhooks: endpoints.size, slowWebhooks };
 }

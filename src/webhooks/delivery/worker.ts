@@ -7,15 +7,16 @@ import { newUuid } from '../../ids.js';
 import type { Sealer } from '../../sealing.js';
 import { claimAndRecord } from './claim.js';
 import { afterAttempt } from './schedule.js';
-import { hmacKeyBytes, standardWebhookHeaders } from './sign.js';
+import { standardWebhookHeaders } from './sign.js';
+import { OpenedKeys } from './keys.js';
 import { ATTEMPT_TIMEOUT_MS, createDeliveryAgent, sendAttempt } from './send.js';
 import { LoopOwner, NotifiedLoop } from '../../db/notifiedLoop.js';
 import { DELIVERIES_CHANNEL, renewLeases, type AttemptRecord, type ClaimedRow } from './sql.js';
-import type { DeliveryMetrics } from '../../metrics.js';
+import type { DeliveryMetrics, GiveBackReason } from '../../metrics.js';
 import { DeliveryHousekeeping } from './housekeeping.js';
 import { RecentSamples } from './samples.js';
 import { Kept } from '../../kept.js';
-import { depths, followEndpoints, heldBack, heldByWebhook, type Endpoint, type Queued } from './endpoints.js';
+import { countByWebhook, depths, followEndpoints, heldBack, heldByWebhook, holdingsOf, type Endpoint, type Queued } from './endpoints.js';
 
 // The delivery worker. It claims due deliveries in batches under a lease and sends each
 // attempt on a keep-alive undici Agent. One database transaction per cycle records every attempt
@@ -99,7 +100,6 @@ export class DeliveryWorker extends LoopOwner {
   private readonly maxInFlight: number;
   private readonly batchSize: number;
   private readonly metrics: DeliveryMetrics | undefined;
-  private readonly sealer: Sealer;
   protected readonly loop: NotifiedLoop;
 
   private running = false;
@@ -111,13 +111,8 @@ export class DeliveryWorker extends LoopOwner {
   private retryTimer: NodeJS.Timeout | undefined;
   /** Retention, kept counts and endpoint health, on their own timers. */
   private readonly housekeeping: DeliveryHousekeeping;
-  /**
-   * Webhook keys opened from their sealed form, by sealed form: opening one per attempt (AES-GCM)
-   * cost about 45 µs of each attempt (docs/performance.md). A rotated key is a new sealed form, so a new entry.
-   */
-  private readonly openedKeys = new Kept<string, string>(10_000);
-  /** Opened HMAC keys as bytes, by their hex (see keyBytes). */
-  private readonly keyBytesByHex = new Kept<string, Buffer>(10_000);
+  /** Webhook keys opened once, not per attempt. */
+  private readonly keys: OpenedKeys;
   /** Deliveries this worker holds (claimed, and not yet recorded), with their claim token: their leases are renewed. */
   private readonly held = new Map<string, { token: string; webhookId: string }>();
   /** Per webhook: its queue and counts (removed when nothing of it is held). */
@@ -129,7 +124,9 @@ export class DeliveryWorker extends LoopOwner {
   private renewTimer: NodeJS.Timeout | undefined;
   private renewing = false;
   /** Counters for logs and the benchmark. */
-  readonly stats = { attempts: 0, delivered: 0, failedAttempts: 0, cycles: 0, cycleMs: 0 };
+  readonly stats = { attempts: 0, delivered: 0, failedAttempts: 0, givenBack: 0, cycles: 0, cycleMs: 0 };
+  /** When each webhook's endpoint was last logged as slow (performance.now()): once a minute at most. */
+  private readonly slowLogged = new Kept<string, { at: number }>(10_000);
   /** Recent slot turnarounds in ms: from an attempt's end to the next attempt on that slot. */
   private readonly turnarounds = new RecentSamples(TURNAROUND_SAMPLES);
 
@@ -147,7 +144,7 @@ export class DeliveryWorker extends LoopOwner {
     this.maxInFlight = opts.maxInFlight ?? opts.config.workerMaxInFlight ?? 256;
     this.batchSize = opts.batchSize ?? DEFAULT_BATCH[opts.db.kind];
     this.metrics = opts.metrics;
-    this.sealer = opts.sealer;
+    this.keys = new OpenedKeys(opts.sealer);
     this.loop = new NotifiedLoop({
       db: opts.db,
       channel: DELIVERIES_CHANNEL,
@@ -181,6 +178,7 @@ export class DeliveryWorker extends LoopOwner {
     this.renewTimer = setInterval(() => void this.renewLeases(), Math.max(100, Math.floor(this.leaseMs / 4)));
     this.renewTimer.unref();
     this.housekeeping.start();
+    this.metrics?.workerStarted(() => holdingsOf(this.endpoints, this.queued, this.onWire));
   }
 
   /** Disables the webhooks that have failed for too long (see DeliveryHousekeeping.disableFailing). */
@@ -278,6 +276,7 @@ export class DeliveryWorker extends LoopOwner {
       this.stats.cycles++;
       this.stats.cycleMs += performance.now() - started;
       for (const r of records) this.forget(r.deliveryId, r.webhookId);
+      if (release.length > 0) this.gaveBack(stopping ? 'stopping' : 'slow_endpoint', stopping ? release.length : excess);
       if (result.recorded < records.length)
         this.log.warn({ lost: records.length - result.recorded }, 'attempts finished after their lease was taken over; not recorded');
       for (const [webhookId, allowance] of result.allowances) {
@@ -294,11 +293,30 @@ export class DeliveryWorker extends LoopOwner {
     }
   }
 
+  /**
+   * Counts deliveries given back; an endpoint's slowness is logged once a minute at most, so that an
+   * operator sees which endpoint held up its deliveries (and a merchant's receiver can be looked at).
+   */
+  private gaveBack(reason: GiveBackReason, given: number | readonly Queued[]): void {
+    const count = typeof given === 'number' ? given : given.length;
+    this.stats.givenBack += count;
+    this.metrics?.givenBack(reason, count);
+    if (typeof given === 'number') return;
+    const now = performance.now();
+    for (const [webhookId, n] of countByWebhook(given)) {
+      const logged = this.slowLogged.get(webhookId, () => ({ at: -Infinity }));
+      if (now - logged.at < 60_000) continue;
+      logged.at = now;
+      const onWire = this.endpoints.get(webhookId)?.onWire ?? 0;
+      this.log.info({ webhookId, givenBack: n, onWire }, 'webhook endpoint answers slowly or not at all; deliveries queued for it given back');
+    }
+  }
+
   /** A claimed delivery joins its webhook's queue (`fresh`: from this claim, whose allowance and cap it carries). */
   private enqueue(row: ClaimedRow, token: string, fresh = true): void {
     let ep = this.endpoints.get(row.webhookId);
     if (!ep) {
-      ep = { queue: [], onWire: 0, held: 0, allowance: row.allowance, cap: row.cap, depth: row.cap, lastEnded: performance.now(), freed: [] };
+      ep = { queue: [], onWire: 0, held: 0, allowance: row.allowance, cap: row.cap, depth: row.cap, slow: false, lastEnded: performance.now(), freed: [] };
       this.endpoints.set(row.webhookId, ep);
     }
     if (fresh) {
@@ -370,9 +388,9 @@ export class DeliveryWorker extends LoopOwner {
     let hmacKey: string;
     let previousKey: string | null;
     try {
-      apiKey = this.opened(row.apiKeySealed);
-      hmacKey = this.opened(row.hmacKeySealed);
-      previousKey = row.previousHmacKeySealed === null ? null : this.opened(row.previousHmacKeySealed);
+      apiKey = this.keys.open(row.apiKeySealed);
+      hmacKey = this.keys.open(row.hmacKeySealed);
+      previousKey = row.previousHmacKeySealed === null ? null : this.keys.open(row.previousHmacKeySealed);
     } catch (err) {
       // An operator's mistake (PAYLINKS_SECRET_KEY changed), not the receiver's: send nothing and
       // spend no attempt. The claim lapses with its lease and the delivery waits until the key is
@@ -389,7 +407,7 @@ export class DeliveryWorker extends LoopOwner {
     const correlationId = newUuid();
     const sentAt = this.clock.now();
     const body = Buffer.from(row.body, 'utf8');
-    const standard = standardWebhookHeaders(this.keyBytes(hmacKey), row.id, sentAt, body, previousKey === null ? null : this.keyBytes(previousKey));
+    const standard = standardWebhookHeaders(this.keys.bytesOf(hmacKey), row.id, sentAt, body, previousKey === null ? null : this.keys.bytesOf(previousKey));
     void sendAttempt(this.dispatcher, { url: row.url, body, apiKey, correlationId, standard }, { timeoutMs: this.timeoutMs, publicOnly: this.publicOnly }).then(
       (result) => {
         this.onWire--;
@@ -460,16 +478,6 @@ export class DeliveryWorker extends LoopOwner {
     } finally {
       this.renewing = false;
     }
-  }
-
-  /** A webhook secret opened from its sealed form, once per sealed form (a rotation is a new one). */
-  private opened(sealed: string): string {
-    return this.openedKeys.get(sealed, () => this.sealer.open(sealed));
-  }
-
-  /** A webhook's HMAC key as bytes, decoded from its hex once per key rather than once per attempt. */
-  private keyBytes(hexKey: string): Buffer {
-    return this.keyBytesByHex.get(hexKey, () => hmacKeyBytes(hexKey));
   }
 
   private unrecordedByWebhook(): Map<string, number> {
