@@ -358,4 +358,61 @@ describe('listener hub', () => {
     expect(d2.state).toBe('Pending');
     hub.closeAll();
   });
+
+  it('gives back what it claimed for a stream that closed while the claim ran, due at once', async () => {
+    const client = live.client();
+    const l = await client.webhooks.registerListener({ eventTypes: ['Refund'] });
+    const r = await client.sandbox.trigger({ eventType: 'Refund', amount: 100, currency: 'EUR' });
+    const db = live.ctx.tdb.db;
+    const row = async (): Promise<{ claimed: boolean; nextAttemptAt: Date } | undefined> => {
+      const { rows } = await db.pool.query<{ claimed: boolean; nextAttemptAt: Date }>(
+        `SELECT claim_token IS NOT NULL AS claimed, next_attempt_at AS "nextAttemptAt" FROM webhook_deliveries WHERE webhook_id = $1 AND payfac_reference = $2`,
+        [l.webhookId, r.payfacReference],
+      );
+      return rows[0];
+    };
+    for (let i = 0; i < 100 && (await row()) === undefined; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(await row()).toEqual({ claimed: false, nextAttemptAt: live.ctx.clock.now() });
+    // The hub's statements, counted while they run; its claim waits until the stream has closed.
+    let running = 0;
+    let claimStarted: () => void = () => undefined;
+    const started = new Promise<void>((resolve) => (claimStarted = resolve));
+    let letClaim: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (letClaim = resolve));
+    const pool = new Proxy(db.pool, {
+      get(target, prop, receiver) {
+        if (prop !== 'query') return Reflect.get(target, prop, receiver) as unknown;
+        return async (...args: Parameters<typeof target.query>) => {
+          running++;
+          try {
+            if (typeof args[0] === 'string' && args[0].includes('via_listener AND next_attempt_at <=')) {
+              claimStarted();
+              await gate;
+            }
+            return await target.query(...args);
+          } finally {
+            running--;
+          }
+        };
+      },
+    });
+    const hub = new ListenerHub({ db: { ...db, pool }, clock: live.ctx.clock, sealer: live.ctx.sealer, leaseMs: 60_000, pollIntervalMs: 60_000 });
+    const sent: string[] = [];
+    const sink = { send: (event: string) => void sent.push(event), comment: () => undefined, end: () => undefined };
+    try {
+      expect(hub.open(l.webhookId, sink)).toBe(true);
+      await started;
+      hub.detach(l.webhookId, sink);
+      letClaim();
+      // Once the claim and what followed it have run: claimed by no one, due now, nothing sent.
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      for (let i = 0; i < 100 && running > 0; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(running).toBe(0);
+      expect(await row()).toEqual({ claimed: false, nextAttemptAt: live.ctx.clock.now() });
+      expect(sent).toEqual(['ready']);
+    } finally {
+      hub.closeAll();
+      await client.webhooks.delete(l.webhookId);
+    }
+  });
 });

@@ -6,7 +6,7 @@ import type { Sealer } from '../../sealing.js';
 import { afterAttempt } from '../delivery/schedule.js';
 import { standardWebhookHeaders } from '../delivery/sign.js';
 import { ATTEMPT_TIMEOUT_MS, RESPONSE_BODY_LIMIT, type ErrorKind } from '../delivery/send.js';
-import { DELIVERIES_CHANNEL, recordAttempts, type AttemptRecord } from '../delivery/sql.js';
+import { DELIVERIES_CHANNEL, recordAttempts, releaseClaims, type AttemptRecord } from '../delivery/sql.js';
 import { claimListenerDeliveries, touchListener } from './sql.js';
 
 // The service's side of `paylinks listen`. A listener webhook has no URL: the CLI opens a stream
@@ -321,8 +321,17 @@ export class ListenerHub {
       claimToken,
       limit: free,
     });
+    // A stream that closed while the claim ran gives back what it claimed, due at once for the stream
+    // that follows (else it would wait for the lease, a minute).
+    if (stream.closed) {
+      await releaseClaims(
+        this.opts.db.pool,
+        this.opts.clock.now(),
+        rows.map((r) => [r.id, claimToken] as const),
+      );
+      return;
+    }
     for (const row of rows) {
-      if (stream.closed) break;
       const correlationId = newUuid();
       const token: Token = { d: row.id, c: correlationId, k: claimToken, n: row.attemptCount + 1, s: this.opts.clock.now().getTime(), w: stream.webhookId };
       let apiKey: string;
