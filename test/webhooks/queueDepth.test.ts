@@ -1,3 +1,5 @@
+import { Writable } from 'node:stream';
+import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type pg from 'pg';
 import { call, createTestContext, type TestContext } from '../helpers/app.js';
@@ -162,8 +164,16 @@ describe('the queue beside a webhook’s slots', () => {
       // The attempts to it outlast the test: only the silence tells the worker.
       const metrics = new Metrics();
       const logged: { obj: object; msg: string }[] = [];
-      const log = (obj: object, msg: string): void => void logged.push({ obj, msg });
-      const logger = { info: log, warn: log, error: log, debug: log };
+      const logger = pino(
+        { level: 'info' },
+        new Writable({
+          write: (chunk: Buffer, _encoding, done) => {
+            const line = JSON.parse(chunk.toString()) as { msg: string };
+            logged.push({ obj: line, msg: line.msg });
+            done();
+          },
+        }),
+      );
       const worker = testWorker(ctx, { attemptTimeoutMs: 120_000, metrics, logger });
       try {
         await worker.start();
