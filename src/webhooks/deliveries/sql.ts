@@ -64,8 +64,10 @@ export async function listDeliveries(
   page: number,
   pageSize: number,
 ): Promise<{ rows: DeliveryRow[]; total: number }> {
+  // By reference: the events with it, then their deliveries by the index of events (migration 0039).
+  // An array from a subquery, not IN (subquery): under the OR, IN became a filter over every delivery.
   const where = `(w.merchant_id = $1 OR w.partner_id = $2)
-      AND ($3::text IS NULL OR d.payfac_reference = $3)
+      AND ($3::text IS NULL OR d.event_id = ANY (ARRAY(SELECT e.id FROM webhook_events e WHERE e.payfac_reference = $3)))
       AND ($4::uuid IS NULL OR d.id IN (SELECT a.delivery_id FROM webhook_attempts a WHERE a.correlation_id = $4))
       AND ($5::text IS NULL OR d.webhook_id = $5)
       AND ($6::text IS NULL OR d.state = $6)`;
