@@ -39,8 +39,10 @@ export type GiveBackReason = 'slow_endpoint' | 'stopping';
 export interface DeliveryMetrics {
   attempt(outcome: AttemptOutcome, seconds: number): void;
   failedForGood(count: number): void;
-  /** A worker started: its holdings are read from `read` when scraped. */
+  /** A worker started: its holdings are read from `read` when scraped, until it stops. */
   workerStarted(read: () => WorkerHoldings): void;
+  /** The worker stopped: it holds nothing any more (what it left is left to its leases). */
+  workerStopped(): void;
   givenBack(reason: GiveBackReason, count: number): void;
 }
 
@@ -80,6 +82,8 @@ export class Metrics implements DeliveryMetrics, UpkeepMetrics {
   private readonly failed: Counter;
   /** Made when a delivery worker starts: a `serve --no-worker` shows none. */
   private givenBackCounter: Counter<'reason'> | undefined;
+  /** The running worker's holdings; none once it stopped. */
+  private holdings: (() => WorkerHoldings) | undefined;
   /** Made when the embedded database's upkeep starts: a process on PostgreSQL shows none. */
   private upkeep: { seconds: Histogram; tables: Counter<'outcome'>; last: Gauge } | undefined;
 
@@ -219,8 +223,10 @@ export class Metrics implements DeliveryMetrics, UpkeepMetrics {
   }
 
   workerStarted(read: () => WorkerHoldings): void {
+    this.holdings = read;
     if (this.givenBackCounter) return;
     const registers = [this.registry];
+    const now = (): WorkerHoldings => this.holdings?.() ?? { queued: 0, sending: 0, webhooks: 0, slowWebhooks: 0 };
     this.givenBackCounter = new Counter({
       name: 'paylinks_webhook_deliveries_given_back_total',
       help: 'Queued webhook deliveries this worker gave back, due at once for any worker: its endpoint answered slowly or not at all (slow_endpoint), or the worker stopped (stopping)',
@@ -235,7 +241,7 @@ export class Metrics implements DeliveryMetrics, UpkeepMetrics {
       labelNames: ['stage'],
       registers,
       collect() {
-        const h = read();
+        const h = now();
         this.set({ stage: 'queued' }, h.queued);
         this.set({ stage: 'sending' }, h.sending);
       },
@@ -246,11 +252,15 @@ export class Metrics implements DeliveryMetrics, UpkeepMetrics {
       labelNames: ['state'],
       registers,
       collect() {
-        const h = read();
+        const h = now();
         this.set({ state: 'held' }, h.webhooks);
         this.set({ state: 'slow' }, h.slowWebhooks);
       },
     });
+  }
+
+  workerStopped(): void {
+    this.holdings = undefined;
   }
 
   givenBack(reason: GiveBackReason, count: number): void {

@@ -5,10 +5,11 @@ import { call, createTestContext, type TestContext } from '../helpers/app.js';
 import { TEST_DB } from '../helpers/db.js';
 
 // Deliveries are found by payment reference through their event (webhook_events_payfac_idx, then
-// webhook_deliveries_event_idx): the deliveries table has no index of the reference, so that each of
-// its three writes per delivery adds one index entry fewer. This checks that the lookup still reads
-// indexes, not the table, with a history of 20,000 deliveries. PostgreSQL's planner only: the
-// embedded database answers the same statement (the API tests run it on both).
+// webhook_deliveries_event_idx), not by an index of the deliveries' own, which a later release drops
+// (migration 0039) so that each of a delivery's three writes adds one index entry fewer. This checks
+// that the lookup reads those two indexes, not the table, with a history of 20,000 deliveries.
+// PostgreSQL's planner only: the embedded database answers the same statement (the API tests run it
+// on both).
 
 describe.skipIf(TEST_DB !== 'postgres')('finding deliveries by payment reference', () => {
   let ctx: TestContext;

@@ -359,57 +359,68 @@ describe('listener hub', () => {
     hub.closeAll();
   });
 
-  it('gives back what it claimed for a stream that closed while the claim ran, due at once', async () => {
+  it('gives back what it claimed for a stream that closed while the claim ran, to the stream that replaced it', async () => {
     const client = live.client();
     const l = await client.webhooks.registerListener({ eventTypes: ['Refund'] });
     const r = await client.sandbox.trigger({ eventType: 'Refund', amount: 100, currency: 'EUR' });
     const db = live.ctx.tdb.db;
-    const row = async (): Promise<{ claimed: boolean; nextAttemptAt: Date } | undefined> => {
-      const { rows } = await db.pool.query<{ claimed: boolean; nextAttemptAt: Date }>(
-        `SELECT claim_token IS NOT NULL AS claimed, next_attempt_at AS "nextAttemptAt" FROM webhook_deliveries WHERE webhook_id = $1 AND payfac_reference = $2`,
+    const claimed = async (): Promise<boolean | undefined> => {
+      const { rows } = await db.pool.query<{ claimed: boolean }>(
+        `SELECT claim_token IS NOT NULL AS claimed FROM webhook_deliveries WHERE webhook_id = $1 AND payfac_reference = $2`,
         [l.webhookId, r.payfacReference],
       );
-      return rows[0];
+      return rows[0]?.claimed;
     };
-    for (let i = 0; i < 100 && (await row()) === undefined; i++) await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(await row()).toEqual({ claimed: false, nextAttemptAt: live.ctx.clock.now() });
-    // The hub's statements, counted while they run; its claim waits until the stream has closed.
-    let running = 0;
-    let claimStarted: () => void = () => undefined;
-    const started = new Promise<void>((resolve) => (claimStarted = resolve));
-    let letClaim: () => void = () => undefined;
-    const gate = new Promise<void>((resolve) => (letClaim = resolve));
+    for (let i = 0; i < 100 && (await claimed()) === undefined; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(await claimed()).toBe(false);
+    // The hub's first claim takes the delivery, then waits before it returns, until its stream has
+    // closed and another has opened (and made its own claim, which finds nothing).
+    let claims = 0;
+    let firstClaimed: () => void = () => undefined;
+    const tookIt = new Promise<void>((resolve) => (firstClaimed = resolve));
+    let secondDone: () => void = () => undefined;
+    const secondRan = new Promise<void>((resolve) => (secondDone = resolve));
+    let letFirstReturn: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (letFirstReturn = resolve));
     const pool = new Proxy(db.pool, {
       get(target, prop, receiver) {
         if (prop !== 'query') return Reflect.get(target, prop, receiver) as unknown;
         return async (...args: Parameters<typeof target.query>) => {
-          running++;
-          try {
-            if (typeof args[0] === 'string' && args[0].includes('via_listener AND next_attempt_at <=')) {
-              claimStarted();
-              await gate;
-            }
-            return await target.query(...args);
-          } finally {
-            running--;
+          const isClaim = typeof args[0] === 'string' && args[0].includes('via_listener AND next_attempt_at <=');
+          const n = isClaim ? ++claims : 0;
+          const result = await target.query(...args);
+          if (n === 1) {
+            firstClaimed();
+            await gate;
           }
+          if (n === 2) secondDone();
+          return result;
         };
       },
     });
+    // No poll within the test: only the hand-over wakes the second stream.
     const hub = new ListenerHub({ db: { ...db, pool }, clock: live.ctx.clock, sealer: live.ctx.sealer, leaseMs: 60_000, pollIntervalMs: 60_000 });
-    const sent: string[] = [];
-    const sink = { send: (event: string) => void sent.push(event), comment: () => undefined, end: () => undefined };
+    const sink = () => {
+      const events: string[] = [];
+      return { events, send: (event: string) => void events.push(event), comment: () => undefined, end: () => undefined };
+    };
+    const first = sink();
+    const second = sink();
     try {
-      expect(hub.open(l.webhookId, sink)).toBe(true);
-      await started;
-      hub.detach(l.webhookId, sink);
-      letClaim();
-      // Once the claim and what followed it have run: claimed by no one, due now, nothing sent.
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      for (let i = 0; i < 100 && running > 0; i++) await new Promise((resolve) => setTimeout(resolve, 20));
-      expect(running).toBe(0);
-      expect(await row()).toEqual({ claimed: false, nextAttemptAt: live.ctx.clock.now() });
-      expect(sent).toEqual(['ready']);
+      expect(hub.open(l.webhookId, first, 'run-1')).toBe(true);
+      await tookIt;
+      expect(await claimed()).toBe(true);
+      expect(hub.open(l.webhookId, second, 'run-1')).toBe(true);
+      await secondRan;
+      // Its listening for new deliveries starts with a look of its own: let that pass too, so that
+      // only the hand-over can bring the delivery.
+      for (let i = 0; i < 100 && claims < 3; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      letFirstReturn();
+      // Given back (not left for its lease, a minute) and handed to the stream that replaced it.
+      for (let i = 0; i < 150 && !second.events.includes('attempt'); i++) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(second.events).toEqual(['ready', 'attempt']);
+      expect(first.events).toEqual(['ready']);
     } finally {
       hub.closeAll();
       await client.webhooks.delete(l.webhookId);

@@ -49,21 +49,25 @@ export function scanFor(limit: number): number {
   return 400 * Math.max(1, Math.ceil(limit / 100));
 }
 
+/** What a cycle did: attempts recorded, deliveries given back (those still the caller's claim), the claim, allowances read. */
+interface CycleResult {
+  recorded: number;
+  released: number;
+  claim: Claim;
+  allowances: Map<string, number>;
+}
+
 /**
  * One worker cycle in one transaction: record finished attempts, give back what is released, claim
  * up to `limit` more, and read the allowances asked for. The attempts recorded here free their
  * endpoint's places for the claim that follows.
  */
-export async function claimAndRecord(
-  db: Database,
-  clock: Clock,
-  opts: ClaimOptions & CycleAsks,
-): Promise<{ recorded: number; claim: Claim; allowances: Map<string, number> }> {
+export async function claimAndRecord(db: Database, clock: Clock, opts: ClaimOptions & CycleAsks): Promise<CycleResult> {
   const token = newUuid();
   const now = clock.now();
-  const cycle = async (tx: PoolClient): Promise<{ recorded: number; claim: Claim; allowances: Map<string, number> }> => {
+  const cycle = async (tx: PoolClient): Promise<CycleResult> => {
     const recorded = opts.records.length > 0 ? (await recordAttempts(tx, now, opts.records)).length : 0;
-    if (opts.release && opts.release.length > 0) await releaseClaims(tx, now, opts.release);
+    const released = opts.release && opts.release.length > 0 ? await releaseClaims(tx, now, opts.release) : 0;
     const rows =
       opts.limit > 0
         ? await claimDueDeliveries(tx, {
@@ -80,7 +84,7 @@ export async function claimAndRecord(
         : [];
     const refresh = opts.refresh?.();
     const fresh = refresh && refresh.size > 0 ? await allowances(tx, now, opts.perEndpoint, refresh) : new Map<string, number>();
-    return { recorded, claim: { token, rows }, allowances: fresh };
+    return { recorded, released, claim: { token, rows }, allowances: fresh };
   };
   // The claim lock is taken in BEGIN's own round trip: a cycle is BEGIN+lock, record, claim, COMMIT.
   return withTransaction(db, cycle, { withBegin: LOCK_CLAIMS_SQL });

@@ -228,6 +228,7 @@ export class DeliveryWorker extends LoopOwner {
       if (clean) await this.dispatcher.close();
       else await this.dispatcher.destroy();
     }
+    this.metrics?.workerStopped();
     this.running = false;
   }
 
@@ -276,7 +277,7 @@ export class DeliveryWorker extends LoopOwner {
       this.stats.cycles++;
       this.stats.cycleMs += performance.now() - started;
       for (const r of records) this.forget(r.deliveryId, r.webhookId);
-      if (release.length > 0) this.gaveBack(stopping ? 'stopping' : 'slow_endpoint', stopping ? release.length : excess);
+      if (result.released > 0) this.gaveBack(stopping ? 'stopping' : 'slow_endpoint', result.released, excess);
       if (result.recorded < records.length)
         this.log.warn({ lost: records.length - result.recorded }, 'attempts finished after their lease was taken over; not recorded');
       for (const [webhookId, allowance] of result.allowances) {
@@ -297,13 +298,11 @@ export class DeliveryWorker extends LoopOwner {
    * Counts deliveries given back; an endpoint's slowness is logged once a minute at most, so that an
    * operator sees which endpoint held up its deliveries (and a merchant's receiver can be looked at).
    */
-  private gaveBack(reason: GiveBackReason, given: number | readonly Queued[]): void {
-    const count = typeof given === 'number' ? given : given.length;
+  private gaveBack(reason: GiveBackReason, count: number, slow: readonly Queued[]): void {
     this.stats.givenBack += count;
     this.metrics?.givenBack(reason, count);
-    if (typeof given === 'number') return;
     const now = performance.now();
-    for (const [webhookId, n] of countByWebhook(given)) {
+    for (const [webhookId, n] of countByWebhook(slow)) {
       const logged = this.slowLogged.get(webhookId, () => ({ at: -Infinity }));
       if (now - logged.at < 60_000) continue;
       logged.at = now;

@@ -321,14 +321,15 @@ export class ListenerHub {
       claimToken,
       limit: free,
     });
-    // A stream that closed while the claim ran gives back what it claimed, due at once for the stream
-    // that follows (else it would wait for the lease, a minute).
+    // A stream that closed while the claim ran gives back what it claimed, due at once, and wakes the
+    // stream that replaced it (whose own claim passed over these rows); else they would wait for the
+    // lease, a minute.
     if (stream.closed) {
-      await releaseClaims(
-        this.opts.db.pool,
-        this.opts.clock.now(),
-        rows.map((r) => [r.id, claimToken] as const),
-      );
+      if (rows.length === 0) return;
+      const held = rows.map((r) => [r.id, claimToken] as const);
+      await releaseClaims(this.opts.db.pool, this.opts.clock.now(), held);
+      const next = this.streams.get(stream.webhookId);
+      if (next) this.pump(next);
       return;
     }
     for (const row of rows) {
