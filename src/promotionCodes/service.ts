@@ -71,9 +71,10 @@ export async function createPromotionCode(deps: Deps, merchantId: string, input:
         createdAt: now,
       };
       await sql.insertCode(q, row);
-      return present({ ...row, redemptionCount: 0 });
+      // Kept under the Idempotency-Key as the route answers it: a retry's first answer is sent as it was.
+      return { promotionCode: present({ ...row, redemptionCount: 0 }) };
     });
-    return made;
+    return made.promotionCode;
   } catch (err) {
     if (isDuplicateCode(err)) throw validationError([DUPLICATE_CODE]);
     throw err;

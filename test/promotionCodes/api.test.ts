@@ -76,6 +76,17 @@ describe('promotion codes', () => {
     expect(theirs.status).toBe(200);
   });
 
+  it('a retry with the same Idempotency-Key answers the first answer again, the code made once', async () => {
+    const headers = { 'idempotency-key': 'code-retry-1' };
+    const body = { code: 'RETRY10', percentOff: 10, maxRedemptions: 5 };
+    const first = await call(ctx, 'POST', '/api/v1/promotioncodes', body, { headers });
+    expect(first.status).toBe(200);
+    expect(first.body.promotionCode).toMatchObject({ code: 'RETRY10', percentOff: 10 });
+    const again = await call(ctx, 'POST', '/api/v1/promotioncodes', body, { headers });
+    expect(again.status).toBe(200);
+    expect(again.body.promotionCode).toEqual(first.body.promotionCode);
+  });
+
   it('allowPromotionCodes: absent reads as before; true only for PayByLink', async () => {
     const plain = await linkDetails(ctx, await createLink(ctx, payByLink(ctx)));
     expect(plain).not.toHaveProperty('allowPromotionCodes');
