@@ -327,7 +327,15 @@ export class ListenerHub {
     if (stream.closed) {
       if (rows.length === 0) return;
       const held = rows.map((r) => [r.id, claimToken] as const);
-      await releaseClaims(this.opts.db.pool, this.opts.clock.now(), held);
+      try {
+        await releaseClaims(this.opts.db.pool, this.opts.clock.now(), held);
+      } catch (err) {
+        this.log.warn(
+          { webhookId: stream.webhookId, deliveries: held.length, err: (err as Error).message },
+          'deliveries claimed for a closed listener stream not given back; they are due again when their lease ends',
+        );
+        return;
+      }
       const next = this.streams.get(stream.webhookId);
       if (next) this.pump(next);
       return;
