@@ -5,9 +5,10 @@ import { call, createTestContext, type TestContext } from '../helpers/app.js';
 import { TEST_DB } from '../helpers/db.js';
 
 // Deliveries are found by payment reference through their event (webhook_events_payfac_idx, then
-// webhook_deliveries_event_idx), not by an index of the deliveries' own, which a later release drops
-// (migration 0039) so that each of a delivery's three writes adds one index entry fewer. This checks
-// that the lookup reads those two indexes, not the table, with a history of 20,000 deliveries.
+// webhook_deliveries_event_idx, migration 0039), not by an index of the deliveries' own, which the next
+// release drops (migration 0040) so that each of a delivery's three writes adds one index entry fewer.
+// This checks that the lookup reads those two indexes, not the table, with a history of 20,000
+// deliveries, and that no index of the deliveries holds the reference any more.
 // PostgreSQL's planner only: the embedded database answers the same statement (the API tests run it
 // on both).
 
@@ -57,5 +58,12 @@ describe.skipIf(TEST_DB !== 'postgres')('finding deliveries by payment reference
       expect(plan).toContain('webhook_deliveries_event_idx');
       expect(plan).not.toMatch(/Seq Scan on webhook_deliveries/);
     }
+  });
+
+  it('keeps no index of the deliveries by payment reference', async () => {
+    const { rows } = await ctx.tdb.db.pool.query<{ indexname: string }>(
+      "SELECT indexname FROM pg_indexes WHERE tablename = 'webhook_deliveries' AND indexdef LIKE '%payfac_reference%' ORDER BY indexname",
+    );
+    expect(rows.map((r) => r.indexname)).toEqual([]);
   });
 });

@@ -1,0 +1,11 @@
+-- The contract step of migration 0039. Since the release that added 0039, deliveries are found by
+-- payment reference through their events (webhook_events_payfac_idx, then webhook_deliveries_event_idx),
+-- and nothing reads the deliveries' own index of the reference. The release before this one, which
+-- runs beside this one's processes while an upgrade rolls, does not read it either, so it goes now:
+-- each of a delivery's three writes (made, claimed, recorded) adds one index entry fewer, 13 in all
+-- instead of 16 (docs/performance.md, "Fewer index entries per delivery").
+--
+-- Upgrading from a release before 0039 straight to this one skips the release that stopped reading the
+-- index (docs/production.md, "Rolling an upgrade": do not skip a release that removes something).
+-- Dropping an index takes a brief exclusive lock on the deliveries; it does not rewrite them.
+DROP INDEX webhook_deliveries_payfac_idx;
