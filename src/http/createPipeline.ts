@@ -17,6 +17,11 @@ export interface CreateRoute {
   checkOrigin?: boolean;
   /** A check that must come before a replay (a capability that depends on the body). */
   before?: (request: FastifyRequest) => void;
+  /**
+   * Brings an answer kept under a key by an earlier release, in the shape that release kept, to the
+   * shape the route answers now (keys are kept 24 hours, so across an upgrade). Absent: kept as answered.
+   */
+  kept?: (answer: Record<string, unknown>) => Record<string, unknown>;
 }
 
 declare module 'fastify' {
@@ -68,7 +73,7 @@ export function installCreatePipeline(app: FastifyInstance, deps: IdempotencyDep
       if (replay) {
         // Nothing changed: the audit of API calls (apiAudit.ts) records no second entry.
         request.replayed = true;
-        return reply.send({ ...replay, ...envelope(request.id, deps.clock) });
+        return reply.send({ ...(create.kept ? create.kept(replay) : replay), ...envelope(request.id, deps.clock) });
       }
     };
   }

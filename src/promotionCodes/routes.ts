@@ -5,7 +5,7 @@ import { ProblemSchema, answerWith } from '../http/envelope.js';
 import { pageOf } from '../http/paging.js';
 import { bodyCheckedByService, checkedByService } from '../http/validation.js';
 import { CodeParams, CodeResponse, CreateBody, ListQuery, ListResponse, UpdateBody } from './schemas.js';
-import { CREATE_OPERATION, createPromotionCode, getPromotionCode, listPromotionCodes, updatePromotionCode } from './service.js';
+import { CREATE_OPERATION, createPromotionCode, getPromotionCode, keptCreateAnswer, listPromotionCodes, updatePromotionCode } from './service.js';
 
 // Promotion codes (docs/api.md, Promotion codes), under /api/v1. A key that makes payment links makes
 // the codes its links take. The bodies go as they came to the service, which checks them (the portal's
@@ -21,7 +21,7 @@ export async function promotionCodeRoutes(app: App, deps: AppDeps): Promise<void
   app.post(
     '/promotioncodes',
     {
-      config: { auth, normalize: 'create', create: { operation: CREATE_OPERATION } },
+      config: { auth, normalize: 'create', create: { operation: CREATE_OPERATION, kept: keptCreateAnswer } },
       validatorCompiler: bodyCheckedByService,
       schema: {
         tags,

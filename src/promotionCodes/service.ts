@@ -45,6 +45,16 @@ function isDuplicateCode(err: unknown): boolean {
   return e.code === '23505' && (e.constraint === sql.UNIQUE_CODE_CONSTRAINT || e.constraint === undefined);
 }
 
+/**
+ * A create's answer as kept under its Idempotency-Key. Releases before this one kept the bare code
+ * (`{ promotionCodeId, code, ... }`) where the route answers `{ promotionCode }`; such a key, kept up
+ * to 24 hours before an upgrade, is answered in the route's shape too.
+ */
+export function keptCreateAnswer(answer: Record<string, unknown>): { promotionCode: PromotionCodeView } {
+  if ('promotionCode' in answer) return answer as { promotionCode: PromotionCodeView };
+  return { promotionCode: answer as unknown as PromotionCodeView };
+}
+
 /** Makes a code; every failing field at once. A name the merchant has already (in any case) is refused on `code`. */
 export async function createPromotionCode(deps: Deps, merchantId: string, input: unknown, idempotencyKey: string | undefined): Promise<PromotionCodeView> {
   const now = deps.clock.now();
@@ -74,7 +84,7 @@ export async function createPromotionCode(deps: Deps, merchantId: string, input:
       // Kept under the Idempotency-Key as the route answers it: a retry's first answer is sent as it was.
       return { promotionCode: present({ ...row, redemptionCount: 0 }) };
     });
-    return made.promotionCode;
+    return keptCreateAnswer(made).promotionCode;
   } catch (err) {
     if (isDuplicateCode(err)) throw validationError([DUPLICATE_CODE]);
     throw err;

@@ -87,6 +87,22 @@ describe('promotion codes', () => {
     expect(again.body.promotionCode).toEqual(first.body.promotionCode);
   });
 
+  it('a retry under a key kept by an earlier release, which kept the bare code, answers in today’s shape', async () => {
+    const headers = { 'idempotency-key': 'code-retry-old' };
+    const body = { code: 'OLDSHAPE', amountOff: 500, currency: 'ISK' };
+    const first = await call(ctx, 'POST', '/api/v1/promotioncodes', body, { headers });
+    expect(first.status).toBe(200);
+    // As releases before kept it: the code itself, not the route's { promotionCode }, and not sealed.
+    const kept = await ctx.tdb.db.pool.query('UPDATE idempotency_keys SET response_body = $2 WHERE idempotency_key = $1', [
+      'code-retry-old',
+      JSON.stringify(first.body.promotionCode),
+    ]);
+    expect(kept.rowCount).toBe(1);
+    const again = await call(ctx, 'POST', '/api/v1/promotioncodes', body, { headers });
+    expect(again.status).toBe(200);
+    expect(again.body.promotionCode).toEqual(first.body.promotionCode);
+  });
+
   it('allowPromotionCodes: absent reads as before; true only for PayByLink', async () => {
     const plain = await linkDetails(ctx, await createLink(ctx, payByLink(ctx)));
     expect(plain).not.toHaveProperty('allowPromotionCodes');
