@@ -17,9 +17,13 @@ import { createBenchDatabase, fmt, ROOT, startServer, type Row, type ServerProce
 //
 // BENCH_BLACKBOX_EVENTS (default 10000): deliveries per one-endpoint drain; the 100-endpoint drain
 // makes the same number of deliveries from a hundredth of the events.
+// BENCH_TIMELINE=1: each worker drain also prints the milliseconds each hundred arrivals took, to see
+// how long the worker takes to reach its steady rate (about 3,000 deliveries, a second, on the
+// development machine: its code is compiled as it runs).
+// BENCH_POSTGRES_CPUS (bench/cores.ts): PostgreSQL on CPUs of its own.
 
 const N = Number(process.env.BENCH_BLACKBOX_EVENTS ?? 10_000);
-/** The peer the issue names: a graphile-worker dispatcher, installed into a scratch folder (not a project dependency). */
+/** The peer compared with: a graphile-worker dispatcher, installed into a scratch folder (not a project dependency). */
 const PEER = 'graphile-worker@0.17';
 
 // The peer's dispatcher, written into its scratch folder as a process of its own: one task that POSTs
@@ -384,6 +388,8 @@ async function drain(
     fifth === undefined || s.count <= fifth.count ? Number.NaN : (seconds(fifth) * 1e6) / (s.count - fifth.count);
   const steadyDbUs = steadyOf((f) => postgresCpuBetween(f.db, dbEnd));
   const steadyReceiverUs = steadyOf((f) => receiverEnd - f.receiver);
+  if (process.env.BENCH_TIMELINE)
+    console.log(`timeline ms per 100: ${s.hundreds.map((t, i) => (i === 0 ? t - s.first : t - (s.hundreds[i - 1] ?? 0)).toFixed(0)).join(' ')}`);
   await stopChild(proc);
   const out = output();
   // The worker's own counters, from its last log line: how many record-and-claim cycles, how long each.

@@ -1,5 +1,6 @@
 import { apiBenchmarks, pgliteStartup, selected } from './api.js';
 import { blackboxBenchmarks } from './blackbox.js';
+import { splitCores } from './cores.js';
 import { deliveryBenchmarks } from './delivery.js';
 import { portalBenchmarks } from './portal.js';
 import { scaleBenchmarks } from './scale.js';
@@ -8,6 +9,8 @@ import { fmt, printTable, type Row } from './lib.js';
 // `npm run bench`: every benchmark, one table (docs/performance.md). Figures are reported against a baseline
 // measured in the same run on this machine; nothing here fails on a timing.
 
+const split = splitCores();
+if (split !== null) console.log(split);
 const rows: Row[] = [];
 const api = await apiBenchmarks();
 rows.push(...api.rows);
