@@ -17,9 +17,9 @@ import { createBenchDatabase, fmt, ROOT, startServer, type Row, type ServerProce
 //
 // BENCH_BLACKBOX_EVENTS (default 10000): deliveries per one-endpoint drain; the 100-endpoint drain
 // makes the same number of deliveries from a hundredth of the events.
-// BENCH_TIMELINE=1: each worker drain also prints the milliseconds each hundred arrivals took, to see
-// how long the worker takes to reach its steady rate (about 3,000 deliveries, a second, on the
-// development machine: its code is compiled as it runs).
+// BENCH_TIMELINE=1: each worker drain also prints the milliseconds each hundred arrivals took, and the
+// worker's, PostgreSQL's and the receiver's CPU per delivery over the first fifth: how long the worker
+// takes to reach its steady rate (about 3,000 deliveries, a second, on the development machine).
 // BENCH_POSTGRES_CPUS (bench/cores.ts): PostgreSQL on CPUs of its own.
 
 const N = Number(process.env.BENCH_BLACKBOX_EVENTS ?? 10_000);
@@ -363,14 +363,15 @@ async function drain(
   // The worker's CPU time when the first deliveries arrived (start-up done), to count it per delivery
   // after; and when a fifth had arrived, to count it once the worker is warm (its connections open,
   // its code compiled: the first fifth cost it about three times a later delivery).
-  let first: { cpu: number; count: number } | undefined;
+  let first: { cpu: number; count: number; db: Map<string, number>; receiver: number } | undefined;
   let fifth: { cpu: number; count: number; db: Map<string, number>; receiver: number } | undefined;
   const {
     stats: s,
     wallMs,
     output,
   } = await untilArrived(proc, receiver, n, 'worker', t0, (st) => {
-    if (first === undefined && st.count > 0) first = { cpu: cpuSeconds(proc.pid as number), count: st.count };
+    if (first === undefined && st.count > 0)
+      first = { cpu: cpuSeconds(proc.pid as number), count: st.count, db: postgresCpu(), receiver: cpuSeconds(receiver.proc.pid as number) };
     if (fifth === undefined && st.count >= n / 5)
       fifth = { cpu: cpuSeconds(proc.pid as number), count: st.count, db: postgresCpu(), receiver: cpuSeconds(receiver.proc.pid as number) };
   });
@@ -388,6 +389,14 @@ async function drain(
     fifth === undefined || s.count <= fifth.count ? Number.NaN : (seconds(fifth) * 1e6) / (s.count - fifth.count);
   const steadyDbUs = steadyOf((f) => postgresCpuBetween(f.db, dbEnd));
   const steadyReceiverUs = steadyOf((f) => receiverEnd - f.receiver);
+  if (process.env.BENCH_TIMELINE && first !== undefined && fifth !== undefined) {
+    // The first fifth against the rest, per delivery: the worker's, PostgreSQL's and the receiver's CPU.
+    const n1 = fifth.count - first.count;
+    const us = (a: number, b: number, k: number): string => fmt(((b - a) * 1e6) / k);
+    console.log(
+      `first fifth (${fmt(n1)} deliveries) per delivery: worker ${us(first.cpu, fifth.cpu, n1)} µs, PostgreSQL ${fmt((postgresCpuBetween(first.db, fifth.db) * 1e6) / n1)} µs, receiver ${us(first.receiver, fifth.receiver, n1)} µs`,
+    );
+  }
   if (process.env.BENCH_TIMELINE)
     console.log(`timeline ms per 100: ${s.hundreds.map((t, i) => (i === 0 ? t - s.first : t - (s.hundreds[i - 1] ?? 0)).toFixed(0)).join(' ')}`);
   await stopChild(proc);
