@@ -2,11 +2,11 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import { parseConfig, ConfigError, type Config } from './config.js';
-import { openDatabase, POSTGRES_BACKUP_HINT, type Database } from './db/database.js';
+import type { Database } from './db/database.js';
 import { DataDirLockedError } from './db/dataDirLock.js';
-import { migrate } from './db/migrate.js';
-import { AccountError, isCapability, type Capability, type KeySummary, type MerchantSummary } from './accounts/service.js';
-import { adminCommands, type AdminCommand, type AdminContext } from './admin/commands.js';
+import { AccountError, isCapability, type Capability } from './accounts/capabilities.js';
+import type { KeySummary, MerchantSummary } from './accounts/service.js';
+import type { AdminCommand, AdminContext } from './admin/commands.js';
 import { systemClock } from './clock.js';
 import { AdminUnreachableError, runThroughHolder } from './admin/client.js';
 import { table } from './cli/client.js';
@@ -15,11 +15,10 @@ import { registerListen } from './cli/listen.js';
 
 // The `paylinks` command: running the service (serve, worker, migrate) and the operator's account
 // commands (merchant, terminal, key, partner). Every command that creates something prints, with
-// --json, one JSON object as its last output line.
+// --json, one JSON object as its last output line. The database and the account commands are imported
+// by the commands that use them: `--help` and the API's commands start without the server's code.
 
-const print = (line: string): void => {
-  process.stdout.write(`${line}\n`);
-};
+const print = (line: string): void => void process.stdout.write(`${line}\n`);
 
 function loadConfig(): Config {
   try {
@@ -47,6 +46,7 @@ function parseCapabilities(value: string): Capability[] {
 
 /** Opens the configured database, migrates it (unless told not to), runs fn, closes it. */
 async function withDb<T>(config: Config, command: string, fn: (db: Database) => Promise<T>, opts: { migrate?: boolean } = {}): Promise<T> {
+  const [{ openDatabase }, { migrate }] = await Promise.all([import('./db/database.js'), import('./db/migrate.js')]);
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, lock: { command } });
   try {
     if (opts.migrate !== false) await migrate(db);
@@ -88,6 +88,7 @@ async function runAdmin(
   const config = loadConfig();
   refuseEmptyDataDir(config);
   const deadline = Date.now() + WAIT_FOR_COMMAND_MS;
+  const { adminCommands } = await import('./admin/commands.js');
   const run: (c: AdminContext, a: Record<string, unknown>) => Promise<Record<string, unknown>> = adminCommands[command];
   for (;;) {
     try {
@@ -160,6 +161,7 @@ export function buildCli(): Command {
     .description('apply database migrations and exit (serve applies them too; safe when several processes start at once)')
     .action(async () => {
       const config = loadConfig();
+      const [{ openDatabase }, { migrate }] = await Promise.all([import('./db/database.js'), import('./db/migrate.js')]);
       let db: Database;
       try {
         db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, lock: { command: 'migrate' } });
@@ -461,7 +463,7 @@ function registerBackup(program: Command): void {
     .option('--json', 'print one JSON object')
     .action(async (file: string, opts: { force?: boolean; json?: boolean }) => {
       const config = loadConfig();
-      if (config.databaseUrl !== null) throw new AccountError(POSTGRES_BACKUP_HINT);
+      if (config.databaseUrl !== null) throw new AccountError((await import('./db/database.js')).POSTGRES_BACKUP_HINT);
       if (config.dataDir.startsWith('memory://')) throw new AccountError('PAYLINKS_DATA_DIR names an in-memory database; restore needs a folder');
       const { restoreDataDir } = await import('./db/restore.js');
       let r;

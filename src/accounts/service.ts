@@ -5,12 +5,9 @@ import { hashSecret, newApiKey, newTerminalIdentifier, prefixedId } from '../ids
 import * as sql from './sql.js';
 import { ApiError, notFound, validationError, type FieldError } from '../errors.js';
 
-export const CAPABILITIES = ['PaymentLinks', 'TokenizeLinks', 'HostedCheckout', 'Webhooks'] as const;
-export type Capability = (typeof CAPABILITIES)[number];
+import { AccountError, CAPABILITIES, isCapability, type Capability } from './capabilities.js';
 
-export function isCapability(v: string): v is Capability {
-  return (CAPABILITIES as readonly string[]).includes(v);
-}
+export { AccountError, CAPABILITIES, isCapability, type Capability } from './capabilities.js';
 
 /** Who is calling: a merchant, or a partner acting for its linked merchants (§Authentication, §Webhooks). */
 export type Principal = (
@@ -45,8 +42,6 @@ export async function createMerchant(db: Database, name: string): Promise<Create
     return { merchantId, terminalIdentifier, apiKey };
   });
 }
-
-export class AccountError extends Error {}
 
 /** Whether the terminal exists and is the merchant's (an unknown terminal and another's look the same). */
 export async function isTerminalOf(db: Database, terminalIdentifier: string, merchantId: string): Promise<boolean> {

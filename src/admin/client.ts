@@ -1,6 +1,6 @@
 import { request } from 'node:http';
 import type { LockHolder } from '../db/dataDirLock.js';
-import { AccountError } from '../accounts/service.js';
+import { AccountError } from '../accounts/capabilities.js';
 import type { AdminCommand } from './commands.js';
 
 // The CLI's side of the admin socket (see server.ts): one command, sent to the process that holds the

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { InvalidArgumentError, type Command } from 'commander';
-import { Agent, request, type Dispatcher } from 'undici';
+import type { Dispatcher, request as undiciRequest } from 'undici';
 import { PaylinksApiError, PaylinksNetworkError, type ListenerAttempt, type ListenerAttemptReport, type Paylinks } from '@paylinks/sdk';
 import { action, baseUrlOf, client, UsageError, withClient, type ClientFlags } from './client.js';
 import { EVENT_TYPES, parseEventTypes } from './webhooks.js';
@@ -67,8 +67,18 @@ function forwardUrl(raw: string): URL {
   return u;
 }
 
+/** The HTTP client that forwards, imported when `listen` starts (not by every command of the CLI). */
+interface Forwarder {
+  dispatcher: Dispatcher;
+  request: typeof undiciRequest;
+}
+
 /** Posts one attempt to the local receiver, exactly as the service would, and reads its answer. */
-async function forward(dispatcher: Dispatcher, url: URL, attempt: ListenerAttempt): Promise<Omit<ListenerAttemptReport, 'deliveryId' | 'attemptToken'>> {
+async function forward(
+  { dispatcher, request }: Forwarder,
+  url: URL,
+  attempt: ListenerAttempt,
+): Promise<Omit<ListenerAttemptReport, 'deliveryId' | 'attemptToken'>> {
   const started = performance.now();
   const elapsed = (): number => Math.round(performance.now() - started);
   const signal = AbortSignal.timeout(FORWARD_TIMEOUT_MS);
@@ -135,7 +145,8 @@ export function registerListen(program: Command): void {
         const target = forwardUrl(o.forwardTo);
         const eventTypes = o.events === undefined ? [] : parseEventTypes(o.events, (m) => new UsageError(m));
         const paylinks = client(o);
-        const dispatcher = new Agent({ connect: o.insecure ? { rejectUnauthorized: false } : {} });
+        const { Agent, request } = await import('undici');
+        const forwarder: Forwarder = { dispatcher: new Agent({ connect: o.insecure ? { rejectUnauthorized: false } : {} }), request };
         const stop = new AbortController();
         let webhookId: string | undefined;
 
@@ -167,7 +178,7 @@ export function registerListen(program: Command): void {
         };
 
         const handle = async (id: string, attempt: ListenerAttempt): Promise<void> => {
-          const answer = await forward(dispatcher, target, attempt);
+          const answer = await forward(forwarder, target, attempt);
           let recorded = true;
           try {
             await paylinks.webhooks.reportAttempt(id, { deliveryId: attempt.deliveryId, attemptToken: attempt.attemptToken, ...answer });
@@ -243,7 +254,7 @@ export function registerListen(program: Command): void {
           }
           if (o.maxReconnects > 0 && failures >= o.maxReconnects) {
             giveUp(o, failures, Date.now() - failingSince, lastError, webhookId);
-            await dispatcher.close();
+            await forwarder.dispatcher.close();
             process.exit(1);
           }
           const limit = o.maxReconnects > 0 && failures > 0 ? ` (failed attempts in a row: ${failures} of ${o.maxReconnects})` : '';
@@ -263,7 +274,7 @@ export function registerListen(program: Command): void {
         }
 
         if (webhookId !== undefined) await removeListener(paylinks, webhookId, o);
-        await dispatcher.close();
+        await forwarder.dispatcher.close();
         process.exit(0);
       }),
     );
