@@ -5,7 +5,7 @@ import { openDatabase, type Database } from './db/database.js';
 import { migrate } from './db/migrate.js';
 import { EmbeddedUpkeep, warnIfAutovacuumOff } from './db/upkeep.js';
 import { createSealer } from './sealing.js';
-import { buildApp, type App } from './app.js';
+import type { App } from './app.js';
 import { createMerchant, isEmpty } from './accounts/service.js';
 import { createUser } from './users/service.js';
 import { portalLinkUrl } from './urls.js';
@@ -88,6 +88,9 @@ export async function serve(config: Config, opts: { worker: boolean; clock?: Clo
     logger.warn('PAYLINKS_SECRET_KEY is not set: webhook secrets are sealed with the published development key (fine for development, refused in production)');
   }
   const metrics = metricsOf(db, clock, config);
+  // The HTTP app (Fastify, the API, the pages, the portal) is imported here, not with this file: a
+  // `paylinks worker` process never loads it.
+  const { buildApp } = await import('./app.js');
   const app = await buildApp({ config, db, clock, acquirer, sealer, logger, metrics });
   const metricsServer = config.metricsListen ? await startMetricsServer(metrics, config.metricsListen) : undefined;
   const socketPath = db.lock?.holder.adminSocket ?? null;

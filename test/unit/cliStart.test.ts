@@ -1,14 +1,15 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeLoadHook } from '../helpers/loadedPackages.js';
 
 // The CLI imports the server's code (the database driver, the HTTP framework and its validator, the
 // webhook sender) only in the commands that need it (src/cli.ts), so that `paylinks --help` and the
 // commands that call the API start in a fraction of the time (docs/performance.md, "The CLI's start").
-// This runs the built bin with a hook that notes every CommonJS package it loads.
+// This runs the built bin with a hook that notes every CommonJS package it loads (test/helpers/loadedPackages.ts).
 
 const run = promisify(execFile);
 const BIN = join(import.meta.dirname, '../../bin/paylinks.js');
@@ -19,21 +20,7 @@ describe('the CLI’s start', () => {
   let hook: string;
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'paylinks-cli-start-'));
-    hook = join(dir, 'hook.cjs');
-    await writeFile(
-      hook,
-      `const Module = require('node:module');
-const fs = require('node:fs');
-const seen = new Set();
-const load = Module._load;
-Module._load = function (request, parent, isMain) {
-  const m = /node_modules\\/((?:@[^/]+\\/)?[^/]+)/.exec(Module._resolveFilename(request, parent, isMain));
-  if (m) seen.add(m[1]);
-  return load.apply(this, arguments);
-};
-process.on('exit', () => fs.writeFileSync(process.env.LOADED_FILE, [...seen].sort().join('\\n')));
-`,
-    );
+    hook = await writeLoadHook(dir);
   });
   afterAll(async () => {
     await rm(dir, { recursive: true, force: true });
