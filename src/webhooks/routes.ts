@@ -32,7 +32,11 @@ export async function webhookRoutes(app: App, deps: AppDeps, listeners: Listener
   app.post(
     '/webhooks',
     {
-      config: { ...webhooksAuth, normalize: 'create', create: { operation: service.REGISTER_OPERATION } },
+      config: {
+        ...webhooksAuth,
+        normalize: 'create',
+        create: { operation: service.REGISTER_OPERATION, kept: (answer) => service.keptRegistration(svc, answer) },
+      },
       validatorCompiler: bodyCheckedByService,
       schema: {
         tags,

@@ -176,7 +176,32 @@ export async function registerWebhook(
     });
     return { ...view(row, deps), apiKey, hmacKey, signingSecret: signingSecretOf(hmacKey) };
   });
-  return body;
+  return keptRegistration(deps, body) as unknown as RegisteredWebhook;
+}
+
+/**
+ * A registration's answer as kept under its Idempotency-Key (24 hours), in today's shape. Releases
+ * before kept fewer fields: the webhook's kind, limits, order and health, and the Standard Webhooks
+ * secret, came later. What such an answer lacks is what the webhook then was: a URL webhook (or a
+ * listener, by its URL), the default max in flight, no rate limit, unordered, healthy.
+ */
+export function keptRegistration(deps: Pick<WebhookServiceDeps, 'config'>, answer: object): Record<string, unknown> {
+  const kept = answer as Record<string, unknown>;
+  const hmacKey = typeof kept.hmacKey === 'string' ? kept.hmacKey : '';
+  const url = typeof kept.url === 'string' ? kept.url : '';
+  return {
+    kind: url.startsWith('listen:') ? 'listener' : 'url',
+    maxInFlight: deps.config.webhookMaxInFlightPerEndpoint,
+    rateLimit: null,
+    ordering: 'unordered',
+    lastSuccessAt: null,
+    failingSince: null,
+    failedDeliveries: 0,
+    disabledReason: null,
+    disabledAt: null,
+    ...(hmacKey !== '' ? { signingSecret: signingSecretOf(hmacKey) } : {}),
+    ...kept,
+  };
 }
 
 export async function listWebhooks(

@@ -193,6 +193,24 @@ describe('webhook registration (§Webhooks)', () => {
     expect(c.body.code).toBe('IDEMPOTENCY_KEY_REUSED');
   });
 
+  it('answers a retry under a key kept by an earlier release, with fewer fields, in today’s shape', async () => {
+    const headers = { 'idempotency-key': 'wh-idem-old' };
+    const a = await call(ctx, 'POST', '/api/v1/webhooks', { url: 'https://idem-old.example.com/h' }, { headers });
+    expect(a.status).toBe(200);
+    // As the first releases kept it: the webhook's first fields and its two keys, not sealed.
+    const { webhookId, url, eventTypes, description, enabled, createdAt, updatedAt, apiKey, hmacKey } = a.body;
+    const old = { webhookId, url, eventTypes, description, enabled, createdAt, updatedAt, apiKey, hmacKey };
+    const kept = await ctx.tdb.db.pool.query('UPDATE idempotency_keys SET response_body = $2 WHERE idempotency_key = $1', ['wh-idem-old', JSON.stringify(old)]);
+    expect(kept.rowCount).toBe(1);
+    const b = await call(ctx, 'POST', '/api/v1/webhooks', { url: 'https://idem-old.example.com/h' }, { headers });
+    expect(b.status).toBe(200);
+    const { responseDateTime: _t, responseIdentifier: _i, ...first } = a.body;
+    const { responseDateTime: _t2, responseIdentifier: _i2, ...again } = b.body;
+    // What the old answer lacks is what the webhook then was: a URL webhook, the default limits, healthy.
+    expect(again).toEqual(first);
+    expect(again).toMatchObject({ kind: 'url', ordering: 'unordered', rateLimit: null, failedDeliveries: 0, signingSecret: a.body.signingSecret });
+  });
+
   it("keeps every merchant's webhooks to itself: another's is 404 and untouched", async () => {
     const mine = await register(ctx, 'https://mine.example.com/h');
     const as = { apiKey: other.apiKey };
