@@ -30,17 +30,21 @@ describe.skipIf(TEST_DB !== 'postgres')('a worker process’s start', () => {
       env: { PATH: process.env.PATH ?? '', DATABASE_URL: tdb.url as string, LOADED_FILE: file, LOG_LEVEL: 'warn' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    let out = '';
-    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-    await new Promise<void>((resolve, reject) => {
-      child.stdout.on('data', (d: Buffer) => {
-        out += d.toString();
-        if (out.includes('delivery worker and modification processor running')) resolve();
-      });
-      child.once('exit', (code) => reject(new Error(`the worker exited ${code}: ${out}`)));
-    });
     const exited = new Promise<number | null>((r) => child.once('exit', r));
-    child.kill('SIGTERM');
+    try {
+      let out = '';
+      child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+      await new Promise<void>((resolve, reject) => {
+        child.stdout.on('data', (d: Buffer) => {
+          out += d.toString();
+          if (out.includes('delivery worker and modification processor running')) resolve();
+        });
+        void exited.then((code) => reject(new Error(`the worker exited ${code}: ${out}`)));
+      });
+    } finally {
+      // Stopped whether or not it started, so that no worker outlives the test.
+      child.kill('SIGTERM');
+    }
     expect(await exited).toBe(0);
     const packages = (await readFile(file, 'utf8')).split('\n');
     expect(packages).toEqual(expect.arrayContaining(['pg', 'undici', 'prom-client']));

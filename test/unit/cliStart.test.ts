@@ -26,12 +26,23 @@ describe('the CLI’s start', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  async function loaded(...args: string[]): Promise<{ stdout: string; packages: string[] }> {
-    const file = join(dir, `loaded-${args.join('-')}.txt`);
-    const { stdout } = await run(process.execPath, ['--require', hook, BIN, ...args], {
-      env: { PATH: process.env.PATH ?? '', LOADED_FILE: file, PAYLINKS_DATA_DIR: join(dir, 'data') },
-    });
-    return { stdout, packages: (await readFile(file, 'utf8')).split('\n').filter(Boolean) };
+  async function loaded(...args: string[]): Promise<{ stdout: string; stderr: string; code: number; packages: string[] }> {
+    const file = join(dir, `loaded-${args.join('-').replace(/[^\w-]/g, '_')}.txt`);
+    let out: { stdout: string; stderr: string; code: number };
+    try {
+      out = {
+        ...(await run(process.execPath, ['--require', hook, BIN, ...args], {
+          env: { PATH: process.env.PATH ?? '', LOADED_FILE: file, PAYLINKS_DATA_DIR: join(dir, 'data') },
+          timeout: 30_000,
+        })),
+        code: 0,
+      };
+    } catch (err) {
+      const e = err as { stdout?: string; stderr?: string; code?: unknown };
+      if (typeof e.code !== 'number') throw err;
+      out = { stdout: e.stdout ?? '', stderr: e.stderr ?? '', code: e.code };
+    }
+    return { ...out, packages: (await readFile(file, 'utf8')).split('\n').filter(Boolean) };
   }
 
   it('--help loads commander and none of the server’s packages', async () => {
@@ -52,6 +63,13 @@ describe('the CLI’s start', () => {
         args.join(' '),
       ).toEqual([]);
     }
+  });
+
+  it('an API command that runs loads none of them: `links list` against an address where nothing answers', async () => {
+    const { code, stderr, packages } = await loaded('links', 'list', '--base-url', 'http://127.0.0.1:1', '--api-key', 'pk_test');
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/^paylinks: /);
+    expect(packages.filter((p) => SERVER_PACKAGES.includes(p))).toEqual([]);
   });
 
   it('a command that opens the database loads its driver (the hook sees what is loaded)', async () => {
