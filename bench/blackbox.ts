@@ -363,17 +363,22 @@ async function drain(
   // The worker's CPU time when the first deliveries arrived (start-up done), to count it per delivery
   // after; and when a fifth had arrived, to count it once the worker is warm (its connections open,
   // its code compiled: the first fifth cost it about three times a later delivery).
-  let first: { cpu: number; count: number; db: Map<string, number>; receiver: number } | undefined;
-  let fifth: { cpu: number; count: number; db: Map<string, number>; receiver: number } | undefined;
+  type Reading = { cpu: number; count: number; db: Map<string, number>; receiver: number };
+  const reading = (count: number): Reading => ({
+    cpu: cpuSeconds(proc.pid as number),
+    count,
+    db: postgresCpu(),
+    receiver: cpuSeconds(receiver.proc.pid as number),
+  });
+  let first: Reading | undefined;
+  let fifth: Reading | undefined;
   const {
     stats: s,
     wallMs,
     output,
   } = await untilArrived(proc, receiver, n, 'worker', t0, (st) => {
-    if (first === undefined && st.count > 0)
-      first = { cpu: cpuSeconds(proc.pid as number), count: st.count, db: postgresCpu(), receiver: cpuSeconds(receiver.proc.pid as number) };
-    if (fifth === undefined && st.count >= n / 5)
-      fifth = { cpu: cpuSeconds(proc.pid as number), count: st.count, db: postgresCpu(), receiver: cpuSeconds(receiver.proc.pid as number) };
+    if (first === undefined && st.count > 0) first = reading(st.count);
+    if (fifth === undefined && st.count >= n / 5) fifth = reading(st.count);
   });
   const cpuEnd = cpuSeconds(proc.pid as number);
   const dbEnd = postgresCpu();
@@ -389,16 +394,17 @@ async function drain(
     fifth === undefined || s.count <= fifth.count ? Number.NaN : (seconds(fifth) * 1e6) / (s.count - fifth.count);
   const steadyDbUs = steadyOf((f) => postgresCpuBetween(f.db, dbEnd));
   const steadyReceiverUs = steadyOf((f) => receiverEnd - f.receiver);
-  if (process.env.BENCH_TIMELINE && first !== undefined && fifth !== undefined) {
-    // The first fifth against the rest, per delivery: the worker's, PostgreSQL's and the receiver's CPU.
-    const n1 = fifth.count - first.count;
-    const us = (a: number, b: number, k: number): string => fmt(((b - a) * 1e6) / k);
-    console.log(
-      `first fifth (${fmt(n1)} deliveries) per delivery: worker ${us(first.cpu, fifth.cpu, n1)} µs, PostgreSQL ${fmt((postgresCpuBetween(first.db, fifth.db) * 1e6) / n1)} µs, receiver ${us(first.receiver, fifth.receiver, n1)} µs`,
-    );
-  }
-  if (process.env.BENCH_TIMELINE)
+  if (process.env.BENCH_TIMELINE) {
+    if (first !== undefined && fifth !== undefined) {
+      // The first fifth, per delivery: the worker's, PostgreSQL's and the receiver's CPU.
+      const k = fifth.count - first.count;
+      const us = (seconds: number): string => fmt((seconds * 1e6) / k);
+      console.log(
+        `first fifth (${fmt(k)} deliveries) per delivery: worker ${us(fifth.cpu - first.cpu)} µs, PostgreSQL ${us(postgresCpuBetween(first.db, fifth.db))} µs, receiver ${us(fifth.receiver - first.receiver)} µs`,
+      );
+    }
     console.log(`timeline ms per 100: ${s.hundreds.map((t, i) => (i === 0 ? t - s.first : t - (s.hundreds[i - 1] ?? 0)).toFixed(0)).join(' ')}`);
+  }
   await stopChild(proc);
   const out = output();
   // The worker's own counters, from its last log line: how many record-and-claim cycles, how long each.

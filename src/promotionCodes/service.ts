@@ -67,24 +67,29 @@ export async function createPromotionCode(deps: Deps, merchantId: string, input:
   if (errors.length > 0) throw validationError(errors);
   const b = body as CreateInput;
   try {
-    const { body: made } = await idempotentInsert(deps, { ownerId: merchantId, key: idempotencyKey, operation: CREATE_OPERATION, body: b }, async (q) => {
-      const row: sql.NewCode = {
-        id: prefixedId('promo'),
-        merchantId,
-        code: b.code,
-        percentOff: b.percentOff ?? null,
-        amountOff: b.amountOff ?? null,
-        currency: b.amountOff !== undefined ? (b.currency ?? null) : null,
-        expiresAt: expiry.at ?? null,
-        maxRedemptions: b.maxRedemptions ?? null,
-        active: b.active ?? true,
-        createdAt: now,
-      };
-      await sql.insertCode(q, row);
-      // Kept under the Idempotency-Key as the route answers it: a retry's first answer is sent as it was.
-      return { promotionCode: present({ ...row, redemptionCount: 0 }) };
-    });
-    return keptCreateAnswer(made).promotionCode;
+    const { body: made, replayed } = await idempotentInsert(
+      deps,
+      { ownerId: merchantId, key: idempotencyKey, operation: CREATE_OPERATION, body: b },
+      async (q) => {
+        const row: sql.NewCode = {
+          id: prefixedId('promo'),
+          merchantId,
+          code: b.code,
+          percentOff: b.percentOff ?? null,
+          amountOff: b.amountOff ?? null,
+          currency: b.amountOff !== undefined ? (b.currency ?? null) : null,
+          expiresAt: expiry.at ?? null,
+          maxRedemptions: b.maxRedemptions ?? null,
+          active: b.active ?? true,
+          createdAt: now,
+        };
+        await sql.insertCode(q, row);
+        // Kept under the Idempotency-Key as the route answers it: a retry's first answer is sent as it was.
+        return { promotionCode: present({ ...row, redemptionCount: 0 }) };
+      },
+    );
+    // A concurrent twin's answer, kept under the key, may be an earlier release's.
+    return (replayed ? keptCreateAnswer(made) : made).promotionCode;
   } catch (err) {
     if (isDuplicateCode(err)) throw validationError([DUPLICATE_CODE]);
     throw err;

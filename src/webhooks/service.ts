@@ -158,7 +158,7 @@ export async function registerWebhook(
   // passes the address rules); a concurrent twin is caught by idempotentCreate.
   const idempotency = { ownerId: ownerId(owner), key: idempotencyKey, operation: REGISTER_OPERATION, body: input };
   await checkUrl(deps, input.url);
-  const { body } = await idempotentCreate(deps, idempotency, async (tx) => {
+  const { body, replayed } = await idempotentCreate(deps, idempotency, async (tx) => {
     const apiKey = newWebhookApiKey();
     const hmacKey = newHmacKey();
     const row = await sql.insertWebhook(tx, {
@@ -176,21 +176,21 @@ export async function registerWebhook(
     });
     return { ...view(row, deps), apiKey, hmacKey, signingSecret: signingSecretOf(hmacKey) };
   });
-  return keptRegistration(deps, body) as unknown as RegisteredWebhook;
+  // A concurrent twin's answer, kept under the key, may be an earlier release's.
+  return replayed ? (keptRegistration(deps, body) as unknown as RegisteredWebhook) : body;
 }
 
 /**
  * A registration's answer as kept under its Idempotency-Key (24 hours), in today's shape. Releases
  * before kept fewer fields: the webhook's kind, limits, order and health, and the Standard Webhooks
- * secret, came later. What such an answer lacks is what the webhook then was: a URL webhook (or a
- * listener, by its URL), the default max in flight, no rate limit, unordered, healthy.
+ * secret, came later. What such an answer lacks is what the webhook then was: a URL webhook (listeners
+ * are not registered here), the default max in flight, no rate limit, unordered, healthy.
  */
 export function keptRegistration(deps: Pick<WebhookServiceDeps, 'config'>, answer: object): Record<string, unknown> {
   const kept = answer as Record<string, unknown>;
   const hmacKey = typeof kept.hmacKey === 'string' ? kept.hmacKey : '';
-  const url = typeof kept.url === 'string' ? kept.url : '';
   return {
-    kind: url.startsWith('listen:') ? 'listener' : 'url',
+    kind: 'url',
     maxInFlight: deps.config.webhookMaxInFlightPerEndpoint,
     rateLimit: null,
     ordering: 'unordered',
