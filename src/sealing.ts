@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, createSecretKey, randomBytes } from 'node:crypto';
 
 // Encryption at rest of the secrets the service must be able to read back (§Hardening): each webhook's
 // apiKey and hmacKey (the worker sends and signs with them) and the responses stored for idempotent
@@ -34,11 +34,14 @@ export function createSealer(key: Buffer): Sealer {
   if (key.length !== 32) throw new SealingError('the sealing key must be 32 bytes');
   const keyId = keyIdOf(key);
   const prefix = `v1:${keyId}:`;
+  // A KeyObject, not the Buffer, is handed to the ciphers: for a Buffer key Node 24 throws and catches
+  // an error in each createCipheriv to learn that it is no KeyObject (src/webhooks/delivery/sign.ts).
+  const secret = createSecretKey(key);
   return {
     keyId,
     seal(plain: string): string {
       const iv = randomBytes(IV_BYTES);
-      const cipher = createCipheriv('aes-256-gcm', key, iv);
+      const cipher = createCipheriv('aes-256-gcm', secret, iv);
       const ct = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
       return `${prefix}${Buffer.concat([iv, cipher.getAuthTag(), ct]).toString('base64')}`;
     },
@@ -49,7 +52,7 @@ export function createSealer(key: Buffer): Sealer {
       const raw = Buffer.from(sealed.slice(prefix.length), 'base64');
       if (raw.length < IV_BYTES + TAG_BYTES) throw new SealingError('sealed value is truncated');
       try {
-        const decipher = createDecipheriv('aes-256-gcm', key, raw.subarray(0, IV_BYTES));
+        const decipher = createDecipheriv('aes-256-gcm', secret, raw.subarray(0, IV_BYTES));
         decipher.setAuthTag(raw.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
         return Buffer.concat([decipher.update(raw.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString('utf8');
       } catch {

@@ -1,6 +1,15 @@
+import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import { loadHmacVectors } from '../helpers/vectors.js';
-import { hmacKeyBytes, hmacSignature, signaturePayload, type SignedFields } from '../../src/webhooks/delivery/sign.js';
+import {
+  hmacKeyBytes,
+  hmacSecretKey,
+  hmacSignature,
+  signaturePayload,
+  signingSecretOf,
+  standardWebhookHeaders,
+  type SignedFields,
+} from '../../src/webhooks/delivery/sign.js';
 import { buildBody, toMessage } from '../../src/webhooks/events.js';
 
 // interface §5.2, checked against every vector of the shared fixture (copied into test/fixtures; test/unit/vectorsCopy.test.ts keeps the copy equal to it).
@@ -47,6 +56,30 @@ describe('hmacSignature (interface §5.2)', () => {
     };
     const swapped = { ...m, checkoutReference: 'c', merchantReference: 'a' };
     expect(hmacSignature('00', m)).not.toBe(hmacSignature('00', swapped));
+  });
+});
+
+describe('standardWebhookHeaders', () => {
+  // Now: the reference library refuses a timestamp more than five minutes from its own clock.
+  const sentAt = new Date();
+  const body = Buffer.from('{"payfacReference":"21135253156","amount":"48900"}', 'utf8');
+
+  // The worker signs with a KeyObject kept per webhook, the listen hub with the key's hex text: both,
+  // for an even and an odd key, must give the signature the reference library verifies.
+  for (const hex of ['4eab969bd65a39c17c906dfcef1fe69d481716b0845a6c0892284cf9c06e4314', 'abc']) {
+    it(`signs alike under the hex text and the KeyObject of a ${hex.length}-character key`, () => {
+      const fromText = standardWebhookHeaders(hex, 'dlv_1', sentAt, body);
+      expect(standardWebhookHeaders(hmacSecretKey(hex), 'dlv_1', sentAt, body)).toEqual(fromText);
+      expect(new Webhook(signingSecretOf(hex)).verify(body.toString('utf8'), fromText)).toEqual(JSON.parse(body.toString('utf8')));
+    });
+  }
+
+  it('signs under both keys while a rotation overlaps, the new one first', () => {
+    const [next, previous] = ['0a'.repeat(32), '0b'.repeat(32)];
+    const both = standardWebhookHeaders(hmacSecretKey(next), 'dlv_1', sentAt, body, hmacSecretKey(previous))['webhook-signature'];
+    expect(both).toBe(
+      `${standardWebhookHeaders(next, 'dlv_1', sentAt, body)['webhook-signature']} ${standardWebhookHeaders(previous, 'dlv_1', sentAt, body)['webhook-signature']}`,
+    );
   });
 });
 

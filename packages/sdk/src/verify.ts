@@ -50,11 +50,16 @@ export function signaturePayload(m: SignedFields): string {
   return [m.checkoutReference, m.payfacReference, m.merchantReference, m.amount, m.currency, m.reason, m.success].map((v) => v ?? '').join(':');
 }
 
-/** Key bytes: hex, two characters per byte; an odd length gets one "0" appended first (5.2). */
-function keyBytes(hmacKey: string): Buffer {
+/**
+ * The key's hex text as it is decoded, two characters per byte: an odd length gets one "0" appended
+ * first (5.2). Keys go to node:crypto as text with their encoding, not as a Buffer: for a Buffer key
+ * Node 24's createHmac throws and catches an error each time to learn it is no KeyObject, several
+ * times the cost of the signature itself.
+ */
+function keyHex(hmacKey: string): string {
   const even = hmacKey.length % 2 === 1 ? `${hmacKey}0` : hmacKey;
   if (!/^[0-9a-fA-F]*$/.test(even)) throw new TypeError('the HMAC key must be a hexadecimal string');
-  return Buffer.from(even, 'hex');
+  return even;
 }
 
 /**
@@ -62,7 +67,7 @@ function keyBytes(hmacKey: string): Buffer {
  * tests: sign a message the way the service does.
  */
 export function computeSignature(hmacKey: string, message: SignedFields): string {
-  return createHmac('sha256', keyBytes(hmacKey)).update(signaturePayload(message), 'utf8').digest('base64');
+  return createHmac('sha256', keyHex(hmacKey), { encoding: 'hex' }).update(signaturePayload(message), 'utf8').digest('base64');
 }
 
 /** Constant-time string equality: equal-length digests, so neither length nor content leaks. */
@@ -147,9 +152,9 @@ export interface VerifyStandardWebhookInput {
   now?: Date;
 }
 
-/** The key bytes of a Standard Webhooks secret (`whsec_` and base64). */
-function standardKey(secret: string): Buffer {
-  return Buffer.from(secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret, 'base64');
+/** The key of a Standard Webhooks secret (`whsec_` and base64): its base64 text, decoded by createHmac (see keyHex). */
+function standardKey(secret: string): string {
+  return secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret;
 }
 
 /**
@@ -176,7 +181,7 @@ export function verifyStandardWebhook(input: VerifyStandardWebhookInput): Webhoo
     .filter((s) => s.startsWith('v1,'))
     .map((s) => s.slice(3));
   const ok = secrets.some((secret) => {
-    const expected = createHmac('sha256', standardKey(secret)).update(`${id}.${timestamp}.`, 'utf8').update(body).digest('base64');
+    const expected = createHmac('sha256', standardKey(secret), { encoding: 'base64' }).update(`${id}.${timestamp}.`, 'utf8').update(body).digest('base64');
     return given.some((g) => safeEqual(g, expected));
   });
   if (!ok) throw new WebhookVerificationError('invalid_standard_signature', 'no webhook-signature matches under the signing secret');

@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto';
 import type { Database } from '../../db/database.js';
 import { randomToken } from '../../ids.js';
 import { pageSigningKey } from '../sql.js';
@@ -9,12 +9,12 @@ import { pageSigningKey } from '../sql.js';
 // that every instance and restart signs alike.
 
 export class ReceiptSigner {
-  #key: Promise<Buffer> | undefined;
+  #key: Promise<KeyObject> | undefined;
 
   constructor(private readonly db: Database) {}
 
-  private key(): Promise<Buffer> {
-    this.#key ??= pageSigningKey(this.db.pool, randomToken(32)).then((s) => Buffer.from(s, 'utf8'));
+  private key(): Promise<KeyObject> {
+    this.#key ??= pageSigningKey(this.db.pool, randomToken(32)).then((s) => createSecretKey(Buffer.from(s, 'utf8')));
     // A failed load (database down) must not be remembered.
     this.#key.catch(() => {
       this.#key = undefined;

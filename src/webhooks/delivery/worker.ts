@@ -406,7 +406,7 @@ export class DeliveryWorker extends LoopOwner {
     const correlationId = newUuid();
     const sentAt = this.clock.now();
     const body = Buffer.from(row.body, 'utf8');
-    const standard = standardWebhookHeaders(this.keys.bytesOf(hmacKey), row.id, sentAt, body, previousKey === null ? null : this.keys.bytesOf(previousKey));
+    const standard = standardWebhookHeaders(this.keys.secretOf(hmacKey), row.id, sentAt, body, previousKey === null ? null : this.keys.secretOf(previousKey));
     void sendAttempt(this.dispatcher, { url: row.url, body, apiKey, correlationId, standard }, { timeoutMs: this.timeoutMs, publicOnly: this.publicOnly }).then(
       (result) => {
         this.onWire--;
