@@ -105,3 +105,18 @@ export async function timeToListen(env: Record<string, string>): Promise<{ ms: n
   const server = await startServer(env);
   return { ms: performance.now() - t0, server };
 }
+
+/**
+ * The Node.js the bench and every process it starts run on, against package.json's engines: a line
+ * below them is not one the project supports, and its figures are not a supported runtime's (the
+ * bare loop, the worker and the peer each move differently between lines: docs/performance.md).
+ */
+export function runtimeLine(): string {
+  const engines = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { engines?: { node?: string } }).engines?.node ?? '';
+  const least = /^>=\s*(\d+)\.(\d+)/.exec(engines);
+  const [major, minor] = process.versions.node.split('.').map(Number) as [number, number];
+  const below = least !== null && (major < Number(least[1]) || (major === Number(least[1]) && minor < Number(least[2])));
+  return below
+    ? `Node ${process.version}, below the project's engines (${engines}): these figures are not a supported runtime's; run the bench under a maintained line, e.g. scripts/with-node.sh 24 npm run bench`
+    : `Node ${process.version} (engines ${engines})`;
+}

@@ -4,11 +4,12 @@ import { splitCores } from './cores.js';
 import { deliveryBenchmarks } from './delivery.js';
 import { portalBenchmarks } from './portal.js';
 import { scaleBenchmarks } from './scale.js';
-import { fmt, printTable, type Row } from './lib.js';
+import { fmt, printTable, runtimeLine, type Row } from './lib.js';
 
 // `npm run bench`: every benchmark, one table (docs/performance.md). Figures are reported against a baseline
 // measured in the same run on this machine; nothing here fails on a timing.
 
+console.log(runtimeLine());
 const split = splitCores();
 if (split !== null) console.log(split);
 const rows: Row[] = [];
@@ -46,4 +47,5 @@ rows.push({
   met: api.peakRssMb <= 200,
 });
 console.log('');
+console.log(runtimeLine());
 printTable(rows);
