@@ -27,11 +27,16 @@ const N = Number(process.env.BENCH_BLACKBOX_EVENTS ?? 10_000);
 const PEER = 'graphile-worker@0.17';
 
 // The peer's dispatcher, written into its scratch folder as a process of its own: one task that POSTs
-// its payload's body to the receiver at the given concurrency. Two ways to write it:
+// its payload's body to the receiver at the given concurrency. Three ways to write it:
 // - "as shipped": graphile-worker's defaults (a log line per job, a poll every second) and Node's
 //   fetch, which picks its own connections;
-// - "tuned", as its best user would write it: a silent logger, a 100 ms poll, and an undici Pool with
-//   as many connections as the concurrency, like the worker and the bare loop.
+// - "tuned": a silent logger, a 100 ms poll, and an undici Pool with as many connections as the
+//   concurrency, like the worker and the bare loop (the targets are read against this one);
+// - "batched": the tuned one with the batching graphile-worker's own performance page runs its
+//   figures with: a local queue (jobs fetched in batches, concurrency + 1 as its release notes advise)
+//   and job completions batched (completeJobBatchDelay, failJobBatchDelay 0). Its jobs stay locked
+//   while queued, and a runner killed holds them until graphile-worker's lock timeout (four hours by
+//   default); the worker's leases are three seconds.
 const PEER_RUNNERS = {
   'as shipped': `import { run } from 'graphile-worker';
 const url = process.env.PEER_URL;
@@ -62,6 +67,29 @@ const runner = await run({
   noHandleSignals: true,
   pollInterval: 100,
   logger: new Logger(() => () => {}),
+  taskList: {
+    deliver: async (payload) => {
+      const r = await pool.request({ path: url.pathname, method: 'POST', headers: { 'content-type': 'application/json' }, body: payload.body });
+      await r.body.text();
+      if (r.statusCode !== 200) throw new Error('status ' + r.statusCode);
+    },
+  },
+});
+console.log('peer running');
+process.on('SIGTERM', () => void runner.stop().then(() => pool.close()).then(() => process.exit(0)));
+`,
+  batched: `import { run, Logger } from 'graphile-worker';
+import { Pool } from 'undici';
+const url = new URL(process.env.PEER_URL);
+const concurrency = Number(process.env.PEER_CONCURRENCY);
+const pool = new Pool(url.origin, { connections: concurrency, keepAliveTimeout: 60000 });
+const runner = await run({
+  connectionString: process.env.DATABASE_URL,
+  concurrency,
+  noHandleSignals: true,
+  pollInterval: 100,
+  logger: new Logger(() => () => {}),
+  preset: { worker: { localQueue: { size: concurrency + 1 }, completeJobBatchDelay: 0, failJobBatchDelay: 0 } },
   taskList: {
     deliver: async (payload) => {
       const r = await pool.request({ path: url.pathname, method: 'POST', headers: { 'content-type': 'application/json' }, body: payload.body });
@@ -433,7 +461,7 @@ async function drain(
  * `n` jobs added by SQL while no runner runs, then a runner process at `concurrency` drains them to
  * the receiver. Deliveries/s between the first and last arrival; null when it cannot be installed.
  */
-async function peerDrain(
+export async function peerDrain(
   dir: string,
   receiver: Receiver,
   caFile: string,
@@ -541,12 +569,14 @@ export async function blackboxBenchmarks(): Promise<{ rows: Row[]; log: string }
       const skipPeer = process.env.BENCH_BLACKBOX_PEER === '0';
       const shipped = skipPeer ? null : await peerDrain(join(dir, 'peer'), receiver, files.ca, cap, N, 'as shipped');
       const peer = skipPeer ? null : await peerDrain(join(dir, 'peer'), receiver, files.ca, cap, N, 'tuned');
+      const batched = skipPeer ? null : await peerDrain(join(dir, 'peer'), receiver, files.ca, cap, N, 'batched');
       log.push(
-        `cap ${cap}: worker ${fmt(drained.rate)}/s (start to last arrival ${fmt(drained.wallMs)} ms, worker CPU ${fmt(drained.cpu * 100)}% of a core, ${fmt(drained.cpuUs)} µs per delivery against the loop's ${fmt(loopCpuUs)} µs per request, over the last four fifths ${fmt(drained.steadyCpuUs)} µs against ${fmt(loopSteadyUs)} µs and PostgreSQL's ${fmt(drained.steadyDbUs)} µs, the receiver's ${fmt(drained.steadyReceiverUs)} µs against ${fmt(loopReceiverUs)} µs for the loop, ${drained.cycles}, slot turnaround p50 ${drained.turnaround.p50 ?? '-'} ms, p99 ${drained.turnaround.p99 ?? '-'} ms), bare loop ${fmt(loop)}/s, ${PEER} as shipped ${shipped === null ? 'not run' : `${fmt(shipped.rate)}/s`}, tuned ${peer === null ? 'not run' : `${fmt(peer.rate)}/s`}; over the last four fifths worker ${fmt(drained.steadyRate)}/s, bare loop ${fmt(loopSteady)}/s, tuned peer ${peer === null ? 'not run' : `${fmt(peer.steadyRate)}/s`}`,
+        `cap ${cap}: worker ${fmt(drained.rate)}/s (start to last arrival ${fmt(drained.wallMs)} ms, worker CPU ${fmt(drained.cpu * 100)}% of a core, ${fmt(drained.cpuUs)} µs per delivery against the loop's ${fmt(loopCpuUs)} µs per request, over the last four fifths ${fmt(drained.steadyCpuUs)} µs against ${fmt(loopSteadyUs)} µs and PostgreSQL's ${fmt(drained.steadyDbUs)} µs, the receiver's ${fmt(drained.steadyReceiverUs)} µs against ${fmt(loopReceiverUs)} µs for the loop, ${drained.cycles}, slot turnaround p50 ${drained.turnaround.p50 ?? '-'} ms, p99 ${drained.turnaround.p99 ?? '-'} ms), bare loop ${fmt(loop)}/s, ${PEER} as shipped ${shipped === null ? 'not run' : `${fmt(shipped.rate)}/s`}, tuned ${peer === null ? 'not run' : `${fmt(peer.rate)}/s`}, batched ${batched === null ? 'not run' : `${fmt(batched.rate)}/s`}; over the last four fifths worker ${fmt(drained.steadyRate)}/s, bare loop ${fmt(loopSteady)}/s, tuned peer ${peer === null ? 'not run' : `${fmt(peer.steadyRate)}/s`}, batched peer ${batched === null ? 'not run' : `${fmt(batched.steadyRate)}/s`}`,
       );
       for (const [style, run] of [
         ['as shipped', shipped],
         ['tuned', peer],
+        ['batched', batched],
       ] as const) {
         if (run === null) continue;
         const rate = run.rate;
