@@ -108,7 +108,10 @@ function describeError(err: unknown): string {
     const message = typeof e.message === 'string' ? e.message : '';
     if (typeof e.code === 'string') {
       const tls = TLS_CODES.has(e.code) || e.code.startsWith('ERR_TLS_') || e.code.startsWith('ERR_SSL_') || e.code.startsWith('CERT_');
-      if (best === undefined || tls) best = { code: e.code, message };
+      // Node 24 and later append advice for whoever runs Node to a certificate error ("; if the root
+      // CA is installed locally, try running Node.js with --use-system-ca"). The merchant who reads
+      // the attempt fixes the certificate, not our runtime: keep OpenSSL's reason alone.
+      if (best === undefined || tls) best = { code: e.code, message: tls ? (message.split('; ')[0] ?? message) : message };
     }
     cur = e.cause;
   }
