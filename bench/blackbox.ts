@@ -37,6 +37,31 @@ const PEER = 'graphile-worker@0.17';
 //   and job completions batched (completeJobBatchDelay, failJobBatchDelay 0). Its jobs stay locked
 //   while queued, and a runner killed holds them until graphile-worker's lock timeout (four hours by
 //   default); the worker's leases are three seconds.
+/** The tuned runner (a silent logger, a 100 ms poll, an undici Pool), with `extra` options of run() on lines of their own. */
+function pooledRunner(extra: string): string {
+  return `import { run, Logger } from 'graphile-worker';
+import { Pool } from 'undici';
+const url = new URL(process.env.PEER_URL);
+const concurrency = Number(process.env.PEER_CONCURRENCY);
+const pool = new Pool(url.origin, { connections: concurrency, keepAliveTimeout: 60000 });
+const runner = await run({
+  connectionString: process.env.DATABASE_URL,
+  concurrency,
+  noHandleSignals: true,
+  pollInterval: 100,
+  logger: new Logger(() => () => {}),
+${extra}  taskList: {
+    deliver: async (payload) => {
+      const r = await pool.request({ path: url.pathname, method: 'POST', headers: { 'content-type': 'application/json' }, body: payload.body });
+      await r.body.text();
+      if (r.statusCode !== 200) throw new Error('status ' + r.statusCode);
+    },
+  },
+});
+console.log('peer running');
+process.on('SIGTERM', () => void runner.stop().then(() => pool.close()).then(() => process.exit(0)));
+`;
+}
 const PEER_RUNNERS = {
   'as shipped': `import { run } from 'graphile-worker';
 const url = process.env.PEER_URL;
@@ -56,51 +81,8 @@ const runner = await run({
 console.log('peer running');
 process.on('SIGTERM', () => void runner.stop().then(() => process.exit(0)));
 `,
-  tuned: `import { run, Logger } from 'graphile-worker';
-import { Pool } from 'undici';
-const url = new URL(process.env.PEER_URL);
-const concurrency = Number(process.env.PEER_CONCURRENCY);
-const pool = new Pool(url.origin, { connections: concurrency, keepAliveTimeout: 60000 });
-const runner = await run({
-  connectionString: process.env.DATABASE_URL,
-  concurrency,
-  noHandleSignals: true,
-  pollInterval: 100,
-  logger: new Logger(() => () => {}),
-  taskList: {
-    deliver: async (payload) => {
-      const r = await pool.request({ path: url.pathname, method: 'POST', headers: { 'content-type': 'application/json' }, body: payload.body });
-      await r.body.text();
-      if (r.statusCode !== 200) throw new Error('status ' + r.statusCode);
-    },
-  },
-});
-console.log('peer running');
-process.on('SIGTERM', () => void runner.stop().then(() => pool.close()).then(() => process.exit(0)));
-`,
-  batched: `import { run, Logger } from 'graphile-worker';
-import { Pool } from 'undici';
-const url = new URL(process.env.PEER_URL);
-const concurrency = Number(process.env.PEER_CONCURRENCY);
-const pool = new Pool(url.origin, { connections: concurrency, keepAliveTimeout: 60000 });
-const runner = await run({
-  connectionString: process.env.DATABASE_URL,
-  concurrency,
-  noHandleSignals: true,
-  pollInterval: 100,
-  logger: new Logger(() => () => {}),
-  preset: { worker: { localQueue: { size: concurrency + 1 }, completeJobBatchDelay: 0, failJobBatchDelay: 0 } },
-  taskList: {
-    deliver: async (payload) => {
-      const r = await pool.request({ path: url.pathname, method: 'POST', headers: { 'content-type': 'application/json' }, body: payload.body });
-      await r.body.text();
-      if (r.statusCode !== 200) throw new Error('status ' + r.statusCode);
-    },
-  },
-});
-console.log('peer running');
-process.on('SIGTERM', () => void runner.stop().then(() => pool.close()).then(() => process.exit(0)));
-`,
+  tuned: pooledRunner(''),
+  batched: pooledRunner('  preset: { worker: { localQueue: { size: concurrency + 1 }, completeJobBatchDelay: 0, failJobBatchDelay: 0 } },\n'),
 } as const;
 type PeerStyle = keyof typeof PEER_RUNNERS;
 const ENDPOINTS = 100;
@@ -461,7 +443,7 @@ async function drain(
  * `n` jobs added by SQL while no runner runs, then a runner process at `concurrency` drains them to
  * the receiver. Deliveries/s between the first and last arrival; null when it cannot be installed.
  */
-export async function peerDrain(
+async function peerDrain(
   dir: string,
   receiver: Receiver,
   caFile: string,

@@ -1,8 +1,8 @@
 import { createCipheriv, createHmac, createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
 import { fmt } from './lib.js';
 
-// What a key's form costs node:crypto on the Node line this runs on (docs/performance.md, "Keys
-// handed to node:crypto"): an HMAC-SHA256 of a delivery-sized message and an AES-256-GCM encryption
+// What a key's form costs node:crypto on the Node line this runs on (docs/performance.md, "On the
+// maintained Node lines"): an HMAC-SHA256 of a delivery-sized message and an AES-256-GCM encryption
 // of a short secret, each under the key as a Buffer, as a KeyObject and (HMAC) as its hex text.
 // Run it under each line: `scripts/with-node.sh 24 npx tsx bench/keys.ts`. Best of five rounds.
 

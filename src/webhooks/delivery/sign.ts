@@ -5,7 +5,7 @@ import { createHmac, createSecretKey, type Hmac, type KeyObject } from 'node:cry
 // Keys reach node:crypto as hex text with its encoding, or as a KeyObject, never as a Buffer: for a
 // Buffer key Node 24's createHmac first asks whether it is a KeyObject or a CryptoKey by throwing and
 // catching an error each time, about 11 µs a signature against 2 µs for a string or a KeyObject (Node
-// 22 and 26 take all three alike; docs/performance.md, "Keys handed to node:crypto").
+// 22 and 26 take all three alike; docs/performance.md, "On the maintained Node lines").
 
 /** The seven signed values of a webhook message, in the order 5.2 fixes. */
 export interface SignedFields {
