@@ -10,7 +10,8 @@ import { migrate } from '../../src/db/migrate.js';
 import { PGLITE_EXTENSIONS } from '../../src/db/pgliteExtensions.js';
 
 // Migrate a template database once per run; each test file then gets its own copy (docs/style.md, Tests):
-// PostgreSQL clones the template database, PGlite loads a dump of a migrated instance.
+// PostgreSQL clones the template database, PGlite loads a dump of a migrated instance. Vitest runs this
+// for each project of the run; each builds only the template its own tests use.
 
 export const ADMIN_URL = process.env.TEST_DATABASE_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
@@ -32,8 +33,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
 
   // PostgreSQL template (skipped only when no test project needs it)
   let pgTemplate: string | null = null;
-  const wantsPostgres = project.vitest.projects.some((p) => p.name === 'postgres');
-  if (wantsPostgres) {
+  if (project.name === 'postgres') {
     const admin = new pg.Client({ connectionString: ADMIN_URL });
     // The fault tests restart the server (npm run test:faults): no connection is held across the run.
     admin.on('error', () => undefined);
@@ -64,6 +64,18 @@ export default async function setup(project: TestProject): Promise<() => Promise
   }
 
   // PGlite template
+  let dumpPath = '';
+  if (project.name === 'pglite') dumpPath = await pgliteTemplate(cleanups);
+
+  project.provide('pgTemplate', pgTemplate);
+  project.provide('pgliteDump', dumpPath);
+  return async () => {
+    for (const c of cleanups.reverse()) await c();
+  };
+}
+
+/** A migrated PGlite database, dumped to a file that each test file loads. */
+async function pgliteTemplate(cleanups: (() => Promise<void>)[]): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'paylinks-pglite-'));
   const pglite = await PGlite.create('memory://', { extensions: PGLITE_EXTENSIONS });
   const db = wrapPglite(pglite, createPgConfig);
@@ -74,10 +86,5 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const dumpPath = join(dir, 'template.tar');
   await writeFile(dumpPath, Buffer.from(await dump.arrayBuffer()));
   cleanups.push(() => rm(dir, { recursive: true, force: true }));
-
-  project.provide('pgTemplate', pgTemplate);
-  project.provide('pgliteDump', dumpPath);
-  return async () => {
-    for (const c of cleanups.reverse()) await c();
-  };
+  return dumpPath;
 }
