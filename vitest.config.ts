@@ -36,6 +36,7 @@ export const PGLITE_FILES = [
   'test/modifications/modifications.test.ts',
   'test/modifications/tokens.test.ts',
   'test/paymentLinks/search.test.ts',
+  'test/portal/access.test.ts',
   'test/portal/authorisations.test.ts',
   'test/portal/developers.test.ts',
   'test/portal/links.test.ts',

@@ -86,6 +86,53 @@ async function rawInsertBaseline(url: string): Promise<{ tps: number; p99: numbe
   return { tps: n / DURATION, p99: latencies[Math.floor(latencies.length * 0.99)] ?? NaN };
 }
 
+interface DatabaseCounts {
+  transactions: number;
+  inserted: number;
+  updated: number;
+}
+
+/** The database's own counts of committed transactions and rows written (pg_stat_database), as of now. */
+async function databaseCounts(url: string): Promise<DatabaseCounts> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    // A backend reports its counts at the end of a transaction, at most once a second, and an idle
+    // one within ten seconds (PostgreSQL's PGSTAT_IDLE_INTERVAL): all of them are in after eleven.
+    await new Promise((r) => setTimeout(r, 11_000));
+    await client.query('SELECT pg_stat_clear_snapshot()');
+    const { rows } = await client.query<{ xact_commit: string; tup_inserted: string; tup_updated: string }>(
+      'SELECT xact_commit, tup_inserted, tup_updated FROM pg_stat_database WHERE datname = current_database()',
+    );
+    const r = rows[0];
+    // This very statement's transaction is counted too; the caller subtracts it with an idle reading.
+    return { transactions: Number(r?.xact_commit), inserted: Number(r?.tup_inserted), updated: Number(r?.tup_updated) };
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * What one create costs the database, by its own counts: `n` creates one after another through the
+ * API, less what an idle stretch of the same server counts (the reading's own transaction, the
+ * server's timers).
+ */
+async function perCreate(url: string, createUrl: string, init: RequestInit, n: number): Promise<DatabaseCounts> {
+  const a = await databaseCounts(url);
+  for (let i = 0; i < n; i++) {
+    const res = await fetch(createUrl, init);
+    if (res.status !== 200) throw new Error(`create answered ${res.status}: ${await res.text()}`);
+  }
+  const b = await databaseCounts(url);
+  // The same stretch again with nothing asked: the reading's own transaction and the server's timers.
+  const c = await databaseCounts(url);
+  return {
+    transactions: (b.transactions - a.transactions - (c.transactions - b.transactions)) / n,
+    inserted: (b.inserted - a.inserted - (c.inserted - b.inserted)) / n,
+    updated: (b.updated - a.updated - (c.updated - b.updated)) / n,
+  };
+}
+
 async function merchantFor(url: string): Promise<{ apiKey: string; terminal: string }> {
   const { stdout } = await promisify(execFile)(
     process.execPath,
@@ -140,8 +187,31 @@ export async function apiBenchmarks(): Promise<{ rows: Row[]; peakRssMb: number 
         figure: `${fmt(create.rps)} req/s, p50 ${create.p50} ms, p99 ${create.p99} ms${withNon2xx(create)}`,
         baseline: `${fmt(raw.tps)} INSERT tx/s (pg, pool ${POOL_SIZE}), p99 ${fmt(raw.p99)} ms`,
         ratio: (create.rps / raw.tps).toFixed(2),
-        target: '≥ 0.50, p99 ≤ 20 ms',
-        met: create.rps / raw.tps >= 0.5 && create.p99 <= 20 && create.non2xx === 0 && create.errors === 0,
+        target: '≥ 0.90, p99 ≤ 20 ms',
+        met: create.rps / raw.tps >= 0.9 && create.p99 <= 20 && create.non2xx === 0 && create.errors === 0,
+      });
+      // A create writes its link and its audit entry in one statement: one transaction. The request's
+      // other is the API key's lookup, a read made on every request so that a revoked key is refused at
+      // once; with the key cache on (PAYLINKS_KEY_CACHE_MS) it is made once a minute.
+      const cost = await perCreate(bdb.url, createUrl, { method: 'POST', headers, body }, 500);
+      const cached = await startServer({ DATABASE_URL: bdb.url, PAYLINKS_DB_POOL_SIZE: String(POOL_SIZE), PAYLINKS_KEY_CACHE_MS: '60000' }, [
+        'serve',
+        '--no-worker',
+      ]);
+      let own: DatabaseCounts;
+      try {
+        own = await perCreate(bdb.url, `${cached.baseUrl}/api/v1/paymentlinks/create`, { method: 'POST', headers, body }, 500);
+      } finally {
+        await cached.stop();
+      }
+      const counts = (c: DatabaseCounts) => `${fmt(c.transactions, 2)} transactions, ${fmt(c.inserted, 2)} rows inserted, ${fmt(c.updated, 2)} updated`;
+      rows.push({
+        operation: 'one create, as the database counts it (500 one after another)',
+        figure: `${counts(own)}; with the key looked up (the default) ${counts(cost)}`,
+        baseline: 'pg_stat_database, less an idle stretch as long',
+        ratio: fmt(own.transactions, 2),
+        target: '1 transaction',
+        met: Math.round(own.transactions * 100) / 100 <= 1,
       });
     }
 

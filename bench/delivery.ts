@@ -1,4 +1,5 @@
 import { createServer } from 'node:https';
+import { OPERATOR } from '../src/actor.js';
 import { createSealer } from '../src/sealing.js';
 import { pathToFileURL } from 'node:url';
 import type { AddressInfo } from 'node:net';
@@ -73,7 +74,7 @@ export async function deliveryBenchmarks(opts: { history?: number } = {}): Promi
     const merchant = await createMerchant(db, 'Bench merchant');
     const principal = { kind: 'merchant' as const, keyId: 'bench', merchantId: merchant.merchantId, capabilities: new Set(['Webhooks'] as const) };
     const sealer = createSealer(config.secretKey);
-    const deps = { config, db, clock: systemClock, sealer };
+    const deps = { config, db, clock: systemClock, sealer, actor: OPERATOR };
     const backlogHook = await registerWebhook(deps, principal, { url: `${base}/backlog`, eventTypes: ['Capture'] }, undefined);
     await registerWebhook(deps, principal, { url: `${base}/latency`, eventTypes: ['Authorization'] }, undefined);
     if (history > 0) await writeHistory(db, merchant.merchantId, backlogHook.webhookId, history);

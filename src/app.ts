@@ -11,7 +11,6 @@ import { ROUTER_MAX_PARAM_LENGTH, clientErrorHandler, frameworkErrorHandler, ins
 import { installRouteTable } from './http/routeTable.js';
 import { installTransportSecurity, strictTransportSecurity } from './http/transportSecurity.js';
 import { installCreatePipeline } from './http/createPipeline.js';
-import { installApiAudit } from './http/apiAudit.js';
 import { validatorCompiler } from './http/validation.js';
 import { normalizeInput, type JsonSchema } from './validation.js';
 import swaggerUi from '@fastify/swagger-ui';
@@ -216,7 +215,6 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await app.register(
     async (api) => {
       api.addHook('onRoute', documentErrorAnswers);
-      installApiAudit(api, { db, clock });
       installCreatePipeline(api, { db, clock, sealer: deps.sealer });
       await paymentLinkRoutes(api as App, deps);
       await webhookRoutes(api as App, deps, listeners);

@@ -1,3 +1,5 @@
+import type { Operation } from '../actor.js';
+import { recordAudit } from '../audit/service.js';
 import { BatchLoader, perDatabase } from '../db/batch.js';
 import type { Database } from '../db/database.js';
 import { withTransaction } from '../db/database.js';
@@ -49,10 +51,13 @@ export async function isTerminalOf(db: Database, terminalIdentifier: string, mer
   return terminal !== undefined && terminal.merchantId === merchantId;
 }
 
-export async function addTerminal(db: Database, merchantId: string): Promise<{ merchantId: string; terminalIdentifier: string }> {
-  if (!(await sql.merchantExists(db.pool, merchantId))) throw new AccountError(`merchant ${merchantId} not found`);
+export async function addTerminal(op: Operation, merchantId: string): Promise<{ merchantId: string; terminalIdentifier: string }> {
+  if (!(await sql.merchantExists(op.db.pool, merchantId))) throw new AccountError(`merchant ${merchantId} not found`);
   const terminalIdentifier = newTerminalIdentifier();
-  await sql.insertTerminal(db.pool, terminalIdentifier, merchantId);
+  await withTransaction(op.db, async (tx) => {
+    await sql.insertTerminal(tx, terminalIdentifier, merchantId);
+    await recordAudit(tx, op, { merchantId, action: 'terminal.add', target: terminalIdentifier });
+  });
   return { merchantId, terminalIdentifier };
 }
 
@@ -63,11 +68,12 @@ export async function addTerminal(db: Database, merchantId: string): Promise<{ m
  * portal user: what their role may do, src/portal/access.ts); any other capability is refused.
  */
 export async function createKey(
-  db: Database,
+  op: Operation,
   owner: { merchantId: string } | { partnerId: string },
   capabilities: readonly string[],
   allowed?: readonly Capability[],
 ): Promise<{ keyId: string; apiKey: string; capabilities: Capability[] }> {
+  const { db } = op;
   const caps = keyCapabilities(capabilities, allowed);
   if ('merchantId' in owner && !(await sql.merchantExists(db.pool, owner.merchantId))) {
     throw new AccountError(`merchant ${owner.merchantId} not found`);
@@ -77,13 +83,18 @@ export async function createKey(
   }
   const apiKey = newApiKey();
   const keyId = prefixedId('key');
-  await sql.insertApiKey(db.pool, {
-    id: keyId,
-    keyHash: hashSecret(apiKey),
-    displayPrefix: displayFormOf(apiKey),
-    merchantId: 'merchantId' in owner ? owner.merchantId : null,
-    partnerId: 'partnerId' in owner ? owner.partnerId : null,
-    capabilities: caps,
+  await withTransaction(db, async (tx) => {
+    await sql.insertApiKey(tx, {
+      id: keyId,
+      keyHash: hashSecret(apiKey),
+      displayPrefix: displayFormOf(apiKey),
+      merchantId: 'merchantId' in owner ? owner.merchantId : null,
+      partnerId: 'partnerId' in owner ? owner.partnerId : null,
+      capabilities: caps,
+    });
+    // The key itself goes nowhere but the answer. A partner's keys are in no merchant's log.
+    if ('merchantId' in owner)
+      await recordAudit(tx, op, { merchantId: owner.merchantId, action: 'key.create', target: keyId, details: { capabilities: caps } });
   });
   return { keyId, apiKey, capabilities: caps };
 }
@@ -155,13 +166,26 @@ export async function merchantKey(db: Database, merchantId: string, keyId: strin
  * Revokes a key at once (the next request with it is refused); revoking it again changes nothing.
  * With `scope`, only that merchant's own key: any other id is not found and nothing is revoked.
  */
-export async function revokeKey(db: Database, keyId: string, scope?: { merchantId: string }): Promise<{ key: KeySummary; revokedNow: boolean }> {
+export async function revokeKey(op: Operation, keyId: string, scope?: { merchantId: string }): Promise<{ key: KeySummary; revokedNow: boolean }> {
+  const { db } = op;
   // The owner of a key never changes, so checking before the update is enough.
   if (scope) await merchantKey(db, scope.merchantId, keyId);
-  const revokedNow = await sql.revokeApiKey(db.pool, keyId);
-  const row = await sql.findApiKey(db.pool, keyId);
-  if (!row) throw new AccountError(`key ${keyId} not found`);
-  return { key: keySummary(row), revokedNow };
+  return withTransaction(db, async (tx) => {
+    const revokedNow = await sql.revokeApiKey(tx, keyId);
+    const row = await sql.findApiKey(tx, keyId);
+    if (!row) throw new AccountError(`key ${keyId} not found`);
+    const key = keySummary(row);
+    // A key revoked before is not revoked again: nothing to record.
+    if (revokedNow && row.merchantId !== null) {
+      await recordAudit(tx, op, {
+        merchantId: row.merchantId,
+        action: 'key.revoke',
+        target: keyId,
+        details: { display: key.display, capabilities: key.capabilities },
+      });
+    }
+    return { key, revokedNow };
+  });
 }
 
 export interface MerchantSummary {
@@ -254,11 +278,6 @@ export async function linkPartner(db: Database, partnerId: string, merchantId: s
   return { linked: await sql.insertPartnerLink(db.pool, partnerId, merchantId) };
 }
 
-export async function setOrigins(db: Database, merchantId: string, origins: readonly string[]): Promise<void> {
-  if (!(await sql.merchantExists(db.pool, merchantId))) throw new AccountError(`merchant ${merchantId} not found`);
-  await sql.setAllowedOrigins(db.pool, merchantId, origins);
-}
-
 /** At most this many allowed origins per merchant (each is compared on every create from a browser). */
 const MAX_ORIGINS = 50;
 
@@ -285,7 +304,7 @@ function canonicalOrigin(raw: string): string | null {
  * `allowedOrigins` for anything that is not a list of texts: such a value is refused, never read as
  * an empty list (which would allow every origin).
  */
-export async function updateAllowedOrigins(db: Database, merchantId: string, origins: unknown): Promise<string[]> {
+export async function updateAllowedOrigins(op: Operation, merchantId: string, origins: unknown): Promise<string[]> {
   if (!Array.isArray(origins) || !origins.every((o): o is string => typeof o === 'string')) {
     throw validationError([{ field: 'allowedOrigins', code: 'TYPE', message: 'must be a list of origins, each a text' }]);
   }
@@ -303,7 +322,11 @@ export async function updateAllowedOrigins(db: Database, merchantId: string, ori
   });
   if (origins.length > MAX_ORIGINS) errors.push({ field: 'allowedOrigins', code: 'COUNT', message: `must list at most ${MAX_ORIGINS} origins` });
   if (errors.length > 0) throw validationError(errors);
-  await setOrigins(db, merchantId, canonical);
+  if (!(await sql.merchantExists(op.db.pool, merchantId))) throw new AccountError(`merchant ${merchantId} not found`);
+  await withTransaction(op.db, async (tx) => {
+    await sql.setAllowedOrigins(tx, merchantId, canonical);
+    await recordAudit(tx, op, { merchantId, action: 'origins.update', target: merchantId, details: { allowedOrigins: canonical } });
+  });
   return canonical;
 }
 

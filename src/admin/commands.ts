@@ -1,3 +1,4 @@
+import { OPERATOR, type Operation } from '../actor.js';
 import type { Clock } from '../clock.js';
 import { BackupError, type Database } from '../db/database.js';
 import { ApiError } from '../errors.js';
@@ -17,7 +18,7 @@ import {
   listKeys,
   listMerchants,
   revokeKey,
-  setOrigins,
+  updateAllowedOrigins,
 } from '../accounts/service.js';
 
 // The operator's account commands (`paylinks merchant create`, `key revoke`, ...), as one table that
@@ -36,6 +37,9 @@ export interface AdminContext {
   /** The embedded database's upkeep of the server that holds it: `vacuum` runs as one of its passes. */
   upkeep?: EmbeddedUpkeep | undefined;
 }
+
+/** The operator is who acts in every command here: what it changes is recorded as theirs. */
+const operator = (c: AdminContext): Operation => ({ db: c.db, clock: c.clock, actor: OPERATOR });
 
 function text(args: Args, name: string): string {
   const v = args[name];
@@ -107,11 +111,10 @@ export const adminCommands = {
   },
   'merchant.create': async ({ db }: AdminContext, a: Args) => ({ ...(await createMerchant(db, text(a, 'name'))) }),
   'merchant.list': async ({ db }: AdminContext) => ({ merchants: await listMerchants(db) }),
-  'merchant.origins': async ({ db }: AdminContext, a: Args) => {
+  'merchant.origins': async (c: AdminContext, a: Args) => {
     const merchantId = text(a, 'merchantId');
-    const origins = texts(a, 'origins');
-    await setOrigins(db, merchantId, origins);
-    return { merchantId, allowedOrigins: origins };
+    const allowedOrigins = await checked(() => updateAllowedOrigins(operator(c), merchantId, texts(a, 'origins')));
+    return { merchantId, allowedOrigins };
   },
   // Settlement fees (docs/api.md, Settlements): without a currency, what the merchant pays in each.
   'merchant.fees': async (c: AdminContext, a: Args) => {
@@ -128,16 +131,16 @@ export const adminCommands = {
     const r = await reconcile(c, minutes, since);
     return { checkedAt: r.checkedAt.toISOString(), since: since?.toISOString() ?? null, movementsChecked: r.movementsChecked, discrepancies: r.discrepancies };
   },
-  'terminal.add': async ({ db }: AdminContext, a: Args) => ({ ...(await addTerminal(db, text(a, 'merchantId'))) }),
-  'key.create': async ({ db }: AdminContext, a: Args) => {
+  'terminal.add': async (c: AdminContext, a: Args) => ({ ...(await addTerminal(operator(c), text(a, 'merchantId'))) }),
+  'key.create': async (c: AdminContext, a: Args) => {
     const o = owner(a);
-    return { ...o, ...(await checked(() => createKey(db, o, texts(a, 'capabilities')))) };
+    return { ...o, ...(await checked(() => createKey(operator(c), o, texts(a, 'capabilities')))) };
   },
   'key.list': async ({ db }: AdminContext, a: Args) => {
     const o = owner(a);
     return { ...o, keys: await listKeys(db, o) };
   },
-  'key.revoke': async ({ db }: AdminContext, a: Args) => ({ ...(await revokeKey(db, text(a, 'keyId'))) }),
+  'key.revoke': async (c: AdminContext, a: Args) => ({ ...(await revokeKey(operator(c), text(a, 'keyId'))) }),
   'partner.create': async ({ db }: AdminContext, a: Args) => ({ ...(await createPartner(db, text(a, 'name'))) }),
   'partner.link': async ({ db }: AdminContext, a: Args) => {
     const partnerId = text(a, 'partnerId');

@@ -1,12 +1,14 @@
+import type { Actor } from '../actor.js';
 import type { Clock } from '../clock.js';
-import { BatchWriter, perDatabase } from '../db/batch.js';
 import type { Database, Queryable } from '../db/database.js';
 import { keysetPage, parseCursor, type Direction, type PageCursors, type PageQuery } from '../db/keyset.js';
 import * as sql from './sql.js';
 
 // The audit log (§The portal: audit log): who did what to a merchant's links, payments, keys, webhooks,
-// themes and users, in the portal or through the API with a key. It is written after the action
-// succeeded; owners read it in the portal.
+// themes and users, in the portal, through the API with a key, or at the operator's command line. An
+// entry is written by the operation it records, in that operation's transaction (recordAudit with its
+// client): an operation that rolls back leaves no entry, and one that commits always has its entry,
+// with the same details whichever face called it. Owners read it in the portal.
 
 export const AUDIT_ACTIONS = [
   'link.create',
@@ -41,7 +43,6 @@ export const AUDIT_ACTIONS = [
   'user.signOutEverywhere',
   'membership.accept',
   'membership.decline',
-  // Made through the API only (src/http/apiAudit.ts).
   'checkout.create',
   'payment.charge',
   'token.disable',
@@ -53,8 +54,8 @@ export const AUDIT_ACTIONS = [
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
-/** Who acted: a portal user (both null: the operator), or an API key by its id and first and last characters. */
-export interface Actor {
+/** Who acted, as an entry names them: a portal user, an API key by its id and first and last characters, or (all null) the operator. */
+export interface EntryActor {
   userId: string | null;
   email: string | null;
   key?: { keyId: string; display: string | null };
@@ -62,58 +63,61 @@ export interface Actor {
 
 export interface AuditEntry {
   id: string;
-  actor: Actor;
+  actor: EntryActor;
   action: string;
   target: string | null;
   details: Record<string, unknown>;
   at: Date;
 }
 
-/** Records one action; `tx` may be the transaction of the action itself. */
-export async function recordAudit(
-  db: Database | Queryable,
-  clock: Clock,
-  entry: { merchantId: string; actor: Actor; action: AuditAction; target?: string | null; details?: Record<string, unknown> },
-): Promise<void> {
-  const q: Queryable = 'pool' in db ? db.pool : db;
-  await sql.insertEntry(q, newEntry(clock, entry));
+/** What an operation records of itself: the merchant whose log it goes to, what it did, to which object, and what changed (never a secret). */
+export interface Audited {
+  merchantId: string;
+  action: AuditAction;
+  target: string | null;
+  details?: Record<string, unknown>;
 }
 
-type EntryInput = { merchantId: string; actor: Actor; action: AuditAction; target?: string | null; details?: Record<string, unknown> };
+/** Whether what this actor does is recorded in a merchant's log (a partner's key acts in none). */
+export function recordsAudit(actor: Actor): boolean {
+  return actor.kind !== 'partner';
+}
 
-function newEntry(clock: Clock, entry: EntryInput): sql.NewEntry {
+function newEntry(op: { clock: Clock; actor: Actor }, entry: Audited): sql.NewEntry {
+  const { actor } = op;
   return {
     merchantId: entry.merchantId,
-    actorUserId: entry.actor.userId,
-    actorEmail: entry.actor.email,
-    actorKeyId: entry.actor.key?.keyId ?? null,
-    actorKeyDisplay: entry.actor.key?.display ?? null,
+    actorUserId: actor.kind === 'user' ? actor.userId : null,
+    actorEmail: actor.kind === 'user' ? actor.email : null,
+    actorKeyId: actor.kind === 'key' ? actor.keyId : null,
+    actorKeyDisplay: actor.kind === 'key' ? actor.display : null,
     action: entry.action,
-    target: entry.target ?? null,
+    target: entry.target,
     details: entry.details ?? {},
-    at: clock.now(),
+    at: op.clock.now(),
   };
 }
 
-/** The API's entries of one turn written in one statement (docs/performance.md), as link creates are. */
-const apiEntries = perDatabase(
-  (db: Database) =>
-    new BatchWriter<sql.NewEntry>(
-      (entries) => sql.insertEntries(db.pool, entries),
-      (entry) => sql.insertEntry(db.pool, entry),
-    ),
-);
+/** Records what an operation did, with the client of the operation's own transaction. */
+export async function recordAudit(tx: Queryable, op: { clock: Clock; actor: Actor }, entry: Audited): Promise<void> {
+  if (!recordsAudit(op.actor)) return;
+  await sql.insertEntry(tx, newEntry(op, entry));
+}
 
 /**
- * Records what an API call made with a key changed; settles once the entry is written. Calls that
- * arrive together share one INSERT, so the API's busiest operations pay one statement per turn.
+ * The audit entries of rows that a statement of another module writes, written by that same
+ * statement (a batch of link creates: one INSERT for the links and their entries). `sql` is a
+ * data-modifying CTE that writes the entries whose target is among `rows`.`column`, so a row the
+ * statement did not write has no entry; `value` is its parameter.
  */
-export async function recordApiAudit(
-  db: Database,
-  clock: Clock,
-  entry: EntryInput & { actor: Actor & { key: { keyId: string; display: string | null } } },
-): Promise<void> {
-  await apiEntries(db).write(newEntry(clock, entry));
+export interface AuditOfRows {
+  sql(param: string, rows: string, column: string): string;
+  value: string;
+}
+
+export function auditOfRows(entries: readonly { op: { clock: Clock; actor: Actor }; entry: Audited }[]): AuditOfRows {
+  const rows = entries.filter((e) => recordsAudit(e.op.actor)).map((e) => newEntry(e.op, e.entry));
+  return { sql: sql.entriesOfRowsSql, value: JSON.stringify(rows) };
 }
 
 /** An entry's id from a list cursor (src/db/keyset.ts), or from a bare id (the older pager's links). */

@@ -1,5 +1,5 @@
 import type { App, AppDeps } from '../deps.js';
-import { merchantOf } from '../http/auth.js';
+import { actorOf, merchantOf } from '../http/auth.js';
 import { ProblemSchema, answerWith } from '../http/envelope.js';
 import { bodyCheckedByService, checkedByService } from '../http/validation.js';
 import { CreateCheckoutBody, CreateCheckoutResponse, StatusParams, StatusResponse } from './schemas.js';
@@ -33,7 +33,12 @@ export async function hostedCheckoutRoutes(app: App, deps: AppDeps): Promise<voi
     async (request) => {
       return ok(
         request,
-        await createSession({ db, clock, sealer: deps.sealer, publicBaseUrl: config.publicBaseUrl }, merchantOf(request), request.body, request.idempotencyKey),
+        await createSession(
+          { db, clock, sealer: deps.sealer, publicBaseUrl: config.publicBaseUrl, actor: actorOf(request) },
+          merchantOf(request),
+          request.body,
+          request.idempotencyKey,
+        ),
       );
     },
   );

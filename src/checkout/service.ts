@@ -1,4 +1,6 @@
 import type { Static } from 'typebox';
+import type { Actor } from '../actor.js';
+import { recordAudit } from '../audit/service.js';
 import type { Clock } from '../clock.js';
 import type { Database } from '../db/database.js';
 import { keysetPage, type Keyset } from '../db/keyset.js';
@@ -57,7 +59,7 @@ export const CREATE_SESSION_OPERATION = 'hostedcheckout.create';
  * whole here (checkCreateSession); a failing one throws §Errors's answer, naming every failing field.
  */
 export async function createSession(
-  deps: IdempotencyDeps & { publicBaseUrl: string },
+  deps: IdempotencyDeps & { publicBaseUrl: string; actor: Actor },
   merchantId: string,
   input: unknown,
   idempotencyKey: string | undefined,
@@ -96,6 +98,12 @@ export async function createSession(
         recurringProcessingModel: body.recurringProcessingModel ?? null,
         abandonUrl: body.abandonUrl ?? null,
         createdAt: now,
+      });
+      await recordAudit(tx, deps, {
+        merchantId,
+        action: 'checkout.create',
+        target: reference,
+        details: { amount: body.amount, currency: body.currency, reference: body.reference },
       });
       return { checkoutReference: reference, url: sessionUrl(deps.publicBaseUrl, reference) };
     },

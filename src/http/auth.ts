@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Actor } from '../actor.js';
 import type { Capability, KeyUsageRecorder, Principal } from '../accounts/service.js';
 import { PrincipalCache } from '../accounts/service.js';
 import type { Database } from '../db/database.js';
@@ -73,4 +74,16 @@ export function requireCapability(request: FastifyRequest, capability: Capabilit
   if (!request.principal?.capabilities.has(capability)) {
     throw new ApiError('FORBIDDEN', `the API key lacks the ${capability} capability`);
   }
+}
+
+/** Who is acting in an authenticated call: one of the merchant's keys, or a partner's. */
+export function actorOf(request: FastifyRequest): Actor {
+  const p = request.principal;
+  if (!p) throw new ApiError('UNAUTHENTICATED', 'the X-API-Key header is missing');
+  return p.kind === 'merchant' ? { kind: 'key', keyId: p.keyId, display: p.display ?? null } : { kind: 'partner', keyId: p.keyId };
+}
+
+/** What an operation is given for this call: the app's dependencies and the caller as its actor. */
+export function operationOf<D extends object>(deps: D, request: FastifyRequest): D & { actor: Actor } {
+  return { ...deps, actor: actorOf(request) };
 }

@@ -71,8 +71,7 @@ export function installCreatePipeline(app: FastifyInstance, deps: IdempotencyDep
       // A retry gets the first answer, even when the same body would no longer validate.
       const replay = await earlierResponse(deps, { ownerId, key, operation: create.operation, body: request.body });
       if (replay) {
-        // Nothing changed: the audit of API calls (apiAudit.ts) records no second entry.
-        request.replayed = true;
+        // Nothing changed, and nothing is recorded: the create's audit entry was written with the first answer.
         return reply.send({ ...(create.kept ? create.kept(replay) : replay), ...envelope(request.id, deps.clock) });
       }
     };

@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { App, AppDeps } from '../deps.js';
 import type { Capability } from '../accounts/service.js';
 import { ApiError } from '../errors.js';
-import { merchantOf, requireCapability } from '../http/auth.js';
+import { merchantOf, operationOf, requireCapability } from '../http/auth.js';
 import { EnvelopeOnly, ProblemSchema, answerWith } from '../http/envelope.js';
 import { listRoute } from '../http/paging.js';
 import { bodyCheckedByService, checkedByService } from '../http/validation.js';
@@ -93,7 +93,7 @@ export async function paymentLinkRoutes(app: App, deps: AppDeps): Promise<void> 
       },
     },
     async (request) => {
-      return ok(request, await createPaymentLink(deps, merchantOf(request), request.body, request.idempotencyKey));
+      return ok(request, await createPaymentLink(operationOf(deps, request), merchantOf(request), request.body, request.idempotencyKey));
     },
   );
 
@@ -131,7 +131,7 @@ export async function paymentLinkRoutes(app: App, deps: AppDeps): Promise<void> 
         },
       },
       async (request) => {
-        await c.change(deps, merchantOf(request), request.body, (type) => requireCapability(request, capabilityFor(type)));
+        await c.change(operationOf(deps, request), merchantOf(request), request.body, (type) => requireCapability(request, capabilityFor(type)));
         return ok(request, {});
       },
     );

@@ -1,16 +1,18 @@
 import type { Static } from 'typebox';
+import type { Actor } from '../actor.js';
 import type { Clock } from '../clock.js';
 import { formatTimestamp } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Sealer } from '../sealing.js';
 import type { Database } from '../db/database.js';
 import { withTransaction } from '../db/database.js';
-import { BatchLoader, BatchWriter, perDatabase } from '../db/batch.js';
+import { BatchLoader, perDatabase } from '../db/batch.js';
 import { keysetPage, type Keyset } from '../db/keyset.js';
 import { ApiError, notFound, type FieldError } from '../errors.js';
 import { newReference } from '../ids.js';
 import { merchantHasTerminal } from '../accounts/service.js';
-import { idempotentInsert } from '../idempotency/service.js';
+import { recordAudit, type Audited } from '../audit/service.js';
+import { idempotentCreate } from '../idempotency/service.js';
 import { checkInput, schemaCheck } from '../validation.js';
 import {
   createRuleErrors,
@@ -32,6 +34,7 @@ import {
 } from './rules.js';
 import { CreateBody, DisableBody, UpdateBody, type LinkStatus, type LinkType, type PaymentLinkSchema, type ListEntrySchema } from './schemas.js';
 import * as sql from './sql.js';
+import { TERMINAL_NOT_FOUND, isForeignTerminal, linkWriter } from './createBatch.js';
 import { searchLinksShared } from './search.js';
 import type { PaymentLinkRow } from './sql.js';
 import { customFieldErrors, presentCustomField, storedCustomFields } from './customFields.js';
@@ -42,6 +45,9 @@ interface Deps {
   clock: Clock;
   sealer: Sealer;
 }
+
+/** What a change of a link is given: the app's dependencies and who makes it. */
+type WriteDeps = Deps & { actor: Actor };
 
 export type PaymentLinkView = Static<typeof PaymentLinkSchema>;
 type ListEntryView = Static<typeof ListEntrySchema>;
@@ -69,9 +75,6 @@ export function linkStatus(
 
 // ---------------------------------------------------------------- create
 
-/** §Authentication: a create from a browser origin the merchant has not listed is refused (an empty list allows any). */
-const TERMINAL_NOT_FOUND: FieldError = { field: 'terminalIdentifier', code: 'TERMINAL_NOT_FOUND', message: "is not a terminal of the API key's merchant" };
-
 /** What Create Payment Link takes, once checked. */
 type CreateLinkInput = Static<typeof CreateBody>;
 
@@ -94,12 +97,6 @@ async function checkCreate(db: Database, merchantId: string, input: unknown, now
   throw fieldErrors(errors);
 }
 
-/** The INSERT refused the terminal: it is not the merchant's (§Authentication), or it does not exist. */
-function isForeignTerminal(err: unknown): boolean {
-  const e = err as { code?: unknown; constraint?: unknown };
-  return e.code === '23503' && e.constraint === 'payment_links_terminal_owner_fkey';
-}
-
 /** The operation name under which create's Idempotency-Keys are kept (§Idempotent creates). */
 export const CREATE_OPERATION = 'paymentlinks.create';
 
@@ -109,7 +106,7 @@ export const CREATE_OPERATION = 'paymentlinks.create';
  * answer, naming every failing field.
  */
 export async function createPaymentLink(
-  deps: Deps,
+  deps: WriteDeps,
   merchantId: string,
   input: unknown,
   idempotencyKey: string | undefined,
@@ -139,16 +136,24 @@ export async function createPaymentLink(
     allowPromotionCodes: body.allowPromotionCodes ?? false,
     createdAt: clock.now(),
   });
+  const audited = (link: sql.NewLink): Audited => ({
+    merchantId,
+    action: 'link.create',
+    target: link.reference,
+    details: { type: link.type, amount: link.amount, currency: link.currency },
+  });
   try {
     if (idempotencyKey === undefined) {
-      // Without a key the create is one INSERT; creates that arrive together share it (docs/performance.md).
+      // Without a key the create is one INSERT of the link and its audit entry; creates that arrive
+      // together share it (docs/performance.md).
       const link = newLink();
-      await linkWriter(db).write(link);
+      await linkWriter(db).write({ link, audit: { op: deps, entry: audited(link) } });
       return { paymentLinkReference: link.reference, url: linkUrl(config, link.reference) };
     }
-    const { body: result } = await idempotentInsert(deps, { ownerId: merchantId, key: idempotencyKey, operation: CREATE_OPERATION, body }, async (q) => {
+    const { body: result } = await idempotentCreate(deps, { ownerId: merchantId, key: idempotencyKey, operation: CREATE_OPERATION, body }, async (q) => {
       const link = newLink();
       await sql.insertLink(q, link);
+      await recordAudit(q, deps, audited(link));
       return { paymentLinkReference: link.reference, url: linkUrl(config, link.reference) };
     });
     return result;
@@ -157,20 +162,6 @@ export async function createPaymentLink(
     throw err;
   }
 }
-
-/** Creates without an Idempotency-Key; a link naming another merchant's terminal is refused by the statement itself, alone (§Authentication). */
-const linkWriter = perDatabase((db: Database) => {
-  const foreign = (): ApiError => fieldErrors([TERMINAL_NOT_FOUND]);
-  return new BatchWriter<sql.NewLink>(
-    async (links) => {
-      const refused = new Set((await sql.insertLinks(db.pool, links)).foreignTerminal);
-      return links.map((l) => (refused.has(l.reference) ? foreign() : undefined));
-    },
-    async (link) => {
-      if ((await sql.insertLinks(db.pool, [link])).foreignTerminal.length > 0) throw foreign();
-    },
-  );
-});
 
 // ---------------------------------------------------------------- read
 
@@ -333,7 +324,7 @@ const sameItems = (a: readonly Item[], b: readonly Item[]) => JSON.stringify(nor
  * and the write happens before the lock is released. Every failing field is reported at once, and a
  * rejected update writes nothing.
  */
-export async function updatePaymentLink(deps: Deps, merchantId: string, input: unknown, guard: TypeGuard): Promise<void> {
+export async function updatePaymentLink(deps: WriteDeps, merchantId: string, input: unknown, guard: TypeGuard): Promise<void> {
   const { value: body, errors: schemaErrors } = schemaCheck(UpdateBody, input, { nullMeansAbsent: false });
   if (!isRecord(body) || typeof body.paymentLinkReference !== 'string' || schemaErrors.some((e) => e.field === 'paymentLinkReference')) {
     throw fieldErrors(schemaErrors.length > 0 ? schemaErrors : [{ field: 'paymentLinkReference', code: 'REQUIRED', message: 'is required' }]);
@@ -469,17 +460,23 @@ export async function updatePaymentLink(deps: Deps, merchantId: string, input: u
 
     const all = mergeErrors(errors);
     if (all.length > 0) throw fieldErrors(all);
-    await sql.updateLink(tx, reference, { ...next, items: normalizeItems(next.items) }, now);
+    const stored = { ...next, items: normalizeItems(next.items) };
+    await sql.updateLink(tx, reference, stored, now);
+    // The fields whose values changed, by name: the values stay out of the audit log.
+    const was: Record<string, unknown> = { ...link, items: normalizeItems(link.items), shopperInfos: normalizeShopperInfos(link.shopperInfos) };
+    const changedFields = Object.keys(stored).filter((k) => JSON.stringify(was[k]) !== JSON.stringify(stored[k as keyof sql.LinkChanges]));
+    await recordAudit(tx, deps, { merchantId, action: 'link.update', target: reference, details: { changed: changedFields } });
   });
 }
 
 /** Disable Payment Link (§Disabling a link): its input is `{ paymentLinkReference }`. */
-export async function disablePaymentLink(deps: Deps, merchantId: string, input: unknown, guard: TypeGuard): Promise<void> {
+export async function disablePaymentLink(deps: WriteDeps, merchantId: string, input: unknown, guard: TypeGuard): Promise<void> {
   const reference = checkInput(DisableBody, input, { nullMeansAbsent: false }).paymentLinkReference;
   await withTransaction(deps.db, async (tx) => {
     const link = await sql.lockLink(tx, merchantId, reference);
     if (!link) throw notFound('payment link');
     guard(link.type);
     await sql.disableLink(tx, reference, deps.clock.now());
+    await recordAudit(tx, deps, { merchantId, action: 'link.disable', target: reference });
   });
 }

@@ -132,7 +132,16 @@ export async function insertLink(db: Queryable, l: NewLink): Promise<void> {
  * references of the others are returned, so that one create naming another merchant's terminal fails
  * alone instead of failing the statement for every create batched with it.
  */
-export async function insertLinks(db: Queryable, links: readonly NewLink[]): Promise<{ foreignTerminal: string[] }> {
+/**
+ * Links of a create batch in one statement, and their audit entries with them (`audit`, the audit
+ * module's CTE, writes the entries of the links inserted): a link whose terminal is not its merchant's
+ * is not inserted and has no entry.
+ */
+export async function insertLinks(
+  db: Queryable,
+  links: readonly NewLink[],
+  audit: { sql(param: string, rows: string, column: string): string; value: string },
+): Promise<{ foreignTerminal: string[] }> {
   const { rows } = await db.query<{ reference: string }>({
     name: 'paymentLinks.insertLinks',
     text: `WITH x AS (
@@ -149,9 +158,9 @@ export async function insertLinks(db: Queryable, links: readonly NewLink[]): Pro
                     x."completionMessage", x."inactiveMessage", x."termsUrl", x."customFields", coalesce(x."allowPromotionCodes", false)
                FROM x JOIN terminals t ON t.terminal_identifier = x."terminalIdentifier" AND t.merchant_id = x."merchantId"
              RETURNING reference
-           )
+           ), audited AS (${audit.sql('$2', 'ins', 'reference')})
            SELECT x.reference FROM x WHERE x.reference NOT IN (SELECT reference FROM ins)`,
-    values: [JSON.stringify(links)],
+    values: [JSON.stringify(links), audit.value],
   });
   return { foreignTerminal: rows.map((r) => r.reference) };
 }

@@ -1,5 +1,5 @@
 import type { App, AppDeps } from '../deps.js';
-import { merchantOf } from '../http/auth.js';
+import { actorOf, merchantOf } from '../http/auth.js';
 import { ProblemSchema, answerWith } from '../http/envelope.js';
 import { bodyCheckedByService, checkedByService } from '../http/validation.js';
 import { requestModification } from './modifications/service.js';
@@ -89,7 +89,8 @@ export async function paymentRoutes(app: App, deps: AppDeps): Promise<void> {
           response: { 200: ModificationResponse, ...errors },
         },
       },
-      async (request) => ok(request, await requestModification({ db, clock, config: deps.config }, merchantOf(request), m.kind, request.body)),
+      async (request) =>
+        ok(request, await requestModification({ db, clock, config: deps.config, actor: actorOf(request) }, merchantOf(request), m.kind, request.body)),
     );
   }
 
@@ -114,7 +115,7 @@ export async function paymentRoutes(app: App, deps: AppDeps): Promise<void> {
       },
     },
     async (request) => {
-      const tokenDeps = { db, clock, acquirer, sealer: deps.sealer, publicBaseUrl: deps.config.publicBaseUrl };
+      const tokenDeps = { db, clock, acquirer, sealer: deps.sealer, publicBaseUrl: deps.config.publicBaseUrl, actor: actorOf(request) };
       return ok(request, await chargeToken(tokenDeps, merchantOf(request), request.body, request.idempotencyKey));
     },
   );
@@ -133,6 +134,6 @@ export async function paymentRoutes(app: App, deps: AppDeps): Promise<void> {
         response: { 200: DisableTokenResponse, ...errors },
       },
     },
-    async (request) => ok(request, await disableToken({ db, clock, sealer: deps.sealer }, merchantOf(request), request.body)),
+    async (request) => ok(request, await disableToken({ db, clock, sealer: deps.sealer, actor: actorOf(request) }, merchantOf(request), request.body)),
   );
 }

@@ -1,5 +1,4 @@
 import { CAPABILITIES, type Capability } from '../accounts/service.js';
-import type { AuditAction } from '../audit/service.js';
 import type { Role } from '../users/service.js';
 
 // Who may do what in the portal (§The portal: roles). Every portal route names one permission in its
@@ -60,9 +59,7 @@ export function keyCapabilitiesFor(role: Role): Capability[] {
 }
 
 /** What a portal route needs: a signed-in user with a permission, or nothing (sign-in, assets). */
-export type PortalAccess =
-  | { permission: Permission; /** What the audit log records when the route succeeds (src/portal/route.ts). */ audit?: AuditAction }
-  | { public: true; /** Static files: no session is looked up. */ static?: true };
+export type PortalAccess = { permission: Permission } | { public: true; /** Static files: no session is looked up. */ static?: true };
 
 declare module 'fastify' {
   interface FastifyContextConfig {

@@ -1,31 +1,20 @@
 import type { FastifyError, FastifyReply, FastifyRequest, RouteGenericInterface } from 'fastify';
-import { recordAudit, type Actor, type AuditAction } from '../audit/service.js';
+import type { Actor } from '../actor.js';
 import type { App } from '../deps.js';
 import type { PortalSession } from '../users/service.js';
 import type { Permission } from './access.js';
 import { formOf, seeOther, sendPage, sessionOfRequest, viewFor, type Form, type PortalDeps } from './http.js';
 import type { View } from './view.js';
 
-// A signed-in portal route in one declaration: the permission its role needs (src/portal/access.ts),
-// the audit action it records when it succeeds, and the page it renders. The kit hands the handler
-// the session and its merchant (every object a handler reads or changes is looked up within that
-// merchant, so another merchant's is not found), the posted form, and the reader's view, made once
-// when first asked for. A handler does its work and answers how it went; the kit writes the audit
-// entry, with the actor taken once from the session, before the answer goes out, and draws the page.
-
-/** What the audit log records of a success: the object acted on and what changed (never a secret). */
-export interface Audited {
-  target: string | null;
-  details?: Record<string, unknown>;
-  /** The merchant whose log records it, when not the one the session acts for (an answer to another merchant's invitation). */
-  merchantId?: string;
-}
+// A signed-in portal route in one declaration: the permission its role needs (src/portal/access.ts)
+// and the page it renders. The kit hands the handler the session and its merchant (every object a
+// handler reads or changes is looked up within that merchant, so another merchant's is not found),
+// the signed-in person as the actor of the operations it calls (each records its own audit entry),
+// the posted form, and the reader's view, made once when first asked for. A handler does its work and
+// answers how it went; the kit draws the page.
 
 /** How a handler answers: the route's page with its data, another page, a redirect, or its own answer (a file, JSON). */
-type Answer<D> = { status?: number; data: D } | { status?: number; page: (view: View) => string } | { seeOther: string } | { sent: FastifyReply };
-
-/** An answer, and for a route that declares an audit action, what the success it answers did. */
-export type Outcome<D> = Answer<D> & { audit?: Audited };
+export type Outcome<D> = { status?: number; data: D } | { status?: number; page: (view: View) => string } | { seeOther: string } | { sent: FastifyReply };
 
 export interface Ctx<RG extends RouteGenericInterface> {
   request: FastifyRequest<RG>;
@@ -33,6 +22,8 @@ export interface Ctx<RG extends RouteGenericInterface> {
   session: PortalSession;
   /** The merchant the session acts for. */
   merchantId: string;
+  /** The signed-in person, as the operations they make record them. */
+  actor: Actor;
   form: Form;
   /** The reader's view (language, user, merchant, form token): made on the first call, then the same. */
   view(): Promise<View>;
@@ -41,8 +32,6 @@ export interface Ctx<RG extends RouteGenericInterface> {
 /** What a route declares besides its method and path. */
 export interface Declaration<D> {
   permission: Permission;
-  /** What the audit log records when the handler answers with `audit`. */
-  audit?: AuditAction;
   /** The page the route renders with the data its handler answers. */
   view?: (view: View, data: D) => string;
   /** A route's own answer to an error before its handler runs (an upload over its limit). */
@@ -71,8 +60,8 @@ export function portalRouter(portal: App, deps: PortalDeps): PortalRouter {
     portal.route({
       method,
       url,
-      // The route table records both (src/http/routeTable.ts).
-      config: { portal: spec.audit ? { permission: spec.permission, audit: spec.audit } : { permission: spec.permission } },
+      // The route table records it (src/http/routeTable.ts).
+      config: { portal: { permission: spec.permission } },
       schema: { hide: true },
       ...(spec.errorHandler ? { errorHandler: spec.errorHandler } : {}),
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
@@ -85,16 +74,11 @@ export function portalRouter(portal: App, deps: PortalDeps): PortalRouter {
           reply,
           session,
           merchantId: session.merchantId,
+          actor: { kind: 'user', userId: session.userId, email: session.email },
           form: formOf(request),
           view: () => (view ??= viewFor(request, reply, deps)),
         };
         const outcome = await work(ctx);
-        if (outcome.audit) {
-          if (!spec.audit) throw new Error(`portal route ${method} ${url} answers an audit entry but declares no audit action`);
-          const actor: Actor = { userId: session.userId, email: session.email };
-          const { merchantId = session.merchantId, ...entry } = outcome.audit;
-          await recordAudit(deps.db, deps.clock, { merchantId, actor, action: spec.audit, ...entry });
-        }
         if ('sent' in outcome) return outcome.sent;
         if ('seeOther' in outcome) return seeOther(reply, outcome.seeOther);
         const status = outcome.status ?? 200;

@@ -304,29 +304,27 @@ export async function portalRoutes(app: App, appDeps: AppDeps): Promise<void> {
         return { seeOther: `${PORTAL}/account?done=saved` };
       });
 
-      route
-        .post('/account/password', { permission: 'portal.use', audit: 'user.password', view: renderAccount })
-        .handle(async ({ request, reply, session, form }) => {
-          const outcome = await changePassword(db, clock, session, {
-            current: form.text('current'),
-            next: form.text('next'),
-            confirm: form.text('confirm'),
-            address: request.ip,
-          });
-          if (outcome.kind === 'ok') return { audit: { target: session.email }, seeOther: `${PORTAL}/account?done=password` };
-          if (outcome.kind === 'signedOut') {
-            // The session is over: the sign-in page says why, and when to try again.
-            clearSessionCookie(reply);
-            return { seeOther: `${PORTAL}/sign-in?m=locked&wait=${Math.ceil(outcome.retryAfterSeconds / 60)}` };
-          }
-          const problem: PasswordProblem = outcome.kind === 'wrongCurrent' ? 'wrongCurrent' : outcome.problem;
-          return { status: 400, data: { notice: null, problem, paidNotice: await paidNotice(session) } };
+      route.post('/account/password', { permission: 'portal.use', view: renderAccount }).handle(async ({ request, reply, session, form, actor }) => {
+        const outcome = await changePassword({ db, clock, actor }, session, {
+          current: form.text('current'),
+          next: form.text('next'),
+          confirm: form.text('confirm'),
+          address: request.ip,
         });
+        if (outcome.kind === 'ok') return { seeOther: `${PORTAL}/account?done=password` };
+        if (outcome.kind === 'signedOut') {
+          // The session is over: the sign-in page says why, and when to try again.
+          clearSessionCookie(reply);
+          return { seeOther: `${PORTAL}/sign-in?m=locked&wait=${Math.ceil(outcome.retryAfterSeconds / 60)}` };
+        }
+        const problem: PasswordProblem = outcome.kind === 'wrongCurrent' ? 'wrongCurrent' : outcome.problem;
+        return { status: 400, data: { notice: null, problem, paidNotice: await paidNotice(session) } };
+      });
 
-      route.post('/account/sign-out-everywhere', { permission: 'portal.use', audit: 'user.signOutEverywhere' }).handle(async ({ reply, session }) => {
-        await signOutEverywhere(db, session.userId);
+      route.post('/account/sign-out-everywhere', { permission: 'portal.use' }).handle(async ({ reply, session, actor }) => {
+        await signOutEverywhere({ db, clock, actor }, session);
         clearSessionCookie(reply);
-        return { audit: { target: session.email }, seeOther: `${PORTAL}/sign-in?m=out` };
+        return { seeOther: `${PORTAL}/sign-in?m=out` };
       });
 
       for (const area of AREAS) await area.routes(portal as App, deps);

@@ -1,6 +1,6 @@
 import type { Capability } from '../accounts/service.js';
 import type { App, AppDeps } from '../deps.js';
-import { merchantOf } from '../http/auth.js';
+import { merchantOf, operationOf } from '../http/auth.js';
 import { ProblemSchema, answerWith } from '../http/envelope.js';
 import { pageOf } from '../http/paging.js';
 import { bodyCheckedByService, checkedByService } from '../http/validation.js';
@@ -34,7 +34,8 @@ export async function promotionCodeRoutes(app: App, deps: AppDeps): Promise<void
         response: { 200: CodeResponse },
       },
     },
-    async (request) => ok(request, { promotionCode: await createPromotionCode(deps, merchantOf(request), request.body, request.idempotencyKey) }),
+    async (request) =>
+      ok(request, { promotionCode: await createPromotionCode(operationOf(deps, request), merchantOf(request), request.body, request.idempotencyKey) }),
   );
 
   app.get(
@@ -86,6 +87,7 @@ export async function promotionCodeRoutes(app: App, deps: AppDeps): Promise<void
         response: { 200: CodeResponse, ...errors },
       },
     },
-    async (request) => ok(request, { promotionCode: await updatePromotionCode(deps, merchantOf(request), request.params.promotionCodeId, request.body) }),
+    async (request) =>
+      ok(request, { promotionCode: await updatePromotionCode(operationOf(deps, request), merchantOf(request), request.params.promotionCodeId, request.body) }),
   );
 }

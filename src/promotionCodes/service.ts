@@ -1,9 +1,11 @@
+import type { Actor, Operation } from '../actor.js';
+import { recordAudit } from '../audit/service.js';
 import type { Clock } from '../clock.js';
 import type { Database, Queryable } from '../db/database.js';
 import { withTransaction } from '../db/database.js';
 import { ApiError, notFound, validationError, type FieldError } from '../errors.js';
 import { prefixedId } from '../ids.js';
-import { idempotentInsert } from '../idempotency/service.js';
+import { idempotentCreate } from '../idempotency/service.js';
 import { timestampRule } from '../paymentLinks/rules.js';
 import type { Sealer } from '../sealing.js';
 import { schemaCheck, checkInput } from '../validation.js';
@@ -24,6 +26,7 @@ interface Deps {
   db: Database;
   clock: Clock;
   sealer: Sealer;
+  actor: Actor;
 }
 
 /** The operation name under which create's Idempotency-Keys are kept (§Idempotent creates). */
@@ -67,7 +70,7 @@ export async function createPromotionCode(deps: Deps, merchantId: string, input:
   if (errors.length > 0) throw validationError(errors);
   const b = body as CreateInput;
   try {
-    const { body: made, replayed } = await idempotentInsert(
+    const { body: made, replayed } = await idempotentCreate(
       deps,
       { ownerId: merchantId, key: idempotencyKey, operation: CREATE_OPERATION, body: b },
       async (q) => {
@@ -84,6 +87,8 @@ export async function createPromotionCode(deps: Deps, merchantId: string, input:
           createdAt: now,
         };
         await sql.insertCode(q, row);
+        const discount = row.percentOff !== null ? { percentOff: row.percentOff } : { amountOff: row.amountOff, currency: row.currency };
+        await recordAudit(q, deps, { merchantId, action: 'promotion.create', target: row.id, details: { code: row.code, ...discount } });
         // Kept under the Idempotency-Key as the route answers it: a retry's first answer is sent as it was.
         return { promotionCode: present({ ...row, redemptionCount: 0 }) };
       },
@@ -114,7 +119,7 @@ export async function getPromotionCode(deps: { db: Database }, merchantId: strin
  * the redemptions it has); a field left out keeps its value. The code and its discount never change:
  * shoppers may have been given them.
  */
-export async function updatePromotionCode(deps: { db: Database; clock: Clock }, merchantId: string, id: string, input: unknown): Promise<PromotionCodeView> {
+export async function updatePromotionCode(deps: Operation, merchantId: string, id: string, input: unknown): Promise<PromotionCodeView> {
   const body = checkInput(UpdateBody, input, { nullMeansAbsent: false });
   const now = deps.clock.now();
   return withTransaction(deps.db, async (tx) => {
@@ -135,6 +140,9 @@ export async function updatePromotionCode(deps: { db: Database; clock: Clock }, 
     if (errors.length > 0) throw validationError(errors);
     const updated = await sql.updateCode(tx, merchantId, id, { active: body.active ?? row.active, expiresAt, maxRedemptions, now });
     if (!updated) throw notFound('promotion code');
+    // What changed, by name.
+    const changed = (['active', 'expiresAt', 'maxRedemptions'] as const).filter((k) => JSON.stringify(row[k]) !== JSON.stringify(updated[k]));
+    if (changed.length > 0) await recordAudit(tx, deps, { merchantId, action: 'promotion.update', target: id, details: { code: row.code, changed } });
     return present(updated);
   });
 }

@@ -1,6 +1,6 @@
 import type { Capability } from '../accounts/service.js';
 import type { App, AppDeps } from '../deps.js';
-import { merchantOf } from '../http/auth.js';
+import { merchantOf, operationOf } from '../http/auth.js';
 import { ProblemSchema, answerWith } from '../http/envelope.js';
 import { listRoute } from '../http/paging.js';
 import { settlementCsv, settlementCsvName } from './csv.js';
@@ -89,6 +89,6 @@ export async function settlementRoutes(app: App, deps: AppDeps): Promise<void> {
         response: { 200: SandboxRunResponse },
       },
     },
-    async (request) => ok(request, { data: await runSandboxSettlement(deps, merchantOf(request)) }),
+    async (request) => ok(request, { data: await runSandboxSettlement(operationOf(deps, request), merchantOf(request)) }),
   );
 }

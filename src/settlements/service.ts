@@ -1,3 +1,5 @@
+import type { Operation } from '../actor.js';
+import { recordAudit } from '../audit/service.js';
 import type { Clock } from '../clock.js';
 import type { Database, Queryable } from '../db/database.js';
 import { withTransaction } from '../db/database.js';
@@ -166,13 +168,15 @@ export async function runDueCutoffs(deps: Deps, cutoffMinutes: number): Promise<
 }
 
 /** The sandbox's run: everything the merchant captured or refunded until now and not yet settled, in batches cut off now. */
-export async function runSandboxSettlement(deps: Deps, merchantId: string): Promise<Batch[]> {
+export async function runSandboxSettlement(deps: Operation, merchantId: string): Promise<Batch[]> {
   return withTransaction(deps.db, async (tx) => {
     await sql.lockSchedule(tx, false);
     // Until the next microsecond, so that what was booked at this very instant is in.
     const now = deps.clock.now();
     const movements = await moneyMovements(tx, { merchantId, from: null, until: new Date(now.getTime() + 1) });
-    return settle(tx, deps.clock, movements, now);
+    const batches = await settle(tx, deps.clock, movements, now);
+    await recordAudit(tx, deps, { merchantId, action: 'sandbox.settle', target: null, details: { settlements: batches.map((b) => b.settlementId) } });
+    return batches;
   });
 }
 

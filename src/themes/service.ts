@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
-import type { Clock } from '../clock.js';
+import type { Operation } from '../actor.js';
+import { recordAudit } from '../audit/service.js';
 import type { Database } from '../db/database.js';
+import { withTransaction } from '../db/database.js';
 import { notFound, validationError, type FieldError } from '../errors.js';
 import { prefixedId } from '../ids.js';
 import { BUTTON_SHAPES, MIN_CONTRAST, derivePalette, normalizeColor, paletteCss, type ButtonShape } from './palette.js';
@@ -133,53 +135,73 @@ function checkTheme(input: ThemeInput): CheckedTheme {
   return { name, ...look, logo };
 }
 
-export async function createTheme(db: Database, clock: Clock, merchantId: string, input: ThemeInput): Promise<Theme> {
+export async function createTheme(op: Operation, merchantId: string, input: ThemeInput): Promise<Theme> {
   const t = checkTheme(input);
-  const row = await sql.insertTheme(db.pool, {
-    themeKey: prefixedId('th'),
-    merchantId,
-    name: t.name,
-    accentColor: t.accent,
-    backgroundColor: t.background,
-    buttonShape: t.shape,
-    logo: t.logo?.bytes ?? null,
-    logoType: t.logo?.type ?? null,
-    at: clock.now(),
+  return withTransaction(op.db, async (tx) => {
+    const row = await sql.insertTheme(tx, {
+      themeKey: prefixedId('th'),
+      merchantId,
+      name: t.name,
+      accentColor: t.accent,
+      backgroundColor: t.background,
+      buttonShape: t.shape,
+      logo: t.logo?.bytes ?? null,
+      logoType: t.logo?.type ?? null,
+      at: op.clock.now(),
+    });
+    const theme = themeOf(row);
+    await recordAudit(tx, op, { merchantId, action: 'theme.create', target: theme.themeKey, details: { name: theme.name } });
+    return theme;
   });
-  return themeOf(row);
+}
+
+/** What an edit changed, by name (the logo as replaced or removed). */
+function changes(before: Theme, after: Theme, logo: 'kept' | 'replaced' | 'removed'): string[] {
+  const fields = (['name', 'accentColor', 'backgroundColor', 'buttonShape'] as const).filter((k) => before[k] !== after[k]);
+  return logo === 'kept' ? fields : [...fields, logo === 'replaced' ? 'logo' : 'logo removed'];
 }
 
 /** Changes a merchant's theme; another merchant's (or no) theme is not found. Answers the theme before and after. */
 export async function updateTheme(
-  db: Database,
-  clock: Clock,
+  op: Operation,
   merchantId: string,
   themeKey: string,
   input: ThemeInput & { logoChange: LogoChange },
 ): Promise<{ before: Theme; after: Theme }> {
-  const before = await getTheme(db, merchantId, themeKey);
   const t = checkTheme(input);
   const keepLogo = t.logo === undefined && input.logoChange === 'keep';
-  const row = await sql.updateTheme(db.pool, {
-    themeKey,
-    merchantId,
-    name: t.name,
-    accentColor: t.accent,
-    backgroundColor: t.background,
-    buttonShape: t.shape,
-    keepLogo,
-    logo: t.logo?.bytes ?? null,
-    logoType: t.logo?.type ?? null,
-    at: clock.now(),
+  return withTransaction(op.db, async (tx) => {
+    const found = THEME_KEY.test(themeKey) ? await sql.findTheme(tx, merchantId, themeKey, { forUpdate: true }) : undefined;
+    if (!found) throw notFound('theme');
+    const before = themeOf(found);
+    const row = await sql.updateTheme(tx, {
+      themeKey,
+      merchantId,
+      name: t.name,
+      accentColor: t.accent,
+      backgroundColor: t.background,
+      buttonShape: t.shape,
+      keepLogo,
+      logo: t.logo?.bytes ?? null,
+      logoType: t.logo?.type ?? null,
+      at: op.clock.now(),
+    });
+    if (!row) throw notFound('theme');
+    const after = themeOf(row);
+    const logo = t.logo ? 'replaced' : before.logoType !== null && after.logoType === null ? 'removed' : 'kept';
+    await recordAudit(tx, op, { merchantId, action: 'theme.update', target: themeKey, details: { name: after.name, changed: changes(before, after, logo) } });
+    return { before, after };
   });
-  if (!row) throw notFound('theme');
-  return { before, after: themeOf(row) };
 }
 
-export async function deleteTheme(db: Database, merchantId: string, themeKey: string): Promise<Theme> {
-  const row = THEME_KEY.test(themeKey) ? await sql.deleteTheme(db.pool, merchantId, themeKey) : undefined;
-  if (!row) throw notFound('theme');
-  return themeOf(row);
+export async function deleteTheme(op: Operation, merchantId: string, themeKey: string): Promise<Theme> {
+  return withTransaction(op.db, async (tx) => {
+    const row = THEME_KEY.test(themeKey) ? await sql.deleteTheme(tx, merchantId, themeKey) : undefined;
+    if (!row) throw notFound('theme');
+    const theme = themeOf(row);
+    await recordAudit(tx, op, { merchantId, action: 'theme.delete', target: theme.themeKey, details: { name: theme.name } });
+    return theme;
+  });
 }
 
 /** A merchant's theme; another merchant's is not found. */

@@ -51,8 +51,12 @@ export async function deleteTheme(db: Queryable, merchantId: string, themeKey: s
   return rows[0];
 }
 
-export async function findTheme(db: Queryable, merchantId: string, themeKey: string): Promise<ThemeRow | undefined> {
-  const { rows } = await db.query<ThemeRow>(`SELECT ${COLUMNS} FROM themes WHERE theme_key = $1 AND merchant_id = $2`, [themeKey, merchantId]);
+/** A merchant's theme; `forUpdate` locks it until the caller's transaction ends (an edit reads what it changes). */
+export async function findTheme(db: Queryable, merchantId: string, themeKey: string, opts: { forUpdate?: boolean } = {}): Promise<ThemeRow | undefined> {
+  const { rows } = await db.query<ThemeRow>(
+    `SELECT ${COLUMNS} FROM themes WHERE theme_key = $1 AND merchant_id = $2${opts.forUpdate === true ? ' FOR UPDATE' : ''}`,
+    [themeKey, merchantId],
+  );
   return rows[0];
 }
 

@@ -1,3 +1,5 @@
+import type { Operation } from '../actor.js';
+import { recordAudit } from '../audit/service.js';
 import type { Clock } from '../clock.js';
 import type { Database } from '../db/database.js';
 import { withTransaction } from '../db/database.js';
@@ -378,9 +380,13 @@ export async function signOut(db: Database, session: Pick<PortalSession, 'tokenH
   await sql.deleteSession(db.pool, session.tokenHash);
 }
 
-/** Ends every session of the user, this one included; answers how many ended. */
-export async function signOutEverywhere(db: Database, userId: string): Promise<number> {
-  return sql.deleteUserSessions(db.pool, userId, null);
+/** Ends every session of the user, this one included; answers how many ended. Recorded in the log of the merchant the session acts for. */
+export async function signOutEverywhere(op: Operation, session: Pick<PortalSession, 'userId' | 'email' | 'merchantId'>): Promise<number> {
+  return withTransaction(op.db, async (tx) => {
+    const ended = await sql.deleteUserSessions(tx, session.userId, null);
+    await recordAudit(tx, op, { merchantId: session.merchantId, action: 'user.signOutEverywhere', target: session.email });
+    return ended;
+  });
 }
 
 /**
@@ -424,11 +430,11 @@ export type PasswordChange =
  * to guess the password without limit.
  */
 export async function changePassword(
-  db: Database,
-  clock: Clock,
+  op: Operation,
   session: PortalSession,
   input: { current: string; next: string; confirm: string; address: string },
 ): Promise<PasswordChange> {
+  const { db, clock } = op;
   const locked = async (): Promise<PasswordChange | undefined> => {
     // This account's own limits only: others' failures from a shared network address sign nobody out.
     const retryAfterSeconds = await lockedFor(db.pool, clock.now(), session.email, input.address, ACCOUNT_LIMITS);
@@ -451,6 +457,8 @@ export async function changePassword(
   await withTransaction(db, async (tx) => {
     await sql.setPassword(tx, user.id, passwordHash);
     await sql.deleteUserSessions(tx, user.id, session.tokenHash);
+    // In the log of the merchant the session acts for.
+    await recordAudit(tx, op, { merchantId: session.merchantId, action: 'user.password', target: session.email });
   });
   return { kind: 'ok' };
 }

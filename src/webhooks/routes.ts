@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { App, AppDeps } from '../deps.js';
 import type { Principal } from '../accounts/service.js';
 import { ApiError } from '../errors.js';
-import { merchantOf } from '../http/auth.js';
+import { merchantOf, operationOf } from '../http/auth.js';
 import { EnvelopeOnly, answerWith } from '../http/envelope.js';
 import { listRoute } from '../http/paging.js';
 import { bodyCheckedByService, checkedByService, queryCheckedByService } from '../http/validation.js';
@@ -53,7 +53,7 @@ export async function webhookRoutes(app: App, deps: AppDeps, listeners: Listener
         response: { 200: s.RegisterResponse },
       },
     },
-    async (request) => ok(request, await service.registerWebhook(svc, principalOf(request), request.body, request.idempotencyKey)),
+    async (request) => ok(request, await service.registerWebhook(operationOf(svc, request), principalOf(request), request.body, request.idempotencyKey)),
   );
 
   listRoute(
@@ -131,7 +131,7 @@ export async function webhookRoutes(app: App, deps: AppDeps, listeners: Listener
         response: { 200: s.RedeliverResponse },
       },
     },
-    async (request) => ok(request, await deliveries.redeliver(svc, principalOf(request), request.params.deliveryId)),
+    async (request) => ok(request, await deliveries.redeliver(operationOf(svc, request), principalOf(request), request.params.deliveryId)),
   );
 
   app.post(
@@ -150,7 +150,7 @@ export async function webhookRoutes(app: App, deps: AppDeps, listeners: Listener
         response: { 200: s.ListenerResponse },
       },
     },
-    async (request) => ok(request, await service.registerListener(svc, principalOf(request), request.body)),
+    async (request) => ok(request, await service.registerListener(operationOf(svc, request), principalOf(request), request.body)),
   );
 
   app.get(
@@ -268,7 +268,8 @@ export async function webhookRoutes(app: App, deps: AppDeps, listeners: Listener
         response: { 200: s.WebhookResponse },
       },
     },
-    async (request) => ok(request, { webhook: await service.updateWebhook(svc, principalOf(request), request.params.webhookId, request.body) }),
+    async (request) =>
+      ok(request, { webhook: await service.updateWebhook(operationOf(svc, request), principalOf(request), request.params.webhookId, request.body) }),
   );
 
   app.post(
@@ -284,7 +285,7 @@ export async function webhookRoutes(app: App, deps: AppDeps, listeners: Listener
       },
     },
     async (request) => {
-      await service.deleteWebhook(svc, principalOf(request), request.params.webhookId);
+      await service.deleteWebhook(operationOf(svc, request), principalOf(request), request.params.webhookId);
       return ok(request, {});
     },
   );
@@ -306,7 +307,7 @@ export async function webhookRoutes(app: App, deps: AppDeps, listeners: Listener
         response: { 200: s.RecoverResponse },
       },
     },
-    async (request) => ok(request, await deliveries.recoverFailed(svc, principalOf(request), request.params.webhookId, request.body)),
+    async (request) => ok(request, await deliveries.recoverFailed(operationOf(svc, request), principalOf(request), request.params.webhookId, request.body)),
   );
 
   app.post(
@@ -327,7 +328,7 @@ export async function webhookRoutes(app: App, deps: AppDeps, listeners: Listener
         response: { 200: s.RotateResponse },
       },
     },
-    async (request) => ok(request, await service.rotateSecrets(svc, principalOf(request), request.params.webhookId, request.query)),
+    async (request) => ok(request, await service.rotateSecrets(operationOf(svc, request), principalOf(request), request.params.webhookId, request.query)),
   );
 
   // The sandbox exists only while it is on (§Deliveries); otherwise these paths are unknown: 404.
@@ -348,7 +349,7 @@ export async function webhookRoutes(app: App, deps: AppDeps, listeners: Listener
         response: { 200: s.SandboxEventResponse },
       },
     },
-    async (request) => ok(request, await deliveries.recordSandboxEvent(svc, merchantOf(request), request.body)),
+    async (request) => ok(request, await deliveries.recordSandboxEvent(operationOf(svc, request), merchantOf(request), request.body)),
   );
 
   app.post(
@@ -366,7 +367,7 @@ export async function webhookRoutes(app: App, deps: AppDeps, listeners: Listener
         response: { 200: s.AdvanceAllResponse },
       },
     },
-    async (request) => ok(request, await deliveries.advanceAllDeliveries(svc, principalOf(request), request.body)),
+    async (request) => ok(request, await deliveries.advanceAllDeliveries(operationOf(svc, request), principalOf(request), request.body)),
   );
 
   app.post(
@@ -382,7 +383,7 @@ export async function webhookRoutes(app: App, deps: AppDeps, listeners: Listener
       },
     },
     async (request) => {
-      await deliveries.advanceDelivery(svc, principalOf(request), request.params.deliveryId);
+      await deliveries.advanceDelivery(operationOf(svc, request), principalOf(request), request.params.deliveryId);
       return ok(request, {});
     },
   );

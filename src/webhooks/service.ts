@@ -1,7 +1,9 @@
+import type { Actor } from '../actor.js';
+import { recordAudit, type Audited } from '../audit/service.js';
 import type { Config } from '../config.js';
 import type { Clock } from '../clock.js';
 import { formatTimestamp } from '../clock.js';
-import type { Database } from '../db/database.js';
+import type { Database, Queryable } from '../db/database.js';
 import { withTransaction } from '../db/database.js';
 import { keysetPage, type Keyset } from '../db/keyset.js';
 import type { Principal } from '../accounts/service.js';
@@ -32,6 +34,31 @@ export interface WebhookServiceDeps {
   sealer: Sealer;
   /** DNS for the production address rule (tests inject one). */
   resolver?: Resolver;
+}
+
+/** What an operation that changes a webhook is given besides: who makes the change. */
+export type WebhookWriteDeps = WebhookServiceDeps & { actor: Actor };
+
+/**
+ * Records a change of the principal's in its merchant's audit log, in the change's transaction (a
+ * partner's webhooks belong to no merchant's log).
+ */
+export async function auditWebhookChange(tx: Queryable, deps: WebhookWriteDeps, principal: Principal, entry: Omit<Audited, 'merchantId'>): Promise<void> {
+  if (principal.kind !== 'merchant') return;
+  await recordAudit(tx, deps, { merchantId: principal.merchantId, ...entry });
+}
+
+/** A webhook's address as the audit log keeps it: without a user name and password in it. */
+export function auditedUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.username === '' && u.password === '') return url;
+    u.username = '';
+    u.password = '';
+    return u.toString();
+  } catch {
+    return url;
+  }
 }
 
 /** The service's dependencies taken from what the composition root passes (the API's and the portal's routes). */
@@ -147,7 +174,7 @@ export const REGISTER_OPERATION = 'webhooks.register';
 
 /** Register a webhook (§Webhooks): the body (RegisterBody) is checked here, then its URL against the address rules. */
 export async function registerWebhook(
-  deps: WebhookServiceDeps,
+  deps: WebhookWriteDeps,
   principal: Principal,
   given: unknown,
   idempotencyKey: string | undefined,
@@ -173,6 +200,11 @@ export async function registerWebhook(
       apiKeySealed: deps.sealer.seal(apiKey),
       hmacKeySealed: deps.sealer.seal(hmacKey),
       now: deps.clock.now(),
+    });
+    await auditWebhookChange(tx, deps, principal, {
+      action: 'webhook.create',
+      target: row.id,
+      details: { url: auditedUrl(row.url), eventTypes: row.eventTypes, description: row.description },
     });
     return { ...view(row, deps), apiKey, hmacKey, signingSecret: signingSecretOf(hmacKey) };
   });
@@ -246,7 +278,7 @@ export async function getWebhook(deps: WebhookServiceDeps, principal: Principal,
 }
 
 /** Update a webhook (§Webhooks): the body (UpdateBody) is checked here; a field left out keeps its value, rateLimit null removes the limit. */
-export async function updateWebhook(deps: WebhookServiceDeps, principal: Principal, webhookId: string, body: unknown): Promise<WebhookView> {
+export async function updateWebhook(deps: WebhookWriteDeps, principal: Principal, webhookId: string, body: unknown): Promise<WebhookView> {
   const input = checkInput(UpdateBody, body, { nullMeansAbsent: false });
   if (input.url !== undefined) await checkUrl(deps, input.url);
   return withTransaction(deps.db, async (tx) => {
@@ -273,21 +305,28 @@ export async function updateWebhook(deps: WebhookServiceDeps, principal: Princip
       now,
     });
     if (w.enabled && !updated.enabled) await sql.failPendingDeliveries(tx, w.id, now);
-    if (reorder !== null) {
-      await sql.setOrdering(tx, w.id, reorder);
-      return view({ ...updated, ordering: reorder }, deps);
+    const after = reorder !== null ? { ...updated, ordering: reorder } : updated;
+    if (reorder !== null) await sql.setOrdering(tx, w.id, reorder);
+    // What changed, by name (the values stay out of the log); turning it on or off alone is said as such.
+    const fields = ['url', 'eventTypes', 'description', 'enabled', 'maxInFlight', 'rateLimit', 'ordering'] as const;
+    const changed = fields.filter((f) => JSON.stringify(w[f]) !== JSON.stringify(after[f]));
+    if (changed.length === 1 && changed[0] === 'enabled') {
+      await auditWebhookChange(tx, deps, principal, { action: after.enabled ? 'webhook.enable' : 'webhook.disable', target: w.id });
+    } else if (changed.length > 0) {
+      await auditWebhookChange(tx, deps, principal, { action: 'webhook.update', target: w.id, details: { changed } });
     }
-    return view(updated, deps);
+    return view(after, deps);
   });
 }
 
-export async function deleteWebhook(deps: WebhookServiceDeps, principal: Principal, webhookId: string): Promise<void> {
+export async function deleteWebhook(deps: WebhookWriteDeps, principal: Principal, webhookId: string): Promise<void> {
   await withTransaction(deps.db, async (tx) => {
     const w = await sql.findWebhook(tx, ownerOf(principal), webhookId, { forUpdate: true });
     if (!w) throw notFound('webhook');
     const now = deps.clock.now();
     await sql.softDeleteWebhook(tx, w.id, now);
     await sql.failPendingDeliveries(tx, w.id, now);
+    await auditWebhookChange(tx, deps, principal, { action: 'webhook.delete', target: w.id, details: { url: auditedUrl(w.url) } });
   });
 }
 
@@ -304,7 +343,7 @@ export const DEFAULT_OVERLAP_HOURS = 24;
  * one, so a receiver holding the old signingSecret keeps accepting deliveries while it is updated.
  */
 export async function rotateSecrets(
-  deps: WebhookServiceDeps,
+  deps: WebhookWriteDeps,
   principal: Principal,
   webhookId: string,
   options: unknown,
@@ -319,12 +358,14 @@ export async function rotateSecrets(
     const now = deps.clock.now();
     const previousUntil = overlapHours > 0 ? new Date(now.getTime() + overlapHours * 3_600_000) : null;
     await sql.setWebhookSecrets(tx, { id: w.id, apiKeySealed: deps.sealer.seal(apiKey), hmacKeySealed: deps.sealer.seal(hmacKey), previousUntil, now });
+    const previousSecretValidUntil = previousUntil ? formatTimestamp(previousUntil) : null;
+    await auditWebhookChange(tx, deps, principal, { action: 'webhook.rotate', target: w.id, details: { overlapHours, previousSecretValidUntil } });
     return {
       webhookId: w.id,
       apiKey,
       hmacKey,
       signingSecret: signingSecretOf(hmacKey),
-      previousSecretValidUntil: previousUntil ? formatTimestamp(previousUntil) : null,
+      previousSecretValidUntil,
     };
   });
 }
@@ -349,7 +390,7 @@ type RegisteredListener = RegisteredWebhook & { reused: boolean };
  * has had open for a minute (one that died without removing it) is reused, secrets and all;
  * otherwise a new one is made. Its URL is a name, `listen:{webhookId}`: it is never dialled.
  */
-export async function registerListener(deps: WebhookServiceDeps, principal: Principal, body: unknown): Promise<RegisteredListener> {
+export async function registerListener(deps: WebhookWriteDeps, principal: Principal, body: unknown): Promise<RegisteredListener> {
   const input = checkInput(ListenerBody, body, { nullMeansAbsent: true });
   const owner = ownerOf(principal);
   const eventTypes = uniqueEventTypes(input.eventTypes as EventType[] | undefined).sort();
@@ -375,6 +416,11 @@ export async function registerListener(deps: WebhookServiceDeps, principal: Prin
       hmacKeySealed: deps.sealer.seal(hmacKey),
       now,
       kind: 'listener',
+    });
+    await auditWebhookChange(tx, deps, principal, {
+      action: 'webhook.create',
+      target: id,
+      details: { url: row.url, eventTypes: row.eventTypes, description: row.description, listener: true },
     });
     return { ...view(row, deps), apiKey, hmacKey, signingSecret: signingSecretOf(hmacKey), reused: false };
   });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKey, createMerchant, setOrigins } from '../../src/accounts/service.js';
-import { call, createTestContext, TEST_PUBLIC_BASE_URL, type TestContext } from '../helpers/app.js';
+import { createKey, createMerchant, updateAllowedOrigins } from '../../src/accounts/service.js';
+import { call, createTestContext, TEST_PUBLIC_BASE_URL, type TestContext, asOperator } from '../helpers/app.js';
 
 const CREATE = '/api/v1/hostedcheckout';
 const status = (ref: string) => `/api/v1/hostedcheckout/status/${ref}`;
@@ -220,7 +220,7 @@ describe('Hosted checkout API (interface §4.6, §Hosted checkout)', () => {
   });
 
   it('needs the HostedCheckout capability (§Authentication)', async () => {
-    const key = await createKey(ctx.tdb.db, { merchantId: ctx.merchant.merchantId }, ['PaymentLinks']);
+    const key = await createKey(asOperator(ctx), { merchantId: ctx.merchant.merchantId }, ['PaymentLinks']);
     const r = await call(ctx, 'POST', CREATE, session(ctx), { apiKey: key.apiKey });
     expect(r.status).toBe(403);
     expect((await call(ctx, 'GET', status('cs_x'), undefined, { apiKey: key.apiKey })).status).toBe(403);
@@ -228,7 +228,7 @@ describe('Hosted checkout API (interface §4.6, §Hosted checkout)', () => {
   });
 
   it('refuses a browser Origin the merchant has not listed (§Authentication)', async () => {
-    await setOrigins(ctx.tdb.db, ctx.merchant.merchantId, ['https://shop.example']);
+    await updateAllowedOrigins(asOperator(ctx), ctx.merchant.merchantId, ['https://shop.example']);
     try {
       const bad = await call(ctx, 'POST', CREATE, session(ctx), { headers: { origin: 'https://evil.example' } });
       expect(bad.status).toBe(403);
@@ -236,7 +236,7 @@ describe('Hosted checkout API (interface §4.6, §Hosted checkout)', () => {
       const ok = await call(ctx, 'POST', CREATE, session(ctx), { headers: { origin: 'https://shop.example' } });
       expect(ok.status).toBe(200);
     } finally {
-      await setOrigins(ctx.tdb.db, ctx.merchant.merchantId, []);
+      await updateAllowedOrigins(asOperator(ctx), ctx.merchant.merchantId, []);
     }
   });
 

@@ -8,6 +8,7 @@ import { ManualClock } from '../../src/clock.js';
 import { createMerchant, type CreatedMerchant } from '../../src/accounts/service.js';
 import { loggerOptions } from '../../src/logging.js';
 import { createSealer, type Sealer } from '../../src/sealing.js';
+import { OPERATOR, type Operation } from '../../src/actor.js';
 import { createTestDatabase, type TestDatabase } from './db.js';
 
 export interface TestContext {
@@ -88,4 +89,9 @@ export async function call(
     parsed = {};
   }
   return { res, status: res.statusCode, body: parsed };
+}
+
+/** What an operation is given when the operator makes it (the CLI's account commands), for tests that call a service directly. */
+export function asOperator(ctx: Pick<TestContext, 'tdb' | 'clock'>): Operation {
+  return { db: ctx.tdb.db, clock: ctx.clock, actor: OPERATOR };
 }

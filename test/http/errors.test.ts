@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, createTestContext, type TestContext } from '../helpers/app.js';
+import { call, createTestContext, type TestContext, asOperator } from '../helpers/app.js';
 import { createKey } from '../../src/accounts/service.js';
 
 // §Errors and §Status codes at the HTTP boundary: every failure is problem+json with the envelope, and each class
@@ -47,7 +47,7 @@ describe('standard error form and status codes (§Errors, §Status codes)', () =
     expect(none.body.code).toBe('UNAUTHENTICATED');
     const unknown = await call(ctx, 'GET', '/api/v1/paymentlinks', undefined, { apiKey: 'pk_notarealkeynotarealkeynotarealkey' });
     expect(unknown.status).toBe(401);
-    const webhooksOnly = await createKey(ctx.tdb.db, { merchantId: ctx.merchant.merchantId }, ['Webhooks']);
+    const webhooksOnly = await createKey(asOperator(ctx), { merchantId: ctx.merchant.merchantId }, ['Webhooks']);
     const forbidden = await call(ctx, 'GET', '/api/v1/paymentlinks', undefined, { apiKey: webhooksOnly.apiKey });
     expect(forbidden.status).toBe(403);
     expect(forbidden.body.code).toBe('FORBIDDEN');

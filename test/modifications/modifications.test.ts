@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createKey, createMerchant } from '../../src/accounts/service.js';
 import { hmacSignature } from '../../src/webhooks/delivery/sign.js';
 import type { ModificationProcessor } from '../../src/payments/modifications/processor.js';
-import { call, type TestContext } from '../helpers/app.js';
+import { call, type TestContext, asOperator } from '../helpers/app.js';
 import { TEST_DB } from '../helpers/db.js';
 import { modificationsSuite, CARD, capture, deliveries, ledger, paidSession, refund, reverse, testProcessor } from './helpers.js';
 
@@ -342,7 +342,7 @@ describe('isolation and access (§Authentication, §Errors)', () => {
 
   it('needs the HostedCheckout capability (403) and a key (401)', async () => {
     const p = await paidSession(ctx, manual);
-    const key = await createKey(ctx.tdb.db, { merchantId: ctx.merchant.merchantId }, ['PaymentLinks']);
+    const key = await createKey(asOperator(ctx), { merchantId: ctx.merchant.merchantId }, ['PaymentLinks']);
     expect((await capture(ctx, p, 100, {}, key.apiKey)).status).toBe(403);
     const r = await call(ctx, 'POST', '/api/v1/modification/reverse', { reference: 'x', payfacReference: p.payfacReference }, { apiKey: null });
     expect(r.status).toBe(401);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKey, createMerchant, setOrigins } from '../../src/accounts/service.js';
-import { call, createTestContext, TEST_PUBLIC_BASE_URL, type TestContext } from '../helpers/app.js';
+import { createKey, createMerchant, updateAllowedOrigins } from '../../src/accounts/service.js';
+import { call, createTestContext, TEST_PUBLIC_BASE_URL, type TestContext, asOperator } from '../helpers/app.js';
 import { countRows, createLink, details, fieldsOf, payByLink, tokenizeByLink } from './fixtures.js';
 
 const CREATE = '/api/v1/paymentlinks/create';
@@ -342,8 +342,8 @@ describe('Create Payment Link (interface §4.3, §Creating a link)', () => {
   // ---------------------------------------------------------------- capabilities and origin (§Authentication)
 
   it('§Authentication: PayByLink needs PaymentLinks, TokenizeByLink needs TokenizeLinks (403 FORBIDDEN)', async () => {
-    const tokenOnly = await createKey(ctx.tdb.db, { merchantId: ctx.merchant.merchantId }, ['TokenizeLinks']);
-    const linksOnly = await createKey(ctx.tdb.db, { merchantId: ctx.merchant.merchantId }, ['PaymentLinks']);
+    const tokenOnly = await createKey(asOperator(ctx), { merchantId: ctx.merchant.merchantId }, ['TokenizeLinks']);
+    const linksOnly = await createKey(asOperator(ctx), { merchantId: ctx.merchant.merchantId }, ['PaymentLinks']);
     const before = await countRows(ctx, 'payment_links');
     const a = await call(ctx, 'POST', CREATE, payByLink(ctx), { apiKey: tokenOnly.apiKey });
     expect([a.status, a.body.code]).toEqual([403, 'FORBIDDEN']);
@@ -355,7 +355,7 @@ describe('Create Payment Link (interface §4.3, §Creating a link)', () => {
   });
 
   it('§Authentication: a key without either capability is refused before anything else', async () => {
-    const hooksOnly = await createKey(ctx.tdb.db, { merchantId: ctx.merchant.merchantId }, ['Webhooks']);
+    const hooksOnly = await createKey(asOperator(ctx), { merchantId: ctx.merchant.merchantId }, ['Webhooks']);
     const r = await call(ctx, 'POST', CREATE, { nonsense: true }, { apiKey: hooksOnly.apiKey });
     expect([r.status, r.body.code]).toEqual([403, 'FORBIDDEN']);
   });
@@ -365,7 +365,7 @@ describe('Create Payment Link (interface §4.3, §Creating a link)', () => {
     const body = payByLink(ctx, { terminalIdentifier: m.terminalIdentifier });
     // An empty list allows any origin.
     expect((await call(ctx, 'POST', CREATE, body, { apiKey: m.apiKey, headers: { origin: 'https://evil.example' } })).status).toBe(200);
-    await setOrigins(ctx.tdb.db, m.merchantId, ['https://shop.example']);
+    await updateAllowedOrigins(asOperator(ctx), m.merchantId, ['https://shop.example']);
     const before = await countRows(ctx, 'payment_links');
     const r = await call(ctx, 'POST', CREATE, body, { apiKey: m.apiKey, headers: { origin: 'https://evil.example' } });
     expect([r.status, r.body.code]).toEqual([403, 'ORIGIN_NOT_ALLOWED']);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey } from '../../src/accounts/service.js';
-import { call, createTestContext, type TestContext } from '../helpers/app.js';
+import { call, createTestContext, type TestContext, asOperator } from '../helpers/app.js';
 import { TEST_DB } from '../helpers/db.js';
 import { createLink, details, fieldsOf, payByLink, saveCard, sell, storedRow, tokenizeByLink } from './fixtures.js';
 
@@ -238,7 +238,7 @@ describe('Update Payment Link (interface §4.4, §Updating a link)', () => {
 
   it('§Authentication: changing a link needs the capability of its type', async () => {
     const ref = await createLink(ctx, payByLink(ctx));
-    const tokenOnly = await createKey(ctx.tdb.db, { merchantId: ctx.merchant.merchantId }, ['TokenizeLinks']);
+    const tokenOnly = await createKey(asOperator(ctx), { merchantId: ctx.merchant.merchantId }, ['TokenizeLinks']);
     const r = await update({ paymentLinkReference: ref, description: 'x' }, tokenOnly.apiKey);
     expect([r.status, r.body.code]).toEqual([403, 'FORBIDDEN']);
     const d = await call(ctx, 'POST', DISABLE, { paymentLinkReference: ref }, { apiKey: tokenOnly.apiKey });

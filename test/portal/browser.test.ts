@@ -9,7 +9,7 @@ import { createUser } from '../../src/users/service.js';
 import { ModificationProcessor } from '../../src/payments/modifications/processor.js';
 import { simulatorAcquirer } from '../../src/payments/simulator.js';
 import type { DeliveryWorker } from '../../src/webhooks/delivery/worker.js';
-import { createTestContext, type TestContext } from '../helpers/app.js';
+import { createTestContext, type TestContext, asOperator } from '../helpers/app.js';
 import { launchChromium } from '../helpers/browser.js';
 import { TEST_DB } from '../helpers/db.js';
 import { eventually, refusedPort, startReceiver, testWorker, type Receiver } from '../webhooks/helpers.js';
@@ -341,7 +341,7 @@ describe('the merchant portal in Chromium', () => {
       await made(3_600_000, { isManualCapture: true, currency: 'ISK', amount: 1490000, reference: 'order-1003' });
       ctx.clock.set(new Date(now));
       // What the journeys captured and refunded, settled now: the settlements pages have a batch to show.
-      const [settled] = await runSandboxSettlement({ db: ctx.tdb.db, clock: ctx.clock }, ctx.merchant.merchantId);
+      const [settled] = await runSandboxSettlement(asOperator(ctx), ctx.merchant.merchantId);
       expect(settled?.lineCount).toBeGreaterThan(0);
       const pages: [string, string][] = [
         ['overview', '/portal'],

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, createTestContext, type TestContext } from '../helpers/app.js';
+import { call, createTestContext, type TestContext, asOperator } from '../helpers/app.js';
 import {
   AccountError,
   allowedOrigins,
@@ -180,7 +180,7 @@ describe('portal developers', () => {
 
   it('revokes a key after a confirmation page that works without a script; the key stops working', async () => {
     const b = developer;
-    const key = await createKey(ctx.tdb.db, { merchantId: merchantId() }, ['PaymentLinks']);
+    const key = await createKey(asOperator(ctx), { merchantId: merchantId() }, ['PaymentLinks']);
     const confirm = await b.get(`/portal/developers/keys/${key.keyId}/revoke`);
     expect(confirm.statusCode).toBe(200);
     expect(confirm.body).toMatch(new RegExp(`<form method="post" action="/portal/developers/keys/${key.keyId}/revoke" data-confirm="[^"]+"`));
@@ -278,7 +278,7 @@ describe('portal developers', () => {
   it('staff may not open the page or change anything (403, nothing written)', async () => {
     const home = await staff.get('/portal');
     expect(home.body).not.toContain('href="/portal/developers"');
-    const key = await createKey(ctx.tdb.db, { merchantId: merchantId() }, ['PaymentLinks']);
+    const key = await createKey(asOperator(ctx), { merchantId: merchantId() }, ['PaymentLinks']);
     expect((await staff.get('/portal/developers')).statusCode).toBe(403);
     expect((await staff.get(`/portal/developers/keys/${key.keyId}/revoke`)).statusCode).toBe(403);
     const keys = (await listKeys(ctx.tdb.db, { merchantId: merchantId() })).length;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMerchant } from '../../src/accounts/service.js';
 import { auditPage, recordAudit } from '../../src/audit/service.js';
-import { call, type TestContext, createTestContext } from '../helpers/app.js';
+import { call, type TestContext, createTestContext, asOperator } from '../helpers/app.js';
 import { type PortalBrowser, portalUser } from './helpers.js';
 
 // The portal's list table (src/portal/views/table.tsx): the message that stands in for an empty
@@ -91,7 +91,7 @@ describe('the portal list table', () => {
     const empty = await auditPage(ctx.tdb.db, m.merchantId, {}, 10);
     expect(empty).toEqual({ entries: [], older: null, newer: null });
     for (let i = 0; i < 45; i++) {
-      await recordAudit(ctx.tdb.db, ctx.clock, { merchantId: m.merchantId, actor: { userId: null, email: null }, action: 'link.create', target: `t${i}` });
+      await recordAudit(ctx.tdb.db.pool, asOperator(ctx), { merchantId: m.merchantId, action: 'link.create', target: `t${i}` });
     }
     const pages: string[][] = [];
     let page = await auditPage(ctx.tdb.db, m.merchantId, {}, 10);

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OPERATOR } from '../../src/actor.js';
 import { createMerchant, createPartner, linkPartner, type CreatedMerchant } from '../../src/accounts/service.js';
 import { loadMigrations } from '../../src/db/migrations.js';
 import type { Database } from '../../src/db/database.js';
@@ -85,7 +86,7 @@ describe('portal memberships', () => {
     await portalUser(ctx, 'staff', { owner: { merchantId: other.merchantId }, email: 'timed@other.example' });
     const statementsOf = async (email: string): Promise<string[]> => {
       const { db, texts } = recorded(ctx.tdb.db);
-      await inviteUser(db, ctx.clock, ctx.merchant.merchantId, { email, role: 'staff', invitedBy: owner.userId });
+      await inviteUser({ db, clock: ctx.clock, actor: OPERATOR }, ctx.merchant.merchantId, { email, role: 'staff', invitedBy: owner.userId });
       return texts;
     };
     const fresh = await statementsOf('untimed@new.example');

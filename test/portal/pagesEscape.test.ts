@@ -8,7 +8,7 @@ import { createPromotionCode } from '../../src/promotionCodes/service.js';
 import { createTheme } from '../../src/themes/service.js';
 import { createUser } from '../../src/users/service.js';
 import { LANG_COOKIE } from '../../src/web/lang.js';
-import { call, type TestContext, createTestContext } from '../helpers/app.js';
+import { call, type TestContext, createTestContext, asOperator } from '../helpers/app.js';
 import { FUTURE_EXPIRY, Shopper } from '../checkout/fixtures.js';
 import { PortalBrowser, portalUser } from './helpers.js';
 
@@ -122,7 +122,7 @@ describe('every portal page escapes every value it shows, in both languages', ()
       checkoutReference,
     ]);
     const { rows: deliveries } = await ctx.tdb.db.pool.query<{ id: string }>('SELECT id FROM webhook_deliveries WHERE webhook_id = $1 LIMIT 1', [webhookId]);
-    const theme = await createTheme(ctx.tdb.db, ctx.clock, m.merchantId, {
+    const theme = await createTheme(asOperator(ctx), m.merchantId, {
       name: HOSTILE,
       accentColor: '#1f5eff',
       backgroundColor: '#ffffff',
@@ -171,10 +171,9 @@ describe('every portal page escapes every value it shows, in both languages', ()
       themeKey: theme.themeKey,
       token: invited.token,
       mailId: await hostileMail(pay[0]?.payfac_reference ?? ''),
-      settlementId: (await runSandboxSettlement({ db: ctx.tdb.db, clock: ctx.clock }, m.merchantId))[0]?.settlementId ?? '',
-      promotionCodeId: (
-        await createPromotionCode({ db: ctx.tdb.db, clock: ctx.clock, sealer: ctx.sealer }, m.merchantId, { code: 'ESCAPE', percentOff: 5 }, undefined)
-      ).promotionCodeId,
+      settlementId: (await runSandboxSettlement(asOperator(ctx), m.merchantId))[0]?.settlementId ?? '',
+      promotionCodeId: (await createPromotionCode({ ...asOperator(ctx), sealer: ctx.sealer }, m.merchantId, { code: 'ESCAPE', percentOff: 5 }, undefined))
+        .promotionCodeId,
     };
     // Audit entries whose details carry hostile values: changes made through the portal itself.
     await browser.get(`/portal/links/${samples.reference}/edit`);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMerchant } from '../../src/accounts/service.js';
 import { createPromotionCode } from '../../src/promotionCodes/service.js';
-import { call, createTestContext, type TestContext } from '../helpers/app.js';
+import { call, createTestContext, type TestContext, asOperator } from '../helpers/app.js';
 import { createLink, linkDetails, payByLink, Shopper, FUTURE_EXPIRY } from '../checkout/fixtures.js';
 import { portalUser, textOf, type PortalBrowser } from './helpers.js';
 
@@ -63,19 +63,14 @@ describe('promotion codes in the portal', () => {
 
   it('another merchant’s code is not found', async () => {
     const other = await createMerchant(ctx.tdb.db, 'Other shop');
-    const theirs = await createPromotionCode(
-      { db: ctx.tdb.db, clock: ctx.clock, sealer: ctx.sealer },
-      other.merchantId,
-      { code: 'THEIRS', percentOff: 5 },
-      undefined,
-    );
+    const theirs = await createPromotionCode({ ...asOperator(ctx), sealer: ctx.sealer }, other.merchantId, { code: 'THEIRS', percentOff: 5 }, undefined);
     expect((await owner.get(`/portal/promotion-codes/${theirs.promotionCodeId}`)).statusCode).toBe(404);
   });
 
   it('the link form allows codes, and a payment’s page shows the code and the discount', async () => {
     const form = await owner.get('/portal/links/new');
     expect(form.body).toContain('name="allowPromotionCodes"');
-    await createPromotionCode({ db: ctx.tdb.db, clock: ctx.clock, sealer: ctx.sealer }, ctx.merchant.merchantId, { code: 'TIU', percentOff: 10 }, undefined);
+    await createPromotionCode({ ...asOperator(ctx), sealer: ctx.sealer }, ctx.merchant.merchantId, { code: 'TIU', percentOff: 10 }, undefined);
     const ref = await createLink(ctx, payByLink(ctx, { allowPromotionCodes: true }));
     expect((await linkDetails(ctx, ref)).allowPromotionCodes).toBe(true);
     expect(textOf((await owner.get(`/portal/links/${ref}`)).body)).toMatch(/Promotion codes\s+Allowed/);

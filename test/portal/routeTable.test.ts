@@ -8,7 +8,7 @@ import { createPromotionCode } from '../../src/promotionCodes/service.js';
 import { CAPABILITY_PERMISSION, can, keyCapabilitiesFor, type Permission } from '../../src/portal/access.js';
 import type { RouteEntry } from '../../src/http/routeTable.js';
 import { ROLES, type Role } from '../../src/users/service.js';
-import { call, createTestContext, type TestContext } from '../helpers/app.js';
+import { call, createTestContext, type TestContext, asOperator } from '../helpers/app.js';
 import { installWriteCounter, writeCount } from '../fuzz/writes.js';
 import { ownedBy, type Owned } from '../security/world.js';
 import { PortalBrowser, portalUser } from './helpers.js';
@@ -66,7 +66,7 @@ describe('every portal route × every role × another merchant (generated from t
     const owned = await ownedBy(ctx, merchantB);
     const { rows: keys } = await ctx.tdb.db.pool.query<{ id: string }>('SELECT id FROM api_keys WHERE merchant_id = $1 LIMIT 1', [merchantB.merchantId]);
     const bUser = await portalUser(ctx, 'staff', { owner: { merchantId: merchantB.merchantId } });
-    const theme = await createTheme(ctx.tdb.db, ctx.clock, merchantB.merchantId, {
+    const theme = await createTheme(asOperator(ctx), merchantB.merchantId, {
       name: 'Stranger',
       accentColor: '#1f5eff',
       backgroundColor: '#ffffff',
@@ -74,7 +74,7 @@ describe('every portal route × every role × another merchant (generated from t
       logo: undefined,
     });
     // b's payment settled, so that b has a settlement batch to be refused.
-    const [settled] = await runSandboxSettlement({ db: ctx.tdb.db, clock: ctx.clock }, merchantB.merchantId);
+    const [settled] = await runSandboxSettlement(asOperator(ctx), merchantB.merchantId);
     expect(settled?.settlementId).toMatch(/^stl_/);
     // b's receipt, written as a payment writes it.
     const [mailId] = await withTransaction(ctx.tdb.db, (tx) =>
@@ -102,12 +102,7 @@ describe('every portal route × every role × another merchant (generated from t
       merchantId: merchantB.merchantId,
       settlementId: settled?.settlementId ?? '',
       promotionCodeId: (
-        await createPromotionCode(
-          { db: ctx.tdb.db, clock: ctx.clock, sealer: ctx.sealer },
-          merchantB.merchantId,
-          { code: 'STRANGER', percentOff: 5 },
-          undefined,
-        )
+        await createPromotionCode({ ...asOperator(ctx), sealer: ctx.sealer }, merchantB.merchantId, { code: 'STRANGER', percentOff: 5 }, undefined)
       ).promotionCodeId,
     };
     browsers = {} as Record<Role, PortalBrowser>;

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMerchant } from '../../src/accounts/service.js';
 import type { ModificationProcessor } from '../../src/payments/modifications/processor.js';
 import { runSandboxSettlement, setFee } from '../../src/settlements/service.js';
-import { createTestContext, type TestContext } from '../helpers/app.js';
+import { createTestContext, type TestContext, asOperator } from '../helpers/app.js';
 import { capture, paidSession, refund, testProcessor } from '../modifications/helpers.js';
 import { portalUser, textOf, type PortalBrowser } from './helpers.js';
 
@@ -30,7 +30,7 @@ describe('settlements in the portal', () => {
     ctx.clock.set(new Date('2026-03-01T11:00:00Z'));
     expect((await refund(ctx, p, 100000, { currency: 'ISK' })).status).toBe(200);
     await processor.settled();
-    const [batch] = await runSandboxSettlement({ db: ctx.tdb.db, clock: ctx.clock }, ctx.merchant.merchantId);
+    const [batch] = await runSandboxSettlement(asOperator(ctx), ctx.merchant.merchantId);
     settlementId = batch?.settlementId ?? '';
   });
   afterAll(async () => {

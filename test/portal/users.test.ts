@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMerchant, createPartner, linkPartner, type CreatedMerchant } from '../../src/accounts/service.js';
 import { INVITE_TTL_MS, newSignInLink } from '../../src/users/service.js';
 import { inviteUser } from '../../src/users/memberships/service.js';
-import { createTestContext, type TestContext } from '../helpers/app.js';
+import { createTestContext, type TestContext, asOperator } from '../helpers/app.js';
 import { PASSWORD, PortalBrowser, portalUser, rowOf, textOf } from './helpers.js';
 
 // An owner's users in the portal (§The portal: people and access): invitations that hand the owner no
@@ -35,7 +35,7 @@ describe('portal users', () => {
 
   it('lists the merchant’s own users with role, status and last sign-in; not a partner’s users; owners only', async () => {
     const staff = await portalUser(ctx, 'staff', { email: 'staff.list@shop.example' });
-    await inviteUser(ctx.tdb.db, ctx.clock, ctx.merchant.merchantId, { email: 'pending@shop.example', role: 'developer', invitedBy: owner.userId });
+    await inviteUser(asOperator(ctx), ctx.merchant.merchantId, { email: 'pending@shop.example', role: 'developer', invitedBy: owner.userId });
     const partner = await createPartner(ctx.tdb.db, 'Agency');
     await linkPartner(ctx.tdb.db, partner.partnerId, ctx.merchant.merchantId);
     await portalUser(ctx, 'owner', { owner: { partnerId: partner.partnerId }, email: 'agent@agency.example' });

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { asOperator } from '../helpers/app.js';
 import {
   Paylinks,
   PaylinksApiError,
@@ -138,7 +139,7 @@ describe('@paylinks/sdk against the live service', () => {
       expect(unauth).toBeInstanceOf(PaylinksAuthenticationError);
       expect(unauth).toMatchObject({ status: 401, code: 'UNAUTHENTICATED' });
 
-      const { apiKey } = await createKey(live.ctx.tdb.db, { merchantId: live.ctx.merchant.merchantId }, ['Webhooks']);
+      const { apiKey } = await createKey(asOperator(live.ctx), { merchantId: live.ctx.merchant.merchantId }, ['Webhooks']);
       const forbidden = await rejection(live.client({ apiKey }).paymentLinks.list());
       expect(forbidden).toBeInstanceOf(PaylinksPermissionError);
       expect(forbidden).toBeInstanceOf(PaylinksAuthenticationError);

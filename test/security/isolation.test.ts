@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey, revokeKey } from '../../src/accounts/service.js';
 import type { RouteEntry } from '../../src/http/routeTable.js';
-import { call, createTestContext, type TestContext } from '../helpers/app.js';
+import { call, createTestContext, type TestContext, asOperator } from '../helpers/app.js';
 import { validBodies } from '../fuzz/requests.js';
 import { installWriteCounter, writeCount } from '../fuzz/writes.js';
 import { buildWorld, type World } from './world.js';
@@ -28,10 +28,10 @@ describe("tenant isolation on every route (§Authentication, §Webhooks; generat
   beforeAll(async () => {
     ctx = await createTestContext({ LOG_LEVEL: 'warn' });
     world = await buildWorld(ctx);
-    const revoked = await createKey(ctx.tdb.db, { merchantId: ctx.merchant.merchantId }, ['PaymentLinks', 'TokenizeLinks', 'HostedCheckout', 'Webhooks']);
-    await revokeKey(ctx.tdb.db, revoked.keyId);
+    const revoked = await createKey(asOperator(ctx), { merchantId: ctx.merchant.merchantId }, ['PaymentLinks', 'TokenizeLinks', 'HostedCheckout', 'Webhooks']);
+    await revokeKey(asOperator(ctx), revoked.keyId);
     // Merchant a's own key with TokenizeLinks only: every route that does not take it must answer 403.
-    const narrow = await createKey(ctx.tdb.db, { merchantId: ctx.merchant.merchantId }, ['TokenizeLinks']);
+    const narrow = await createKey(asOperator(ctx), { merchantId: ctx.merchant.merchantId }, ['TokenizeLinks']);
     keys = {
       none: null,
       unknown: `pk_${'x'.repeat(43)}`,

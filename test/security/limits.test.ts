@@ -1,7 +1,7 @@
 import { connect, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey } from '../../src/accounts/service.js';
-import { call, createTestContext, type TestContext } from '../helpers/app.js';
+import { call, createTestContext, type TestContext, asOperator } from '../helpers/app.js';
 import { createLink, payByLink } from '../checkout/fixtures.js';
 
 // Issue 7, property 5: size limits answered in §Errors's form (431 for headers, 413 for bodies, on a real
@@ -68,7 +68,7 @@ describe('limits and headers (§Hardening)', () => {
   });
 
   it('limits each API key to its burst, then its rate, with 429 RATE_LIMITED and Retry-After (§Status codes)', async () => {
-    const other = await createKey(ctx.tdb.db, { merchantId: ctx.merchant.merchantId }, ['PaymentLinks']);
+    const other = await createKey(asOperator(ctx), { merchantId: ctx.merchant.merchantId }, ['PaymentLinks']);
     const statuses: number[] = [];
     for (let i = 0; i < 8; i++) statuses.push((await call(ctx, 'GET', '/api/v1/paymentlinks', undefined, { apiKey: other.apiKey })).status);
     expect(statuses).toEqual([200, 200, 200, 200, 200, 429, 429, 429]);

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey, revokeKey } from '../../src/accounts/service.js';
 import { hashSecret } from '../../src/ids.js';
-import { call, createTestContext, type TestContext } from '../helpers/app.js';
+import { call, createTestContext, type TestContext, asOperator } from '../helpers/app.js';
 import { FUTURE_EXPIRY, Shopper } from '../checkout/fixtures.js';
 import { buildWorld, type World } from './world.js';
 
@@ -100,8 +100,8 @@ describe('secrets at rest and in logs (§Hardening)', () => {
         cvc: CVC,
       }),
     );
-    const revoked = await createKey(ctx.tdb.db, { merchantId: ctx.merchant.merchantId }, ['PaymentLinks']);
-    await revokeKey(ctx.tdb.db, revoked.keyId);
+    const revoked = await createKey(asOperator(ctx), { merchantId: ctx.merchant.merchantId }, ['PaymentLinks']);
+    await revokeKey(asOperator(ctx), revoked.keyId);
     keep(await call(ctx, 'GET', '/api/v1/paymentlinks', undefined, { apiKey: revoked.apiKey }));
     secrets.push(revoked.apiKey);
     // A card on the page: refused, mistyped, and paid.

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
-import { createTestContext, TEST_PUBLIC_BASE_URL, type TestContext } from '../helpers/app.js';
+import { createTestContext, TEST_PUBLIC_BASE_URL, type TestContext, asOperator } from '../helpers/app.js';
 import { createLink, linkDetails, payByLink } from '../checkout/fixtures.js';
 import { allowedOrigins, updateAllowedOrigins } from '../../src/accounts/service.js';
 import { ApiError } from '../../src/errors.js';
@@ -66,7 +66,7 @@ describe('smaller audit findings', () => {
       expect(await allowedOrigins(ctx.tdb.db, ctx.merchant.merchantId)).toEqual(['https://shop.example']);
     }
     // The service itself refuses them, whoever calls it.
-    const refused = await updateAllowedOrigins(ctx.tdb.db, ctx.merchant.merchantId, { a: 1 }).catch((e: unknown) => e);
+    const refused = await updateAllowedOrigins(asOperator(ctx), ctx.merchant.merchantId, { a: 1 }).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(ApiError);
     expect((refused as ApiError).errors).toEqual([expect.objectContaining({ field: 'allowedOrigins', code: 'TYPE' })]);
     expect(await allowedOrigins(ctx.tdb.db, ctx.merchant.merchantId)).toEqual(['https://shop.example']);

@@ -3,7 +3,7 @@ import { createMerchant } from '../../src/accounts/service.js';
 import type { ModificationProcessor } from '../../src/payments/modifications/processor.js';
 import { runSandboxSettlement, setFee } from '../../src/settlements/service.js';
 import { SettlementWorker } from '../../src/settlements/worker.js';
-import { call, createTestContext, type TestContext } from '../helpers/app.js';
+import { call, createTestContext, type TestContext, asOperator } from '../helpers/app.js';
 import { capture, paidSession, refund, reverse, testProcessor } from '../modifications/helpers.js';
 
 // Settlements (docs/api.md, Settlements): the daily cut-off settles every capture and refund of the day in
@@ -167,9 +167,9 @@ describe('the sandbox run', () => {
     for (let i = 0; i < 5; i++) await paidSession(ctx, { amount: 1000 + i });
     ctx.clock.set('2026-03-15T00:00:05.000Z');
     const runs = await Promise.all([
-      runSandboxSettlement({ db: ctx.tdb.db, clock: ctx.clock }, ctx.merchant.merchantId),
-      runSandboxSettlement({ db: ctx.tdb.db, clock: ctx.clock }, ctx.merchant.merchantId),
-      runSandboxSettlement({ db: ctx.tdb.db, clock: ctx.clock }, ctx.merchant.merchantId),
+      runSandboxSettlement(asOperator(ctx), ctx.merchant.merchantId),
+      runSandboxSettlement(asOperator(ctx), ctx.merchant.merchantId),
+      runSandboxSettlement(asOperator(ctx), ctx.merchant.merchantId),
       worker.settled().then(() => []),
     ]);
     const made = runs.flat();

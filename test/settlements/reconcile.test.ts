@@ -7,7 +7,7 @@ import type { ModificationProcessor } from '../../src/payments/modifications/pro
 import { reconcile } from '../../src/settlements/reconcile.js';
 import { getSettlement, listSettlements, runSandboxSettlement } from '../../src/settlements/service.js';
 import { SettlementWorker } from '../../src/settlements/worker.js';
-import { createTestContext, type TestContext } from '../helpers/app.js';
+import { createTestContext, type TestContext, asOperator } from '../helpers/app.js';
 import { TEST_DB } from '../helpers/db.js';
 import { adjust, capture, paidSession, refund, reverse, testProcessor, type Paid } from '../modifications/helpers.js';
 
@@ -24,7 +24,7 @@ const CUTOFF = 18 * 60 + 30;
 let ctx: TestContext;
 let processor: ModificationProcessor;
 let worker: SettlementWorker;
-const deps = () => ({ db: ctx.tdb.db, clock: ctx.clock });
+const deps = () => asOperator(ctx);
 /** What the second test breaks on purpose, for the third to put right. */
 const broken = { line: '', batch: '' };
 

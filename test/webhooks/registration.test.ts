@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, createTestContext, type TestContext } from '../helpers/app.js';
+import { call, createTestContext, type TestContext, asOperator } from '../helpers/app.js';
 import { createKey, createMerchant, createPartner, linkPartner, type CreatedMerchant } from '../../src/accounts/service.js';
 import { withTransaction } from '../../src/db/database.js';
 import { enqueueEvent } from '../../src/webhooks/events.js';
@@ -87,7 +87,7 @@ describe('webhook registration (§Webhooks)', () => {
   });
 
   it('needs the Webhooks capability, and writes nothing without it', async () => {
-    const key = await createKey(ctx.tdb.db, { merchantId: ctx.merchant.merchantId }, ['PaymentLinks']);
+    const key = await createKey(asOperator(ctx), { merchantId: ctx.merchant.merchantId }, ['PaymentLinks']);
     const before = await count(ctx, 'webhooks');
     const r = await call(ctx, 'POST', '/api/v1/webhooks', { url: 'https://x.example.com' }, { apiKey: key.apiKey });
     expect(r.status).toBe(403);

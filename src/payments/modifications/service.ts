@@ -1,4 +1,6 @@
 import type { Static } from 'typebox';
+import type { Actor } from '../../actor.js';
+import { recordAudit, type AuditAction } from '../../audit/service.js';
 import type { Database, Queryable } from '../../db/database.js';
 import { withTransaction } from '../../db/database.js';
 import { ApiError, notFound, validationError, type FieldError } from '../../errors.js';
@@ -115,8 +117,16 @@ export async function modificationsOf(deps: { db: Database }, merchantId: string
  * A capture, refund, reversal or adjustment, for every caller (the API, the portal's payment page): the body is
  * checked here, its schema first, then against the payment's ledger.
  */
+/** The audit log's name of each kind. */
+const ACTION: Record<ModificationKind, AuditAction> = {
+  Capture: 'payment.capture',
+  Refund: 'payment.refund',
+  Reversal: 'payment.reverse',
+  Adjustment: 'payment.adjust',
+};
+
 export async function requestModification(
-  deps: ExpiryDeps & { db: Database },
+  deps: ExpiryDeps & { db: Database; actor: Actor },
   merchantId: string,
   kind: ModificationKind,
   body: unknown,
@@ -199,6 +209,17 @@ export async function requestModification(
       createdAt: now,
     });
     await sql.notifyModifications(tx);
+    await recordAudit(tx, deps, {
+      merchantId,
+      action: ACTION[input.kind],
+      target: payment.payfacReference,
+      details: {
+        ...(input.kind === 'Reversal' ? {} : { amount: input.amount, currency: payment.currency }),
+        reference: input.reference,
+        ...(input.kind === 'Refund' && input.refundReason !== undefined ? { refundReason: input.refundReason } : {}),
+        modification: payfacReference,
+      },
+    });
   });
   return { status: 'Received', payfacReference };
 }

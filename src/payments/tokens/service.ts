@@ -1,3 +1,5 @@
+import type { Actor } from '../../actor.js';
+import { recordAudit } from '../../audit/service.js';
 import type { Clock } from '../../clock.js';
 import type { Database } from '../../db/database.js';
 import type { PoolClient } from 'pg';
@@ -82,7 +84,12 @@ function modelAllows(saved: string, asked: string): boolean {
 export const TOKEN_PAYMENT_OPERATION = 'payment';
 
 /** Charge a saved card, for every caller: the input is checked as a whole here (checkTokenPayment) before the token is looked at. */
-export async function chargeToken(deps: TokenDeps, merchantId: string, input: unknown, idempotencyKey: string | undefined): Promise<TokenPaymentOutcome> {
+export async function chargeToken(
+  deps: TokenDeps & { actor: Actor },
+  merchantId: string,
+  input: unknown,
+  idempotencyKey: string | undefined,
+): Promise<TokenPaymentOutcome> {
   const body = await checkTokenPayment(deps.db, merchantId, input);
   const { body: outcome } = await idempotentCreate(deps, { ownerId: merchantId, key: idempotencyKey, operation: TOKEN_PAYMENT_OPERATION, body }, async (tx) => {
     const now = deps.clock.now();
@@ -128,6 +135,12 @@ export async function chargeToken(deps: TokenDeps, merchantId: string, input: un
       checkoutReference,
       card,
     };
+    await recordAudit(tx, deps, {
+      merchantId,
+      action: 'payment.charge',
+      target: payfacReference,
+      details: { amount: body.amount, currency: body.currency, reference: body.reference },
+    });
     if (result.outcome === 'ChallengeShopper') {
       if (!shopperOnWeb) throw new Error('the acquirer asked for a 3-D Secure step on a charge without a shopper');
       await sql.insertTokenChallenge(tx, {
@@ -295,13 +308,15 @@ export async function completeTokenChallenge(deps: TokenDeps, checkoutReference:
  * Disables a token (idempotent, like §Disabling a link: disabling it again succeeds and raises no second
  * event). Its input is `{ tokenValue }`, checked here.
  */
-export async function disableToken(deps: EventDeps & { db: Database }, merchantId: string, input: unknown): Promise<{ success: true }> {
+export async function disableToken(deps: EventDeps & { db: Database; actor: Actor }, merchantId: string, input: unknown): Promise<{ success: true }> {
   const { tokenValue } = checkInput(DisableTokenBody, input, { nullMeansAbsent: true });
   await withTransaction(deps.db, async (tx) => {
     const token = await sql.lockToken(tx, tokenValue, merchantId);
     if (!token) throw notFound('token');
     if (token.disabledAt !== null) return;
     await sql.disableToken(tx, token.token, deps.clock.now());
+    // The token names a saved card; only its last characters are kept.
+    await recordAudit(tx, deps, { merchantId, action: 'token.disable', target: `…${token.token.slice(-4)}` });
     await enqueueEvent(tx, deps, {
       merchantId,
       eventType: 'TokenDisabled',

@@ -1,5 +1,5 @@
 import type { Html } from '../../html/jsx-runtime.js';
-import type { Actor, AuditAction, AuditEntry } from '../../audit/service.js';
+import type { AuditAction, AuditEntry, EntryActor } from '../../audit/service.js';
 import { isRole } from '../../users/service.js';
 import { ROLE_KEY, messages, translator } from '../i18n.js';
 import type { View } from '../view.js';
@@ -180,7 +180,7 @@ function Details({ view, details }: { view: View; details: Record<string, unknow
 }
 
 /** A portal user by their address, an API key by its id and first and last characters, else the operator. */
-function Who({ view, actor }: { view: View; actor: Actor }): Html {
+function Who({ view, actor }: { view: View; actor: EntryActor }): Html {
   const t = translator(M, view.lang);
   if (actor.key) {
     return (

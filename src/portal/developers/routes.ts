@@ -36,7 +36,7 @@ type PageState = { notice?: DevelopersNotice | null; keyForm?: KeyForm; origins?
 export const developersArea: PortalArea = {
   styles: DEVELOPER_STYLES,
   routes(portal, deps: PortalDeps) {
-    const { db } = deps;
+    const { db, clock } = deps;
     const route = portalRouter(portal, deps);
     const allowedOf = (ctx: Ctx<RouteGenericInterface>): Capability[] => keyCapabilitiesFor(ctx.session.role);
 
@@ -62,18 +62,15 @@ export const developersArea: PortalArea = {
       return { data: await page(ctx, { notice: NOTICES.find((n) => n === done) ?? null }) };
     });
 
-    route.post('/developers/keys', { permission: 'developers.manage', audit: 'key.create', view: renderDevelopers }).handle(async (ctx) => {
+    route.post('/developers/keys', { permission: 'developers.manage', view: renderDevelopers }).handle(async (ctx) => {
       const chosen = ctx.form.texts('capabilities');
       // A key may do only what the user's own role may do (src/portal/access.ts).
       const allowed = allowedOf(ctx);
-      const outcome = await refusable(() => createKey(db, { merchantId: ctx.merchantId }, chosen, allowed));
+      const outcome = await refusable(() => createKey({ db, clock, actor: ctx.actor }, { merchantId: ctx.merchantId }, chosen, allowed));
       if ('errors' in outcome) return { status: 400, data: await page(ctx, { keyForm: { capabilities: chosen, errors: outcome.errors, allowed } }) };
       const created = outcome.ok;
-      return {
-        // The key itself goes nowhere but this answer.
-        audit: { target: created.keyId, details: { capabilities: created.capabilities } },
-        page: (view) => renderKeyCreated(view, { apiKey: created.apiKey, capabilities: created.capabilities }),
-      };
+      // The key itself goes nowhere but this answer.
+      return { page: (view) => renderKeyCreated(view, { apiKey: created.apiKey, capabilities: created.capabilities }) };
     });
 
     route
@@ -83,22 +80,18 @@ export const developersArea: PortalArea = {
       }));
 
     route
-      .post('/developers/keys/:keyId/revoke', { permission: 'developers.manage', audit: 'key.revoke' })
-      .handle(async ({ request, merchantId }: Ctx<{ Params: { keyId: string } }>) => {
-        const { key, revokedNow } = await revokeKey(db, request.params.keyId, { merchantId });
-        return {
-          // A key revoked before is not revoked again: nothing to record.
-          ...(revokedNow ? { audit: { target: key.keyId, details: { display: key.display, capabilities: key.capabilities } } } : {}),
-          seeOther: `${DEVELOPERS}?done=keyRevoked#keys`,
-        };
+      .post('/developers/keys/:keyId/revoke', { permission: 'developers.manage' })
+      .handle(async ({ request, merchantId, actor }: Ctx<{ Params: { keyId: string } }>) => {
+        await revokeKey({ db, clock, actor }, request.params.keyId, { merchantId });
+        return { seeOther: `${DEVELOPERS}?done=keyRevoked#keys` };
       });
 
-    route.post('/developers/terminals', { permission: 'developers.manage', audit: 'terminal.add' }).handle(async ({ merchantId }) => {
-      const { terminalIdentifier } = await addTerminal(db, merchantId);
-      return { audit: { target: terminalIdentifier }, seeOther: `${DEVELOPERS}?done=terminalAdded#terminals` };
+    route.post('/developers/terminals', { permission: 'developers.manage' }).handle(async ({ merchantId, actor }) => {
+      await addTerminal({ db, clock, actor }, merchantId);
+      return { seeOther: `${DEVELOPERS}?done=terminalAdded#terminals` };
     });
 
-    route.post('/developers/origins', { permission: 'developers.manage', audit: 'origins.update', view: renderDevelopers }).handle(async (ctx) => {
+    route.post('/developers/origins', { permission: 'developers.manage', view: renderDevelopers }).handle(async (ctx) => {
       const { form, merchantId } = ctx;
       const text = form.text('allowedOrigins');
       const sent = text
@@ -108,9 +101,9 @@ export const developersArea: PortalArea = {
       // A value that is no text (a JSON post's object or number) goes to the service as it came, to be
       // refused there: read as no text, it would save an empty list, which allows any origin.
       const given = form.has('allowedOrigins') && form.texts('allowedOrigins').length === 0 ? null : sent;
-      const outcome = await refusable(() => updateAllowedOrigins(db, merchantId, given));
+      const outcome = await refusable(() => updateAllowedOrigins({ db, clock, actor: ctx.actor }, merchantId, given));
       if ('errors' in outcome) return { status: 400, data: await page(ctx, { origins: { text, sent, errors: outcome.errors } }) };
-      return { audit: { target: merchantId, details: { allowedOrigins: outcome.ok } }, seeOther: `${DEVELOPERS}?done=originsSaved#origins` };
+      return { seeOther: `${DEVELOPERS}?done=originsSaved#origins` };
     });
   },
 };

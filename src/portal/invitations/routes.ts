@@ -8,7 +8,8 @@ import { renderInvitations } from './views.js';
 
 // The signed-in person's invitations (docs/portal.md, "Users"): an owner's invitation of an address
 // that has an account already waits here until the person accepts or declines it. Each answer is
-// written to the audit log of the merchant that invited, with the person as who acted.
+// written to the audit log of the merchant that invited, with the person as who acted (the
+// memberships module's operations record it).
 
 type MerchantParams = { Params: { merchantId: string } };
 
@@ -23,20 +24,17 @@ export const invitationsArea: PortalArea = {
         data: { invitations: await pendingInvitations(db, clock, session.userId), notice: request.query.done === 'declined' ? ('declined' as const) : null },
       }));
 
-    // Each answer is written to the log of the merchant that invited, with the role it offered.
     const answer = (
       verb: 'accept' | 'decline',
       apply: typeof acceptInvitation,
       then: (session: PortalSession, merchantId: string) => Promise<string>,
     ): void => {
-      route
-        .post(`/invitations/:merchantId/${verb}`, { permission: 'portal.use', audit: `membership.${verb}` })
-        .handle(async ({ request, session }: Ctx<MerchantParams>) => {
-          const merchantId = request.params.merchantId;
-          const answered = await apply(db, clock, session.userId, merchantId);
-          if (!answered) throw notFound('invitation');
-          return { seeOther: await then(session, merchantId), audit: { merchantId, target: session.email, details: { role: answered.role } } };
-        });
+      route.post(`/invitations/:merchantId/${verb}`, { permission: 'portal.use' }).handle(async ({ request, session, actor }: Ctx<MerchantParams>) => {
+        const merchantId = request.params.merchantId;
+        const answered = await apply({ db, clock, actor }, session.userId, merchantId);
+        if (!answered) throw notFound('invitation');
+        return { seeOther: await then(session, merchantId) };
+      });
     };
     // The session goes on with the merchant just joined.
     answer('accept', acceptInvitation, async (session, merchantId) => {

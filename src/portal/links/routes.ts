@@ -111,7 +111,7 @@ export const linksArea: PortalArea = {
         return { data: await createForm(merchantId, entry, new FieldErrors()) };
       });
 
-    route.post('/links', { permission: 'links.write', audit: 'link.create', view: renderLinkForm }).handle(async ({ merchantId, session, form }) => {
+    route.post('/links', { permission: 'links.write', view: renderLinkForm }).handle(async ({ merchantId, session, form, actor }) => {
       const entry = createEntryOf(form, linkTypeOf(form.text('type')));
       // Without scripts, "Add a row" posts the form: it comes back with one more row, nothing saved.
       if (form.text('_action') === 'addRow') {
@@ -119,12 +119,8 @@ export const linksArea: PortalArea = {
       }
       const built = createBody(entry, session.language);
       try {
-        const created = await createPaymentLink(deps, merchantId, built.body, undefined);
-        return {
-          // The body was accepted, so these are the link's type, amount and currency.
-          audit: { target: created.paymentLinkReference, details: { type: built.body.type, amount: built.body.amount, currency: built.body.currency } },
-          seeOther: `${PORTAL}/links/${encodeURIComponent(created.paymentLinkReference)}?created=1`,
-        };
+        const created = await createPaymentLink({ ...deps, actor }, merchantId, built.body, undefined);
+        return { seeOther: `${PORTAL}/links/${encodeURIComponent(created.paymentLinkReference)}?created=1` };
       } catch (err) {
         if (!(err instanceof ApiError && err.errors)) throw err;
         const errors = new FieldErrors(built.place(err.errors));
@@ -162,8 +158,8 @@ export const linksArea: PortalArea = {
     });
 
     route
-      .post('/links/:reference/edit', { permission: 'links.write', audit: 'link.update', view: renderLinkForm })
-      .handle(async ({ request, merchantId, form, view }: Ctx<RefParams>) => {
+      .post('/links/:reference/edit', { permission: 'links.write', view: renderLinkForm })
+      .handle(async ({ request, merchantId, form, view, actor }: Ctx<RefParams>) => {
         // Another merchant's link is not found before anything in the form is looked at.
         const before = await getPaymentLink(deps, merchantId, request.params.reference);
         const v = await view();
@@ -174,7 +170,7 @@ export const linksArea: PortalArea = {
         }
         const built = updateBody(before, entry, withMoney, v.lang);
         try {
-          await updatePaymentLink(deps, merchantId, built.body, () => undefined);
+          await updatePaymentLink({ ...deps, actor }, merchantId, built.body, () => undefined);
         } catch (err) {
           if (err instanceof ApiError && err.code === 'INVALID_STATE') {
             const now = await getPaymentLink(deps, merchantId, before.paymentLinkReference);
@@ -184,42 +180,17 @@ export const linksArea: PortalArea = {
           const data = editForm(v, before, { ...entry, items: rowsToShow(entry.items, 1) }, new FieldErrors(built.place(err.errors)));
           return { status: 400, data: { ...data, withMoney: withMoney && data.withMoney } };
         }
-        const after = await getPaymentLink(deps, merchantId, before.paymentLinkReference);
-        return {
-          audit: { target: before.paymentLinkReference, details: { changed: changedFields(before, after) } },
-          seeOther: `${PORTAL}/links/${encodeURIComponent(before.paymentLinkReference)}?updated=1`,
-        };
+        return { seeOther: `${PORTAL}/links/${encodeURIComponent(before.paymentLinkReference)}?updated=1` };
       });
 
     route.get('/links/:reference/disable', { permission: 'links.write', view: renderDisable }).handle(async ({ request, merchantId }: Ctx<RefParams>) => {
       return { data: await getPaymentLink(deps, merchantId, request.params.reference) };
     });
 
-    route.post('/links/:reference/disable', { permission: 'links.write', audit: 'link.disable' }).handle(async ({ request, merchantId }: Ctx<RefParams>) => {
+    route.post('/links/:reference/disable', { permission: 'links.write' }).handle(async ({ request, merchantId, actor }: Ctx<RefParams>) => {
       const reference = request.params.reference;
-      await disablePaymentLink(deps, merchantId, { paymentLinkReference: reference }, () => undefined);
-      return { audit: { target: reference }, seeOther: `${PORTAL}/links/${encodeURIComponent(reference)}?disabled=1` };
+      await disablePaymentLink({ ...deps, actor }, merchantId, { paymentLinkReference: reference }, () => undefined);
+      return { seeOther: `${PORTAL}/links/${encodeURIComponent(reference)}?disabled=1` };
     });
   },
 };
-
-/** The fields an update changed, by name (their values stay out of the audit log). */
-function changedFields(before: PaymentLinkView, after: PaymentLinkView): string[] {
-  const keys = [
-    'description',
-    'themeKey',
-    'returnUrl',
-    'culture',
-    'validUntil',
-    'maxSalesCount',
-    'shopperInfos',
-    'amount',
-    'currency',
-    'items',
-    'completionMessage',
-    'inactiveMessage',
-    'termsUrl',
-    'customFields',
-  ] as const;
-  return keys.filter((k) => JSON.stringify(before[k]) !== JSON.stringify(after[k]));
-}

@@ -1,5 +1,4 @@
 import { Readable } from 'node:stream';
-import type { AuditAction } from '../../audit/service.js';
 import { keysetOf } from '../../db/keyset.js';
 import { ApiError, validationError, type FieldError } from '../../errors.js';
 import { formatMoney } from '../../html/format.js';
@@ -70,12 +69,6 @@ function filterOf(q: ListQuery, lang: View['lang']): { shown: ListFilter; filter
   return { shown, filter: { state: shown.state, from, until, reference: shown.reference === '' ? null : shown.reference }, errors };
 }
 
-const ACTION: Record<ModificationKind, AuditAction> = {
-  capture: 'payment.capture',
-  refund: 'payment.refund',
-  reverse: 'payment.reverse',
-  adjust: 'payment.adjust',
-};
 const OPERATION = { capture: 'Capture', refund: 'Refund', reverse: 'Reversal', adjust: 'Adjustment' } as const satisfies Record<ModificationKind, string>;
 
 export const paymentsArea: PortalArea = {
@@ -188,7 +181,7 @@ export const paymentsArea: PortalArea = {
      * the limit are said in money, not in minor units.
      */
     const modification = async (ctx: Ctx<RefParams>, kind: ModificationKind): Promise<Outcome<DetailData>> => {
-      const { merchantId, session, form } = ctx;
+      const { merchantId, session, form, actor } = ctx;
       // Another merchant's payment is not found before anything in the form is looked at.
       const payment = await paymentDetail(deps, merchantId, ctx.request.params.payfacReference);
       const typed: ModificationForm = {
@@ -210,15 +203,8 @@ export const paymentsArea: PortalArea = {
               ...(kind === 'refund' && typed.refundReason !== '' ? { refundReason: typed.refundReason } : {}),
             };
       try {
-        const received = await requestModification(deps, merchantId, OPERATION[kind], body);
-        return {
-          // The body was accepted, so its amount is the minor units read from the form.
-          audit: {
-            target: payment.payfacReference,
-            details: { modification: received.payfacReference, ...(kind === 'reverse' ? {} : { amount: minor, currency: payment.currency }) },
-          },
-          seeOther: `${paymentPath(payment.payfacReference)}?done=${kind}`,
-        };
+        await requestModification({ ...deps, actor }, merchantId, OPERATION[kind], body);
+        return { seeOther: `${paymentPath(payment.payfacReference)}?done=${kind}` };
       } catch (err) {
         if (err instanceof ApiError && err.code === 'AUTHORISATION_EXPIRED') return { status: 409, data: await detailData(ctx, payment, null, 'expired') };
         if (err instanceof ApiError && err.code === 'INVALID_STATE') return { status: 409, data: await detailData(ctx, payment, null, 'refused') };
@@ -232,7 +218,7 @@ export const paymentsArea: PortalArea = {
 
     for (const kind of ['capture', 'refund', 'reverse', 'adjust'] as const) {
       route
-        .post(`/payments/:payfacReference/${kind}`, { permission: 'payments.modify', audit: ACTION[kind], view: renderPaymentDetail })
+        .post(`/payments/:payfacReference/${kind}`, { permission: 'payments.modify', view: renderPaymentDetail })
         .handle((ctx: Ctx<RefParams>) => modification(ctx, kind));
     }
 

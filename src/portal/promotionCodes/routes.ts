@@ -72,18 +72,15 @@ export const promotionCodesArea: PortalArea = {
       .get('/promotion-codes/new', { permission: 'links.write', view: renderNewCode })
       .handle(async () => ({ data: { values: NEW_CODE, errors: new FieldErrors() } }));
 
-    route.post('/promotion-codes', { permission: 'links.write', audit: 'promotion.create', view: renderNewCode }).handle(async ({ merchantId, form }) => {
+    route.post('/promotion-codes', { permission: 'links.write', view: renderNewCode }).handle(async ({ merchantId, form, actor }) => {
       const values = valuesOf(form);
       let made: PromotionCodeView;
       try {
-        made = await createPromotionCode(deps, merchantId, createInput(values), undefined);
+        made = await createPromotionCode({ ...deps, actor }, merchantId, createInput(values), undefined);
       } catch (err) {
         return { status: 400, data: { values, errors: new FieldErrors(refused(err)) } };
       }
-      return {
-        audit: { target: made.promotionCodeId, details: { code: made.code } },
-        seeOther: `${codePath(made.promotionCodeId)}?done=created`,
-      };
+      return { seeOther: `${codePath(made.promotionCodeId)}?done=created` };
     });
 
     route
@@ -95,8 +92,8 @@ export const promotionCodesArea: PortalArea = {
       });
 
     route
-      .post('/promotion-codes/:promotionCodeId', { permission: 'links.write', audit: 'promotion.update', view: renderEditCode })
-      .handle(async ({ request, merchantId, form }: Ctx<IdParams>) => {
+      .post('/promotion-codes/:promotionCodeId', { permission: 'links.write', view: renderEditCode })
+      .handle(async ({ request, merchantId, form, actor }: Ctx<IdParams>) => {
         const id = request.params.promotionCodeId;
         const before = await getPromotionCode(deps, merchantId, id);
         const values = { ...valuesOf(form), code: before.code };
@@ -108,11 +105,11 @@ export const promotionCodesArea: PortalArea = {
           maxRedemptions: wholeNumberOf(values.maxRedemptions) ?? null,
         };
         try {
-          await updatePromotionCode(deps, merchantId, id, input);
+          await updatePromotionCode({ ...deps, actor }, merchantId, id, input);
         } catch (err) {
           return { status: 400, data: { code: before, values, errors: new FieldErrors(refused(err)), notice: null, now: deps.clock.now() } };
         }
-        return { audit: { target: id, details: { code: before.code } }, seeOther: `${codePath(id)}?done=saved` };
+        return { seeOther: `${codePath(id)}?done=saved` };
       });
   },
 };

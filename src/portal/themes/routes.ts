@@ -62,11 +62,6 @@ function fieldsBeforeFile(body: unknown): Form {
 }
 
 /** Changed fields of an edit, for the audit log (names only: the values are in the theme). */
-function changes(before: Theme, after: Theme, logo: 'kept' | 'replaced' | 'removed'): string[] {
-  const fields = (['name', 'accentColor', 'backgroundColor', 'buttonShape'] as const).filter((k) => before[k] !== after[k]);
-  return logo === 'kept' ? fields : [...fields, logo === 'replaced' ? 'logo' : 'logo removed'];
-}
-
 export const themesArea: PortalArea = {
   styles: THEMES_CSS,
   scripts: [enhanceThemePreview],
@@ -117,19 +112,16 @@ export const themesArea: PortalArea = {
     });
 
     route
-      .post('/themes', { permission: 'themes.manage', audit: 'theme.create', view: renderThemeForm, errorHandler: uploadTooLarge })
-      .handle(async ({ merchantId, form, view }) => {
+      .post('/themes', { permission: 'themes.manage', view: renderThemeForm, errorHandler: uploadTooLarge })
+      .handle(async ({ merchantId, form, view, actor }) => {
         let theme: Theme;
         try {
-          theme = await createTheme(db, clock, merchantId, inputOf(form));
+          theme = await createTheme({ db, clock, actor }, merchantId, inputOf(form));
         } catch (err) {
           const errors = new FieldErrors(localized(await view(), fieldErrorsOf(err)));
           return { status: 400, data: { theme: null, values: formValues(form), errors, notice: null } };
         }
-        return {
-          audit: { target: theme.themeKey, details: { name: theme.name } },
-          seeOther: `${PORTAL}/themes/${encodeURIComponent(theme.themeKey)}/edit?done=created`,
-        };
+        return { seeOther: `${PORTAL}/themes/${encodeURIComponent(theme.themeKey)}/edit?done=created` };
       });
 
     route
@@ -141,24 +133,19 @@ export const themesArea: PortalArea = {
       });
 
     route
-      .post('/themes/:themeKey/edit', { permission: 'themes.manage', audit: 'theme.update', view: renderThemeForm, errorHandler: uploadTooLarge })
-      .handle(async ({ request, merchantId, form, view }: Ctx<KeyParams>) => {
+      .post('/themes/:themeKey/edit', { permission: 'themes.manage', view: renderThemeForm, errorHandler: uploadTooLarge })
+      .handle(async ({ request, merchantId, form, view, actor }: Ctx<KeyParams>) => {
         const input = inputOf(form);
         const logoChange = form.text('removeLogo') === 'on' ? 'remove' : 'keep';
         let result: Awaited<ReturnType<typeof updateTheme>>;
         try {
-          result = await updateTheme(db, clock, merchantId, request.params.themeKey, { ...input, logoChange });
+          result = await updateTheme({ db, clock, actor }, merchantId, request.params.themeKey, { ...input, logoChange });
         } catch (err) {
           const errors = fieldErrorsOf(err);
           const theme = await getTheme(db, merchantId, request.params.themeKey);
           return { status: 400, data: { theme, values: formValues(form), errors: new FieldErrors(localized(await view(), errors)), notice: null } };
         }
-        const { before, after } = result;
-        const logo = input.logo ? 'replaced' : before.logoType !== null && after.logoType === null ? 'removed' : 'kept';
-        return {
-          audit: { target: after.themeKey, details: { name: after.name, changed: changes(before, after, logo) } },
-          seeOther: `${PORTAL}/themes/${encodeURIComponent(after.themeKey)}/edit?done=saved`,
-        };
+        return { seeOther: `${PORTAL}/themes/${encodeURIComponent(result.after.themeKey)}/edit?done=saved` };
       });
 
     // The whole payment page in the saved theme, with sample data: the preview that needs no script.
@@ -173,9 +160,9 @@ export const themesArea: PortalArea = {
       .get('/themes/:themeKey/delete', { permission: 'themes.manage', view: renderThemeDelete })
       .handle(async ({ request, merchantId }: Ctx<KeyParams>) => ({ data: await getTheme(db, merchantId, request.params.themeKey) }));
 
-    route.post('/themes/:themeKey/delete', { permission: 'themes.manage', audit: 'theme.delete' }).handle(async ({ request, merchantId }: Ctx<KeyParams>) => {
-      const theme = await deleteTheme(db, merchantId, request.params.themeKey);
-      return { audit: { target: theme.themeKey, details: { name: theme.name } }, seeOther: `${PORTAL}/themes?done=deleted` };
+    route.post('/themes/:themeKey/delete', { permission: 'themes.manage' }).handle(async ({ request, merchantId, actor }: Ctx<KeyParams>) => {
+      await deleteTheme({ db, clock, actor }, merchantId, request.params.themeKey);
+      return { seeOther: `${PORTAL}/themes?done=deleted` };
     });
   },
 };

@@ -67,12 +67,12 @@ export const usersArea: PortalArea = {
       return { data: await listData(merchantId, { invite: EMPTY_INVITE, notice, problem: null }) };
     });
 
-    route.post('/users', { permission: 'users.manage', audit: 'user.invite', view: renderUsers }).handle(async ({ merchantId, session, form, view }) => {
+    route.post('/users', { permission: 'users.manage', view: renderUsers }).handle(async ({ merchantId, session, form, view, actor }) => {
       const email = form.text('email').slice(0, 300);
       const role = form.text('role');
       let link: Awaited<ReturnType<typeof inviteUser>>;
       try {
-        link = await inviteUser(db, clock, merchantId, { email, role, invitedBy: session.userId });
+        link = await inviteUser({ db, clock, actor }, merchantId, { email, role, invitedBy: session.userId });
       } catch (err) {
         const v = await view();
         let errors: FieldError[];
@@ -91,42 +91,35 @@ export const usersArea: PortalArea = {
       }
       // The users module took the role, so it is one.
       const invited = isRole(role) ? role : 'staff';
-      return { audit: { target: link.email, details: { role: invited } }, page: invitation(link, invited) };
+      return { page: invitation(link, invited) };
+    });
+
+    route.post('/users/:userId/reinvite', { permission: 'users.manage', view: renderUsers }).handle(async ({ request, merchantId, actor }: Ctx<UserParams>) => {
+      const user = await userOf(merchantId, request.params.userId);
+      if (user.status === 'active') {
+        return {
+          status: 409,
+          data: await listData(merchantId, { invite: EMPTY_INVITE, notice: null, problem: { userId: user.userId, reason: 'alreadyActive' } }),
+        };
+      }
+      const link = await reinvite({ db, clock, actor }, merchantId, user.userId).catch((err: unknown) => {
+        throw err instanceof UserError ? notFound('user') : err;
+      });
+      return { page: invitation(link, user.role) };
     });
 
     route
-      .post('/users/:userId/reinvite', { permission: 'users.manage', audit: 'user.reinvite', view: renderUsers })
-      .handle(async ({ request, merchantId }: Ctx<UserParams>) => {
-        const user = await userOf(merchantId, request.params.userId);
-        if (user.status === 'active') {
-          return {
-            status: 409,
-            data: await listData(merchantId, { invite: EMPTY_INVITE, notice: null, problem: { userId: user.userId, reason: 'alreadyActive' } }),
-          };
-        }
-        const link = await reinvite(db, clock, merchantId, user.userId).catch((err: unknown) => {
-          throw err instanceof UserError ? notFound('user') : err;
-        });
-        return { audit: { target: link.email, details: { role: user.role } }, page: invitation(link, user.role) };
-      });
-
-    route
-      .post('/users/:userId/role', { permission: 'users.manage', audit: 'user.role', view: renderUsers })
-      .handle(async ({ request, merchantId, session, form }: Ctx<UserParams>) => {
+      .post('/users/:userId/role', { permission: 'users.manage', view: renderUsers })
+      .handle(async ({ request, merchantId, session, form, actor }: Ctx<UserParams>) => {
         const userId = request.params.userId;
-        let changed: Awaited<ReturnType<typeof changeRole>>;
         try {
-          changed = await changeRole(db, merchantId, userId, form.text('role'), { userId: session.userId });
+          await changeRole({ db, clock, actor }, merchantId, userId, form.text('role'), { userId: session.userId });
         } catch (err) {
           const reason = refusalOf(err);
           const problem: RowProblem = { userId, reason };
           return { status: reason === 'roleInvalid' ? 400 : 409, data: await listData(merchantId, { invite: EMPTY_INVITE, notice: null, problem }) };
         }
-        return {
-          // The same role again changes nothing: nothing to record.
-          ...(changed.from !== changed.to ? { audit: { target: changed.email, details: { from: changed.from, to: changed.to } } } : {}),
-          seeOther: `${PORTAL}/users?done=role`,
-        };
+        return { seeOther: `${PORTAL}/users?done=role` };
       });
 
     route
@@ -134,15 +127,15 @@ export const usersArea: PortalArea = {
       .handle(async ({ request, merchantId }: Ctx<UserParams>) => ({ data: { user: await userOf(merchantId, request.params.userId), problem: null } }));
 
     route
-      .post('/users/:userId/remove', { permission: 'users.manage', audit: 'user.remove', view: removePage })
-      .handle(async ({ request, merchantId, session }: Ctx<UserParams>) => {
+      .post('/users/:userId/remove', { permission: 'users.manage', view: removePage })
+      .handle(async ({ request, merchantId, session, actor }: Ctx<UserParams>) => {
         const user = await userOf(merchantId, request.params.userId);
         try {
-          await removeUser(db, clock, merchantId, user.userId, { userId: session.userId });
+          await removeUser({ db, clock, actor }, merchantId, user.userId, { userId: session.userId });
         } catch (err) {
           return { status: 409, data: { user, problem: refusalOf(err) } };
         }
-        return { audit: { target: user.email, details: { role: user.role } }, seeOther: `${PORTAL}/users?done=removed` };
+        return { seeOther: `${PORTAL}/users?done=removed` };
       });
   },
 };

@@ -1,4 +1,5 @@
 import { CAPABILITIES, type Principal } from '../../accounts/service.js';
+import type { Actor } from '../../actor.js';
 import { keysetOf } from '../../db/keyset.js';
 import { ApiError, notFound, type FieldError } from '../../errors.js';
 import type { PortalSession } from '../../users/service.js';
@@ -87,6 +88,8 @@ export const webhooksArea: PortalArea = {
     const route = portalRouter(portal, deps);
 
     const principalOf = (ctx: Ctx<WebhookParams>): Principal => merchantPrincipal(ctx.session);
+    /** What a change is given: the service's dependencies and the signed-in person. */
+    const op = (ctx: { actor: Actor }): webhooks.WebhookWriteDeps => ({ ...svc, actor: ctx.actor });
     const webhookOf = (ctx: Ctx<WebhookParams>): Promise<webhooks.WebhookView> => webhooks.getWebhook(svc, principalOf(ctx), ctx.request.params.webhookId);
     /** The delivery, within the webhook of the path (a delivery of another webhook is not found here). */
     const deliveryOf = async (
@@ -143,18 +146,15 @@ export const webhooksArea: PortalArea = {
       },
     }));
 
-    route.post('/webhooks', { permission: 'webhooks.write', audit: 'webhook.create', view: renderWebhookForm }).handle(async ({ session, form }) => {
+    route.post('/webhooks', { permission: 'webhooks.write', view: renderWebhookForm }).handle(async ({ session, form, actor }) => {
       const values = webhookFormOf(form);
       // A blank URL is left out, so the answer is the API's "is required".
       const body = { ...(values.url !== '' ? { url: values.url } : {}), eventTypes: values.eventTypes, description: values.description, ...limitsOf(values) };
-      const outcome = await refusable(() => webhooks.registerWebhook(svc, merchantPrincipal(session), body, undefined));
+      const outcome = await refusable(() => webhooks.registerWebhook(op({ actor }), merchantPrincipal(session), body, undefined));
       if ('errors' in outcome) return { status: 400, data: { webhook: null, values, errors: outcome.errors, devUrls } };
       const created = outcome.ok;
-      return {
-        audit: { target: created.webhookId, details: { url: created.url, eventTypes: created.eventTypes, description: created.description } },
-        // The secrets are shown once, on this answer (no redirect: they are never read back).
-        page: (view) => renderWebhookCreated(view, created),
-      };
+      // The secrets are shown once, on this answer (no redirect: they are never read back).
+      return { page: (view) => renderWebhookCreated(view, created) };
     });
 
     route
@@ -169,65 +169,53 @@ export const webhooksArea: PortalArea = {
       return { data: { webhook, values: formValuesOf(webhook), errors: new FieldErrors(), devUrls } };
     });
 
-    route
-      .post('/webhooks/:webhookId/edit', { permission: 'webhooks.write', audit: 'webhook.update', view: renderWebhookForm })
-      .handle(async (ctx: Ctx<WebhookParams>) => {
-        const webhook = await webhookOf(ctx);
-        const values = webhookFormOf(ctx.form);
-        // A listener has no URL to change; every other field is sent as the form shows it.
-        const body = {
-          ...(webhook.kind === 'url' ? { url: values.url, ...limitsOf(values) } : {}),
-          eventTypes: values.eventTypes,
-          description: values.description,
-        };
-        const outcome = await refusable(() => webhooks.updateWebhook(svc, principalOf(ctx), webhook.webhookId, body));
-        if ('errors' in outcome) return { status: 400, data: { webhook, values, errors: outcome.errors, devUrls } };
-        return { audit: { target: webhook.webhookId, details: body }, seeOther: `${hrefOf(webhook.webhookId)}?done=saved` };
-      });
+    route.post('/webhooks/:webhookId/edit', { permission: 'webhooks.write', view: renderWebhookForm }).handle(async (ctx: Ctx<WebhookParams>) => {
+      const webhook = await webhookOf(ctx);
+      const values = webhookFormOf(ctx.form);
+      // A listener has no URL to change; every other field is sent as the form shows it.
+      const body = {
+        ...(webhook.kind === 'url' ? { url: values.url, ...limitsOf(values) } : {}),
+        eventTypes: values.eventTypes,
+        description: values.description,
+      };
+      const outcome = await refusable(() => webhooks.updateWebhook(op(ctx), principalOf(ctx), webhook.webhookId, body));
+      if ('errors' in outcome) return { status: 400, data: { webhook, values, errors: outcome.errors, devUrls } };
+      return { seeOther: `${hrefOf(webhook.webhookId)}?done=saved` };
+    });
 
     for (const [path, enabled] of [
       ['enable', true],
       ['disable', false],
     ] as const) {
-      route
-        .post(`/webhooks/:webhookId/${path}`, { permission: 'webhooks.write', audit: enabled ? 'webhook.enable' : 'webhook.disable' })
-        .handle(async (ctx: Ctx<WebhookParams>) => {
-          const webhook = await webhookOf(ctx);
-          await webhooks.updateWebhook(svc, principalOf(ctx), webhook.webhookId, { enabled });
-          return { audit: { target: webhook.webhookId, details: {} }, seeOther: `${hrefOf(webhook.webhookId)}?done=${enabled ? 'enabled' : 'disabled'}` };
-        });
+      route.post(`/webhooks/:webhookId/${path}`, { permission: 'webhooks.write' }).handle(async (ctx: Ctx<WebhookParams>) => {
+        const webhook = await webhookOf(ctx);
+        await webhooks.updateWebhook(op(ctx), principalOf(ctx), webhook.webhookId, { enabled });
+        return { seeOther: `${hrefOf(webhook.webhookId)}?done=${enabled ? 'enabled' : 'disabled'}` };
+      });
     }
 
     route.get('/webhooks/:webhookId/rotate', { permission: 'webhooks.write', view: renderRotate }).handle(async (ctx: Ctx<WebhookParams>) => {
       return { data: { webhook: await webhookOf(ctx), overlapHours: String(webhooks.DEFAULT_OVERLAP_HOURS), errors: new FieldErrors() } };
     });
 
-    route
-      .post('/webhooks/:webhookId/rotate', { permission: 'webhooks.write', audit: 'webhook.rotate', view: renderRotate })
-      .handle(async (ctx: Ctx<WebhookParams>) => {
-        const webhook = await webhookOf(ctx);
-        const raw = ctx.form.text('overlapHours').trim();
-        // As the API's query string carries it: text, read by the operation; blank is the default.
-        const outcome = await refusable(() => webhooks.rotateSecrets(svc, principalOf(ctx), webhook.webhookId, raw === '' ? {} : { overlapHours: raw }));
-        if ('errors' in outcome) return { status: 400, data: { webhook, overlapHours: raw, errors: outcome.errors } };
-        const rotated = outcome.ok;
-        return {
-          audit: {
-            target: webhook.webhookId,
-            details: { overlapHours: raw === '' ? webhooks.DEFAULT_OVERLAP_HOURS : Number(raw), previousSecretValidUntil: rotated.previousSecretValidUntil },
-          },
-          page: (view) => renderRotated(view, { webhook, secrets: rotated }),
-        };
-      });
+    route.post('/webhooks/:webhookId/rotate', { permission: 'webhooks.write', view: renderRotate }).handle(async (ctx: Ctx<WebhookParams>) => {
+      const webhook = await webhookOf(ctx);
+      const raw = ctx.form.text('overlapHours').trim();
+      // As the API's query string carries it: text, read by the operation; blank is the default.
+      const outcome = await refusable(() => webhooks.rotateSecrets(op(ctx), principalOf(ctx), webhook.webhookId, raw === '' ? {} : { overlapHours: raw }));
+      if ('errors' in outcome) return { status: 400, data: { webhook, overlapHours: raw, errors: outcome.errors } };
+      const rotated = outcome.ok;
+      return { page: (view) => renderRotated(view, { webhook, secrets: rotated }) };
+    });
 
     route
       .get('/webhooks/:webhookId/delete', { permission: 'webhooks.write', view: renderDelete })
       .handle(async (ctx: Ctx<WebhookParams>) => ({ data: { webhook: await webhookOf(ctx) } }));
 
-    route.post('/webhooks/:webhookId/delete', { permission: 'webhooks.write', audit: 'webhook.delete' }).handle(async (ctx: Ctx<WebhookParams>) => {
+    route.post('/webhooks/:webhookId/delete', { permission: 'webhooks.write' }).handle(async (ctx: Ctx<WebhookParams>) => {
       const webhook = await webhookOf(ctx);
-      await webhooks.deleteWebhook(svc, principalOf(ctx), webhook.webhookId);
-      return { audit: { target: webhook.webhookId, details: { url: webhook.url } }, seeOther: '/portal/webhooks?done=deleted' };
+      await webhooks.deleteWebhook(op(ctx), principalOf(ctx), webhook.webhookId);
+      return { seeOther: '/portal/webhooks?done=deleted' };
     });
 
     route
@@ -239,31 +227,26 @@ export const webhooksArea: PortalArea = {
         return { data: await deliveriesData(ctx, q, { since: '', until: '', errors: new FieldErrors(), outcome, problem: null }) };
       });
 
-    route
-      .post('/webhooks/:webhookId/recover', { permission: 'webhooks.write', audit: 'webhook.recover', view: renderDeliveries })
-      .handle(async (ctx: Ctx<WebhookParams>) => {
-        const webhook = await webhookOf(ctx);
-        const since = ctx.form.text('since').trim();
-        const until = ctx.form.text('until').trim();
-        const body = { ...(since !== '' ? { since: instantOf(since) } : {}), ...(until !== '' ? { until: instantOf(until) } : {}) };
-        const again = async (status: number, errors: FieldErrors, problem: RecoverForm['problem']) => ({
-          status,
-          data: await deliveriesData(ctx, {}, { since, until, errors, outcome: null, problem }),
-        });
-        let outcome;
-        try {
-          outcome = await refusable(() => deliveries.recoverFailed(svc, principalOf(ctx), webhook.webhookId, body));
-        } catch (err) {
-          if (isNotReceiving(err)) return again(409, new FieldErrors(), 'notReceiving');
-          throw err;
-        }
-        if ('errors' in outcome) return again(400, outcome.errors, null);
-        const { requeued, repeated } = outcome.ok;
-        return {
-          audit: { target: webhook.webhookId, details: { since: body.since, until: body.until ?? null, requeued, repeated } },
-          seeOther: `${hrefOf(webhook.webhookId)}/deliveries?done=${repeated ? 'recoveredBefore' : 'recovered'}&n=${requeued}`,
-        };
+    route.post('/webhooks/:webhookId/recover', { permission: 'webhooks.write', view: renderDeliveries }).handle(async (ctx: Ctx<WebhookParams>) => {
+      const webhook = await webhookOf(ctx);
+      const since = ctx.form.text('since').trim();
+      const until = ctx.form.text('until').trim();
+      const body = { ...(since !== '' ? { since: instantOf(since) } : {}), ...(until !== '' ? { until: instantOf(until) } : {}) };
+      const again = async (status: number, errors: FieldErrors, problem: RecoverForm['problem']) => ({
+        status,
+        data: await deliveriesData(ctx, {}, { since, until, errors, outcome: null, problem }),
       });
+      let outcome;
+      try {
+        outcome = await refusable(() => deliveries.recoverFailed(op(ctx), principalOf(ctx), webhook.webhookId, body));
+      } catch (err) {
+        if (isNotReceiving(err)) return again(409, new FieldErrors(), 'notReceiving');
+        throw err;
+      }
+      if ('errors' in outcome) return again(400, outcome.errors, null);
+      const { requeued, repeated } = outcome.ok;
+      return { seeOther: `${hrefOf(webhook.webhookId)}/deliveries?done=${repeated ? 'recoveredBefore' : 'recovered'}&n=${requeued}` };
+    });
 
     route
       .get('/webhooks/:webhookId/deliveries/:deliveryId', { permission: 'webhooks.read', view: renderDelivery })
@@ -273,42 +256,33 @@ export const webhooksArea: PortalArea = {
       });
 
     route
-      .post('/webhooks/:webhookId/deliveries/:deliveryId/redeliver', { permission: 'webhooks.write', audit: 'delivery.redeliver', view: renderDelivery })
+      .post('/webhooks/:webhookId/deliveries/:deliveryId/redeliver', { permission: 'webhooks.write', view: renderDelivery })
       .handle(async (ctx: Ctx<DeliveryParams>) => {
         const { webhook, delivery } = await deliveryOf(ctx);
         let again: { deliveryId: string };
         try {
-          again = await deliveries.redeliver(svc, principalOf(ctx), delivery.deliveryId);
+          again = await deliveries.redeliver(op(ctx), principalOf(ctx), delivery.deliveryId);
         } catch (err) {
           if (!isNotReceiving(err)) throw err;
           return { status: 409, data: { webhook, delivery, notice: 'notReceiving' } };
         }
-        return {
-          audit: { target: delivery.deliveryId, details: { webhookId: webhook.webhookId, newDeliveryId: again.deliveryId } },
-          seeOther: `${hrefOf(webhook.webhookId)}/deliveries/${encodeURIComponent(again.deliveryId)}?done=redelivered`,
-        };
+        return { seeOther: `${hrefOf(webhook.webhookId)}/deliveries/${encodeURIComponent(again.deliveryId)}?done=redelivered` };
       });
 
-    route
-      .post('/webhooks/:webhookId/test', { permission: 'webhooks.write', audit: 'webhook.test', view: renderWebhook })
-      .handle(async (ctx: Ctx<WebhookParams>) => {
-        // Like the API's sandbox operations, this exists only while the sandbox is on.
-        if (!deps.config.sandbox) throw notFound('sandbox');
-        const webhook = await webhookOf(ctx);
-        const eventType = ctx.form.text('eventType');
-        // The event goes to every webhook that takes its type: one this webhook does not take would not
-        // test it. That is this page's own question; the event itself is checked by the operation.
-        if (webhook.eventTypes.length > 0 && !webhook.eventTypes.includes(eventType)) {
-          const error: FieldError = { field: 'eventType', code: 'ENUM', message: `must be one of ${webhook.eventTypes.join(', ')}` };
-          return { status: 400, data: await webhookData(ctx, null, new FieldErrors([error])) };
-        }
-        const outcome = await refusable(() => deliveries.recordSandboxEvent(svc, ctx.merchantId, { eventType, ...TEST_EVENT }));
-        if ('errors' in outcome) return { status: 400, data: await webhookData(ctx, null, outcome.errors) };
-        const event = outcome.ok;
-        return {
-          audit: { target: webhook.webhookId, details: { eventType, eventId: event.eventId, payfacReference: event.payfacReference } },
-          seeOther: `${hrefOf(webhook.webhookId)}/deliveries?done=tested`,
-        };
-      });
+    route.post('/webhooks/:webhookId/test', { permission: 'webhooks.write', view: renderWebhook }).handle(async (ctx: Ctx<WebhookParams>) => {
+      // Like the API's sandbox operations, this exists only while the sandbox is on.
+      if (!deps.config.sandbox) throw notFound('sandbox');
+      const webhook = await webhookOf(ctx);
+      const eventType = ctx.form.text('eventType');
+      // The event goes to every webhook that takes its type: one this webhook does not take would not
+      // test it. That is this page's own question; the event itself is checked by the operation.
+      if (webhook.eventTypes.length > 0 && !webhook.eventTypes.includes(eventType)) {
+        const error: FieldError = { field: 'eventType', code: 'ENUM', message: `must be one of ${webhook.eventTypes.join(', ')}` };
+        return { status: 400, data: await webhookData(ctx, null, new FieldErrors([error])) };
+      }
+      const outcome = await refusable(() => deliveries.recordSandboxEvent(op(ctx), ctx.merchantId, { eventType, ...TEST_EVENT }));
+      if ('errors' in outcome) return { status: 400, data: await webhookData(ctx, null, outcome.errors) };
+      return { seeOther: `${hrefOf(webhook.webhookId)}/deliveries?done=tested` };
+    });
   },
 };

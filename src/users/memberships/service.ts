@@ -1,3 +1,5 @@
+import type { Operation } from '../../actor.js';
+import { recordAudit } from '../../audit/service.js';
 import type { Clock } from '../../clock.js';
 import type { Database, Queryable } from '../../db/database.js';
 import { withTransaction } from '../../db/database.js';
@@ -66,12 +68,8 @@ export interface SentInvitation {
  * address nobody has and for one that has an account elsewhere (a merchant's or a partner's user):
  * only a member or invitee of this merchant is refused, as `alreadyMember`. No link is made.
  */
-export async function inviteUser(
-  db: Database,
-  clock: Clock,
-  merchantId: string,
-  input: { email: string; role: string; invitedBy: string },
-): Promise<SentInvitation> {
+export async function inviteUser(op: Operation, merchantId: string, input: { email: string; role: string; invitedBy: string }): Promise<SentInvitation> {
+  const { db, clock } = op;
   const checked = checkEmail(input.email);
   const errors: FieldError[] = [];
   if (!checked.ok) errors.push(emailFieldError(checked.problem));
@@ -93,6 +91,7 @@ export async function inviteUser(
       inviteExpiresAt: expiresAt,
     });
     if (!inserted) throw new UserError('alreadyMember', 'the address is a member of this merchant already');
+    await recordAudit(tx, op, { merchantId, action: 'user.invite', target: account.email, details: { role } });
     return { userId: account.id, email: account.email, expiresAt };
   });
 }
@@ -101,13 +100,15 @@ export async function inviteUser(
  * The invitation of a merchant's invitee who has not yet answered runs 7 days from now again. A link
  * an invitation handed out before invitations stopped making links stops working.
  */
-export async function reinvite(db: Database, clock: Clock, merchantId: string, userId: string): Promise<SentInvitation> {
+export async function reinvite(op: Operation, merchantId: string, userId: string): Promise<SentInvitation> {
+  const { db, clock } = op;
   const [user, membership] = await Promise.all([users.findUser(db.pool, userId), sql.findMembership(db.pool, userId, merchantId)]);
   if (!user || !membership || membership.acceptedAt !== null) throw new UserError('notFound', 'no such invitation');
   const expiresAt = new Date(clock.now().getTime() + INVITE_TTL_MS);
   return withTransaction(db, async (tx) => {
     if (!(await sql.renewInvitation(tx, userId, merchantId, expiresAt))) throw new UserError('notFound', 'no such invitation');
     await users.expireInviteLinks(tx, userId, clock.now());
+    await recordAudit(tx, op, { merchantId, action: 'user.reinvite', target: user.email, details: { role: membership.role } });
     return { userId, email: user.email, expiresAt };
   });
 }
@@ -140,19 +141,20 @@ async function endMembership(tx: Parameters<typeof sql.removeMembership>[0], clo
 }
 
 /** Removes a member from a merchant (after an owner's confirmation). */
-export async function removeUser(db: Database, clock: Clock, merchantId: string, userId: string, by: { userId: string }): Promise<{ email: string }> {
+export async function removeUser(op: Operation, merchantId: string, userId: string, by: { userId: string }): Promise<{ email: string }> {
   if (userId === by.userId) throw new UserError('self', 'you cannot remove yourself');
-  return withTransaction(db, async (tx) => {
-    const { user, membership } = await memberOf(tx, merchantId, userId);
+  return withTransaction(op.db, async (tx) => {
+    const { user, membership, role } = await memberOf(tx, merchantId, userId);
     if (!(await keepsAnOwner(tx, merchantId, membership, user))) throw new UserError('lastOwner', 'a merchant keeps at least one owner');
-    await endMembership(tx, clock, user, merchantId);
+    await endMembership(tx, op.clock, user, merchantId);
+    await recordAudit(tx, op, { merchantId, action: 'user.remove', target: user.email, details: { role } });
     return { email: user.email };
   });
 }
 
 /** Gives a member another role on this merchant; their sessions here see it on their next request. */
 export async function changeRole(
-  db: Database,
+  op: Operation,
   merchantId: string,
   userId: string,
   role: string,
@@ -160,11 +162,13 @@ export async function changeRole(
 ): Promise<{ email: string; from: Role; to: Role }> {
   if (!isRole(role)) throw new UserError('roleInvalid', `role must be one of ${ROLES.join(', ')}`);
   if (userId === by.userId) throw new UserError('self', 'you cannot change your own role');
-  return withTransaction(db, async (tx) => {
+  return withTransaction(op.db, async (tx) => {
     const { user, membership, role: from } = await memberOf(tx, merchantId, userId);
     if (role !== 'owner' && !(await keepsAnOwner(tx, merchantId, membership, user))) throw new UserError('lastOwner', 'a merchant keeps at least one owner');
     await sql.setMembershipRole(tx, userId, merchantId, role);
     await sql.syncLegacyColumns(tx, userId);
+    // The same role again changes nothing: nothing to record.
+    if (from !== role) await recordAudit(tx, op, { merchantId, action: 'user.role', target: user.email, details: { from, to: role } });
     return { email: user.email, from, to: role };
   });
 }
@@ -199,22 +203,26 @@ export async function pendingInvitations(db: Database, clock: Clock, userId: str
 }
 
 /** The person accepts an invitation: they may switch to that merchant, with its role. Undefined when there is none to accept. */
-export async function acceptInvitation(db: Database, clock: Clock, userId: string, merchantId: string): Promise<{ role: Role } | undefined> {
-  return withTransaction(db, async (tx) => {
-    const accepted = await sql.acceptMembership(tx, userId, merchantId, clock.now());
+export async function acceptInvitation(op: Operation, userId: string, merchantId: string): Promise<{ role: Role } | undefined> {
+  return withTransaction(op.db, async (tx) => {
+    const accepted = await sql.acceptMembership(tx, userId, merchantId, op.clock.now());
     if (!accepted || !isRole(accepted.role)) return undefined;
     await sql.syncLegacyColumns(tx, userId);
+    // In the log of the merchant that invited, with the role it offered.
+    const user = await users.findUser(tx, userId);
+    await recordAudit(tx, op, { merchantId, action: 'membership.accept', target: user?.email ?? userId, details: { role: accepted.role } });
     return { role: accepted.role };
   });
 }
 
 /** The person declines an invitation; the owner may invite them again. Undefined when there is none. */
-export async function declineInvitation(db: Database, clock: Clock, userId: string, merchantId: string): Promise<{ role: Role } | undefined> {
-  return withTransaction(db, async (tx) => {
+export async function declineInvitation(op: Operation, userId: string, merchantId: string): Promise<{ role: Role } | undefined> {
+  return withTransaction(op.db, async (tx) => {
     const user = await users.findUser(tx, userId);
     const membership = await sql.findMembership(tx, userId, merchantId);
     if (!user || !membership || membership.acceptedAt !== null || !isRole(membership.role)) return undefined;
-    await endMembership(tx, clock, user, merchantId);
+    await endMembership(tx, op.clock, user, merchantId);
+    await recordAudit(tx, op, { merchantId, action: 'membership.decline', target: user.email, details: { role: membership.role } });
     return { role: membership.role };
   });
 }

@@ -12,7 +12,8 @@ import { buildBody, enqueueEvent, type EventType, type WebhookMessage } from '..
 import { dueBacklog, notifyDeliveries } from '../delivery/sql.js';
 import * as webhookSql from '../sql.js';
 import * as sql from './sql.js';
-import { ownerOf, type WebhookServiceDeps } from '../service.js';
+import { auditWebhookChange, ownerOf, type WebhookServiceDeps, type WebhookWriteDeps } from '../service.js';
+import { recordAudit } from '../../audit/service.js';
 
 // The deliveries of the webhooks (§Deliveries): their trace (a list and one delivery with every
 // attempt), replay and recovery, the sandbox's events and its moving of deliveries forward, the
@@ -118,7 +119,7 @@ export async function getDelivery(
  * Its body is built now, signed with the webhook's current key (a receiver that rotated its keys can
  * verify it); the original delivery keeps its bytes.
  */
-export async function redeliver(deps: WebhookServiceDeps, principal: Principal, deliveryId: string): Promise<{ deliveryId: string }> {
+export async function redeliver(deps: WebhookWriteDeps, principal: Principal, deliveryId: string): Promise<{ deliveryId: string }> {
   return withTransaction(deps.db, async (tx) => {
     const d = await sql.findDelivery(tx, ownerOf(principal), deliveryId);
     if (!d) throw notFound('delivery');
@@ -138,6 +139,7 @@ export async function redeliver(deps: WebhookServiceDeps, principal: Principal, 
       deliveries: [{ id, webhookId: d.webhookId, body, viaListener: w.kind === 'listener' }],
     });
     await notifyDeliveries(tx);
+    await auditWebhookChange(tx, deps, principal, { action: 'delivery.redeliver', target: d.id, details: { webhookId: d.webhookId, newDeliveryId: id } });
     return { deliveryId: id };
   });
 }
@@ -148,7 +150,7 @@ export async function redeliver(deps: WebhookServiceDeps, principal: Principal, 
  * window re-queues nothing and answers the same count.
  */
 export async function recoverFailed(
-  deps: WebhookServiceDeps,
+  deps: WebhookWriteDeps,
   principal: Principal,
   webhookId: string,
   body: unknown,
@@ -185,6 +187,11 @@ export async function recoverFailed(
     );
     await sql.insertRecovery(tx, { webhookId, since: window.since, until: window.until, requeued: failed.length, now });
     if (failed.length > 0) await notifyDeliveries(tx);
+    await auditWebhookChange(tx, deps, principal, {
+      action: 'webhook.recover',
+      target: webhookId,
+      details: { since: formatTimestamp(window.since), until: window.until === null ? null : formatTimestamp(window.until), requeued: failed.length },
+    });
     return { requeued: failed.length, repeated: false };
   });
 }
@@ -192,11 +199,11 @@ export async function recoverFailed(
 // Sandbox (§Deliveries)
 
 /** Sandbox: an event made as if the acquirer had produced it; the body (SandboxEventBody) is checked here. */
-export async function recordSandboxEvent(deps: WebhookServiceDeps, merchantId: string, body: unknown): Promise<{ eventId: string; payfacReference: string }> {
+export async function recordSandboxEvent(deps: WebhookWriteDeps, merchantId: string, body: unknown): Promise<{ eventId: string; payfacReference: string }> {
   const input = checkInput(SandboxEventBody, body, { nullMeansAbsent: true });
   const payfacReference = newPayfacReference();
-  const { eventId } = await withTransaction(deps.db, (tx) =>
-    enqueueEvent(tx, deps, {
+  const { eventId } = await withTransaction(deps.db, async (tx) => {
+    const made = await enqueueEvent(tx, deps, {
       merchantId,
       eventType: input.eventType as EventType,
       checkoutReference: input.checkoutReference ?? null,
@@ -207,24 +214,32 @@ export async function recordSandboxEvent(deps: WebhookServiceDeps, merchantId: s
       reason: input.reason ?? null,
       success: input.success ?? true,
       ...(input.additionalData ? { additionalData: input.additionalData } : {}),
-    }),
-  );
+    });
+    await recordAudit(tx, deps, {
+      merchantId,
+      action: 'sandbox.event',
+      target: payfacReference,
+      details: { eventType: input.eventType, amount: input.amount, currency: input.currency, eventId: made.eventId },
+    });
+    return made;
+  });
   return { eventId, payfacReference };
 }
 
 /** Sandbox: every pending delivery of the caller's webhooks (or of one of them) is due now. */
-export async function advanceAllDeliveries(deps: WebhookServiceDeps, principal: Principal, body: unknown): Promise<{ advanced: number }> {
+export async function advanceAllDeliveries(deps: WebhookWriteDeps, principal: Principal, body: unknown): Promise<{ advanced: number }> {
   const { webhookId } = checkInput(AdvanceAllBody, body, { nullMeansAbsent: true });
   return withTransaction(deps.db, async (tx) => {
     const owner = ownerOf(principal);
     if (webhookId !== undefined && !(await webhookSql.findWebhook(tx, owner, webhookId))) throw notFound('webhook');
     const advanced = await sql.makeAllDueNow(tx, owner, webhookId ?? null, deps.clock.now());
     if (advanced > 0) await notifyDeliveries(tx);
+    await auditWebhookChange(tx, deps, principal, { action: 'sandbox.advance', target: webhookId ?? null, details: { advanced } });
     return { advanced };
   });
 }
 
-export async function advanceDelivery(deps: WebhookServiceDeps, principal: Principal, deliveryId: string): Promise<void> {
+export async function advanceDelivery(deps: WebhookWriteDeps, principal: Principal, deliveryId: string): Promise<void> {
   await withTransaction(deps.db, async (tx) => {
     const d = await sql.findDelivery(tx, ownerOf(principal), deliveryId, { forUpdate: true });
     if (!d) throw notFound('delivery');
@@ -234,6 +249,7 @@ export async function advanceDelivery(deps: WebhookServiceDeps, principal: Princ
       await sql.makeDueNow(tx, d.id, deps.clock.now());
       await notifyDeliveries(tx);
     }
+    await auditWebhookChange(tx, deps, principal, { action: 'sandbox.advance', target: d.id });
   });
 }
 
