@@ -1,6 +1,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsImport from 'ajv-formats';
 import type { Static, TSchema } from 'typebox';
+import { isEmailAddress } from './emailAddress.js';
 import { validationError, type FieldError } from './errors.js';
 
 // Checking an input against its TypeBox schema, for every caller alike: the service operations check
@@ -12,8 +13,11 @@ import { validationError, type FieldError } from './errors.js';
 
 const addFormats = addFormatsImport as unknown as (ajv: Ajv) => Ajv;
 
-const bodyAjv = addFormats(new Ajv({ allErrors: true, strict: false, coerceTypes: false, removeAdditional: false, useDefaults: false, verbose: true }));
-const textAjv = addFormats(new Ajv({ allErrors: true, strict: false, coerceTypes: true, removeAdditional: false, useDefaults: true, verbose: true }));
+/** ajv-formats' formats, but an e-mail address by the service's one rule (src/emailAddress.ts). */
+const withFormats = (ajv: Ajv): Ajv => addFormats(ajv).addFormat('email', { type: 'string', validate: isEmailAddress });
+
+const bodyAjv = withFormats(new Ajv({ allErrors: true, strict: false, coerceTypes: false, removeAdditional: false, useDefaults: false, verbose: true }));
+const textAjv = withFormats(new Ajv({ allErrors: true, strict: false, coerceTypes: true, removeAdditional: false, useDefaults: true, verbose: true }));
 
 /** Each schema's validator, compiled once per kind of input (docs/performance.md). */
 const compiled = { body: new WeakMap<object, ValidateFunction>(), text: new WeakMap<object, ValidateFunction>() };

@@ -3,8 +3,9 @@ import { lockPromotion, quotePromotion, type AppliedPromotion, type PromotionRef
 import type { Checkoutable } from './shopper.js';
 
 // A promotion code on a link's payment page (docs/api.md, Promotion codes): what the shopper's code does
-// to the amount before the discount, when the link takes codes. The page's Apply reads it without a
-// lock; the payment decides again on the locked code, in its own transaction.
+// to the amount before the discount, when the link takes codes. One rule (quoteOf in the promotion
+// codes' service): the page's Apply shows what it does now, read without a lock; the payment decides
+// on the locked code, in its own transaction.
 
 export type CheckoutPromotion = { applied: AppliedPromotion | null } | { refusal: PromotionRefusal };
 

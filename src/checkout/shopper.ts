@@ -3,20 +3,11 @@ import type { Clock } from '../clock.js';
 import type { Database } from '../db/database.js';
 import { withTransaction } from '../db/database.js';
 import { linkStatus } from '../paymentLinks/service.js';
-import {
-  checkCustomAnswers,
-  linkForPage,
-  lockLinkForPayment,
-  recordLinkPayment,
-  type AnswerProblem,
-  type CustomField,
-  type CustomFieldAnswer,
-  type LinkForPage,
-} from '../paymentLinks/shopper.js';
+import { linkForPage, lockLinkForPayment, recordLinkPayment, type CustomField, type CustomFieldAnswer, type LinkForPage } from '../paymentLinks/shopper.js';
 import type { ShopperInfo } from '../paymentLinks/rules.js';
-import { hasAdjustable, type QuantityItem, type QuantityProblem } from '../paymentLinks/quantities.js';
+import { hasAdjustable, type QuantityItem } from '../paymentLinks/quantities.js';
 import type { Acquirer, AuthoriseResult } from '../payments/acquirer.js';
-import type { CardInput, CardSummary } from '../payments/card.js';
+import { parseCard, type CardSummary } from '../payments/card.js';
 import { recordPayment, saveChallenge, takeChallenge, type PaymentIntent } from '../payments/service.js';
 import { withCheckoutReference } from '../urls.js';
 import type { Sealer } from '../sealing.js';
@@ -27,6 +18,10 @@ import { completeSession, findSession, lockSession, type SessionRow } from './sq
 import { atQuantities, chosenItemsOf, problemsOf } from './quantities.js';
 import { redeemPromotion, type AppliedPromotion, type PromotionRefusal } from '../promotionCodes/service.js';
 import { lockCheckoutPromotion } from './promotion.js';
+import { checkShopperInput, type ShopperInput, type ShopperProblems } from './shopperInput.js';
+
+/** A card field the shopper typed wrong. */
+type CardField = 'cardNumber' | 'expiryDate' | 'cvc';
 
 // What the shopper pays on the service's pages: a payment link or a checkout session, seen the same
 // way (a Checkoutable), and paying it. One transaction holds the locked link or session row, the
@@ -234,9 +229,10 @@ export type PayOutcome =
   | { kind: 'Refused'; payfacReference: string; card: CardSummary; reason: string }
   | { kind: 'Challenge'; challengeId: string; card: CardSummary }
   | { kind: 'NotPayable'; status: string }
-  | { kind: 'TermsNotAccepted' }
-  | { kind: 'CustomFieldsInvalid'; problems: Record<string, AnswerProblem> }
-  | { kind: 'QuantitiesRefused'; problems: QuantityProblem[] }
+  /** What the shopper gave is refused: every problem, with the link or session as it is now. */
+  | { kind: 'Invalid'; card: readonly CardField[]; problems: ShopperProblems; checkoutable: Checkoutable }
+  /** A 3-D Secure step finished on a link that changed meanwhile: the page again, as the link now is. */
+  | { kind: 'Changed'; problems: ShopperProblems; checkoutable: Checkoutable }
   | { kind: 'TotalChanged'; amount: number; quantities: number[] | null }
   | { kind: 'PromotionRefused'; refusal: PromotionRefusal }
   | { kind: 'NotFound' };
@@ -257,22 +253,20 @@ async function lockTarget(tx: PoolClient, target: Target, now: Date): Promise<Ch
 const NO_RETRY = { retries: 0 } as const;
 
 /**
- * Pays a link or a session with a card. The card goes to the acquirer and nowhere else. A link with
- * terms is paid only when the shopper accepted them (`acceptedTerms`, the page's checkbox), decided
- * on the locked row, so that terms the merchant added after the page was shown are asked for too;
- * the moment of acceptance recorded with the payment is this one. The answers to a link's custom
- * fields (`customValues`, by key, as the form sent them) are checked here on the locked link too, so
- * that fields the merchant changed after the page was shown are answered as they now are.
+ * Pays a link or a session with a card. The card goes to the acquirer and nowhere else. Everything
+ * the shopper gave is checked here, at once, on the locked row (checkShopperInput, and the card's
+ * form): terms, custom fields or quantities the merchant changed after the page was shown are
+ * decided as they now are, and an `Invalid` answer carries every problem with the link or session as
+ * it now is, for the page to show. The moment of a terms' acceptance recorded with the payment is
+ * this one.
  */
 export async function pay(
   deps: PayDeps,
   target: Target,
   input: {
-    card: CardInput;
-    answers: Answer[];
-    acceptedTerms?: boolean;
-    customValues?: Readonly<Record<string, string>>;
-    quantities?: number[] | null;
+    /** The card's fields as typed. */
+    card: { cardNumber: string; expiryDate: string; cvc: string };
+    shopper: ShopperInput;
     shownTotal?: number;
     promotionCode?: string;
     /** The language of the page the shopper paid on (they may have switched it): their receipt's. */
@@ -286,23 +280,30 @@ export async function pay(
       const locked = await lockTarget(tx, target, now);
       if (!locked) return { kind: 'NotFound' };
       if (!locked.payable) return { kind: 'NotPayable', status: locked.status };
-      if (locked.termsUrl !== null && input.acceptedTerms !== true) return { kind: 'TermsNotAccepted' };
-      // The quantities are checked against the locked link (docs/rules.md, §Adjustable quantities), and
-      // the total they make is charged only when it is the total the shopper was shown.
-      const quantities = locked.choice !== null ? (input.quantities ?? null) : null;
-      const problems = problemsOf(locked, quantities);
-      if (problems.length > 0) return { kind: 'QuantitiesRefused', problems };
-      const c = atQuantities(locked, quantities);
-      if (c.choice !== null && input.shownTotal !== undefined && input.shownTotal !== c.amount) return { kind: 'TotalChanged', amount: c.amount, quantities };
+      const card = parseCard(input.card, now);
+      const checked = checkShopperInput(locked, input.shopper);
+      if (card.card === null || checked.problems !== null) {
+        const valid = checked.problems === null || checked.problems.quantities.length === 0;
+        return {
+          kind: 'Invalid',
+          card: card.errors,
+          problems: checked.problems ?? NO_PROBLEMS,
+          checkoutable: atQuantities(locked, valid ? checked.quantities : null),
+        };
+      }
+      // The total the quantities make is charged only when it is the total the shopper was shown
+      // (docs/rules.md, §Adjustable quantities).
+      const c = atQuantities(locked, checked.quantities);
+      if (c.choice !== null && input.shownTotal !== undefined && input.shownTotal !== c.amount) {
+        return { kind: 'TotalChanged', amount: c.amount, quantities: checked.quantities };
+      }
       const termsAcceptedAt = c.termsUrl !== null ? now : null;
-      const custom = checkCustomAnswers(c.customFields, (key) => input.customValues?.[key]);
-      if (Object.keys(custom.problems).length > 0) return { kind: 'CustomFieldsInvalid', problems: custom.problems };
-      const customFieldAnswers = c.customFields !== null ? custom.answers : null;
+      const customFieldAnswers = checked.customFieldAnswers;
       // A code that no longer applies (its cap reached, expired, made inactive) charges nothing: the page says why.
       const promotion = await lockCheckoutPromotion(tx, c, chargeAmount(c), input.promotionCode, now);
       if ('refusal' in promotion) return { kind: 'PromotionRefused', refusal: promotion.refusal };
       const result = await deps.acquirer.authorise({
-        card: input.card,
+        card: card.card,
         amount: promotion.applied?.total ?? chargeAmount(c),
         currency: c.currency,
         tokenize: c.tokenize,
@@ -312,7 +313,7 @@ export async function pay(
         const challengeId = await saveChallenge(tx, {
           targetKind: c.kind,
           targetReference: c.reference,
-          answers: input.answers,
+          answers: checked.answers,
           acquirerState: result.state,
           termsAcceptedAt,
           customFieldAnswers,
@@ -322,11 +323,13 @@ export async function pay(
         });
         return { kind: 'Challenge', challengeId, card: result.card };
       }
-      return record(tx, deps, c, result, input.answers, { termsAcceptedAt, customFieldAnswers, lang: input.lang }, promotion.applied);
+      return record(tx, deps, c, result, checked.answers, { termsAcceptedAt, customFieldAnswers, lang: input.lang }, promotion.applied);
     },
     NO_RETRY,
   );
 }
+
+const NO_PROBLEMS: ShopperProblems = { answers: {}, terms: false, quantities: [], custom: {} };
 
 /** Finishes a 3-D Secure step: the shopper confirmed or cancelled it. Each step is finished once. */
 export async function completeChallenge(
@@ -346,14 +349,20 @@ export async function completeChallenge(
       const challenge = await takeChallenge(tx, challengeId, target.kind, target.reference, now);
       if (!challenge) return { kind: 'ChallengeGone' as const };
       if (!locked.payable) return { kind: 'NotPayable' as const, status: locked.status };
-      // The quantities chosen before the step, checked again on the link as it is now.
+      // The quantities chosen before the step, on the link as it is now; terms added while the shopper
+      // was at the step were never shown: the page again, asking for them.
       const quantities = locked.choice !== null ? challenge.itemQuantities : null;
       const problems = problemsOf(locked, quantities);
-      if (problems.length > 0) return { kind: 'QuantitiesRefused' as const, problems };
+      const terms = locked.termsUrl !== null && challenge.termsAcceptedAt === null;
+      if (problems.length > 0 || terms) {
+        return {
+          kind: 'Changed' as const,
+          problems: { ...NO_PROBLEMS, quantities: problems, terms },
+          checkoutable: atQuantities(locked, problems.length === 0 ? quantities : null),
+        };
+      }
       const c = atQuantities(locked, quantities);
-      // Terms added while the shopper was at the 3-D Secure step were never shown: asked for from the start.
-      if (c.termsUrl !== null && challenge.termsAcceptedAt === null) return { kind: 'TermsNotAccepted' as const };
-      // The code is decided again on its locked row: another payment may have reached its cap meanwhile.
+      // The code is decided on its locked row, now: another payment may have reached its cap meanwhile.
       const promotion = await lockCheckoutPromotion(tx, c, chargeAmount(c), challenge.promotionCode, now);
       if ('refusal' in promotion) return { kind: 'PromotionRefused' as const, refusal: promotion.refusal };
       const result = await deps.acquirer.completeChallenge(challenge.acquirerState, confirmed);

@@ -1,3 +1,4 @@
+import { isEmailAddress } from '../emailAddress.js';
 import type { Clock } from '../clock.js';
 import type { Database, Queryable } from '../db/database.js';
 import { keysetOf, keysetPage, type PageCursors, type PageQuery } from '../db/keyset.js';
@@ -24,11 +25,9 @@ export interface PaidMailInput extends Omit<PaidFacts, 'paidAt'> {
   culture: string;
 }
 
-/** A shopper's address as the pay page or the session gave it: one address, no line breaks, nothing a header could be split with. */
-const ADDRESS = /^[^\s@<>",;:()[\]\\]+@[^\s@<>",;:()[\]\\]+\.[^\s@<>",;:()[\]\\]+$/;
-
+/** A shopper's address as the pay page or the session gave it, by the service's one rule (src/emailAddress.ts), which the page and the API applied already. */
 export function isMailAddress(value: string | null): value is string {
-  return value !== null && value.length <= 320 && ADDRESS.test(value);
+  return value !== null && isEmailAddress(value);
 }
 
 /** Writes the payment's e-mails into the outbox with the caller's transaction; answers their ids. */

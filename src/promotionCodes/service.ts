@@ -177,7 +177,7 @@ async function quoteTyped(q: Queryable, p: PromotionAsk, forUpdate: boolean): Pr
 
 /**
  * What a code typed by a shopper does to `base` (the page's Apply), read without a lock: the payment
- * decides again on the locked code (lockPromotion).
+ * decides on the locked code (lockPromotion), by the same rule.
  */
 export function quotePromotion(q: Queryable, p: PromotionAsk): Promise<PromotionQuote> {
   return quoteTyped(q, p, false);

@@ -1,22 +1,15 @@
+import { hasInvisible, isEmailAddress } from '../emailAddress.js';
+
 // A portal user's e-mail address as it is stored and compared (docs/portal.md, "Signing in").
 //
 // Two addresses that look the same to a person must not be two users. Every address that enters (an
 // invitation, the operator's CLI, the sign-in form, a new sign-in link) goes through `checkEmail`:
 // it is put in Unicode normal form C (so a decomposed "é" is the same as a composed one) and in lower
 // case, then refused if it carries anything a reader cannot see or that reorders what they see
-// (zero-width characters, direction controls, other format characters), or if a part of it mixes
-// Latin letters with Cyrillic or Greek ones ("pаypal" with a Cyrillic "а"). A whole part in one of
-// those scripts is allowed: it is a real name in that script, not a disguise.
-
-const EMAIL = /^[^\s@<>()",;:\\]+@[^\s@<>()",;:\\]+\.[^\s@<>()",;:\\]+$/;
-
-/**
- * Characters a reader does not see, or that change the order of what they see: controls, format
- * characters (zero-width space and joiners, the byte order mark, soft hyphen), direction marks and
- * overrides, and the other code points Unicode says to ignore when drawing (Hangul fillers,
- * variation selectors).
- */
-const INVISIBLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Bidi_Control}\p{Default_Ignorable_Code_Point}]/u;
+// (zero-width characters, direction controls, other format characters), if it is not an address by
+// the service's one rule (src/emailAddress.ts), or if a part of it mixes Latin letters with Cyrillic
+// or Greek ones ("pаypal" with a Cyrillic "а"). A whole part in one of those scripts is allowed: it is
+// a real name in that script, not a disguise.
 
 /** Scripts whose letters are easily taken for one another; one part of an address keeps to one of them. */
 const CONFUSABLE_SCRIPTS = [/\p{Script=Latin}/u, /\p{Script=Cyrillic}/u, /\p{Script=Greek}/u] as const;
@@ -30,8 +23,8 @@ export type EmailCheck = { ok: true; email: string } | { ok: false; problem: 'in
 /** The address as stored (NFC, lower case, trimmed), or why it cannot be one. */
 export function checkEmail(raw: string): EmailCheck {
   const e = raw.trim().normalize('NFC').toLowerCase().normalize('NFC');
-  if (INVISIBLE.test(e)) return { ok: false, problem: 'lookalike' };
-  if ([...e].length < 3 || e.length > 254 || !EMAIL.test(e)) return { ok: false, problem: 'invalid' };
+  if (hasInvisible(e)) return { ok: false, problem: 'lookalike' };
+  if (!isEmailAddress(e)) return { ok: false, problem: 'invalid' };
   const at = e.lastIndexOf('@');
   const parts = [e.slice(0, at), ...e.slice(at + 1).split('.')];
   if (parts.some(mixesScripts)) return { ok: false, problem: 'lookalike' };

@@ -87,10 +87,11 @@ describe('many shoppers on one link at once (§Link status)', () => {
 
   it('a checkout session paid by 20 shoppers at once is paid exactly once (§Hosted checkout)', async () => {
     const ref = await createSession(ctx);
-    const card = { number: '4242424242424242', expiryMonth: 12, expiryYear: 2039, cvc: '123' };
+    const card = { cardNumber: '4242424242424242', expiryDate: '12/39', cvc: '123' };
+    const shopper = { answers: {}, acceptedTerms: false, customValues: {}, quantities: null };
     const outcomes = await Promise.all(
       Array.from({ length: 20 }, () =>
-        pay({ db: ctx.tdb.db, clock: ctx.clock, acquirer: simulatorAcquirer, sealer: ctx.sealer }, { kind: 'session', reference: ref }, { card, answers: [] }),
+        pay({ db: ctx.tdb.db, clock: ctx.clock, acquirer: simulatorAcquirer, sealer: ctx.sealer }, { kind: 'session', reference: ref }, { card, shopper }),
       ),
     );
     expect(outcomes.filter((o) => o.kind === 'Authorised')).toHaveLength(1);

@@ -186,10 +186,14 @@ describe('a link’s messages and terms on the shopper’s pages', () => {
       200,
     );
     const deps = { db: ctx.tdb.db, clock: ctx.clock, acquirer: simulatorAcquirer, sealer: ctx.sealer };
-    const card = { number: CARD, expiryMonth: 12, expiryYear: 2039, cvc: '123' };
-    expect(await pay(deps, { kind: 'link', reference: ref }, { card, answers: [] })).toEqual({ kind: 'TermsNotAccepted' });
+    const card = { cardNumber: CARD, expiryDate: '12/39', cvc: '123' };
+    const shopper = { answers: {}, acceptedTerms: false, customValues: {}, quantities: null };
+    const refused = await pay(deps, { kind: 'link', reference: ref }, { card, shopper });
+    expect(refused).toMatchObject({ kind: 'Invalid', card: [], problems: { terms: true, answers: {}, quantities: [], custom: {} } });
+    // The page again shows the link as it now is: with its terms.
+    expect(refused.kind === 'Invalid' && refused.checkoutable.termsUrl).toBe('https://shop.example/new-terms');
     expect(await paymentsOn(ctx, ref)).toBe(0);
-    expect((await pay(deps, { kind: 'link', reference: ref }, { card, answers: [], acceptedTerms: true })).kind).toBe('Authorised');
+    expect((await pay(deps, { kind: 'link', reference: ref }, { card, shopper: { ...shopper, acceptedTerms: true } })).kind).toBe('Authorised');
     expect(await paymentsOn(ctx, ref)).toBe(1);
   });
 });

@@ -239,6 +239,16 @@ describe('payment link page (§Link status, §The simulated acquirer)', () => {
     });
     expect(badEmail.statusCode).toBe(400);
     expect(badEmail.body).toContain('value="0101302989"');
+    // Two addresses in one: refused beside the field, as the API and the receipts refuse it (src/emailAddress.ts).
+    const twoAddresses = await s.post(`/pay/${ref}`, {
+      cardNumber: '4242424242424242',
+      expiryDate: '12/39',
+      cvc: '123',
+      'shopper-Ssn': '0101302989',
+      'shopper-EmailAddress': 'anna,jon@example.is',
+    });
+    expect(twoAddresses.statusCode).toBe(400);
+    expect(twoAddresses.body).toContain('id="shopper-EmailAddress-error"');
     expect((await linkDetails(ctx, ref)).submissions).toEqual([]);
 
     const ok = await s.post(`/pay/${ref}`, {

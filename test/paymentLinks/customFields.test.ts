@@ -279,10 +279,11 @@ describe('the shopper’s answers to a link’s custom fields', () => {
     await s.get(`/pay/${ref}`);
     expect((await call(ctx, 'POST', UPDATE, { paymentLinkReference: ref, customFields: [FIELDS[0]] })).status).toBe(200);
     const deps = { db: ctx.tdb.db, clock: ctx.clock, acquirer: simulatorAcquirer, sealer: ctx.sealer };
-    const card = { number: CARD, expiryMonth: 12, expiryYear: 2039, cvc: '123' };
-    expect(await pay(deps, { kind: 'link', reference: ref }, { card, answers: [] })).toEqual({ kind: 'CustomFieldsInvalid', problems: { size: 'required' } });
+    const card = { cardNumber: CARD, expiryDate: '12/39', cvc: '123' };
+    const shopper = { answers: {}, acceptedTerms: false, customValues: {}, quantities: null };
+    expect(await pay(deps, { kind: 'link', reference: ref }, { card, shopper })).toMatchObject({ kind: 'Invalid', problems: { custom: { size: 'required' } } });
     expect(await paymentAnswers(ctx, ref)).toEqual([]);
-    expect((await pay(deps, { kind: 'link', reference: ref }, { card, answers: [], customValues: { size: 'S' } })).kind).toBe('Authorised');
+    expect((await pay(deps, { kind: 'link', reference: ref }, { card, shopper: { ...shopper, customValues: { size: 'S' } } })).kind).toBe('Authorised');
     expect(await paymentAnswers(ctx, ref)).toEqual([[{ key: 'size', value: 'S' }]]);
   });
 });

@@ -160,8 +160,8 @@ function CardInput(p: {
 }
 
 /**
- * The card fields. The page's script checks them in the browser before the form is sent; the server
- * checks them again. Expiry and CVC sit side by side in a grid whose rows (label, input, hint or
+ * The card fields. The page's script tells the shopper of a mistyped one before the form is sent
+ * (the check digit, shared with payments/card.ts); what decides is the payment's check. Expiry and CVC sit side by side in a grid whose rows (label, input, hint or
  * error) line up across both fields, whatever the length of each label in each language.
  */
 function CardFields({ ctx, state }: { ctx: PageContext; state: FormState }): Html {

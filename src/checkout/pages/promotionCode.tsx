@@ -10,7 +10,7 @@ import { quantityName } from './quantityChoice.js';
 // The promotion code on a link's payment page (docs/api.md, Promotion codes): a form of its own with an
 // Apply button that posts and gets the page again with the new total and the code kept (no script
 // needed), the discount and the new total under the order, and the applied code carried by the
-// payment's form, which the payment decides again.
+// payment's form, for the payment to decide on.
 
 /** The code on the page: what the shopper typed, and what it does (applied) or why it does not (refusal). */
 export interface PromotionView {

@@ -1,6 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App, AppDeps } from '../../deps.js';
-import { parseCard } from '../../payments/card.js';
 import { receiptOf } from '../../payments/service.js';
 import {
   PLAIN_CHECKOUT,
@@ -15,8 +14,7 @@ import {
 } from '../shopper.js';
 import { quoteCheckoutPromotion } from '../promotion.js';
 import { APPLY_CODE_ACTION, REMOVE_CODE_FIELD, payableAmount, type PromotionView } from './promotionCode.js';
-import { readAnswers } from './answers.js';
-import { checkCustomAnswers } from '../../paymentLinks/shopper.js';
+import type { InfoProblem, ShopperInput } from '../shopperInput.js';
 import { customFormValues, customValuesOf } from './customFieldsSection.js';
 import { PageForm } from './form.js';
 import { pageTranslator, type MessageKey } from './i18n.js';
@@ -128,19 +126,14 @@ export async function shopperPageRoutes(app: App, deps: AppDeps): Promise<void> 
           return html(reply, applied?.refusal ? 400 : 200, renderPayPage(ctx, base, formToken(request, reply), { ...EMPTY_FORM, promotion: applied }));
         }
 
-        const shopper = c.kind === 'link' ? readAnswers(c.shopperInfos, form) : { answers: [], values: {}, errors: {} };
-        // The box the shopper ticks to accept the link's terms; pay() decides again on the locked link.
-        const acceptedTerms = form.get('acceptTerms') === 'yes';
-        // The quantities chosen (docs/rules.md, §Adjustable quantities): the page comes back at valid ones.
-        const quantities = quantitiesOf(c, (name) => form.get(name));
+        // What the shopper typed, as the operation takes it; pay() checks all of it on the locked row.
+        const shopper = shopperInputOf(c, form);
+        const quantities = shopper.quantities;
         const quantityProblems = problemsOf(c, quantities);
         const shown = atQuantities(c, quantityProblems.length === 0 ? quantities : null);
-        // The code the payment's form carries, on the total for the quantities chosen; pay() decides on it again.
+        // The code the payment's form carries, on the total for the quantities chosen, as the page shows it.
         const promotion = await promotionOf(shown, form.get('promotionCode'));
-        // The answers to the link's custom fields, checked by the link's rules; pay() checks them again on the locked link.
-        const customValues = customValuesOf(c.customFields, form);
-        const customProblems = checkCustomAnswers(c.customFields, (key) => customValues[key]).problems;
-        const values = { ...shopper.values, ...customFormValues(customValues), ...typedQuantities(c, form), ...(acceptedTerms ? { acceptTerms: 'yes' } : {}) };
+        const values = typedValues(c, form, shopper);
         const cardTyped = rawCard.cardNumber !== '' || rawCard.cvc !== '';
         const csrf = formToken(request, reply);
 
@@ -150,12 +143,7 @@ export async function shopperPageRoutes(app: App, deps: AppDeps): Promise<void> 
             quantityProblems.length > 0
               ? { values, errors: quantityErrors(quantityProblems), alert: ctx.t('errFormSummary'), promotion }
               : {
-                  values: {
-                    ...shopper.values,
-                    ...customFormValues(customValues),
-                    ...(acceptedTerms ? { acceptTerms: 'yes' } : {}),
-                    expiryDate: rawCard.expiryDate.slice(0, 7),
-                  },
+                  values: { ...values, expiryDate: rawCard.expiryDate.slice(0, 7) },
                   errors: {},
                   alert: cardTyped ? ctx.t('errCardAgain') : null,
                   status: ctx.t('totalUpdated', { amount: formatMoney(payableAmount(shown, promotion), shown.currency, ctx.lang) }),
@@ -164,32 +152,17 @@ export async function shopperPageRoutes(app: App, deps: AppDeps): Promise<void> 
           return html(reply, quantityProblems.length > 0 ? 400 : 200, renderPayPage(ctx, shown, csrf, state));
         }
 
-        const parsed = parseCard(rawCard, clock.now());
-        const errors: Partial<Record<string, MessageKey>> = { ...shopper.errors, ...quantityErrors(quantityProblems) };
-        for (const field of parsed.errors) errors[field] = CARD_ERROR[field];
-        if (c.termsUrl !== null && !acceptedTerms) errors.acceptTerms = 'errTerms';
-        if (parsed.card === null || Object.keys(errors).length > 0 || Object.keys(customProblems).length > 0) {
-          // What the shopper typed is shown again, but for the card number and the security code:
-          // those never go back into a page. The expiry may, so a mistyped number costs only the two.
-          const alert = cardTyped ? `${ctx.t('errFormSummary')} ${ctx.t('errCardAgain')}` : ctx.t('errFormSummary');
-          return html(
-            reply,
-            400,
-            renderPayPage(ctx, shown, csrf, { values: { ...values, expiryDate: rawCard.expiryDate.slice(0, 7) }, errors, alert, customProblems, promotion }),
-          );
-        }
         const shownTotal = Number(form.get('shownTotal') ?? Number.NaN);
         const outcome = await pay(payDeps, target, {
-          card: parsed.card,
-          answers: shopper.answers,
-          acceptedTerms,
-          customValues,
-          quantities,
-          promotionCode: promotion?.code,
+          card: rawCard,
+          shopper,
+          ...(promotion?.code !== undefined ? { promotionCode: promotion.code } : {}),
           lang: ctx.lang,
           ...(Number.isSafeInteger(shownTotal) ? { shownTotal } : {}),
         });
-        return answer(request, reply, ctx, shown, target, outcome, values, csrf, promotion);
+        // What the shopper typed is shown again, but for the card number and the security code: those
+        // never go back into a page. The expiry may, so a mistyped number costs only the two.
+        return answer(request, reply, ctx, shown, target, outcome, { ...values, expiryDate: rawCard.expiryDate.slice(0, 7) }, csrf, promotion, cardTyped);
       });
 
       pages.post<{ Params: RefParams }>(`${base}/3ds`, { schema: { hide: true }, bodyLimit: FORM_BODY_LIMIT }, async (request, reply) => {
@@ -335,6 +308,7 @@ export async function shopperPageRoutes(app: App, deps: AppDeps): Promise<void> 
     values: Record<string, string>,
     csrf: string,
     promotion?: PromotionView,
+    cardTyped = false,
   ): Promise<FastifyReply> {
     switch (outcome.kind) {
       case 'Authorised': {
@@ -354,23 +328,17 @@ export async function shopperPageRoutes(app: App, deps: AppDeps): Promise<void> 
       }
       case 'Challenge':
         return html(reply, 200, renderThreeDSPage(ctx, c, outcome.card, outcome.challengeId, csrf));
-      case 'TermsNotAccepted': {
-        // The merchant added terms after the page was shown: the page again, now with them.
-        const fresh = (await openCheckoutable({ db, clock }, target, { countVisit: false })) ?? c;
-        const state: FormState = { values, errors: { acceptTerms: 'errTerms' }, alert: `${ctx.t('errFormSummary')} ${ctx.t('errCardAgain')}`, promotion };
-        return html(reply, 400, renderPayPage(ctx, fresh, csrf, state));
-      }
-      case 'CustomFieldsInvalid': {
-        // The merchant changed the link's custom fields after the page was shown: the page again, as they now are.
-        const fresh = (await openCheckoutable({ db, clock }, target, { countVisit: false })) ?? c;
-        const alert = `${ctx.t('errFormSummary')} ${ctx.t('errCardAgain')}`;
-        return html(reply, 400, renderPayPage(ctx, fresh, csrf, { values, errors: {}, alert, customProblems: outcome.problems }));
-      }
-      case 'QuantitiesRefused': {
-        // The link changed since the page was shown: the page again as it is now, the quantities marked.
-        const fresh = (await openCheckoutable({ db, clock }, target, { countVisit: false })) ?? c;
-        const state: FormState = { values, errors: quantityErrors(outcome.problems), alert: `${ctx.t('errFormSummary')} ${ctx.t('errCardAgain')}` };
-        return html(reply, 400, renderPayPage(ctx, fresh, csrf, state));
+      case 'Invalid':
+      case 'Changed': {
+        // Every problem beside its field, on the link or session as it is now (the merchant may have
+        // changed its terms, custom fields or quantities after the page was shown).
+        const errors: Partial<Record<string, MessageKey>> = { ...quantityErrors(outcome.problems.quantities) };
+        for (const [field, problem] of Object.entries(outcome.problems.answers)) errors[`shopper-${field}`] = INFO_ERROR[problem];
+        if (outcome.problems.terms) errors.acceptTerms = 'errTerms';
+        if (outcome.kind === 'Invalid') for (const field of outcome.card) errors[field] = CARD_ERROR[field];
+        const again = cardTyped || outcome.kind === 'Changed' ? ` ${ctx.t('errCardAgain')}` : '';
+        const state: FormState = { values, errors, alert: `${ctx.t('errFormSummary')}${again}`, customProblems: outcome.problems.custom, promotion };
+        return html(reply, 400, renderPayPage(ctx, outcome.checkoutable, csrf, state));
       }
       case 'TotalChanged': {
         // The quantities were changed without "Update total", or the link changed: nothing charged; the total shown first.
@@ -398,11 +366,38 @@ export async function shopperPageRoutes(app: App, deps: AppDeps): Promise<void> 
   }
 }
 
+const INFO_ERROR: Record<InfoProblem, MessageKey> = { required: 'errRequired', tooLong: 'errTooLong', format: 'errFormat' };
+
 const CARD_ERROR: Record<'cardNumber' | 'expiryDate' | 'cvc', MessageKey> = {
   cardNumber: 'errCardNumber',
   expiryDate: 'errExpiryDate',
   cvc: 'errCvc',
 };
+
+/** The shopper's answers, terms, custom fields and quantities as the form sent them (the card apart). */
+function shopperInputOf(c: Checkoutable, form: PageForm): ShopperInput {
+  const answers: Record<string, string> = {};
+  // Hidden fields are not on the page, and a Prefilled one is the merchant's value whatever the form says.
+  for (const info of c.kind === 'link' ? c.shopperInfos : []) {
+    if (info.requirementType === 'Optional' || info.requirementType === 'Required') answers[info.field] = form.get(`shopper-${info.field}`) ?? '';
+  }
+  return {
+    answers,
+    acceptedTerms: form.get('acceptTerms') === 'yes',
+    customValues: customValuesOf(c.customFields, form),
+    quantities: quantitiesOf(c, (name) => form.get(name)),
+  };
+}
+
+/** What the page shows again in its fields: everything typed but the card's number and security code. */
+function typedValues(c: Checkoutable, form: PageForm, shopper: ShopperInput): Record<string, string> {
+  return {
+    ...Object.fromEntries(Object.entries(shopper.answers).map(([field, v]) => [field, v.trim()])),
+    ...customFormValues(shopper.customValues),
+    ...typedQuantities(c, form),
+    ...(shopper.acceptedTerms ? { acceptTerms: 'yes' } : {}),
+  };
+}
 
 function html(reply: FastifyReply, status: number, body: string): FastifyReply {
   return reply.code(status).type('text/html; charset=utf-8').send(body);
