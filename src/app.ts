@@ -111,13 +111,12 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     done(null, { ...payload, ...envelope(request.id, clock) });
   });
 
-  // §Clients in the field: property names in any case, digit-string integers, null-as-absent in creates.
+  // §Clients in the field: a query's parameter names in any case, digit-string integers. A body is
+  // the input of a service operation, which normalises it as it checks it (src/validation.ts,
+  // schemaCheck); a create's is normalised before that by the create pipeline, which needs it
+  // (src/http/createPipeline.ts), and the operation then finds it normalised already.
   app.addHook('preValidation', (request, _reply, done) => {
-    const schema = request.routeOptions.schema as { body?: JsonSchema; querystring?: JsonSchema } | undefined;
-    const mode = request.routeOptions.config.normalize;
-    if (mode && schema?.body && request.body !== undefined) {
-      request.body = normalizeInput(schema.body, request.body, { nullMeansAbsent: mode === 'create' });
-    }
+    const schema = request.routeOptions.schema as { querystring?: JsonSchema } | undefined;
     if (schema?.querystring && request.query && typeof request.query === 'object') {
       request.query = normalizeInput(schema.querystring, request.query, { nullMeansAbsent: false });
     }

@@ -17,7 +17,7 @@ export async function hostedCheckoutRoutes(app: App, deps: AppDeps): Promise<voi
   app.post(
     '/hostedcheckout',
     {
-      config: { auth: { anyOf: ['HostedCheckout'] }, normalize: 'create', create: { operation: CREATE_SESSION_OPERATION, checkOrigin: true } },
+      config: { auth: { anyOf: ['HostedCheckout'] }, create: { operation: CREATE_SESSION_OPERATION, checkOrigin: true } },
       // The body is checked by createSession, which names every failing field; the schema is for the OpenAPI document.
       validatorCompiler: bodyCheckedByService,
       schema: {

@@ -19,8 +19,6 @@ export interface AuthRequirement {
 declare module 'fastify' {
   interface FastifyContextConfig {
     auth?: AuthRequirement;
-    /** §Clients in the field body normalisation: 'create' treats null as absent, 'update' keeps null (§Updating a link clears). */
-    normalize?: 'create' | 'update';
   }
   interface FastifyRequest {
     principal: Principal | null;

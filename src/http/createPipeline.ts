@@ -3,6 +3,7 @@ import { checkOrigin } from '../accounts/service.js';
 import { ApiError } from '../errors.js';
 import { earlierResponse, readIdempotencyKey, type IdempotencyDeps } from '../idempotency/service.js';
 import { envelope } from './envelope.js';
+import { normalizeInput, type JsonSchema } from '../validation.js';
 
 // The steps every create shares, declared per route and run here once, before its handler:
 //   the browser Origin check (when the route asks for it) → the route's own early check →
@@ -58,11 +59,15 @@ export function installCreatePipeline(app: FastifyInstance, deps: IdempotencyDep
     const schema = (route.schema ??= {}) as { headers?: { type?: string; properties?: Record<string, unknown> } };
     schema.headers = { type: 'object', ...schema.headers, properties: { ...schema.headers?.properties, 'idempotency-key': IDEMPOTENCY_HEADER } };
     const own = route.preHandler === undefined ? [] : Array.isArray(route.preHandler) ? route.preHandler : [route.preHandler];
-    route.preHandler = [pipeline(config.create), ...own];
+    route.preHandler = [pipeline(config.create, (route.schema as { body?: JsonSchema } | undefined)?.body), ...own];
   });
 
-  function pipeline(create: CreateRoute): preHandlerAsyncHookHandler {
+  function pipeline(create: CreateRoute, body: JsonSchema | undefined): preHandlerAsyncHookHandler {
     return async (request, reply) => {
+      // §Clients in the field, as the create's operation reads its body (null is absent): the type the
+      // capability depends on, and the request a retry's key is compared by, are read from it. The
+      // operation then finds it normalised already (src/validation.ts keeps what it normalised).
+      if (body && request.body !== undefined) request.body = normalizeInput(body, request.body, { nullMeansAbsent: true });
       const ownerId = ownerIdOf(request);
       if (create.checkOrigin) await checkOrigin(deps.db, ownerId, request.headers.origin);
       create.before?.(request);

@@ -77,7 +77,6 @@ export async function paymentLinkRoutes(app: App, deps: AppDeps): Promise<void> 
     {
       config: {
         auth: anyLinkKey,
-        normalize: 'create',
         // The type decides the capability, and a key without it gets no earlier answer either.
         create: { operation: CREATE_OPERATION, checkOrigin: true, before: requireCapabilityForType },
       },
@@ -120,7 +119,7 @@ export async function paymentLinkRoutes(app: App, deps: AppDeps): Promise<void> 
     app.post(
       c.path,
       {
-        config: { auth: anyLinkKey, normalize: 'update' },
+        config: { auth: anyLinkKey },
         validatorCompiler: bodyCheckedByService,
         schema: {
           summary: c.summary,

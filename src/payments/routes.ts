@@ -79,7 +79,7 @@ export async function paymentRoutes(app: App, deps: AppDeps): Promise<void> {
     app.post(
       m.path,
       {
-        config: { auth, normalize: 'create' },
+        config: { auth },
         validatorCompiler: bodyCheckedByService,
         schema: {
           tags,
@@ -97,7 +97,7 @@ export async function paymentRoutes(app: App, deps: AppDeps): Promise<void> {
   app.post(
     '/payment',
     {
-      config: { auth, normalize: 'create', create: { operation: TOKEN_PAYMENT_OPERATION } },
+      config: { auth, create: { operation: TOKEN_PAYMENT_OPERATION } },
       validatorCompiler: bodyCheckedByService,
       schema: {
         tags: ['Token payments'],
@@ -123,7 +123,7 @@ export async function paymentRoutes(app: App, deps: AppDeps): Promise<void> {
   app.post(
     '/payment/disable-token',
     {
-      config: { auth, normalize: 'create' },
+      config: { auth },
       validatorCompiler: bodyCheckedByService,
       schema: {
         tags: ['Token payments'],

@@ -21,7 +21,7 @@ export async function promotionCodeRoutes(app: App, deps: AppDeps): Promise<void
   app.post(
     '/promotioncodes',
     {
-      config: { auth, normalize: 'create', create: { operation: CREATE_OPERATION, kept: keptCreateAnswer } },
+      config: { auth, create: { operation: CREATE_OPERATION, kept: keptCreateAnswer } },
       validatorCompiler: bodyCheckedByService,
       schema: {
         tags,
@@ -74,7 +74,7 @@ export async function promotionCodeRoutes(app: App, deps: AppDeps): Promise<void
   app.post(
     '/promotioncodes/:promotionCodeId/update',
     {
-      config: { auth, normalize: 'update' },
+      config: { auth },
       validatorCompiler: bodyCheckedByService,
       schema: {
         tags,

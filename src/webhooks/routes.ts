@@ -3,6 +3,7 @@ import type { App, AppDeps } from '../deps.js';
 import type { Principal } from '../accounts/service.js';
 import { ApiError } from '../errors.js';
 import { merchantOf, operationOf } from '../http/auth.js';
+import { checkInput } from '../validation.js';
 import { EnvelopeOnly, answerWith } from '../http/envelope.js';
 import { listRoute } from '../http/paging.js';
 import { bodyCheckedByService, checkedByService, queryCheckedByService } from '../http/validation.js';
@@ -34,7 +35,6 @@ export async function webhookRoutes(app: App, deps: AppDeps, listeners: Listener
     {
       config: {
         ...webhooksAuth,
-        normalize: 'create',
         create: { operation: service.REGISTER_OPERATION, kept: (answer) => service.keptRegistration(svc, answer) },
       },
       validatorCompiler: bodyCheckedByService,
@@ -137,7 +137,7 @@ export async function webhookRoutes(app: App, deps: AppDeps, listeners: Listener
   app.post(
     '/webhooks/listeners',
     {
-      config: { ...webhooksAuth, normalize: 'create' },
+      config: { ...webhooksAuth },
       validatorCompiler: bodyCheckedByService,
       schema: {
         tags,
@@ -213,7 +213,8 @@ export async function webhookRoutes(app: App, deps: AppDeps, listeners: Listener
   app.post(
     '/webhooks/:webhookId/listen/attempts',
     {
-      config: { ...webhooksAuth, normalize: 'update' },
+      config: { ...webhooksAuth },
+      validatorCompiler: bodyCheckedByService,
       schema: {
         tags,
         summary: "Report the local receiver's answer to a streamed attempt",
@@ -221,14 +222,16 @@ export async function webhookRoutes(app: App, deps: AppDeps, listeners: Listener
           'The attempt is recorded with this answer, exactly like an attempt sent to a URL: only status 200 delivers; anything else is retried on the ' +
           'schedule. 409 when the attempt is no longer awaited (reported already, timed out, or its stream closed).',
         params: s.WebhookParams,
-        body: s.AttemptReportBody,
+        body: checkedByService(s.AttemptReportBody),
         response: { 200: s.AttemptReportResponse },
       },
     },
     async (request) => {
       const { webhookId } = request.params;
+      // §Clients in the field: names in any case; null kept (an attempt with no error says so).
+      const report = checkInput(s.AttemptReportBody, request.body, { nullMeansAbsent: false });
       await service.requireListener(svc, principalOf(request), webhookId);
-      const recorded = await listeners.report(webhookId, request.body);
+      const recorded = await listeners.report(webhookId, report);
       if (!recorded) throw new ApiError('INVALID_STATE', 'this attempt is no longer awaited: it was reported already, timed out, or its stream closed');
       return ok(request, { recorded: true as const });
     },
@@ -254,7 +257,7 @@ export async function webhookRoutes(app: App, deps: AppDeps, listeners: Listener
   app.post(
     '/webhooks/:webhookId/update',
     {
-      config: { ...webhooksAuth, normalize: 'update' },
+      config: { ...webhooksAuth },
       validatorCompiler: bodyCheckedByService,
       schema: {
         tags,
@@ -293,7 +296,7 @@ export async function webhookRoutes(app: App, deps: AppDeps, listeners: Listener
   app.post(
     '/webhooks/:webhookId/recover',
     {
-      config: { ...webhooksAuth, normalize: 'create' },
+      config: { ...webhooksAuth },
       validatorCompiler: bodyCheckedByService,
       schema: {
         tags,
@@ -337,7 +340,7 @@ export async function webhookRoutes(app: App, deps: AppDeps, listeners: Listener
   app.post(
     '/sandbox/events',
     {
-      config: { auth: { anyOf: ['Webhooks'] }, normalize: 'create' },
+      config: { auth: { anyOf: ['Webhooks'] } },
       validatorCompiler: bodyCheckedByService,
       schema: {
         tags: ['Sandbox'],
@@ -355,7 +358,7 @@ export async function webhookRoutes(app: App, deps: AppDeps, listeners: Listener
   app.post(
     '/sandbox/deliveries/advance',
     {
-      config: { ...webhooksAuth, normalize: 'create' },
+      config: { ...webhooksAuth },
       validatorCompiler: bodyCheckedByService,
       schema: {
         tags: ['Sandbox'],
