@@ -41,6 +41,56 @@ function moduleOf(path) {
   return parts.length === 1 ? '' : parts[0];
 }
 
+/**
+ * The layers (docs/architecture.md, Layers): src/layers.json lists the modules and the top-level
+ * files of src/ from the bottom up, and a file imports only what stands in a layer below its own
+ * (its own module apart). So no import runs up, and no two modules or files import each other round
+ * a circle. A folder or top-level file that no layer names stops the lint.
+ */
+const LAYERED = JSON.parse(readFileSync(new URL('./src/layers.json', import.meta.url), 'utf8'));
+const LAYERS = new Map(LAYERED.flatMap((layer, i) => layer.map((unit) => [unit, i])));
+for (const unit of [...MODULES, ...readdirSync(SRC).filter((f) => /\.tsx?$/.test(f))]) {
+  if (!LAYERS.has(unit)) throw new Error(`src/layers.json: ${unit} is in no layer; add it above everything it imports and below what imports it`);
+}
+
+/** A file's unit: its module's name, or for a top-level file of src/ its file name. */
+function unitOf(path) {
+  const parts = relative(SRC, path).split(sep);
+  if (parts[0] === '..' || parts[0] === '') return undefined;
+  if (parts.length > 1) return parts[0];
+  return ['.ts', '.tsx'].map((ext) => withoutExtension(parts[0]) + ext).find((f) => LAYERS.has(f)) ?? parts[0];
+}
+
+const layers = {
+  meta: {
+    type: 'problem',
+    schema: [],
+    messages: {
+      up: '{{from}} (layer {{fromLayer}}) imports {{to}} (layer {{toLayer}}), which is not below it in src/layers.json: a module imports only what stands below it (docs/architecture.md, Layers). Move what both need down, or the importer up.',
+    },
+  },
+  create(context) {
+    const from = unitOf(context.filename);
+    if (from === undefined) return {};
+    function check(node) {
+      const source = node.value;
+      if (typeof source !== 'string' || !source.startsWith('.')) return;
+      const to = unitOf(resolve(dirname(context.filename), source));
+      if (to === undefined || to === from) return;
+      const fromLayer = LAYERS.get(from);
+      const toLayer = LAYERS.get(to);
+      if (fromLayer === undefined || toLayer === undefined || toLayer < fromLayer) return;
+      context.report({ node, messageId: 'up', data: { from, to, fromLayer: String(fromLayer), toLayer: String(toLayer) } });
+    }
+    return {
+      ImportDeclaration: (node) => check(node.source),
+      ExportNamedDeclaration: (node) => node.source && check(node.source),
+      ExportAllDeclaration: (node) => check(node.source),
+      ImportExpression: (node) => node.source.type === 'Literal' && check(node.source),
+    };
+  },
+};
+
 const moduleBoundaries = {
   meta: {
     type: 'problem',
@@ -94,9 +144,10 @@ export default tseslint.config(
   },
   {
     files: ['src/**/*.ts', 'src/**/*.tsx'],
-    plugins: { paylinks: { rules: { 'module-boundaries': moduleBoundaries } } },
+    plugins: { paylinks: { rules: { 'module-boundaries': moduleBoundaries, layers } } },
     rules: {
       'paylinks/module-boundaries': 'error',
+      'paylinks/layers': 'error',
       // Markup is JSX through src/html/jsx-runtime.ts (docs/style.md, Pages through one renderer):
       // its values are Html, not Preact's elements.
       'no-restricted-imports': [

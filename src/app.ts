@@ -40,14 +40,6 @@ const LISTENER_LEASE_MS = 60_000;
 
 export type { App, AppDeps } from './deps.js';
 
-declare module 'fastify' {
-  interface FastifyInstance {
-    /** The streams of `paylinks listen` open on this process (tests wake them after moving the clock). */
-    readonly listeners: ListenerHub;
-    readonly metrics: Metrics;
-  }
-}
-
 /** Levels at which the one line per request is written (§Running the service). */
 const LOGS_INFO = new Set(['trace', 'debug', 'info']);
 
@@ -85,6 +77,13 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const metrics =
     deps.metrics ??
     new Metrics({ db, backlog: () => deliveryBacklog(db, clock.now()), authorisations: () => waitingTotals({ db, clock, config }), now: () => clock.now() });
+  // What the parts of the app read (src/http/app.ts, Provided): each names those it needs.
+  app.decorate('config', config);
+  app.decorate('db', db);
+  app.decorate('clock', clock);
+  app.decorate('sealer', deps.sealer);
+  app.decorate('acquirer', deps.acquirer);
+  app.decorate('webhookResolver', deps.webhookResolver ?? null);
   app.decorate('metrics', metrics);
   app.addHook('onResponse', (request, reply, done) => {
     metrics.observeHttp(request.method, request.routeOptions.url ?? '(unmatched)', reply.statusCode, reply.elapsedTime / 1000);
@@ -215,18 +214,14 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     async (api) => {
       api.addHook('onRoute', documentErrorAnswers);
       installCreatePipeline(api, { db, clock, sealer: deps.sealer });
-      await paymentLinkRoutes(api as App, deps);
-      await webhookRoutes(api as App, deps, listeners);
-      await hostedCheckoutRoutes(api as App, deps);
-      await paymentRoutes(api as App, deps);
-      await settlementRoutes(api as App, deps);
-      await promotionCodeRoutes(api as App, deps);
+      for (const part of [paymentLinkRoutes, webhookRoutes, hostedCheckoutRoutes, paymentRoutes, settlementRoutes, promotionCodeRoutes])
+        await api.register(part);
     },
     { prefix: '/api/v1' },
   );
   // Everything that answers HTML, inside the one web layer (cookies, form tokens, page headers).
-  await webLayer(app, deps, { shopper: shopperPageRoutes, portal: portalRoutes });
-  await themeAssetRoutes(app, deps);
+  await webLayer(app, { shopper: shopperPageRoutes, portal: portalRoutes });
+  await app.register(themeAssetRoutes);
 
   app.get('/api/v1/openapi.json', { schema: { hide: true } }, async (_request, reply) => {
     return reply.type('application/json; charset=utf-8').send(JSON.stringify(app.swagger()));

@@ -1,6 +1,4 @@
-import type { FastifyBaseLogger, FastifyInstance, RawServerDefault } from 'fastify';
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from './clock.js';
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
@@ -11,9 +9,10 @@ import type { Sealer } from './sealing.js';
 
 // What the HTTP application is built from. The composition roots (src/main.ts for the service, the
 // test helpers for the suite) construct each of these; no module reaches for a default of its own.
+// src/app.ts hands them to the parts of the app as decorations of the Fastify instance
+// (src/http/app.ts): no module imports this file.
 
-/** The Fastify instance every route file registers on, with TypeBox types for request and reply. */
-export type App = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>;
+export type { App } from './http/app.js';
 
 export interface AppDeps {
   config: Config;

@@ -1,5 +1,6 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Database } from './db/database.js';
+import type { UpkeepMetrics } from './db/upkeep.js';
 
 // Prometheus metrics (prom-client): what an operator watches. One registry per process, passed to
 // whatever records into it (the HTTP app, the delivery worker); the database gauges are read when
@@ -44,14 +45,6 @@ export interface DeliveryMetrics {
   /** The worker stopped: it holds nothing any more (what it left is left to its leases). */
   workerStopped(): void;
   givenBack(reason: GiveBackReason, count: number): void;
-}
-
-/** What the embedded database's upkeep records (src/db/upkeep.ts). */
-export interface UpkeepMetrics {
-  /** Its series exist from its start (counters at zero, the last pass at the start): an alert sees its first pass's failures, and a pass that never ends. */
-  upkeepStarted(at: Date): void;
-  /** A pass: how long it held the database, the tables done and failed, and when it ended if it went through (not when it threw). */
-  upkeepPass(seconds: number, done: number, failed: number, completedAt: Date | null): void;
 }
 
 /** Due-delivery backlog, read at scrape time (the webhooks module answers it). */

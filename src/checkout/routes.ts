@@ -1,4 +1,4 @@
-import type { App, AppDeps } from '../deps.js';
+import { appPart } from '../http/app.js';
 import { actorOf, merchantOf } from '../http/auth.js';
 import { ProblemSchema, answerWith } from '../http/envelope.js';
 import { bodyCheckedByService, checkedByService } from '../http/validation.js';
@@ -10,8 +10,9 @@ import { CREATE_SESSION_OPERATION, createSession, sessionStatus } from './servic
 const tags = ['Hosted checkout'];
 const errors = { 404: ProblemSchema, 409: ProblemSchema };
 
-export async function hostedCheckoutRoutes(app: App, deps: AppDeps): Promise<void> {
-  const { db, clock, config } = deps;
+export const hostedCheckoutRoutes = appPart('hosted-checkout', ['config', 'db', 'clock', 'sealer'], async (app) => {
+  const { db, clock, config } = app;
+  const deps = { sealer: app.sealer };
   const ok = answerWith(clock);
 
   app.post(
@@ -60,4 +61,4 @@ export async function hostedCheckoutRoutes(app: App, deps: AppDeps): Promise<voi
   app.post('/hostedcheckout/status/:checkoutReference', statusRoute, async (request) =>
     ok(request, await sessionStatus({ db, clock }, merchantOf(request), request.params.checkoutReference)),
   );
-}
+});

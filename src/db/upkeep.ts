@@ -1,5 +1,4 @@
 import type { Clock } from '../clock.js';
-import type { UpkeepMetrics } from '../metrics.js';
 import type { Database } from './database.js';
 import { autovacuumOff, databaseFreezeDue, tablesDue, vacuumDatabase, vacuumTable, type TableDue } from './sql.js';
 
@@ -14,6 +13,14 @@ import { autovacuumOff, databaseFreezeDue, tablesDue, vacuumDatabase, vacuumTabl
 // vacuumed, requests, health checks and timers wait (about a second for a million-row table on this
 // project's development machine), which the thresholds make rare. PostgreSQL's own autovacuum does
 // this there; `serve` starts this only on the embedded database.
+
+/** What the upkeep records of itself (the process's metrics, src/metrics.ts, keep it). */
+export interface UpkeepMetrics {
+  /** Its series exist from its start (counters at zero, the last pass at the start): an alert sees its first pass's failures, and a pass that never ends. */
+  upkeepStarted(at: Date): void;
+  /** A pass: how long it held the database, the tables done and failed, and when it ended if it went through (not when it threw). */
+  upkeepPass(seconds: number, done: number, failed: number, completedAt: Date | null): void;
+}
 
 const INTERVAL_MS = 60_000;
 /** A vacuum that held the database longer than this is logged at info, as PostgreSQL logs a slow autovacuum. */

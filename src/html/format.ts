@@ -1,6 +1,6 @@
 // Money, numbers and times as the pages show them, in the two languages of the service's pages.
 
-import type { Lang } from '../web/lang.js';
+import type { Lang } from '../lang.js';
 import { Kept } from '../kept.js';
 
 export const LOCALES: Record<Lang, string> = { is: 'is-IS', en: 'en-GB' };

@@ -1,7 +1,7 @@
 import { Type, type Static, type TObject, type TProperties, type TSchema } from 'typebox';
 import type { FastifyContextConfig, FastifyRequest } from 'fastify';
 import type { Clock } from '../clock.js';
-import type { App } from '../deps.js';
+import type { App } from './app.js';
 import { WithEnvelope, answerWith } from './envelope.js';
 
 // Paging of every list: Page from 0, PageSize 1 to 100 (default 20). Both are optional: a client that

@@ -1,6 +1,5 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyContextConfig, FastifyInstance } from 'fastify';
 import type { AuthRequirement } from './auth.js';
-import type { PortalAccess } from '../portal/access.js';
 
 // Every route the app serves, as Fastify registered it (§Hardening): the tenant-isolation table and the
 // fuzzers enumerate this, so a route added later is covered without anyone remembering to list it.
@@ -11,8 +10,8 @@ export interface RouteEntry {
   url: string;
   /** The §Authentication requirement of an API route; undefined for public routes (pages, health, docs). */
   auth: AuthRequirement | undefined;
-  /** What a portal route needs (a permission, or nothing); undefined outside the portal. */
-  portal: PortalAccess | undefined;
+  /** What a portal route needs (a permission, or nothing; the portal declares its shape, src/portal/access.ts); undefined outside the portal. */
+  portal: FastifyContextConfig['portal'];
   /** The route's JSON schemas by request part, as given to Fastify. */
   schema: { body?: unknown; querystring?: unknown; params?: unknown };
 }
@@ -30,7 +29,7 @@ export function installRouteTable(app: FastifyInstance): void {
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     const schema = (route.schema ?? {}) as RouteEntry['schema'];
-    const config = route.config as { auth?: AuthRequirement; portal?: PortalAccess } | undefined;
+    const config = route.config as Pick<FastifyContextConfig, 'auth' | 'portal'> | undefined;
     for (const method of methods) {
       table.push({
         method,

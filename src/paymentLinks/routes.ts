@@ -1,5 +1,5 @@
+import { appPart } from '../http/app.js';
 import type { FastifyRequest } from 'fastify';
-import type { App, AppDeps } from '../deps.js';
 import type { Capability } from '../accounts/service.js';
 import { ApiError } from '../errors.js';
 import { merchantOf, operationOf, requireCapability } from '../http/auth.js';
@@ -29,7 +29,9 @@ function requireCapabilityForType(request: FastifyRequest): void {
   if (type) requireCapability(request, capabilityFor(type));
 }
 
-export async function paymentLinkRoutes(app: App, deps: AppDeps): Promise<void> {
+export const paymentLinkRoutes = appPart('payment-links', ['config', 'db', 'clock', 'sealer'], async (app) => {
+  const { config, db, clock, sealer } = app;
+  const deps = { config, db, clock, sealer };
   const ok = answerWith(deps.clock);
 
   listRoute(
@@ -135,4 +137,4 @@ export async function paymentLinkRoutes(app: App, deps: AppDeps): Promise<void> 
       },
     );
   }
-}
+});

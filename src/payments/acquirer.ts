@@ -74,3 +74,10 @@ export interface Acquirer {
   authoriseToken(request: TokenAuthoriseRequest): Promise<AuthoriseResult>;
   modify(request: ModificationRequest): Promise<ModificationResult>;
 }
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Who authorises cards and completes modifications: the simulator, or a real acquirer's adapter (src/http/app.ts, Provided). */
+    readonly acquirer: Acquirer;
+  }
+}

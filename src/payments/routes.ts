@@ -1,4 +1,4 @@
-import type { App, AppDeps } from '../deps.js';
+import { appPart } from '../http/app.js';
 import { actorOf, merchantOf } from '../http/auth.js';
 import { ProblemSchema, answerWith } from '../http/envelope.js';
 import { bodyCheckedByService, checkedByService } from '../http/validation.js';
@@ -30,8 +30,9 @@ const LEDGER =
   'a capture or adjustment after the authorisation expired (PAYLINKS_AUTHORISATION_EXPIRY_DAYS): 409 AUTHORISATION_EXPIRED; ' +
   "another merchant's payment: 404.";
 
-export async function paymentRoutes(app: App, deps: AppDeps): Promise<void> {
-  const { db, clock, acquirer } = deps;
+export const paymentRoutes = appPart('payments', ['config', 'db', 'clock', 'sealer', 'acquirer'], async (app) => {
+  const { config, sealer, db, clock, acquirer } = app;
+  const deps = { config, sealer };
   const tags = ['Modifications'];
   const ok = answerWith(clock);
 
@@ -136,4 +137,4 @@ export async function paymentRoutes(app: App, deps: AppDeps): Promise<void> {
     },
     async (request) => ok(request, await disableToken({ db, clock, sealer: deps.sealer, actor: actorOf(request) }, merchantOf(request), request.body)),
   );
-}
+});

@@ -1,5 +1,12 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { App, AppDeps } from '../deps.js';
+import type { Clock } from '../clock.js';
+import type { Config } from '../config.js';
+import type { Database } from '../db/database.js';
+import type { App } from '../http/app.js';
+import type { Metrics } from '../metrics.js';
+import type { Acquirer } from '../payments/acquirer.js';
+import type { Sealer } from '../sealing.js';
+import type { Resolver } from '../webhooks/service.js';
 import { ApiError } from '../errors.js';
 import { merchantsFor, type PortalSession, type SessionPolicy } from '../users/service.js';
 import { negotiateLang } from '../web/lang.js';
@@ -19,7 +26,16 @@ declare module 'fastify' {
   }
 }
 
-export interface PortalDeps extends AppDeps {
+/** What the portal's areas are given: what the app provides (src/http/app.ts), and the portal's own session rules. */
+export interface PortalDeps {
+  config: Config;
+  db: Database;
+  clock: Clock;
+  sealer: Sealer;
+  acquirer: Acquirer;
+  metrics: Metrics;
+  /** DNS for the webhook address rules; null: the system's. */
+  webhookResolver: Resolver | null;
   sessionPolicy: SessionPolicy;
   /** Cookies only over https (production, or a public base URL that is https). */
   secureCookies: boolean;
@@ -58,7 +74,7 @@ export function publicViewFor(request: FastifyRequest, reply: FastifyReply): Pub
 }
 
 /** The view of a signed-in page: the user, the merchant's name (read with the session), the form token. */
-export async function viewFor(request: FastifyRequest, reply: FastifyReply, deps: Pick<AppDeps, 'db'>): Promise<View> {
+export async function viewFor(request: FastifyRequest, reply: FastifyReply, deps: Pick<PortalDeps, 'db'>): Promise<View> {
   const session = sessionOfRequest(request);
   const name = session.merchantName;
   const merchants = await merchantsFor(deps.db, session);

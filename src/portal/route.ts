@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest, RouteGenericInterface } from 'fastify';
 import type { Actor } from '../actor.js';
-import type { App } from '../deps.js';
+import type { App } from '../http/app.js';
 import type { PortalSession } from '../users/service.js';
 import type { Permission } from './access.js';
 import { formOf, seeOther, sendPage, sessionOfRequest, viewFor, type Form, type PortalDeps } from './http.js';

@@ -1,7 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import formbody from '@fastify/formbody';
 import multipart from '@fastify/multipart';
-import type { App, AppDeps } from '../deps.js';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { appPart } from '../http/app.js';
+import type { Config } from '../config.js';
 import { ApiError } from '../errors.js';
 import { usePageHeaders } from '../web/headers.js';
 import { serveAssets } from '../web/assets.js';
@@ -88,14 +90,14 @@ const PROBLEM_WORDS: Record<PageProblem, readonly [CoreKey, CoreKey]> = {
   error: ['errorTitle', 'error'],
 };
 
-export function sessionPolicyOf(config: AppDeps['config']): SessionPolicy {
+export function sessionPolicyOf(config: Config): SessionPolicy {
   return { idleMs: config.portalIdleMinutes * 60_000, absoluteMs: config.portalSessionHours * 3_600_000 };
 }
 
-export async function portalRoutes(app: App, appDeps: AppDeps): Promise<void> {
-  const { config, db, clock } = appDeps;
+export const portalRoutes = appPart('portal', ['config', 'db', 'clock', 'sealer', 'acquirer', 'metrics', 'webhookResolver'], async (app) => {
+  const { config, db, clock, sealer, acquirer, metrics, webhookResolver } = app;
   const secureCookies = secureCookiesOf(config);
-  const deps: PortalDeps = { ...appDeps, sessionPolicy: sessionPolicyOf(config), secureCookies };
+  const deps: PortalDeps = { config, db, clock, sealer, acquirer, metrics, webhookResolver, sessionPolicy: sessionPolicyOf(config), secureCookies };
   const sessionCookie = sessionCookieName(secureCookies);
 
   await app.register(
@@ -271,7 +273,7 @@ export async function portalRoutes(app: App, appDeps: AppDeps): Promise<void> {
         return seeOther(reply, safeReturnPath(form.text('back')));
       });
 
-      const route = portalRouter(portal as App, deps);
+      const route = portalRouter(portal.withTypeProvider<TypeBoxTypeProvider>(), deps);
 
       route.post('/switch', { permission: 'portal.use' }).handle(async ({ session, form }) => {
         if (!(await switchMerchant(db, session, form.text('merchantId')))) throw new ApiError('NOT_FOUND', 'no such merchant');
@@ -327,8 +329,8 @@ export async function portalRoutes(app: App, appDeps: AppDeps): Promise<void> {
         return { seeOther: `${PORTAL}/sign-in?m=out` };
       });
 
-      for (const area of AREAS) await area.routes(portal as App, deps);
+      for (const area of AREAS) await area.routes(portal.withTypeProvider<TypeBoxTypeProvider>(), deps);
     },
     { prefix: PORTAL },
   );
-}
+});

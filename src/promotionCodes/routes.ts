@@ -1,5 +1,5 @@
+import { appPart } from '../http/app.js';
 import type { Capability } from '../accounts/service.js';
-import type { App, AppDeps } from '../deps.js';
 import { merchantOf, operationOf } from '../http/auth.js';
 import { ProblemSchema, answerWith } from '../http/envelope.js';
 import { pageOf } from '../http/paging.js';
@@ -15,7 +15,9 @@ const tags = ['Promotion codes'];
 const auth = { anyOf: ['PaymentLinks'] as Capability[] };
 const errors = { 404: ProblemSchema };
 
-export async function promotionCodeRoutes(app: App, deps: AppDeps): Promise<void> {
+export const promotionCodeRoutes = appPart('promotion-codes', ['db', 'clock', 'sealer'], async (app) => {
+  const { db, clock, sealer } = app;
+  const deps = { db, clock, sealer };
   const ok = answerWith(deps.clock);
 
   app.post(
@@ -90,4 +92,4 @@ export async function promotionCodeRoutes(app: App, deps: AppDeps): Promise<void
     async (request) =>
       ok(request, { promotionCode: await updatePromotionCode(operationOf(deps, request), merchantOf(request), request.params.promotionCodeId, request.body) }),
   );
-}
+});

@@ -1,5 +1,5 @@
+import { appPart } from '../http/app.js';
 import type { Capability } from '../accounts/service.js';
-import type { App, AppDeps } from '../deps.js';
 import { merchantOf, operationOf } from '../http/auth.js';
 import { ProblemSchema, answerWith } from '../http/envelope.js';
 import { listRoute } from '../http/paging.js';
@@ -14,7 +14,9 @@ const tags = ['Settlements'];
 const auth = { anyOf: ['PaymentLinks', 'TokenizeLinks', 'HostedCheckout'] as Capability[] };
 const errors = { 404: ProblemSchema };
 
-export async function settlementRoutes(app: App, deps: AppDeps): Promise<void> {
+export const settlementRoutes = appPart('settlements', ['config', 'db', 'clock'], async (app) => {
+  const { config, db, clock } = app;
+  const deps = { config, db, clock };
   const ok = answerWith(deps.clock);
 
   listRoute(
@@ -91,4 +93,4 @@ export async function settlementRoutes(app: App, deps: AppDeps): Promise<void> {
     },
     async (request) => ok(request, { data: await runSandboxSettlement(operationOf(deps, request), merchantOf(request)) }),
   );
-}
+});

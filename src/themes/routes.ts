@@ -1,4 +1,4 @@
-import type { App, AppDeps } from '../deps.js';
+import { appPart } from '../http/app.js';
 import { notFound } from '../errors.js';
 import { themeLogo, themeStylesheet } from './service.js';
 import { sendStatic } from '../web/assets.js';
@@ -9,7 +9,8 @@ import { sendStatic } from '../web/assets.js';
 // the theme's version, so an hour's caching never shows an old look after an edit; the ETag changes
 // with the content too (src/web/assets.ts answers them, as it does the pages' own files).
 
-export async function themeAssetRoutes(app: App, deps: Pick<AppDeps, 'db'>): Promise<void> {
+export const themeAssetRoutes = appPart('theme-assets', ['db'], async (app) => {
+  const deps = { db: app.db };
   const { db } = deps;
 
   app.get<{ Params: { themeKey: string } }>('/assets/themes/:themeKey/theme.css', { schema: { hide: true } }, async (request, reply) => {
@@ -25,4 +26,4 @@ export async function themeAssetRoutes(app: App, deps: Pick<AppDeps, 'db'>): Pro
     reply.header('Content-Security-Policy', "default-src 'none'; sandbox");
     return sendStatic(request, reply, { type: logo.type, body: logo.bytes, etag: logo.etag });
   });
-}
+});

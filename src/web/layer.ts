@@ -1,6 +1,8 @@
 import { hkdfSync } from 'node:crypto';
 import cookie, { Signer, type UnsignResult } from '@fastify/cookie';
-import type { App, AppDeps } from '../deps.js';
+import type { FastifyPluginAsync } from 'fastify';
+import type { Config } from '../config.js';
+import type { App } from '../http/app.js';
 import { installFormTokens, type FormPart } from './formTokens.js';
 import { SHARED_ASSETS, serveAssets } from './assets.js';
 
@@ -11,11 +13,11 @@ import { SHARED_ASSETS, serveAssets } from './assets.js';
 // its own context inside it for its body parsers, its headers (headers.ts) and its pages; the API
 // under /api/v1 is outside it, and neither reads cookies nor takes forms.
 
-/** A part of the site that answers HTML, registered inside the web layer. */
-export type WebPart = (web: App, deps: AppDeps) => Promise<void>;
+/** A part of the site that answers HTML, registered inside the web layer (a plugin of src/http/app.ts's appPart). */
+export type WebPart = FastifyPluginAsync;
 
 /** Cookies only over https: in production, or when the public base URL is https. */
-export function secureCookies(config: AppDeps['config']): boolean {
+export function secureCookies(config: Config): boolean {
   return config.env === 'production' || config.publicBaseUrl.startsWith('https:');
 }
 
@@ -55,8 +57,8 @@ export function rememberingSigner(key: Buffer): Pick<Signer, 'sign' | 'unsign'> 
 /** The parts of the site, by the name of their form tokens' secret cookie, registered in this order. */
 export type WebParts = Readonly<Record<FormPart, WebPart>>;
 
-export async function webLayer(app: App, deps: AppDeps, parts: WebParts): Promise<void> {
-  const { config } = deps;
+export async function webLayer(app: App, parts: WebParts): Promise<void> {
+  const { config } = app;
   const secure = secureCookies(config);
   const hmacKey = derive(config.secretKey, 'forms');
   const ownOrigin = new URL(config.publicBaseUrl).origin.toLowerCase();
@@ -67,7 +69,7 @@ export async function webLayer(app: App, deps: AppDeps, parts: WebParts): Promis
     for (const [part, routes] of Object.entries(parts) as [FormPart, WebPart][]) {
       await web.register(async (scope) => {
         await installFormTokens(scope, { part, secure, hmacKey, ownOrigin });
-        await routes(scope as App, deps);
+        await scope.register(routes);
       });
     }
   });

@@ -177,3 +177,10 @@ export function literalAddressAllowed(url: URL): boolean {
   const host = hostOf(url);
   return isIP(host) === 0 || isPublicAddress(host);
 }
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** DNS for the production address rule (tests give one); null: the system's resolver (src/http/app.ts, Provided). */
+    readonly webhookResolver: Resolver | null;
+  }
+}

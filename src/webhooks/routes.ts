@@ -1,5 +1,5 @@
+import { appPart } from '../http/app.js';
 import type { FastifyRequest } from 'fastify';
-import type { App, AppDeps } from '../deps.js';
 import type { Principal } from '../accounts/service.js';
 import { ApiError } from '../errors.js';
 import { merchantOf, operationOf } from '../http/auth.js';
@@ -7,7 +7,7 @@ import { checkInput } from '../validation.js';
 import { EnvelopeOnly, answerWith } from '../http/envelope.js';
 import { listRoute } from '../http/paging.js';
 import { bodyCheckedByService, checkedByService, queryCheckedByService } from '../http/validation.js';
-import type { ListenerHub, Sink } from './listen/hub.js';
+import type { Sink } from './listen/hub.js';
 import * as s from './schemas.js';
 import * as service from './service.js';
 import * as deliveries from './deliveries/service.js';
@@ -25,8 +25,10 @@ function principalOf(request: FastifyRequest): Principal {
   return p;
 }
 
-export async function webhookRoutes(app: App, deps: AppDeps, listeners: ListenerHub): Promise<void> {
-  const svc = service.webhookServiceDeps(deps);
+export const webhookRoutes = appPart('webhooks', ['config', 'db', 'clock', 'sealer', 'webhookResolver', 'listeners'], async (app) => {
+  const { config, db, clock, sealer, webhookResolver, listeners } = app;
+  const deps = { config, clock };
+  const svc = service.webhookServiceDeps({ config, db, clock, sealer, webhookResolver });
   const tags = ['Webhooks'];
   const ok = answerWith(deps.clock);
 
@@ -390,4 +392,4 @@ export async function webhookRoutes(app: App, deps: AppDeps, listeners: Listener
       return ok(request, {});
     },
   );
-}
+});

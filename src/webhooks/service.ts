@@ -13,6 +13,8 @@ import { idempotentCreate } from '../idempotency/service.js';
 import { checkInput } from '../validation.js';
 import { ListenerBody, RegisterBody, RotateQuery, UpdateBody } from './schemas.js';
 import { checkProductionAddress, checkUrlShape, type Resolver } from './addressRules.js';
+
+export type { Resolver } from './addressRules.js';
 import { enqueueEvent, type EventType } from './events.js';
 import { newHmacKey, newWebhookApiKey } from './secrets.js';
 import { signingSecretOf } from './delivery/sign.js';
@@ -62,7 +64,7 @@ export function auditedUrl(url: string): string {
 }
 
 /** The service's dependencies taken from what the composition root passes (the API's and the portal's routes). */
-export function webhookServiceDeps(deps: Omit<WebhookServiceDeps, 'resolver'> & { webhookResolver?: Resolver | undefined }): WebhookServiceDeps {
+export function webhookServiceDeps(deps: Omit<WebhookServiceDeps, 'resolver'> & { webhookResolver?: Resolver | null | undefined }): WebhookServiceDeps {
   return {
     config: deps.config,
     db: deps.db,

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { App, AppDeps } from '../../deps.js';
+import { appPart } from '../../http/app.js';
 import { receiptOf } from '../../payments/service.js';
 import {
   PLAIN_CHECKOUT,
@@ -53,10 +53,10 @@ interface RefParams {
   reference: string;
 }
 
-export async function shopperPageRoutes(app: App, deps: AppDeps): Promise<void> {
-  const { db, clock, config, acquirer } = deps;
+export const shopperPageRoutes = appPart('shopper-pages', ['config', 'db', 'clock', 'sealer', 'acquirer'], async (app) => {
+  const { db, clock, config, acquirer, sealer } = app;
   const signer = new ReceiptSigner(db);
-  const payDeps = { db, clock, acquirer, sealer: deps.sealer };
+  const payDeps = { db, clock, acquirer, sealer };
 
   await app.register(async (pages) => {
     pages.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT }, (_req, body, done) => {
@@ -364,7 +364,7 @@ export async function shopperPageRoutes(app: App, deps: AppDeps): Promise<void> 
         throw notFound('payment page');
     }
   }
-}
+});
 
 const INFO_ERROR: Record<InfoProblem, MessageKey> = { required: 'errRequired', tooLong: 'errTooLong', format: 'errFormat' };
 

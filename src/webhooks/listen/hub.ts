@@ -385,3 +385,10 @@ export class ListenerHub {
     }
   }
 }
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The streams of `paylinks listen` open on this process (tests wake them after moving the clock). */
+    readonly listeners: ListenerHub;
+  }
+}
