@@ -31,6 +31,7 @@ export const PGLITE_FILES = [
   'test/fuzz/routes.test.ts',
   'test/portal/fuzz.test.ts',
   // Every other statement of the service.
+  'test/http/foundation.test.ts',
   'test/mail/smtp.test.ts',
   'test/modifications/expiry.test.ts',
   'test/modifications/modifications.test.ts',
@@ -52,6 +53,7 @@ export const PGLITE_FILES = [
   'test/portal/webhooks.test.ts',
   'test/promotionCodes/api.test.ts',
   'test/security/smallFindings.test.ts',
+  'test/settlements/api.test.ts',
   'test/settlements/reconcile.test.ts',
   'test/webhooks/allowances.test.ts',
   'test/webhooks/counts.test.ts',

@@ -120,7 +120,7 @@ export const adminCommands = {
   'merchant.fees': async (c: AdminContext, a: Args) => {
     const merchantId = text(a, 'merchantId');
     if (a.currency !== undefined || a.percent !== undefined || a.fixedAmount !== undefined) {
-      await checked(() => setFee(c, merchantId, { currency: a.currency, percent: a.percent, fixedAmount: a.fixedAmount }));
+      await checked(() => setFee(operator(c), merchantId, { currency: a.currency, percent: a.percent, fixedAmount: a.fixedAmount }));
     }
     return { ...(await checked(() => feeSettingsOf(c, merchantId))) };
   },

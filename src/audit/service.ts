@@ -49,6 +49,7 @@ export const AUDIT_ACTIONS = [
   'sandbox.event',
   'sandbox.advance',
   'sandbox.settle',
+  'fee.update',
   'promotion.create',
   'promotion.update',
 ] as const;
@@ -76,6 +77,23 @@ export interface Audited {
   action: AuditAction;
   target: string | null;
   details?: Record<string, unknown>;
+}
+
+/**
+ * The names of the fields whose values differ between `before` and `after`, compared as values (the
+ * database hands back JSON objects with their keys in its own order): what an update records of what
+ * it changed, without the values.
+ */
+export function changedFields<K extends string>(fields: readonly K[], before: Readonly<Record<K, unknown>>, after: Readonly<Record<K, unknown>>): K[] {
+  return fields.filter((f) => stableJson(before[f]) !== stableJson(after[f]));
+}
+
+function stableJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v !== null && typeof v === 'object' && !Array.isArray(v) && !(v instanceof Date)
+      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v,
+  );
 }
 
 /** Whether what this actor does is recorded in a merchant's log (a partner's key acts in none). */

@@ -18,7 +18,7 @@ import { completeSession, findSession, lockSession, type SessionRow } from './sq
 import { atQuantities, chosenItemsOf, problemsOf } from './quantities.js';
 import { redeemPromotion, type AppliedPromotion, type PromotionRefusal } from '../promotionCodes/service.js';
 import { lockCheckoutPromotion } from './promotion.js';
-import { checkShopperInput, type ShopperInput, type ShopperProblems } from './shopperInput.js';
+import { checkShopperInput, type CheckedShopperInput, type ShopperInput, type ShopperProblems } from './shopperInput.js';
 
 /** A card field the shopper typed wrong. */
 type CardField = 'cardNumber' | 'expiryDate' | 'cvc';
@@ -254,11 +254,11 @@ const NO_RETRY = { retries: 0 } as const;
 
 /**
  * Pays a link or a session with a card. The card goes to the acquirer and nowhere else. Everything
- * the shopper gave is checked here, at once, on the locked row (checkShopperInput, and the card's
- * form): terms, custom fields or quantities the merchant changed after the page was shown are
- * decided as they now are, and an `Invalid` answer carries every problem with the link or session as
- * it now is, for the page to show. The moment of a terms' acceptance recorded with the payment is
- * this one.
+ * the shopper gave is checked here, at once (the card's form, and checkShopperInput): a payment is
+ * decided on the locked row, so that terms, custom fields or quantities the merchant changed after
+ * the page was shown are decided as they now are; a mistyped card, which pays nothing, is refused
+ * without the lock. An `Invalid` answer carries every problem with the link or session as it now is,
+ * for the page to show. The moment of a terms' acceptance recorded with the payment is this one.
  */
 export async function pay(
   deps: PayDeps,
@@ -273,6 +273,15 @@ export async function pay(
     lang?: Lang;
   },
 ): Promise<PayOutcome> {
+  const card = parseCard(input.card, deps.clock.now());
+  if (card.card === null) {
+    // A mistyped card pays nothing: refused without taking the link's lock, with every other problem.
+    const c = await openCheckoutable(deps, target, { countVisit: false });
+    if (!c) return { kind: 'NotFound' };
+    if (!c.payable) return { kind: 'NotPayable', status: c.status };
+    return invalid(c, card.errors, checkShopperInput(c, input.shopper));
+  }
+  const cardInput = card.card;
   return withTransaction(
     deps.db,
     async (tx) => {
@@ -280,17 +289,8 @@ export async function pay(
       const locked = await lockTarget(tx, target, now);
       if (!locked) return { kind: 'NotFound' };
       if (!locked.payable) return { kind: 'NotPayable', status: locked.status };
-      const card = parseCard(input.card, now);
       const checked = checkShopperInput(locked, input.shopper);
-      if (card.card === null || checked.problems !== null) {
-        const valid = checked.problems === null || checked.problems.quantities.length === 0;
-        return {
-          kind: 'Invalid',
-          card: card.errors,
-          problems: checked.problems ?? NO_PROBLEMS,
-          checkoutable: atQuantities(locked, valid ? checked.quantities : null),
-        };
-      }
+      if (checked.problems !== null) return invalid(locked, [], checked);
       // The total the quantities make is charged only when it is the total the shopper was shown
       // (docs/rules.md, §Adjustable quantities).
       const c = atQuantities(locked, checked.quantities);
@@ -303,7 +303,7 @@ export async function pay(
       const promotion = await lockCheckoutPromotion(tx, c, chargeAmount(c), input.promotionCode, now);
       if ('refusal' in promotion) return { kind: 'PromotionRefused', refusal: promotion.refusal };
       const result = await deps.acquirer.authorise({
-        card: card.card,
+        card: cardInput,
         amount: promotion.applied?.total ?? chargeAmount(c),
         currency: c.currency,
         tokenize: c.tokenize,
@@ -330,6 +330,12 @@ export async function pay(
 }
 
 const NO_PROBLEMS: ShopperProblems = { answers: {}, terms: false, quantities: [], custom: {} };
+
+/** The refusal of what the shopper gave: every problem, and the checkout as it is (at the quantities chosen when they are valid). */
+function invalid(c: Checkoutable, card: readonly CardField[], checked: CheckedShopperInput): PayOutcome {
+  const valid = checked.problems === null || checked.problems.quantities.length === 0;
+  return { kind: 'Invalid', card, problems: checked.problems ?? NO_PROBLEMS, checkoutable: atQuantities(c, valid ? checked.quantities : null) };
+}
 
 /** Finishes a 3-D Secure step: the shopper confirmed or cancelled it. Each step is finished once. */
 export async function completeChallenge(

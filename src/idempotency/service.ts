@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import type { Clock } from '../clock.js';
-import type { Database, Queryable } from '../db/database.js';
+import type { Database } from '../db/database.js';
 import { withTransaction } from '../db/database.js';
 import { ApiError } from '../errors.js';
 import { isSealed, type Sealer } from '../sealing.js';
@@ -153,18 +153,4 @@ export async function idempotentCreate<T extends Record<string, unknown>>(
     if (err instanceof Replay) return { body: err.body as T, replayed: true };
     throw err;
   }
-}
-
-/**
- * idempotentCreate for a create that is one INSERT statement: without a key it runs on the pool, with
- * no BEGIN and COMMIT around it (a single statement is atomic by itself), saving two of a create's
- * round trips to the database; with a key it is idempotentCreate.
- */
-export async function idempotentInsert<T extends Record<string, unknown>>(
-  deps: IdempotencyDeps,
-  ctx: IdempotencyContext,
-  insert: (q: Queryable) => Promise<T>,
-): Promise<{ body: T; replayed: boolean }> {
-  if (ctx.key === undefined) return { body: await insert(deps.db.pool), replayed: false };
-  return idempotentCreate(deps, ctx, insert);
 }

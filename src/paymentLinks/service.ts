@@ -11,7 +11,7 @@ import { keysetPage, type Keyset } from '../db/keyset.js';
 import { ApiError, notFound, type FieldError } from '../errors.js';
 import { newReference } from '../ids.js';
 import { merchantHasTerminal } from '../accounts/service.js';
-import { recordAudit, type Audited } from '../audit/service.js';
+import { changedFields, recordAudit, type Audited } from '../audit/service.js';
 import { idempotentCreate } from '../idempotency/service.js';
 import { checkInput, schemaCheck } from '../validation.js';
 import {
@@ -462,10 +462,10 @@ export async function updatePaymentLink(deps: WriteDeps, merchantId: string, inp
     if (all.length > 0) throw fieldErrors(all);
     const stored = { ...next, items: normalizeItems(next.items) };
     await sql.updateLink(tx, reference, stored, now);
-    // The fields whose values changed, by name: the values stay out of the audit log.
-    const was: Record<string, unknown> = { ...link, items: normalizeItems(link.items), shopperInfos: normalizeShopperInfos(link.shopperInfos) };
-    const changedFields = Object.keys(stored).filter((k) => JSON.stringify(was[k]) !== JSON.stringify(stored[k as keyof sql.LinkChanges]));
-    await recordAudit(tx, deps, { merchantId, action: 'link.update', target: reference, details: { changed: changedFields } });
+    // The fields whose values changed, by name (the values stay out of the audit log); nothing changed, nothing recorded.
+    const was = { ...link, items: normalizeItems(link.items), shopperInfos: normalizeShopperInfos(link.shopperInfos) };
+    const touched = changedFields(Object.keys(stored) as (keyof sql.LinkChanges)[], was, stored);
+    if (touched.length > 0) await recordAudit(tx, deps, { merchantId, action: 'link.update', target: reference, details: { changed: touched } });
   });
 }
 
@@ -477,6 +477,7 @@ export async function disablePaymentLink(deps: WriteDeps, merchantId: string, in
     if (!link) throw notFound('payment link');
     guard(link.type);
     await sql.disableLink(tx, reference, deps.clock.now());
-    await recordAudit(tx, deps, { merchantId, action: 'link.disable', target: reference });
+    // Disabling a Disabled link succeeds again and changes nothing: nothing to record.
+    if (link.disabledAt === null) await recordAudit(tx, deps, { merchantId, action: 'link.disable', target: reference });
   });
 }

@@ -128,14 +128,11 @@ export async function insertLink(db: Queryable, l: NewLink): Promise<void> {
 
 /**
  * Several new links in one statement, so one commit (docs/performance.md: creates that arrive together share a
- * round trip and a WAL flush). Only links whose terminal is their merchant's are inserted (§Authentication); the
- * references of the others are returned, so that one create naming another merchant's terminal fails
- * alone instead of failing the statement for every create batched with it.
- */
-/**
- * Links of a create batch in one statement, and their audit entries with them (`audit`, the audit
- * module's CTE, writes the entries of the links inserted): a link whose terminal is not its merchant's
- * is not inserted and has no entry.
+ * round trip and a WAL flush), and their audit entries with them (`audit`, the audit module's CTE,
+ * writes the entries of the links inserted). Only links whose terminal is their merchant's are
+ * inserted (§Authentication), with their entries; the references of the others are returned, so that
+ * one create naming another merchant's terminal fails alone instead of failing the statement for
+ * every create batched with it.
  */
 export async function insertLinks(
   db: Queryable,

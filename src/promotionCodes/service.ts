@@ -1,5 +1,5 @@
 import type { Actor, Operation } from '../actor.js';
-import { recordAudit } from '../audit/service.js';
+import { changedFields, recordAudit } from '../audit/service.js';
 import type { Clock } from '../clock.js';
 import type { Database, Queryable } from '../db/database.js';
 import { withTransaction } from '../db/database.js';
@@ -141,7 +141,7 @@ export async function updatePromotionCode(deps: Operation, merchantId: string, i
     const updated = await sql.updateCode(tx, merchantId, id, { active: body.active ?? row.active, expiresAt, maxRedemptions, now });
     if (!updated) throw notFound('promotion code');
     // What changed, by name.
-    const changed = (['active', 'expiresAt', 'maxRedemptions'] as const).filter((k) => JSON.stringify(row[k]) !== JSON.stringify(updated[k]));
+    const changed = changedFields(['active', 'expiresAt', 'maxRedemptions'] as const, row, updated);
     if (changed.length > 0) await recordAudit(tx, deps, { merchantId, action: 'promotion.update', target: id, details: { code: row.code, changed } });
     return present(updated);
   });

@@ -51,7 +51,11 @@ export async function feeSettingsOf(deps: { db: Database }, merchantId: string):
  * Sets a merchant's fees in one currency (the operator's `paylinks merchant fees`): percent from 0 to 100
  * with at most two decimals, a fixed amount in minor units (for ISK ending in 00). Every bad field at once.
  */
-export async function setFee(deps: Deps, merchantId: string, input: { currency?: unknown; percent?: unknown; fixedAmount?: unknown }): Promise<FeeSetting> {
+export async function setFee(
+  deps: Operation,
+  merchantId: string,
+  input: { currency?: unknown; percent?: unknown; fixedAmount?: unknown },
+): Promise<FeeSetting> {
   const errors: FieldError[] = [];
   const currency = typeof input.currency === 'string' ? input.currency.toUpperCase() : '';
   if (!(CURRENCIES as readonly string[]).includes(currency))
@@ -70,7 +74,10 @@ export async function setFee(deps: Deps, merchantId: string, input: { currency?:
   if (errors.length > 0) throw validationError(errors);
   if (!(await merchantExists(deps.db, merchantId))) throw notFound('merchant');
   const fixedAmount = fixed as number;
-  await sql.upsertFee(deps.db.pool, merchantId, { currency, percentBp: bp, fixedAmount, updatedAt: deps.clock.now() });
+  await withTransaction(deps.db, async (tx) => {
+    await sql.upsertFee(tx, merchantId, { currency, percentBp: bp, fixedAmount, updatedAt: deps.clock.now() });
+    await recordAudit(tx, deps, { merchantId, action: 'fee.update', target: currency, details: { percent: percentText(bp), fixedAmount } });
+  });
   return { currency, percentBp: bp, percent: percentText(bp), fixedAmount };
 }
 

@@ -8,7 +8,7 @@ import { BatchLoader, perDatabase } from '../db/batch.js';
 import { hashSecret, prefixedId, randomToken } from '../ids.js';
 import { isPartnerLinked, merchantExists, merchantsOfPartner, partnerExists } from '../accounts/service.js';
 import { dummyHash, hashPassword, passwordProblem, verifyPassword, type PasswordProblem } from './password.js';
-import { checkEmail, normalizeEmail, signInKeyOf } from './email.js';
+import { checkEmail, signInKeyOf } from './email.js';
 import { ACCOUNT_LIMITS, clearAccountFailures, countFailure, lockedFor } from './throttle.js';
 import * as sql from './sql.js';
 import * as members from './memberships/sql.js';
@@ -171,8 +171,9 @@ export async function accountForInvitation(
 
 /** A new one-time sign-in link for an existing user (a forgotten password): earlier links stop working. */
 export async function newSignInLink(db: Database, clock: Clock, rawEmail: string): Promise<OneTimeLink> {
-  const email = normalizeEmail(rawEmail) ?? '';
-  const user = await sql.findUserByEmail(db.pool, email);
+  // Looked up as a sign-in is (signInKeyOf): an account stored before the address rule it would now
+  // fail (src/emailAddress.ts) can still be reached.
+  const user = await sql.findUserByEmail(db.pool, signInKeyOf(rawEmail));
   if (!user) throw new UserError('notFound', `no user with the address ${JSON.stringify(rawEmail)}`);
   return withTransaction(db, async (tx) => ({ userId: user.id, email: user.email, ...(await issueLink(clock, tx, user.id)) }));
 }

@@ -1,5 +1,5 @@
 import type { Actor } from '../actor.js';
-import { recordAudit, type Audited } from '../audit/service.js';
+import { changedFields, recordAudit, type Audited } from '../audit/service.js';
 import type { Config } from '../config.js';
 import type { Clock } from '../clock.js';
 import { formatTimestamp } from '../clock.js';
@@ -50,16 +50,15 @@ export async function auditWebhookChange(tx: Queryable, deps: WebhookWriteDeps, 
   await recordAudit(tx, deps, { merchantId: principal.merchantId, ...entry });
 }
 
-/** A webhook's address as the audit log keeps it: without a user name and password in it. */
+/**
+ * A webhook's address as the audit log keeps it: its origin (scheme, host, port). A receiver's path
+ * or query may carry a secret of its own (a chat service's webhook URL), and the log outlives it.
+ */
 export function auditedUrl(url: string): string {
   try {
-    const u = new URL(url);
-    if (u.username === '' && u.password === '') return url;
-    u.username = '';
-    u.password = '';
-    return u.toString();
+    return new URL(url).origin;
   } catch {
-    return url;
+    return '';
   }
 }
 
@@ -310,8 +309,7 @@ export async function updateWebhook(deps: WebhookWriteDeps, principal: Principal
     const after = reorder !== null ? { ...updated, ordering: reorder } : updated;
     if (reorder !== null) await sql.setOrdering(tx, w.id, reorder);
     // What changed, by name (the values stay out of the log); turning it on or off alone is said as such.
-    const fields = ['url', 'eventTypes', 'description', 'enabled', 'maxInFlight', 'rateLimit', 'ordering'] as const;
-    const changed = fields.filter((f) => JSON.stringify(w[f]) !== JSON.stringify(after[f]));
+    const changed = changedFields(['url', 'eventTypes', 'description', 'enabled', 'maxInFlight', 'rateLimit', 'ordering'] as const, w, after);
     if (changed.length === 1 && changed[0] === 'enabled') {
       await auditWebhookChange(tx, deps, principal, { action: after.enabled ? 'webhook.enable' : 'webhook.disable', target: w.id });
     } else if (changed.length > 0) {
@@ -403,6 +401,12 @@ export async function registerListener(deps: WebhookWriteDeps, principal: Princi
       const row = await sql.findWebhook(tx, owner, stale.id);
       if (!row) throw notFound('webhook');
       const hmacKey = deps.sealer.open(stale.hmacKeySealed);
+      // Its secrets are handed to whoever asked: recorded as a listener made, and that it was one kept.
+      await auditWebhookChange(tx, deps, principal, {
+        action: 'webhook.create',
+        target: row.id,
+        details: { eventTypes: row.eventTypes, description: row.description, listener: true, reused: true },
+      });
       return { ...view(row, deps), apiKey: deps.sealer.open(stale.apiKeySealed), hmacKey, signingSecret: signingSecretOf(hmacKey), reused: true };
     }
     const id = prefixedId('wh');
@@ -422,7 +426,7 @@ export async function registerListener(deps: WebhookWriteDeps, principal: Princi
     await auditWebhookChange(tx, deps, principal, {
       action: 'webhook.create',
       target: id,
-      details: { url: row.url, eventTypes: row.eventTypes, description: row.description, listener: true },
+      details: { eventTypes: row.eventTypes, description: row.description, listener: true },
     });
     return { ...view(row, deps), apiKey, hmacKey, signingSecret: signingSecretOf(hmacKey), reused: false };
   });

@@ -4,7 +4,7 @@ import pg from 'pg';
 import { PGlite } from '@electric-sql/pglite';
 import { afterAll, afterEach, expect } from 'vitest';
 
-// What each test file ran, for the suite's own accounting (test/helpers/sqlCoverage.ts reads it at the
+// What each test file ran, for the suite's own accounting (test/helpers/suiteReport.ts reads it at the
 // end of a run): its tests, their assertions, and every distinct SQL statement of the service's own
 // code that succeeded, on PostgreSQL or on PGlite. Both go through pg's Pool and Client, so one hook
 // sees both; PGlite's own listen() and exec() are hooked too.

@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import type { Reporter, TestModule, TestSpecification, Vitest } from 'vitest/node';
@@ -13,8 +13,14 @@ import type { Reporter, TestModule, TestSpecification, Vitest } from 'vitest/nod
 // makes for the run. The check is made only on a whole run (no file or project filter): a part of the
 // suite covers a part of the SQL.
 
-/** The fuzzers: random input, so what SQL they reach varies from run to run. */
-const RANDOMISED = /\/fuzz[/.]/;
+/** Files of random input (property tests, the fuzzers): what SQL they reach varies from run to run. */
+function randomised(file: string): boolean {
+  try {
+    return /from 'fast-check'/.test(readFileSync(file, 'utf8'));
+  } catch {
+    return false;
+  }
+}
 
 interface FileRecord {
   file: string;
@@ -46,6 +52,8 @@ export default class SuiteReport implements Reporter {
 
   onTestRunStart(specifications: readonly TestSpecification[]): void {
     this.planned = specifications;
+    // Made again for each run (a watch run after the first).
+    mkdirSync(this.dir, { recursive: true });
   }
 
   async onTestRunEnd(_modules: readonly TestModule[], _errors: unknown, reason: string): Promise<void> {
@@ -55,20 +63,28 @@ export default class SuiteReport implements Reporter {
     rmSync(this.dir, { recursive: true, force: true });
     const tests = records.reduce((n, r) => n + r.tests, 0);
     const assertions = records.reduce((n, r) => n + r.assertions, 0);
-    // The fuzzers' statements depend on what they drew this time; they run on both databases.
-    const onPostgres = new Set(records.filter((r) => r.project === 'postgres' && !RANDOMISED.test(r.file)).flatMap((r) => r.statements));
-    const onPglite = new Set(records.filter((r) => r.project === 'pglite').flatMap((r) => r.statements));
+    // What the files of random input reach depends on what they drew this time: on both sides, only
+    // the files of fixed input count.
+    const fixed = records.filter((r) => !randomised(r.file));
+    const onPostgres = new Set(fixed.filter((r) => r.project === 'postgres').flatMap((r) => r.statements));
+    const onPglite = new Set(fixed.filter((r) => r.project === 'pglite').flatMap((r) => r.statements));
     const missing = [...onPostgres].filter((s) => !onPglite.has(s)).sort();
 
+    // A whole run: both databases' projects, every file of each, and no test picked by name.
     const all = await vitest.globTestSpecifications();
     const key = (s: TestSpecification): string => `${s.project.name} ${s.moduleId}`;
     const plannedKeys = new Set(this.planned.map(key));
-    const whole = all.every((s) => s.project.name === 'types' || plannedKeys.has(key(s)));
+    const projects = new Set(this.planned.map((s) => s.project.name));
+    const whole =
+      projects.has('postgres') &&
+      projects.has('pglite') &&
+      vitest.config.testNamePattern === undefined &&
+      all.every((s) => s.project.name === 'types' || plannedKeys.has(key(s)));
 
     const lines = [
       '',
       `Suite: ${records.length} test files, ${tests} tests, ${assertions} assertions.`,
-      `SQL of the service: ${onPostgres.size} distinct statements ran on PostgreSQL (the fuzzers' aside), ${onPglite.size} on PGlite; ${missing.length} ran on PostgreSQL and not on PGlite.`,
+      `SQL of the service (files of fixed input): ${onPostgres.size} distinct statements ran on PostgreSQL, ${onPglite.size} on PGlite; ${missing.length} ran on PostgreSQL and not on PGlite.`,
     ];
     if (process.env.PAYLINKS_TEST_SQL_OUT) {
       writeFileSync(

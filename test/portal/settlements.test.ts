@@ -21,7 +21,7 @@ describe('settlements in the portal', () => {
     ctx = await createTestContext({ LOG_LEVEL: 'warn' });
     processor = testProcessor(ctx);
     staff = (await portalUser(ctx, 'staff')).browser;
-    await setFee({ db: ctx.tdb.db, clock: ctx.clock }, ctx.merchant.merchantId, { currency: 'ISK', percent: '2', fixedAmount: 1000 });
+    await setFee(asOperator(ctx), ctx.merchant.merchantId, { currency: 'ISK', percent: '2', fixedAmount: 1000 });
     ctx.clock.set(new Date('2026-03-01T10:00:00Z'));
     const p = await paidSession(ctx, { currency: 'ISK', amount: 500000, isManualCapture: true });
     payment = p.payfacReference;

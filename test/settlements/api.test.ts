@@ -35,7 +35,7 @@ describe('the daily cut-off', () => {
   it('settles a day of captures and refunds in one batch per currency, with fees, exactly once', async () => {
     // The first pass of a database settles everything before the latest cut-off: nothing yet.
     await worker.settled();
-    await setFee({ db: ctx.tdb.db, clock: ctx.clock }, ctx.merchant.merchantId, {
+    await setFee(asOperator(ctx), ctx.merchant.merchantId, {
       currency: 'EUR',
       percent: '2.5',
       fixedAmount: 30,

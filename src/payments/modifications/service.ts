@@ -113,10 +113,6 @@ export async function modificationsOf(deps: { db: Database }, merchantId: string
   return sql.modificationsOf(deps.db.pool, merchantId, payfacReference);
 }
 
-/**
- * A capture, refund, reversal or adjustment, for every caller (the API, the portal's payment page): the body is
- * checked here, its schema first, then against the payment's ledger.
- */
 /** The audit log's name of each kind. */
 const ACTION: Record<ModificationKind, AuditAction> = {
   Capture: 'payment.capture',
@@ -125,6 +121,11 @@ const ACTION: Record<ModificationKind, AuditAction> = {
   Adjustment: 'payment.adjust',
 };
 
+/**
+ * A capture, refund, reversal or adjustment, for every caller (the API, the portal's payment page, the
+ * CLI through the API): the body is checked here, its schema first, then against the payment's ledger,
+ * and the change and its audit entry are written in one transaction.
+ */
 export async function requestModification(
   deps: ExpiryDeps & { db: Database; actor: Actor },
   merchantId: string,

@@ -91,6 +91,7 @@ const ACTIONS = messages(
     'sandbox.settle': 'Settled captures and refunds at once',
     'promotion.create': 'Created a promotion code',
     'promotion.update': 'Changed a promotion code',
+    'fee.update': 'Set the settlement fee in a currency',
   } satisfies Record<AuditAction, string>,
   {
     'link.create': 'Stofnaði greiðsluhlekk',
@@ -133,6 +134,7 @@ const ACTIONS = messages(
     'sandbox.settle': 'Gerði upp færslur strax',
     'promotion.create': 'Bjó til afsláttarkóða',
     'promotion.update': 'Breytti afsláttarkóða',
+    'fee.update': 'Stillti uppgjörsgjald í gjaldmiðli',
   },
 );
 

@@ -61,7 +61,6 @@ function fieldsBeforeFile(body: unknown): Form {
   return new Form(fields);
 }
 
-/** Changed fields of an edit, for the audit log (names only: the values are in the theme). */
 export const themesArea: PortalArea = {
   styles: THEMES_CSS,
   scripts: [enhanceThemePreview],

@@ -233,8 +233,11 @@ export async function advanceAllDeliveries(deps: WebhookWriteDeps, principal: Pr
     const owner = ownerOf(principal);
     if (webhookId !== undefined && !(await webhookSql.findWebhook(tx, owner, webhookId))) throw notFound('webhook');
     const advanced = await sql.makeAllDueNow(tx, owner, webhookId ?? null, deps.clock.now());
-    if (advanced > 0) await notifyDeliveries(tx);
-    await auditWebhookChange(tx, deps, principal, { action: 'sandbox.advance', target: webhookId ?? null, details: { advanced } });
+    // Nothing waiting, nothing moved: nothing to record.
+    if (advanced > 0) {
+      await notifyDeliveries(tx);
+      await auditWebhookChange(tx, deps, principal, { action: 'sandbox.advance', target: webhookId ?? null, details: { advanced } });
+    }
     return { advanced };
   });
 }
@@ -248,8 +251,8 @@ export async function advanceDelivery(deps: WebhookWriteDeps, principal: Princip
     if (!d.claimed) {
       await sql.makeDueNow(tx, d.id, deps.clock.now());
       await notifyDeliveries(tx);
+      await auditWebhookChange(tx, deps, principal, { action: 'sandbox.advance', target: d.id });
     }
-    await auditWebhookChange(tx, deps, principal, { action: 'sandbox.advance', target: d.id });
   });
 }
 
