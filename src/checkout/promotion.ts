@@ -1,6 +1,7 @@
 import type { Queryable } from '../db/database.js';
 import { lockPromotion, quotePromotion, type AppliedPromotion, type PromotionRefusal } from '../promotionCodes/service.js';
 import type { Checkoutable } from './shopper.js';
+import { codesLockedFor, countRefusedCode } from './codeThrottle.js';
 
 // A promotion code on a link's payment page (docs/api.md, Promotion codes): what the shopper's code does
 // to the amount before the discount, when the link takes codes. One rule (quoteOf in the promotion
@@ -9,15 +10,55 @@ import type { Checkoutable } from './shopper.js';
 
 export type CheckoutPromotion = { applied: AppliedPromotion | null } | { refusal: PromotionRefusal };
 
+/**
+ * Why a typed code does nothing, as the shopper is told. A code that does not exist, another
+ * merchant's, one for another currency and one the merchant turned off get the same answer, so that
+ * a page that takes codes tells nobody which of the merchant's codes exist. An expired or used-up code
+ * says so: the shopper who was given it learns why, and a guesser learns of a code that pays nothing.
+ */
+export type ShopperRefusal = 'invalid' | 'notAllowed' | 'expired' | 'exhausted';
+
+const SHOPPER_REFUSAL: Record<PromotionRefusal, ShopperRefusal> = {
+  unknown: 'invalid',
+  inactive: 'invalid',
+  currency: 'invalid',
+  notAllowed: 'notAllowed',
+  expired: 'expired',
+  exhausted: 'exhausted',
+};
+
+/** What a code typed on a page does, as the page shows it: applied, refused, or not looked at because too many were refused. */
+export type TypedCode = { applied: AppliedPromotion } | { refusal: ShopperRefusal } | { throttledForSeconds: number };
+
 const NONE: CheckoutPromotion = { applied: null };
 
 function typedCode(typed: string | null | undefined): string {
   return (typed ?? '').trim();
 }
 
-/** What a code typed on the page does to `base` now (the page's Apply). A blank code is no code. */
-export function quoteCheckoutPromotion(q: Queryable, c: Checkoutable, base: number, typed: string | null | undefined, now: Date): Promise<CheckoutPromotion> {
-  return decide(quotePromotion, q, c, base, typed, now);
+/**
+ * What a code typed on the page does to `base` now (the page's Apply, and the payment's form before it
+ * pays), read without a lock; undefined for a blank code. Held to the pay pages' limits on refused
+ * codes (./codeThrottle.ts): past one, the code is not looked at; each refusal counts.
+ */
+export async function quoteTypedCode(
+  q: Queryable,
+  c: Checkoutable,
+  base: number,
+  typed: string | null | undefined,
+  from: { address: string; now: Date },
+): Promise<TypedCode | undefined> {
+  if (typedCode(typed) === '') return undefined;
+  if (!c.allowPromotionCodes) return { refusal: 'notAllowed' };
+  const attempt = { merchantId: c.merchantId, link: `${c.kind}:${c.reference}`, address: from.address };
+  const throttledForSeconds = await codesLockedFor(q, from.now, attempt);
+  if (throttledForSeconds > 0) return { throttledForSeconds };
+  const quote = await decide(quotePromotion, q, c, base, typed, from.now);
+  if ('refusal' in quote) {
+    await countRefusedCode(q, from.now, attempt);
+    return { refusal: SHOPPER_REFUSAL[quote.refusal] };
+  }
+  return quote.applied ? { applied: quote.applied } : undefined;
 }
 
 /** The same decision on the code locked for this payment (inside its transaction, after the link's lock). */

@@ -1,6 +1,6 @@
 import { anyOfArray, type Queryable } from '../db/database.js';
 
-// The portal's people: users, their sessions, one-time links and the sign-in throttle (migration 0016).
+// The portal's people: users, their sessions and one-time links (migration 0016; the sign-in throttle's counters are src/throttle/'s).
 
 export interface UserRow {
   id: string;
@@ -221,36 +221,3 @@ export async function pendingInvites(db: Queryable, userIds: readonly string[], 
   return new Map(rows.map((r) => [r.userId, r.expiresAt]));
 }
 
-// ---- throttle
-
-export interface FailureRow {
-  throttleKey: string;
-  failures: number;
-  windowStartedAt: Date;
-}
-
-export async function findFailures(db: Queryable, keys: readonly string[]): Promise<FailureRow[]> {
-  const { rows } = await db.query<FailureRow>(
-    'SELECT throttle_key AS "throttleKey", failures, window_started_at AS "windowStartedAt" FROM portal_sign_in_failures WHERE throttle_key = ANY($1::text[])',
-    [keys],
-  );
-  return rows;
-}
-
-/** Counts one failure for each key; a counter whose window started at or before its windowStart starts again at one. */
-export async function addFailures(db: Queryable, counts: readonly { key: string; windowStart: Date }[], now: Date): Promise<void> {
-  await db.query(
-    `WITH c (k, window_start) AS (SELECT * FROM unnest($1::text[], $2::timestamptz[]))
-     INSERT INTO portal_sign_in_failures AS f (throttle_key, failures, window_started_at)
-     SELECT c.k, 1, $3::timestamptz FROM c
-     ON CONFLICT (throttle_key) DO UPDATE SET (failures, window_started_at) = (
-       SELECT CASE WHEN f.window_started_at <= c.window_start THEN 1 ELSE f.failures + 1 END,
-              CASE WHEN f.window_started_at <= c.window_start THEN $3 ELSE f.window_started_at END
-         FROM c WHERE c.k = f.throttle_key)`,
-    [counts.map((c) => c.key), counts.map((c) => c.windowStart), now],
-  );
-}
-
-export async function clearFailures(db: Queryable, keys: readonly string[]): Promise<void> {
-  await db.query('DELETE FROM portal_sign_in_failures WHERE throttle_key = ANY($1::text[])', [keys]);
-}

@@ -1,4 +1,5 @@
-import * as sql from './sql.js';
+import * as throttle from '../throttle/service.js';
+import type { Counter } from '../throttle/service.js';
 import type { Queryable } from '../db/database.js';
 
 // How many wrong passwords are allowed, and to whom (docs/portal.md, "Signing in"). A wrong password
@@ -24,12 +25,13 @@ export const THROTTLE = {
 type Limit = keyof typeof THROTTLE;
 
 /** The counters one attempt for this account (its stored address) from this network address touches. */
-function keysOf(email: string, address: string): Record<Limit, string> {
-  return {
+function countersOf(email: string, address: string, limits: readonly Limit[] = LIMITS): Counter[] {
+  const keys: Record<Limit, string> = {
     perAccountAndAddress: `account-address:${email}|${address}`,
     perAccount: `account:${email}`,
     perAddress: `address:${address}`,
   };
+  return limits.map((limit) => ({ key: keys[limit], limit: THROTTLE[limit] }));
 }
 
 const LIMITS = Object.keys(THROTTLE) as Limit[];
@@ -38,38 +40,19 @@ const LIMITS = Object.keys(THROTTLE) as Limit[];
 export const ACCOUNT_LIMITS: readonly Limit[] = ['perAccountAndAddress', 'perAccount'];
 
 /** Seconds until attempts for this account from this address are taken again under these limits; 0 when they are now. */
-export async function lockedFor(db: Queryable, now: Date, email: string, address: string, limits: readonly Limit[] = LIMITS): Promise<number> {
-  const keys = keysOf(email, address);
-  const counted = new Map(
-    (
-      await sql.findFailures(
-        db,
-        limits.map((limit) => keys[limit]),
-      )
-    ).map((f) => [f.throttleKey, f]),
-  );
-  let wait = 0;
-  for (const limit of limits) {
-    const f = counted.get(keys[limit]);
-    const { failures, windowMs } = THROTTLE[limit];
-    const endsAt = f ? f.windowStartedAt.getTime() + windowMs : 0;
-    if (f && f.failures >= failures && endsAt > now.getTime()) wait = Math.max(wait, Math.ceil((endsAt - now.getTime()) / 1000));
-  }
-  return wait;
+export function lockedFor(db: Queryable, now: Date, email: string, address: string, limits: readonly Limit[] = LIMITS): Promise<number> {
+  return throttle.lockedFor(db, now, countersOf(email, address, limits));
 }
 
 /** Counts one wrong password for this account from this address (a counter past its window starts again). */
-export async function countFailure(db: Queryable, now: Date, email: string, address: string): Promise<void> {
-  const keys = keysOf(email, address);
-  await sql.addFailures(
-    db,
-    LIMITS.map((limit) => ({ key: keys[limit], windowStart: new Date(now.getTime() - THROTTLE[limit].windowMs) })),
-    now,
-  );
+export function countFailure(db: Queryable, now: Date, email: string, address: string): Promise<void> {
+  return throttle.countFailure(db, now, countersOf(email, address));
 }
 
 /** The right password: the account's own counters start again (the network address's does not). */
-export async function clearAccountFailures(db: Queryable, email: string, address: string): Promise<void> {
-  const keys = keysOf(email, address);
-  await sql.clearFailures(db, [keys.perAccountAndAddress, keys.perAccount]);
+export function clearAccountFailures(db: Queryable, email: string, address: string): Promise<void> {
+  return throttle.clearCounters(
+    db,
+    countersOf(email, address, ACCOUNT_LIMITS).map((c) => c.key),
+  );
 }

@@ -58,7 +58,11 @@ export class Shopper {
   cookie = '';
   csrf = '';
 
-  constructor(private readonly ctx: TestContext) {}
+  /** A shopper on the test app; `address` is the network address the requests come from (the inject default when not given). */
+  constructor(
+    private readonly ctx: TestContext,
+    private readonly address?: string,
+  ) {}
 
   private remember(res: LightMyRequestResponse): void {
     const set = res.headers['set-cookie'];
@@ -69,7 +73,12 @@ export class Shopper {
   }
 
   async get(url: string): Promise<LightMyRequestResponse> {
-    const res = await this.ctx.app.inject({ method: 'GET', url, headers: this.cookie ? { cookie: this.cookie } : {} });
+    const res = await this.ctx.app.inject({
+      method: 'GET',
+      url,
+      headers: this.cookie ? { cookie: this.cookie } : {},
+      ...(this.address !== undefined ? { remoteAddress: this.address } : {}),
+    });
     this.remember(res);
     return res;
   }
@@ -81,6 +90,7 @@ export class Shopper {
       url,
       headers: { 'content-type': 'application/x-www-form-urlencoded', ...(this.cookie ? { cookie: this.cookie } : {}) },
       payload: body,
+      ...(this.address !== undefined ? { remoteAddress: this.address } : {}),
     });
     this.remember(res);
     return res;

@@ -160,7 +160,7 @@ describe('promotion codes', () => {
     expect((after.body.promotionCode as { redemptionCount: number }).redemptionCount).toBe(1);
   });
 
-  it('a code that is unknown, inactive, expired, at its cap or of another currency is refused with the reason, and nothing is charged', async () => {
+  it('a code that is unknown, inactive, expired, at its cap or of another currency is refused, and nothing is charged', async () => {
     const ref = await createLink(ctx, payByLink(ctx, { allowPromotionCodes: true, culture: 'en' }));
     const plainRef = await createLink(ctx, payByLink(ctx, { culture: 'en' }));
     await createCode({ code: 'OFF', percentOff: 10, active: false });
@@ -171,17 +171,20 @@ describe('promotion codes', () => {
     const shopper = new Shopper(ctx);
     await shopper.get(`/pay/${ref}`);
     const apply = (promotionCode: string, lang = 'en') => shopper.post(`/pay/${ref}`, { action: 'applyCode', promotionCode, lang });
-    expect((await apply('NOPE')).body).toContain('This code is not valid.');
-    expect((await apply('off')).body).toContain('This code is no longer active.');
-    expect((await apply('euro5')).body).toContain('This code is not valid for payments in ISK.');
-    expect((await apply('euro5', 'is')).body).toContain('Þessi kóði gildir ekki fyrir greiðslur í ISK.');
+    // Unknown, turned off and another currency's read alike (test/checkout/codeGuessing.test.ts shows why).
+    for (const typed of ['NOPE', 'off', 'euro5']) {
+      const r = await apply(typed);
+      expect(r.statusCode).toBe(400);
+      expect(r.body).toContain('This code is not valid.');
+    }
+    expect((await apply('euro5', 'is')).body).toContain('Þessi kóði er ekki gildur.');
 
     // ONCE is used once, then refused on the page and on a payment that still carries it.
     expect((await shopper.post(`/pay/${ref}`, { ...CARD, promotionCode: 'ONCE' })).statusCode).toBe(303);
     expect((await apply('once')).body).toContain('This code has been used as many times as it may be.');
     const refused = await shopper.post(`/pay/${ref}`, { ...CARD, promotionCode: 'ONCE', lang: 'en' });
-    expect(refused.statusCode).toBe(409);
-    expect(refused.body).toContain('Nothing was charged');
+    expect(refused.statusCode).toBe(400);
+    expect(refused.body).toContain('This code has been used as many times as it may be.');
     expect((await call(ctx, 'GET', `/api/v1/promotioncodes/${once.promotionCodeId as string}`)).body.promotionCode).toMatchObject({ redemptionCount: 1 });
 
     ctx.clock.advance(120_000);
@@ -189,7 +192,7 @@ describe('promotion codes', () => {
     const plainShopper = new Shopper(ctx);
     await plainShopper.get(`/pay/${plainRef}`);
     const notTaken = await plainShopper.post(`/pay/${plainRef}`, { ...CARD, promotionCode: 'EURO5' });
-    expect(notTaken.statusCode).toBe(409);
+    expect(notTaken.statusCode).toBe(400);
     const { rows } = await ctx.tdb.db.pool.query<{ amount: number; promotion_code: string | null }>(
       'SELECT amount, promotion_code FROM payments WHERE payment_link_reference = ANY($1::text[]) ORDER BY created_at',
       [[ref, plainRef]],
@@ -201,8 +204,9 @@ describe('promotion codes', () => {
     const code = await createCode({ code: 'RACE5', percentOff: 50, maxRedemptions: 5 });
     const refs = await Promise.all(Array.from({ length: 40 }, () => createLink(ctx, payByLink(ctx, { allowPromotionCodes: true, culture: 'en' }))));
     const shoppers = await Promise.all(
-      refs.map(async (ref) => {
-        const s = new Shopper(ctx);
+      refs.map(async (ref, i) => {
+        // Each from an address of its own: one address's refused codes are limited (codeGuessing.test.ts).
+        const s = new Shopper(ctx, `192.0.2.${i + 1}`);
         await s.get(`/pay/${ref}`);
         return { s, ref };
       }),
@@ -210,8 +214,9 @@ describe('promotion codes', () => {
     const results = await Promise.all(shoppers.map(({ s, ref }) => s.post(`/pay/${ref}`, { ...CARD, promotionCode: 'race5', lang: 'en' })));
     const statuses = results.map((r) => r.statusCode);
     expect(statuses.filter((c) => c === 303)).toHaveLength(5);
-    expect(statuses.filter((c) => c === 409)).toHaveLength(35);
-    for (const r of results.filter((x) => x.statusCode === 409)) expect(r.body).toContain('This code has been used as many times as it may be.');
+    // Refused by the page's look at the code (400) or, past it, by the payment's own on the locked code (409).
+    expect(statuses.filter((c) => c === 409 || c === 400)).toHaveLength(35);
+    for (const r of results.filter((x) => x.statusCode !== 303)) expect(r.body).toContain('This code has been used as many times as it may be.');
 
     const { rows } = await ctx.tdb.db.pool.query<{ amount: number; promotion_code: string; discount_amount: number; success: boolean }>(
       'SELECT amount, promotion_code, discount_amount, success FROM payments WHERE payment_link_reference = ANY($1::text[])',

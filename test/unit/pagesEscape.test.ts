@@ -127,7 +127,7 @@ describe('shopper pages escape every value they show', () => {
           values: {},
           errors: {},
           alert: HOSTILE,
-          promotion: { code: HOSTILE, applied: null, refusal: 'currency' },
+          promotion: { code: HOSTILE, applied: null, refusal: 'invalid' },
         }),
         session: renderPayPage(k, checkoutable({ kind: 'session', description: '', culture }), HOSTILE, { values: {}, errors: {}, alert: null }),
         status: renderStatusPage(k, checkoutable({ status: 'Expired', payable: false, culture })),

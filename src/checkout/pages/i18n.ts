@@ -101,10 +101,9 @@ const PAGE_WORDS = messages(
     promoNewTotal: 'To pay',
     promoUnknown: 'This code is not valid.',
     promoNotAllowed: 'This payment does not take promotion codes.',
-    promoInactive: 'This code is no longer active.',
     promoExpired: 'This code has expired.',
     promoExhausted: 'This code has been used as many times as it may be.',
-    promoCurrency: 'This code is not valid for payments in {currency}.',
+    promoThrottled: 'Too many codes that do not apply have been tried here. Try again in {minutes} min, or pay without a code.',
     promoRefusedPay: 'Nothing was charged: the promotion code can no longer be used. Remove it or try another, then pay again.',
   },
   {
@@ -202,10 +201,9 @@ const PAGE_WORDS = messages(
     promoNewTotal: 'Til greiðslu',
     promoUnknown: 'Þessi kóði er ekki gildur.',
     promoNotAllowed: 'Ekki er hægt að nota afsláttarkóða við þessa greiðslu.',
-    promoInactive: 'Þessi kóði er ekki lengur virkur.',
     promoExpired: 'Þessi kóði er útrunninn.',
     promoExhausted: 'Þessi kóði hefur verið notaður eins oft og leyfilegt er.',
-    promoCurrency: 'Þessi kóði gildir ekki fyrir greiðslur í {currency}.',
+    promoThrottled: 'Of margir kóðar sem ekki gilda hafa verið reyndir hér. Reyndu aftur eftir {minutes} mín. eða greiddu án kóða.',
     promoRefusedPay: 'Ekkert var skuldfært: ekki er lengur hægt að nota afsláttarkóðann. Fjarlægðu hann eða reyndu annan og greiddu svo aftur.',
   },
 );

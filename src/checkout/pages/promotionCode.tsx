@@ -1,6 +1,6 @@
 import type { Html } from '../../html/jsx-runtime.js';
 import { formatMoney } from '../../html/format.js';
-import type { PromotionRefusal } from '../../promotionCodes/service.js';
+import type { ShopperRefusal } from '../promotion.js';
 import { FORM_TOKEN_FIELD } from '../../web/formTokens.js';
 import type { Checkoutable } from '../shopper.js';
 import type { MessageKey } from './i18n.js';
@@ -12,11 +12,16 @@ import { quantityName } from './quantityChoice.js';
 // needed), the discount and the new total under the order, and the applied code carried by the
 // payment's form, for the payment to decide on.
 
-/** The code on the page: what the shopper typed, and what it does (applied) or why it does not (refusal). */
+/**
+ * The code on the page: what the shopper typed, and what it does (applied) or why it does not
+ * (refusal; 'throttled' when too many codes were refused here and this one was not looked at, with
+ * the seconds until codes are taken again).
+ */
 export interface PromotionView {
   code: string;
   applied: { discount: number; total: number } | null;
-  refusal: PromotionRefusal | null;
+  refusal: ShopperRefusal | 'throttled' | null;
+  retryAfterSeconds?: number;
 }
 
 /** The form's action that applies a code instead of paying. */
@@ -24,13 +29,12 @@ export const APPLY_CODE_ACTION = 'applyCode';
 /** The button beside an applied code that takes it off again (the page's total is then the full one). */
 export const REMOVE_CODE_FIELD = 'removeCode';
 
-const REFUSAL: Record<PromotionRefusal, MessageKey> = {
-  unknown: 'promoUnknown',
+const REFUSAL: Record<ShopperRefusal | 'throttled', MessageKey> = {
+  invalid: 'promoUnknown',
   notAllowed: 'promoNotAllowed',
-  inactive: 'promoInactive',
   expired: 'promoExpired',
   exhausted: 'promoExhausted',
-  currency: 'promoCurrency',
+  throttled: 'promoThrottled',
 };
 
 /** What the shopper pays: the total after the code when one applies. */
@@ -76,7 +80,7 @@ export function PromotionCodeForm(p: { ctx: PageContext; c: Checkoutable; csrf: 
       </div>
       {refusal !== null ? (
         <p class="error" id="promotionCode-error" role="alert">
-          {t(REFUSAL[refusal], { currency: c.currency })}
+          {t(REFUSAL[refusal], { minutes: String(Math.max(1, Math.ceil((promotion?.retryAfterSeconds ?? 0) / 60))) })}
         </p>
       ) : applied !== null ? (
         <p class="success" id="promotionCode-applied" role="status">

@@ -12,7 +12,7 @@ import {
   type PayOutcome,
   type Target,
 } from '../shopper.js';
-import { quoteCheckoutPromotion } from '../promotion.js';
+import { quoteTypedCode } from '../promotion.js';
 import { APPLY_CODE_ACTION, REMOVE_CODE_FIELD, payableAmount, type PromotionView } from './promotionCode.js';
 import type { InfoProblem, ShopperInput } from '../shopperInput.js';
 import { customFormValues, customValuesOf } from './customFieldsSection.js';
@@ -122,8 +122,8 @@ export const shopperPageRoutes = appPart('shopper-pages', ['config', 'db', 'cloc
           // On the total for the quantities the page showed (the code's form carries them).
           const kept = quantitiesOf(c, (name) => form.get(name));
           const base = atQuantities(c, problemsOf(c, kept).length === 0 ? kept : null);
-          const applied = await promotionOf(base, form.get(REMOVE_CODE_FIELD) === '1' ? '' : form.get('promotionCode'));
-          return html(reply, applied?.refusal ? 400 : 200, renderPayPage(ctx, base, formToken(request, reply), { ...EMPTY_FORM, promotion: applied }));
+          const applied = await promotionOf(request, base, form.get(REMOVE_CODE_FIELD) === '1' ? '' : form.get('promotionCode'));
+          return html(codeStatus(reply, applied), renderPayPage(ctx, base, formToken(request, reply), { ...EMPTY_FORM, promotion: applied }));
         }
 
         // What the shopper typed, as the operation takes it; pay() checks all of it on the locked row.
@@ -132,7 +132,7 @@ export const shopperPageRoutes = appPart('shopper-pages', ['config', 'db', 'cloc
         const quantityProblems = problemsOf(c, quantities);
         const shown = atQuantities(c, quantityProblems.length === 0 ? quantities : null);
         // The code the payment's form carries, on the total for the quantities chosen, as the page shows it.
-        const promotion = await promotionOf(shown, form.get('promotionCode'));
+        const promotion = await promotionOf(request, shown, form.get('promotionCode'));
         const values = typedValues(c, form, shopper);
         const cardTyped = rawCard.cardNumber !== '' || rawCard.cvc !== '';
         const csrf = formToken(request, reply);
@@ -152,11 +152,18 @@ export const shopperPageRoutes = appPart('shopper-pages', ['config', 'db', 'cloc
           return html(reply, quantityProblems.length > 0 ? 400 : 200, renderPayPage(ctx, shown, csrf, state));
         }
 
+        if (promotion?.refusal) {
+          // A code that does not apply (or was not looked at, past the limits on refused codes) is never
+          // dropped quietly: nothing is paid, and the page says why beside the code.
+          const state: FormState = { values, errors: {}, alert: `${ctx.t('errFormSummary')}${cardTyped ? ` ${ctx.t('errCardAgain')}` : ''}`, promotion };
+          return html(codeStatus(reply, promotion), renderPayPage(ctx, shown, csrf, state));
+        }
+
         const shownTotal = Number(form.get('shownTotal') ?? Number.NaN);
         const outcome = await pay(payDeps, target, {
           card: rawCard,
           shopper,
-          ...(promotion?.code !== undefined ? { promotionCode: promotion.code } : {}),
+          ...(promotion?.applied ? { promotionCode: promotion.code } : {}),
           lang: ctx.lang,
           ...(Number.isSafeInteger(shownTotal) ? { shownTotal } : {}),
         });
@@ -273,13 +280,20 @@ export const shopperPageRoutes = appPart('shopper-pages', ['config', 'db', 'cloc
   }
 
   /** The code the shopper gave on a payable page, and what it does to the amount now; undefined when none was given. */
-  async function promotionOf(c: Checkoutable, typed: string | null | undefined): Promise<PromotionView | undefined> {
+  async function promotionOf(request: FastifyRequest, c: Checkoutable, typed: string | null | undefined): Promise<PromotionView | undefined> {
     const code = (typed ?? '').trim().slice(0, 40);
-    if (code === '') return undefined;
-    const quote = await quoteCheckoutPromotion(db.pool, c, chargeAmount(c), code, clock.now());
+    const quote = await quoteTypedCode(db.pool, c, chargeAmount(c), code, { address: request.ip, now: clock.now() });
+    if (quote === undefined) return undefined;
+    if ('throttledForSeconds' in quote) return { code, applied: null, refusal: 'throttled', retryAfterSeconds: quote.throttledForSeconds };
     if ('refusal' in quote) return { code, applied: null, refusal: quote.refusal };
     // An applied code is shown as the merchant wrote it (codes match without regard to case).
-    return { code: quote.applied?.code ?? code, applied: quote.applied && { discount: quote.applied.discount, total: quote.applied.total }, refusal: null };
+    return { code: quote.applied.code, applied: { discount: quote.applied.discount, total: quote.applied.total }, refusal: null };
+  }
+
+  /** The status of a page that answers a typed code: 429 with Retry-After past the limits, 400 refused, else 200. */
+  function codeStatus(reply: FastifyReply, promotion: PromotionView | undefined): FastifyReply {
+    if (promotion?.refusal === 'throttled') return reply.code(429).header('Retry-After', String(promotion.retryAfterSeconds ?? 60));
+    return reply.code(promotion?.refusal ? 400 : 200);
   }
 
   function basePath(target: Target): string {
@@ -351,7 +365,7 @@ export const shopperPageRoutes = appPart('shopper-pages', ['config', 'db', 'cloc
         // The code no longer applies (another payment reached its cap, or the merchant changed it): the
         // page again with why, and the total without it; nothing was charged.
         const fresh = (await openCheckoutable({ db, clock }, target, { countVisit: false })) ?? c;
-        const again = await promotionOf(fresh, promotion?.code);
+        const again = await promotionOf(request, fresh, promotion?.code);
         const state: FormState = { values, errors: {}, alert: `${ctx.t('promoRefusedPay')} ${ctx.t('errCardAgain')}`, promotion: again };
         return html(reply, 409, renderPayPage(ctx, fresh, csrf, state));
       }
@@ -399,6 +413,9 @@ function typedValues(c: Checkoutable, form: PageForm, shopper: ShopperInput): Re
   };
 }
 
-function html(reply: FastifyReply, status: number, body: string): FastifyReply {
-  return reply.code(status).type('text/html; charset=utf-8').send(body);
+function html(reply: FastifyReply, status: number, body: string): FastifyReply;
+function html(reply: FastifyReply, body: string): FastifyReply;
+function html(reply: FastifyReply, statusOrBody: number | string, body?: string): FastifyReply {
+  if (typeof statusOrBody === 'number') reply.code(statusOrBody);
+  return reply.type('text/html; charset=utf-8').send(body ?? statusOrBody);
 }
