@@ -8,7 +8,7 @@ import { AccountError, isCapability, type Capability } from './accounts/capabili
 import type { KeySummary, MerchantSummary } from './accounts/service.js';
 import type { AdminCommand, AdminContext } from './admin/commands.js';
 import { systemClock } from './clock.js';
-import { AdminUnreachableError, runThroughHolder } from './admin/client.js';
+import { AdminSocketUntrustedError, AdminUnreachableError, runThroughHolder } from './admin/client.js';
 import { table } from './cli/client.js';
 import { registerOperations } from './cli/operations.js';
 import { registerListen } from './cli/listen.js';
@@ -98,8 +98,9 @@ async function runAdmin(
       const holder = err.holder;
       if (holder.adminSocket !== null) {
         try {
-          return await runThroughHolder(holder, command, args);
+          return await runThroughHolder(err, command, args);
         } catch (e) {
+          if (e instanceof AdminSocketUntrustedError) throw new AccountError(`${err.message}, and ${e.message}`);
           if (!(e instanceof AdminUnreachableError)) throw e;
           throw new AccountError(`${err.message}, and ${e.message}. If that process is stuck, stop it (kill ${holder.pid}) and run this command again.`);
         }

@@ -78,10 +78,17 @@ export async function startAdminServer(context: AdminContext, path: string, log:
   }
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(path, () => {
-      server.off('error', reject);
-      resolve();
-    });
+    // The socket is made owner-only (the mask applies while listen makes it, synchronously), not
+    // opened to others until a chmod after it.
+    const mask = process.umask(0o177);
+    try {
+      server.listen(path, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    } finally {
+      process.umask(mask);
+    }
   });
   chmodSync(path, 0o600);
   return {

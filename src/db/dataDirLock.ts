@@ -1,7 +1,7 @@
-import { closeSync, mkdirSync, openSync, readFileSync, realpathSync, statSync, unlinkSync, writeSync } from 'node:fs';
-import { createHash } from 'node:crypto';
-import { hostname, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { closeSync, mkdirSync, openSync, readFileSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { dirname, join } from 'node:path';
+import { adminSocketPathOf } from './adminSocket.js';
 
 // One process at a time per embedded database folder. PGlite runs PostgreSQL inside this process and
 // assumes it is the only one writing its files: a second process (an admin command beside a running
@@ -24,7 +24,7 @@ export interface LockHolder {
   host: string;
   /** When the lock was taken (ISO 8601). */
   since: string;
-  /** The Unix socket where the holder answers admin commands, or null when it answers none. */
+  /** The Unix socket where the holder answers admin commands (./adminSocket.ts), or null when it answers none. */
   adminSocket: string | null;
   /** What the holder is running (`serve`, `merchant create`, ...). */
   command: string;
@@ -161,17 +161,31 @@ const TAKEOVER_STALE_MS = 10_000;
 export function acquireDataDirLock(dataDir: string, opts: { command: string; adminSocket?: boolean }): DataDirLock {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const path = lockPathOf(dataDir);
+  const socket = opts.adminSocket ? adminSocketPathOf(dataDir) : undefined;
   const holder: LockHolder = {
     pid: process.pid,
     processStart: processStartOf(process.pid),
     host: hostname(),
     since: new Date().toISOString(),
-    adminSocket: opts.adminSocket ? adminSocketPathOf(dataDir) : null,
+    adminSocket: socket?.path ?? null,
     command: opts.command,
   };
   const content = `${JSON.stringify(holder)}\n`;
+  // A folder made for the socket alone goes with the lock, or at once when the lock is not ours.
+  const dropSocketFolder = (): void => {
+    if (socket?.ownFolder) rmSync(dirname(socket.path), { recursive: true, force: true });
+  };
+  try {
+    return takeLock(dataDir, path, holder, content, dropSocketFolder);
+  } catch (err) {
+    dropSocketFolder();
+    throw err;
+  }
+}
+
+function takeLock(dataDir: string, path: string, holder: LockHolder, content: string, onRelease: () => void): DataDirLock {
   for (let round = 0; round < 50; round++) {
-    if (createExclusive(path, content)) return lockHandle(path, holder, content);
+    if (createExclusive(path, content)) return lockHandle(path, holder, content, onRelease);
     const raw = readRaw(path);
     if (raw === undefined) continue; // released in between: try again
     const current = parseHolder(raw);
@@ -208,13 +222,14 @@ export function takeOverStale(path: string, staleContent: string): void {
   }
 }
 
-function lockHandle(path: string, holder: LockHolder, content: string): DataDirLock {
+function lockHandle(path: string, holder: LockHolder, content: string, onRelease: () => void): DataDirLock {
   let released = false;
   const release = (): void => {
     if (released) return;
     released = true;
     // Remove only our own lock: never one that another process took over after ours was removed.
     if (readRaw(path) === content) removeIfPresent(path);
+    onRelease();
     process.removeListener('exit', release);
   };
   // A process that ends without closing its database (an uncaught error) leaves no lock behind.
@@ -224,18 +239,4 @@ function lockHandle(path: string, holder: LockHolder, content: string): DataDirL
 
 function sleepSync(ms: number): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
-}
-
-/**
- * Where a process holding the folder answers admin commands: a Unix socket in the folder, or, where
- * that path is too long for a socket address (about 100 bytes), one in an owner-only folder under the
- * system's temporary folder, named after the data folder.
- */
-function adminSocketPathOf(dataDir: string): string {
-  const inDir = join(realpathSync(dataDir), 'admin.sock');
-  if (Buffer.byteLength(inDir) <= 100) return inDir;
-  const digest = createHash('sha256').update(realpathSync(dataDir)).digest('hex').slice(0, 16);
-  const dir = join(tmpdir(), `paylinks-${digest}`);
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  return join(dir, 'admin.sock');
 }

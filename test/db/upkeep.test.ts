@@ -235,7 +235,7 @@ describe('embedded database upkeep', () => {
     await watcher.connect();
     try {
       await locker.query('BEGIN; LOCK TABLE webhook_deliveries IN SHARE UPDATE EXCLUSIVE MODE');
-      const answered = runThroughHolder(holder, 'vacuum', {}).then(
+      const answered = runThroughHolder({ dataDir: dir, holder }, 'vacuum', {}).then(
         (r) => ({ ok: r }),
         (err: unknown) => ({ err: (err as Error).message }),
       );
