@@ -13,8 +13,12 @@ import isEmailModule from 'validator/lib/isEmail.js';
 /** At most this long, as SMTP's path limit allows (RFC 5321, 4.5.3.1.3). */
 export const EMAIL_MAX_LENGTH = 254;
 
-/** Controls, format characters (zero-width, direction marks) and the other code points Unicode says to ignore when drawing. */
-const INVISIBLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Bidi_Control}\p{Default_Ignorable_Code_Point}]/u;
+/**
+ * Controls, format characters (zero-width, direction marks), the other code points Unicode says to
+ * ignore when drawing, every kind of space, and the braille blank (U+2800), which draws as a space
+ * but is a symbol to Unicode.
+ */
+const INVISIBLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{White_Space}\p{Bidi_Control}\p{Default_Ignorable_Code_Point}\u2800]/u;
 
 // The package is CommonJS: Node hands its module.exports (the function, which names itself as its
 // own `default`) as the default import, and its types describe the module, so `default` is read.

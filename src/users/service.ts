@@ -82,7 +82,8 @@ export function emailFieldError(problem: 'invalid' | 'lookalike'): FieldError {
     ? {
         field: 'email',
         code: USER_FIELD_CODES.emailLookalike,
-        message: 'has invisible characters, direction controls, or Latin letters mixed with Cyrillic or Greek ones in one part',
+        message:
+          'has invisible characters, direction controls, or Latin letters mixed with Cyrillic or Greek ones in one part, or characters that stand for others (ligatures, fullwidth letters, a stray accent)',
       }
     : { field: 'email', code: USER_FIELD_CODES.emailInvalid, message: 'is not an e-mail address' };
 }

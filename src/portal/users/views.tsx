@@ -52,7 +52,7 @@ export const M = messages(
     // the users module's refusals
     emailInvalid: 'This is not an e-mail address.',
     emailLookalike:
-      'This address has invisible characters, direction controls, or Latin letters mixed with Cyrillic or Greek ones, so it could pass for another. Type it again by hand.',
+      'This address has invisible characters, direction controls, Latin letters mixed with Cyrillic or Greek ones, or characters that stand for others (ligatures, fullwidth letters, a stray accent), so it could pass for another. Type it again by hand.',
     emailTaken: 'There is a user with this address already.',
     alreadyMember: 'This address is a user of this merchant already, or invited: see the list above.',
     roleInvalid: 'Choose one of the roles.',
@@ -97,7 +97,7 @@ export const M = messages(
     alreadyActive: 'Þessi notandi hefur þegar þegið boðið.',
     emailInvalid: 'Þetta er ekki netfang.',
     emailLookalike:
-      'Í netfanginu eru ósýnileg tákn, stefnustýritákn eða latneskir stafir blandaðir kýrillískum eða grískum, svo að það gæti villt á sér heimildir. Sláðu það aftur inn.',
+      'Í netfanginu eru ósýnileg tákn, stefnustýritákn, latneskir stafir blandaðir kýrillískum eða grískum, eða tákn sem standa fyrir aðra stafi (samskeyttir stafir, breiðir stafir, laus broddur), svo að það gæti villt á sér heimildir. Sláðu það aftur inn.',
     emailTaken: 'Notandi með þetta netfang er þegar til.',
     alreadyMember: 'Þetta netfang er þegar notandi þessa söluaðila, eða því hefur verið boðið: sjá listann að ofan.',
     roleInvalid: 'Veldu eitt hlutverkanna.',
