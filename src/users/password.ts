@@ -73,17 +73,39 @@ function loadStrength(): Promise<Strength> {
   return strength;
 }
 
+/** What a password must not be built from: the user's address and the merchant's name, as the strength check takes them. */
+export interface PasswordContext {
+  email: string;
+  /** The merchant the user signs in to (its name's words are what a guesser who knows the shop tries first). */
+  merchantName?: string | null;
+}
+
+/** The words of the address and the merchant's name that a guesser would try, longest first. */
+function wordsOf(context: PasswordContext): string[] {
+  const email = context.email.toLowerCase();
+  const name = (context.merchantName ?? '').toLowerCase();
+  const words = [email, ...email.split(/[@.+_-]/), name, ...name.split(/[^\p{L}\p{N}]+/u)].filter((w) => [...w].length >= 3);
+  return [...new Set(words)].sort((a, b) => b.length - a.length);
+}
+
 /**
  * Why a new password is refused, or null: too short or too long (length is what counts most, NIST
  * SP 800-63B; no composition rules), the e-mail address itself, or common or trivial (a password
- * attackers try early, or one built from the address).
+ * attackers try early, or one built from the address or the merchant's name). zxcvbn-ts counts a
+ * word from its user inputs as 50 guesses, so two of them and a digit ("ownersandbox1" for
+ * owner@sandbox.example) just reach its score 3; what is left of the password once those words are
+ * taken out must reach the score on its own.
  */
-export async function passwordProblem(password: string, email: string): Promise<PasswordProblem | null> {
+export async function passwordProblem(password: string, context: PasswordContext): Promise<PasswordProblem | null> {
   const length = [...password].length;
   if (length < PASSWORD_MIN_LENGTH) return 'tooShort';
   if (length > PASSWORD_MAX_LENGTH) return 'tooLong';
-  if (password.trim().toLowerCase() === email.toLowerCase()) return 'sameAsEmail';
-  const score = (await loadStrength())(password, [email, ...email.split(/[@.+_-]/)]);
-  if (score < PASSWORD_MIN_SCORE) return 'common';
+  if (password.trim().toLowerCase() === context.email.toLowerCase()) return 'sameAsEmail';
+  const words = wordsOf(context);
+  const score = await loadStrength();
+  if (score(password, words) < PASSWORD_MIN_SCORE) return 'common';
+  let rest = password.toLowerCase();
+  for (const word of words) rest = rest.split(word).join(' ');
+  if (rest !== password.toLowerCase() && score(rest.trim(), words) < PASSWORD_MIN_SCORE) return 'common';
   return null;
 }

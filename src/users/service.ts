@@ -6,7 +6,7 @@ import { withTransaction } from '../db/database.js';
 import { validationError, type FieldError } from '../errors.js';
 import { BatchLoader, perDatabase } from '../db/batch.js';
 import { hashSecret, prefixedId, randomToken } from '../ids.js';
-import { isPartnerLinked, merchantExists, merchantsOfPartner, partnerExists } from '../accounts/service.js';
+import { isPartnerLinked, merchantExists, merchantNameOf, merchantsOfPartner, partnerExists } from '../accounts/service.js';
 import { dummyHash, hashPassword, passwordProblem, verifyPassword, type PasswordProblem } from './password.js';
 import { checkEmail, signInKeyOf } from './email.js';
 import { ACCOUNT_LIMITS, clearAccountFailures, countFailure, lockedFor } from './throttle.js';
@@ -263,7 +263,7 @@ export async function redeemLink(
   let passwordHash: string | null = null;
   if (choosing) {
     if (input.password === '') return { kind: 'password', problem: 'required' };
-    const problem = await passwordProblem(input.password, user.email);
+    const problem = await passwordProblem(input.password, { email: user.email, merchantName: await merchantNameOf(db, merchantId) });
     if (problem) return { kind: 'password', problem };
     if (input.password !== input.confirm) return { kind: 'password', problem: 'mismatch' };
     passwordHash = await hashPassword(input.password);
@@ -452,7 +452,7 @@ export async function changePassword(
     return (await locked()) ?? { kind: 'wrongCurrent' };
   }
   await clearAccountFailures(db.pool, session.email, input.address);
-  const problem = await passwordProblem(input.next, user.email);
+  const problem = await passwordProblem(input.next, { email: user.email, merchantName: session.merchantName });
   if (problem) return { kind: 'problem', problem };
   if (input.next !== input.confirm) return { kind: 'problem', problem: 'mismatch' };
   const passwordHash = await hashPassword(input.next);

@@ -282,6 +282,39 @@ describe('portal account hardening', () => {
       expect((await b.post(`/portal/link/${link.token}`, { password: PASSWORD, confirm: PASSWORD })).statusCode).toBe(303);
     });
 
+    it('built from the address or the merchant’s name, are refused by a link and on the account page', async () => {
+      await ctx.tdb.db.pool.query('UPDATE merchants SET name = $1 WHERE id = $2', ['Lopapeysur ehf.', ctx.merchant.merchantId]);
+      try {
+        const derived: [string, string][] = [
+          ['owner@sandbox.example', 'ownersandbox1'],
+          ['dev@sandbox.example', 'devsandbox12'],
+          ['staff@sandbox-two.example', 'staffsandboxtwoexample'],
+          ['owner2@other.example', 'owner2other.example'],
+          ['owner@sandbox-three.example', 'sandboxthreeowner12'],
+          ['anna@shop.example', 'lopapeysur2026!'],
+        ];
+        for (const [email, password] of derived) {
+          const link = await createUser(ctx.tdb.db, ctx.clock, { email, owner: merchant(), role: 'staff', createdBy: null });
+          const b = new PortalBrowser(ctx);
+          await b.get(`/portal/link/${link.token}`);
+          const res = await b.post(`/portal/link/${link.token}`, { password, confirm: password });
+          expect(res.statusCode, `${email} ${password}`).toBe(400);
+          expect(textOf(res.body)).toContain('This password is too common or too easy to guess');
+        }
+        const { browser } = await portalUser(ctx, 'staff', { email: 'kari@sandbox-four.example' });
+        await browser.get('/portal/account');
+        for (const next of ['karisandboxfour1', 'sandbox-four-kari', 'lopapeysur-ehf-1']) {
+          const res = await browser.post('/portal/account/password', { current: PASSWORD, next, confirm: next });
+          expect(res.statusCode, next).toBe(400);
+          expect(textOf(res.body)).toContain('This password is too common or too easy to guess');
+        }
+        const good = 'kari walnut orbit lantern';
+        expect((await browser.post('/portal/account/password', { current: PASSWORD, next: good, confirm: good })).statusCode).toBe(303);
+      } finally {
+        await ctx.tdb.db.pool.query('UPDATE merchants SET name = $1 WHERE id = $2', ['Test merchant', ctx.merchant.merchantId]);
+      }
+    });
+
     it('are refused on the account page, and the password stays', async () => {
       const { email, browser } = await portalUser(ctx, 'staff', { email: fresh('weakchange') });
       await browser.get('/portal/account');
