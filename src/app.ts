@@ -7,7 +7,7 @@ import { KeyUsageRecorder, PrincipalCache } from './accounts/service.js';
 import { installAuth } from './http/auth.js';
 import { RateLimiter } from './http/rateLimit.js';
 import { documentErrorAnswers, envelope } from './http/envelope.js';
-import { ROUTER_MAX_PARAM_LENGTH, clientErrorHandler, frameworkErrorHandler, installErrorHandling } from './http/errorHandler.js';
+import { ROUTER_MAX_PARAM_LENGTH, UnroutablePages, clientErrorHandler, frameworkErrorHandler, installErrorHandling } from './http/errorHandler.js';
 import { installRouteTable } from './http/routeTable.js';
 import { installTransportSecurity, strictTransportSecurity } from './http/transportSecurity.js';
 import { installCreatePipeline } from './http/createPipeline.js';
@@ -47,6 +47,8 @@ const LOGS_INFO = new Set(['trace', 'debug', 'info']);
 export async function buildApp(deps: AppDeps): Promise<App> {
   const { config, db, clock } = deps;
   const hsts = strictTransportSecurity(config);
+  // The HTML parts' pages for a URL under them that cannot be routed (registered as the parts are).
+  const unroutablePages = new UnroutablePages();
   const app = Fastify({
     ...(deps.logger ? { loggerInstance: deps.logger } : { logger: loggerOptions(config.logLevel) }),
     genReqId: () => newUuid(),
@@ -59,6 +61,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     // Requests arriving while the server drains get §Errors's 503 from the hook below, not Fastify's own body.
     return503OnClosing: false,
     frameworkErrors: frameworkErrorHandler(clock, hsts),
+    rewriteUrl: (req) => unroutablePages.rewrite(req.url ?? '/'),
     clientErrorHandler: clientErrorHandler(clock, hsts),
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: ROUTER_MAX_PARAM_LENGTH },
     ajv: { customOptions: { strict: false } },
@@ -85,6 +88,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   app.decorate('acquirer', deps.acquirer);
   app.decorate('webhookResolver', deps.webhookResolver ?? null);
   app.decorate('metrics', metrics);
+  app.decorate('unroutablePages', unroutablePages);
   app.addHook('onResponse', (request, reply, done) => {
     metrics.observeHttp(request.method, request.routeOptions.url ?? '(unmatched)', reply.statusCode, reply.elapsedTime / 1000);
     if (LOGS_INFO.has(request.log.level)) {
@@ -249,7 +253,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     logo: { type: 'image/svg+xml', content: Buffer.from(FAVICON_SVG), href: '/docs', target: '_self' },
     uiHooks: {
       onRequest: (_request, reply, next) => {
-        reply.header('X-Content-Type-Options', 'nosniff').header('X-Frame-Options', 'DENY').header('Referrer-Policy', 'no-referrer');
+        reply.header('X-Content-Type-Options', 'nosniff').header('X-Frame-Options', 'DENY').header('Referrer-Policy', 'same-origin');
         next();
       },
     },

@@ -7,6 +7,7 @@ import type { Config } from '../config.js';
 import type { Database } from '../db/database.js';
 import type { Metrics } from '../metrics.js';
 import type { Sealer } from '../sealing.js';
+import type { UnroutablePages } from './errorHandler.js';
 
 // How the app is put together (docs/architecture.md, "Composition"): the composition root
 // (src/app.ts) decorates the Fastify instance with what it builds (the configuration, the database,
@@ -29,11 +30,13 @@ declare module 'fastify' {
     readonly sealer: Sealer;
     /** The process's metrics (shared with its delivery worker). */
     readonly metrics: Metrics;
+    /** The HTML parts' answers to a URL no route can take (./errorHandler.ts). */
+    readonly unroutablePages: UnroutablePages;
   }
 }
 
 /** The decorations the composition root makes, by name; a part names those it reads. */
-export type Provided = 'config' | 'db' | 'clock' | 'sealer' | 'metrics' | 'acquirer' | 'webhookResolver' | 'listeners';
+export type Provided = 'config' | 'db' | 'clock' | 'sealer' | 'metrics' | 'acquirer' | 'webhookResolver' | 'listeners' | 'unroutablePages';
 
 /**
  * A part of the app: its routes in a plugin of their own (encapsulated: its hooks, parsers and error

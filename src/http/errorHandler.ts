@@ -115,9 +115,42 @@ export function isDataException(err: unknown): boolean {
 }
 
 /**
+ * The parts of the site that answer HTML, by path prefix (`/portal`, `/pay`, ...). A URL under one of
+ * them whose path is not valid percent-encoding cannot be routed; Fastify would answer it before any
+ * of the part's hooks, with the API's JSON. Instead it is rewritten, before routing, to the part's
+ * own `{prefix}/.unroutable`, which the part answers with its 400 page and headers
+ * (src/web/errorPages.ts, useUnroutablePage). The composition root makes one per app.
+ */
+export class UnroutablePages {
+  private readonly prefixes: string[] = [];
+
+  add(prefix: string): void {
+    this.prefixes.push(prefix);
+  }
+
+  /** The URL to route: this one, or its part's unroutable page when its path cannot be decoded. */
+  rewrite(url: string): string {
+    if (!url.includes('%')) return url;
+    const q = url.indexOf('?');
+    const path = q === -1 ? url : url.slice(0, q);
+    try {
+      decodeURIComponent(path);
+      return url;
+    } catch {
+      const prefix = this.prefixes.find((p) => path === p || path.startsWith(`${p}/`));
+      return prefix === undefined ? url : `${prefix}${UNROUTABLE_PATH}`;
+    }
+  }
+}
+
+/** Where a part answers a URL under it that cannot be routed. */
+export const UNROUTABLE_PATH = '/.unroutable';
+
+/**
  * Errors Fastify raises before a route is found (a URL that is not valid percent-encoding, a path
- * parameter over the router's maxParamLength): §Errors too, through the one error writer. A parameter
- * too long to be any id names nothing: 404.
+ * parameter over the router's maxParamLength): §Errors too, through the one error writer (under a
+ * part that answers HTML, such a URL never gets here: UnroutablePages). A parameter too long to be
+ * any id names nothing: 404.
  */
 export function frameworkErrorHandler(clock: Clock, hsts: string | null = null) {
   return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply => {

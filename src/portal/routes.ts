@@ -9,7 +9,7 @@ import { usePageHeaders } from '../web/headers.js';
 import { serveAssets } from '../web/assets.js';
 import { isLang, rememberLang } from '../web/lang.js';
 import { bindForms } from '../web/formTokens.js';
-import { usePageErrors, type PageProblem } from '../web/errorPages.js';
+import { usePageErrors, useUnroutablePage, type PageProblem } from '../web/errorPages.js';
 import { secureCookies as secureCookiesOf } from '../web/layer.js';
 import {
   changePassword,
@@ -94,7 +94,7 @@ export function sessionPolicyOf(config: Config): SessionPolicy {
   return { idleMs: config.portalIdleMinutes * 60_000, absoluteMs: config.portalSessionHours * 3_600_000 };
 }
 
-export const portalRoutes = appPart('portal', ['config', 'db', 'clock', 'sealer', 'acquirer', 'metrics', 'webhookResolver'], async (app) => {
+export const portalRoutes = appPart('portal', ['config', 'db', 'clock', 'sealer', 'acquirer', 'metrics', 'webhookResolver', 'unroutablePages'], async (app) => {
   const { config, db, clock, sealer, acquirer, metrics, webhookResolver } = app;
   const secureCookies = secureCookiesOf(config);
   const deps: PortalDeps = { config, db, clock, sealer, acquirer, metrics, webhookResolver, sessionPolicy: sessionPolicyOf(config), secureCookies };
@@ -169,6 +169,8 @@ export const portalRoutes = appPart('portal', ['config', 'db', 'clock', 'sealer'
           return renderMessagePage(view, title, view.t(text));
         },
       });
+      // A portal URL that is not valid percent-encoding: the portal's 400 page, signed in or not.
+      useUnroutablePage(portal, PORTAL, { portal: { public: true } });
 
       const assets = portalAssets(
         AREAS.flatMap((a) => (a.styles ? [a.styles] : [])),

@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isConnectionError } from '../db/database.js';
 import { ApiError } from '../errors.js';
-import { requestFaultOf } from '../http/errorHandler.js';
+import { UNROUTABLE_PATH, requestFaultOf } from '../http/errorHandler.js';
 import { isFormTokenError } from './formTokens.js';
 
 // The error pages of every part of the site that answers HTML, decided in one place: which status a
@@ -62,4 +62,25 @@ export function usePageErrors(scope: FastifyInstance, opts: PageErrorOptions & {
     return send(request, reply, e);
   });
   if (opts.notFoundPages) scope.setNotFoundHandler(async (request, reply) => send(request, reply, { status: 404, problem: 'notFound' }));
+
+}
+
+/**
+ * A URL under `prefix` whose path is not valid percent-encoding (`/pay/%E0%A4%A`) is sent here before
+ * routing (UnroutablePages in src/http/errorHandler.ts) and answered as a request of the part: its
+ * headers, its hooks, and its 400 page from the error handler above. `config`: the route's options
+ * the part's hooks read (the portal's: a page anyone may see).
+ */
+export function useUnroutablePage(scope: FastifyInstance, prefix: string, config: Record<string, unknown> = {}): void {
+  scope.unroutablePages.add(prefix);
+  scope.route({
+    method: ['GET', 'HEAD', 'POST'],
+    // Relative to the scope's own prefix, if it is mounted under one (the portal is, under /portal).
+    url: `${prefix.startsWith(scope.prefix) ? prefix.slice(scope.prefix.length) : prefix}${UNROUTABLE_PATH}`,
+    schema: { hide: true },
+    config,
+    handler: () => {
+      throw new ApiError('VALIDATION_FAILED', 'the URL is not valid percent-encoded UTF-8');
+    },
+  });
 }

@@ -106,15 +106,18 @@ class ForeignPostError extends Error {
 /**
  * Whether a browser says this post comes from a page of another site: its Sec-Fetch-Site names
  * another site, or its Origin is neither the service's public origin nor the host the request was
- * sent to (the same service reached by another name, such as localhost for 127.0.0.1). No Origin,
- * or `null`, says nothing: the service's own pages are sent with Referrer-Policy no-referrer, under
- * which a browser sends `Origin: null` with their forms; the token decides those.
+ * sent to (the same service reached by another name, such as localhost for 127.0.0.1), or is
+ * `null`: an opaque origin, as a sandboxed frame or a data: page of another site sends. The
+ * service's own pages are sent with Referrer-Policy same-origin (src/web/headers.ts), under which a
+ * browser sends their forms with their real origin. No Origin at all says nothing (an older browser,
+ * a script): the token decides those.
  */
 function isForeignPost(request: FastifyRequest, ownOrigin: string): boolean {
   const site = request.headers['sec-fetch-site'];
   if (site !== undefined && site !== 'same-origin' && site !== 'none') return true;
   const origin = request.headers.origin;
-  if (origin === undefined || origin === 'null') return false;
+  if (origin === undefined) return false;
+  if (origin === 'null') return true;
   if (origin.toLowerCase() === ownOrigin) return false;
   try {
     return new URL(origin).host !== (request.headers.host ?? '').toLowerCase();

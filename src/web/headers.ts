@@ -34,13 +34,16 @@ export type PagePolicy = keyof typeof CSP;
 /**
  * The headers every HTML page carries: its Content-Security-Policy (no inline script anywhere), no
  * framing, no sniffing, no referrer leaving the service, and no caching of pages that show a
- * shopper's or a merchant's data.
+ * shopper's or a merchant's data. The referrer policy is same-origin rather than no-referrer: under
+ * no-referrer a browser sends the page's own forms with `Origin: null`, which is what a page of
+ * another site can send too (from a sandboxed frame); under same-origin they carry the service's
+ * origin, and a post with `Origin: null` is refused (src/web/formTokens.ts).
  */
 export function pageHeaders(reply: FastifyReply, policy: PagePolicy): FastifyReply {
   return reply
     .header('Content-Security-Policy', CSP[policy])
     .header('X-Content-Type-Options', 'nosniff')
-    .header('Referrer-Policy', 'no-referrer')
+    .header('Referrer-Policy', 'same-origin')
     .header('X-Frame-Options', 'DENY')
     .header('Cache-Control', 'no-store');
 }

@@ -65,7 +65,7 @@ describe('payment link page (§Link status, §The simulated acquirer)', () => {
     expect(csp).toContain("frame-ancestors 'none'");
     expect(csp).not.toContain('unsafe-inline');
     expect(page.headers['x-content-type-options']).toBe('nosniff');
-    expect(page.headers['referrer-policy']).toBe('no-referrer');
+    expect(page.headers['referrer-policy']).toBe('same-origin');
     expect(page.headers['cache-control']).toBe('no-store');
     const css = await ctx.app.inject({ method: 'GET', url: '/assets/checkout.css' });
     expect(css.statusCode).toBe(200);

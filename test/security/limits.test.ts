@@ -97,7 +97,7 @@ describe('limits and headers (§Hardening)', () => {
       expect(res.headers.get('content-security-policy'), path).toMatch(/frame-ancestors 'none'/);
       expect(res.headers.get('x-content-type-options'), path).toBe('nosniff');
       expect(res.headers.get('x-frame-options'), path).toBe('DENY');
-      expect(res.headers.get('referrer-policy'), path).toBe('no-referrer');
+      expect(res.headers.get('referrer-policy'), path).toBe('same-origin');
       await res.arrayBuffer();
     }
   });

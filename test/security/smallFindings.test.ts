@@ -79,6 +79,8 @@ describe('smaller audit findings', () => {
       { origin: 'http://paylinks.test.evil.example' },
       { 'sec-fetch-site': 'cross-site' },
       { 'sec-fetch-site': 'same-site' },
+      // An opaque origin: a sandboxed frame or a data: page of another site.
+      { origin: 'null' },
     ];
     for (const headers of foreign) {
       const res = await postWith('/portal/account/language', headers, { language: 'is' });
@@ -89,7 +91,6 @@ describe('smaller audit findings', () => {
     expect((await owner.get('/portal/account')).body).toContain('lang="en"');
     const own: Record<string, string>[] = [
       { origin: TEST_PUBLIC_BASE_URL },
-      { origin: 'null' },
       { origin: 'http://localhost:8080', host: 'localhost:8080' },
       { 'sec-fetch-site': 'same-origin', origin: TEST_PUBLIC_BASE_URL },
       {},
@@ -112,6 +113,7 @@ describe('smaller audit findings', () => {
         payload: new URLSearchParams({ _csrf: token, ...CARD }).toString(),
       });
     expect((await pay('https://evil.example')).statusCode).toBe(403);
+    expect((await pay('null')).statusCode).toBe(403);
     expect((await linkDetails(ctx, ref)).salesCount).toBe(0);
     expect((await pay(TEST_PUBLIC_BASE_URL)).statusCode).toBe(303);
     expect((await linkDetails(ctx, ref)).salesCount).toBe(1);

@@ -34,7 +34,7 @@ import { pageTheme } from '../../themes/service.js';
 import { usePageHeaders } from '../../web/headers.js';
 import { negotiateLang } from '../../web/lang.js';
 import { bindForms, formToken } from '../../web/formTokens.js';
-import { usePageErrors } from '../../web/errorPages.js';
+import { usePageErrors, useUnroutablePage } from '../../web/errorPages.js';
 import { notFound } from '../../errors.js';
 import { formatMoney } from '../../html/format.js';
 import { ReceiptSigner } from './receipts.js';
@@ -53,7 +53,7 @@ interface RefParams {
   reference: string;
 }
 
-export const shopperPageRoutes = appPart('shopper-pages', ['config', 'db', 'clock', 'sealer', 'acquirer'], async (app) => {
+export const shopperPageRoutes = appPart('shopper-pages', ['config', 'db', 'clock', 'sealer', 'acquirer', 'unroutablePages'], async (app) => {
   const { db, clock, config, acquirer, sealer } = app;
   const signer = new ReceiptSigner(db);
   const payDeps = { db, clock, acquirer, sealer };
@@ -91,6 +91,8 @@ export const shopperPageRoutes = appPart('shopper-pages', ['config', 'db', 'cloc
     });
 
     serveAssets(pages, PAGE_ASSETS);
+    // A page URL that is not valid percent-encoding: the shopper's 400 page.
+    for (const prefix of [...Object.values(PREFIX), CHARGE_PAGE_PREFIX]) useUnroutablePage(pages, prefix);
 
     for (const kind of ['link', 'session'] as const) {
       const base = `${PREFIX[kind]}/:reference`;

@@ -98,9 +98,21 @@ export const developersArea: PortalArea = {
         .split(/\r?\n/)
         .map((line) => line.trim())
         .filter((line) => line !== '');
-      // A value that is no text (a JSON post's object or number) goes to the service as it came, to be
-      // refused there: read as no text, it would save an empty list, which allows any origin.
-      const given = form.has('allowedOrigins') && form.texts('allowedOrigins').length === 0 ? null : sent;
+      // An empty list allows any origin, so only a field sent once, as text, is read as the list: a post
+      // without the field, or with it twice, is refused here (either read as text would be a list the
+      // owner did not send); a value that is no text (a JSON post's object or number) goes to the
+      // service as it came, to be refused there.
+      const missing = !form.has('allowedOrigins');
+      const repeated = form.texts('allowedOrigins').length > 1;
+      if (missing || repeated) {
+        const errors = new FieldErrors([
+          missing
+            ? { field: 'allowedOrigins', code: 'REQUIRED', message: 'is required: the origins one per line, or an empty text to allow any origin' }
+            : { field: 'allowedOrigins', code: 'REPEATED', message: 'must be sent once, with the origins one per line' },
+        ]);
+        return { status: 400, data: await page(ctx, { origins: { text, sent, errors } }) };
+      }
+      const given = form.texts('allowedOrigins').length === 0 ? null : sent;
       const outcome = await refusable(() => updateAllowedOrigins({ db, clock, actor: ctx.actor }, merchantId, given));
       if ('errors' in outcome) return { status: 400, data: await page(ctx, { origins: { text, sent, errors: outcome.errors } }) };
       return { seeOther: `${DEVELOPERS}?done=originsSaved#origins` };

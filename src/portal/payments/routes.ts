@@ -49,17 +49,41 @@ function dayStart(text: string): Date | null {
   return Number.isNaN(at.getTime()) || at.toISOString().slice(0, 10) !== text ? null : at;
 }
 
-/** The list's filter from its query; a date that is none is an error beside its input and filters nothing. */
-function filterOf(q: ListQuery, lang: View['lang']): { shown: ListFilter; filter: PaymentFilter; errors: FieldErrors } {
-  const text = (v: unknown, max: number): string => (typeof v === 'string' ? v.trim().slice(0, max) : '');
-  const shown: ListFilter = {
-    state: isPaymentState(q.state) ? q.state : null,
-    from: text(q.from, 10),
-    until: text(q.until, 10),
-    reference: text(q.reference, 200),
-  };
+/** The filters of the list and the export; the list also takes its pager's keys. */
+const FILTERS = ['state', 'from', 'until', 'reference'] as const;
+const PAGER = ['before', 'after'] as const;
+
+/**
+ * The list's filter from its query. Each problem is an error beside its input, and filters nothing:
+ * a date that is none, a status that is none, a filter given twice (`?from=…&from=…`), and, where
+ * `strict` (the export), a parameter that is no filter. The export refuses any error, so that a
+ * filter it did not understand never turns into an export of every payment.
+ */
+function filterOf(q: Record<string, unknown>, lang: View['lang'], strict = false): { shown: ListFilter; filter: PaymentFilter; errors: FieldErrors } {
   const errors = new FieldErrors();
   const t = translator(M, lang);
+  const one = (name: string): string | undefined => {
+    const v = q[name];
+    if (Array.isArray(v)) {
+      errors.add({ field: name, code: 'REPEATED', message: t('repeatedFilter') });
+      return undefined;
+    }
+    return typeof v === 'string' ? v : undefined;
+  };
+  if (strict) {
+    for (const name of Object.keys(q)) {
+      if (!(FILTERS as readonly string[]).includes(name)) errors.add({ field: name, code: 'UNKNOWN', message: t('unknownFilter') });
+    }
+  } else for (const name of PAGER) one(name);
+  const text = (name: string, max: number): string => (one(name) ?? '').trim().slice(0, max);
+  const state = one('state') ?? '';
+  if (state !== '' && !isPaymentState(state)) errors.add({ field: 'state', code: 'ENUM', message: t('badState') });
+  const shown: ListFilter = {
+    state: isPaymentState(state) ? state : null,
+    from: text('from', 10),
+    until: text('until', 10),
+    reference: text('reference', 200),
+  };
   const from = shown.from === '' ? null : dayStart(shown.from);
   const untilDay = shown.until === '' ? null : dayStart(shown.until);
   if (shown.from !== '' && from === null) errors.add({ field: 'from', code: 'DATE', message: t('badDate') });
@@ -158,8 +182,8 @@ export const paymentsArea: PortalArea = {
     route
       .get('/payments/export.csv', { permission: 'payments.read' })
       .handle(async ({ request, reply, merchantId, session }: Ctx<{ Querystring: ListQuery }>) => {
-        const { filter, errors } = filterOf(request.query, session.language);
-        // A day that is no date is refused as the list refuses it: never an export of every payment.
+        const { filter, errors } = filterOf(request.query, session.language, true);
+        // A filter that is none is refused as the list refuses it: never an export of every payment.
         if (errors.size > 0) throw validationError(errors.all());
         const day = clock.now().toISOString().slice(0, 10);
         reply.header('Content-Disposition', `attachment; filename="payments-${day}.csv"`).header('Cache-Control', 'no-store').type('text/csv; charset=utf-8');

@@ -129,12 +129,14 @@ export function renderPaymentList(
     ),
     children: (
       <>
+        <ErrorSummary view={view} errors={data.errors} shownFields={['state', 'from', 'until']} />
         <form method="get" action={`${PORTAL}/payments`} class="filters" role="search" aria-label={t('filters')}>
           <Select
             view={view}
             name="state"
             label={view.t('status')}
             value={data.filter.state ?? ''}
+            errors={data.errors}
             options={[
               { value: '', label: t('stateAll') },
               ...(Object.keys(PAYMENT_STATES) as PaymentState[]).map((s) => ({ value: s, label: t(STATE_BADGE[s][0]) })),
