@@ -267,6 +267,7 @@ export async function pay(
     /** The card's fields as typed. */
     card: { cardNumber: string; expiryDate: string; cvc: string };
     shopper: ShopperInput;
+    /** The total (before any code) the page showed for the quantities; needed where they can change. */
     shownTotal?: number;
     promotionCode?: string;
     /** The language of the page the shopper paid on (they may have switched it): their receipt's. */
@@ -292,9 +293,10 @@ export async function pay(
       const checked = checkShopperInput(locked, input.shopper);
       if (checked.problems !== null) return invalid(locked, [], checked);
       // The total the quantities make is charged only when it is the total the shopper was shown
-      // (docs/rules.md, §Adjustable quantities).
+      // (docs/rules.md, §Adjustable quantities): where quantities can change, a post that does not
+      // say which total it was shown is charged nothing either.
       const c = atQuantities(locked, checked.quantities);
-      if (c.choice !== null && input.shownTotal !== undefined && input.shownTotal !== c.amount) {
+      if (c.choice !== null && input.shownTotal !== c.amount) {
         return { kind: 'TotalChanged', amount: c.amount, quantities: checked.quantities };
       }
       const termsAcceptedAt = c.termsUrl !== null ? now : null;

@@ -191,6 +191,19 @@ describe('adjustable quantities on the payment page', () => {
     expect((await payment(ctx, payfacOf(String(paid.headers.location)))).amount).toBe(6500);
   });
 
+  it('charges nothing where quantities can change and the post does not say which total it showed', async () => {
+    const s = new Shopper(ctx);
+    await s.get(`/pay/${eur}`);
+    const before = await paymentsOn(ctx, eur);
+    const posts: Record<string, string>[] = [{ 'qty-0': '5' }, { 'qty-0': '1' }, { 'qty-0': '5', shownTotal: 'lots' }];
+    for (const fields of posts) {
+      const res = await s.post(`/pay/${eur}`, { ...fields, lang: 'en', ...card() });
+      expect(res.statusCode, JSON.stringify(fields)).toBe(409);
+      expect(res.body).toContain('Check your order and pay again.');
+    }
+    expect(await paymentsOn(ctx, eur)).toBe(before);
+  });
+
   it('ISK: whole krónur per unit, and the total at the chosen quantities', async () => {
     const ref = await createLink(
       ctx,

@@ -115,4 +115,13 @@ describe('second audit: the portal', () => {
     expect(other.headers['content-type']).toMatch(/^application\/problem\+json/);
     expect(TEST_PUBLIC_BASE_URL).toMatch(/^http/);
   });
+
+  it('refuses a promotion code of a kind that is neither a percentage nor an amount', async () => {
+    await owner.get('/portal/promotion-codes/new');
+    const res = await owner.post('/portal/promotion-codes', { code: 'BOGUS1', kind: 'bogus', percentOff: '50', active: 'on' });
+    expect(res.statusCode).toBe(400);
+    expect(res.body).toMatch(/id="f-kind"[^>]*aria-invalid="true"/);
+    const { rows } = await ctx.tdb.db.pool.query("SELECT count(*)::int AS n FROM promotion_codes WHERE code = 'BOGUS1'");
+    expect(rows).toEqual([{ n: 0 }]);
+  });
 });

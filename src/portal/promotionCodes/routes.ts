@@ -13,6 +13,9 @@ import { NEW_CODE, codePath, renderCodeList, renderEditCode, renderNewCode, type
 
 type IdParams = { Params: { promotionCodeId: string } };
 
+/** The kinds of discount the new-code form offers. */
+const KINDS: readonly string[] = ['percent', 'amount'];
+
 function valuesOf(form: Form): CodeFormValues {
   return {
     code: form.text('code').trim().slice(0, 100),
@@ -74,6 +77,10 @@ export const promotionCodesArea: PortalArea = {
 
     route.post('/promotion-codes', { permission: 'links.write', view: renderNewCode }).handle(async ({ merchantId, form, actor }) => {
       const values = valuesOf(form);
+      // The kind decides which amount is sent: a kind that is neither is refused, never read as a percentage.
+      if (!KINDS.includes(form.text('kind'))) {
+        return { status: 400, data: { values, errors: new FieldErrors([{ field: 'kind', code: 'ENUM', message: 'must be percent or amount' }]) } };
+      }
       let made: PromotionCodeView;
       try {
         made = await createPromotionCode({ ...deps, actor }, merchantId, createInput(values), undefined);
