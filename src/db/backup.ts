@@ -91,6 +91,14 @@ interface Entry {
  */
 const NOT_BACKED_UP = [...PROCESS_FILES, 'postmaster.pid', 'postmaster.opts'];
 
+/**
+ * The modes the archive gives its entries: the owner's alone, as PostgreSQL keeps its data folder.
+ * PGlite writes its files 0666 (the folder, 0700, is what keeps others out); an archive unpacked by
+ * hand with tar, as root, would keep those modes, and its database would be writable by everyone.
+ */
+const FOLDER_MODE = 0o700;
+const FILE_MODE = 0o600;
+
 /** Every folder and regular file under dataDir except those of NOT_BACKED_UP. */
 function readFolder(dataDir: string): Entry[] {
   const entries: Entry[] = [];
@@ -101,11 +109,11 @@ function readFolder(dataDir: string): Entry[] {
       const name = `${rel}${d.name}`;
       if (d.isDirectory()) {
         const st = statSync(path);
-        entries.push({ name: `${name}/`, mode: st.mode & 0o7777, mtime: st.mtimeMs, data: null });
+        entries.push({ name: `${name}/`, mode: FOLDER_MODE, mtime: st.mtimeMs, data: null });
         walk(path, `${name}/`);
       } else if (d.isFile()) {
         const st = statSync(path);
-        entries.push({ name, mode: st.mode & 0o7777, mtime: st.mtimeMs, data: readFileSync(path) });
+        entries.push({ name, mode: FILE_MODE, mtime: st.mtimeMs, data: readFileSync(path) });
       }
     }
   };

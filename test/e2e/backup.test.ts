@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -81,6 +81,23 @@ describe('paylinks backup and restore (docs/running.md, Backups)', () => {
       expect(backup.code).toBe(0);
       const result = JSON.parse(backup.stdout.trim().split('\n').at(-1) ?? '') as Record<string, number>;
       expect(result.bytes).toBeGreaterThan(0);
+      // Unpacked by hand with tar (as root, which keeps the archive's modes), the database's files are
+      // the owner's alone: files 0600, folders 0700, whatever modes PGlite gave them in the folder.
+      const unpacked = join(dir, 'unpacked');
+      mkdirSync(unpacked);
+      await exec('tar', ['-xzf', file, '-C', unpacked]);
+      const modes = new Map<string, number>();
+      const walk = (at: string): void => {
+        for (const name of readdirSync(at)) {
+          const path = join(at, name);
+          const st = lstatSync(path);
+          modes.set(path.slice(unpacked.length), st.mode & 0o777);
+          if (st.isDirectory()) walk(path);
+        }
+      };
+      walk(unpacked);
+      expect(modes.size).toBeGreaterThan(10);
+      for (const [path, mode] of modes) expect(mode.toString(8), path).toBe(lstatSync(join(unpacked, path)).isDirectory() ? '700' : '600');
       // Writes go on after the backup, so some are not in it (the test would pass vacuously otherwise).
       while (acked.filter((a) => a.at > backupEnded).length < 20) await new Promise((r) => setTimeout(r, 20));
       writing = false;
