@@ -88,6 +88,8 @@ export interface Config {
   readonly mailDir: string;
   /** How long a sender holds a claimed e-mail before another may take it over (docs/mail.md). */
   readonly mailLeaseMs: number;
+  /** How many receipts a link's pages send in an hour: to the addresses typed from one network address, and in all (docs/mail.md). */
+  readonly receiptsPerHour: { readonly perAddress: number; readonly perLink: number };
 }
 
 export class ConfigError extends Error {
@@ -290,6 +292,10 @@ export function parseConfig(env: Env): Config {
     problems.push('PAYLINKS_MAIL_FROM: is required with PAYLINKS_SMTP_URL when PAYLINKS_ENV=production (e.g. Paylinks <receipts@example.com>)');
   }
   const mailLeaseMs = integer('PAYLINKS_MAIL_LEASE_MS', 120_000, 1_000, 3_600_000);
+  const receiptsPerHour = {
+    perAddress: integer('PAYLINKS_RECEIPTS_PER_HOUR_PER_ADDRESS', 10, 0, 1_000_000),
+    perLink: integer('PAYLINKS_RECEIPTS_PER_HOUR_PER_LINK', 1_000, 0, 1_000_000),
+  };
 
   const hostForUrl = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
   let publicBaseUrl = value('PUBLIC_BASE_URL') ?? `http://${hostForUrl}:${port}`;
@@ -335,5 +341,6 @@ export function parseConfig(env: Env): Config {
     mailFrom: rawFrom !== undefined && MAIL_FROM.test(rawFrom) ? rawFrom : `Paylinks <noreply@${mailDomainOf(publicBaseUrl)}>`,
     mailDir: join(dataDir, 'mail'),
     mailLeaseMs,
+    receiptsPerHour,
   });
 }

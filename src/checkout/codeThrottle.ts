@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/database.js';
-import { countFailure, lockedFor, type Counter } from '../throttle/service.js';
+import { count, lockedFor, type Counter } from '../throttle/service.js';
 
 // How many promotion codes a pay page takes that turn out not to be usable, and from whom (docs/api.md,
 // "Promotion codes"; docs/portal.md). A merchant's codes are words people remember (SUMMER25), so a
@@ -47,5 +47,5 @@ export function codesLockedFor(db: Queryable, now: Date, attempt: CodeAttempt): 
 
 /** Counts one refused code. */
 export function countRefusedCode(db: Queryable, now: Date, attempt: CodeAttempt): Promise<void> {
-  return countFailure(db, now, countersOf(attempt));
+  return count(db, now, countersOf(attempt));
 }

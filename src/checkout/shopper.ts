@@ -18,6 +18,7 @@ import { completeSession, findSession, lockSession, type SessionRow } from './sq
 import { atQuantities, chosenItemsOf, problemsOf } from './quantities.js';
 import { redeemPromotion, type AppliedPromotion, type PromotionRefusal } from '../promotionCodes/service.js';
 import { lockCheckoutPromotion } from './promotion.js';
+import { takeReceipt, type ReceiptLimits } from './receiptLimits.js';
 import { checkShopperInput, type CheckedShopperInput, type ShopperInput, type ShopperProblems } from './shopperInput.js';
 
 /** A card field the shopper typed wrong. */
@@ -92,6 +93,8 @@ export interface Checkoutable {
   chosen: number[] | null;
   /** The page takes the merchant's promotion codes (a PayByLink with allowPromotionCodes; never a session). */
   allowPromotionCodes: boolean;
+  /** A link's shopper is e-mailed a receipt (unless its owner turned that off); a session's always, to its shopperContact. */
+  emailReceipts: boolean;
 }
 
 /** What only a link's page has (messages, terms, custom fields, quantities, codes), absent: a session's page and a plain checkout. */
@@ -103,6 +106,7 @@ const NO_LINK_EXTRAS = {
   choice: null,
   chosen: null,
   allowPromotionCodes: false,
+  emailReceipts: true,
 } as const satisfies Partial<Checkoutable>;
 
 /**
@@ -174,6 +178,7 @@ function fromLink(link: LinkForPage, now: Date): Checkoutable {
     choice: hasAdjustable(link.items) ? link.items : null,
     chosen: null,
     allowPromotionCodes: link.allowPromotionCodes && link.type === 'PayByLink',
+    emailReceipts: link.emailReceipts,
   };
 }
 
@@ -206,6 +211,13 @@ interface PayDeps {
   clock: Clock;
   acquirer: Acquirer;
   sealer: Sealer;
+  /** How many receipts a link's pages send in an hour (./receiptLimits.ts); the configuration's. */
+  receiptsPerHour: ReceiptLimits;
+}
+
+/** Who pays, as the receipt limits count them: the shopper's network address. */
+export interface PayingFrom {
+  address: string;
 }
 
 /** What a reference of ours can look like: URL-safe, at most 100 characters. */
@@ -272,6 +284,7 @@ export async function pay(
     promotionCode?: string;
     /** The language of the page the shopper paid on (they may have switched it): their receipt's. */
     lang?: Lang;
+    from: PayingFrom;
   },
 ): Promise<PayOutcome> {
   const card = parseCard(input.card, deps.clock.now());
@@ -325,7 +338,7 @@ export async function pay(
         });
         return { kind: 'Challenge', challengeId, card: result.card };
       }
-      return record(tx, deps, c, result, checked.answers, { termsAcceptedAt, customFieldAnswers, lang: input.lang }, promotion.applied);
+      return record(tx, deps, c, result, checked.answers, { termsAcceptedAt, customFieldAnswers, lang: input.lang, from: input.from }, promotion.applied);
     },
     NO_RETRY,
   );
@@ -345,8 +358,8 @@ export async function completeChallenge(
   target: Target,
   challengeId: string,
   confirmed: boolean,
-  /** The language of the 3-D Secure page the shopper confirmed on: their receipt's. */
-  lang?: Lang,
+  /** The language of the 3-D Secure page the shopper confirmed on (their receipt's), and who confirmed it. */
+  given: { lang?: Lang; from: PayingFrom },
 ): Promise<PayOutcome | { kind: 'ChallengeGone' }> {
   return withTransaction(
     deps.db,
@@ -374,7 +387,7 @@ export async function completeChallenge(
       const promotion = await lockCheckoutPromotion(tx, c, chargeAmount(c), challenge.promotionCode, now);
       if ('refusal' in promotion) return { kind: 'PromotionRefused' as const, refusal: promotion.refusal };
       const result = await deps.acquirer.completeChallenge(challenge.acquirerState, confirmed);
-      return record(tx, deps, c, result, challenge.answers, { ...challenge, lang }, promotion.applied);
+      return record(tx, deps, c, result, challenge.answers, { ...challenge, lang: given.lang, from: given.from }, promotion.applied);
     },
     NO_RETRY,
   );
@@ -392,7 +405,7 @@ async function record(
   c: Checkoutable,
   result: Exclude<AuthoriseResult, { outcome: 'ChallengeShopper' }>,
   answers: Answer[],
-  given: { termsAcceptedAt: Date | null; customFieldAnswers: CustomFieldAnswer[] | null; lang?: Lang | undefined },
+  given: { termsAcceptedAt: Date | null; customFieldAnswers: CustomFieldAnswer[] | null; lang?: Lang | undefined; from: PayingFrom },
   promotion: AppliedPromotion | null,
 ): Promise<PayOutcome> {
   const { termsAcceptedAt, customFieldAnswers } = given;
@@ -436,28 +449,33 @@ async function record(
   } else if (paid.success) {
     await completeSession(tx, c.reference, paid.payfacReference, now);
   }
-  if (paid.success && paid.amount > 0) await enqueueMails(tx, deps.clock, c, paid, answers, promotion, given.lang);
+  if (paid.success && paid.amount > 0) await enqueueMails(tx, deps, c, paid, answers, promotion, given);
   if (!paid.success) return { kind: 'Refused', payfacReference: paid.payfacReference, card: paid.card, reason: paid.reason };
   return { kind: 'Authorised', payfacReference: paid.payfacReference, card: paid.card, amount: paid.amount, currency: paid.currency, token: paid.token };
 }
 
 /**
  * The payment's e-mails (docs/mail.md), in its transaction: the receipt to the shopper's address (a
- * session's shopperContact, or a link page's e-mail field), in the language of the page they paid on
- * (else the link's or session's), and the owners' "you were paid". A card only saved (no money
- * taken) has none.
+ * session's shopperContact, or a link page's e-mail field, within the receipt limits), in the
+ * language of the page they paid on (else the link's or session's), and the owners' "you were paid".
+ * A card only saved (no money taken) has none.
  */
 async function enqueueMails(
   tx: PoolClient,
-  clock: Clock,
+  deps: PayDeps,
   c: Checkoutable,
   paid: { payfacReference: string; card: CardSummary; amount: number; currency: string },
   answers: Answer[],
   promotion: AppliedPromotion | null,
-  lang: Lang | undefined,
+  given: { lang?: Lang | undefined; from: PayingFrom },
 ): Promise<void> {
-  const answered = answers.find((a) => a.field === 'EmailAddress')?.value.trim();
-  await enqueuePaymentMails(tx, clock, {
+  const typed = c.emailReceipts ? answers.find((a) => a.field === 'EmailAddress')?.value.trim() : undefined;
+  const answered =
+    typed !== undefined && typed !== '' && (await takeReceipt(tx, deps.clock.now(), deps.receiptsPerHour, `${c.kind}:${c.reference}`, given.from.address))
+      ? typed
+      : undefined;
+  const lang = given.lang;
+  await enqueuePaymentMails(tx, deps.clock, {
     merchantId: c.merchantId,
     merchantName: c.merchantName,
     culture: lang ?? c.culture,

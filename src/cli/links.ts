@@ -95,6 +95,7 @@ export function registerLinkCommands(program: Command): void {
       parseCustomField,
     )
     .option('--allow-promotion-codes', 'the payment page takes your promotion codes (PayByLink only)')
+    .option('--no-email-receipts', 'the payment page e-mails the shopper no receipt (by default it sends one to the address they give)')
     .option('--idempotency-key <key>', 'Idempotency-Key: the same key and body within 24 h returns the first answer; default a new one')
     .action(
       action(
@@ -117,6 +118,7 @@ export function registerLinkCommands(program: Command): void {
             termsUrl?: string;
             customField?: CustomFieldParams[];
             allowPromotionCodes?: boolean;
+            emailReceipts?: boolean;
             idempotencyKey?: string;
           },
         ) => {
@@ -145,6 +147,7 @@ export function registerLinkCommands(program: Command): void {
               termsUrl: o.termsUrl,
               customFields: o.customField,
               allowPromotionCodes: o.allowPromotionCodes ? true : undefined,
+              emailReceipts: o.emailReceipts === false ? false : undefined,
             }),
           };
           const r = await client(o).paymentLinks.create(params, o.idempotencyKey ? { idempotencyKey: o.idempotencyKey } : {});
@@ -188,6 +191,7 @@ export function registerLinkCommands(program: Command): void {
         // Shown only when the link has them, as the API answers them.
         ...(['completionMessage', 'inactiveMessage', 'termsUrl'] as const).filter((k) => l[k] !== undefined),
         ...(l.allowPromotionCodes ? [['promotionCodes', 'allowed'] as const] : []),
+        ...(l.emailReceipts === false ? [['receipts', 'not e-mailed'] as const] : []),
       ]),
       ...(l.items.length > 0
         ? [

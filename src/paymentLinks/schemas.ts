@@ -90,6 +90,8 @@ const COMPLETION_MESSAGE =
   'plain text shown on the receipt page after a payment, 1–500 characters; the receipt then waits for the shopper instead of returning to returnUrl by itself';
 const INACTIVE_MESSAGE = 'plain text shown on the page of the link when it is Disabled, Expired or Used, instead of the generic sentence; 1–500 characters';
 const ALLOW_PROMOTION_CODES = 'PayByLink only: the payment page takes the merchant’s promotion codes (docs/api.md, Promotion codes); default false';
+const EMAIL_RECEIPTS =
+  'whether the payment page e-mails the shopper a receipt to the address typed in its EmailAddress field (docs/mail.md); default true';
 const TERMS_URL = 'absolute http(s) URL of the terms, at most 2048 characters; the payment page then asks the shopper to accept them before paying';
 
 // Custom fields (docs/api.md, Custom fields): up to 3 questions of the merchant's on the payment page.
@@ -166,6 +168,7 @@ export const CreateBody = Type.Object(
     termsUrl: Type.Optional(Type.String({ description: TERMS_URL })),
     customFields: Type.Optional(CustomFields),
     allowPromotionCodes: Type.Optional(Type.Boolean({ description: ALLOW_PROMOTION_CODES })),
+    emailReceipts: Type.Optional(Type.Boolean({ description: EMAIL_RECEIPTS })),
   },
   { additionalProperties: false },
 );
@@ -203,6 +206,7 @@ export const UpdateBody = Type.Object(
     termsUrl: Type.Optional(nullable(Type.String({ description: `${TERMS_URL}; null: none` }))),
     customFields: Type.Optional(nullable({ ...CustomFields, description: `${CUSTOM_FIELDS}; replaces the link's list; null or []: none` })),
     allowPromotionCodes: Type.Optional(Type.Boolean({ description: ALLOW_PROMOTION_CODES })),
+    emailReceipts: Type.Optional(Type.Boolean({ description: EMAIL_RECEIPTS })),
   },
   { additionalProperties: false },
 );
@@ -268,6 +272,7 @@ export const PaymentLinkSchema = Type.Object({
   termsUrl: Type.Optional(Type.String({ description: 'present only when set' })),
   customFields: Type.Optional(Type.Array(CustomFieldRead, { description: 'present only when set' })),
   allowPromotionCodes: Type.Optional(Type.Literal(true, { description: 'present only when true' })),
+  emailReceipts: Type.Optional(Type.Literal(false, { description: 'present only when false' })),
 });
 
 export const DetailsParams = Type.Object({ reference: Type.String({ minLength: 1, description: 'paymentLinkReference' }) });

@@ -134,6 +134,7 @@ export async function createPaymentLink(
     termsUrl: body.termsUrl ?? null,
     customFields: storedCustomFields(body.customFields),
     allowPromotionCodes: body.allowPromotionCodes ?? false,
+    emailReceipts: body.emailReceipts ?? true,
     createdAt: clock.now(),
   });
   const audited = (link: sql.NewLink): Audited => ({
@@ -207,6 +208,7 @@ function presentLink(config: Config, link: PaymentLinkRow, submissions: readonly
     ...(link.termsUrl !== null ? { termsUrl: link.termsUrl } : {}),
     ...(link.customFields !== null ? { customFields: link.customFields.map(presentCustomField) } : {}),
     ...(link.allowPromotionCodes ? { allowPromotionCodes: true as const } : {}),
+    ...(link.emailReceipts ? {} : { emailReceipts: false as const }),
   };
 }
 
@@ -383,6 +385,7 @@ export async function updatePaymentLink(deps: WriteDeps, merchantId: string, inp
       termsUrl: link.termsUrl,
       customFields: link.customFields,
       allowPromotionCodes: link.allowPromotionCodes,
+      emailReceipts: link.emailReceipts,
     };
     if (body.returnUrl === null) next.returnUrl = null;
     else if (typeof body.returnUrl === 'string' && body.returnUrl !== link.returnUrl) {
@@ -425,6 +428,7 @@ export async function updatePaymentLink(deps: WriteDeps, merchantId: string, inp
       if (body.allowPromotionCodes && link.type === 'TokenizeByLink') errors.push({ ...PROMOTION_CODES_PAY_ONLY });
       next.allowPromotionCodes = body.allowPromotionCodes;
     }
+    if (typeof body.emailReceipts === 'boolean') next.emailReceipts = body.emailReceipts;
     if (Array.isArray(body.shopperInfos)) {
       errors.push(...shopperInfoErrors(body.shopperInfos, 'shopperInfos', failedFields(schemaErrors)));
       // Entries of the wrong shape have a schema error already, so this value is never written.

@@ -30,6 +30,8 @@ export interface PaymentLinkRow {
   /** Null: the link asks for none (docs/api.md, Custom fields). */
   customFields: CustomField[] | null;
   allowPromotionCodes: boolean;
+  /** Whether the link's pages e-mail the shopper a receipt (docs/mail.md); true unless turned off. */
+  emailReceipts: boolean;
   disabledAt: Date | null;
   completedAt: Date | null;
   createdAt: Date;
@@ -79,6 +81,7 @@ const LINK_FIELDS: readonly (readonly [column: string, field: keyof PaymentLinkR
   ['terms_url', 'termsUrl'],
   ['custom_fields', 'customFields'],
   ['allow_promotion_codes', 'allowPromotionCodes'],
+  ['email_receipts', 'emailReceipts'],
   ['disabled_at', 'disabledAt'],
   ['completed_at', 'completedAt'],
   ['created_at', 'createdAt'],
@@ -98,8 +101,8 @@ export async function insertLink(db: Queryable, l: NewLink): Promise<void> {
   await db.query(
     `INSERT INTO payment_links (reference, merchant_id, terminal_identifier, type, description, theme_key, amount, currency,
        return_url, culture, valid_until, recurring_processing_model, max_sales_count, items, shopper_infos, created_at, updated_at,
-       completion_message, inactive_message, terms_url, custom_fields, allow_promotion_codes)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $16, $17, $18, $19, $20, $21)`,
+       completion_message, inactive_message, terms_url, custom_fields, allow_promotion_codes, email_receipts)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $16, $17, $18, $19, $20, $21, $22)`,
     [
       l.reference,
       l.merchantId,
@@ -122,6 +125,7 @@ export async function insertLink(db: Queryable, l: NewLink): Promise<void> {
       l.termsUrl,
       l.customFields === null ? null : JSON.stringify(l.customFields),
       l.allowPromotionCodes,
+      l.emailReceipts,
     ],
   );
 }
@@ -145,14 +149,16 @@ export async function insertLinks(
              SELECT * FROM json_to_recordset($1::json) AS x(reference text, "merchantId" text, "terminalIdentifier" text, type text, description text,
                   "themeKey" text, amount bigint, currency text, "returnUrl" text, culture text, "validUntil" timestamptz,
                   "recurringProcessingModel" text, "maxSalesCount" bigint, items jsonb, "shopperInfos" jsonb, "createdAt" timestamptz,
-                  "completionMessage" text, "inactiveMessage" text, "termsUrl" text, "customFields" jsonb, "allowPromotionCodes" boolean)
+                  "completionMessage" text, "inactiveMessage" text, "termsUrl" text, "customFields" jsonb, "allowPromotionCodes" boolean,
+                  "emailReceipts" boolean)
            ), ins AS (
              INSERT INTO payment_links (reference, merchant_id, terminal_identifier, type, description, theme_key, amount, currency,
                return_url, culture, valid_until, recurring_processing_model, max_sales_count, items, shopper_infos, created_at, updated_at,
-               completion_message, inactive_message, terms_url, custom_fields, allow_promotion_codes)
+               completion_message, inactive_message, terms_url, custom_fields, allow_promotion_codes, email_receipts)
              SELECT x.reference, x."merchantId", x."terminalIdentifier", x.type, x.description, x."themeKey", x.amount, x.currency,
                     x."returnUrl", x.culture, x."validUntil", x."recurringProcessingModel", x."maxSalesCount", x.items, x."shopperInfos", x."createdAt", x."createdAt",
-                    x."completionMessage", x."inactiveMessage", x."termsUrl", x."customFields", coalesce(x."allowPromotionCodes", false)
+                    x."completionMessage", x."inactiveMessage", x."termsUrl", x."customFields", coalesce(x."allowPromotionCodes", false),
+                    coalesce(x."emailReceipts", true)
                FROM x JOIN terminals t ON t.terminal_identifier = x."terminalIdentifier" AND t.merchant_id = x."merchantId"
              RETURNING reference
            ), audited AS (${audit.sql('$2', 'ins', 'reference')})
@@ -187,6 +193,7 @@ export interface LinkChanges {
   termsUrl: string | null;
   customFields: CustomField[] | null;
   allowPromotionCodes: boolean;
+  emailReceipts: boolean;
 }
 
 export async function updateLink(db: Queryable, reference: string, c: LinkChanges, now: Date): Promise<void> {
@@ -194,7 +201,7 @@ export async function updateLink(db: Queryable, reference: string, c: LinkChange
     `UPDATE payment_links SET description = $2, theme_key = $3, return_url = $4, culture = $5, valid_until = $6,
        max_sales_count = $7, shopper_infos = $8, amount = $9, currency = $10, items = $11, updated_at = $12,
        completion_message = $13, inactive_message = $14, terms_url = $15, custom_fields = $16,
-       allow_promotion_codes = $17
+       allow_promotion_codes = $17, email_receipts = $18
      WHERE reference = $1`,
     [
       reference,
@@ -214,6 +221,7 @@ export async function updateLink(db: Queryable, reference: string, c: LinkChange
       c.termsUrl,
       c.customFields === null ? null : JSON.stringify(c.customFields),
       c.allowPromotionCodes,
+      c.emailReceipts,
     ],
   );
 }

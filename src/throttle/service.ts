@@ -1,13 +1,14 @@
 import type { Queryable } from '../db/database.js';
 import * as sql from './sql.js';
 
-// Failure counters for whatever must not be guessed without limit: a password on the portal's sign-in
-// (src/users/throttle.ts), a promotion code on a pay page (src/checkout/codeThrottle.ts). Each caller
-// names its counters (a key and a limit: so many failures in a window) for one attempt; past any
-// limit, every attempt that touches that key is refused until the limit's window ends. A counter
-// whose window has ended starts again at one with the next failure.
+// Counters with limits, for what must not happen without limit: a wrong password at the portal's
+// sign-in (src/users/throttle.ts), a refused promotion code on a pay page (src/checkout/codeThrottle.ts),
+// a receipt sent to an address a shopper typed (src/checkout/receiptLimits.ts). Each caller names its
+// counters (a key and a limit: so many in a window) for one event; past any limit, every attempt that
+// touches that key is refused until the limit's window ends. A counter whose window has ended starts
+// again at one with the next event.
 
-/** So many failures within a window of so many milliseconds. */
+/** So many events (failures, sends) within a window of so many milliseconds. */
 export interface Limit {
   failures: number;
   windowMs: number;
@@ -36,8 +37,8 @@ export async function lockedFor(db: Queryable, now: Date, counters: readonly Cou
   return wait;
 }
 
-/** Counts one failure on each counter (a counter past its window starts again), and removes a few long-dead ones. */
-export async function countFailure(db: Queryable, now: Date, counters: readonly Counter[]): Promise<void> {
+/** Counts one event on each counter (a counter past its window starts again), and removes a few long-dead ones. */
+export async function count(db: Queryable, now: Date, counters: readonly Counter[]): Promise<void> {
   await sql.addFailures(
     db,
     counters.map(({ key, limit }) => ({ key, windowStart: new Date(now.getTime() - limit.windowMs) })),

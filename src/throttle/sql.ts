@@ -30,11 +30,15 @@ export async function addFailures(db: Queryable, counts: readonly { key: string;
   );
 }
 
-/** Removes up to `limit` counters whose window started before `before` (they count for nothing now). */
+/**
+ * Removes up to `limit` counters whose window started before `before` (they count for nothing now).
+ * Rows another transaction holds are skipped, never waited for: a count made inside a payment's
+ * transaction must not queue behind another's pruning.
+ */
 export async function deleteStale(db: Queryable, before: Date, limit: number): Promise<void> {
   await db.query(
     `DELETE FROM failure_counters WHERE throttle_key IN (
-       SELECT throttle_key FROM failure_counters WHERE window_started_at < $1 ORDER BY window_started_at LIMIT $2)`,
+       SELECT throttle_key FROM failure_counters WHERE window_started_at < $1 ORDER BY window_started_at LIMIT $2 FOR UPDATE SKIP LOCKED)`,
     [before, limit],
   );
 }

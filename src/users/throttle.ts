@@ -46,7 +46,7 @@ export function lockedFor(db: Queryable, now: Date, email: string, address: stri
 
 /** Counts one wrong password for this account from this address (a counter past its window starts again). */
 export function countFailure(db: Queryable, now: Date, email: string, address: string): Promise<void> {
-  return throttle.countFailure(db, now, countersOf(email, address));
+  return throttle.count(db, now, countersOf(email, address));
 }
 
 /** The right password: the account's own counters start again (the network address's does not). */

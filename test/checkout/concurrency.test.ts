@@ -91,7 +91,11 @@ describe('many shoppers on one link at once (§Link status)', () => {
     const shopper = { answers: {}, acceptedTerms: false, customValues: {}, quantities: null };
     const outcomes = await Promise.all(
       Array.from({ length: 20 }, () =>
-        pay({ db: ctx.tdb.db, clock: ctx.clock, acquirer: simulatorAcquirer, sealer: ctx.sealer }, { kind: 'session', reference: ref }, { card, shopper }),
+        pay(
+          { db: ctx.tdb.db, clock: ctx.clock, acquirer: simulatorAcquirer, sealer: ctx.sealer, receiptsPerHour: ctx.config.receiptsPerHour },
+          { kind: 'session', reference: ref },
+          { card, shopper, from: { address: '192.0.2.1' } },
+        ),
       ),
     );
     expect(outcomes.filter((o) => o.kind === 'Authorised')).toHaveLength(1);

@@ -185,15 +185,16 @@ describe('a link’s messages and terms on the shopper’s pages', () => {
     expect((await call(ctx, 'POST', '/api/v1/paymentlinks/update', { paymentLinkReference: ref, termsUrl: 'https://shop.example/new-terms' })).status).toBe(
       200,
     );
-    const deps = { db: ctx.tdb.db, clock: ctx.clock, acquirer: simulatorAcquirer, sealer: ctx.sealer };
+    const deps = { db: ctx.tdb.db, clock: ctx.clock, acquirer: simulatorAcquirer, sealer: ctx.sealer, receiptsPerHour: ctx.config.receiptsPerHour };
+    const from = { address: '192.0.2.1' };
     const card = { cardNumber: CARD, expiryDate: '12/39', cvc: '123' };
     const shopper = { answers: {}, acceptedTerms: false, customValues: {}, quantities: null };
-    const refused = await pay(deps, { kind: 'link', reference: ref }, { card, shopper });
+    const refused = await pay(deps, { kind: 'link', reference: ref }, { card, shopper, from });
     expect(refused).toMatchObject({ kind: 'Invalid', card: [], problems: { terms: true, answers: {}, quantities: [], custom: {} } });
     // The page again shows the link as it now is: with its terms.
     expect(refused.kind === 'Invalid' && refused.checkoutable.termsUrl).toBe('https://shop.example/new-terms');
     expect(await paymentsOn(ctx, ref)).toBe(0);
-    expect((await pay(deps, { kind: 'link', reference: ref }, { card, shopper: { ...shopper, acceptedTerms: true } })).kind).toBe('Authorised');
+    expect((await pay(deps, { kind: 'link', reference: ref }, { card, shopper: { ...shopper, acceptedTerms: true }, from })).kind).toBe('Authorised');
     expect(await paymentsOn(ctx, ref)).toBe(1);
   });
 });

@@ -278,12 +278,13 @@ describe('the shopper’s answers to a link’s custom fields', () => {
     const s = new Shopper(ctx);
     await s.get(`/pay/${ref}`);
     expect((await call(ctx, 'POST', UPDATE, { paymentLinkReference: ref, customFields: [FIELDS[0]] })).status).toBe(200);
-    const deps = { db: ctx.tdb.db, clock: ctx.clock, acquirer: simulatorAcquirer, sealer: ctx.sealer };
+    const deps = { db: ctx.tdb.db, clock: ctx.clock, acquirer: simulatorAcquirer, sealer: ctx.sealer, receiptsPerHour: ctx.config.receiptsPerHour };
     const card = { cardNumber: CARD, expiryDate: '12/39', cvc: '123' };
+    const from = { address: '192.0.2.1' };
     const shopper = { answers: {}, acceptedTerms: false, customValues: {}, quantities: null };
-    expect(await pay(deps, { kind: 'link', reference: ref }, { card, shopper })).toMatchObject({ kind: 'Invalid', problems: { custom: { size: 'required' } } });
+    expect(await pay(deps, { kind: 'link', reference: ref }, { card, shopper, from })).toMatchObject({ kind: 'Invalid', problems: { custom: { size: 'required' } } });
     expect(await paymentAnswers(ctx, ref)).toEqual([]);
-    expect((await pay(deps, { kind: 'link', reference: ref }, { card, shopper: { ...shopper, customValues: { size: 'S' } } })).kind).toBe('Authorised');
+    expect((await pay(deps, { kind: 'link', reference: ref }, { card, shopper: { ...shopper, customValues: { size: 'S' } }, from })).kind).toBe('Authorised');
     expect(await paymentAnswers(ctx, ref)).toEqual([[{ key: 'size', value: 'S' }]]);
   });
 });

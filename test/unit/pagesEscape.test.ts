@@ -62,6 +62,7 @@ function checkoutable(over: Partial<Checkoutable> = {}): Checkoutable {
     choice: [{ name: HOSTILE, quantity: 2, unitPrice: 24950, amountWithoutDiscount: 49900, amount: 48900, adjustableQuantity: { minimum: 0, maximum: 5 } }],
     chosen: null,
     allowPromotionCodes: true,
+    emailReceipts: true,
     ...over,
   };
 }

@@ -81,6 +81,8 @@ export interface CreatePaymentLinkParams {
   termsUrl?: string;
   /** PayByLink only: the payment page takes your promotion codes. Default false. */
   allowPromotionCodes?: boolean;
+  /** Whether the payment page e-mails the shopper a receipt to the address they typed. Default true. */
+  emailReceipts?: boolean;
   /** Up to 3 questions on the payment page, answered with the payment. */
   customFields?: CustomFieldParams[];
 }
@@ -163,6 +165,8 @@ export interface PaymentLink {
   customFields?: CustomField[];
   /** Present only when true: the payment page takes promotion codes. */
   allowPromotionCodes?: true;
+  /** Present only when false: the payment page e-mails no receipt. */
+  emailReceipts?: false;
 }
 
 export interface PaymentLinkResponse extends Envelope {
@@ -206,6 +210,8 @@ export interface UpdatePaymentLinkParams {
   customFields?: CustomFieldParams[] | null;
   /** PayByLink only; left out keeps. */
   allowPromotionCodes?: boolean;
+  /** Left out keeps. */
+  emailReceipts?: boolean;
   /** Only while salesCount is 0. */
   amount?: number;
   /** Only while salesCount is 0. */

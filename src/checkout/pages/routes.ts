@@ -56,7 +56,7 @@ interface RefParams {
 export const shopperPageRoutes = appPart('shopper-pages', ['config', 'db', 'clock', 'sealer', 'acquirer', 'unroutablePages'], async (app) => {
   const { db, clock, config, acquirer, sealer } = app;
   const signer = new ReceiptSigner(db);
-  const payDeps = { db, clock, acquirer, sealer };
+  const payDeps = { db, clock, acquirer, sealer, receiptsPerHour: config.receiptsPerHour };
 
   await app.register(async (pages) => {
     pages.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT }, (_req, body, done) => {
@@ -167,6 +167,7 @@ export const shopperPageRoutes = appPart('shopper-pages', ['config', 'db', 'cloc
           shopper,
           ...(promotion?.applied ? { promotionCode: promotion.code } : {}),
           lang: ctx.lang,
+          from: { address: request.ip },
           ...(Number.isSafeInteger(shownTotal) ? { shownTotal } : {}),
         });
         // What the shopper typed is shown again, but for the card number and the security code: those
@@ -182,7 +183,7 @@ export const shopperPageRoutes = appPart('shopper-pages', ['config', 'db', 'cloc
         if (!c) throw notFound('payment page');
         if (!form) return html(reply, 415, renderMessage(ctx, c, 'errorTitle', 'error'));
         const challengeId = form.get('challenge') ?? '';
-        const outcome = await completeChallenge(payDeps, target, challengeId, form.get('action') === 'confirm', ctx.lang);
+        const outcome = await completeChallenge(payDeps, target, challengeId, form.get('action') === 'confirm', { lang: ctx.lang, from: { address: request.ip } });
         if (outcome.kind === 'ChallengeGone') {
           return html(reply, 410, renderMessage(ctx, c, 'threeDTitle', 'threeDGone', { href: ctx.basePath, label: 'startAgain' }));
         }

@@ -94,6 +94,7 @@ export function renderLinkDetail(
                 [t('inactiveMessage'), link.inactiveMessage !== undefined ? <span class="pre-line">{link.inactiveMessage}</span> : '–'],
                 [t('termsUrl'), link.termsUrl !== undefined ? <span class="mono break">{link.termsUrl}</span> : '–'],
                 link.type === 'PayByLink' ? [t('promotionCodes'), link.allowPromotionCodes === true ? t('promotionCodesAllowed') : '–'] : null,
+                link.type === 'PayByLink' ? [t('receipts'), link.emailReceipts === false ? t('receiptsOff') : t('receiptsOn')] : null,
               ]}
             />
           </section>

@@ -60,7 +60,16 @@ export interface LinkEntry {
   customFields: CustomFieldEntry[];
   /** The payment page takes promotion codes (PayByLink). */
   allowPromotionCodes: boolean;
+  /**
+   * The payment page e-mails the shopper a receipt (PayByLink); null when the post did not carry the
+   * form's box at all (its marker, EMAIL_RECEIPTS_SHOWN): an unticked box sends nothing, and only
+   * the marker tells "turned off" from "not on the form".
+   */
+  emailReceipts: boolean | null;
 }
+
+/** A hidden field beside the receipts box: the form that posted had the box. */
+export const EMAIL_RECEIPTS_SHOWN = 'emailReceiptsShown';
 
 export interface CreateEntry extends LinkEntry {
   type: LinkType;
@@ -103,6 +112,7 @@ export function emptyEntry(lang: Lang): LinkEntry {
     termsUrl: '',
     customFields: blankCustomFields(),
     allowPromotionCodes: false,
+    emailReceipts: true,
   };
 }
 
@@ -182,6 +192,7 @@ export function entryOf(form: Form, names: FieldNames): LinkEntry {
     termsUrl: form.text('termsUrl'),
     customFields: customFieldEntriesOf(form),
     allowPromotionCodes: form.text('allowPromotionCodes') === 'on',
+    emailReceipts: form.has(EMAIL_RECEIPTS_SHOWN) ? form.text('emailReceipts') === 'on' : null,
   };
 }
 
@@ -221,6 +232,7 @@ export function entryOfLink(link: PaymentLinkView, lang: Lang): LinkEntry {
     termsUrl: link.termsUrl ?? '',
     customFields: customFieldEntriesOfLink(link),
     allowPromotionCodes: link.allowPromotionCodes === true,
+    emailReceipts: link.emailReceipts !== false,
   };
 }
 
@@ -384,6 +396,7 @@ export function createBody(e: CreateEntry, lang: Lang): Built {
   let items: ItemsBuilt | null = null;
   if (e.type === 'PayByLink') {
     if (e.allowPromotionCodes) body.allowPromotionCodes = true;
+    if (e.emailReceipts === false) body.emailReceipts = false;
     items = putItems(body, e.items, lang);
   } else {
     body.amount = 0;
@@ -418,6 +431,7 @@ export function updateBody(link: PaymentLinkView, e: LinkEntry, withMoney: boole
   body.customFields = custom.list.length > 0 ? custom.list : null;
   // Sent only when it changes, so an edit that leaves it reads in the audit log as before.
   if (link.type === 'PayByLink' && e.allowPromotionCodes !== (link.allowPromotionCodes === true)) body.allowPromotionCodes = e.allowPromotionCodes;
+  if (link.type === 'PayByLink' && e.emailReceipts !== null && e.emailReceipts !== (link.emailReceipts !== false)) body.emailReceipts = e.emailReceipts;
   let items: ItemsBuilt | null = null;
   if (withMoney) {
     if (e.currency !== '') body.currency = e.currency;

@@ -7,7 +7,7 @@ import { translator } from '../i18n.js';
 import type { FieldErrors, View } from '../view.js';
 import { Checkbox, Csrf, ErrorSummary, Field, FieldMessages, Money, NothingToDo, Notice, fieldId, formScope, type Option } from '../views/components.js';
 import { PORTAL, portalPage } from '../views/layout.js';
-import { CREATE_NAMES, UPDATE_NAMES, minorOf, type FieldNames, type ItemEntry, type LinkEntry, type ShopperEntry } from './form.js';
+import { CREATE_NAMES, EMAIL_RECEIPTS_SHOWN, UPDATE_NAMES, minorOf, type FieldNames, type ItemEntry, type LinkEntry, type ShopperEntry } from './form.js';
 import { M } from './messages.js';
 import { SHOPPER_TEXT_FIELDS, ShopperTextsSection } from './textsSection.js';
 import { CUSTOM_FIELD_SHOWN, CustomFieldsSection } from './customFieldsSection.js';
@@ -366,6 +366,12 @@ export function renderLinkForm(view: View, data: FormData): string {
           </div>
           {type === 'PayByLink' ? (
             <Checkbox name="allowPromotionCodes" label={t('allowPromotionCodes')} checked={entry.allowPromotionCodes} hint={t('allowPromotionCodesHint')} />
+          ) : null}
+          {type === 'PayByLink' ? (
+            <>
+              <input type="hidden" name={EMAIL_RECEIPTS_SHOWN} value="1" />
+              <Checkbox name="emailReceipts" label={t('emailReceipts')} checked={entry.emailReceipts !== false} hint={t('emailReceiptsHint')} />
+            </>
           ) : null}
         </fieldset>
         <ShopperSection view={view} t={t} rows={entry.shopper} errors={errors} prefix={names.shopper} />
