@@ -90,8 +90,7 @@ const COMPLETION_MESSAGE =
   'plain text shown on the receipt page after a payment, 1–500 characters; the receipt then waits for the shopper instead of returning to returnUrl by itself';
 const INACTIVE_MESSAGE = 'plain text shown on the page of the link when it is Disabled, Expired or Used, instead of the generic sentence; 1–500 characters';
 const ALLOW_PROMOTION_CODES = 'PayByLink only: the payment page takes the merchant’s promotion codes (docs/api.md, Promotion codes); default false';
-const EMAIL_RECEIPTS =
-  'whether the payment page e-mails the shopper a receipt to the address typed in its EmailAddress field (docs/mail.md); default true';
+const EMAIL_RECEIPTS = 'whether the payment page e-mails the shopper a receipt to the address typed in its EmailAddress field (docs/mail.md); default true';
 const TERMS_URL = 'absolute http(s) URL of the terms, at most 2048 characters; the payment page then asks the shopper to accept them before paying';
 
 // Custom fields (docs/api.md, Custom fields): up to 3 questions of the merchant's on the payment page.

@@ -27,7 +27,14 @@ const PRUNE_PER_FAILURE = 20;
 
 /** Seconds until attempts under these counters are taken again; 0 when they are now. */
 export async function lockedFor(db: Queryable, now: Date, counters: readonly Counter[]): Promise<number> {
-  const found = new Map((await sql.findCounters(db, counters.map((c) => c.key))).map((f) => [f.throttleKey, f]));
+  const found = new Map(
+    (
+      await sql.findCounters(
+        db,
+        counters.map((c) => c.key),
+      )
+    ).map((f) => [f.throttleKey, f]),
+  );
   let wait = 0;
   for (const { key, limit } of counters) {
     const f = found.get(key);

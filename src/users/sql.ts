@@ -220,4 +220,3 @@ export async function pendingInvites(db: Queryable, userIds: readonly string[], 
   );
   return new Map(rows.map((r) => [r.userId, r.expiresAt]));
 }
-

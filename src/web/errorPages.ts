@@ -62,7 +62,6 @@ export function usePageErrors(scope: FastifyInstance, opts: PageErrorOptions & {
     return send(request, reply, e);
   });
   if (opts.notFoundPages) scope.setNotFoundHandler(async (request, reply) => send(request, reply, { status: 404, problem: 'notFound' }));
-
 }
 
 /**

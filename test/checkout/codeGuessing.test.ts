@@ -63,7 +63,11 @@ describe('guessing promotion codes on a pay page', () => {
     // The payment's form carrying the right code is not paid (nor is the code looked at) ...
     const payWithCode = await guesser.post(`/pay/${ref}`, { ...CARD, promotionCode: 'GOOD', lang: 'en' });
     expect(payWithCode.statusCode).toBe(429);
-    const paid = () => ctx.tdb.db.pool.query<{ amount: number; promotion_code: string | null }>('SELECT amount, promotion_code FROM payments WHERE payment_link_reference = $1', [ref]);
+    const paid = () =>
+      ctx.tdb.db.pool.query<{ amount: number; promotion_code: string | null }>(
+        'SELECT amount, promotion_code FROM payments WHERE payment_link_reference = $1',
+        [ref],
+      );
     expect((await paid()).rows).toEqual([]);
     // ... another shopper on the same link is not held back, and paying without a code goes on.
     const other = new Shopper(ctx, '198.51.100.9');

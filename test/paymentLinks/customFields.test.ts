@@ -282,7 +282,10 @@ describe('the shopper’s answers to a link’s custom fields', () => {
     const card = { cardNumber: CARD, expiryDate: '12/39', cvc: '123' };
     const from = { address: '192.0.2.1' };
     const shopper = { answers: {}, acceptedTerms: false, customValues: {}, quantities: null };
-    expect(await pay(deps, { kind: 'link', reference: ref }, { card, shopper, from })).toMatchObject({ kind: 'Invalid', problems: { custom: { size: 'required' } } });
+    expect(await pay(deps, { kind: 'link', reference: ref }, { card, shopper, from })).toMatchObject({
+      kind: 'Invalid',
+      problems: { custom: { size: 'required' } },
+    });
     expect(await paymentAnswers(ctx, ref)).toEqual([]);
     expect((await pay(deps, { kind: 'link', reference: ref }, { card, shopper: { ...shopper, customValues: { size: 'S' } }, from })).kind).toBe('Authorised');
     expect(await paymentAnswers(ctx, ref)).toEqual([[{ key: 'size', value: 'S' }]]);

@@ -183,7 +183,10 @@ export const shopperPageRoutes = appPart('shopper-pages', ['config', 'db', 'cloc
         if (!c) throw notFound('payment page');
         if (!form) return html(reply, 415, renderMessage(ctx, c, 'errorTitle', 'error'));
         const challengeId = form.get('challenge') ?? '';
-        const outcome = await completeChallenge(payDeps, target, challengeId, form.get('action') === 'confirm', { lang: ctx.lang, from: { address: request.ip } });
+        const outcome = await completeChallenge(payDeps, target, challengeId, form.get('action') === 'confirm', {
+          lang: ctx.lang,
+          from: { address: request.ip },
+        });
         if (outcome.kind === 'ChallengeGone') {
           return html(reply, 410, renderMessage(ctx, c, 'threeDTitle', 'threeDGone', { href: ctx.basePath, label: 'startAgain' }));
         }

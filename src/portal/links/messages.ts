@@ -86,7 +86,8 @@ export const M = messages(
     promotionCodes: 'Promotion codes',
     promotionCodesAllowed: 'Allowed',
     emailReceipts: 'E-mail the shopper a receipt',
-    emailReceiptsHint: 'When the shopper gives an e-mail address on the payment page (Shopper details), a receipt is sent to it. Turn it off if your own system sends one.',
+    emailReceiptsHint:
+      'When the shopper gives an e-mail address on the payment page (Shopper details), a receipt is sent to it. Turn it off if your own system sends one.',
     receipts: 'Receipts by e-mail',
     receiptsOn: 'Sent to the address the shopper gives',
     receiptsOff: 'Not sent',
@@ -236,7 +237,8 @@ export const M = messages(
     promotionCodes: 'Afsláttarkóðar',
     promotionCodesAllowed: 'Leyfðir',
     emailReceipts: 'Senda kaupandanum kvittun í tölvupósti',
-    emailReceiptsHint: 'Þegar kaupandinn gefur upp netfang á greiðslusíðunni (upplýsingar um kaupanda) er kvittun send á það. Slökktu á þessu ef þitt eigið kerfi sendir kvittun.',
+    emailReceiptsHint:
+      'Þegar kaupandinn gefur upp netfang á greiðslusíðunni (upplýsingar um kaupanda) er kvittun send á það. Slökktu á þessu ef þitt eigið kerfi sendir kvittun.',
     receipts: 'Kvittanir í tölvupósti',
     receiptsOn: 'Sendar á netfangið sem kaupandinn gefur upp',
     receiptsOff: 'Ekki sendar',
