@@ -52,6 +52,7 @@ export const PGLITE_FILES = [
   'test/portal/users.test.ts',
   'test/portal/webhooks.test.ts',
   'test/promotionCodes/api.test.ts',
+  'test/security/secondAudit.test.ts',
   'test/security/smallFindings.test.ts',
   'test/settlements/api.test.ts',
   'test/settlements/reconcile.test.ts',

@@ -1,4 +1,5 @@
 import isEmailModule from 'validator/lib/isEmail.js';
+import { hasInvisible } from './text.js';
 
 // The one rule for an e-mail address, wherever the service takes one: a shopper's answer on the pay
 // page, a session's shopperContact in the API, a receipt's recipient, a portal user's address. They
@@ -7,18 +8,11 @@ import isEmailModule from 'validator/lib/isEmail.js';
 // The format is validator.js's isEmail, maintained and used across the field (RFC 5321's local part
 // and a domain with a top-level part), with what a recipient of ours must not have on top: a quoted
 // local part (it may hold a comma or a space, which a header would read as two addresses), and any
-// character a reader does not see or that reorders what they see. The portal's users add their own
+// character a reader does not see or that reorders what they see (src/text.ts). The portal's users add their own
 // check on top (src/users/email.ts: two addresses that look the same must not be two users).
 
 /** At most this long, as SMTP's path limit allows (RFC 5321, 4.5.3.1.3). */
 export const EMAIL_MAX_LENGTH = 254;
-
-/**
- * Controls, format characters (zero-width, direction marks), the other code points Unicode says to
- * ignore when drawing, every kind of space, and the braille blank (U+2800), which draws as a space
- * but is a symbol to Unicode.
- */
-const INVISIBLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{White_Space}\p{Bidi_Control}\p{Default_Ignorable_Code_Point}\u2800]/u;
 
 // The package is CommonJS: Node hands its module.exports (the function, which names itself as its
 // own `default`) as the default import, and its types describe the module, so `default` is read.
@@ -28,10 +22,5 @@ const OPTIONS = { allow_display_name: false, require_tld: true, allow_ip_domain:
 
 /** Whether `value` is one e-mail address, exactly (no surrounding spaces, no name, no second address). */
 export function isEmailAddress(value: string): boolean {
-  return value.length <= EMAIL_MAX_LENGTH && !value.includes('"') && !INVISIBLE.test(value) && isEmail(value, OPTIONS);
-}
-
-/** Whether the text carries characters a reader does not see, or that reorder what they see. */
-export function hasInvisible(value: string): boolean {
-  return INVISIBLE.test(value);
+  return value.length <= EMAIL_MAX_LENGTH && !value.includes('"') && !hasInvisible(value) && isEmail(value, OPTIONS);
 }

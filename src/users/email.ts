@@ -1,4 +1,5 @@
-import { hasInvisible, isEmailAddress } from '../emailAddress.js';
+import { isEmailAddress } from '../emailAddress.js';
+import { hasInvisible } from '../text.js';
 
 // A portal user's e-mail address as it is stored and compared (docs/portal.md, "Signing in").
 //

@@ -1,5 +1,6 @@
 import { paymentState, type PaymentExportRow } from '../../payments/service.js';
 import { answersLine } from '../../paymentLinks/shopper.js';
+import { INVISIBLE_CHARACTERS } from '../../text.js';
 
 // The payments CSV export (§The portal): one line per payment, written as the rows are read, so the
 // export of a million payments holds one batch in memory. RFC 4180 quoting; amounts in the
@@ -30,13 +31,12 @@ const CSV_COLUMNS = [
  * What a cell may not start with: the signs a spreadsheet runs as a formula (= + - @), their
  * fullwidth and small forms (some programs read them as the ASCII ones), and anything a program may
  * skip before such a sign: white space of any kind (tab, line feed, carriage return, space, no-break
- * space...), controls, format characters (zero-width space, joiners, word joiner, byte order mark,
- * soft hyphen, direction marks such as U+061C), the code points Unicode says to ignore when drawing
- * (the combining grapheme joiner U+034F, fillers), a combining mark with no letter before it, and
- * the braille blank U+2800. By class rather than by list, so a mark the list forgot is covered.
+ * space...), the invisible characters of src/text.ts (zero-width space, joiners, byte order mark, soft
+ * hyphen, direction marks such as U+061C, the combining grapheme joiner U+034F, fillers, the braille
+ * blank U+2800), and a combining mark with no letter before it. By class rather than by list, so a
+ * mark a list would forget is covered.
  */
-const FORMULA_START =
-  /^[=+\-@\uff1d\uff0b\uff0d\uff20\ufe62\ufe63\ufe66\ufe6b\u2212\p{White_Space}\p{Cc}\p{Cf}\p{Bidi_Control}\p{Default_Ignorable_Code_Point}\p{M}\u2800]/u;
+const FORMULA_START = new RegExp(String.raw`^[=+\-@＝＋－＠﹢﹣﹦﹫−\s\p{M}${INVISIBLE_CHARACTERS}]`, 'u');
 
 /**
  * One cell. A text that a spreadsheet would run as a formula (FORMULA_START) is kept as text by a
