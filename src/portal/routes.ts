@@ -10,6 +10,7 @@ import { serveAssets } from '../web/assets.js';
 import { isLang, rememberLang } from '../web/lang.js';
 import { bindForms } from '../web/formTokens.js';
 import { usePageErrors, useUnroutablePage, type PageProblem } from '../web/errorPages.js';
+import { UNROUTABLE_PATH } from '../http/errorHandler.js';
 import { secureCookies as secureCookiesOf } from '../web/layer.js';
 import {
   changePassword,
@@ -158,7 +159,8 @@ export const portalRoutes = appPart('portal', ['config', 'db', 'clock', 'sealer'
         unreadableBody: (request) => !request.portalBodyRead && request.isMultipart(),
         render: async (request, reply, e) => {
           const view = publicViewFor(request, reply);
-          const [title, text] = PROBLEM_WORDS[e.problem];
+          // An address that cannot be read (cut short or changed in copying) names nothing: said so, with its 400.
+          const [title, text] = PROBLEM_WORDS[request.url.endsWith(UNROUTABLE_PATH) ? 'notFound' : e.problem];
           if (request.portalSession && e.problem !== 'unavailable') {
             try {
               return renderSignedInMessage(await viewFor(request, reply, deps), title, view.t(text));

@@ -105,6 +105,7 @@ describe('second audit: the portal', () => {
       expect(res.headers['x-frame-options'], url).toBe('DENY');
       expect(res.headers['cache-control'], url).toBe('no-store');
       expect(res.body).toContain('<!doctype html>');
+      expect(res.body).toContain(csp === CSP.shopper ? 'Check the address you were given.' : 'There is nothing here, or it belongs to another merchant.');
     }
     // The API keeps its own answer.
     const api = await ctx.app.inject({ method: 'GET', url: '/api/v1/paymentlinks/%E0%A4%A', headers: { 'x-api-key': ctx.merchant.apiKey } });

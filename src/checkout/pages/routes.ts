@@ -36,6 +36,7 @@ import { negotiateLang } from '../../web/lang.js';
 import { bindForms, formToken } from '../../web/formTokens.js';
 import { usePageErrors, useUnroutablePage } from '../../web/errorPages.js';
 import { notFound } from '../../errors.js';
+import { UNROUTABLE_PATH } from '../../http/errorHandler.js';
 import { formatMoney } from '../../html/format.js';
 import { ReceiptSigner } from './receipts.js';
 
@@ -85,7 +86,9 @@ export const shopperPageRoutes = appPart('shopper-pages', ['config', 'db', 'cloc
           const page = request.formBinding?.replace(/^page:/, '') ?? '/';
           return renderMessage({ ...ctx, basePath: page }, null, 'csrfTitle', 'csrf', { href: page, label: 'startAgain' });
         }
-        if (e.problem === 'notFound') return renderMessage(ctx, null, 'notFoundTitle', 'notFound');
+        // An address that cannot be read (cut short or changed in copying) names no payment either: the
+        // shopper is asked to check it, with the 400 of a request that could not be read.
+        if (e.problem === 'notFound' || request.url.endsWith(UNROUTABLE_PATH)) return renderMessage(ctx, null, 'notFoundTitle', 'notFound');
         return renderMessage(ctx, null, 'errorTitle', 'error');
       },
     });
