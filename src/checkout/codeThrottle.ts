@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/database.js';
-import { count, lockedFor, type Counter } from '../throttle/service.js';
+import { giveBack, networkOf, reserve, type Counter } from '../throttle/service.js';
 
 // How many promotion codes a pay page takes that turn out not to be usable, and from whom (docs/api.md,
 // "Promotion codes"; docs/portal.md). A merchant's codes are words people remember (SUMMER25), so a
@@ -16,7 +16,7 @@ import { count, lockedFor, type Counter } from '../throttle/service.js';
 export const CODE_THROTTLE = {
   /** One link from one network address: a shopper mistyping a code. */
   perLinkAndAddress: { failures: 10, windowMs: 15 * 60_000 },
-  /** One network address on any link: a guesser moving from link to link. */
+  /** One network address on any of the merchant's links: a guesser moving from link to link. */
   perAddress: { failures: 30, windowMs: 3_600_000 },
   /** One link from any network address: a guesser with many addresses. */
   perLink: { failures: 300, windowMs: 3_600_000 },
@@ -32,20 +32,26 @@ export interface CodeAttempt {
 }
 
 function countersOf(a: CodeAttempt): Counter[] {
+  const net = networkOf(a.address);
   return [
-    { key: `code-link-address:${a.link}|${a.address}`, limit: CODE_THROTTLE.perLinkAndAddress },
-    { key: `code-address:${a.address}`, limit: CODE_THROTTLE.perAddress },
+    { key: `code-link-address:${a.link}|${net}`, limit: CODE_THROTTLE.perLinkAndAddress },
+    { key: `code-address:${a.merchantId}|${net}`, limit: CODE_THROTTLE.perAddress },
     { key: `code-link:${a.link}`, limit: CODE_THROTTLE.perLink },
     { key: `code-merchant:${a.merchantId}`, limit: CODE_THROTTLE.perMerchant },
   ];
 }
 
-/** Seconds until this page takes codes from this address again; 0 when it does now. */
-export function codesLockedFor(db: Queryable, now: Date, attempt: CodeAttempt): Promise<number> {
-  return lockedFor(db, now, countersOf(attempt));
+/**
+ * Takes a place for one code about to be looked at, counted as refused until `codeApplied` gives it
+ * back (src/throttle/service.ts, reserve: a burst of codes cannot all pass a check made before any of
+ * them was counted). Answers the seconds until this page takes codes from this address again, or 0:
+ * the code may be looked at.
+ */
+export function takeCodeAttempt(db: Queryable, now: Date, attempt: CodeAttempt): Promise<number> {
+  return reserve(db, now, countersOf(attempt));
 }
 
-/** Counts one refused code. */
-export function countRefusedCode(db: Queryable, now: Date, attempt: CodeAttempt): Promise<void> {
-  return count(db, now, countersOf(attempt));
+/** The code looked at applies (or was not looked at for a reason of the shopper's own): its place is given back. */
+export function codeApplied(db: Queryable, attempt: CodeAttempt): Promise<void> {
+  return giveBack(db, countersOf(attempt));
 }

@@ -1,7 +1,7 @@
 import type { Queryable } from '../db/database.js';
 import { lockPromotion, quotePromotion, type AppliedPromotion, type PromotionRefusal } from '../promotionCodes/service.js';
 import type { Checkoutable } from './shopper.js';
-import { codesLockedFor, countRefusedCode } from './codeThrottle.js';
+import { codeApplied, takeCodeAttempt } from './codeThrottle.js';
 
 // A promotion code on a link's payment page (docs/api.md, Promotion codes): what the shopper's code does
 // to the amount before the discount, when the link takes codes. One rule (quoteOf in the promotion
@@ -39,25 +39,28 @@ function typedCode(typed: string | null | undefined): string {
 /**
  * What a code typed on the page does to `base` now (the page's Apply, and the payment's form before it
  * pays), read without a lock; undefined for a blank code. Held to the pay pages' limits on refused
- * codes (./codeThrottle.ts): past one, the code is not looked at; each refusal counts.
+ * codes (./codeThrottle.ts): past one, the code is not looked at; each refusal counts. `counted`
+ * false: the page shows again why a code it already took no longer applies (a payment that lost the
+ * race for a code's last use), which is no guess of the shopper's.
  */
 export async function quoteTypedCode(
   q: Queryable,
   c: Checkoutable,
   base: number,
   typed: string | null | undefined,
-  from: { address: string; now: Date },
+  from: { address: string; now: Date; counted?: boolean },
 ): Promise<TypedCode | undefined> {
   if (typedCode(typed) === '') return undefined;
   if (!c.allowPromotionCodes) return { refusal: 'notAllowed' };
+  const counted = from.counted !== false;
   const attempt = { merchantId: c.merchantId, link: `${c.kind}:${c.reference}`, address: from.address };
-  const throttledForSeconds = await codesLockedFor(q, from.now, attempt);
-  if (throttledForSeconds > 0) return { throttledForSeconds };
-  const quote = await decide(quotePromotion, q, c, base, typed, from.now);
-  if ('refusal' in quote) {
-    await countRefusedCode(q, from.now, attempt);
-    return { refusal: SHOPPER_REFUSAL[quote.refusal] };
+  if (counted) {
+    const throttledForSeconds = await takeCodeAttempt(q, from.now, attempt);
+    if (throttledForSeconds > 0) return { throttledForSeconds };
   }
+  const quote = await decide(quotePromotion, q, c, base, typed, from.now);
+  if ('refusal' in quote) return { refusal: SHOPPER_REFUSAL[quote.refusal] };
+  if (counted) await codeApplied(q, attempt);
   return quote.applied ? { applied: quote.applied } : undefined;
 }
 

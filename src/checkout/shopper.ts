@@ -469,11 +469,11 @@ async function enqueueMails(
   promotion: AppliedPromotion | null,
   given: { lang?: Lang | undefined; from: PayingFrom },
 ): Promise<void> {
-  const typed = c.emailReceipts ? answers.find((a) => a.field === 'EmailAddress')?.value.trim() : undefined;
+  // A link's shopper types the address: limited (./receiptLimits.ts). A session's comes from the merchant.
+  const typed = c.kind === 'link' && c.shopperEmail === null && c.emailReceipts ? answers.find((a) => a.field === 'EmailAddress')?.value.trim() : undefined;
+  const on = { merchantId: c.merchantId, link: `${c.kind}:${c.reference}` };
   const answered =
-    typed !== undefined && typed !== '' && (await takeReceipt(tx, deps.clock.now(), deps.receiptsPerHour, `${c.kind}:${c.reference}`, given.from.address))
-      ? typed
-      : undefined;
+    typed !== undefined && typed !== '' && (await takeReceipt(tx, deps.clock.now(), deps.receiptsPerHour, on, given.from.address)) ? typed : undefined;
   const lang = given.lang;
   await enqueuePaymentMails(tx, deps.clock, {
     merchantId: c.merchantId,

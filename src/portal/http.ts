@@ -111,6 +111,13 @@ export class Form {
     return list.filter((x): x is string => typeof x === 'string');
   }
 
+  /** The field's value when it was sent exactly once, as text; undefined otherwise (absent, repeated, a file, a JSON value that is no string). */
+  single(name: string): string | undefined {
+    const v = this.fields[name];
+    const one = Array.isArray(v) && v.length === 1 ? v[0] : v;
+    return typeof one === 'string' ? one : undefined;
+  }
+
   has(name: string): boolean {
     return Object.hasOwn(this.fields, name);
   }

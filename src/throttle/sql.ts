@@ -16,18 +16,29 @@ export async function findCounters(db: Queryable, keys: readonly string[]): Prom
   return rows;
 }
 
-/** Counts one failure for each key; a counter whose window started at or before its windowStart starts again at one. */
-export async function addFailures(db: Queryable, counts: readonly { key: string; windowStart: Date }[], now: Date): Promise<void> {
-  await db.query(
+/**
+ * Counts one for each key, in one statement (concurrent counts of a key are serialised by its row);
+ * a counter whose window started at or before its windowStart starts again at one. Answers each
+ * counter as the count left it.
+ */
+export async function addFailures(db: Queryable, counts: readonly { key: string; windowStart: Date }[], now: Date): Promise<CounterRow[]> {
+  const { rows } = await db.query<CounterRow>(
     `WITH c (k, window_start) AS (SELECT * FROM unnest($1::text[], $2::timestamptz[]))
      INSERT INTO failure_counters AS f (throttle_key, failures, window_started_at)
      SELECT c.k, 1, $3::timestamptz FROM c
      ON CONFLICT (throttle_key) DO UPDATE SET (failures, window_started_at) = (
        SELECT CASE WHEN f.window_started_at <= c.window_start THEN 1 ELSE f.failures + 1 END,
               CASE WHEN f.window_started_at <= c.window_start THEN $3 ELSE f.window_started_at END
-         FROM c WHERE c.k = f.throttle_key)`,
+         FROM c WHERE c.k = f.throttle_key)
+     RETURNING throttle_key AS "throttleKey", failures, window_started_at AS "windowStartedAt"`,
     [counts.map((c) => c.key), counts.map((c) => c.windowStart), now],
   );
+  return rows;
+}
+
+/** Takes back one count of each key (never below zero). */
+export async function takeBack(db: Queryable, keys: readonly string[]): Promise<void> {
+  await db.query('UPDATE failure_counters SET failures = failures - 1 WHERE throttle_key = ANY($1::text[]) AND failures > 0', [keys]);
 }
 
 /**

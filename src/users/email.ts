@@ -12,8 +12,8 @@ import { hasInvisible } from '../text.js';
 // - Unicode's compatibility mapping (NFKC) changes it: a ligature "ﬀ" for "ff", a fullwidth "ｓ",
 //   a superscript; the address stored is then always its own NFKC form, so two stored addresses that
 //   compare the same under NFKC and lower case are one address;
-// - its local part carries a combining mark that did not join its letter ("staf̣f"): a mark that
-//   belongs to the letter is composed into it by normal form C;
+// - a part of it carries a combining mark that did not join its letter ("staf̣f", "ex̣ample"): a
+//   mark that belongs to the letter is composed into it by normal form C;
 // - a part of it mixes Latin letters with Cyrillic or Greek ones ("pаypal" with a Cyrillic "а").
 // and refused as invalid if it is not an address by the service's one rule (src/emailAddress.ts:
 // no trailing dot in the domain, no empty or leading or trailing dot in the local part). A whole part
@@ -45,9 +45,8 @@ export function checkEmail(raw: string): EmailCheck {
   if (foldOf(e.normalize('NFKC')) !== e) return { ok: false, problem: 'lookalike' };
   if (!isEmailAddress(e)) return { ok: false, problem: 'invalid' };
   const at = e.lastIndexOf('@');
-  const local = e.slice(0, at);
-  const parts = [local, ...e.slice(at + 1).split('.')];
-  if (strayMark(local) || parts.some(mixesScripts)) return { ok: false, problem: 'lookalike' };
+  const parts = [e.slice(0, at), ...e.slice(at + 1).split('.')];
+  if (parts.some((part) => strayMark(part) || mixesScripts(part))) return { ok: false, problem: 'lookalike' };
   return { ok: true, email: e };
 }
 

@@ -9,7 +9,7 @@ import { hashSecret, prefixedId, randomToken } from '../ids.js';
 import { isPartnerLinked, merchantExists, merchantNameOf, merchantsOfPartner, partnerExists } from '../accounts/service.js';
 import { dummyHash, hashPassword, passwordProblem, verifyPassword, type PasswordProblem } from './password.js';
 import { checkEmail, signInKeyOf } from './email.js';
-import { ACCOUNT_LIMITS, clearAccountFailures, countFailure, lockedFor } from './throttle.js';
+import { ACCOUNT_LIMITS, clearAccountFailures, countFailure, lockedFor, signedIn, takeSignInAttempt } from './throttle.js';
 import * as sql from './sql.js';
 import * as members from './memberships/sql.js';
 import { isLang, type Lang } from '../web/lang.js';
@@ -297,17 +297,15 @@ export async function signIn(
 ): Promise<SignInOutcome> {
   const now = clock.now();
   const email = signInKeyOf(input.email);
-  const retryAfterSeconds = await lockedFor(db.pool, now, email, input.address);
+  // Counted as a failure before the password is checked; given back when it is right.
+  const retryAfterSeconds = await takeSignInAttempt(db.pool, now, email, input.address);
   if (retryAfterSeconds > 0) return { kind: 'throttled', retryAfterSeconds };
   const user = await sql.findUserByEmail(db.pool, email);
   const stored = user?.passwordHash ?? (await dummyHash());
   const matches = (await verifyPassword(stored, input.password)) && user?.passwordHash != null;
   const merchantId = matches && user ? await homeMerchant(db, user) : undefined;
-  if (!user || !matches || merchantId === undefined) {
-    await countFailure(db.pool, now, email, input.address);
-    return { kind: 'invalid' };
-  }
-  await clearAccountFailures(db.pool, email, input.address);
+  if (!user || !matches || merchantId === undefined) return { kind: 'invalid' };
+  await signedIn(db.pool, email, input.address);
   await sql.deleteExpiredSessions(db.pool, now, new Date(now.getTime() - policy.idleMs));
   return { kind: 'ok', session: await startSession(db.pool, clock, user, merchantId, policy) };
 }

@@ -1,5 +1,5 @@
 import * as throttle from '../throttle/service.js';
-import type { Counter } from '../throttle/service.js';
+import { networkOf, type Counter } from '../throttle/service.js';
 import type { Queryable } from '../db/database.js';
 
 // How many wrong passwords are allowed, and to whom (docs/portal.md, "Signing in"). A wrong password
@@ -25,7 +25,8 @@ export const THROTTLE = {
 type Limit = keyof typeof THROTTLE;
 
 /** The counters one attempt for this account (its stored address) from this network address touches. */
-function countersOf(email: string, address: string, limits: readonly Limit[] = LIMITS): Counter[] {
+function countersOf(email: string, client: string, limits: readonly Limit[] = LIMITS): Counter[] {
+  const address = networkOf(client);
   const keys: Record<Limit, string> = {
     perAccountAndAddress: `account-address:${email}|${address}`,
     perAccount: `account:${email}`,
@@ -42,6 +43,22 @@ export const ACCOUNT_LIMITS: readonly Limit[] = ['perAccountAndAddress', 'perAcc
 /** Seconds until attempts for this account from this address are taken again under these limits; 0 when they are now. */
 export function lockedFor(db: Queryable, now: Date, email: string, address: string, limits: readonly Limit[] = LIMITS): Promise<number> {
   return throttle.lockedFor(db, now, countersOf(email, address, limits));
+}
+
+/**
+ * Takes a place for one sign-in attempt of this account from this address, counted as a wrong
+ * password until `signedIn` gives it back: counted before the password is checked, so that a burst of
+ * guesses cannot all pass a check made before any was counted (src/throttle/service.ts, reserve).
+ * Answers the seconds until attempts are taken again, or 0: the password may be checked.
+ */
+export function takeSignInAttempt(db: Queryable, now: Date, email: string, address: string): Promise<number> {
+  return throttle.reserve(db, now, countersOf(email, address));
+}
+
+/** The right password: the account's own counters start again, and the network address's place is given back. */
+export async function signedIn(db: Queryable, email: string, address: string): Promise<void> {
+  await clearAccountFailures(db, email, address);
+  await throttle.giveBack(db, countersOf(email, address, ['perAddress']));
 }
 
 /** Counts one wrong password for this account from this address (a counter past its window starts again). */

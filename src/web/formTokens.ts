@@ -107,17 +107,19 @@ class ForeignPostError extends Error {
  * Whether a browser says this post comes from a page of another site: its Sec-Fetch-Site names
  * another site, or its Origin is neither the service's public origin nor the host the request was
  * sent to (the same service reached by another name, such as localhost for 127.0.0.1), or is
- * `null`: an opaque origin, as a sandboxed frame or a data: page of another site sends. The
- * service's own pages are sent with Referrer-Policy same-origin (src/web/headers.ts), under which a
- * browser sends their forms with their real origin. No Origin at all says nothing (an older browser,
- * a script): the token decides those.
+ * `null` without the browser saying the post is same-origin: an opaque origin, as a sandboxed frame or
+ * a data: page of another site sends. The service's own pages are sent with Referrer-Policy
+ * same-origin (src/web/headers.ts), under which a browser sends their forms with their real origin;
+ * a page the release before served (no-referrer) posts `Origin: null` with `Sec-Fetch-Site:
+ * same-origin`, and is still taken. No Origin at all says nothing (an older browser, a script): the
+ * token decides those.
  */
 function isForeignPost(request: FastifyRequest, ownOrigin: string): boolean {
   const site = request.headers['sec-fetch-site'];
   if (site !== undefined && site !== 'same-origin' && site !== 'none') return true;
   const origin = request.headers.origin;
   if (origin === undefined) return false;
-  if (origin === 'null') return true;
+  if (origin === 'null') return site !== 'same-origin';
   if (origin.toLowerCase() === ownOrigin) return false;
   try {
     return new URL(origin).host !== (request.headers.host ?? '').toLowerCase();

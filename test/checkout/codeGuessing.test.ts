@@ -117,4 +117,33 @@ describe('guessing promotion codes on a pay page', () => {
     await newcomer.get(`/pay/${elsewhere}`);
     expect((await apply(newcomer, elsewhere, 'GOOD')).statusCode).toBe(200);
   });
+
+  it('takes no more codes from a burst sent at once than from the same codes sent one by one', async () => {
+    const ref = await codeLink();
+    const guesser = new Shopper(ctx, '203.0.113.99');
+    await guesser.get(`/pay/${ref}`);
+    // One form token, fifty posts at once: each is counted before its code is looked at.
+    const statuses = await Promise.all(Array.from({ length: 50 }, (_, i) => apply(guesser, ref, `BURST${i}`).then((r) => r.statusCode)));
+    expect(statuses.filter((s) => s === 400)).toHaveLength(CODE_THROTTLE.perLinkAndAddress.failures);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(50 - CODE_THROTTLE.perLinkAndAddress.failures);
+    // The refused ones counted toward nothing else: the merchant's other links still take codes from others.
+    const other = new Shopper(ctx, '198.51.100.201');
+    await other.get(`/pay/${ref}`);
+    expect((await apply(other, ref, 'GOOD')).statusCode).toBe(200);
+  });
+
+  it('counts an IPv6 guesser by its /64: moving within it is no escape', async () => {
+    const ref = await codeLink();
+    for (let i = 0; i < CODE_THROTTLE.perLinkAndAddress.failures; i++) {
+      const s = new Shopper(ctx, `2001:db8:aa:bb::${(i + 1).toString(16)}`);
+      await s.get(`/pay/${ref}`);
+      expect((await apply(s, ref, `SIX${i}`)).statusCode).toBe(400);
+    }
+    const moved = new Shopper(ctx, '2001:db8:aa:bb:ffff:1:2:3');
+    await moved.get(`/pay/${ref}`);
+    expect((await apply(moved, ref, 'GOOD')).statusCode).toBe(429);
+    const elsewhere = new Shopper(ctx, '2001:db8:aa:bc::1');
+    await elsewhere.get(`/pay/${ref}`);
+    expect((await apply(elsewhere, ref, 'GOOD')).statusCode).toBe(200);
+  });
 });

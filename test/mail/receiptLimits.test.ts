@@ -94,4 +94,12 @@ describe('receipts sent from a link’s page', () => {
     expect(await payFrom(ref, '192.0.2.12', 'cecilia@example.com')).toBe(303);
     expect(await receiptsOf(ref)).toEqual(['bjorn@example.com']);
   });
+
+  it('sends no more receipts for payments made at once than for the same payments one by one', async () => {
+    const refs = await Promise.all(Array.from({ length: 6 }, () => emailLink()));
+    const statuses = await Promise.all(refs.map((ref, i) => payFrom(ref, '203.0.113.200', `at-once${i}@example.com`)));
+    expect(statuses).toEqual(Array(6).fill(303));
+    const sent = (await Promise.all(refs.map(receiptsOf))).flat();
+    expect(sent).toHaveLength(3);
+  });
 });

@@ -113,6 +113,19 @@ describe('portal account hardening', () => {
     });
   });
 
+  describe('a burst of sign-ins', () => {
+    it('checks no more passwords sent at once than the limit allows one by one; the right one then waits its turn', async () => {
+      const { email } = await portalUser(ctx, 'staff', { email: fresh('burst') });
+      const browser = new PortalBrowser(ctx);
+      await browser.get('/portal/sign-in');
+      const post = (password: string) => browser.post('/portal/sign-in', { email, password, next: '/portal' });
+      const statuses = await Promise.all(Array.from({ length: 20 }, (_, i) => post(`wrong guess ${i}`).then((r) => r.statusCode)));
+      expect(statuses.filter((s) => s === 401)).toHaveLength(5);
+      expect(statuses.filter((s) => s === 429)).toHaveLength(15);
+      expect((await post(PASSWORD)).statusCode).toBe(429);
+    });
+  });
+
   describe('look-alike addresses', () => {
     const refusal = async (email: string): Promise<{ field: string; code: string } | undefined> => {
       try {
@@ -182,6 +195,8 @@ describe('portal account hardening', () => {
         brailleBlank: 'staff\u2800@sandbox.example',
         noBreakSpace: 'staff\u00a0@sandbox.example',
         combiningMark: 'staf\u0323f@sandbox.example', // a dot below that joins no letter
+        markInDomain: 'staff@sandbox.ex\u0323ample',
+        strokeInDomain: 'staff@sandbox.exa\u0336mple',
       };
       for (const [what, email] of Object.entries(copies)) expect(await refusal(email), what).toMatchObject(lookalike);
       expect(await refusal('staff@sandbox.example.')).toMatchObject({ field: 'email', code: 'FORMAT' }); // a trailing dot
@@ -253,14 +268,18 @@ describe('portal account hardening', () => {
       await insert('usr_nfkc_only', '\uff4b\uff4fri@example.com'); // fullwidth ｋｏ
       await insert('usr_nfkc_live', 'buffy@example.com');
       await insert('usr_nfkc_copy', 'bu\ufb00y@example.com');
+      // Two copies of an address nobody has: the older becomes it, the other stays a copy.
+      await insert('usr_nfkc_twin1', '\uff42ert@example.com');
+      await ctx.tdb.db.pool.query("UPDATE portal_users SET created_at = now() - interval '1 day' WHERE id = 'usr_nfkc_twin1'");
+      await insert('usr_nfkc_twin2', 'b\uff45rt@example.com');
       await ctx.tdb.db.pool.query(loadMigrations().find((m) => m.name === '0042_portal_user_email_nfkc')?.sql ?? '');
-      const { rows } = await ctx.tdb.db.pool.query<{ id: string; email: string }>(
-        "SELECT id, email FROM portal_users WHERE id IN ('usr_nfkc_only', 'usr_nfkc_live', 'usr_nfkc_copy') ORDER BY id",
-      );
+      const { rows } = await ctx.tdb.db.pool.query<{ id: string; email: string }>("SELECT id, email FROM portal_users WHERE id LIKE 'usr_nfkc_%' ORDER BY id");
       expect(rows).toEqual([
         { id: 'usr_nfkc_copy', email: 'bu\ufb00y@example.com' },
         { id: 'usr_nfkc_live', email: 'buffy@example.com' },
         { id: 'usr_nfkc_only', email: 'kori@example.com' },
+        { id: 'usr_nfkc_twin1', email: 'bert@example.com' },
+        { id: 'usr_nfkc_twin2', email: 'b\uff45rt@example.com' },
       ]);
     });
   });

@@ -289,9 +289,9 @@ export const shopperPageRoutes = appPart('shopper-pages', ['config', 'db', 'cloc
   }
 
   /** The code the shopper gave on a payable page, and what it does to the amount now; undefined when none was given. */
-  async function promotionOf(request: FastifyRequest, c: Checkoutable, typed: string | null | undefined): Promise<PromotionView | undefined> {
+  async function promotionOf(request: FastifyRequest, c: Checkoutable, typed: string | null | undefined, counted = true): Promise<PromotionView | undefined> {
     const code = (typed ?? '').trim().slice(0, 40);
-    const quote = await quoteTypedCode(db.pool, c, chargeAmount(c), code, { address: request.ip, now: clock.now() });
+    const quote = await quoteTypedCode(db.pool, c, chargeAmount(c), code, { address: request.ip, now: clock.now(), counted });
     if (quote === undefined) return undefined;
     if ('throttledForSeconds' in quote) return { code, applied: null, refusal: 'throttled', retryAfterSeconds: quote.throttledForSeconds };
     if ('refusal' in quote) return { code, applied: null, refusal: quote.refusal };
@@ -374,7 +374,8 @@ export const shopperPageRoutes = appPart('shopper-pages', ['config', 'db', 'cloc
         // The code no longer applies (another payment reached its cap, or the merchant changed it): the
         // page again with why, and the total without it; nothing was charged.
         const fresh = (await openCheckoutable({ db, clock }, target, { countVisit: false })) ?? c;
-        const again = await promotionOf(request, fresh, promotion?.code);
+        // Why the code it took no longer applies: no guess of the shopper's, so not counted as one.
+        const again = await promotionOf(request, fresh, promotion?.code, false);
         const state: FormState = { values, errors: {}, alert: `${ctx.t('promoRefusedPay')} ${ctx.t('errCardAgain')}`, promotion: again };
         return html(reply, 409, renderPayPage(ctx, fresh, csrf, state));
       }

@@ -112,7 +112,8 @@ export const developersArea: PortalArea = {
         ]);
         return { status: 400, data: await page(ctx, { origins: { text, sent, errors } }) };
       }
-      const given = form.texts('allowedOrigins').length === 0 ? null : sent;
+      // Only a value sent once as text is the list; anything else goes as it came, to be refused.
+      const given = form.single('allowedOrigins') === undefined ? null : sent;
       const outcome = await refusable(() => updateAllowedOrigins({ db, clock, actor: ctx.actor }, merchantId, given));
       if ('errors' in outcome) return { status: 400, data: await page(ctx, { origins: { text, sent, errors: outcome.errors } }) };
       return { seeOther: `${DEVELOPERS}?done=originsSaved#origins` };
