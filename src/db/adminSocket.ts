@@ -1,6 +1,6 @@
-import { lstatSync, mkdtempSync, realpathSync, rmdirSync } from 'node:fs';
+import { lstatSync, mkdtempSync, realpathSync, rmSync, rmdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, isAbsolute, join } from 'node:path';
+import { basename, dirname, isAbsolute, join } from 'node:path';
 
 // Where a process holding an embedded database answers admin commands (src/admin/server.ts), and when
 // the CLI may trust what it finds there (docs/running.md, "One process per embedded folder").
@@ -41,6 +41,20 @@ function runtimeDir(): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** The name mkdtemp gives a socket's own folder. */
+const OWN_FOLDER = /^paylinks-[A-Za-z0-9]{6}$/;
+
+/**
+ * Removes the socket folder a dead holder of the lock made for itself (a process killed with SIGKILL
+ * cannot): only a folder of that name, this user's and closed to others, never the data folder.
+ */
+export function dropDeadSocketFolder(socketPath: string | null, dataDir: string): void {
+  if (socketPath === null) return;
+  const folder = dirname(socketPath);
+  if (!OWN_FOLDER.test(basename(folder)) || folder === realpathSync(dataDir) || !privateTo(folder, ownUid())) return;
+  rmSync(folder, { recursive: true, force: true });
 }
 
 /** Where this process answers admin commands for `dataDir`, and whether the socket's folder is its own to remove when it stops. */

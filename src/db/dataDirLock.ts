@@ -1,7 +1,7 @@
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
-import { adminSocketPathOf } from './adminSocket.js';
+import { adminSocketPathOf, dropDeadSocketFolder } from './adminSocket.js';
 
 // One process at a time per embedded database folder. PGlite runs PostgreSQL inside this process and
 // assumes it is the only one writing its files: a second process (an admin command beside a running
@@ -195,6 +195,8 @@ function takeLock(dataDir: string, path: string, holder: LockHolder, content: st
       continue;
     }
     if (current !== undefined && holderAlive(current)) throw new DataDirLockedError(dataDir, current);
+    // The dead holder's own socket folder (made with a random name) goes with its lock.
+    if (current !== undefined) dropDeadSocketFolder(current.adminSocket, dataDir);
     takeOverStale(path, raw);
   }
   throw new Error(`could not take the lock ${path}: it keeps changing`);

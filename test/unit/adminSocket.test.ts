@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
-import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { acquireDataDirLock, DataDirLockedError, type LockHolder } from '../../src/db/dataDirLock.js';
+import { acquireDataDirLock, DataDirLockedError, lockPathOf, type LockHolder } from '../../src/db/dataDirLock.js';
 import { AdminSocketUntrustedError, runThroughHolder } from '../../src/admin/client.js';
 
 // The admin socket's folder (docs/running.md): another local account can neither choose nor write
@@ -74,6 +74,22 @@ describe('where the admin socket goes', () => {
     const other = acquireDataDirLock(longDataDir(), { command: 'serve', adminSocket: true });
     expect(dirname(dirname(other.holder.adminSocket as string))).toBe(tmpdir());
     other.release();
+  });
+
+  it('removes the socket folder of a holder that died without releasing its lock', () => {
+    const runtime = join(base, 'run');
+    mkdirSync(runtime, { mode: 0o700 });
+    process.env.XDG_RUNTIME_DIR = runtime;
+    const dataDir = longDataDir();
+    const dead = acquireDataDirLock(dataDir, { command: 'serve', adminSocket: true });
+    const deadFolder = dirname(dead.holder.adminSocket as string);
+    // As SIGKILL leaves it: the lock names a pid that is gone, and its folder is still there.
+    const lock = JSON.parse(readFileSync(lockPathOf(dataDir), 'utf8')) as LockHolder;
+    writeFileSync(lockPathOf(dataDir), `${JSON.stringify({ ...lock, pid: 2 ** 22 + 1, processStart: null })}\n`);
+    const next = acquireDataDirLock(dataDir, { command: 'serve', adminSocket: true });
+    expect(existsSync(deadFolder)).toBe(false);
+    expect(readdirSync(runtime)).toEqual([basename(dirname(next.holder.adminSocket as string))]);
+    next.release();
   });
 
   it('leaves no folder behind when the data folder is held by another process', () => {
