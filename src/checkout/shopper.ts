@@ -239,7 +239,8 @@ export async function openCheckoutable(deps: { db: Database; clock: Clock }, tar
 export type PayOutcome =
   | { kind: 'Authorised'; payfacReference: string; card: CardSummary; amount: number; currency: string; token: string | null }
   | { kind: 'Refused'; payfacReference: string; card: CardSummary; reason: string }
-  | { kind: 'Challenge'; challengeId: string; card: CardSummary }
+  /** The 3-D Secure step, for exactly `amount`: what the payment charges once confirmed (after quantities and a code). */
+  | { kind: 'Challenge'; challengeId: string; card: CardSummary; amount: number }
   | { kind: 'NotPayable'; status: string }
   /** What the shopper gave is refused: every problem, with the link or session as it is now. */
   | { kind: 'Invalid'; card: readonly CardField[]; problems: ShopperProblems; checkoutable: Checkoutable }
@@ -317,9 +318,10 @@ export async function pay(
       // A code that no longer applies (its cap reached, expired, made inactive) charges nothing: the page says why.
       const promotion = await lockCheckoutPromotion(tx, c, chargeAmount(c), input.promotionCode, now);
       if ('refusal' in promotion) return { kind: 'PromotionRefused', refusal: promotion.refusal };
+      const amount = promotion.applied?.total ?? chargeAmount(c);
       const result = await deps.acquirer.authorise({
         card: cardInput,
-        amount: promotion.applied?.total ?? chargeAmount(c),
+        amount,
         currency: c.currency,
         tokenize: c.tokenize,
         preAuth: c.preAuth,
@@ -336,7 +338,7 @@ export async function pay(
           promotionCode: promotion.applied?.code ?? null,
           now,
         });
-        return { kind: 'Challenge', challengeId, card: result.card };
+        return { kind: 'Challenge', challengeId, card: result.card, amount };
       }
       return record(tx, deps, c, result, checked.answers, { termsAcceptedAt, customFieldAnswers, lang: input.lang, from: input.from }, promotion.applied);
     },

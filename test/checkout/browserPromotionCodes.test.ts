@@ -109,4 +109,28 @@ describe('a promotion code on the payment page in Chromium at 390 px', () => {
       await context.close();
     });
   }
+
+  it('en: the 3-D Secure step asks to confirm the amount after the code, and that is what is charged', async () => {
+    const w = WORDS.en;
+    const ref = await createLink(ctx, payByLink(ctx, { culture: 'en', allowPromotionCodes: true }));
+    const context = await browser.newContext({ javaScriptEnabled: false, viewport: { width: WIDTH, height: 844 } });
+    const page = await context.newPage();
+    await page.goto(`${base}/pay/${ref}`);
+    await page.getByLabel(w.label).fill('haust10');
+    await submit(page, w.apply);
+    await page.getByLabel(w.card.number).fill('4000000000003220');
+    await page.getByLabel(w.card.expiry).fill('12/34');
+    await page.getByLabel(w.card.cvc).fill('123');
+    await submit(page, w.pay);
+    const text = ((await page.locator('main').textContent()) ?? '').replace(/\s+/g, ' ');
+    expect(text).toContain('confirm the payment of ISK 440 with the card ending in 3220');
+    expect(text).not.toContain('489');
+    expect(await fitsTheWidth(page)).toBe(true);
+    await page.screenshot({ path: join(SHOTS, 'promo-3ds-390-en.png'), fullPage: true });
+    await submit(page, /^Confirm/);
+    expect(((await page.locator('h1').textContent()) ?? '').trim()).toBe(w.paid);
+    const { rows } = await ctx.tdb.db.pool.query('SELECT amount FROM payments WHERE payment_link_reference = $1', [ref]);
+    expect(rows).toEqual([{ amount: 44000 }]);
+    await context.close();
+  });
 });

@@ -59,4 +59,28 @@ describe('adjustable quantities with a promotion code', () => {
     );
     expect(rows).toEqual([{ amount: 3150, discount: 350, code: 'TENOFF' }]);
   });
+
+  it('asks the shopper to confirm at the 3-D Secure step exactly what will be charged, however the amount changed', async () => {
+    expect((await call(ctx, 'POST', '/api/v1/promotioncodes', { code: 'EURO3', amountOff: 300, currency: 'EUR' })).status).toBe(200);
+    // The link's own total is €25.00 (2 mugs and postage); each way below changes it.
+    const ways: { name: string; fields: Record<string, string>; charged: number; shown: string }[] = [
+      { name: 'quantities', fields: { 'qty-0': '4', shownTotal: '4500' }, charged: 4500, shown: '€45.00' },
+      { name: 'a percentage code', fields: { shownTotal: '2500', promotionCode: 'TENOFF' }, charged: 2250, shown: '€22.50' },
+      { name: 'an amount code', fields: { shownTotal: '2500', promotionCode: 'EURO3' }, charged: 2200, shown: '€22.00' },
+      { name: 'quantities and a code', fields: { 'qty-0': '4', shownTotal: '4500', promotionCode: 'TENOFF' }, charged: 4050, shown: '€40.50' },
+    ];
+    for (const way of ways) {
+      const s = new Shopper(ctx);
+      await s.get(`/pay/${ref}`);
+      const step = await s.post(`/pay/${ref}`, { ...way.fields, cardNumber: '4000000000003220', expiryDate: FUTURE_EXPIRY, cvc: '123', lang: 'en' });
+      expect(step.statusCode, way.name).toBe(200);
+      expect(step.body, way.name).toContain(`confirm the payment of ${way.shown} with the card ending in 3220`);
+      const challenge = /name="challenge" value="([^"]+)"/.exec(step.body)?.[1] as string;
+      const done = await s.post(`/pay/${ref}/3ds`, { challenge, action: 'confirm', lang: 'en' });
+      expect(done.statusCode, way.name).toBe(303);
+      const payfac = new URL(String(done.headers.location), 'http://x').searchParams.get('p');
+      const { rows } = await ctx.tdb.db.pool.query<{ amount: number }>('SELECT amount FROM payments WHERE payfac_reference = $1', [payfac]);
+      expect(rows, way.name).toEqual([{ amount: way.charged }]);
+    }
+  });
 });

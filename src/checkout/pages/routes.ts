@@ -350,7 +350,8 @@ export const shopperPageRoutes = appPart('shopper-pages', ['config', 'db', 'cloc
         return html(reply, 200, renderPayPage(ctx, c, csrf, state));
       }
       case 'Challenge':
-        return html(reply, 200, renderThreeDSPage(ctx, c, outcome.card, outcome.challengeId, csrf));
+        // The shopper confirms exactly what will be charged: the total at the chosen quantities, after a code.
+        return html(reply, 200, renderThreeDSPage(ctx, { ...c, amount: outcome.amount }, outcome.card, outcome.challengeId, csrf));
       case 'Invalid':
       case 'Changed': {
         // Every problem beside its field, on the link or session as it is now (the merchant may have
