@@ -66,12 +66,15 @@ function statusField(pid: number, field: string): number {
   return m ? Number(m[1]) / 1024 : NaN;
 }
 
-/** Starts the built `paylinks serve` (npm run build first) and waits until it listens. */
-export async function startServer(env: Record<string, string>, args: string[] = ['serve']): Promise<ServerProcess> {
+/**
+ * Starts the built `paylinks serve` (npm run build first) and waits until it listens; on the bench's
+ * own Node line, or on the one whose `node` is in `nodeBin` (scripts/with-node.sh --bin <line>).
+ */
+export async function startServer(env: Record<string, string>, args: string[] = ['serve'], nodeBin = dirname(process.execPath)): Promise<ServerProcess> {
   const started = performance.now();
   // The bin itself, as `npm start` and an installed `paylinks` run it (its #! line sets Node's options).
   const proc = spawn(join(ROOT, 'bin/paylinks.js'), args, {
-    env: { PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}`, PORT: '0', LOG_LEVEL: 'warn', ...env },
+    env: { PATH: `${nodeBin}:${process.env.PATH ?? ''}`, PORT: '0', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

@@ -196,10 +196,12 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     };
   }
   // PGlite's WebAssembly stays on V8's baseline compiler: the optimising tier compiled its hot
-  // functions a second time for about 80-100 MB more peak memory, and bought no measurable speed on
-  // the API's own work (docs/performance.md, "The embedded database's memory"). Read when a module is
-  // compiled, so it must be set before PGlite's is.
-  setFlagsFromString('--liftoff-only');
+  // functions a second time for about 80-100 MB more peak memory on Node 22 (500 MB on Node 24), and
+  // bought no measurable speed on the API's own work (docs/performance.md, "The embedded database's
+  // memory"). The bin passes --liftoff-only at start (bin/paylinks.js), the only way it takes effect
+  // on Node 24 and later; this sets it for a process started otherwise (the tests, `node dist/...`),
+  // where Node 22 still reads it when PGlite's module is compiled.
+  if (!process.execArgv.includes('--liftoff-only')) setFlagsFromString('--liftoff-only');
   const { PGlite: PGliteClass } = await import('@electric-sql/pglite');
   const { createPgConfig } = await import('@electric-sql/pglite/node-postgres');
   const { PGLITE_EXTENSIONS } = await import('./pgliteExtensions.js');
