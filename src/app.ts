@@ -34,6 +34,7 @@ import { settlementRoutes } from './settlements/routes.js';
 import { promotionCodeRoutes } from './promotionCodes/routes.js';
 import type { App, AppDeps } from './deps.js';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { PACKAGE_VERSION } from './version.js';
 
 /** How long a listen stream's claim on a delivery lasts: it is not renewed while the CLI forwards it. */
 const LISTENER_LEASE_MS = 60_000;
@@ -176,7 +177,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       openapi: '3.1.0',
       info: {
         title: 'paylinks',
-        version: '1.0.0',
+        version: PACKAGE_VERSION,
         description:
           "Payment links, hosted checkout and webhook delivery. Every /api/v1 call carries the merchant's key in X-API-Key; every error is application/problem+json with a stable code.",
       },

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import { parseConfig, ConfigError, type Config } from './config.js';
@@ -12,6 +12,7 @@ import { AdminSocketUntrustedError, AdminUnreachableError, runThroughHolder } fr
 import { table } from './cli/client.js';
 import { registerOperations } from './cli/operations.js';
 import { registerListen } from './cli/listen.js';
+import { PACKAGE_VERSION, unsupportedNode } from './version.js';
 
 // The `paylinks` command: running the service (serve, worker, migrate) and the operator's account
 // commands (merchant, terminal, key, partner). Every command that creates something prints, with
@@ -122,16 +123,10 @@ function emit(json: boolean, value: Record<string, unknown>, human: string[]): v
 
 const when = (iso: string | null): string => (iso === null ? '-' : iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z'));
 
-/** The version in package.json, one folder above this file both as source (src/) and built (dist/). */
-function packageVersion(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version?: unknown };
-  return typeof pkg.version === 'string' ? pkg.version : 'unknown';
-}
-
 export function buildCli(): Command {
   const program = new Command('paylinks')
     .description('Payment links, hosted checkout and webhook delivery: run the service, manage accounts, and call the API')
-    .version(packageVersion(), '-V, --version', 'print the version of paylinks')
+    .version(PACKAGE_VERSION, '-V, --version', 'print the version of paylinks')
     .showHelpAfterError()
     .exitOverride((err) => {
       // Help and version exit 0; a mistake in the command line (unknown option, missing argument) 2.
@@ -483,6 +478,8 @@ function registerBackup(program: Command): void {
 }
 
 export async function main(argv: string[]): Promise<void> {
+  const unsupported = unsupportedNode();
+  if (unsupported !== null) process.stderr.write(`paylinks: warning: ${unsupported}\n`);
   try {
     await buildCli().parseAsync(argv);
   } catch (err) {
