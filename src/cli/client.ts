@@ -35,9 +35,13 @@ export function client(flags: ClientFlags): Paylinks {
   return new Paylinks({ baseUrl, apiKey });
 }
 
-/** Columns padded to their widest cell; the last column is not padded. */
+/**
+ * Columns padded to their widest cell; the last column is not padded. A cell with line breaks (a
+ * link's completion message) goes on as many lines, under its own column, the row's other cells
+ * blank on them: the table keeps its columns.
+ */
 export function table(headers: string[], rows: (string | number | null | undefined)[][]): string[] {
-  const cells = [headers, ...rows.map((r) => r.map((c) => (c === null || c === undefined ? '-' : String(c))))];
+  const cells = [headers, ...rows.flatMap((r) => linesOf(r.map((c) => (c === null || c === undefined ? '-' : String(c)))))];
   const widths = headers.map((_, i) => Math.max(...cells.map((r) => (r[i] ?? '').length)));
   return cells.map((r) =>
     r
@@ -45,6 +49,13 @@ export function table(headers: string[], rows: (string | number | null | undefin
       .join('  ')
       .trimEnd(),
   );
+}
+
+/** A row whose cells may hold line breaks, as rows of one line each. */
+function linesOf(row: string[]): string[][] {
+  const split = row.map((c) => c.split(/\r\n|\r|\n/));
+  const height = Math.max(1, ...split.map((lines) => lines.length));
+  return Array.from({ length: height }, (_, i) => split.map((lines) => lines[i] ?? ''));
 }
 
 type Cell = string | number | null | undefined;

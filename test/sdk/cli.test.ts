@@ -81,16 +81,17 @@ describe('paylinks links, webhooks, deliveries and trigger', { timeout: 120_000 
 
   it('creates a link with its messages and terms, and shows them only when the link has them', async () => {
     const t = live.ctx.merchant.terminalIdentifier;
-    const texts = ['--completion-message', 'Takk fyrir!', '--inactive-message', 'Útsalan er búin.', '--terms-url', 'https://shop.example/terms'];
+    const texts = ['--completion-message', 'Takk fyrir!\nSent innan tveggja daga.', '--inactive-message', 'Útsalan er búin.', '--terms-url', 'https://shop.example/terms'];
     const created = await json('links', 'create', '--terminal', t, '--amount', '1000', '--currency', 'ISK', ...texts);
     const ref = created.paymentLinkReference as string;
     expect((await json('links', 'get', ref)).paymentLink).toMatchObject({
-      completionMessage: 'Takk fyrir!',
+      completionMessage: 'Takk fyrir!\nSent innan tveggja daga.',
       inactiveMessage: 'Útsalan er búin.',
       termsUrl: 'https://shop.example/terms',
     });
     const details = await paylinks(['links', 'get', ref, ...flags]);
-    expect(details).toMatch(/completionMessage\s+Takk fyrir!/);
+    // A message's second line stays in the VALUE column, under its first.
+    expect(details).toMatch(/^completionMessage( +)Takk fyrir!\n {17}\1Sent innan tveggja daga\.$/m);
     expect(details).toMatch(/inactiveMessage\s+Útsalan er búin\./);
     expect(details).toMatch(/termsUrl\s+https:\/\/shop\.example\/terms/);
     const plain = await json('links', 'create', '--terminal', t, '--amount', '1000', '--currency', 'ISK');
