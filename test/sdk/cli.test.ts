@@ -81,7 +81,14 @@ describe('paylinks links, webhooks, deliveries and trigger', { timeout: 120_000 
 
   it('creates a link with its messages and terms, and shows them only when the link has them', async () => {
     const t = live.ctx.merchant.terminalIdentifier;
-    const texts = ['--completion-message', 'Takk fyrir!\nSent innan tveggja daga.', '--inactive-message', 'Útsalan er búin.', '--terms-url', 'https://shop.example/terms'];
+    const texts = [
+      '--completion-message',
+      'Takk fyrir!\nSent innan tveggja daga.',
+      '--inactive-message',
+      'Útsalan er búin.',
+      '--terms-url',
+      'https://shop.example/terms',
+    ];
     const created = await json('links', 'create', '--terminal', t, '--amount', '1000', '--currency', 'ISK', ...texts);
     const ref = created.paymentLinkReference as string;
     expect((await json('links', 'get', ref)).paymentLink).toMatchObject({
