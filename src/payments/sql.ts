@@ -365,6 +365,8 @@ export interface PaymentDetailRow extends PaymentListRow {
   /** The promotion code the shopper used, and what it took off `amount`'s price; null: none. */
   promotionCode: string | null;
   discountAmount: number | null;
+  /** What the authorisation holds now: `amount` as authorised, or the amount an adjustment set it to. */
+  authorisedAmount: number;
 }
 
 /** One payment of the merchant with everything the portal shows of it (card data masked, as stored). */
@@ -375,7 +377,8 @@ export async function paymentDetail(db: Queryable, merchantId: string, payfacRef
             p.recurring_processing_model AS "recurringProcessingModel", p.capture_due_at AS "captureDueAt",
             p.event_checkout_reference AS "eventCheckoutReference", p.terms_accepted_at AS "termsAcceptedAt",
             p.chosen_items AS "chosenItems",
-            p.promotion_code AS "promotionCode", p.discount_amount AS "discountAmount"
+            p.promotion_code AS "promotionCode", p.discount_amount AS "discountAmount",
+            COALESCE(p.adjusted_amount, p.amount) AS "authorisedAmount"
        FROM payments p WHERE p.payfac_reference = $1 AND p.merchant_id = $2`,
     [payfacReference, merchantId],
   );

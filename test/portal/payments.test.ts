@@ -242,6 +242,9 @@ describe('payments in the portal', () => {
     await processor.settled();
     const text = textOf((await staff.get(`/portal/payments/${pre}`)).body);
     expect(text).toMatch(/Authorisation adjustment of €150\.00 completed/);
+    // The authorisation as it stands, in the facts and the header; the timeline says it was adjusted.
+    expect(text).toMatch(/Authorised amount\s*€150\.00/);
+    expect(text).not.toMatch(/Authorised amount\s*€123\.45/);
     // Captures are now bounded by the adjusted amount: 150 − 20 left.
     expect(text).toContain('At most €130.00 can be captured.');
     expect(text).toMatch(/Adjustment\s+modification tests\s+Pending/);

@@ -333,7 +333,7 @@ export function renderPaymentDetail(view: View, data: DetailData): string {
     section: 'payments',
     lead: (
       <>
-        <StateBadge view={view} p={p} /> {money(p.amount)} · <Time view={view} at={p.createdAt} />
+        <StateBadge view={view} p={p} /> {money(p.authorisedAmount)} · <Time view={view} at={p.createdAt} />
       </>
     ),
     notice,
@@ -353,7 +353,8 @@ export function renderPaymentDetail(view: View, data: DetailData): string {
             rows={[
               [t('payfacReference'), <span class="mono">{p.payfacReference}</span>],
               p.merchantReference ? [t('merchantReference'), p.merchantReference] : null,
-              [t('authorised'), money(p.amount)],
+              // As it stands: an adjustment moves it, and the timeline below says from what to what.
+              [t('authorised'), money(p.authorisedAmount)],
               p.success ? [t('captured'), money(p.capturedAmount)] : null,
               p.success ? [t('refunded'), money(p.refundedAmount)] : null,
               p.captureDueAt ? [t('captureDue'), <Time view={view} at={p.captureDueAt} />] : null,
