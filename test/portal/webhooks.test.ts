@@ -246,7 +246,10 @@ describe('portal webhooks', () => {
     const b = developer;
     const { webhookId } = await registerInPortal(b, { url: 'https://ordered.example/one', eventTypes: ['Capture'], description: 'ordered', ordering: 'fifo' });
     expect((await apiWebhook(ctx, webhookId)).webhook).toMatchObject({ ordering: 'fifo' });
-    expect(textOf((await b.get(`/portal/webhooks/${webhookId}`)).body)).toContain('Order In order, one at a time');
+    const page = textOf((await b.get(`/portal/webhooks/${webhookId}`)).body);
+    expect(page).toContain('Order In order, one at a time');
+    // One at a time, as the page says: not the limit an unordered webhook would have.
+    expect(page).toContain('Deliveries at once 1 ');
     const form = await b.get(`/portal/webhooks/${webhookId}/edit`);
     expect(form.body).toMatch(/<option[^>]*value="fifo"[^>]*selected/);
     expect(textOf(form.body)).toContain('a slow receiver gets one request at a time');
@@ -259,7 +262,9 @@ describe('portal webhooks', () => {
     const saved = await b.post(`/portal/webhooks/${webhookId}/edit`, { url: 'https://ordered.example/one', description: 'ordered', ordering: 'unordered' });
     expect(saved.statusCode).toBe(303);
     expect((await apiWebhook(ctx, webhookId)).webhook).toMatchObject({ ordering: 'unordered' });
-    expect(textOf((await b.follow(saved)).body)).toContain('Order Any order, several at once');
+    const unordered = textOf((await b.follow(saved)).body);
+    expect(unordered).toContain('Order Any order, several at once');
+    expect(unordered).toMatch(/Deliveries at once (?!1 )\d+/);
     // A new webhook's form offers the default, unordered.
     expect((await b.get('/portal/webhooks/new')).body).toMatch(/<option[^>]*value="unordered"[^>]*selected/);
   });

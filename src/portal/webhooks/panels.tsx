@@ -62,7 +62,8 @@ export function webhookFacts(view: View, t: T, w: WebhookView, previousUntil: st
           </span>,
         ]
       : null,
-    w.kind === 'url' ? [t('maxInFlight'), String(w.maxInFlight)] : null,
+    // A webhook in order gets one delivery at a time, whatever its limit says for unordered delivery.
+    w.kind === 'url' ? [t('maxInFlight'), String(w.ordering === 'fifo' ? 1 : w.maxInFlight)] : null,
     w.kind === 'url' ? [t('rateLimit'), w.rateLimit === null ? t('noRateLimit') : t('perSecond', { n: w.rateLimit })] : null,
     w.kind === 'url' ? [t('ordering'), t(w.ordering === 'fifo' ? 'orderingFifo' : 'orderingUnordered')] : null,
     previousUntil !== null
