@@ -211,7 +211,7 @@ export const M = messages(
     tested: 'Prófunaratburður var búinn til. Sending hans birtist hér eftir augnablik.',
     testTitle: 'Senda prófunaratburð',
     testIntro:
-      'Aðeins í prófunarumhverfi. Býr til greiðsluatburð af þessari gerð, eins og 10,00 € greiðsla hefði átt sér stað. Hann fer til allra vefkróka þinna sem taka við þeirri gerð.',
+      'Aðeins í prófunarumhverfi. Býr til greiðsluatburð af þessari gerð, eins og greiðsla upp á 10,00 EUR hefði átt sér stað. Hann fer til allra vefkróka þinna sem taka við þeirri gerð.',
     eventType: 'Gerð atburðar',
     sendTest: 'Senda prófunaratburð',
     editTitle: 'Breyta vefkrók',
