@@ -19,13 +19,14 @@ export async function findCounters(db: Queryable, keys: readonly string[]): Prom
 /**
  * Counts one for each key, in one statement (concurrent counts of a key are serialised by its row);
  * a counter whose window started at or before its windowStart starts again at one. Answers each
- * counter as the count left it.
+ * counter as the count left it. The rows are taken in key order, as takeBack takes them, so that two
+ * attempts touching the same counters never wait for each other in a circle.
  */
 export async function addFailures(db: Queryable, counts: readonly { key: string; windowStart: Date }[], now: Date): Promise<CounterRow[]> {
   const { rows } = await db.query<CounterRow>(
     `WITH c (k, window_start) AS (SELECT * FROM unnest($1::text[], $2::timestamptz[]))
      INSERT INTO failure_counters AS f (throttle_key, failures, window_started_at)
-     SELECT c.k, 1, $3::timestamptz FROM c
+     SELECT c.k, 1, $3::timestamptz FROM c ORDER BY c.k
      ON CONFLICT (throttle_key) DO UPDATE SET (failures, window_started_at) = (
        SELECT CASE WHEN f.window_started_at <= c.window_start THEN 1 ELSE f.failures + 1 END,
               CASE WHEN f.window_started_at <= c.window_start THEN $3 ELSE f.window_started_at END
@@ -36,9 +37,14 @@ export async function addFailures(db: Queryable, counts: readonly { key: string;
   return rows;
 }
 
-/** Takes back one count of each key (never below zero). */
+/** Takes back one count of each key (never below zero), its rows locked in key order as addFailures takes them. */
 export async function takeBack(db: Queryable, keys: readonly string[]): Promise<void> {
-  await db.query('UPDATE failure_counters SET failures = failures - 1 WHERE throttle_key = ANY($1::text[]) AND failures > 0', [keys]);
+  await db.query(
+    `UPDATE failure_counters f SET failures = f.failures - 1
+       FROM (SELECT throttle_key FROM failure_counters WHERE throttle_key = ANY($1::text[]) AND failures > 0 ORDER BY throttle_key FOR UPDATE) l
+      WHERE f.throttle_key = l.throttle_key`,
+    [keys],
+  );
 }
 
 /**
