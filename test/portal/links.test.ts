@@ -226,12 +226,20 @@ describe('payment links in the portal', () => {
     for (const e of apiErrors) expect(errorBeside(res.body, e.field), e.field).toBe(e.message);
   });
 
-  it('links totals and currencies: an ISK total must be whole krónur, beside the total; no items, beside the items', async () => {
-    await staff.get('/portal/links/new?type=PayByLink');
+  it('links totals and currencies: an ISK total must be whole krónur, beside the price or discount in part krónur; no items, beside the items', async () => {
+    const page = await staff.get('/portal/links/new?type=PayByLink');
+    expect(textOf(page.body)).toContain('Prices in whole krónur (ISK), e.g. 4900.');
     const before = await linksOf(ctx, ctx.merchant.merchantId);
+    const whole = 'ISK is charged in whole krónur: write the price without decimals, e.g. 4900.';
     const odd = await staff.post('/portal/links', payForm(ctx, { 'items[0].discount': '0,50' }));
     expect(odd.statusCode).toBe(400);
-    expect(errorBeside(odd.body, 'amount')).toBe('must end in 00 for ISK');
+    expect(errorBeside(odd.body, 'items[0].discount')).toBe(whole);
+    expect(errorBeside(odd.body, 'amount')).toBeUndefined();
+    // The issue's own case: a price of 49.90, twice.
+    const cents = await staff.post('/portal/links', payForm(ctx, { 'items[0].unitPrice': '49.90', 'items[0].quantity': '2', 'items[0].discount': '' }));
+    expect(cents.statusCode).toBe(400);
+    expect(errorBeside(cents.body, 'items[0].unitPrice')).toBe(whole);
+    expect(errorBeside(cents.body, 'amount')).toBeUndefined();
     const none = await staff.post('/portal/links', payForm(ctx, { 'items[0].name': '', 'items[0].unitPrice': '', 'items[0].discount': '' }));
     expect(none.statusCode).toBe(400);
     expect(errorBeside(none.body, 'items')).toBe('must have at least one item for PayByLink');
@@ -251,7 +259,7 @@ describe('payment links in the portal', () => {
     const res = await browser.post('/portal/links', payForm(ctx, { 'items[0].discount': '0,50', returnUrl: 'nope' }));
     expect(res.statusCode).toBe(400);
     expect(res.body).toContain('<html lang="is">');
-    expect(errorBeside(res.body, 'amount')).toBe('Upphæð í ISK verður að vera í heilum krónum.');
+    expect(errorBeside(res.body, 'items[0].discount')).toBe('ISK er greitt í heilum krónum: skrifaðu verðið án aukastafa, t.d. 4900.');
     expect(errorBeside(res.body, 'returnUrl')).toBe('Verður að vera heil http- eða https-slóð.');
     const unreadable = await browser.post('/portal/links', payForm(ctx, { 'items[1].name': 'Te', 'items[1].unitPrice': 'tvö', 'items[1].discount': '1' }));
     expect(errorBeside(unreadable.body, 'items[1].unitPrice')).toBe('Skrifaðu upphæð, t.d. 4900 eða 49,90 (í mesta lagi tveir aukastafir).');

@@ -344,6 +344,19 @@ function placer(lang: Lang, shopperPrefix: string, rowOf: readonly number[], ite
         continue;
       }
       if (e.field === 'amount' && items && (items.amount === undefined || items.items.length === 0)) continue;
+      // An ISK total that does not end in 00 comes from the rows with a price or discount in part
+      // krónur: said beside those inputs, in whole krónur, instead of under the total.
+      if (e.field === 'amount' && e.code === 'NOT_MULTIPLE_OF_100' && items) {
+        const inPart = (v: unknown): boolean => typeof v === 'number' && v % 100 !== 0;
+        const parts = items.items.flatMap((item, i) => [
+          ...(inPart(item.unitPrice) ? [`items[${i}].unitPrice`] : []),
+          ...(typeof item.amountWithoutDiscount === 'number' && inPart(item.amountWithoutDiscount - Number(item.amount)) ? [`items[${i}].discount`] : []),
+        ]);
+        if (parts.length > 0) {
+          for (const field of parts) out.push({ field, code: 'WHOLE_KRONUR', message: t('wholeKronur') });
+          continue;
+        }
+      }
       const shopper = new RegExp(`^${shopperPrefix.replace(/[[\]]/g, '\\$&')}\\[(\\d+)\\](.*)$`).exec(e.field);
       const field = shopper ? `${shopperPrefix}[${rowOf[Number(shopper[1])] ?? shopper[1]}]${shopper[2] ?? ''}` : e.field;
       out.push(lang === 'is' && !(`err${e.code}` in CORE.is) && CODE_IS[e.code] ? { ...e, field, message: sentence(e, lang) } : { ...e, field });

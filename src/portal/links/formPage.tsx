@@ -131,7 +131,7 @@ function ItemsSection({
         </p>
       ) : (
         <p class="hint">
-          {t('amountHint', { currency })} {t('rowsHint')} {t('quantityRangeHint')}
+          {currency === 'ISK' ? t('amountHintIsk') : t('amountHint', { currency })} {t('rowsHint')} {t('quantityRangeHint')}
         </p>
       )}
       <FieldMessages view={view} id={fieldId('items')} errors={errors.of('items')} />
