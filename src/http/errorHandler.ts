@@ -119,7 +119,7 @@ export function isDataException(err: unknown): boolean {
  * them whose path is not valid percent-encoding cannot be routed; Fastify would answer it before any
  * of the part's hooks, with the API's JSON. Instead it is rewritten, before routing, to the part's
  * own `{prefix}/.unroutable`, which the part answers with its 400 page and headers
- * (src/web/errorPages.ts, useUnroutablePage). The composition root makes one per app.
+ * (src/web/errorPages.ts, usePageErrors). The composition root makes one per app.
  */
 export class UnroutablePages {
   private readonly prefixes: string[] = [];

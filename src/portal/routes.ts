@@ -9,8 +9,7 @@ import { usePageHeaders } from '../web/headers.js';
 import { serveAssets } from '../web/assets.js';
 import { isLang, rememberLang } from '../web/lang.js';
 import { bindForms } from '../web/formTokens.js';
-import { usePageErrors, useUnroutablePage, type PageProblem } from '../web/errorPages.js';
-import { UNROUTABLE_PATH } from '../http/errorHandler.js';
+import { usePageErrors, type PageProblem } from '../web/errorPages.js';
 import { secureCookies as secureCookiesOf } from '../web/layer.js';
 import {
   changePassword,
@@ -154,13 +153,14 @@ export const portalRoutes = appPart('portal', ['config', 'db', 'clock', 'sealer'
       usePageErrors(portal, {
         logMessage: 'portal page failed',
         notFoundPages: true,
+        // A portal URL that is not valid percent-encoding: the portal's page, signed in or not.
+        unroutable: { prefixes: [PORTAL], config: { portal: { public: true } } },
         // The multipart parser's own errors for a body that is not well formed are plain errors: the
         // hook above marks when the body was read, so such an error is known for the request's fault.
         unreadableBody: (request) => !request.portalBodyRead && request.isMultipart(),
         render: async (request, reply, e) => {
           const view = publicViewFor(request, reply);
-          // An address that cannot be read (cut short or changed in copying) names nothing: said so, with its 400.
-          const [title, text] = PROBLEM_WORDS[request.url.endsWith(UNROUTABLE_PATH) ? 'notFound' : e.problem];
+          const [title, text] = PROBLEM_WORDS[e.problem];
           if (request.portalSession && e.problem !== 'unavailable') {
             try {
               return renderSignedInMessage(await viewFor(request, reply, deps), title, view.t(text));
@@ -171,8 +171,6 @@ export const portalRoutes = appPart('portal', ['config', 'db', 'clock', 'sealer'
           return renderMessagePage(view, title, view.t(text));
         },
       });
-      // A portal URL that is not valid percent-encoding: the portal's 400 page, signed in or not.
-      useUnroutablePage(portal, PORTAL, { portal: { public: true } });
 
       const assets = portalAssets(
         AREAS.flatMap((a) => (a.styles ? [a.styles] : [])),

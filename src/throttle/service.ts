@@ -26,23 +26,29 @@ const STALE_AFTER_MS = 2 * 24 * 3_600_000;
 /** How many stale counters one counted failure removes: enough to keep the table at its live size. */
 const PRUNE_PER_FAILURE = 20;
 
-/** Seconds until attempts under these counters are taken again; 0 when they are now. */
-export async function lockedFor(db: Queryable, now: Date, counters: readonly Counter[]): Promise<number> {
-  const found = new Map(
-    (
-      await sql.findCounters(
-        db,
-        counters.map((c) => c.key),
-      )
-    ).map((f) => [f.throttleKey, f]),
-  );
+/**
+ * Seconds until the window ends of the longest-lasting counter whose count is past `allowed` of its
+ * limit (0: none is). A check before an attempt allows up to one less than the limit (the attempt is
+ * yet to be counted); a check of counts that include the attempt allows the limit itself.
+ */
+function waitOf(rows: readonly sql.CounterRow[], counters: readonly Counter[], now: Date, allowed: (limit: Limit) => number): number {
+  const byKey = new Map(rows.map((r) => [r.throttleKey, r]));
   let wait = 0;
   for (const { key, limit } of counters) {
-    const f = found.get(key);
-    const endsAt = f ? f.windowStartedAt.getTime() + limit.windowMs : 0;
-    if (f && f.failures >= limit.failures && endsAt > now.getTime()) wait = Math.max(wait, Math.ceil((endsAt - now.getTime()) / 1000));
+    const r = byKey.get(key);
+    const endsAt = r ? r.windowStartedAt.getTime() + limit.windowMs : 0;
+    if (r && r.failures > allowed(limit) && endsAt > now.getTime()) wait = Math.max(wait, Math.ceil((endsAt - now.getTime()) / 1000));
   }
   return wait;
+}
+
+/** Seconds until attempts under these counters are taken again; 0 when they are now. */
+export async function lockedFor(db: Queryable, now: Date, counters: readonly Counter[]): Promise<number> {
+  const rows = await sql.findCounters(
+    db,
+    counters.map((c) => c.key),
+  );
+  return waitOf(rows, counters, now, (limit) => limit.failures - 1);
 }
 
 /** Counts one event on each counter (a counter past its window starts again), and removes a few long-dead ones. */
@@ -69,13 +75,7 @@ async function countAll(db: Queryable, now: Date, counters: readonly Counter[]):
  * turns out not to be one. Answers the seconds until attempts are taken again, or 0: taken.
  */
 export async function reserve(db: Queryable, now: Date, counters: readonly Counter[]): Promise<number> {
-  const rows = new Map((await countAll(db, now, counters)).map((r) => [r.throttleKey, r]));
-  let wait = 0;
-  for (const { key, limit } of counters) {
-    const r = rows.get(key);
-    const endsAt = r ? r.windowStartedAt.getTime() + limit.windowMs : 0;
-    if (r && r.failures > limit.failures && endsAt > now.getTime()) wait = Math.max(wait, Math.ceil((endsAt - now.getTime()) / 1000));
-  }
+  const wait = waitOf(await countAll(db, now, counters), counters, now, (limit) => limit.failures);
   if (wait > 0) await giveBack(db, counters);
   return wait;
 }

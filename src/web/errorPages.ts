@@ -48,8 +48,21 @@ export interface PageErrorOptions {
   logMessage: string;
 }
 
-/** Installs the part's error page and, for a part with its own prefix, its not-found page. */
-export function usePageErrors(scope: FastifyInstance, opts: PageErrorOptions & { notFoundPages?: boolean }): void {
+/** The URLs under a part's prefixes that cannot be routed, and the options its hooks read on their route. */
+export interface UnroutableOptions {
+  prefixes: readonly string[];
+  /** The route's config (the portal's: a page anyone may see). */
+  config?: Record<string, unknown>;
+}
+
+/**
+ * Installs the part's error page and, for a part with its own prefix, its not-found page. With
+ * `unroutable`, a URL under those prefixes whose path is not valid percent-encoding (`/pay/%E0%A4%A`),
+ * sent before routing to the part's own `{prefix}/.unroutable` (UnroutablePages in
+ * src/http/errorHandler.ts), is answered as a request of the part: its headers, its hooks, and its
+ * not-found page with the 400 of a request that could not be read (the address names nothing).
+ */
+export function usePageErrors(scope: FastifyInstance, opts: PageErrorOptions & { notFoundPages?: boolean; unroutable?: UnroutableOptions }): void {
   const send = async (request: FastifyRequest, reply: FastifyReply, e: PageError): Promise<FastifyReply> => {
     // §Status codes: the database is away; the reader may simply try again.
     if (e.status === 503) reply.header('Retry-After', '2');
@@ -62,24 +75,15 @@ export function usePageErrors(scope: FastifyInstance, opts: PageErrorOptions & {
     return send(request, reply, e);
   });
   if (opts.notFoundPages) scope.setNotFoundHandler(async (request, reply) => send(request, reply, { status: 404, problem: 'notFound' }));
-}
-
-/**
- * A URL under `prefix` whose path is not valid percent-encoding (`/pay/%E0%A4%A`) is sent here before
- * routing (UnroutablePages in src/http/errorHandler.ts) and answered as a request of the part: its
- * headers, its hooks, and its 400 page from the error handler above. `config`: the route's options
- * the part's hooks read (the portal's: a page anyone may see).
- */
-export function useUnroutablePage(scope: FastifyInstance, prefix: string, config: Record<string, unknown> = {}): void {
-  scope.unroutablePages.add(prefix);
-  scope.route({
-    method: ['GET', 'HEAD', 'POST'],
-    // Relative to the scope's own prefix, if it is mounted under one (the portal is, under /portal).
-    url: `${prefix.startsWith(scope.prefix) ? prefix.slice(scope.prefix.length) : prefix}${UNROUTABLE_PATH}`,
-    schema: { hide: true },
-    config,
-    handler: () => {
-      throw new ApiError('VALIDATION_FAILED', 'the URL is not valid percent-encoded UTF-8');
-    },
-  });
+  for (const prefix of opts.unroutable?.prefixes ?? []) {
+    scope.unroutablePages.add(prefix);
+    scope.route({
+      method: ['GET', 'HEAD', 'POST'],
+      // Relative to the scope's own prefix, if it is mounted under one (the portal is, under /portal).
+      url: `${prefix.startsWith(scope.prefix) ? prefix.slice(scope.prefix.length) : prefix}${UNROUTABLE_PATH}`,
+      schema: { hide: true },
+      config: opts.unroutable?.config ?? {},
+      handler: (request, reply) => send(request, reply, { status: 400, problem: 'notFound' }),
+    });
+  }
 }

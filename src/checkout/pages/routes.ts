@@ -34,9 +34,8 @@ import { pageTheme } from '../../themes/service.js';
 import { usePageHeaders } from '../../web/headers.js';
 import { negotiateLang } from '../../web/lang.js';
 import { bindForms, formToken } from '../../web/formTokens.js';
-import { usePageErrors, useUnroutablePage } from '../../web/errorPages.js';
+import { usePageErrors } from '../../web/errorPages.js';
 import { notFound } from '../../errors.js';
-import { UNROUTABLE_PATH } from '../../http/errorHandler.js';
 import { formatMoney } from '../../html/format.js';
 import { ReceiptSigner } from './receipts.js';
 
@@ -78,6 +77,8 @@ export const shopperPageRoutes = appPart('shopper-pages', ['config', 'db', 'cloc
     // The error pages are the web layer's rules (src/web/errorPages.ts) in the shopper's frame and words.
     usePageErrors(pages, {
       logMessage: 'page error',
+      // A page URL that is not valid percent-encoding (cut short or changed in copying) names no payment.
+      unroutable: { prefixes: [...Object.values(PREFIX), CHARGE_PAGE_PREFIX] },
       render: (request, _reply, e) => {
         const form = request.body instanceof PageForm ? request.body : null;
         const ctx = pageContext(request, undefined, '/', form?.get('lang') ?? (request.query as { lang?: string } | undefined)?.lang);
@@ -86,16 +87,12 @@ export const shopperPageRoutes = appPart('shopper-pages', ['config', 'db', 'cloc
           const page = request.formBinding?.replace(/^page:/, '') ?? '/';
           return renderMessage({ ...ctx, basePath: page }, null, 'csrfTitle', 'csrf', { href: page, label: 'startAgain' });
         }
-        // An address that cannot be read (cut short or changed in copying) names no payment either: the
-        // shopper is asked to check it, with the 400 of a request that could not be read.
-        if (e.problem === 'notFound' || request.url.endsWith(UNROUTABLE_PATH)) return renderMessage(ctx, null, 'notFoundTitle', 'notFound');
+        if (e.problem === 'notFound') return renderMessage(ctx, null, 'notFoundTitle', 'notFound');
         return renderMessage(ctx, null, 'errorTitle', 'error');
       },
     });
 
     serveAssets(pages, PAGE_ASSETS);
-    // A page URL that is not valid percent-encoding: the shopper's 400 page.
-    for (const prefix of [...Object.values(PREFIX), CHARGE_PAGE_PREFIX]) useUnroutablePage(pages, prefix);
 
     for (const kind of ['link', 'session'] as const) {
       const base = `${PREFIX[kind]}/:reference`;
