@@ -210,3 +210,31 @@ const numberMemos: Record<Lang, Kept<number, string>> = { is: new Kept(MEMO_LIMI
 export function formatNumber(n: number, culture: Lang): string {
   return numberMemos[culture].get(n, () => kept(numbers, culture, () => new Intl.NumberFormat(LOCALES[culture])).format(n));
 }
+
+// Money written by a page's script exactly as the server writes it. The browser's own Intl may lack
+// the page's language (Debian's Chromium formats Icelandic as English: "ISK 0" for "0 kr."), so the
+// server sends, per currency, how its language writes 1 234 567 whole and with 89 cents, and the
+// script writes every amount after that pattern.
+
+/** How a language writes one currency: 1 234 567 whole, and 1 234 567 with 89 cents. */
+export type MoneySample = readonly [whole: string, withCents: string];
+
+export function moneySample(currency: string, lang: Lang): MoneySample {
+  return [formatMoney(123456700, currency, lang), formatMoney(123456789, currency, lang)];
+}
+
+/**
+ * An amount in minor units written after the sample: the sample's text before the digits, its group
+ * sign, its decimal sign (when the amount shows decimals) and the text after. Self-contained (no
+ * imports, nothing from this module's scope): pages send its source text to the browser.
+ */
+export function writeMoney(sample: MoneySample | undefined, currency: string, minor: number): string {
+  const exact = minor % 100 === 0;
+  const parts = sample ? /^(.*?)1(\D*)234\D*567(?:(\D+)\d\d)?(\D*)$/.exec(exact ? sample[0] : sample[1]) : null;
+  if (!parts) return `${(minor / 100).toFixed(2)} ${currency}`;
+  const [, before = '', group = '', decimal, after = ''] = parts;
+  const abs = Math.abs(minor);
+  const units = String(Math.floor(abs / 100)).replace(/\B(?=(\d{3})+(?!\d))/g, group);
+  const cents = decimal === undefined ? '' : `${decimal}${String(abs % 100).padStart(2, '0')}`;
+  return `${minor < 0 ? '-' : ''}${before}${units}${cents}${after}`;
+}

@@ -188,14 +188,22 @@ function enhanceConfirmations(): void {
   }
 }
 
+/**
+ * A function the portal's script runs once the page is read, sent as its source text: on its own, or
+ * with the self-contained functions it is given as arguments (shared with the server, as writeMoney).
+ */
+export type PortalScript = (() => void) | { run: (...helpers: never[]) => void; helpers: readonly ((...args: never[]) => unknown)[] };
+
 const ENHANCEMENTS: readonly (() => void)[] = [enhanceCopyButtons, enhanceConfirmations];
 
-function scriptSource(fns: readonly (() => void)[]): string {
-  return `"use strict";\ndocument.addEventListener('DOMContentLoaded', () => {\n${fns.map((f) => `  try { (${f.toString()})(); } catch (e) { console.error(e); }`).join('\n')}\n});\n`;
+function scriptSource(scripts: readonly PortalScript[]): string {
+  const call = (s: PortalScript): string =>
+    typeof s === 'function' ? `(${s.toString()})()` : `(${s.run.toString()})(${s.helpers.map((h) => `(${h.toString()})`).join(', ')})`;
+  return `"use strict";\ndocument.addEventListener('DOMContentLoaded', () => {\n${scripts.map((s) => `  try { ${call(s)}; } catch (e) { console.error(e); }`).join('\n')}\n});\n`;
 }
 
 /** The stylesheet and the script, with the rules and enhancements the portal's parts bring (item rows, live totals, previews). */
-export function portalAssets(extraStyles: readonly string[], extraScripts: readonly (() => void)[]): readonly Asset[] {
+export function portalAssets(extraStyles: readonly string[], extraScripts: readonly PortalScript[]): readonly Asset[] {
   return [
     asset('/portal/assets/portal.css', 'text/css; charset=utf-8', [PORTAL_CSS, ...extraStyles].join('\n')),
     asset('/portal/assets/portal.js', 'text/javascript; charset=utf-8', scriptSource([...ENHANCEMENTS, ...extraScripts])),

@@ -4,6 +4,7 @@ import type { Config } from '../config.js';
 import type { Database } from '../db/database.js';
 import type { App } from '../http/app.js';
 import type { Metrics } from '../metrics.js';
+import type { PortalScript } from './assets.js';
 import type { Acquirer } from '../payments/acquirer.js';
 import type { Sealer } from '../sealing.js';
 import type { Resolver } from '../webhooks/service.js';
@@ -193,5 +194,5 @@ export function pageParam(raw: unknown): number {
 export interface PortalArea {
   routes(portal: App, deps: PortalDeps): void | Promise<void>;
   styles?: string;
-  scripts?: readonly (() => void)[];
+  scripts?: readonly PortalScript[];
 }

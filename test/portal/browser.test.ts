@@ -300,13 +300,21 @@ describe('the merchant portal in Chromium', () => {
     // Written by the page's script from the server's samples: Chromium's own Intl has no Icelandic ("ISK 14,670").
     expect(await shown()).toBe('14.670 kr.');
     await page.locator('[name="items[1].name"]').fill('Húfa');
+    // ISK is charged in whole krónur: a price in part krónur is said beside its input as it is typed, with no total.
     await page.locator('[name="items[1].unitPrice"]').fill('0,5');
-    expect(await shown()).toBe('14.670,50 kr.');
+    expect(await shown()).toBe('–');
+    const live = page.locator('#f-items-1-unitPrice-live');
+    expect(((await live.textContent()) ?? '').trim()).toBe('ISK er greitt í heilum krónum: skrifaðu verðið án aukastafa, t.d. 4900.');
+    expect(await page.locator('[name="items[1].unitPrice"]').getAttribute('aria-describedby')).toContain('f-items-1-unitPrice-live');
+    expect(await page.locator('[name="items[1].unitPrice"]').getAttribute('aria-invalid')).toBe('true');
+    await page.screenshot({ path: join(SHOTS, 'link-new-part-kronur-375-is.png'), fullPage: true });
     await page.locator('select[name="currency"]').selectOption('EUR');
     expect(await shown()).toBe('14.670,50 EUR');
+    expect(await live.count()).toBe(0);
+    expect(await page.locator('[name="items[1].unitPrice"]').getAttribute('aria-invalid')).toBeNull();
     await page.screenshot({ path: join(SHOTS, 'link-new-total-375-is.png'), fullPage: true });
 
-    // The links list at 375 px: the reference under a description is one token, on one line; the table scrolls sideways.
+    // The links list at 375 px: the reference under a description is one token, on one line, in its stacked row.
     await page.goto(`${base}/portal/links`);
     const lines = await page.evaluate((ref) => {
       const el = Array.from(document.querySelectorAll('td .mono')).find((e) => e.textContent === ref);

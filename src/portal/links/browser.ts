@@ -1,14 +1,17 @@
 // What the link pages add when the browser runs scripts (the portal sends these functions' source
-// text, so each is self-contained: no imports, nothing from this module's scope). Without them the
+// text, so each is self-contained: nothing from this module's scope, and what it shares with the
+// server, as the writing of money, comes as an argument). Without them the
 // form works as it is: "Add a row" posts and comes back with one more row, and the server computes
 // the totals.
+
+import type { MoneySample, writeMoney } from '../../html/format.js';
 
 /**
  * Item rows: "Add a row" adds one here, each row gets a "Remove" button, and the line totals and
  * the total follow what is typed. Amounts are read as the server reads them (form.ts minorOf:
  * digits, then "." or "," and at most two decimals), so the total shown is the one sent.
  */
-export function enhanceItemRows(): void {
+export function enhanceItemRows(write: typeof writeMoney): void {
   const list = document.querySelector<HTMLElement>('[data-item-rows]');
   const form = list?.closest('form');
   // Rows that cannot change (a link with sales) get no buttons.
@@ -17,10 +20,8 @@ export function enhanceItemRows(): void {
   const currencySelect = form.querySelector<HTMLSelectElement>('select[name="currency"]');
   const totalOutput = form.querySelector<HTMLOutputElement>('output[data-total]');
   const max = Number(list.dataset.max ?? '200');
-  // How the server writes money in the page's language, per currency: 1 234 567 whole and with 89
-  // cents (formPage.tsx moneySamples). The browser's own Intl may lack the language (Debian's
-  // Chromium formats Icelandic as English: "ISK 0" for "0 kr."), so amounts are written from these.
-  const samples = JSON.parse(totalOutput?.dataset.money ?? '{}') as Record<string, [string, string] | undefined>;
+  // How the server writes money in the page's language, per currency (formPage.tsx moneySamples).
+  const samples = JSON.parse(totalOutput?.dataset.money ?? '{}') as Record<string, MoneySample | undefined>;
 
   const minorOf = (text: string): number | null => {
     const m = /^(-?)(\d{1,12})(?:[.,](\d{1,2}))?$/.exec(text.replace(/[\s\u00a0]/g, ''));
@@ -30,19 +31,36 @@ export function enhanceItemRows(): void {
   };
   const money = (minor: number): string => {
     const currency = currencySelect?.value || 'ISK';
-    const sample = samples[currency];
-    const exact = minor % 100 === 0;
-    // The sample's text before the digits, the group sign, the decimal sign (if the amount shows decimals) and the text after.
-    const parts = sample ? /^(.*?)1(\D*)234\D*567(?:(\D+)\d\d)?(\D*)$/.exec(exact ? sample[0] : sample[1]) : null;
-    if (!parts) return `${(minor / 100).toFixed(2)} ${currency}`;
-    const [, before = '', group = '', decimal, after = ''] = parts;
-    const abs = Math.abs(minor);
-    const units = String(Math.floor(abs / 100)).replace(/\B(?=(\d{3})+(?!\d))/g, group);
-    const cents = decimal === undefined ? '' : `${decimal}${String(abs % 100).padStart(2, '0')}`;
-    return `${minor < 0 ? '-' : ''}${before}${units}${cents}${after}`;
+    return write(samples[currency], currency, minor);
   };
   const rows = (): HTMLElement[] => Array.from(list.querySelectorAll<HTMLElement>('[data-item-row]'));
   const value = (row: HTMLElement, item: string): string => row.querySelector<HTMLInputElement>(`[data-item="${item}"]`)?.value.trim() ?? '';
+  // ISK is charged in whole krónur: a price or discount in part krónur is said beside its input as it
+  // is typed (the sentence the server says there, from data-whole-kronur), and no total is shown for it.
+  const partKronur = (row: HTMLElement, item: 'unitPrice' | 'discount', minor: number | null): boolean => {
+    const input = row.querySelector<HTMLInputElement>(`[data-item="${item}"]`);
+    const wrong = (currencySelect?.value || 'ISK') === 'ISK' && minor !== null && minor % 100 !== 0;
+    if (!input) return wrong;
+    const id = `${input.id}-live`;
+    const shown = row.querySelector<HTMLElement>(`[data-live-error="${item}"]`);
+    const described = (input.getAttribute('aria-describedby') ?? '').split(' ').filter((d) => d !== '' && !d.endsWith('-live'));
+    if (wrong && !shown && list.dataset.wholeKronur && !row.querySelector(`#${CSS.escape(input.id)}-error`)) {
+      const message = document.createElement('p');
+      message.className = 'error';
+      message.id = id;
+      message.dataset.liveError = item;
+      message.textContent = list.dataset.wholeKronur;
+      input.insertAdjacentElement('afterend', message);
+      input.setAttribute('aria-describedby', [...described, id].join(' '));
+      input.setAttribute('aria-invalid', 'true');
+    } else if (!wrong && shown) {
+      shown.remove();
+      if (described.length > 0) input.setAttribute('aria-describedby', described.join(' '));
+      else input.removeAttribute('aria-describedby');
+      if (!row.querySelector(`#${CSS.escape(input.id)}-error`)) input.removeAttribute('aria-invalid');
+    }
+    return wrong;
+  };
 
   const recompute = (): void => {
     let total = 0;
@@ -53,7 +71,8 @@ export function enhanceItemRows(): void {
       const price = minorOf(value(row, 'unitPrice'));
       const quantityText = value(row, 'quantity');
       const discount = value(row, 'discount') === '' ? 0 : minorOf(value(row, 'discount'));
-      const line = price !== null && discount !== null && /^\d+$/.test(quantityText) ? price * Number(quantityText) - discount : null;
+      const inPart = [partKronur(row, 'unitPrice', price), partKronur(row, 'discount', discount)].includes(true);
+      const line = !inPart && price !== null && discount !== null && /^\d+$/.test(quantityText) ? price * Number(quantityText) - discount : null;
       if (output) output.textContent = line === null ? '–' : money(line);
       if (blank) continue;
       if (line === null) known = false;
@@ -110,7 +129,7 @@ export function enhanceItemRows(): void {
     }
     for (const error of Array.from(row.querySelectorAll('.error'))) error.remove();
     for (const el of Array.from(row.querySelectorAll('[aria-describedby]'))) {
-      const kept = (el.getAttribute('aria-describedby') ?? '').split(' ').filter((id) => !id.endsWith('-error'));
+      const kept = (el.getAttribute('aria-describedby') ?? '').split(' ').filter((id) => !id.endsWith('-error') && !id.endsWith('-live'));
       if (kept.length > 0) el.setAttribute('aria-describedby', kept.join(' '));
       else el.removeAttribute('aria-describedby');
     }

@@ -1,6 +1,6 @@
 import type { Html } from '../../html/jsx-runtime.js';
 import type { FieldError } from '../../errors.js';
-import { formatMoney, formatNumber } from '../../html/format.js';
+import { formatNumber, moneySample } from '../../html/format.js';
 import { CULTURES, CURRENCIES, RECURRING_MODELS, REQUIREMENT_TYPES, type LinkType } from '../../paymentLinks/schemas.js';
 import type { PaymentLinkView } from '../../paymentLinks/service.js';
 import { translator } from '../i18n.js';
@@ -53,7 +53,10 @@ function ItemRow({
   const price = minorOf(row.unitPrice);
   const quantity = /^\d+$/.test(row.quantity.trim()) ? Number(row.quantity) : undefined;
   const discount = row.discount.trim() === '' ? 0 : minorOf(row.discount);
-  const line = price !== undefined && quantity !== undefined && discount !== undefined ? price * quantity - discount : undefined;
+  const line =
+    price !== undefined && quantity !== undefined && discount !== undefined && !inPartKronur(currency, price, discount)
+      ? price * quantity - discount
+      : undefined;
   /** One input of the row: its name in the API's body, its label, and the hook the row's script reads it by (data-item). */
   const field = (
     key: 'name' | 'quantity' | 'unitPrice' | 'discount' | 'minQuantity' | 'maxQuantity',
@@ -87,16 +90,21 @@ function ItemRow({
  * server does (src/portal/links/browser.ts): 1 234 567 whole and with 89 cents, as JSON.
  */
 function moneySamples(view: View): string {
-  return JSON.stringify(Object.fromEntries(CURRENCIES.map((c) => [c, [formatMoney(123456700, c, view.lang), formatMoney(123456789, c, view.lang)]])));
+  return JSON.stringify(Object.fromEntries(CURRENCIES.map((c) => [c, moneySample(c, view.lang)])));
 }
 
-function totalOf(rows: readonly ItemEntry[]): number | undefined {
+/** ISK is charged in whole krónur: a row priced in part krónur has no line total to show (the form says why beside it). */
+function inPartKronur(currency: string, price: number | undefined, discount: number | undefined): boolean {
+  return currency === 'ISK' && ((price ?? 0) % 100 !== 0 || (discount ?? 0) % 100 !== 0);
+}
+
+function totalOf(rows: readonly ItemEntry[], currency: string): number | undefined {
   let sum = 0;
   for (const r of rows) {
     if (r.name.trim() === '' && r.unitPrice.trim() === '' && r.discount.trim() === '') continue;
     const price = minorOf(r.unitPrice);
     const discount = r.discount.trim() === '' ? 0 : minorOf(r.discount);
-    if (price === undefined || discount === undefined || !/^\d+$/.test(r.quantity.trim())) return undefined;
+    if (price === undefined || discount === undefined || !/^\d+$/.test(r.quantity.trim()) || inPartKronur(currency, price, discount)) return undefined;
     sum += price * Number(r.quantity) - discount;
   }
   return sum;
@@ -118,7 +126,7 @@ function ItemsSection({
   reason?: string;
 }): Html {
   const currency = (CURRENCIES as readonly string[]).includes(entry.currency) ? entry.currency : 'ISK';
-  const total = totalOf(entry.items);
+  const total = totalOf(entry.items, currency);
   return (
     <fieldset
       class="items"
@@ -135,7 +143,14 @@ function ItemsSection({
         </p>
       )}
       <FieldMessages view={view} id={fieldId('items')} errors={errors.of('items')} />
-      <div class="item-rows" data-item-rows="" data-legend={t('itemLegend', { n: '{n}' })} data-remove={t('removeRow')} data-max="200">
+      <div
+        class="item-rows"
+        data-item-rows=""
+        data-legend={t('itemLegend', { n: '{n}' })}
+        data-remove={t('removeRow')}
+        data-max="200"
+        data-whole-kronur={t('wholeKronur')}
+      >
         {entry.items.map((row, i) => (
           <ItemRow view={view} t={t} row={row} i={i} errors={errors} currency={currency} disabled={disabled} />
         ))}

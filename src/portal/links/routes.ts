@@ -19,6 +19,7 @@ import { translator } from '../i18n.js';
 import { FieldErrors, type View } from '../view.js';
 import { PORTAL } from '../views/layout.js';
 import { LINK_STYLES, enhanceItemRows } from './browser.js';
+import { writeMoney } from '../../html/format.js';
 import {
   NEW_ROWS,
   blankItem,
@@ -59,7 +60,7 @@ function statusOf(raw: unknown): LinkStatus | null {
 
 export const linksArea: PortalArea = {
   styles: LINK_STYLES,
-  scripts: [enhanceItemRows],
+  scripts: [{ run: enhanceItemRows, helpers: [writeMoney] }],
   routes(portal, deps: PortalDeps) {
     const { db } = deps;
     const route = portalRouter(portal, deps);
