@@ -1,4 +1,4 @@
-import { defaultQuantities, linesFor, quantityProblems, totalFor, type QuantityItem, type QuantityProblem } from '../paymentLinks/quantities.js';
+import { defaultQuantities, linesFor, quantityProblems, totalFor, unitAmount, type QuantityItem, type QuantityProblem } from '../paymentLinks/quantities.js';
 import type { ChosenItem } from '../paymentLinks/shopper.js';
 import type { Checkoutable } from './shopper.js';
 
@@ -36,4 +36,5 @@ export function chosenItemsOf(c: Checkoutable): ChosenItem[] | null {
   return linesFor(c.choice, quantities).map((l) => ({ name: l.name, quantity: l.quantity, amount: l.amount }));
 }
 
+export { unitAmount };
 export type { QuantityItem, QuantityProblem };

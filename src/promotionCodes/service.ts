@@ -9,7 +9,7 @@ import { idempotentCreate } from '../idempotency/service.js';
 import { timestampRule } from '../paymentLinks/rules.js';
 import type { Sealer } from '../sealing.js';
 import { schemaCheck, checkInput } from '../validation.js';
-import { applyDiscount } from './discount.js';
+import { applyDiscount, type DiscountTerms } from './discount.js';
 import { discountErrors, isPlausibleCode, normalizeTypedCode, refusalOf, type PromotionRefusal } from './rules.js';
 import { CreateBody, UpdateBody, type CreateInput, type PromotionCodeView } from './schemas.js';
 import * as sql from './sql.js';
@@ -156,6 +156,8 @@ export interface AppliedPromotion {
   code: string;
   discount: number;
   total: number;
+  /** What the code takes off, for a page that works out the total again as the shopper changes the order. */
+  terms: DiscountTerms;
 }
 
 export type PromotionQuote = { ok: true; applied: AppliedPromotion } | { ok: false; refusal: PromotionRefusal };
@@ -164,7 +166,7 @@ function quoteOf(row: sql.CodeRow | undefined, base: number, currency: string, n
   const refusal = refusalOf(row, currency, now);
   if (refusal !== null || !row) return { ok: false, refusal: refusal ?? 'unknown' };
   const { discount, total } = applyDiscount(base, currency, row);
-  return { ok: true, applied: { promotionCodeId: row.id, code: row.code, discount, total } };
+  return { ok: true, applied: { promotionCodeId: row.id, code: row.code, discount, total, terms: { percentOff: row.percentOff, amountOff: row.amountOff } } };
 }
 
 type PromotionAsk = { merchantId: string; typed: string; base: number; currency: string; now: Date };

@@ -41,24 +41,30 @@ function amountOf(p: Look, minor: number): Children {
   return p.look === 'portal' ? <span class="num">{text}</span> : text;
 }
 
-function Line({ p, line }: { p: Look; line: ItemLine }): Html {
+/**
+ * One line. Its row and cells carry data-* hooks (data-line, its index; data-quantity, data-full,
+ * data-amount) for the pay page's script, which writes a line again as the shopper changes its quantity.
+ */
+function Line({ p, line, index }: { p: Look; line: ItemLine; index: number }): Html {
   const money = (minor: number): Children => amountOf(p, minor);
   const missing = p.look === 'shopper' ? '' : '–';
   const discounted = line.amountWithoutDiscount !== null && line.amountWithoutDiscount !== line.amount;
   const column = p.words.discount !== undefined;
   return (
-    <tr>
+    <tr data-line={String(index)}>
       <td class={p.look === 'portal' ? 'wrap' : undefined}>{line.name}</td>
-      <td class="num">{line.quantity !== null ? formatQuantity(line.quantity, p.lang) : missing}</td>
+      <td class="num" data-quantity="">
+        {line.quantity !== null ? formatQuantity(line.quantity, p.lang) : missing}
+      </td>
       <td class="num">{line.unitPrice !== null ? money(line.unitPrice) : missing}</td>
       {column ? <td class="num">{discounted && line.amountWithoutDiscount !== null ? money(line.amountWithoutDiscount - line.amount) : '–'}</td> : null}
       <td class="num">
         {!column && discounted && line.amountWithoutDiscount !== null ? (
           <>
-            <del>{money(line.amountWithoutDiscount)}</del>{' '}
+            <del data-full="">{money(line.amountWithoutDiscount)}</del>{' '}
           </>
         ) : null}
-        {money(line.amount)}
+        <span data-amount="">{money(line.amount)}</span>
       </td>
     </tr>
   );
@@ -83,8 +89,8 @@ export function ItemsTable(p: Look & { lines: readonly ItemLine[]; caption?: str
         </tr>
       </thead>
       <tbody>
-        {p.lines.map((line) => (
-          <Line p={p} line={line} />
+        {p.lines.map((line, index) => (
+          <Line p={p} line={line} index={index} />
         ))}
       </tbody>
       {total !== null ? (
@@ -94,7 +100,7 @@ export function ItemsTable(p: Look & { lines: readonly ItemLine[]; caption?: str
               {w.total}
             </th>
             {p.look === 'shopper' ? (
-              <td class="num" data-total="">
+              <td class="num" data-total="" aria-live="polite">
                 {total}
               </td>
             ) : (

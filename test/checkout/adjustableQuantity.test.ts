@@ -56,7 +56,7 @@ describe('adjustable quantities on the payment page', () => {
     );
     expect(page.body).toContain('<span class="hint" id="qty-1-hint">From 0 to 3</span>');
     expect(page.body).not.toContain('id="qty-2"');
-    expect(page.body).toMatch(/<button type="submit" class="secondary" name="updateTotal" value="yes" formnovalidate>Update total<\/button>/);
+    expect(page.body).toMatch(/<button type="submit" class="secondary" name="updateTotal" value="yes" formnovalidate data-update-total>Update total<\/button>/);
     expect(page.body).toContain('<input type="hidden" name="shownTotal" value="3500"/>');
     expect(page.body).toContain('Pay €35.00');
   });
@@ -66,7 +66,7 @@ describe('adjustable quantities on the payment page', () => {
     await s.get(`/pay/${eur}`);
     const updated = await s.post(`/pay/${eur}`, { 'qty-0': '4', 'qty-1': '0', updateTotal: 'yes', lang: 'en' });
     expect(updated.statusCode).toBe(200);
-    expect(updated.body).toContain('data-total>€45.00</td>');
+    expect(updated.body).toContain('data-total aria-live="polite">€45.00</td>');
     expect(updated.body).toContain('Pay €45.00');
     expect(updated.body).toContain('The total is updated: €45.00.');
     expect(updated.body).toContain('<input type="hidden" name="shownTotal" value="4500"/>');

@@ -2,15 +2,16 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestContext, type TestContext } from '../helpers/app.js';
+import { call, createTestContext, type TestContext } from '../helpers/app.js';
 import { launchChromium } from '../helpers/browser.js';
 import { refusedPort } from '../webhooks/helpers.js';
 import { createLink, payByLink } from './fixtures.js';
 
 // Adjustable quantities on the payment page (docs/rules.md, §Adjustable quantities) in a real
-// Chromium on a 390 px wide screen, in both languages, with JavaScript and without: the shopper
-// changes a quantity, presses "Update total", the lines and the total follow, and the payment
-// charges that total. Screenshots go to /tmp/shots-qty, to look at.
+// Chromium on a 390 px wide screen, in both languages, with JavaScript and without. Without it the
+// shopper presses "Update total" and the page comes back with the lines and the total; with it they
+// follow as the quantity is typed. Either way the payment charges the total on the Pay button.
+// Screenshots go to /tmp/shots-qty, to look at.
 
 const SHOTS = process.env.PAYLINKS_SHOTS ?? '/tmp/shots-qty';
 const WIDTH = 390;
@@ -77,8 +78,8 @@ describe('adjustable quantities in Chromium at 390 px', () => {
     const context = await browser.newContext({ javaScriptEnabled, viewport: { width: WIDTH, height: 844 }, locale: lang === 'is' ? 'is-IS' : 'en-GB' });
     const page = await context.newPage();
     page.on('console', (m) => {
-      // The out-of-range quantity is answered 400 on purpose; the browser reports every 400 page so.
-      if (m.type() === 'error' && !m.text().includes('status of 400')) consoleErrors.push(`${m.location().url}: ${m.text()}`);
+      // The out-of-range quantity is answered 400, and a Pay with a changed total 409, on purpose; the browser reports such pages so.
+      if (m.type() === 'error' && !/status of (400|409)/.test(m.text())) consoleErrors.push(`${m.location().url}: ${m.text()}`);
     });
     return { page, close: () => context.close() };
   }
@@ -114,21 +115,37 @@ describe('adjustable quantities in Chromium at 390 px', () => {
         expect(await input.getAttribute('max')).toBe('3');
         expect(await fitsTheWidth(page)).toBe(true);
         await page.screenshot({ path: join(SHOTS, `quantities-390-${tag}.png`), fullPage: true });
-
-        // Out of range: the browser lets Update total through (it checks nothing), the server says why beside the input.
-        await input.fill('4');
-        await submit(page, w.update);
-        expect(await text(page, '#qty-0-error')).toBe(w.outOfRange);
-        expect(await page.getByLabel(w.quantity).getAttribute('aria-invalid')).toBe('true');
-
-        await page.getByLabel(w.quantity).fill('2');
-        await page.getByLabel(w.mittens).fill('5');
-        await submit(page, w.update);
         const spaced = (t: string): string => t.replace(/\s/g, ' ');
-        expect(spaced(await text(page, '[data-total-updated]'))).toBe(spaced(w.updated));
-        // 2 × 890 + 5 × 200 = 2,780.
+        const payText = async (): Promise<string> => spaced((await page.getByRole('button', { name: w.pay }).textContent()) ?? '');
+
+        if (js) {
+          // The total follows as the quantity is typed, without a post: no "Update total" to press.
+          expect(await page.getByRole('button', { name: w.update }).isVisible()).toBe(false);
+          const shownAt = page.url();
+          await input.fill('4');
+          expect(await text(page, '[data-total]')).toBe('–');
+          expect(await payText()).toMatch(/–$/);
+          await page.getByLabel(w.quantity).fill('2');
+          await page.getByLabel(w.mittens).fill('5');
+          expect(page.url()).toBe(shownAt);
+          expect(await page.locator('[data-total-updated]').count()).toBe(0);
+        } else {
+          // Out of range: the browser lets Update total through (it checks nothing), the server says why beside the input.
+          await input.fill('4');
+          await submit(page, w.update);
+          expect(await text(page, '#qty-0-error')).toBe(w.outOfRange);
+          expect(await page.getByLabel(w.quantity).getAttribute('aria-invalid')).toBe('true');
+
+          await page.getByLabel(w.quantity).fill('2');
+          await page.getByLabel(w.mittens).fill('5');
+          await submit(page, w.update);
+          expect(spaced(await text(page, '[data-total-updated]'))).toBe(spaced(w.updated));
+        }
+        // 2 × 890 + 5 × 200 = 2,780, on the lines, the total and the button.
         expect(spaced(w.payAfter)).toContain(spaced(await text(page, '[data-total]')));
-        expect(spaced((await page.getByRole('button', { name: w.pay }).textContent()) ?? '')).toBe(spaced(w.payAfter));
+        expect(await payText()).toBe(spaced(w.payAfter));
+        expect(spaced(await text(page, 'tr[data-line="1"] [data-amount]'))).toBe(spaced(lang === 'en' ? 'ISK\u00a01,000' : '1.000\u00a0kr.'));
+        expect(await text(page, 'tr[data-line="0"] [data-quantity]')).toBe('2');
         expect(await page.getByLabel(w.quantity).inputValue()).toBe('2');
         expect(await fitsTheWidth(page)).toBe(true);
         await page.screenshot({ path: join(SHOTS, `quantities-updated-390-${tag}.png`), fullPage: true });
@@ -146,6 +163,77 @@ describe('adjustable quantities in Chromium at 390 px', () => {
       });
     }
   }
+
+  it('with JavaScript and a 25 % code: the discount, the total and the button follow the quantity, and that total is charged', async () => {
+    const made = await call(ctx, 'POST', '/api/v1/promotioncodes', { code: 'QUARTER', percentOff: 25 });
+    expect(made.status).toBe(200);
+    const ref = await createLink(
+      ctx,
+      payByLink(ctx, {
+        culture: 'en',
+        amount: 100000,
+        allowPromotionCodes: true,
+        items: [
+          { name: 'Lopapeysa', quantity: 1, unitPrice: 100000, amountWithoutDiscount: 100000, amount: 100000, adjustableQuantity: { minimum: 1, maximum: 5 } },
+        ],
+      }),
+    );
+    const { page, close } = await newPage('en', true);
+    await page.goto(`${base}/pay/${ref}`);
+    await page.getByLabel('Quantity of Lopapeysa').fill('3');
+    await page.getByLabel(/promotion code/i).fill('QUARTER');
+    // Applying the code posts its own form: the quantity the script wrote into it comes back.
+    await submit(page, 'Apply');
+    expect(await page.getByLabel('Quantity of Lopapeysa').inputValue()).toBe('3');
+    expect(await text(page, '[data-new-total]')).toBe('ISK\u00a02,250');
+    await page.getByLabel('Quantity of Lopapeysa').fill('2');
+    // 2 × 1,000 = 2,000; 25 % off: 500 off, 1,500 to pay.
+    expect(await text(page, '[data-total]')).toBe('ISK\u00a02,000');
+    expect(await text(page, '[data-discount-amount]')).toBe('\u2212ISK\u00a0500');
+    expect(await text(page, '[data-new-total]')).toBe('ISK\u00a01,500');
+    expect(((await page.getByRole('button', { name: /^Pay/ }).textContent()) ?? '').trim()).toBe('Pay ISK\u00a01,500');
+    await page.screenshot({ path: join(SHOTS, 'quantities-code-390-en-js.png'), fullPage: true });
+    await page.getByLabel('Card number').fill('4242424242424242');
+    await page.getByLabel('Expiry date').fill('12/34');
+    await page.getByLabel('CVC').fill('123');
+    await submit(page, /^Pay/);
+    expect(await text(page, 'h1')).toBe('Payment successful');
+    const { rows } = await ctx.tdb.db.pool.query<{ amount: string }>('SELECT amount FROM payments WHERE payment_link_reference = $1', [ref]);
+    expect(rows.map((r) => Number(r.amount))).toEqual([150000]);
+    await close();
+  });
+
+  it('without JavaScript, Pay with a changed quantity charges nothing and keeps what was typed but the card number and CVC', async () => {
+    const ref = await createLink(
+      ctx,
+      payByLink(ctx, {
+        culture: 'en',
+        amount: 100000,
+        items: [
+          { name: 'Lopapeysa', quantity: 1, unitPrice: 100000, amountWithoutDiscount: 100000, amount: 100000, adjustableQuantity: { minimum: 1, maximum: 5 } },
+        ],
+        shopperInfos: [{ field: 'FullName', requirementType: 'Required' }],
+      }),
+    );
+    const { page, close } = await newPage('en', false);
+    await page.goto(`${base}/pay/${ref}`);
+    await page.getByLabel('Quantity of Lopapeysa').fill('2');
+    await page.getByLabel(/Full name/).fill('Anna Jónsdóttir');
+    await page.getByLabel('Card number').fill('4242424242424242');
+    await page.getByLabel('Expiry date').fill('12/34');
+    await page.getByLabel('CVC').fill('123');
+    await submit(page, /^Pay/);
+    expect(await text(page, '[role="alert"]')).toContain('ISK\u00a02,000');
+    expect(await page.getByLabel('Quantity of Lopapeysa').inputValue()).toBe('2');
+    expect(await page.getByLabel(/Full name/).inputValue()).toBe('Anna Jónsdóttir');
+    expect(await page.getByLabel('Expiry date').inputValue()).toBe('12/34');
+    expect(await page.getByLabel('Card number').inputValue()).toBe('');
+    expect(await page.getByLabel('CVC').inputValue()).toBe('');
+    expect(((await page.getByRole('button', { name: /^Pay/ }).textContent()) ?? '').trim()).toBe('Pay ISK\u00a02,000');
+    const { rows } = await ctx.tdb.db.pool.query('SELECT 1 FROM payments WHERE payment_link_reference = $1', [ref]);
+    expect(rows).toEqual([]);
+    await close();
+  });
 
   it('logged no errors in the browser console', () => {
     expect(consoleErrors).toEqual([]);

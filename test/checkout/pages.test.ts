@@ -42,9 +42,9 @@ describe('payment link page (§Link status, §The simulated acquirer)', () => {
     expect(page.body).not.toContain('<b>');
     // Intl separates the amount and the currency with a no-break space.
     const text = page.body.replace(/\u00a0/g, ' ');
-    expect(text).toContain('<td class="num" data-total>489 kr.</td>');
-    expect(text).toContain('<del>494 kr.</del>');
-    expect(text).toMatch(/<button type="submit">Greiða 489 kr\.<\/button>/);
+    expect(text).toContain('<td class="num" data-total aria-live="polite">489 kr.</td>');
+    expect(text).toContain('<del data-full>494 kr.</del>');
+    expect(text).toMatch(/<button type="submit" data-pay="Greiða \{amount\}">Greiða 489 kr\.<\/button>/);
     expect(page.body).toContain('<label for="cardNumber">Kortanúmer</label>');
     expect(LABELLED(page.body)).toEqual([]);
     // One script, our own file, deferred: nothing inline.
@@ -86,7 +86,7 @@ describe('payment link page (§Link status, §The simulated acquirer)', () => {
     const page = await ctx.app.inject({ method: 'GET', url: `/pay/${ref}` });
     expect(page.body).toContain('<html lang="en">');
     for (const label of ['Card number', 'Expiry date', 'CVC', 'Total', 'Order summary']) expect(page.body).toContain(label);
-    expect(page.body).toMatch(/<button type="submit">Pay €12\.50<\/button>/);
+    expect(page.body).toMatch(/<button type="submit" data-pay="Pay \{amount\}">Pay €12\.50<\/button>/);
     const is = await ctx.app.inject({ method: 'GET', url: `/pay/${ref}?lang=is` });
     expect(is.body).toContain('<html lang="is">');
     expect(is.body).toContain('Greiða 12,50');

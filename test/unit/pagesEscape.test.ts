@@ -122,7 +122,7 @@ describe('shopper pages escape every value they show', () => {
           values: {},
           errors: {},
           alert: null,
-          promotion: { code: HOSTILE, applied: { discount: 4900, total: 44000 }, refusal: null },
+          promotion: { code: HOSTILE, applied: { discount: 4900, total: 44000, terms: { percentOff: 10, amountOff: null } }, refusal: null },
         }),
         promoRefused: renderPayPage(k, c, HOSTILE, {
           values: {},

@@ -1,6 +1,8 @@
 import { asset, assetHref, type Asset } from '../../web/assets.js';
 import { luhnValid } from '../../payments/card.js';
 import { CHECKOUT_CSS } from './styles.js';
+import { applyDiscount, minimumCharge, type DiscountTerms } from '../../promotionCodes/discount.js';
+import { writeMoney, type MoneySample } from '../../html/format.js';
 
 // The shopper pages' static files, served by the web layer's one mechanism (src/web/assets.ts); the
 // icon is the web layer's own, shared with the portal.
@@ -72,8 +74,78 @@ function checkCardForm(luhn: (digits: string) => boolean): void {
   });
 }
 
-// The Luhn check is the server's own function, sent as its source text.
-const CHECKOUT_JS = `"use strict";\n(${checkCardForm.toString()})(${luhnValid.toString()});\n`;
+/**
+ * Runs where the page lets the shopper choose quantities (quantityChoice.tsx): as a quantity changes,
+ * the order's lines and total, an applied code's discount and total, the amount on the Pay button and
+ * the total the payment's form says the shopper saw (shownTotal) follow at once, worked out by the
+ * server's own functions (sent as their source text), so the amount on the button is the one charged.
+ * A quantity outside its range shows no total; the server says why when the form is sent. Without
+ * JavaScript the "Update total" button asks the server instead.
+ */
+function followQuantities(discounted: typeof applyDiscount, write: typeof writeMoney): void {
+  const choice = document.querySelector<HTMLElement>('fieldset[data-quantities]');
+  const form = choice?.closest('form');
+  if (!choice || !form) return;
+  const currency = choice.dataset.currency ?? '';
+  const sample = JSON.parse(choice.dataset.money ?? 'null') as MoneySample | null;
+  const terms = choice.dataset.terms ? (JSON.parse(choice.dataset.terms) as DiscountTerms) : null;
+  const fixed = Number(choice.dataset.fixed ?? '0');
+  const money = (minor: number): string => write(sample ?? undefined, currency, minor);
+  const inputs = Array.from(choice.querySelectorAll<HTMLInputElement>('input[data-unit-amount]'));
+  const shownTotal = form.querySelector<HTMLInputElement>('input[name="shownTotal"]');
+  const pay = form.querySelector<HTMLButtonElement>('button[data-pay]');
+  const set = (selector: string, text: string, within: ParentNode = document): void => {
+    const el = within.querySelector(selector);
+    if (el) el.textContent = text;
+  };
+  const recompute = (): void => {
+    let base: number | null = fixed;
+    for (const input of inputs) {
+      const raw = input.value.trim();
+      const q = /^\d{1,3}$/.test(raw) ? Number(raw) : Number.NaN;
+      if (!(q >= Number(input.min) && q <= Number(input.max))) {
+        base = null;
+        continue;
+      }
+      const amount = Number(input.dataset.unitAmount) * q;
+      if (base !== null) base += amount;
+      const row = document.querySelector(`table.items tr[data-line="${input.dataset.index ?? ''}"]`);
+      if (row) {
+        set('[data-quantity]', String(q), row);
+        set('[data-amount]', money(amount), row);
+        set('[data-full]', money(Number(input.dataset.unitPrice) * q), row);
+      }
+      // The code's own form carries the quantities too, so that applying a code keeps them.
+      for (const carried of Array.from(document.querySelectorAll<HTMLInputElement>(`form[data-promo-form] input[name="${input.name}"]`))) {
+        carried.value = String(q);
+      }
+    }
+    const after = base !== null && terms !== null ? discounted(base, currency, terms) : null;
+    const total = after !== null ? after.total : base;
+    set('table.items [data-total]', base === null ? '–' : money(base));
+    if (after !== null) {
+      set('[data-discount-amount]', `\u2212${money(after.discount)}`);
+      set('[data-new-total]', money(after.total));
+    } else if (base === null) {
+      set('[data-new-total]', '–');
+    }
+    if (shownTotal && base !== null) shownTotal.value = String(base);
+    if (pay) pay.textContent = (pay.dataset.pay ?? '{amount}').replace('{amount}', total === null ? '–' : money(total));
+  };
+  choice.addEventListener('input', recompute);
+  // The total follows as it is typed: the button that asks the server for it is not needed.
+  const update = choice.querySelector<HTMLButtonElement>('button[data-update-total]');
+  if (update) update.hidden = true;
+}
+
+// The Luhn check, the discount and the writing of money are the server's own functions, sent as their source text.
+const CHECKOUT_JS = [
+  `"use strict";`,
+  `(${checkCardForm.toString()})(${luhnValid.toString()});`,
+  // applyDiscount calls minimumCharge: both are sent, the one in the other's scope.
+  `(${followQuantities.toString()})((() => { ${minimumCharge.toString()}\n return ${applyDiscount.toString()}; })(), ${writeMoney.toString()});`,
+  '',
+].join('\n');
 
 const STYLESHEET = asset('/assets/checkout.css', 'text/css; charset=utf-8', CHECKOUT_CSS);
 

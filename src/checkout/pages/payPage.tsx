@@ -251,7 +251,10 @@ export function renderPayPage(ctx: PageContext, c: Checkoutable, csrf: string, s
         <CustomFieldsSection ctx={ctx} fields={c.customFields} values={state.values} problems={state.customProblems} />
         <CardFields ctx={ctx} state={state} />
         <TermsConsent ctx={ctx} c={c} state={state} />
-        <button type="submit">{saving ? t('saveCard') : t('pay', { amount })}</button>
+        {/* data-pay: the button's words with a place for the amount, for the script that follows the quantities. */}
+        <button type="submit" data-pay={saving ? undefined : t('pay', { amount: '{amount}' })}>
+          {saving ? t('saveCard') : t('pay', { amount })}
+        </button>
       </form>
       <CancelLink ctx={ctx} c={c} />
     </>

@@ -3,6 +3,7 @@ import { formatMoney } from '../../html/format.js';
 import type { ShopperRefusal } from '../promotion.js';
 import { FORM_TOKEN_FIELD } from '../../web/formTokens.js';
 import type { Checkoutable } from '../shopper.js';
+import type { DiscountTerms } from '../../promotionCodes/discount.js';
 import type { MessageKey } from './i18n.js';
 import type { PageContext } from './layout.js';
 import { quantityName } from './quantityChoice.js';
@@ -19,7 +20,7 @@ import { quantityName } from './quantityChoice.js';
  */
 export interface PromotionView {
   code: string;
-  applied: { discount: number; total: number } | null;
+  applied: { discount: number; total: number; terms: DiscountTerms } | null;
   refusal: ShopperRefusal | 'throttled' | null;
   retryAfterSeconds?: number;
 }
@@ -55,8 +56,10 @@ export function PromotionCodeForm(p: { ctx: PageContext; c: Checkoutable; csrf: 
       <input type="hidden" name={FORM_TOKEN_FIELD} value={p.csrf} />
       <input type="hidden" name="lang" value={ctx.lang} />
       <input type="hidden" name="action" value={APPLY_CODE_ACTION} />
-      {/* The quantities the page shows come with the code, so applying it keeps them. */}
-      {c.chosen?.map((quantity, i) => <input type="hidden" name={quantityName(i)} value={String(quantity)} />) ?? null}
+      {/* The quantities the page shows come with the code, so applying it keeps them (the page's script keeps them up to date as they are typed). */}
+      {c.choice?.map((item, i) =>
+        item.adjustableQuantity === undefined ? null : <input type="hidden" name={quantityName(i)} value={String(c.chosen?.[i] ?? item.quantity)} />,
+      ) ?? null}
       <label for="promotionCode">
         {t('promoLabel')}
         <span class="tag">({t('optional')})</span>
@@ -104,7 +107,9 @@ export function PromotionTotal({ ctx, c, promotion }: { ctx: PageContext; c: Che
   return (
     <dl class="discount" data-discount="">
       <dt>{t('promoDiscount', { code: promotion.code })}</dt>
-      <dd class="num">−{formatMoney(applied.discount, c.currency, ctx.lang)}</dd>
+      <dd class="num" data-discount-amount="">
+        −{formatMoney(applied.discount, c.currency, ctx.lang)}
+      </dd>
       <dt class="new-total">{t('promoNewTotal')}</dt>
       <dd class="num new-total" data-new-total="">
         {formatMoney(applied.total, c.currency, ctx.lang)}

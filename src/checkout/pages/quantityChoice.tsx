@@ -1,6 +1,7 @@
 import type { Html } from '../../html/jsx-runtime.js';
 import type { Checkoutable } from '../shopper.js';
-import type { QuantityProblem } from '../quantities.js';
+import { unitAmount, type QuantityProblem } from '../quantities.js';
+import { moneySample } from '../../html/format.js';
 import type { MessageKey } from './i18n.js';
 import type { PageForm } from './form.js';
 import type { PageContext } from './layout.js';
@@ -45,8 +46,19 @@ export function QuantityChoice({ ctx, c, state }: { ctx: PageContext; c: Checkou
   if (c.choice === null) return null;
   const { t } = ctx;
   const general = state.errors.quantities;
+  // For the page's script (assets.ts followQuantities): the currency and how the page writes it, the
+  // items that cannot change (their amount as it is), and an applied code's terms.
+  const fixed = c.choice.reduce((sum, item) => sum + (item.adjustableQuantity === undefined ? item.amount : 0), 0);
+  const terms = state.promotion?.applied?.terms;
   return (
-    <fieldset class="quantities" data-quantities="">
+    <fieldset
+      class="quantities"
+      data-quantities=""
+      data-currency={c.currency}
+      data-money={JSON.stringify(moneySample(c.currency, ctx.lang))}
+      data-fixed={String(fixed)}
+      data-terms={terms ? JSON.stringify(terms) : undefined}
+    >
       <legend>{t('quantitiesLegend')}</legend>
       {general ? (
         <p class="error" id="quantities-error">
@@ -73,6 +85,9 @@ export function QuantityChoice({ ctx, c, state }: { ctx: PageContext; c: Checkou
               step={1}
               value={value}
               required
+              data-index={String(i)}
+              data-unit-amount={String(unitAmount(item))}
+              data-unit-price={String(item.unitPrice)}
               aria-describedby={described}
               {...(key ? { 'aria-invalid': 'true' } : {})}
             />
@@ -88,7 +103,7 @@ export function QuantityChoice({ ctx, c, state }: { ctx: PageContext; c: Checkou
         );
       })}
       <input type="hidden" name="shownTotal" value={String(c.amount)} />
-      <button type="submit" class="secondary" name={UPDATE_FIELD} value="yes" formNoValidate>
+      <button type="submit" class="secondary" name={UPDATE_FIELD} value="yes" formNoValidate data-update-total="">
         {t('updateTotal')}
       </button>
     </fieldset>

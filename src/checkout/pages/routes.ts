@@ -293,7 +293,7 @@ export const shopperPageRoutes = appPart('shopper-pages', ['config', 'db', 'cloc
     if ('throttledForSeconds' in quote) return { code, applied: null, refusal: 'throttled', retryAfterSeconds: quote.throttledForSeconds };
     if ('refusal' in quote) return { code, applied: null, refusal: quote.refusal };
     // An applied code is shown as the merchant wrote it (codes match without regard to case).
-    return { code: quote.applied.code, applied: { discount: quote.applied.discount, total: quote.applied.total }, refusal: null };
+    return { code: quote.applied.code, applied: { discount: quote.applied.discount, total: quote.applied.total, terms: quote.applied.terms }, refusal: null };
   }
 
   /** The status of a page that answers a typed code: 429 with Retry-After past the limits, 400 refused, else 200. */
@@ -363,10 +363,12 @@ export const shopperPageRoutes = appPart('shopper-pages', ['config', 'db', 'cloc
       }
       case 'TotalChanged': {
         // The quantities were changed without "Update total", or the link changed: nothing charged; the total shown first.
-        const fresh = (await openCheckoutable({ db, clock }, target, { countVisit: false })) ?? c;
-        const amount = formatMoney(outcome.amount, c.currency, ctx.lang);
-        const state: FormState = { values, errors: {}, alert: `${ctx.t('totalChanged', { amount })} ${ctx.t('errCardAgain')}` };
-        return html(reply, 409, renderPayPage(ctx, atQuantities(fresh, outcome.quantities), csrf, state));
+        // Everything the shopper typed comes back (but the card number and CVC), with the code they applied.
+        const fresh = atQuantities((await openCheckoutable({ db, clock }, target, { countVisit: false })) ?? c, outcome.quantities);
+        const kept = await promotionOf(request, fresh, promotion?.code, false);
+        const amount = formatMoney(payableAmount(fresh, kept), c.currency, ctx.lang);
+        const state: FormState = { values, errors: {}, alert: `${ctx.t('totalChanged', { amount })} ${ctx.t('errCardAgain')}`, promotion: kept };
+        return html(reply, 409, renderPayPage(ctx, fresh, csrf, state));
       }
       case 'PromotionRefused': {
         // The code no longer applies (another payment reached its cap, or the merchant changed it): the

@@ -59,6 +59,8 @@ input:focus, textarea:focus, button:focus, a:focus { outline: 3px solid var(--ac
 .notice { border: 1px solid var(--border); border-radius: 8px; padding: .75rem; margin: 0 0 1rem; color: var(--muted); }
 .success { color: var(--ok); }
 button, .button { display: inline-block; width: 100%; padding: .75rem 1rem; font: inherit; font-weight: 700; color: var(--accent-text); background: var(--accent); border: 0; border-radius: var(--button-radius, 8px); cursor: pointer; text-align: center; text-decoration: none; }
+/* What the page's script hides (the "Update total" button once the total follows the quantity) stays hidden whatever its display. */
+[hidden] { display: none !important; }
 button.secondary { background: transparent; color: var(--link, var(--accent)); border: 1px solid var(--link, var(--accent)); margin-top: .5rem; }
 .cancel { display: block; margin-top: 1rem; text-align: center; color: var(--muted); }
 dl { display: grid; grid-template-columns: auto 1fr; gap: .25rem 1rem; }
