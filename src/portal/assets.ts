@@ -140,12 +140,12 @@ a.danger-link { color: var(--error); }
 .chart .axis { stroke: var(--border); }
 .chart text { fill: var(--muted); font-size: 11px; }
 
-/* narrow screens: the navigation becomes a strip under the header */
+/* narrow screens: the navigation goes under the header, its items wrapping onto as many lines as they need (every one on the screen, none scrolled out of sight) */
 @media (max-width: 800px) {
   .shell { display: block; min-height: 0; }
-  .sidenav { border-right: 0; border-bottom: 1px solid var(--border); padding: .25rem .5rem; overflow-x: auto; }
-  .sidenav ul { display: flex; gap: .25rem; }
-  .sidenav a { white-space: nowrap; padding: .4rem .6rem; }
+  .sidenav { border-right: 0; border-bottom: 1px solid var(--border); padding: .4rem .5rem; }
+  .sidenav ul { display: flex; flex-wrap: wrap; gap: .25rem; }
+  .sidenav a { white-space: nowrap; padding: .3rem .6rem; }
   main { padding: 1rem .9rem 2rem; }
   .topbar { padding: .5rem .9rem; gap: .5rem .9rem; }
   .who { order: 3; flex-basis: 100%; }
@@ -153,6 +153,17 @@ a.danger-link { color: var(--error); }
   .facts { grid-template-columns: minmax(0, 1fr); gap: 0; }
   .facts dd { margin-bottom: .5rem; }
   th, td { padding: .45rem .55rem; }
+}
+/* phones: a list whose cells carry their column's label (table.stack, src/portal/views/table.tsx) is a
+   stack of cards, a row each, each value beside its label; the header row stays for screen readers */
+@media (max-width: 640px) {
+  table.stack, table.stack tbody, table.stack tr { display: block; }
+  table.stack thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); clip-path: inset(50%); white-space: nowrap; }
+  table.stack tr { padding: .6rem .8rem; border-bottom: 1px solid var(--border); }
+  table.stack tbody tr:last-child { border-bottom: 0; }
+  table.stack td { display: block; border: 0; padding: .15rem 0; text-align: left; min-width: 0; }
+  table.stack td[data-label] { display: flow-root; padding-left: 6.75rem; }
+  table.stack td[data-label]::before { content: attr(data-label); float: left; width: 6.25rem; margin-left: -6.75rem; color: var(--muted); font-size: .8rem; font-weight: 600; line-height: 1.5rem; overflow-wrap: anywhere; }
 }
 `;
 

@@ -5,7 +5,7 @@ import type { LinkSummary } from '../../paymentLinks/service.js';
 import { translator } from '../i18n.js';
 import type { View } from '../view.js';
 import { Badge, Field, Pager, Select, Time } from '../views/components.js';
-import { DataTable } from '../views/table.js';
+import { DataTable, Td } from '../views/table.js';
 import { PORTAL, portalPage } from '../views/layout.js';
 import { M } from './messages.js';
 import { STATUS_KEY, STATUS_TONE, TYPE_KEY, linkPath } from './labels.js';
@@ -52,23 +52,23 @@ export function renderLinkList(view: View, data: ListData): string {
   // The busiest page of the portal: its rows' words are looked up once a page.
   const row = (l: LinkSummary): Html => (
     <tr>
-      <td class="wrap min-col">
+      <Td class="wrap min-col">
         <a href={linkPath(l.paymentLinkReference)}>{l.description || l.paymentLinkReference}</a>
         {l.description ? <div class="muted small mono">{l.paymentLinkReference}</div> : null}
-      </td>
-      <td>
+      </Td>
+      <Td>
         <Badge tone={STATUS_TONE[l.status]}>{statusWord[l.status]}</Badge>
-      </td>
-      <td class="num">{l.type === 'PayByLink' ? formatMoney(l.amount, l.currency, view.lang) : '–'}</td>
-      <td class="num">
+      </Td>
+      <Td class="num">{l.type === 'PayByLink' ? formatMoney(l.amount, l.currency, view.lang) : '–'}</Td>
+      <Td class="num">
         {l.maxSalesCount === null
           ? formatNumber(l.salesCount, view.lang)
           : t('salesOf', { sales: formatNumber(l.salesCount, view.lang), max: formatNumber(l.maxSalesCount, view.lang) })}
-      </td>
-      <td>{typeWord[l.type]}</td>
-      <td>
+      </Td>
+      <Td>{typeWord[l.type]}</Td>
+      <Td>
         <Time view={view} at={l.createdAt} />
-      </td>
+      </Td>
     </tr>
   );
   const empty = data.kind === 'all' && data.page === 0 ? t('noLinks') : t('noMatches');

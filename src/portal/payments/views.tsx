@@ -7,7 +7,7 @@ import type { DeliveryView } from '../../webhooks/deliveries/service.js';
 import { translator, type Translate } from '../i18n.js';
 import type { FieldErrors, View } from '../view.js';
 import { Badge, Csrf, ErrorSummary, Facts, Field, Money, NothingToDo, Notice, Select, Time } from '../views/components.js';
-import { DataTable, ListPager } from '../views/table.js';
+import { DataTable, ListPager, Td } from '../views/table.js';
 import { PORTAL, portalPage } from '../views/layout.js';
 import { ExpiredCapture, RefusedExpired, withExpiry } from './expiry.js';
 import { Deliveries } from './deliveries.js';
@@ -50,26 +50,26 @@ export function PaymentsTable({ view, payments, label }: { view: View; payments:
     const [key, tone] = badgeOf(p);
     return (
       <tr>
-        <td>
+        <Td>
           <Time view={view} at={p.createdAt} />
-        </td>
-        <td>
+        </Td>
+        <Td>
           <Badge tone={tone}>{word(key)}</Badge>
           {!p.success && p.reason && p.reason.toLowerCase() !== 'refused' ? <div class="muted small">{p.reason}</div> : null}
-        </td>
-        <td class="num">
+        </Td>
+        <Td class="num">
           <Money view={view} minor={p.amount} currency={p.currency} />
-        </td>
-        <td class="nowrap">
+        </Td>
+        <Td class="nowrap">
           {p.paymentMethod} •••• {p.cardSummary}
-        </td>
-        {withOrigin ? <td class="wrap">{'byToken' in p ? <Origin t={t} p={p} /> : null}</td> : null}
-        <td>
+        </Td>
+        {withOrigin ? <Td class="wrap">{'byToken' in p ? <Origin t={t} p={p} /> : null}</Td> : null}
+        <Td>
           <a class="mono" href={paymentPath(p.payfacReference)}>
             {p.payfacReference}
           </a>
           {'merchantReference' in p && p.merchantReference ? <div class="muted small">{p.merchantReference}</div> : null}
-        </td>
+        </Td>
       </tr>
     );
   };

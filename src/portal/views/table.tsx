@@ -8,6 +8,9 @@ import { KeysetPager } from './keysetPager.js';
 // The portal's one list table: its header row, the message shown instead of it when there is nothing
 // to list, the region that scrolls it sideways on a narrow screen, and the pager below it. A list
 // pages by keyset (src/db/keyset.ts): newer and older pages from opaque cursors, and the newest page.
+// A row whose cells are written with `Td` has each cell's column label on it (`data-label`), and the
+// table is then a `stack`: on a narrow screen the stylesheet lays each row out as a card, each value
+// beside its label, instead of a table wider than the screen.
 
 const M = messages({ newer: 'Newer', older: 'Older', newest: 'Newest' }, { newer: 'Nýrri', older: 'Eldri', newest: 'Nýjustu' });
 
@@ -38,6 +41,53 @@ export function ListPager({ view, paging }: { view: PublicView; paging: Paging }
   });
 }
 
+/** A column's label as text (for a cell's `data-label`); none for a label meant for screen readers only, or one that is markup. */
+function labelText(column: Column | string): string | undefined {
+  if (typeof column === 'string') return column;
+  if (column.hidden) return undefined;
+  return typeof column.label === 'string' ? column.label : undefined;
+}
+
+/** While DataTable draws its rows: its columns' labels, the column of the next cell, and whether a cell took its label. */
+let drawing: { labels: readonly (string | undefined)[]; next: number; labelled: boolean } | null = null;
+
+/**
+ * A cell of a DataTable's row: a <td> with its column's label in `data-label`, shown before the value
+ * when a narrow screen stacks the row (the cells of a row are written in order, one column each).
+ */
+export function Td({ children, class: className }: { children?: Children; class?: string }): Html {
+  let label: string | undefined;
+  if (drawing !== null) {
+    label = drawing.labels[drawing.next++];
+    if (label !== undefined) drawing.labelled = true;
+  }
+  return (
+    <td class={className} data-label={label}>
+      {children}
+    </td>
+  );
+}
+
+/** The rows `row` draws, and whether their cells carry their labels (written with Td). */
+function drawRows<T>(
+  labels: readonly (string | undefined)[],
+  items: readonly T[],
+  row: (item: T, index: number) => Children,
+): { rows: Children[]; labelled: boolean } {
+  const outer = drawing;
+  const d = { labels, next: 0, labelled: false };
+  drawing = d;
+  try {
+    const rows = items.map((item, i) => {
+      d.next = 0;
+      return row(item, i);
+    });
+    return { rows, labelled: d.labelled };
+  } finally {
+    drawing = outer;
+  }
+}
+
 function HeaderCell({ column }: { column: Column | string }): Html {
   const c = typeof column === 'string' ? { label: column } : column;
   return (
@@ -64,12 +114,13 @@ export function DataTable<T>(p: {
   emptyClass?: string;
   paging?: Paging;
 }): Html {
+  const drawn = p.row ? drawRows(p.columns.map(labelText), p.rows, p.row) : { rows: p.children, labelled: false };
   const table =
     p.rows.length === 0 && p.empty !== undefined ? (
       <p class={p.emptyClass ?? 'panel empty'}>{p.empty}</p>
     ) : (
       <TableWrap label={p.label}>
-        <table>
+        <table class={drawn.labelled ? 'stack' : undefined}>
           <thead>
             <tr>
               {p.columns.map((c) => (
@@ -77,7 +128,7 @@ export function DataTable<T>(p: {
               ))}
             </tr>
           </thead>
-          <tbody>{p.row ? p.rows.map((item, i) => p.row?.(item, i)) : p.children}</tbody>
+          <tbody>{drawn.rows}</tbody>
         </table>
       </TableWrap>
     );
