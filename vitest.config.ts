@@ -61,6 +61,7 @@ export const PGLITE_FILES = [
   'test/settlements/reconcile.test.ts',
   'test/webhooks/allowances.test.ts',
   'test/webhooks/counts.test.ts',
+  'test/webhooks/deliveriesOfAPayment.test.ts',
   'test/webhooks/listen.test.ts',
   'test/webhooks/queueDepth.test.ts',
 ];

@@ -211,15 +211,17 @@ export function registerWebhookCommands(program: Command): void {
     .alias('deliveries')
     .description('webhook deliveries: trace every attempt, send again, make the next attempt due now (sandbox)');
 
+  // A fifo webhook's delivery behind the head of its queue is sent after it, whatever its time says.
+  const nextAttempt = (d: Delivery): string | null => (d.waitingBehind ? `waiting behind ${d.waitingBehind}` : d.nextAttemptAt);
   listCommand(deliveries.command('list').description('list deliveries, newest first'), {
     options: (cmd) =>
       cmd
-        .option('--payfac-reference <ref>', 'only this payment')
+        .option('--payfac-reference <ref>', "only this payment's: its own, its captures', refunds' and adjustments'")
         .option('--correlation-id <id>', 'only the delivery that sent this X-Webhook-CorrelationId')
         .option('--webhook <id>', 'only this webhook')
         .addOption(new Option('--state <state>', 'only this state').choices([...DELIVERY_STATES])),
     columns: ['DELIVERY', 'STATE', 'ATTEMPTS', 'EVENT', 'PAYFACREFERENCE', 'NEXT ATTEMPT', 'WEBHOOK'],
-    row: (d: Delivery) => [d.deliveryId, d.state, d.attemptCount, d.eventType, d.payfacReference, d.nextAttemptAt, d.webhookId],
+    row: (d: Delivery) => [d.deliveryId, d.state, d.attemptCount, d.eventType, d.payfacReference, nextAttempt(d), d.webhookId],
     list: (o: ClientFlags & PageFlags & { payfacReference?: string; correlationId?: string; webhook?: string; state?: DeliveryState }) =>
       client(o).deliveries.list({
         ...pageOf(o),
@@ -235,7 +237,16 @@ export function registerWebhookCommands(program: Command): void {
       options: (cmd) => cmd.option('--body', 'also print the request body every attempt sends'),
       run: (deliveryId, o) => client(o).deliveries.get(deliveryId),
       lines: ({ delivery: d }, _id, o: ClientFlags & { body?: boolean }) => [
-        ...fieldTable(d, ['deliveryId', 'state', 'eventType', 'payfacReference', 'webhookId', 'attemptCount', 'nextAttemptAt', 'createdAt']),
+        ...fieldTable({ ...d, nextAttemptAt: nextAttempt(d) }, [
+          'deliveryId',
+          'state',
+          'eventType',
+          'payfacReference',
+          'webhookId',
+          'attemptCount',
+          'nextAttemptAt',
+          'createdAt',
+        ]),
         '',
         ...table(
           ['ATTEMPT', 'SENT', 'STATUS', 'MS', 'ERROR', 'CORRELATION ID', 'ANSWER'],

@@ -151,7 +151,9 @@ export const DeliveryParams = Type.Object({ deliveryId: Type.String({ minLength:
 
 export const PageQuery = PagedQuery({});
 export const DeliveryQuery = PagedQuery({
-  payfacReference: Type.Optional(Type.String({ maxLength: 100 })),
+  payfacReference: Type.Optional(
+    Type.String({ maxLength: 100, description: "a payment's reference: its deliveries and those of its captures, refunds and adjustments" }),
+  ),
   correlationId: Type.Optional(Type.String({ maxLength: 100 })),
   webhookId: Type.Optional(Type.String({ maxLength: 100 })),
   state: Type.Optional(Type.Enum(['Pending', 'Delivered', 'Failed'])),
@@ -167,6 +169,10 @@ const DeliveryProps = {
   attemptCount: Type.Integer(),
   nextAttemptAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
   createdAt: Type.String({ format: 'date-time' }),
+  waitingBehind: Type.Union([Type.String(), Type.Null()], {
+    description:
+      'for a pending delivery of a webhook with ordering fifo that is not first in its queue: the delivery at the head, which must be delivered (or fail for good) first; until then nextAttemptAt may be past. Otherwise null',
+  }),
 };
 const Attempt = Type.Object({
   attemptNumber: Type.Integer(),

@@ -417,6 +417,7 @@ export interface ListenerAttemptReportResponse extends Envelope {
 // ------------------------------------------------------------------ deliveries
 
 export interface ListDeliveriesParams extends PageParams {
+  /** A payment's reference: its deliveries and those of its captures, refunds and adjustments. */
   payfacReference?: string;
   correlationId?: string;
   webhookId?: string;
@@ -433,6 +434,8 @@ export interface Delivery {
   attemptCount: number;
   nextAttemptAt: string | null;
   createdAt: string;
+  /** A fifo webhook's pending delivery that is not first in its queue: the delivery at the head, sent first. Otherwise null. */
+  waitingBehind: string | null;
 }
 
 export interface DeliveryAttempt {

@@ -18,12 +18,20 @@ export interface DeliveryRow {
   nextAttemptAt: Date | null;
   claimed: boolean;
   createdAt: Date;
+  /** A fifo webhook's pending delivery behind another: the one at the head of its queue, which goes first. */
+  waitingBehind: string | null;
 }
 
+// A pending delivery of a fifo webhook waits for the head of its queue, the webhook's pending ordered
+// delivery with the lowest seq (src/webhooks/delivery/sql.ts, heads), found by the ordered index.
 const DELIVERY_COLUMNS = `d.id, d.webhook_id AS "webhookId", d.event_id AS "eventId", d.event_type AS "eventType", d.payfac_reference AS "payfacReference",
-  d.state, d.attempt_count AS "attemptCount", d.next_attempt_at AS "nextAttemptAt", d.claim_token IS NOT NULL AS claimed, d.created_at AS "createdAt"`;
+  d.state, d.attempt_count AS "attemptCount", d.next_attempt_at AS "nextAttemptAt", d.claim_token IS NOT NULL AS claimed, d.created_at AS "createdAt",
+  CASE WHEN d.ordered AND d.state = 'Pending' THEN
+    (SELECT h.id FROM webhook_deliveries h WHERE h.webhook_id = d.webhook_id AND h.state = 'Pending' AND h.ordered AND h.seq < d.seq ORDER BY h.seq LIMIT 1)
+  END AS "waitingBehind"`;
 
 export interface DeliveryFilter {
+  /** A payment's reference: its deliveries, and those of its captures, refunds and adjustments (their events name it as the original). */
   payfacReference?: string;
   correlationId?: string;
   webhookId?: string;
@@ -64,10 +72,12 @@ export async function listDeliveries(
   page: number,
   pageSize: number,
 ): Promise<{ rows: DeliveryRow[]; total: number }> {
-  // By reference: the events with it, then their deliveries by the index of events (migration 0039).
-  // An array from a subquery, not IN (subquery): under the OR, IN became a filter over every delivery.
+  // By reference: the events with it, or with it as their original (a modification's), then their
+  // deliveries by the index of events (migrations 0039 and 0044). An array from a subquery, not IN
+  // (subquery): under the OR, IN became a filter over every delivery.
   const where = `(w.merchant_id = $1 OR w.partner_id = $2)
-      AND ($3::text IS NULL OR d.event_id = ANY (ARRAY(SELECT e.id FROM webhook_events e WHERE e.payfac_reference = $3)))
+      AND ($3::text IS NULL OR d.event_id = ANY (ARRAY(SELECT e.id FROM webhook_events e
+            WHERE e.payfac_reference = $3 OR (e.message -> 'additionalData' ->> 'originalPayfacReference') = $3)))
       AND ($4::uuid IS NULL OR d.id IN (SELECT a.delivery_id FROM webhook_attempts a WHERE a.correlation_id = $4))
       AND ($5::text IS NULL OR d.webhook_id = $5)
       AND ($6::text IS NULL OR d.state = $6)`;
