@@ -224,11 +224,13 @@ export interface PaymentSummaryRow {
   cardSummary: string;
   paymentMethod: string;
   createdAt: Date;
+  /** What the authorisation holds now: `amount` as authorised, or the amount an adjustment set it to. */
+  authorisedAmount: number;
 }
 
 const SUMMARY_COLUMNS = `payfac_reference AS "payfacReference", amount, currency, success, reason, capture_state AS "captureState",
   captured_amount AS "capturedAmount", refunded_amount AS "refundedAmount", card_summary AS "cardSummary",
-  payment_method AS "paymentMethod", created_at AS "createdAt"`;
+  payment_method AS "paymentMethod", created_at AS "createdAt", COALESCE(adjusted_amount, amount) AS "authorisedAmount"`;
 
 /** The payments on one link or one session of the merchant, newest first (by the payments_link_idx / payments_session_idx index). */
 export async function paymentsOf(
@@ -299,6 +301,8 @@ export interface PaymentListRow extends PaymentSummaryRow {
   threeDAuthenticated: boolean;
   /** The answers to a link's custom fields (docs/api.md, Custom fields); null when it asked for none. */
   customFieldAnswers: { key: string; value: string }[] | null;
+  /** What the authorisation holds now: `amount` as authorised, or the amount an adjustment set it to. */
+  authorisedAmount: number;
   /** The cursor's time (created_at to the microsecond). */
   at: string;
   reference: string;
@@ -309,7 +313,8 @@ const LIST_COLUMNS = `p.payfac_reference AS "payfacReference", p.amount, p.curre
   p.payment_method AS "paymentMethod", p.created_at AS "createdAt", p.merchant_reference AS "merchantReference",
   p.payment_link_reference AS "paymentLinkReference", p.checkout_reference AS "checkoutReference",
   p.charged_token IS NOT NULL AS "byToken", p.three_d_authenticated AS "threeDAuthenticated",
-  p.custom_field_answers AS "customFieldAnswers", ${cursorTimeSql('p.created_at')} AS at, p.payfac_reference AS reference`;
+  p.custom_field_answers AS "customFieldAnswers", COALESCE(p.adjusted_amount, p.amount) AS "authorisedAmount",
+  ${cursorTimeSql('p.created_at')} AS at, p.payfac_reference AS reference`;
 
 /**
  * The merchant's payments under a filter, newest first, `limit` rows from a keyset (by the
@@ -365,8 +370,6 @@ export interface PaymentDetailRow extends PaymentListRow {
   /** The promotion code the shopper used, and what it took off `amount`'s price; null: none. */
   promotionCode: string | null;
   discountAmount: number | null;
-  /** What the authorisation holds now: `amount` as authorised, or the amount an adjustment set it to. */
-  authorisedAmount: number;
 }
 
 /** One payment of the merchant with everything the portal shows of it (card data masked, as stored). */
@@ -377,8 +380,7 @@ export async function paymentDetail(db: Queryable, merchantId: string, payfacRef
             p.recurring_processing_model AS "recurringProcessingModel", p.capture_due_at AS "captureDueAt",
             p.event_checkout_reference AS "eventCheckoutReference", p.terms_accepted_at AS "termsAcceptedAt",
             p.chosen_items AS "chosenItems",
-            p.promotion_code AS "promotionCode", p.discount_amount AS "discountAmount",
-            COALESCE(p.adjusted_amount, p.amount) AS "authorisedAmount"
+            p.promotion_code AS "promotionCode", p.discount_amount AS "discountAmount"
        FROM payments p WHERE p.payfac_reference = $1 AND p.merchant_id = $2`,
     [payfacReference, merchantId],
   );

@@ -248,6 +248,10 @@ describe('payments in the portal', () => {
     // Captures are now bounded by the adjusted amount: 150 − 20 left.
     expect(text).toContain('At most €130.00 can be captured.');
     expect(text).toMatch(/Adjustment\s+modification tests\s+Pending/);
+    // The list shows it at the amount it holds now, as the page does.
+    const row = (await staff.get(`/portal/payments?reference=${pre}`)).body;
+    expect(textOf(row)).toContain('€150.00');
+    expect(textOf(row)).not.toContain('€123.45');
     // A developer reads money but does not move it.
     expect(textOf((await developer.get(`/portal/payments/${pre}`)).body)).not.toContain('Adjust the authorisation');
   });

@@ -58,7 +58,8 @@ export function PaymentsTable({ view, payments, label }: { view: View; payments:
           {!p.success && p.reason && p.reason.toLowerCase() !== 'refused' ? <div class="muted small">{p.reason}</div> : null}
         </Td>
         <Td class="num">
-          <Money view={view} minor={p.amount} currency={p.currency} />
+          {/* The amount the authorisation holds now: after an adjustment, what it was adjusted to. */}
+          <Money view={view} minor={p.authorisedAmount} currency={p.currency} />
         </Td>
         <Td class="nowrap">
           {p.paymentMethod} •••• {p.cardSummary}
