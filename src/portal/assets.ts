@@ -163,7 +163,10 @@ a.danger-link { color: var(--error); }
   table.stack tbody tr:last-child { border-bottom: 0; }
   table.stack td { display: block; border: 0; padding: .15rem 0; text-align: left; min-width: 0; }
   table.stack td[data-label] { display: flow-root; padding-left: 6.75rem; }
-  table.stack td[data-label]::before { content: attr(data-label); float: left; width: 6.25rem; margin-left: -6.75rem; color: var(--muted); font-size: .8rem; font-weight: 600; line-height: 1.5rem; overflow-wrap: anywhere; }
+  table.stack td[data-label]::before { content: attr(data-label); float: left; width: 6.25rem; margin-left: -6.75rem; color: var(--muted); font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; font-size: .8rem; font-weight: 600; line-height: 1.5rem; white-space: normal; overflow-wrap: anywhere; }
+  /* the label is in the page's type and wraps, also beside a number's or an identifier's value (.num, .mono);
+     a card does not scroll sideways: an identifier longer than its card's width (a webhook's address) breaks where it must */
+  table.stack td.mono, table.stack td .mono { white-space: normal; overflow-wrap: anywhere; }
 }
 `;
 

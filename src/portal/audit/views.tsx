@@ -6,6 +6,7 @@ import type { View } from '../view.js';
 import { Money, Time } from '../views/components.js';
 import { PORTAL } from '../views/layout.js';
 import { listPage } from '../views/listPage.js';
+import { Td } from '../views/table.js';
 
 // The audit log page: who did what in this merchant's account, newest first, a page at a time.
 
@@ -205,17 +206,17 @@ export function renderAudit(view: View, data: { entries: readonly AuditEntry[]; 
       paging: { base: `${PORTAL}/audit`, older: data.older, newer: data.newer },
       row: (e) => (
         <tr>
-          <td class="nowrap">
+          <Td class="nowrap">
             <Time view={view} at={e.at} />
-          </td>
-          <td class="wrap">
+          </Td>
+          <Td class="wrap">
             <Who view={view} actor={e.actor} />
-          </td>
-          <td>{actionText(view, e.action)}</td>
-          <td class="wrap">{e.target ? <code>{e.target}</code> : <span class="muted">–</span>}</td>
-          <td class="wrap">
+          </Td>
+          <Td>{actionText(view, e.action)}</Td>
+          <Td class="wrap">{e.target ? <code>{e.target}</code> : <span class="muted">–</span>}</Td>
+          <Td class="wrap">
             <Details view={view} details={e.details} />
-          </td>
+          </Td>
         </tr>
       ),
     },

@@ -5,7 +5,7 @@ import { translator, type Translate } from '../i18n.js';
 import { fieldMessage, type FieldErrors, type View } from '../view.js';
 import { Badge, CheckGroup, CopyField, Csrf, ErrorSummary, Facts, Notice, PostButton, Time, fieldId } from '../views/components.js';
 import { ConfirmForm } from '../views/confirm.js';
-import { DataTable } from '../views/table.js';
+import { DataTable, Td } from '../views/table.js';
 import { PORTAL, portalPage, panelPage } from '../views/layout.js';
 import { M } from './messages.js';
 
@@ -52,15 +52,15 @@ function Keys({ view, t, keys }: { view: View; t: T; keys: readonly KeySummary[]
       emptyClass="muted"
       row={(k) => (
         <tr>
-          <td>
+          <Td>
             <KeyName t={t} k={k} />
-          </td>
-          <td>{k.capabilities.join(', ')}</td>
-          <td>
+          </Td>
+          <Td>{k.capabilities.join(', ')}</Td>
+          <Td>
             <Time view={view} at={at(k.createdAt)} />
-          </td>
-          <td>{k.lastUsedAt ? <Time view={view} at={at(k.lastUsedAt)} /> : <span class="muted">{view.t('never')}</span>}</td>
-          <td>
+          </Td>
+          <Td>{k.lastUsedAt ? <Time view={view} at={at(k.lastUsedAt)} /> : <span class="muted">{view.t('never')}</span>}</Td>
+          <Td>
             {k.revokedAt ? (
               <span>
                 <Badge tone="neutral">{t('revoked')}</Badge> <Time view={view} at={at(k.revokedAt)} />
@@ -68,8 +68,8 @@ function Keys({ view, t, keys }: { view: View; t: T; keys: readonly KeySummary[]
             ) : (
               <Badge tone="ok">{t('active')}</Badge>
             )}
-          </td>
-          <td>
+          </Td>
+          <Td>
             {k.revokedAt ? null : (
               <a
                 class="button danger small"
@@ -79,7 +79,7 @@ function Keys({ view, t, keys }: { view: View; t: T; keys: readonly KeySummary[]
                 {t('revoke')}
               </a>
             )}
-          </td>
+          </Td>
         </tr>
       )}
     />

@@ -5,6 +5,7 @@ import type { View } from '../view.js';
 import { PostButton, Time } from '../views/components.js';
 import { PORTAL } from '../views/layout.js';
 import { listPage } from '../views/listPage.js';
+import { Td } from '../views/table.js';
 
 // The invitations waiting for the signed-in person's answer: each merchant with the role offered,
 // to accept (the merchant joins the switcher) or decline.
@@ -57,17 +58,17 @@ function InvitationRow({ view, invitation }: { view: View; invitation: Invitatio
   const base = `${PORTAL}/invitations/${encodeURIComponent(invitation.merchantId)}`;
   return (
     <tr>
-      <td class="wrap">{invitation.name}</td>
-      <td>{view.t(ROLE_KEY[invitation.role])}</td>
-      <td>
+      <Td class="wrap">{invitation.name}</Td>
+      <Td>{view.t(ROLE_KEY[invitation.role])}</Td>
+      <Td>
         <Time view={view} at={invitation.expiresAt} />
-      </td>
-      <td>
+      </Td>
+      <Td>
         <span class="row-actions">
           <PostButton view={view} action={`${base}/accept`} label={t('accept')} ariaLabel={t('acceptOf', { merchant: invitation.name })} kind="primary" />
           <PostButton view={view} action={`${base}/decline`} label={t('decline')} ariaLabel={t('declineOf', { merchant: invitation.name })} kind="link" />
         </span>
-      </td>
+      </Td>
     </tr>
   );
 }

@@ -6,7 +6,7 @@ import { translator } from '../i18n.js';
 import type { View } from '../view.js';
 import { Badge, CopyField, Facts, Money, Time } from '../views/components.js';
 import { PORTAL, portalPage } from '../views/layout.js';
-import { DataTable, ItemsSection } from '../views/table.js';
+import { DataTable, ItemsSection, Td } from '../views/table.js';
 import { M } from './messages.js';
 import { ChosenItems, PaymentsTable } from '../payments/views.js';
 import { CustomFieldsFacts, customFieldLabel } from './customFieldsSection.js';
@@ -156,7 +156,7 @@ export function renderLinkDetail(
             empty={t('noSubmissions')}
             row={(s) => (
               <tr>
-                <td class="wrap">
+                <Td class="wrap">
                   {s.answers.length === 0 && (s.customFieldAnswers ?? []).length === 0 && s.items === undefined ? (
                     <span class="muted">–</span>
                   ) : (
@@ -182,12 +182,12 @@ export function renderLinkDetail(
                       ) : null}
                     </ul>
                   )}
-                </td>
-                <td>{s.completed ? <Badge tone="ok">{view.t('yes')}</Badge> : <Badge tone="neutral">{view.t('no')}</Badge>}</td>
-                <td class="num">
+                </Td>
+                <Td>{s.completed ? <Badge tone="ok">{view.t('yes')}</Badge> : <Badge tone="neutral">{view.t('no')}</Badge>}</Td>
+                <Td class="num">
                   <Money view={view} minor={s.amount} currency={s.currency} />
-                </td>
-                <td>
+                </Td>
+                <Td>
                   {s.payfacReference ? (
                     <a class="mono" href={`${PORTAL}/payments/${encodeURIComponent(s.payfacReference)}`}>
                       {s.payfacReference}
@@ -200,7 +200,7 @@ export function renderLinkDetail(
                       {t('savedCard')} <span class="mono break">{s.token}</span>
                     </div>
                   ) : null}
-                </td>
+                </Td>
               </tr>
             )}
           />

@@ -5,6 +5,7 @@ import type { View } from '../view.js';
 import { Badge, Facts, Time } from '../views/components.js';
 import { PORTAL, portalPage } from '../views/layout.js';
 import { listPage } from '../views/listPage.js';
+import { Td } from '../views/table.js';
 
 // "Sent e-mails": the merchant's receipts and "you were paid" notices, newest first, each with where
 // it stands (waiting, sent, given up) and the message itself as it was sent.
@@ -83,21 +84,21 @@ export function renderMailList(view: View, data: { mails: readonly MailSummary[]
       paging: { base: `${PORTAL}/mail`, older: data.older, newer: data.newer },
       row: (m) => (
         <tr>
-          <td>
+          <Td>
             <Time view={view} at={m.createdAt} />
-          </td>
-          <td class="mail-what">
+          </Td>
+          <Td class="mail-what">
             <a href={`${PORTAL}/mail/${m.id}`}>{m.subject}</a>
             <br />
             <span class="muted">
               {t('to')} {m.recipient}
             </span>
-          </td>
-          <td>
+          </Td>
+          <Td>
             <StateBadge t={t} state={m.state} />
             <br />
             <span class="muted">{t(kindKey(m.kind))}</span>
-          </td>
+          </Td>
         </tr>
       ),
     },

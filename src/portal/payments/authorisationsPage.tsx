@@ -4,7 +4,7 @@ import type { WaitingAuthorisation } from '../../payments/authorisations/service
 import { messages, translator } from '../i18n.js';
 import type { View } from '../view.js';
 import { Badge, Money, Time } from '../views/components.js';
-import { DataTable } from '../views/table.js';
+import { DataTable, Td } from '../views/table.js';
 import { PORTAL, portalPage } from '../views/layout.js';
 import { paymentPath } from './views.js';
 
@@ -67,10 +67,10 @@ export function renderAuthorisations(view: View, data: AuthorisationsData): stri
   const query: Record<string, string> = data.soon ? { soon: '1' } : {};
   const row = (a: WaitingAuthorisation): Html => (
     <tr>
-      <td>
+      <Td>
         <Time view={view} at={a.authorisedAt} />
-      </td>
-      <td>
+      </Td>
+      <Td>
         <Time view={view} at={a.expiresAt} />
         {a.expiresAt.getTime() <= data.soonBefore.getTime() ? (
           <>
@@ -78,22 +78,22 @@ export function renderAuthorisations(view: View, data: AuthorisationsData): stri
             <Badge tone="warn">{t('expiresSoon')}</Badge>
           </>
         ) : null}
-      </td>
-      <td class="num">
+      </Td>
+      <Td class="num">
         <Money view={view} minor={a.remaining} currency={a.currency} />
         {a.capturedAmount > 0 ? <div class="muted small">{t('of', { amount: formatMoney(a.authorised, a.currency, view.lang) })}</div> : null}
-      </td>
-      <td class="nowrap">
+      </Td>
+      <Td class="nowrap">
         {a.paymentMethod} •••• {a.cardSummary}
-      </td>
-      <td>
+      </Td>
+      <Td>
         <a class="mono" href={paymentPath(a.payfacReference)}>
           {a.payfacReference}
         </a>
         {a.merchantReference || a.isPreAuth ? (
           <div class="muted small">{[a.merchantReference, a.isPreAuth ? t('preAuth') : null].filter((x) => x).join(' · ')}</div>
         ) : null}
-      </td>
+      </Td>
     </tr>
   );
   return portalPage({

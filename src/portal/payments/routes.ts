@@ -111,10 +111,16 @@ export const paymentsArea: PortalArea = {
     const route = portalRouter(portal, deps);
     const svc = { config: deps.config, db, clock, sealer: deps.sealer };
 
-    /** The webhooks this payment caused, oldest first: its events, and those of its captures, refunds and reversals (one query finds them all). */
-    const deliveriesOf = async (ctx: Ctx<RefParams>, reference: string): Promise<DeliveryView[]> => {
-      const list = await listDeliveries(svc, merchantPrincipal(ctx.session), { payfacReference: reference }, 0, DELIVERIES_SHOWN);
-      return list.data.reverse();
+    /**
+     * The webhooks this payment caused, oldest first: its events, and those of its captures, refunds
+     * and reversals (one query finds them all). Events of one moment follow the payment's own order
+     * (`references`: the payment's, then its modifications' as they were asked).
+     */
+    const deliveriesOf = async (ctx: Ctx<RefParams>, references: readonly string[]): Promise<DeliveryView[]> => {
+      const [payment = ''] = references;
+      const list = await listDeliveries(svc, merchantPrincipal(ctx.session), { payfacReference: payment }, 0, DELIVERIES_SHOWN);
+      const rank = (d: DeliveryView): number => references.indexOf(d.payfacReference);
+      return list.data.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || rank(a) - rank(b));
     };
 
     /** Each webhook of the deliveries by the name the merchant gave it, else its address's host (a deleted one is left out). */
@@ -138,7 +144,7 @@ export const paymentsArea: PortalArea = {
         modificationsOf(deps, merchantId, payment.payfacReference),
         headroomOf(deps, merchantId, payment.payfacReference),
       ]);
-      const deliveries = await deliveriesOf(ctx, payment.payfacReference);
+      const deliveries = await deliveriesOf(ctx, [payment.payfacReference, ...modifications.map((m) => m.payfacReference)]);
       // A capture raises Capture, an adjustment Adjustment; a refund and a reversal raise Refund (src/payments/modifications/processor.ts).
       const EVENT = { capture: 'Capture', adjust: 'Adjustment', refund: 'Refund', reverse: 'Refund' } as const;
       const [webhookNames, webhookFollows] = await Promise.all([

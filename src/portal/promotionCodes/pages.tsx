@@ -7,6 +7,7 @@ import type { FieldErrors, View } from '../view.js';
 import { Badge, Checkbox, Csrf, ErrorSummary, Facts, formScope, Pager, Time } from '../views/components.js';
 import { PORTAL, portalPage } from '../views/layout.js';
 import { listPage } from '../views/listPage.js';
+import { Td } from '../views/table.js';
 import { M } from './messages.js';
 
 // The promotion codes pages: the list (a page at a time), the form that makes a code, and the form that
@@ -70,17 +71,17 @@ export function renderCodeList(view: View, data: ListData): string {
       rows: data.codes,
       row: (c) => (
         <tr>
-          <td>
+          <Td>
             <a href={codePath(c.promotionCodeId)} class="mono">
               {c.code}
             </a>
-          </td>
-          <td>{discountText(view, c)}</td>
-          <td>
+          </Td>
+          <Td>{discountText(view, c)}</Td>
+          <Td>
             <StatusBadge view={view} c={c} now={data.now} />
-          </td>
-          <td>{c.expiresAt !== null ? <Time view={view} at={new Date(c.expiresAt)} /> : t('never')}</td>
-          <td class="num">{uses(view, c)}</td>
+          </Td>
+          <Td>{c.expiresAt !== null ? <Time view={view} at={new Date(c.expiresAt)} /> : t('never')}</Td>
+          <Td class="num">{uses(view, c)}</Td>
         </tr>
       ),
       empty: t('none'),

@@ -7,7 +7,7 @@ import { messages, translator, type Translate } from '../i18n.js';
 import type { View } from '../view.js';
 import { PaymentsTable } from '../payments/views.js';
 import { Badge, CopyField, Facts, Money, Time } from '../views/components.js';
-import { DataTable, ItemsSection } from '../views/table.js';
+import { DataTable, ItemsSection, Td } from '../views/table.js';
 import { PORTAL, portalPage } from '../views/layout.js';
 
 // The checkout session pages: the list, newest first, and a session's page with its payment.
@@ -124,22 +124,22 @@ export function renderSessionList(view: View, data: { sessions: readonly Session
           paging={{ base: `${PORTAL}/sessions`, older: data.older, newer: data.newer }}
           row={(s) => (
             <tr>
-              <td class="wrap min-col">
+              <Td class="wrap min-col">
                 <a href={sessionPath(s.checkoutReference)}>{s.merchantReference}</a>
                 <div class="muted small mono">{s.checkoutReference}</div>
-              </td>
-              <td>
+              </Td>
+              <Td>
                 <StatusBadge t={t} status={s.status} />
-              </td>
-              <td class="num">
+              </Td>
+              <Td class="num">
                 <Money view={view} minor={s.amount} currency={s.currency} />
-              </td>
-              <td>
+              </Td>
+              <Td>
                 <Time view={view} at={s.createdAt} />
-              </td>
-              <td>
+              </Td>
+              <Td>
                 <Time view={view} at={s.expiresAt} />
-              </td>
+              </Td>
             </tr>
           )}
         />

@@ -6,7 +6,7 @@ import { translator } from '../i18n.js';
 import type { View } from '../view.js';
 import { Badge, Facts, Money, Pager, Time } from '../views/components.js';
 import { PORTAL, portalPage } from '../views/layout.js';
-import { DataTable } from '../views/table.js';
+import { DataTable, Td } from '../views/table.js';
 import { paymentPath } from '../payments/views.js';
 import { M } from './messages.js';
 
@@ -20,25 +20,25 @@ export function renderSettlementList(view: View, data: ListData): string {
   const t = translator(M, view.lang);
   const row = (s: Batch): Html => (
     <tr>
-      <td>
+      <Td>
         <a href={settlementPath(s.settlementId)}>
           <Time view={view} at={new Date(s.cutoffAt)} />
         </a>
         <div class="muted small mono">{s.settlementId}</div>
-      </td>
-      <td>{s.currency}</td>
-      <td class="num">{formatNumber(s.lineCount, view.lang)}</td>
-      <td class="num">
+      </Td>
+      <Td>{s.currency}</Td>
+      <Td class="num">{formatNumber(s.lineCount, view.lang)}</Td>
+      <Td class="num">
         <Money view={view} minor={s.grossAmount} currency={s.currency} />
-      </td>
-      <td class="num">
+      </Td>
+      <Td class="num">
         <Money view={view} minor={s.feeAmount} currency={s.currency} />
-      </td>
-      <td class="num">
+      </Td>
+      <Td class="num">
         <strong>
           <Money view={view} minor={s.netAmount} currency={s.currency} />
         </strong>
-      </td>
+      </Td>
     </tr>
   );
   return portalPage({
@@ -76,20 +76,20 @@ export function renderSettlementDetail(view: View, s: SettlementDetails): string
   const money = (minor: number) => <Money view={view} minor={minor} currency={s.currency} />;
   const row = (l: Line): Html => (
     <tr>
-      <td>
+      <Td>
         <Badge tone={l.type === 'Capture' ? 'ok' : 'warn'}>{l.type === 'Capture' ? t('capture') : t('refund')}</Badge>
-      </td>
-      <td class="mono">{l.payfacReference}</td>
-      <td>
+      </Td>
+      <Td class="mono">{l.payfacReference}</Td>
+      <Td>
         <a class="mono" href={paymentPath(l.originalPayfacReference)}>
           {l.originalPayfacReference}
         </a>
-      </td>
-      <td>
+      </Td>
+      <Td>
         <Time view={view} at={new Date(l.bookedAt)} />
-      </td>
-      <td class="num">{money(l.amount)}</td>
-      <td class="num">{money(l.fee)}</td>
+      </Td>
+      <Td class="num">{money(l.amount)}</Td>
+      <Td class="num">{money(l.fee)}</Td>
     </tr>
   );
   return portalPage({

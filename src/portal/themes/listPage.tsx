@@ -6,6 +6,7 @@ import type { View } from '../view.js';
 import { Time } from '../views/components.js';
 import { PORTAL } from '../views/layout.js';
 import { listPage } from '../views/listPage.js';
+import { Td } from '../views/table.js';
 import { M, SHAPE_LABEL } from './messages.js';
 
 // The themes list, with the built-in palettes.
@@ -44,21 +45,21 @@ export function renderThemeList(view: View, data: { themes: readonly Theme[]; no
         const base = `${PORTAL}/themes/${encodeURIComponent(theme.themeKey)}`;
         return (
           <tr>
-            <td class="wrap">
+            <Td class="wrap">
               <a href={`${base}/edit`}>{theme.name}</a>
-            </td>
-            <td>
+            </Td>
+            <Td>
               <code>{theme.themeKey}</code>
-            </td>
-            <td>
+            </Td>
+            <Td>
               <Swatches view={view} theme={theme} />
-            </td>
-            <td>{t(SHAPE_LABEL[theme.buttonShape])}</td>
-            <td>{theme.logoType !== null ? view.t('yes') : view.t('no')}</td>
-            <td>
+            </Td>
+            <Td>{t(SHAPE_LABEL[theme.buttonShape])}</Td>
+            <Td>{theme.logoType !== null ? view.t('yes') : view.t('no')}</Td>
+            <Td>
               <Time view={view} at={theme.updatedAt} />
-            </td>
-            <td>
+            </Td>
+            <Td>
               <span class="row-actions">
                 <a href={`${base}/edit`} aria-label={`${t('edit')}: ${theme.name}`}>
                   {t('edit')}
@@ -70,7 +71,7 @@ export function renderThemeList(view: View, data: { themes: readonly Theme[]; no
                   {t('delete')}
                 </a>
               </span>
-            </td>
+            </Td>
           </tr>
         );
       },

@@ -6,7 +6,7 @@ import { ROLE_KEY, messages, translator } from '../i18n.js';
 import type { FieldErrors, View } from '../view.js';
 import { Badge, Csrf, ErrorSummary, Field, Notice, PostButton, Select, Time } from '../views/components.js';
 import { ConfirmForm } from '../views/confirm.js';
-import { DataTable } from '../views/table.js';
+import { DataTable, Td } from '../views/table.js';
 import { PORTAL, portalPage, panelPage } from '../views/layout.js';
 
 // The users pages: the merchant's users with their roles and invitations, the invitation form, the
@@ -144,16 +144,16 @@ function UserRow({ view, user, problem }: { view: View; user: UserSummary; probl
   const message = problem?.userId === user.userId && problem.reason !== 'alreadyActive' ? refusalText(view, problem.reason) : null;
   return (
     <tr>
-      <td class="wrap">
+      <Td class="wrap">
         {user.email}
         {self ? <span class="muted"> ({t('you')})</span> : null}
-      </td>
-      <td>{view.t(ROLE_KEY[user.role])}</td>
-      <td>
+      </Td>
+      <Td>{view.t(ROLE_KEY[user.role])}</Td>
+      <Td>
         <StatusOf view={view} user={user} />
-      </td>
-      <td>{user.lastSignInAt ? <Time view={view} at={user.lastSignInAt} /> : <span class="muted">{view.t('never')}</span>}</td>
-      <td>
+      </Td>
+      <Td>{user.lastSignInAt ? <Time view={view} at={user.lastSignInAt} /> : <span class="muted">{view.t('never')}</span>}</Td>
+      <Td>
         {self ? null : (
           <div class="user-actions">
             <form method="post" action={`${base}/role`} class="role-form">
@@ -185,7 +185,7 @@ function UserRow({ view, user, problem }: { view: View; user: UserSummary; probl
             </span>
           </div>
         )}
-      </td>
+      </Td>
     </tr>
   );
 }

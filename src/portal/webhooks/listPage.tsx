@@ -1,7 +1,7 @@
 import type { WebhookView } from '../../webhooks/service.js';
 import type { View } from '../view.js';
 import { Time } from '../views/components.js';
-import { DataTable } from '../views/table.js';
+import { DataTable, Td } from '../views/table.js';
 import { PORTAL, portalPage } from '../views/layout.js';
 import { EventList, SECTION, StatusBadge, at, hrefOf, nameOf, words } from './common.js';
 
@@ -34,21 +34,21 @@ export function renderWebhookList(
           paging={{ base: `${PORTAL}/webhooks`, older: s.older, newer: s.newer }}
           row={(w) => (
             <tr>
-              <td class="wrap">
+              <Td class="wrap">
                 <a href={hrefOf(w.webhookId)} class="mono">
                   {nameOf(t, w)}
                 </a>
                 {w.description ? <div class="muted small">{w.description}</div> : null}
-              </td>
-              <td>
+              </Td>
+              <Td>
                 <EventList t={t} types={w.eventTypes} />
-              </td>
-              <td>
+              </Td>
+              <Td>
                 <StatusBadge t={t} webhook={w} />
-              </td>
-              <td>
+              </Td>
+              <Td>
                 <Time view={view} at={at(w.createdAt)} />
-              </td>
+              </Td>
             </tr>
           )}
         />

@@ -4,7 +4,7 @@ import type { DeliveryView } from '../../webhooks/deliveries/service.js';
 import type { WebhookView } from '../../webhooks/service.js';
 import type { FieldErrors, View } from '../view.js';
 import { CopyField, Csrf, Notice, Select, Time } from '../views/components.js';
-import { DataTable, type Paging } from '../views/table.js';
+import { DataTable, Td, type Paging } from '../views/table.js';
 import { EventList, StateBadge, StatusBadge, at, deliveryHref, hrefOf, type T } from './common.js';
 
 // The panels more than one webhook page shows: a webhook's facts, its recent deliveries, the
@@ -49,7 +49,7 @@ export function Secrets({
 
 export function webhookFacts(view: View, t: T, w: WebhookView, previousUntil: string | null): (readonly [string, Html | string] | null)[] {
   return [
-    [t('deliveredTo'), w.kind === 'listener' ? t('listener') : <span class="mono">{w.url}</span>],
+    [t('deliveredTo'), w.kind === 'listener' ? t('listener') : <span class="mono break">{w.url}</span>],
     [t('events'), <EventList t={t} types={w.eventTypes} />],
     [view.t('status'), <StatusBadge t={t} webhook={w} />],
     w.description ? [view.t('description'), w.description] : null,
@@ -93,7 +93,7 @@ export function DeliveryTable(p: { view: View; t: T; deliveries: readonly Delive
       paging={p.paging}
       row={(d) => (
         <tr>
-          <td>
+          <Td>
             <a href={deliveryHref(d)}>
               <Time view={view} at={at(d.createdAt)} seconds />
               <span class="visually-hidden">
@@ -101,16 +101,16 @@ export function DeliveryTable(p: { view: View; t: T; deliveries: readonly Delive
                 {t('delivery')} {d.deliveryId}
               </span>
             </a>
-          </td>
-          <td>{d.eventType}</td>
-          <td>
+          </Td>
+          <Td>{d.eventType}</Td>
+          <Td>
             <StateBadge t={t} state={d.state} />
-          </td>
-          <td class="num">{d.attemptCount}</td>
-          <td>
+          </Td>
+          <Td class="num">{d.attemptCount}</Td>
+          <Td>
             <Time view={view} at={at(d.nextAttemptAt)} />
-          </td>
-          <td class="mono">{d.payfacReference}</td>
+          </Td>
+          <Td class="mono">{d.payfacReference}</Td>
         </tr>
       )}
     />
