@@ -269,6 +269,27 @@ describe('portal webhooks', () => {
     expect((await b.get('/portal/webhooks/new')).body).toMatch(/<option[^>]*value="unordered"[^>]*selected/);
   });
 
+  it('an in-order webhook: the deliveries behind the first say what they wait behind, in the list and on their page', async () => {
+    const b = developer;
+    const { webhookId } = await registerInPortal(b, { url: 'https://queue.example/one', eventTypes: ['Refund'], description: 'queue', ordering: 'fifo' });
+    for (let i = 0; i < 3; i++) {
+      const ev = await call(ctx, 'POST', '/api/v1/sandbox/events', { eventType: 'Refund', amount: 100 + i, currency: 'EUR' });
+      expect(ev.status).toBe(200);
+    }
+    const listed = await call(ctx, 'GET', '/api/v1/webhooks/deliveries', undefined, { query: { webhookId } });
+    const all = listed.body.data as { deliveryId: string; waitingBehind: string | null }[];
+    // Made in one moment of the test's clock: the head is the one that waits for none.
+    const head = all.find((d) => d.waitingBehind === null);
+    const last = all.find((d) => d.waitingBehind !== null);
+    expect(all.filter((d) => d.waitingBehind === head?.deliveryId)).toHaveLength(2);
+    const list = textOf((await b.get(`/portal/webhooks/${webhookId}/deliveries`)).body);
+    expect(list.match(/Waiting behind dlv_/g)).toHaveLength(2);
+    expect(list).toContain(`Waiting behind ${head?.deliveryId ?? ''}`);
+    const one = await b.get(`/portal/webhooks/${webhookId}/deliveries/${last?.deliveryId ?? ''}`);
+    expect(textOf(one.body)).toContain(`Waiting behind ${head?.deliveryId ?? ''} This webhook delivers in order`);
+    expect(one.body).toContain(`/deliveries/${head?.deliveryId ?? ''}"`);
+  });
+
   it("shows a failing webhook's health, and why the worker disabled it", async () => {
     const b = developer;
     const { webhookId } = await registerInPortal(b, { url: 'https://failing.example/hook', eventTypes: ['Capture'], description: 'failing' });

@@ -62,7 +62,19 @@ export function renderDelivery(
               [t('event'), d.eventType],
               [t('payfacReference'), <span class="mono">{d.payfacReference}</span>],
               [t('attempts'), <span class="num">{d.attemptCount}</span>],
-              d.nextAttemptAt ? [t('nextAttempt'), <Time view={view} at={at(d.nextAttemptAt)} seconds />] : null,
+              d.waitingBehind
+                ? [
+                    t('waitingBehind'),
+                    <>
+                      <a class="mono" href={deliveryHref({ webhookId: d.webhookId, deliveryId: d.waitingBehind })}>
+                        {d.waitingBehind}
+                      </a>{' '}
+                      <span class="muted small">{t('waitingBehindHint')}</span>
+                    </>,
+                  ]
+                : d.nextAttemptAt
+                  ? [t('nextAttempt'), <Time view={view} at={at(d.nextAttemptAt)} seconds />]
+                  : null,
               [view.t('created'), <Time view={view} at={at(d.createdAt)} seconds />],
               [t('eventId'), <span class="mono">{d.eventId}</span>],
             ]}

@@ -108,7 +108,13 @@ export function DeliveryTable(p: { view: View; t: T; deliveries: readonly Delive
           </Td>
           <Td class="num">{d.attemptCount}</Td>
           <Td>
-            <Time view={view} at={at(d.nextAttemptAt)} />
+            {d.waitingBehind ? (
+              <>
+                {t('waitingBehind')} <span class="mono">{d.waitingBehind}</span>
+              </>
+            ) : (
+              <Time view={view} at={at(d.nextAttemptAt)} />
+            )}
           </Td>
           <Td class="mono">{d.payfacReference}</Td>
         </tr>
