@@ -31,6 +31,7 @@ export const PGLITE_FILES = [
   'test/fuzz/routes.test.ts',
   'test/portal/fuzz.test.ts',
   // Every other statement of the service.
+  'test/checkout/acquirerPace.test.ts',
   'test/checkout/codeGuessing.test.ts',
   'test/http/foundation.test.ts',
   'test/mail/receiptLimits.test.ts',

@@ -78,6 +78,12 @@ export interface Config {
    */
   readonly settlementCutoffMinutes: number;
   /**
+   * How long the simulated acquirer takes to answer each call (authorisation, 3-D Secure completion,
+   * saved-card charge, modification), in milliseconds: 0 answers at once; a real acquirer takes
+   * 200–2000 ms for an authorisation. For tests and benchmarks of payments at a real pace.
+   */
+  readonly sandboxAcquirerLatencyMs: number;
+  /**
    * The SMTP server the e-mails go through (smtp:// or smtps://, with the user and password in the URL);
    * null: they are written as .eml files into mailDir instead (development). Never logged.
    */
@@ -210,6 +216,7 @@ export function parseConfig(env: Env): Config {
   const webhookDisableAfterDays = integer('PAYLINKS_WEBHOOK_DISABLE_AFTER_DAYS', 5, 0, 365);
   const databasePoolSize = integer('PAYLINKS_DB_POOL_SIZE', 10, 1, 200);
   const keyCacheMs = integer('PAYLINKS_KEY_CACHE_MS', 0, 0, 60_000);
+  const sandboxAcquirerLatencyMs = integer('PAYLINKS_SANDBOX_ACQUIRER_LATENCY_MS', 0, 0, 60_000);
   // The default is a ceiling against a runaway integration, far above one key's honest load: the
   // benchmark's single key reaches about 10,000 req/s on a 2-core machine and must not be throttled.
   // Internet-facing deployments set it lower.
@@ -337,6 +344,7 @@ export function parseConfig(env: Env): Config {
     portalSessionHours,
     authorisationExpiryDays,
     settlementCutoffMinutes,
+    sandboxAcquirerLatencyMs,
     smtpUrl,
     mailFrom: rawFrom !== undefined && MAIL_FROM.test(rawFrom) ? rawFrom : `Paylinks <noreply@${mailDomainOf(publicBaseUrl)}>`,
     mailDir: join(dataDir, 'mail'),

@@ -19,8 +19,9 @@ import { createServer, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import { ModificationProcessor } from './payments/modifications/processor.js';
 import { SettlementWorker } from './settlements/worker.js';
+import { HoldSweeper } from './checkout/holdSweeper.js';
 import type { Acquirer } from './payments/acquirer.js';
-import { simulatorAcquirer } from './payments/simulator.js';
+import { simulatorAt } from './payments/simulator.js';
 import { MailSender } from './mail/sender.js';
 import { mailTotals } from './mail/service.js';
 import { folderTransport, smtpTransport } from './mail/transport.js';
@@ -55,7 +56,7 @@ export async function serve(config: Config, opts: { worker: boolean; clock?: Clo
   const out = opts.out ?? ((line: string) => process.stdout.write(`${line}\n`));
   const clock = opts.clock ?? systemClock;
   // The only acquirer shipped is the simulator; an adapter for a real one is passed in here.
-  const acquirer = opts.acquirer ?? simulatorAcquirer;
+  const acquirer = opts.acquirer ?? simulatorAt(config.sandboxAcquirerLatencyMs);
   const sealer = createSealer(config.secretKey);
   const logger = pino(loggerOptions(config.logLevel));
   // The embedded database's folder is locked for as long as this process runs: the account commands
@@ -107,6 +108,8 @@ export async function serve(config: Config, opts: { worker: boolean; clock?: Clo
   // The daily settlement cut-off (docs/api.md, Settlements) is settled by whichever worker gets there first.
   const settlements = opts.worker ? new SettlementWorker({ db, clock, cutoffMinutes: config.settlementCutoffMinutes, logger }) : undefined;
   await settlements?.start();
+  const holds = opts.worker ? new HoldSweeper({ db, clock, logger }) : undefined;
+  await holds?.start();
   const mail = opts.worker ? mailSenderOf(config, db, clock, logger) : undefined;
   await mail?.start();
   upkeep?.start();
@@ -122,6 +125,7 @@ export async function serve(config: Config, opts: { worker: boolean; clock?: Clo
       worker?.stop(0),
       processor?.stop(0),
       settlements?.stop(0),
+      holds?.stop(0),
       mail?.stop(0),
       upkeep?.stop(),
       closeServer(metricsServer),
@@ -166,6 +170,7 @@ export async function serve(config: Config, opts: { worker: boolean; clock?: Clo
           worker?.stop(SHUTDOWN_GRACE_MS),
           processor?.stop(SHUTDOWN_GRACE_MS),
           settlements?.stop(SHUTDOWN_GRACE_MS),
+          holds?.stop(SHUTDOWN_GRACE_MS),
           mail?.stop(SHUTDOWN_GRACE_MS),
           upkeep?.stop(),
           closeServer(metricsServer),
@@ -256,7 +261,7 @@ export async function runWorker(
   opts: { clock?: Clock; acquirer?: Acquirer; out?: (line: string) => void } = {},
 ): Promise<{ stop(): Promise<void> }> {
   const out = opts.out ?? ((line: string) => process.stdout.write(`${line}\n`));
-  const acquirer = opts.acquirer ?? simulatorAcquirer;
+  const acquirer = opts.acquirer ?? simulatorAt(config.sandboxAcquirerLatencyMs);
   const sealer = createSealer(config.secretKey);
   // The embedded database belongs to one process: there, `serve` runs the worker.
   if (config.databaseUrl === null)
@@ -272,6 +277,8 @@ export async function runWorker(
   await processor.start();
   const settlements = new SettlementWorker({ db, clock, cutoffMinutes: config.settlementCutoffMinutes, logger });
   await settlements.start();
+  const holds = new HoldSweeper({ db, clock, logger });
+  await holds.start();
   const mail = mailSenderOf(config, db, clock, logger);
   await mail.start();
   out(`paylinks delivery worker and modification processor running (${db.kind} database), with the daily settlement job`);
@@ -285,6 +292,7 @@ export async function runWorker(
             worker.stop(SHUTDOWN_GRACE_MS),
             processor.stop(SHUTDOWN_GRACE_MS),
             settlements.stop(SHUTDOWN_GRACE_MS),
+            holds.stop(SHUTDOWN_GRACE_MS),
             mail.stop(SHUTDOWN_GRACE_MS),
             closeServer(metricsServer),
           ]);

@@ -2,209 +2,40 @@ import type { PoolClient } from 'pg';
 import type { Clock } from '../clock.js';
 import type { Database } from '../db/database.js';
 import { withTransaction } from '../db/database.js';
-import { linkStatus } from '../paymentLinks/service.js';
-import { linkForPage, lockLinkForPayment, recordLinkPayment, type CustomField, type CustomFieldAnswer, type LinkForPage } from '../paymentLinks/shopper.js';
-import type { ShopperInfo } from '../paymentLinks/rules.js';
-import { hasAdjustable, type QuantityItem } from '../paymentLinks/quantities.js';
+import { recordLinkPayment, type CustomFieldAnswer } from '../paymentLinks/shopper.js';
 import type { Acquirer, AuthoriseResult } from '../payments/acquirer.js';
 import { parseCard, type CardSummary } from '../payments/card.js';
 import { recordPayment, saveChallenge, takeChallenge, type PaymentIntent } from '../payments/service.js';
-import { withCheckoutReference } from '../urls.js';
 import type { Sealer } from '../sealing.js';
 import { enqueuePaymentMails } from '../mail/service.js';
 import type { Lang } from '../web/lang.js';
-import { sessionStatusOf } from './service.js';
-import { completeSession, findSession, lockSession, type SessionRow } from './sql.js';
+import { completeSession, deleteHold } from './sql.js';
+import { askAcquirer, holdPlace } from './holds.js';
 import { atQuantities, chosenItemsOf, problemsOf } from './quantities.js';
-import { redeemPromotion, type AppliedPromotion, type PromotionRefusal } from '../promotionCodes/service.js';
+import { countRedemption, type AppliedPromotion, type PromotionRefusal } from '../promotionCodes/service.js';
 import { lockCheckoutPromotion } from './promotion.js';
 import { takeReceipt, type ReceiptLimits } from './receiptLimits.js';
 import { checkShopperInput, type CheckedShopperInput, type ShopperInput, type ShopperProblems } from './shopperInput.js';
+import { lockTarget, openCheckoutable, type Answer, type Checkoutable, type Target } from './checkoutable.js';
 
 /** A card field the shopper typed wrong. */
 type CardField = 'cardNumber' | 'expiryDate' | 'cvc';
 
 // What the shopper pays on the service's pages: a payment link or a checkout session, seen the same
-// way (a Checkoutable), and paying it. One transaction holds the locked link or session row, the
-// acquirer's answer, the payment and its events (recorded by the payments module), and what the
-// payment changes on the link (submission, sale) or the session (completed): they commit together or
-// not at all.
+// way (a Checkoutable), and paying it, in three steps so that no transaction, row lock or pooled
+// connection is held while the acquirer answers (which takes a real acquirer 0.2–2 s):
+//   1. a short transaction on the locked link or session decides the payment (what the shopper gave,
+//      the total, the code) and holds a place for it: a link's cap counts its sales and the places
+//      held by payments in flight, a code's cap its redemptions and its holds (payment_holds);
+//   2. the acquirer is called, with the hold's id as its idempotency key, and no transaction open;
+//   3. a second transaction takes the hold out and records the payment and its events (by the
+//      payments module) with what it changes on the link (submission, sale) or the session
+//      (completed): they commit together or not at all.
+// A call that fails releases its hold; a hold left by a process that died counts no more once it
+// expires, and a loop removes it (./holds.ts).
 
-export interface Answer {
-  field: string;
-  value: string;
-}
-
-export interface DisplayLine {
-  name: string;
-  quantity: number | null;
-  unitPrice: number | null;
-  /** Before discount, when the line has one (links). */
-  amountWithoutDiscount: number | null;
-  amount: number;
-}
-
-export type Target = { kind: 'link' | 'session'; reference: string };
-
-/** A link or a session as the shopper's page shows it and a payment charges it. */
-export interface Checkoutable {
-  kind: 'link' | 'session';
-  reference: string;
-  merchantId: string;
-  merchantName: string;
-  terminalIdentifier: string;
-  description: string;
-  amount: number;
-  currency: string;
-  culture: string;
-  themeKey: string | null;
-  items: DisplayLine[];
-  shopperInfos: ShopperInfo[];
-  /** Where the shopper goes after a successful payment (a session's carries checkoutReference). */
-  returnUrl: string | null;
-  /**
-   * Where "Cancel" goes: a link's returnUrl; a session's abandonUrl, else its returnUrl (with
-   * checkoutReference, whose status then reads New: the shop sees the order is unpaid).
-   */
-  cancelUrl: string | null;
-  /** Saves the card (TokenizeByLink, or a session with recurringProcessingModel). */
-  tokenize: boolean;
-  recurringProcessingModel: string | null;
-  shopperEmail: string | null;
-  status: string;
-  payable: boolean;
-  merchantReference: string;
-  checkoutReference: string | null;
-  preAuth: boolean;
-  manualCapture: boolean;
-  captureHoursDelay: number | null;
-  merchantShopperReference: string | null;
-  /** A link's own sentence on its receipt (docs/api.md, Messages and terms); null for a session. */
-  completionMessage: string | null;
-  /** A link's own sentence on its page once it is Disabled, Expired or Used; null for a session. */
-  inactiveMessage: string | null;
-  /** The terms a link's shopper accepts before paying; null: none asked (always for a session). */
-  termsUrl: string | null;
-  /** A link's own questions on its payment page (docs/api.md, Custom fields); null: none (always for a session). */
-  customFields: CustomField[] | null;
-  /** A link's items when the shopper may change a quantity of one (docs/rules.md, §Adjustable quantities); else null. */
-  choice: QuantityItem[] | null;
-  /** The quantities chosen, one per item of `choice`, once they are (items and amount then follow them); null: the link's own. */
-  chosen: number[] | null;
-  /** The page takes the merchant's promotion codes (a PayByLink with allowPromotionCodes; never a session). */
-  allowPromotionCodes: boolean;
-  /** A link's shopper is e-mailed a receipt (unless its owner turned that off); a session's always, to its shopperContact. */
-  emailReceipts: boolean;
-}
-
-/** What only a link's page has (messages, terms, custom fields, quantities, codes), absent: a session's page and a plain checkout. */
-const NO_LINK_EXTRAS = {
-  completionMessage: null,
-  inactiveMessage: null,
-  termsUrl: null,
-  customFields: null,
-  choice: null,
-  chosen: null,
-  allowPromotionCodes: false,
-  emailReceipts: true,
-} as const satisfies Partial<Checkoutable>;
-
-/**
- * A checkout with none of the extras: no card saved, captured at once, no shopper e-mail, no message
- * or terms of the merchant's. The pages made from something that is not a link or a session (a saved
- * card's charge, the theme editor's preview) start from it.
- */
-export const PLAIN_CHECKOUT = {
-  tokenize: false,
-  recurringProcessingModel: null,
-  shopperEmail: null,
-  preAuth: false,
-  manualCapture: false,
-  captureHoursDelay: null,
-  merchantShopperReference: null,
-  ...NO_LINK_EXTRAS,
-} as const satisfies Partial<Checkoutable>;
-
-/** What a link and a session give their page alike, read from either as it is. */
-type SameOnBoth = Pick<
-  Checkoutable,
-  'reference' | 'merchantId' | 'merchantName' | 'terminalIdentifier' | 'amount' | 'currency' | 'culture' | 'themeKey' | 'recurringProcessingModel'
->;
-
-function sameOnBoth(x: SameOnBoth): SameOnBoth {
-  return {
-    reference: x.reference,
-    merchantId: x.merchantId,
-    merchantName: x.merchantName,
-    terminalIdentifier: x.terminalIdentifier,
-    amount: x.amount,
-    currency: x.currency,
-    culture: x.culture,
-    themeKey: x.themeKey,
-    recurringProcessingModel: x.recurringProcessingModel,
-  };
-}
-
-function fromLink(link: LinkForPage, now: Date): Checkoutable {
-  const status = linkStatus(link, now);
-  return {
-    kind: 'link',
-    ...sameOnBoth(link),
-    description: link.description,
-    items: link.items.map((i) => ({
-      name: i.name,
-      quantity: i.quantity,
-      unitPrice: i.unitPrice,
-      amountWithoutDiscount: i.amountWithoutDiscount,
-      amount: i.amount,
-    })),
-    shopperInfos: link.shopperInfos,
-    returnUrl: link.returnUrl,
-    cancelUrl: link.returnUrl,
-    tokenize: link.type === 'TokenizeByLink',
-    shopperEmail: null,
-    status,
-    payable: status === 'Active',
-    merchantReference: link.reference,
-    checkoutReference: null,
-    preAuth: false,
-    manualCapture: false,
-    captureHoursDelay: null,
-    merchantShopperReference: null,
-    completionMessage: link.completionMessage,
-    inactiveMessage: link.inactiveMessage,
-    termsUrl: link.termsUrl,
-    customFields: link.customFields,
-    choice: hasAdjustable(link.items) ? link.items : null,
-    chosen: null,
-    allowPromotionCodes: link.allowPromotionCodes && link.type === 'PayByLink',
-    emailReceipts: link.emailReceipts,
-  };
-}
-
-function fromSession(s: SessionRow, now: Date): Checkoutable {
-  const status = sessionStatusOf(s, now);
-  return {
-    kind: 'session',
-    ...sameOnBoth(s),
-    description: '',
-    items: s.items.map((i) => ({ name: i.name, quantity: i.quantity, unitPrice: i.unitPrice, amountWithoutDiscount: null, amount: i.amount })),
-    shopperInfos: [],
-    returnUrl: withCheckoutReference(s.returnUrl, s.reference),
-    cancelUrl: s.abandonUrl ?? withCheckoutReference(s.returnUrl, s.reference),
-    tokenize: s.recurringProcessingModel !== null,
-    shopperEmail: s.shopperEmail,
-    status,
-    payable: status === 'New',
-    merchantReference: s.merchantReference,
-    checkoutReference: s.reference,
-    preAuth: s.isPreAuth,
-    manualCapture: s.isManualCapture,
-    captureHoursDelay: s.captureHoursDelay,
-    merchantShopperReference: s.merchantShopperReference,
-    ...NO_LINK_EXTRAS,
-  };
-}
+export type { Answer, Checkoutable, DisplayLine, Target } from './checkoutable.js';
+export { PLAIN_CHECKOUT, PLAUSIBLE_REFERENCE, openCheckoutable } from './checkoutable.js';
 
 interface PayDeps {
   db: Database;
@@ -220,22 +51,6 @@ export interface PayingFrom {
   address: string;
 }
 
-/** What a reference of ours can look like: URL-safe, at most 100 characters. */
-export const PLAUSIBLE_REFERENCE = /^[A-Za-z0-9_-]{1,100}$/;
-
-/** The page's view of a link or session; a link's page view is counted. */
-export async function openCheckoutable(deps: { db: Database; clock: Clock }, target: Target, opts: { countVisit: boolean }): Promise<Checkoutable | undefined> {
-  // Anything else is not found without asking the database: the public pages take any path.
-  if (!PLAUSIBLE_REFERENCE.test(target.reference)) return undefined;
-  const now = deps.clock.now();
-  if (target.kind === 'link') {
-    const link = await linkForPage(deps.db, target.reference, opts);
-    return link ? fromLink(link, now) : undefined;
-  }
-  const session = await findSession(deps.db.pool, target.reference);
-  return session ? fromSession(session, now) : undefined;
-}
-
 export type PayOutcome =
   | { kind: 'Authorised'; payfacReference: string; card: CardSummary; amount: number; currency: string; token: string | null }
   | { kind: 'Refused'; payfacReference: string; card: CardSummary; reason: string }
@@ -248,22 +63,38 @@ export type PayOutcome =
   | { kind: 'Changed'; problems: ShopperProblems; checkoutable: Checkoutable }
   | { kind: 'TotalChanged'; amount: number; quantities: number[] | null }
   | { kind: 'PromotionRefused'; refusal: PromotionRefusal }
+  /**
+   * Every place left (`places`; a session: its one) or every use left of the code (`code`) is held by
+   * payments in flight: nothing charged, nothing held; trying again may find one freed.
+   */
+  | { kind: 'PlacesHeld'; what: 'places' | 'code' }
   | { kind: 'NotFound' };
 
-async function lockTarget(tx: PoolClient, target: Target, now: Date): Promise<Checkoutable | undefined> {
-  if (target.kind === 'link') {
-    const link = await lockLinkForPayment(tx, target.reference);
-    return link ? fromLink(link, now) : undefined;
-  }
-  const session = await lockSession(tx, target.reference);
-  return session ? fromSession(session, now) : undefined;
+/** A payment decided on its locked link or session, with its place held, ready for the acquirer. */
+interface Held {
+  kind: 'Held';
+  holdId: string;
+  c: Checkoutable;
+  amount: number;
+  promotion: AppliedPromotion | null;
+  answers: Answer[];
+  recorded: { termsAcceptedAt: Date | null; customFieldAnswers: CustomFieldAnswer[] | null; itemQuantities: number[] | null };
 }
 
-// The acquirer is called while the row is locked, so payments on one link run one after another.
-// That is what makes "no oversell" hold without reservations to expire; the simulator answers in
-// microseconds, and for a real acquirer the wait is one authorisation per link at a time, which a
-// payment link (one product, many shoppers) can afford. Not retried: a second run would authorise twice.
-const NO_RETRY = { retries: 0 } as const;
+/** Held, or why the payment goes no further (nothing is held then). */
+async function held(
+  tx: PoolClient,
+  c: Checkoutable,
+  promotion: Awaited<ReturnType<typeof lockCheckoutPromotion>>,
+  now: Date,
+  rest: Pick<Held, 'answers' | 'recorded'>,
+): Promise<Held | PayOutcome> {
+  if ('refusal' in promotion) return { kind: 'PromotionRefused', refusal: promotion.refusal };
+  const hold = await holdPlace(tx, c, promotion.applied?.promotionCodeId ?? null, promotion.applied?.remaining ?? null, now);
+  if (hold === 'full') return { kind: 'PlacesHeld', what: 'places' };
+  if (hold === 'codeUsedUp') return { kind: 'PlacesHeld', what: 'code' };
+  return { kind: 'Held', holdId: hold, c, amount: promotion.applied?.total ?? chargeAmount(c), promotion: promotion.applied, ...rest };
+}
 
 /**
  * Pays a link or a session with a card. The card goes to the acquirer and nowhere else. Everything
@@ -297,53 +128,49 @@ export async function pay(
     return invalid(c, card.errors, checkShopperInput(c, input.shopper));
   }
   const cardInput = card.card;
-  return withTransaction(
-    deps.db,
-    async (tx) => {
-      const now = deps.clock.now();
-      const locked = await lockTarget(tx, target, now);
-      if (!locked) return { kind: 'NotFound' };
-      if (!locked.payable) return { kind: 'NotPayable', status: locked.status };
-      const checked = checkShopperInput(locked, input.shopper);
-      if (checked.problems !== null) return invalid(locked, [], checked);
-      // The total the quantities make is charged only when it is the total the shopper was shown
-      // (docs/rules.md, §Adjustable quantities): where quantities can change, a post that does not
-      // say which total it was shown is charged nothing either.
-      const c = atQuantities(locked, checked.quantities);
-      if (c.choice !== null && input.shownTotal !== c.amount) {
-        return { kind: 'TotalChanged', amount: c.amount, quantities: checked.quantities };
-      }
-      const termsAcceptedAt = c.termsUrl !== null ? now : null;
-      const customFieldAnswers = checked.customFieldAnswers;
-      // A code that no longer applies (its cap reached, expired, made inactive) charges nothing: the page says why.
-      const promotion = await lockCheckoutPromotion(tx, c, chargeAmount(c), input.promotionCode, now);
-      if ('refusal' in promotion) return { kind: 'PromotionRefused', refusal: promotion.refusal };
-      const amount = promotion.applied?.total ?? chargeAmount(c);
-      const result = await deps.acquirer.authorise({
-        card: cardInput,
-        amount,
-        currency: c.currency,
-        tokenize: c.tokenize,
-        preAuth: c.preAuth,
-      });
-      if (result.outcome === 'ChallengeShopper') {
-        const challengeId = await saveChallenge(tx, {
-          targetKind: c.kind,
-          targetReference: c.reference,
-          answers: checked.answers,
-          acquirerState: result.state,
-          termsAcceptedAt,
-          customFieldAnswers,
-          itemQuantities: c.chosen,
-          promotionCode: promotion.applied?.code ?? null,
-          now,
-        });
-        return { kind: 'Challenge', challengeId, card: result.card, amount };
-      }
-      return record(tx, deps, c, result, checked.answers, { termsAcceptedAt, customFieldAnswers, lang: input.lang, from: input.from }, promotion.applied);
-    },
-    NO_RETRY,
+  const decided = await withTransaction(deps.db, async (tx): Promise<Held | PayOutcome> => {
+    const now = deps.clock.now();
+    const locked = await lockTarget(tx, target, now);
+    if (!locked) return { kind: 'NotFound' };
+    if (!locked.payable) return { kind: 'NotPayable', status: locked.status };
+    const checked = checkShopperInput(locked, input.shopper);
+    if (checked.problems !== null) return invalid(locked, [], checked);
+    // The total the quantities make is charged only when it is the total the shopper was shown
+    // (docs/rules.md, §Adjustable quantities): where quantities can change, a post that does not
+    // say which total it was shown is charged nothing either.
+    const c = atQuantities(locked, checked.quantities);
+    if (c.choice !== null && input.shownTotal !== c.amount) {
+      return { kind: 'TotalChanged', amount: c.amount, quantities: checked.quantities };
+    }
+    // A code that no longer applies (its cap reached, expired, made inactive) charges nothing: the page says why.
+    const promotion = await lockCheckoutPromotion(tx, c, chargeAmount(c), input.promotionCode, now);
+    return held(tx, c, promotion, now, {
+      answers: checked.answers,
+      recorded: { termsAcceptedAt: c.termsUrl !== null ? now : null, customFieldAnswers: checked.customFieldAnswers, itemQuantities: c.chosen },
+    });
+  });
+  if (decided.kind !== 'Held') return decided;
+  const { c, amount } = decided;
+  const result = await askAcquirer(deps.db, decided.holdId, () =>
+    deps.acquirer.authorise({ card: cardInput, amount, currency: c.currency, tokenize: c.tokenize, preAuth: c.preAuth, idempotencyKey: decided.holdId }),
   );
+  return withTransaction(deps.db, async (tx): Promise<PayOutcome> => {
+    await deleteHold(tx, decided.holdId);
+    if (result.outcome === 'ChallengeShopper') {
+      // The place is decided again when the step is finished (completeChallenge), as the link then is.
+      const challengeId = await saveChallenge(tx, {
+        targetKind: c.kind,
+        targetReference: c.reference,
+        answers: decided.answers,
+        acquirerState: result.state,
+        ...decided.recorded,
+        promotionCode: decided.promotion?.code ?? null,
+        now: deps.clock.now(),
+      });
+      return { kind: 'Challenge', challengeId, card: result.card, amount };
+    }
+    return record(tx, deps, c, result, decided.answers, { ...decided.recorded, lang: input.lang, from: input.from }, decided.promotion);
+  });
 }
 
 const NO_PROBLEMS: ShopperProblems = { answers: {}, terms: false, quantities: [], custom: {} };
@@ -363,15 +190,15 @@ export async function completeChallenge(
   /** The language of the 3-D Secure page the shopper confirmed on (their receipt's), and who confirmed it. */
   given: { lang?: Lang; from: PayingFrom },
 ): Promise<PayOutcome | { kind: 'ChallengeGone' }> {
-  return withTransaction(
+  const decided = await withTransaction(
     deps.db,
-    async (tx) => {
+    async (tx): Promise<(Held & { acquirerState: Record<string, string> }) | PayOutcome | { kind: 'ChallengeGone' }> => {
       const now = deps.clock.now();
       const locked = await lockTarget(tx, target, now);
-      if (!locked) return { kind: 'NotFound' as const };
+      if (!locked) return { kind: 'NotFound' };
       const challenge = await takeChallenge(tx, challengeId, target.kind, target.reference, now);
-      if (!challenge) return { kind: 'ChallengeGone' as const };
-      if (!locked.payable) return { kind: 'NotPayable' as const, status: locked.status };
+      if (!challenge) return { kind: 'ChallengeGone' };
+      if (!locked.payable) return { kind: 'NotPayable', status: locked.status };
       // The quantities chosen before the step, on the link as it is now; terms added while the shopper
       // was at the step were never shown: the page again, asking for them.
       const quantities = locked.choice !== null ? challenge.itemQuantities : null;
@@ -379,7 +206,7 @@ export async function completeChallenge(
       const terms = locked.termsUrl !== null && challenge.termsAcceptedAt === null;
       if (problems.length > 0 || terms) {
         return {
-          kind: 'Changed' as const,
+          kind: 'Changed',
           problems: { ...NO_PROBLEMS, quantities: problems, terms },
           checkoutable: atQuantities(locked, problems.length === 0 ? quantities : null),
         };
@@ -387,12 +214,19 @@ export async function completeChallenge(
       const c = atQuantities(locked, quantities);
       // The code is decided on its locked row, now: another payment may have reached its cap meanwhile.
       const promotion = await lockCheckoutPromotion(tx, c, chargeAmount(c), challenge.promotionCode, now);
-      if ('refusal' in promotion) return { kind: 'PromotionRefused' as const, refusal: promotion.refusal };
-      const result = await deps.acquirer.completeChallenge(challenge.acquirerState, confirmed);
-      return record(tx, deps, c, result, challenge.answers, { ...challenge, lang: given.lang, from: given.from }, promotion.applied);
+      const h = await held(tx, c, promotion, now, {
+        answers: challenge.answers,
+        recorded: { termsAcceptedAt: challenge.termsAcceptedAt, customFieldAnswers: challenge.customFieldAnswers, itemQuantities: challenge.itemQuantities },
+      });
+      return h.kind === 'Held' ? { ...h, acquirerState: challenge.acquirerState } : h;
     },
-    NO_RETRY,
   );
+  if (decided.kind !== 'Held') return decided;
+  const result = await askAcquirer(deps.db, decided.holdId, () => deps.acquirer.completeChallenge(decided.acquirerState, confirmed));
+  return withTransaction(deps.db, async (tx) => {
+    await deleteHold(tx, decided.holdId);
+    return record(tx, deps, decided.c, result, decided.answers, { ...decided.recorded, lang: given.lang, from: given.from }, decided.promotion);
+  });
 }
 
 /** The amount before any promotion code: what the link or session charges. */
@@ -432,8 +266,10 @@ async function record(
   };
   const paid = await recordPayment(tx, deps, intent, result);
   const now = deps.clock.now();
-  // Counted only when the payment succeeded, in its transaction, on the row lockCheckoutPromotion locked.
-  if (paid.success && promotion) await redeemPromotion(tx, promotion, now);
+  // Counted only when the payment succeeded, in its transaction. Its use was held (holdPlace): it is
+  // counted even past the cap, which only a hold that expired while its acquirer answered lets happen,
+  // rather than leave an authorised payment unrecorded.
+  if (paid.success && promotion) await countRedemption(tx, promotion, now);
   if (c.kind === 'link') {
     await recordLinkPayment(tx, {
       reference: c.reference,

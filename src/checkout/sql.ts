@@ -168,3 +168,60 @@ export async function findMerchantSession(db: Queryable, merchantId: string, ref
   ]);
   return rows[0];
 }
+
+// ---------------------------------------------------------------- places held while the acquirer answers
+
+export interface HoldInput {
+  id: string;
+  targetKind: 'link' | 'session';
+  targetReference: string;
+  promotionCodeId: string | null;
+  createdAt: Date;
+  expiresAt: Date;
+}
+
+export async function insertHold(db: Queryable, h: HoldInput): Promise<void> {
+  await db.query(`INSERT INTO payment_holds (id, target_kind, target_reference, promotion_code_id, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6)`, [
+    h.id,
+    h.targetKind,
+    h.targetReference,
+    h.promotionCodeId,
+    h.createdAt,
+    h.expiresAt,
+  ]);
+}
+
+/** The live holds on a link or a session, and those of payments using one promotion code (null: none asked). */
+export async function liveHolds(
+  db: Queryable,
+  target: { kind: 'link' | 'session'; reference: string },
+  promotionCodeId: string | null,
+  now: Date,
+): Promise<{ onTarget: number; onCode: number }> {
+  const { rows } = await db.query<{ onTarget: number; onCode: number }>(
+    `SELECT (SELECT count(*)::int FROM payment_holds WHERE target_kind = $1 AND target_reference = $2 AND expires_at > $4) AS "onTarget",
+            (SELECT count(*)::int FROM payment_holds WHERE $3::text IS NOT NULL AND promotion_code_id = $3 AND expires_at > $4) AS "onCode"`,
+    [target.kind, target.reference, promotionCodeId, now],
+  );
+  return rows[0] ?? { onTarget: 0, onCode: 0 };
+}
+
+/** Takes a hold out (its payment is recorded, or its call failed); false when it was no longer there. */
+export async function deleteHold(db: Queryable, id: string): Promise<boolean> {
+  const { rowCount } = await db.query('DELETE FROM payment_holds WHERE id = $1', [id]);
+  return rowCount === 1;
+}
+
+/** Moves a hold's end (a 3-D Secure step keeps its place until the step expires). */
+export async function extendHold(db: Queryable, id: string, expiresAt: Date): Promise<void> {
+  await db.query('UPDATE payment_holds SET expires_at = $2 WHERE id = $1', [id, expiresAt]);
+}
+
+/** Removes up to `limit` holds that ended before `now` (they count no more already); how many. */
+export async function deleteExpiredHolds(db: Queryable, now: Date, limit: number): Promise<number> {
+  const { rowCount } = await db.query(
+    'DELETE FROM payment_holds WHERE id IN (SELECT id FROM payment_holds WHERE expires_at <= $1 ORDER BY expires_at LIMIT $2)',
+    [now, limit],
+  );
+  return rowCount ?? 0;
+}

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { dirname } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import pg from 'pg';
@@ -298,7 +299,7 @@ export async function withTransaction<T>(db: Database, fn: (tx: pg.PoolClient) =
     try {
       const begin = opts.isolation ? `BEGIN ISOLATION LEVEL ${opts.isolation.toUpperCase()}` : 'BEGIN';
       await client.query(opts.withBegin ? `${begin}; ${opts.withBegin}` : begin);
-      const result = await fn(client);
+      const result = await OPEN_TRANSACTION.run(true, () => fn(client));
       await client.query('COMMIT');
       return result;
     } catch (err) {
@@ -314,6 +315,18 @@ export async function withTransaction<T>(db: Database, fn: (tx: pg.PoolClient) =
       client.release(broken ? true : undefined);
     }
   }
+}
+
+/** Marks the code that runs inside withTransaction's callback (and everything it awaits). */
+const OPEN_TRANSACTION = new AsyncLocalStorage<true>();
+
+/**
+ * Whether the calling code runs inside a transaction of withTransaction: a call that may wait long
+ * (an acquirer's answer) must not, or it holds a pooled connection and its row locks meanwhile
+ * (src/payments/acquirer.ts, outsideTransactions).
+ */
+export function insideTransaction(): boolean {
+  return OPEN_TRANSACTION.getStore() === true;
 }
 
 /** True for errors that mean the database cannot be reached (§Status codes: 503 with Retry-After). */

@@ -13,6 +13,11 @@ export interface AuthoriseRequest {
   tokenize: boolean;
   /** A pre-authorisation, whose amount may still be adjusted before capture. */
   preAuth: boolean;
+  /**
+   * The same payment asked again (a call retried after a timeout) carries the same key, and the
+   * acquirer answers it as it answered the first: one authorisation, never two.
+   */
+  idempotencyKey?: string;
 }
 
 export type AuthoriseResult =

@@ -51,24 +51,44 @@ function authorised(card: CardSummary, threeD: boolean, tokenize: boolean): Auth
   return { outcome: 'Authorised', card, authCode: authCode(), threeDAuthenticated: threeD, token: tokenize ? prefixedId('tok') : null };
 }
 
+/** The simulator's answer to an authorisation: the card number decides it. */
+function authoriseOnce(request: AuthoriseRequest): AuthoriseResult {
+  const card = summarize(request.card);
+  switch (request.card.number) {
+    case TEST_CARDS.authorised:
+    case TEST_CARDS.laterRefused:
+    case TEST_CARDS.adjustRefused:
+      return authorised(card, false, request.tokenize);
+    case TEST_CARDS.threeDSecure:
+      return { outcome: 'ChallengeShopper', card, state: { kind: 'sim-3ds', tokenize: String(request.tokenize), ...cardState(card) } };
+    case TEST_CARDS.expired:
+      return { outcome: 'Refused', card, reason: 'Expired Card', threeDAuthenticated: false };
+    case TEST_CARDS.threeDFails:
+      // The issuer's frictionless check rejects the shopper: no challenge to show.
+      return { outcome: 'Refused', card, reason: '3D Not Authenticated', threeDAuthenticated: false };
+    default:
+      return { outcome: 'Refused', card, reason: 'Refused', threeDAuthenticated: false };
+  }
+}
+
+/** The answers to the latest authorisations asked with an idempotency key, by key: asked again, answered the same. */
+const answered = new Map<string, AuthoriseResult>();
+const ANSWERS_KEPT = 10_000;
+
+function rememberAnswer(key: string | undefined, answer: AuthoriseResult): AuthoriseResult {
+  if (key === undefined) return answer;
+  answered.set(key, answer);
+  if (answered.size > ANSWERS_KEPT) answered.delete(answered.keys().next().value as string);
+  return answer;
+}
+
 export const simulatorAcquirer: Acquirer = {
+  // A payment asked again with its idempotency key gets the first answer (the same authorisation code
+  // and token), as a real acquirer answers a retried call.
   async authorise(request: AuthoriseRequest): Promise<AuthoriseResult> {
-    const card = summarize(request.card);
-    switch (request.card.number) {
-      case TEST_CARDS.authorised:
-      case TEST_CARDS.laterRefused:
-      case TEST_CARDS.adjustRefused:
-        return authorised(card, false, request.tokenize);
-      case TEST_CARDS.threeDSecure:
-        return { outcome: 'ChallengeShopper', card, state: { kind: 'sim-3ds', tokenize: String(request.tokenize), ...cardState(card) } };
-      case TEST_CARDS.expired:
-        return { outcome: 'Refused', card, reason: 'Expired Card', threeDAuthenticated: false };
-      case TEST_CARDS.threeDFails:
-        // The issuer's frictionless check rejects the shopper: no challenge to show.
-        return { outcome: 'Refused', card, reason: '3D Not Authenticated', threeDAuthenticated: false };
-      default:
-        return { outcome: 'Refused', card, reason: 'Refused', threeDAuthenticated: false };
-    }
+    const earlier = request.idempotencyKey === undefined ? undefined : answered.get(request.idempotencyKey);
+    if (earlier) return earlier;
+    return rememberAnswer(request.idempotencyKey, authoriseOnce(request));
   },
 
   async completeChallenge(state, confirmed) {
@@ -108,4 +128,19 @@ function cardState(card: CardSummary): Record<string, string> {
 
 function cardFromState(state: Record<string, string>): CardSummary {
   return { masked: state.masked ?? '', last4: state.last4 ?? '', expiry: state.expiry ?? '', paymentMethod: state.paymentMethod ?? 'card' };
+}
+
+/**
+ * The simulator answering after `latencyMs`, as a real acquirer does (each call waits that long
+ * before its answer; 0: the simulator itself). Set by PAYLINKS_SANDBOX_ACQUIRER_LATENCY_MS.
+ */
+export function simulatorAt(latencyMs: number): Acquirer {
+  if (latencyMs <= 0) return simulatorAcquirer;
+  const later = <T>(answer: () => Promise<T>): Promise<T> => new Promise((resolve) => setTimeout(resolve, latencyMs)).then(answer);
+  return {
+    authorise: (request) => later(() => simulatorAcquirer.authorise(request)),
+    completeChallenge: (state, confirmed) => later(() => simulatorAcquirer.completeChallenge(state, confirmed)),
+    authoriseToken: (request) => later(() => simulatorAcquirer.authoriseToken(request)),
+    modify: (request) => later(() => simulatorAcquirer.modify(request)),
+  };
 }

@@ -158,6 +158,8 @@ export interface AppliedPromotion {
   total: number;
   /** What the code takes off, for a page that works out the total again as the shopper changes the order. */
   terms: DiscountTerms;
+  /** How many more payments may use it (its cap less its redemptions); null: no cap. */
+  remaining: number | null;
 }
 
 export type PromotionQuote = { ok: true; applied: AppliedPromotion } | { ok: false; refusal: PromotionRefusal };
@@ -166,7 +168,17 @@ function quoteOf(row: sql.CodeRow | undefined, base: number, currency: string, n
   const refusal = refusalOf(row, currency, now);
   if (refusal !== null || !row) return { ok: false, refusal: refusal ?? 'unknown' };
   const { discount, total } = applyDiscount(base, currency, row);
-  return { ok: true, applied: { promotionCodeId: row.id, code: row.code, discount, total, terms: { percentOff: row.percentOff, amountOff: row.amountOff } } };
+  return {
+    ok: true,
+    applied: {
+      promotionCodeId: row.id,
+      code: row.code,
+      discount,
+      total,
+      terms: { percentOff: row.percentOff, amountOff: row.amountOff },
+      remaining: row.maxRedemptions === null ? null : row.maxRedemptions - row.redemptionCount,
+    },
+  };
 }
 
 type PromotionAsk = { merchantId: string; typed: string; base: number; currency: string; now: Date };
@@ -192,6 +204,15 @@ export function quotePromotion(q: Queryable, p: PromotionAsk): Promise<Promotion
  */
 export function lockPromotion(tx: Queryable, p: PromotionAsk): Promise<PromotionQuote> {
   return quoteTyped(tx, p, true);
+}
+
+/**
+ * Counts the redemption of a successful payment whose use of the code was held while its acquirer
+ * answered (src/checkout/shopper.ts), in the payment's transaction: counted whatever the count now,
+ * so that an authorised payment is never left unrecorded.
+ */
+export async function countRedemption(tx: Queryable, applied: AppliedPromotion, now: Date): Promise<void> {
+  await sql.redeem(tx, applied.promotionCodeId, now, { pastCap: true });
 }
 
 /** Counts the redemption of a successful payment, in its transaction (after lockPromotion). */

@@ -84,11 +84,11 @@ export async function updateCode(
  * Counts one redemption, only while the code is under its cap: the condition is the guard if a caller
  * ever redeems without holding the row (the row lock of findCodeByName is the rule). True when counted.
  */
-export async function redeem(db: Queryable, id: string, now: Date): Promise<boolean> {
+export async function redeem(db: Queryable, id: string, now: Date, opts: { pastCap?: boolean } = {}): Promise<boolean> {
   const { rowCount } = await db.query(
     `UPDATE promotion_codes SET redemption_count = redemption_count + 1, updated_at = $2
-      WHERE id = $1 AND (max_redemptions IS NULL OR redemption_count < max_redemptions)`,
-    [id, now],
+      WHERE id = $1 AND ($3 OR max_redemptions IS NULL OR redemption_count < max_redemptions)`,
+    [id, now, opts.pastCap === true],
   );
   return rowCount === 1;
 }

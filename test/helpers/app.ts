@@ -1,5 +1,6 @@
 import { Writable } from 'node:stream';
-import { simulatorAcquirer } from '../../src/payments/simulator.js';
+import { simulatorAt } from '../../src/payments/simulator.js';
+import type { Acquirer } from '../../src/payments/acquirer.js';
 import pino from 'pino';
 import type { LightMyRequestResponse } from 'fastify';
 import { buildApp, type App } from '../../src/app.js';
@@ -26,8 +27,12 @@ export interface TestContext {
 
 export const TEST_PUBLIC_BASE_URL = 'http://paylinks.test';
 
-/** A migrated database of this project's kind, an app on it with a manual clock, and one merchant. */
-export async function createTestContext(env: Record<string, string> = {}): Promise<TestContext> {
+/**
+ * A migrated database of this project's kind, an app on it with a manual clock, and one merchant. The
+ * acquirer is the simulator (at the pace PAYLINKS_SANDBOX_ACQUIRER_LATENCY_MS in `env` sets) unless
+ * `opts.acquirer` is given.
+ */
+export async function createTestContext(env: Record<string, string> = {}, opts: { acquirer?: Acquirer } = {}): Promise<TestContext> {
   const tdb = await createTestDatabase();
   const config = parseConfig({ PUBLIC_BASE_URL: TEST_PUBLIC_BASE_URL, LOG_LEVEL: 'info', ...env });
   const clock = new ManualClock(new Date());
@@ -40,7 +45,8 @@ export async function createTestContext(env: Record<string, string> = {}): Promi
   });
   const logger = pino(loggerOptions(config.logLevel), stream);
   const sealer = createSealer(config.secretKey);
-  const app = await buildApp({ config, db: tdb.db, clock, acquirer: simulatorAcquirer, sealer, logger });
+  const acquirer = opts.acquirer ?? simulatorAt(config.sandboxAcquirerLatencyMs);
+  const app = await buildApp({ config, db: tdb.db, clock, acquirer, sealer, logger });
   await app.ready();
   const merchant = await createMerchant(tdb.db, 'Test merchant');
   return {

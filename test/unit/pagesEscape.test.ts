@@ -63,6 +63,7 @@ function checkoutable(over: Partial<Checkoutable> = {}): Checkoutable {
     chosen: null,
     allowPromotionCodes: true,
     emailReceipts: true,
+    placesLeft: null,
     ...over,
   };
 }

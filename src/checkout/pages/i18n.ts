@@ -105,6 +105,10 @@ const PAGE_WORDS = messages(
     promoExhausted: 'This code has been used as many times as it may be.',
     promoThrottled: 'Too many codes that do not apply have been tried here. Try again in {minutes} min, or pay without a code.',
     promoRefusedPay: 'Nothing was charged: the promotion code can no longer be used. Remove it or try another, then pay again.',
+    placesHeld:
+      'Nothing was charged: what is left is being paid for by other shoppers right now. Try again in a minute: a place that is not paid for comes free again.',
+    sessionHeld: 'Nothing was charged: a payment of this order is already under way, in another window or tab. Wait a minute and look there, or try again.',
+    codeHeld: 'Nothing was charged: the last uses of this promotion code are being used by other shoppers right now. Try again in a minute, or pay without it.',
   },
   {
     htmlTitlePay: 'Greiða {amount} til {merchant}',
@@ -205,6 +209,12 @@ const PAGE_WORDS = messages(
     promoExhausted: 'Þessi kóði hefur verið notaður eins oft og leyfilegt er.',
     promoThrottled: 'Of margir kóðar sem ekki gilda hafa verið reyndir hér. Reyndu aftur eftir {minutes} mín. eða greiddu án kóða.',
     promoRefusedPay: 'Ekkert var skuldfært: ekki er lengur hægt að nota afsláttarkóðann. Fjarlægðu hann eða reyndu annan og greiddu svo aftur.',
+    placesHeld:
+      'Ekkert var skuldfært: aðrir kaupendur eru að greiða fyrir það sem eftir er einmitt núna. Reyndu aftur eftir mínútu: pláss sem ekki er greitt fyrir losnar aftur.',
+    sessionHeld:
+      'Ekkert var skuldfært: greiðsla þessarar pöntunar er þegar í gangi, í öðrum glugga eða flipa. Bíddu í mínútu og líttu þangað, eða reyndu aftur.',
+    codeHeld:
+      'Ekkert var skuldfært: aðrir kaupendur eru að nota síðustu skipti þessa afsláttarkóða einmitt núna. Reyndu aftur eftir mínútu, eða greiddu án hans.',
   },
 );
 

@@ -379,6 +379,16 @@ export const shopperPageRoutes = appPart('shopper-pages', ['config', 'db', 'cloc
         const state: FormState = { values, errors: {}, alert: `${ctx.t('promoRefusedPay')} ${ctx.t('errCardAgain')}`, promotion: again };
         return html(reply, 409, renderPayPage(ctx, fresh, csrf, state));
       }
+      case 'PlacesHeld': {
+        // Nothing charged, nothing held: the page again with what the shopper typed (but the card number and CVC).
+        const state: FormState = {
+          values,
+          errors: {},
+          alert: `${ctx.t(outcome.what === 'code' ? 'codeHeld' : c.kind === 'session' ? 'sessionHeld' : 'placesHeld')} ${ctx.t('errCardAgain')}`,
+          promotion,
+        };
+        return html(reply, 409, renderPayPage(ctx, c, csrf, state));
+      }
       case 'NotPayable': {
         const fresh = (await openCheckoutable({ db, clock }, target, { countVisit: false })) ?? c;
         return html(reply, 409, renderStatusPage(ctx, fresh));
