@@ -283,7 +283,9 @@ describe('the portal’s lists and navigation at 375 px', () => {
       await context.close();
     });
 
-    it(`at 1280 px the lists are tables with their header row, their cells unlabelled (${lang})`, { timeout: 120_000 }, async () => {
+    // The wide layout is the same in both languages, and test/portal/browser.test.ts checks every page
+    // at 1280 px with axe: here, once, that the stacking stays on narrow screens.
+    it.runIf(lang === 'en')(`at 1280 px the lists are tables with their header row, their cells unlabelled (${lang})`, { timeout: 120_000 }, async () => {
       const { page, context } = await signedIn(1280, lang);
       for (const path of ['/portal/payments', '/portal/links', '/portal', ...otherLists.map((l) => l.path)]) {
         await page.goto(`${base}${path}`);
@@ -300,7 +302,6 @@ describe('the portal’s lists and navigation at 375 px', () => {
         expect(look, path).toMatchObject({ table: 'table', cell: 'table-cell', before: 'none' });
         expect(look.head, path).toBeGreaterThan(10);
         expect(await outside(page), path).toEqual([]);
-        expect(await axeViolations(page), path).toEqual([]);
         if (SHOTS) await page.screenshot({ path: shotPath(SHOTS, path, 1280, lang), fullPage: true });
       }
       await context.close();
