@@ -145,7 +145,7 @@ async function merchantFor(url: string): Promise<{ apiKey: string; terminal: str
   return { apiKey: m.apiKey, terminal: m.terminalIdentifier };
 }
 
-/** BENCH_ONLY=create,get,list,page,pglite,portal,delivery,blackbox,scale,history (comma-separated) runs a subset; unset runs all. */
+/** BENCH_ONLY=create,get,list,page,pglite,portal,flashsale,delivery,blackbox,scale,history (comma-separated) runs a subset; unset runs all. */
 const ONLY = new Set(
   (process.env.BENCH_ONLY ?? '')
     .split(',')

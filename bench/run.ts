@@ -2,6 +2,7 @@ import { apiBenchmarks, pgliteStartup, selected } from './api.js';
 import { blackboxBenchmarks } from './blackbox.js';
 import { splitCores } from './cores.js';
 import { deliveryBenchmarks } from './delivery.js';
+import { flashSaleBenchmarks } from './flashsale.js';
 import { portalBenchmarks } from './portal.js';
 import { scaleBenchmarks } from './scale.js';
 import { fmt, printTable, runtimeLine, type Row } from './lib.js';
@@ -17,6 +18,11 @@ const api = await apiBenchmarks();
 rows.push(...api.rows);
 if (selected('pglite')) rows.push(...(await pgliteStartup()));
 if (selected('portal')) rows.push(...(await portalBenchmarks()));
+if (selected('flashsale')) {
+  const sold = await flashSaleBenchmarks();
+  console.log(sold.log);
+  rows.push(...sold.rows);
+}
 if (selected('delivery')) {
   const fresh = await deliveryBenchmarks();
   console.log(fresh.log);

@@ -155,7 +155,7 @@ export async function pay(
     deps.acquirer.authorise({ card: cardInput, amount, currency: c.currency, tokenize: c.tokenize, preAuth: c.preAuth, idempotencyKey: decided.holdId }),
   );
   return withTransaction(deps.db, async (tx): Promise<PayOutcome> => {
-    await deleteHold(tx, decided.holdId);
+    await settle(tx, deps, target, decided.holdId);
     if (result.outcome === 'ChallengeShopper') {
       // The place is decided again when the step is finished (completeChallenge), as the link then is.
       const challengeId = await saveChallenge(tx, {
@@ -224,9 +224,20 @@ export async function completeChallenge(
   if (decided.kind !== 'Held') return decided;
   const result = await askAcquirer(deps.db, decided.holdId, () => deps.acquirer.completeChallenge(decided.acquirerState, confirmed));
   return withTransaction(deps.db, async (tx) => {
-    await deleteHold(tx, decided.holdId);
+    await settle(tx, deps, target, decided.holdId);
     return record(tx, deps, decided.c, result, decided.answers, { ...decided.recorded, lang: given.lang, from: given.from }, decided.promotion);
   });
+}
+
+/**
+ * The start of a payment's last step: the link's or session's row locked first, as every other
+ * writer of it locks it first (a page's visit count, an update, the payment's first step), so that
+ * the row locks the payment then takes (its merchant's daily sums, the code) come in one order
+ * everywhere and never deadlock; then its hold taken out.
+ */
+async function settle(tx: PoolClient, deps: PayDeps, target: Target, holdId: string): Promise<void> {
+  await lockTarget(tx, target, deps.clock.now());
+  await deleteHold(tx, holdId);
 }
 
 /** The amount before any promotion code: what the link or session charges. */
