@@ -49,6 +49,8 @@ export interface TokenAuthoriseRequest {
   challengeAllowed: boolean;
   /** The service's (injected) clock: the card's expiry is judged against it. */
   at: Date;
+  /** The same charge asked again carries the same key, and is answered as the first was: one authorisation. */
+  idempotencyKey?: string;
 }
 
 /**

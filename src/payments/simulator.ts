@@ -71,6 +71,17 @@ function authoriseOnce(request: AuthoriseRequest): AuthoriseResult {
   }
 }
 
+/** The simulator's answer to a charge of a saved card. */
+function chargeTokenOnce(request: TokenAuthoriseRequest): AuthoriseResult {
+  const { card } = request;
+  if (card.masked === LATER_REFUSED_MASKED) return { outcome: 'Refused', card, reason: 'Refused', threeDAuthenticated: false };
+  if (expiredAt(card.expiry, request.at)) return { outcome: 'Refused', card, reason: 'Expired Card', threeDAuthenticated: false };
+  if (request.challengeAllowed && card.masked === THREE_D_SECURE_MASKED) {
+    return { outcome: 'ChallengeShopper', card, state: { kind: 'sim-3ds', tokenize: 'false', ...cardState(card) } };
+  }
+  return authorised(card, false, false);
+}
+
 /** The answers to the latest authorisations asked with an idempotency key, by key: asked again, answered the same. */
 const answered = new Map<string, AuthoriseResult>();
 const ANSWERS_KEPT = 10_000;
@@ -101,13 +112,9 @@ export const simulatorAcquirer: Acquirer = {
   // here. A shopper-present charge on the web of the 3-D Secure test card asks for the step again, as
   // issuers do for a returning shopper. The card can still have expired since.
   async authoriseToken(request: TokenAuthoriseRequest): Promise<AuthoriseResult> {
-    const { card } = request;
-    if (card.masked === LATER_REFUSED_MASKED) return { outcome: 'Refused', card, reason: 'Refused', threeDAuthenticated: false };
-    if (expiredAt(card.expiry, request.at)) return { outcome: 'Refused', card, reason: 'Expired Card', threeDAuthenticated: false };
-    if (request.challengeAllowed && card.masked === THREE_D_SECURE_MASKED) {
-      return { outcome: 'ChallengeShopper', card, state: { kind: 'sim-3ds', tokenize: 'false', ...cardState(card) } };
-    }
-    return authorised(card, false, false);
+    const earlier = request.idempotencyKey === undefined ? undefined : answered.get(request.idempotencyKey);
+    if (earlier) return earlier;
+    return rememberAnswer(request.idempotencyKey, chargeTokenOnce(request));
   },
 
   async modify(request: ModificationRequest): Promise<ModificationResult> {

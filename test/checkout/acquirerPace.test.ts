@@ -6,6 +6,7 @@ import type { Acquirer } from '../../src/payments/acquirer.js';
 import { call, createTestContext, type TestContext } from '../helpers/app.js';
 import { watchedAcquirer } from '../helpers/acquirerGuard.js';
 import { createLink, createSession, linkDetails, payByLink, Shopper, FUTURE_EXPIRY } from './fixtures.js';
+import { tokenFromSession } from '../modifications/helpers.js';
 
 // Payments at a real acquirer's pace: the simulator answers after 100 ms, and no acquirer call of a
 // shopper's page is made while a transaction is open (the watched acquirer records any that is). A
@@ -143,6 +144,31 @@ describe('payments at a real pace', () => {
     expect(await sweepHolds({ db: ctx.tdb.db, clock: ctx.clock })).toBe(1);
     expect(await liveHolds()).toBe(0);
     expect(await linkDetails(ctx, ref)).toMatchObject({ salesCount: 1 });
+  });
+});
+
+describe('charges of a saved card at a real pace', () => {
+  it('a charge asks the acquirer with no transaction open; two racing with one Idempotency-Key are one charge and one answer', async () => {
+    const token = await tokenFromSession(ctx, 'Subscription');
+    const body = {
+      terminalIdentifier: ctx.merchant.terminalIdentifier,
+      amount: 4900,
+      currency: 'EUR',
+      reference: 'renewal-1',
+      returnUrl: 'https://shop.example/return',
+      channel: 'Web',
+      shopperIp: '203.0.113.7',
+      origin: 'https://shop.example',
+      tokenDetails: { tokenValue: token, recurringProcessingModel: 'Subscription' },
+    };
+    const insideBefore = calls.inside.length;
+    const [a, b] = await Promise.all([0, 1].map(() => call(ctx, 'POST', '/api/v1/payment', body, { headers: { 'idempotency-key': 'renewal-1-try' } })));
+    expect(a?.status).toBe(200);
+    expect(b?.status).toBe(200);
+    expect(a?.body.payfacReference).toBe(b?.body.payfacReference);
+    const { rows } = await ctx.tdb.db.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM payments WHERE merchant_reference = 'renewal-1'");
+    expect(rows[0]?.n).toBe(1);
+    expect(calls.inside.slice(insideBefore)).toEqual([]);
   });
 });
 

@@ -20,15 +20,23 @@ export interface TokenRow {
 }
 
 /** The merchant's token, locked (a charge and a disable of one token do not interleave). Another merchant's is not found. */
-export async function lockToken(db: Queryable, token: string, merchantId: string): Promise<TokenRow | undefined> {
-  const { rows } = await db.query<TokenRow>({
-    name: 'tokens.lockToken',
-    text: `SELECT t.token, t.merchant_id AS "merchantId", t.recurring_processing_model AS "recurringProcessingModel", t.card_masked AS "cardMasked",
+const TOKEN_SELECT = `SELECT t.token, t.merchant_id AS "merchantId", t.recurring_processing_model AS "recurringProcessingModel", t.card_masked AS "cardMasked",
             t.card_summary AS "cardSummary", t.card_expiry AS "cardExpiry", t.payment_method AS "paymentMethod", t.disabled_at AS "disabledAt",
             t.payfac_reference AS "payfacReference", p.event_checkout_reference AS "checkoutReference", p.merchant_reference AS "merchantReference",
             p.currency
        FROM payment_tokens t JOIN payments p ON p.payfac_reference = t.payfac_reference
-      WHERE t.token = $1 AND t.merchant_id = $2
+      WHERE t.token = $1 AND t.merchant_id = $2`;
+
+/** A token of the merchant as it is now, read without a lock (a charge decides on it before asking the acquirer). */
+export async function findToken(db: Queryable, token: string, merchantId: string): Promise<TokenRow | undefined> {
+  const { rows } = await db.query<TokenRow>({ name: 'tokens.findToken', text: TOKEN_SELECT, values: [token, merchantId] });
+  return rows[0];
+}
+
+export async function lockToken(db: Queryable, token: string, merchantId: string): Promise<TokenRow | undefined> {
+  const { rows } = await db.query<TokenRow>({
+    name: 'tokens.lockToken',
+    text: `${TOKEN_SELECT}
       FOR UPDATE OF t`,
     values: [token, merchantId],
   });
