@@ -218,7 +218,9 @@ describe('promotion codes', () => {
     // (409), or while the last uses were held by payments in flight (409, nothing held for them).
     expect(statuses.filter((c) => c === 409 || c === 400)).toHaveLength(35);
     for (const r of results.filter((x) => x.statusCode !== 303)) {
-      expect(r.body).toMatch(/This code has been used as many times as it may be\.|the last uses of this promotion code are being used by other shoppers right now/);
+      expect(r.body).toMatch(
+        /This code has been used as many times as it may be\.|the last uses of this promotion code are being used by other shoppers right now/,
+      );
     }
 
     const { rows } = await ctx.tdb.db.pool.query<{ amount: number; promotion_code: string; discount_amount: number; success: boolean }>(
