@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { PoolClient } from 'pg';
 import type { Clock } from '../../clock.js';
@@ -11,10 +12,13 @@ import { LoopOwner, NotifiedLoop } from '../../db/notifiedLoop.js';
 import type { Sealer } from '../../sealing.js';
 import { MODIFICATIONS_CHANNEL } from './sql.js';
 
-// The modification processor (§Modifications and saved cards). Each Received modification is completed in ONE transaction: it
-// is claimed (FOR UPDATE SKIP LOCKED, first in line for its payment), the payment row is locked, the
-// acquirer is asked, and the outcome, the ledger and the Capture/Refund/Adjustment event are written together.
-// A crash before COMMIT leaves the row Received for the next pass; the acquirer sees the
+// The modification processor (§Modifications and saved cards). Each Received modification is completed in two short
+// transactions with the acquirer's answer between them, no transaction open while it is awaited (a
+// real acquirer takes 0.2–2 s): the first claims it under a lease (first in line for its payment, so
+// the modifications of one payment still complete one after another) and settles what the acquirer
+// is asked on the ledger as it stands; the second, while the claim is still its own, writes the
+// outcome, the ledger and the Capture/Refund/Adjustment event together. A processor that dies leaves
+// its claim to run out (LEASE_MS) and the row Received for the next pass; the acquirer sees the
 // modification's own payfacReference, its idempotency key, so a second ask does not move money twice.
 // Delayed captures (§Hosted checkout captureHoursDelay) that the injected clock says are due are turned into
 // capture modifications first, so they take the same path.
@@ -39,6 +43,8 @@ interface ModificationProcessorOptions {
 
 const silent: Logger = { info: () => undefined, warn: () => undefined, error: () => undefined };
 const DUE_BATCH = 50;
+/** How long a claim on a modification lasts: far beyond an acquirer's answer; a claim whose processor died is taken again after it. */
+const LEASE_MS = 120_000;
 
 export class ModificationProcessor extends LoopOwner {
   private readonly db: Database;
@@ -109,18 +115,30 @@ export class ModificationProcessor extends LoopOwner {
     }
   }
 
-  /** Completes the next modification in line; false when there is none. */
+  /**
+   * Completes the next modification in line; false when there is none. Claimed and settled in one
+   * transaction, the acquirer asked with none open, the outcome recorded in another.
+   */
   private async completeOne(): Promise<boolean> {
-    // Not retried inside: a retry would ask the acquirer again within the same pass.
-    return withTransaction(this.db, (tx) => this.complete(tx), { retries: 0 });
+    const token = randomUUID();
+    const asked = await withTransaction(this.db, (tx) => this.settle(tx, token));
+    if (asked === null) return false;
+    let reason = asked.invalid;
+    if (reason === null) {
+      const result = await this.acquirer.modify(asked.request);
+      if (result.outcome === 'Refused') reason = result.reason;
+    }
+    await withTransaction(this.db, (tx) => this.record(tx, token, asked, reason));
+    return true;
   }
 
-  private async complete(tx: PoolClient): Promise<boolean> {
-    const m = await sql.claimNext(tx);
-    if (!m) return false;
+  /** Claims the next modification and settles what the acquirer is asked; null when there is none. */
+  private async settle(tx: PoolClient, token: string): Promise<Asked | null> {
+    const now = this.clock.now();
+    const m = await sql.claimNext(tx, now, new Date(now.getTime() + LEASE_MS), token);
+    if (!m) return null;
     const payment = await sql.lockPayment(tx, m.originalPayfacReference, null);
     if (!payment) throw new Error(`payment ${m.originalPayfacReference} of modification ${m.payfacReference} is missing`);
-    const now = this.clock.now();
 
     // What the acquirer is asked to do, settled on the ledger as it stands now: every modification
     // accepted before this one has completed (claimNext takes them in order).
@@ -149,15 +167,32 @@ export class ModificationProcessor extends LoopOwner {
       if (amount <= 0) invalid = 'Nothing left to reverse';
     }
 
-    let reason: string | null = invalid;
-    if (invalid === null) {
-      const card = { masked: payment.cardMasked, last4: payment.cardSummary, expiry: payment.cardExpiry, paymentMethod: payment.paymentMethod };
-      const base = { reference: m.payfacReference, originalReference: payment.payfacReference, card, amount, currency: payment.currency };
-      const result = await this.acquirer.modify(
-        request === 'Adjust' ? { ...base, kind: request, originalAmount: payment.originalAmount } : { ...base, kind: request },
-      );
-      if (result.outcome === 'Refused') reason = result.reason;
+    const card = { masked: payment.cardMasked, last4: payment.cardSummary, expiry: payment.cardExpiry, paymentMethod: payment.paymentMethod };
+    const base = { reference: m.payfacReference, originalReference: payment.payfacReference, card, amount, currency: payment.currency };
+    return {
+      m,
+      payment,
+      amount,
+      invalid,
+      request: request === 'Adjust' ? { ...base, kind: request, originalAmount: payment.originalAmount } : { ...base, kind: request },
+    };
+  }
+
+  /**
+   * The outcome, the ledger and the event, in one transaction, while the claim is still this one's:
+   * a claim that ran out and was taken again is the other processor's to record (it asks the
+   * acquirer with the same idempotency key, and gets the same answer).
+   */
+  private async record(tx: PoolClient, token: string, asked: Asked, reason: string | null): Promise<void> {
+    if (!(await sql.holdsClaim(tx, asked.m.payfacReference, token))) {
+      this.log.warn({ modification: asked.m.payfacReference }, 'a modification was claimed again while the acquirer answered; the other claim records it');
+      return;
     }
+    const { m, amount } = asked;
+    const request = asked.request.kind;
+    // The payment's row, as every writer of its ledger takes it; no other modification of it has completed since the claim.
+    const payment = (await sql.lockPayment(tx, m.originalPayfacReference, null)) ?? asked.payment;
+    const now = this.clock.now();
     const success = reason === null;
 
     if (success) {
@@ -201,6 +236,14 @@ export class ModificationProcessor extends LoopOwner {
         },
       },
     );
-    return true;
   }
+}
+
+/** A claimed modification and what the acquirer is asked for it (`invalid`: why it is refused without asking). */
+interface Asked {
+  m: sql.ModificationRow;
+  payment: NonNullable<Awaited<ReturnType<typeof sql.lockPayment>>>;
+  amount: number;
+  invalid: string | null;
+  request: ModificationRequest;
 }

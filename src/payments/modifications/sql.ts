@@ -105,7 +105,7 @@ export async function notifyModifications(db: Queryable): Promise<void> {
 }
 
 /** A modification as the processor claims it: as accepted, with its place in line. */
-interface ModificationRow extends Omit<NewModification, 'createdAt'> {
+export interface ModificationRow extends Omit<NewModification, 'createdAt'> {
   seq: number;
 }
 
@@ -114,19 +114,38 @@ interface ModificationRow extends Omit<NewModification, 'createdAt'> {
  * of one payment complete in the order they were accepted, so a reversal settles on the captures and
  * refunds accepted before it. A row another processor holds is skipped, and so are those behind it.
  */
-export async function claimNext(db: Queryable): Promise<ModificationRow | undefined> {
+const MODIFICATION_COLUMNS = `payfac_reference AS "payfacReference", seq, merchant_id AS "merchantId", original_payfac_reference AS "originalPayfacReference",
+            kind, source, reference, amount, currency, refund_reason AS "refundReason"`;
+
+/**
+ * Claims the next modification in line under a lease until `leaseUntil`: the first Received one of
+ * its payment (those of one payment are completed one after another, in order), not claimed by a
+ * live lease. A claim whose processor died is taken again once its lease has run out.
+ */
+export async function claimNext(db: Queryable, now: Date, leaseUntil: Date, token: string): Promise<ModificationRow | undefined> {
   const { rows } = await db.query<ModificationRow>(
-    `SELECT m.payfac_reference AS "payfacReference", m.seq, m.merchant_id AS "merchantId", m.original_payfac_reference AS "originalPayfacReference",
-            m.kind, m.source, m.reference, m.amount, m.currency, m.refund_reason AS "refundReason"
-       FROM modifications m
-      WHERE m.state = 'Received'
-        AND NOT EXISTS (SELECT 1 FROM modifications e
-                         WHERE e.original_payfac_reference = m.original_payfac_reference AND e.state = 'Received' AND e.seq < m.seq)
-      ORDER BY m.seq
-      LIMIT 1
-      FOR UPDATE SKIP LOCKED`,
+    `UPDATE modifications SET claim_token = $3, claimed_until = $2
+      WHERE payfac_reference = (
+        SELECT m.payfac_reference FROM modifications m
+         WHERE m.state = 'Received' AND (m.claimed_until IS NULL OR m.claimed_until <= $1)
+           AND NOT EXISTS (SELECT 1 FROM modifications e
+                            WHERE e.original_payfac_reference = m.original_payfac_reference AND e.state = 'Received' AND e.seq < m.seq)
+         ORDER BY m.seq
+         LIMIT 1
+         FOR UPDATE SKIP LOCKED)
+      RETURNING ${MODIFICATION_COLUMNS}`,
+    [now, leaseUntil, token],
   );
   return rows[0];
+}
+
+/** Whether the claim is still this one's (its lease did not run out into another's claim), the row locked for recording its outcome. */
+export async function holdsClaim(db: Queryable, payfacReference: string, token: string): Promise<boolean> {
+  const { rows } = await db.query(`SELECT 1 FROM modifications WHERE payfac_reference = $1 AND state = 'Received' AND claim_token = $2 FOR UPDATE`, [
+    payfacReference,
+    token,
+  ]);
+  return rows.length === 1;
 }
 
 export async function completeModification(
@@ -141,7 +160,7 @@ export async function completeModification(
   },
 ): Promise<void> {
   await db.query(
-    `UPDATE modifications SET state = $2, amount = COALESCE($3, amount), outcome = $4, reason = $5, completed_at = $6
+    `UPDATE modifications SET state = $2, amount = COALESCE($3, amount), outcome = $4, reason = $5, completed_at = $6, claim_token = NULL, claimed_until = NULL
       WHERE payfac_reference = $1`,
     [m.payfacReference, m.state, m.amount, m.outcome, m.reason, m.completedAt],
   );
