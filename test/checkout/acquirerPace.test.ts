@@ -6,7 +6,8 @@ import type { Acquirer } from '../../src/payments/acquirer.js';
 import { call, createTestContext, type TestContext } from '../helpers/app.js';
 import { watchedAcquirer } from '../helpers/acquirerGuard.js';
 import { createLink, createSession, linkDetails, payByLink, Shopper, FUTURE_EXPIRY } from './fixtures.js';
-import { tokenFromSession } from '../modifications/helpers.js';
+import { capture, ledger, paidSession, refund, tokenFromSession } from '../modifications/helpers.js';
+import { ModificationProcessor } from '../../src/payments/modifications/processor.js';
 
 // Payments at a real acquirer's pace: the simulator answers after 100 ms, and no acquirer call of a
 // shopper's page is made while a transaction is open (the watched acquirer records any that is). A
@@ -169,6 +170,32 @@ describe('charges of a saved card at a real pace', () => {
     const { rows } = await ctx.tdb.db.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM payments WHERE merchant_reference = 'renewal-1'");
     expect(rows[0]?.n).toBe(1);
     expect(calls.inside.slice(insideBefore)).toEqual([]);
+  });
+});
+
+describe('modifications at a real pace', () => {
+  it('a capture and a refund are completed with the acquirer asked outside any transaction, the ledger and events as before', async () => {
+    const watched = watchedAcquirer(simulatorAt(LATENCY_MS));
+    const processor = new ModificationProcessor({ db: ctx.tdb.db, clock: ctx.clock, acquirer: watched.acquirer, sealer: ctx.sealer, listen: false });
+    try {
+      const p = await paidSession(ctx, { isManualCapture: true });
+      expect((await capture(ctx, p, 12345)).status).toBe(200);
+      await processor.settled();
+      expect((await refund(ctx, p, 2345)).status).toBe(200);
+      await processor.settled();
+      expect(await ledger(ctx, p.payfacReference)).toMatchObject({ captured_amount: 12345, refunded_amount: 2345, capture_state: 'Captured' });
+      expect(watched.calls).toEqual({ all: ['modify', 'modify'], inside: [] });
+      const { rows } = await ctx.tdb.db.pool.query<{ state: string; claimed: boolean }>(
+        'SELECT state, claim_token IS NOT NULL AS claimed FROM modifications WHERE original_payfac_reference = $1 ORDER BY seq',
+        [p.payfacReference],
+      );
+      expect(rows).toEqual([
+        { state: 'Succeeded', claimed: false },
+        { state: 'Succeeded', claimed: false },
+      ]);
+    } finally {
+      await processor.stop();
+    }
   });
 });
 
