@@ -108,7 +108,7 @@ describe('payments at a real pace', () => {
     const step = await s.payWith(`/pay/${ref}`, '4000000000003220');
     const challenge = /name="challenge" value="([^"]+)"/.exec(step.body)?.[1] ?? '';
     expect((await s.post(`/pay/${ref}/3ds`, { challenge, action: 'confirm' })).statusCode).toBe(303);
-    expect((await s.payWith(`/pay/${ref}`, '4000000000000002')).body).toContain('Refused');
+    expect((await s.payWith(`/pay/${ref}`, '4000000000000002')).body).toContain('the card was declined');
 
     expect(calls.all.slice(before)).toEqual(['authorise', 'authorise', 'completeChallenge', 'authorise']);
     expect(calls.inside).toEqual([]);

@@ -168,11 +168,11 @@ describe('shopper pages in Chromium, without JavaScript', () => {
     await page.goto(`${base}/pay/${ref}`);
     await fillCard(page, '4000000000000002');
     await submit(page, /^Pay/);
-    expect(await textOf(page, '[role=alert]')).toContain('The payment was refused: Refused.');
+    expect(await textOf(page, '[role=alert]')).toContain('The payment was refused: the card was declined.');
     expect(await page.content()).not.toContain('4000000000000002');
     await fillCard(page, '4000000000000069');
     await submit(page, /^Pay/);
-    expect(await textOf(page, '[role=alert]')).toContain('Expired Card');
+    expect(await textOf(page, '[role=alert]')).toContain('the card has expired');
     await fillCard(page, '4242424242424242');
     await submit(page, /^Pay/);
     expect(await h1(page)).toBe('Payment successful');
@@ -186,7 +186,7 @@ describe('shopper pages in Chromium, without JavaScript', () => {
     await page.goto(`${base}/pay/${ref}`);
     await fillCard(page, '4000000000003063');
     await submit(page, /^Pay/);
-    expect(await textOf(page, '[role=alert]')).toContain('3D Not Authenticated');
+    expect(await textOf(page, '[role=alert]')).toContain('the bank did not confirm it was you');
     await fillCard(page, '4000 0000 0000 3220');
     await submit(page, /^Pay/);
     expect(await h1(page)).toBe('Confirm with your bank');

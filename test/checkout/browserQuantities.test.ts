@@ -125,7 +125,13 @@ describe('adjustable quantities in Chromium at 390 px', () => {
           await input.fill('4');
           expect(await text(page, '[data-total]')).toBe('–');
           expect(await payText()).toMatch(/–$/);
+          // Said beside the input as it is typed, as the server says it.
+          expect(await text(page, '#qty-0-error')).toBe(w.outOfRange);
+          expect(await page.getByLabel(w.quantity).getAttribute('aria-invalid')).toBe('true');
+          expect(await text(page, 'tr[data-line="0"] [data-amount]')).toBe('–');
           await page.getByLabel(w.quantity).fill('2');
+          expect(await page.locator('#qty-0-error').count()).toBe(0);
+          expect(await page.getByLabel(w.quantity).getAttribute('aria-invalid')).toBeNull();
           await page.getByLabel(w.mittens).fill('5');
           expect(page.url()).toBe(shownAt);
           expect(await page.locator('[data-total-updated]').count()).toBe(0);

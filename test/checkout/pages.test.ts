@@ -144,14 +144,28 @@ describe('payment link page (§Link status, §The simulated acquirer)', () => {
     });
   });
 
+  it('says the reason for a refusal in Icelandic on an Icelandic page', async () => {
+    const ref = await createLink(ctx, payByLink(ctx));
+    const s = new Shopper(ctx);
+    for (const [card, reason] of [
+      ['4000000000000002', 'kortinu var hafnað'],
+      ['4000000000000069', 'kortið er útrunnið'],
+    ] as const) {
+      const res = await s.payWith(`/pay/${ref}`, card);
+      expect(res.body).toContain(`Greiðslunni var hafnað: ${reason}.`);
+      expect(res.body).not.toMatch(/Refused|Expired Card/);
+    }
+  });
+
   it('shows a refusal with its reason and lets the shopper try again; records the failed attempt', async () => {
     const ref = await createLink(ctx, payByLink(ctx, { culture: 'en' }));
     const s = new Shopper(ctx);
+    // The acquirer's reason, in the page's words (kept as the acquirer gave it on the payment and its event, below).
     for (const [card, reason] of [
-      ['4000000000000002', 'Refused'],
-      ['4000000000000069', 'Expired Card'],
-      ['4000000000003063', '3D Not Authenticated'],
-      ['4111111111111111', 'Refused'],
+      ['4000000000000002', 'the card was declined'],
+      ['4000000000000069', 'the card has expired'],
+      ['4000000000003063', 'the bank did not confirm it was you'],
+      ['4111111111111111', 'the card was declined'],
     ] as const) {
       const res = await s.payWith(`/pay/${ref}`, card);
       expect(res.statusCode).toBe(200);
@@ -201,7 +215,7 @@ describe('payment link page (§Link status, §The simulated acquirer)', () => {
     const challenge2 = /name="challenge" value="([^"]+)"/.exec(step2.body)?.[1] as string;
     const cancelled = await s.post(`/pay/${ref}/3ds`, { challenge: challenge2, action: 'cancel' });
     expect(cancelled.statusCode).toBe(200);
-    expect(cancelled.body).toContain('3D Not Authenticated');
+    expect(cancelled.body).toContain('the bank did not confirm it was you');
     expect((await linkDetails(ctx, ref)).salesCount).toBe(1);
   });
 
@@ -423,7 +437,7 @@ describe('checkout session page (§Hosted checkout)', () => {
     const ref = await createSession(ctx);
     const s = new Shopper(ctx);
     const res = await s.payWith(`/checkout/${ref}`, '4000000000000002');
-    expect(res.body).toContain('The payment was refused: Refused.');
+    expect(res.body).toContain('The payment was refused: the card was declined.');
     expect(await sessionStatus(ctx, ref)).toMatchObject({ status: 'New', payfacReference: null });
     expect((await s.post(`/checkout/${ref}`, { cardNumber: '4242424242424242', expiryDate: '12/39', cvc: '123' })).statusCode).toBe(303);
     expect((await sessionStatus(ctx, ref)).status).toBe('Completed');

@@ -98,18 +98,43 @@ function followQuantities(discounted: typeof applyDiscount, write: typeof writeM
     const el = within.querySelector(selector);
     if (el) el.textContent = text;
   };
+  // The error beside a quantity (the server's own sentence, data-error), shown while it is out of range.
+  const sayWhy = (input: HTMLInputElement, ok: boolean): void => {
+    const id = `${input.id}-error`;
+    const shown = document.getElementById(id);
+    const described = (input.getAttribute('aria-describedby') ?? '').split(' ').filter((d) => d !== '' && d !== id);
+    if (ok) {
+      shown?.remove();
+      input.removeAttribute('aria-invalid');
+      input.setAttribute('aria-describedby', described.join(' '));
+      return;
+    }
+    if (!shown) {
+      const message = document.createElement('p');
+      message.className = 'error';
+      message.id = id;
+      message.textContent = input.dataset.error ?? '';
+      (document.getElementById(`${input.id}-hint`) ?? input).insertAdjacentElement('afterend', message);
+    }
+    input.setAttribute('aria-invalid', 'true');
+    input.setAttribute('aria-describedby', [...described, id].join(' '));
+  };
   const recompute = (): void => {
     let base: number | null = fixed;
     for (const input of inputs) {
       const raw = input.value.trim();
       const q = /^\d{1,3}$/.test(raw) ? Number(raw) : Number.NaN;
-      if (!(q >= Number(input.min) && q <= Number(input.max))) {
+      const row = document.querySelector(`table.items tr[data-line="${input.dataset.index ?? ''}"]`);
+      const inRange = q >= Number(input.min) && q <= Number(input.max);
+      sayWhy(input, inRange);
+      if (!inRange) {
+        // Out of its range: said beside the input, as the server says it; the line and the total show no amount.
         base = null;
+        if (row) set('[data-amount]', '–', row);
         continue;
       }
       const amount = Number(input.dataset.unitAmount) * q;
       if (base !== null) base += amount;
-      const row = document.querySelector(`table.items tr[data-line="${input.dataset.index ?? ''}"]`);
       if (row) {
         set('[data-quantity]', String(q), row);
         set('[data-amount]', money(amount), row);

@@ -88,6 +88,7 @@ export function QuantityChoice({ ctx, c, state }: { ctx: PageContext; c: Checkou
               data-index={String(i)}
               data-unit-amount={String(unitAmount(item))}
               data-unit-price={String(item.unitPrice)}
+              data-error={t('errQuantity')}
               aria-describedby={described}
               {...(key ? { 'aria-invalid': 'true' } : {})}
             />

@@ -341,7 +341,7 @@ export const shopperPageRoutes = appPart('shopper-pages', ['config', 'db', 'cloc
         const state: FormState = {
           values,
           errors: {},
-          alert: ctx.t(c.tokenize && c.amount === 0 ? 'refusedToken' : 'refused', { reason: outcome.reason }),
+          alert: ctx.t(c.tokenize && c.amount === 0 ? 'refusedToken' : 'refused', { reason: shopperReason(ctx, outcome.reason) }),
           promotion,
         };
         return html(reply, 200, renderPayPage(ctx, c, csrf, state));
@@ -438,4 +438,19 @@ function html(reply: FastifyReply, body: string): FastifyReply;
 function html(reply: FastifyReply, statusOrBody: number | string, body?: string): FastifyReply {
   if (typeof statusOrBody === 'number') reply.code(statusOrBody);
   return reply.type('text/html; charset=utf-8').send(body ?? statusOrBody);
+}
+
+/**
+ * Why the acquirer refused a card, in the page's language: the reasons it names (kept as they are on
+ * the payment and in its events, docs/events.md) in words, any other as it is.
+ */
+const SHOPPER_REASON: Readonly<Record<string, MessageKey>> = {
+  Refused: 'reasonRefused',
+  'Expired Card': 'reasonExpiredCard',
+  '3D Not Authenticated': 'reasonNotAuthenticated',
+};
+
+function shopperReason(ctx: PageContext, reason: string): string {
+  const key = SHOPPER_REASON[reason];
+  return key ? ctx.t(key) : reason;
 }
