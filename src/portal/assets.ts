@@ -167,6 +167,9 @@ a.danger-link { color: var(--error); }
   /* the label is in the page's type and wraps, also beside a number's or an identifier's value (.num, .mono);
      a card does not scroll sideways: an identifier longer than its card's width (a webhook's address) breaks where it must */
   table.stack td.mono, table.stack td .mono { white-space: normal; overflow-wrap: anywhere; }
+  table.stack tfoot, table.stack tfoot tr { display: block; }
+  table.stack tfoot tr { display: flex; justify-content: space-between; gap: 1rem; }
+  table.stack tfoot th, table.stack tfoot td { display: block; border: 0; padding: 0; }
 }
 `;
 

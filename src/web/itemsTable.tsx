@@ -50,15 +50,26 @@ function Line({ p, line, index }: { p: Look; line: ItemLine; index: number }): H
   const missing = p.look === 'shopper' ? '' : '–';
   const discounted = line.amountWithoutDiscount !== null && line.amountWithoutDiscount !== line.amount;
   const column = p.words.discount !== undefined;
+  // The portal's lines carry their column's label, for its stylesheet to stack them on a narrow screen.
+  const label = (word: string | undefined): { 'data-label'?: string } => (p.look === 'portal' && word !== undefined ? { 'data-label': word } : {});
+  const w = p.words;
   return (
     <tr data-line={String(index)}>
-      <td class={p.look === 'portal' ? 'wrap' : undefined}>{line.name}</td>
-      <td class="num" data-quantity="">
+      <td class={p.look === 'portal' ? 'wrap' : undefined} {...label(w.item)}>
+        {line.name}
+      </td>
+      <td class="num" data-quantity="" {...label(w.quantity)}>
         {line.quantity !== null ? formatQuantity(line.quantity, p.lang) : missing}
       </td>
-      <td class="num">{line.unitPrice !== null ? money(line.unitPrice) : missing}</td>
-      {column ? <td class="num">{discounted && line.amountWithoutDiscount !== null ? money(line.amountWithoutDiscount - line.amount) : '–'}</td> : null}
-      <td class="num">
+      <td class="num" {...label(w.unitPrice)}>
+        {line.unitPrice !== null ? money(line.unitPrice) : missing}
+      </td>
+      {column ? (
+        <td class="num" {...label(w.discount)}>
+          {discounted && line.amountWithoutDiscount !== null ? money(line.amountWithoutDiscount - line.amount) : '–'}
+        </td>
+      ) : null}
+      <td class="num" {...label(w.amount)}>
         {!column && discounted && line.amountWithoutDiscount !== null ? (
           <>
             <del data-full="">{money(line.amountWithoutDiscount)}</del>{' '}
@@ -76,7 +87,7 @@ export function ItemsTable(p: Look & { lines: readonly ItemLine[]; caption?: str
   const columns = [w.quantity, w.unitPrice, ...(w.discount !== undefined ? [w.discount] : []), w.amount];
   const total = p.total !== undefined ? amountOf(p, p.total) : null;
   return (
-    <table class={p.class}>
+    <table class={[p.class, p.look === 'portal' ? 'stack' : undefined].filter(Boolean).join(' ') || undefined}>
       {p.caption !== undefined ? <caption>{p.caption}</caption> : null}
       <thead>
         <tr>

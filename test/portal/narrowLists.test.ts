@@ -181,6 +181,18 @@ describe('the portal’s lists and navigation at 375 px', () => {
     payfacReference = (await paidSession(ctx, { reference: 'order-18' })).payfacReference;
     await createLink(ctx, payByLink(ctx, { description: 'Lopapeysa, handprjónuð úr íslenskri ull, stærð M' }));
     linkReference = await createLink(ctx, payByLink(ctx));
+    // A link's page: its items (a discount column, long names) are stacked as the lists are.
+    const items = await createLink(
+      ctx,
+      payByLink(ctx, {
+        amount: 129000,
+        items: [
+          { name: 'Lopapeysa handprjónuð úr íslenskri ull', quantity: 1, unitPrice: 99000, amountWithoutDiscount: 99000, amount: 89000 },
+          { name: 'Vettlingar', quantity: 2, unitPrice: 20000, amountWithoutDiscount: 40000, amount: 40000 },
+        ],
+      }),
+    );
+    otherLists.push({ path: `/portal/links/${items}`, opens: null });
     if (SHOTS) await mkdir(SHOTS, { recursive: true });
   }, 120_000);
 
