@@ -268,7 +268,9 @@ describe('the portal’s lists and navigation at 375 px', () => {
         expect(res?.status(), path).toBe(200);
         expect(await outside(page), `${path} at ${NARROW} px (${lang})`).toEqual([]);
         expect(await page.evaluate(() => document.documentElement.scrollWidth), path).toBeLessThanOrEqual(NARROW);
-        expect(await axeViolations(page), `${path} at ${NARROW} px (${lang})`).toEqual([]);
+        // The stacked layout is the same in both languages: axe checks it once, in English (and the
+        // portal's browser test runs axe on every page in both).
+        if (lang === 'en') expect(await axeViolations(page), `${path} at ${NARROW} px (${lang})`).toEqual([]);
         if (opens !== null) {
           const link = await linkBox(page, opens);
           expect(link.width, `${opens} on ${path}`).toBeGreaterThan(0);
