@@ -215,7 +215,8 @@ describe('payment link page (§Link status, §The simulated acquirer)', () => {
     const challenge2 = /name="challenge" value="([^"]+)"/.exec(step2.body)?.[1] as string;
     const cancelled = await s.post(`/pay/${ref}/3ds`, { challenge: challenge2, action: 'cancel' });
     expect(cancelled.statusCode).toBe(200);
-    expect(cancelled.body).toContain('the bank did not confirm it was you');
+    expect(cancelled.body).toContain('You cancelled the confirmation with your bank. Nothing was charged');
+    expect(cancelled.body).not.toContain('refused');
     expect((await linkDetails(ctx, ref)).salesCount).toBe(1);
   });
 

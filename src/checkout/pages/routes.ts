@@ -183,7 +183,8 @@ export const shopperPageRoutes = appPart('shopper-pages', ['config', 'db', 'cloc
         if (!c) throw notFound('payment page');
         if (!form) return html(reply, 415, renderMessage(ctx, c, 'errorTitle', 'error'));
         const challengeId = form.get('challenge') ?? '';
-        const outcome = await completeChallenge(payDeps, target, challengeId, form.get('action') === 'confirm', {
+        const confirmed = form.get('action') === 'confirm';
+        const outcome = await completeChallenge(payDeps, target, challengeId, confirmed, {
           lang: ctx.lang,
           from: { address: request.ip },
         });
@@ -191,6 +192,8 @@ export const shopperPageRoutes = appPart('shopper-pages', ['config', 'db', 'cloc
           return html(reply, 410, renderMessage(ctx, c, 'threeDTitle', 'threeDGone', { href: ctx.basePath, label: 'startAgain' }));
         }
         const csrf = formToken(request, reply);
+        // The shopper pressed Cancel: the acquirer records it as not authenticated, the page says what they did.
+        if (!confirmed && outcome.kind === 'Refused') return html(reply, 200, renderPayPage(ctx, c, csrf, { ...EMPTY_FORM, alert: ctx.t('threeDCancelled') }));
         return answer(request, reply, ctx, c, target, outcome, {}, csrf);
       });
 
